@@ -1,0 +1,262 @@
+//! `macbench list` and `macbench selftest`.
+
+use super::CliError;
+use crate::host::Host;
+use crate::mac::{self, vectors, Availability, Function};
+use serde::Serialize;
+
+#[derive(Debug, Default, clap::Args)]
+pub struct ListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Default, clap::Args)]
+pub struct SelftestArgs {
+    /// Only these algorithms (comma-separated; presets `all`, `paper`).
+    #[arg(long)]
+    pub alg: Option<String>,
+    /// Only this backend.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Print every failing vector, not only the summary.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct ListRow {
+    algorithm: &'static str,
+    backend: &'static str,
+    accel: String,
+    available: bool,
+    reason: Option<String>,
+    key_bytes: String,
+    default_key_bytes: usize,
+    tag_bytes: usize,
+    block_bytes: usize,
+    nonce_bytes: Option<usize>,
+    selftest: String,
+    caveat: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+struct ListOutput {
+    host: Host,
+    functions: Vec<ListRow>,
+}
+
+fn row_for(f: &Function) -> ListRow {
+    let (available, reason, selftest) = match f.availability() {
+        Availability::Available => {
+            let t = vectors::self_test(f);
+            (true, None, t.status())
+        }
+        Availability::Unavailable(why) => (false, Some(why), "not run".to_string()),
+    };
+    ListRow {
+        algorithm: f.algorithm.name,
+        backend: f.backend.name,
+        accel: f.accel.to_string(),
+        available,
+        reason,
+        key_bytes: f.algorithm.key_lengths.describe(),
+        default_key_bytes: f.algorithm.default_key_len,
+        tag_bytes: f.algorithm.tag_len,
+        block_bytes: f.algorithm.block_len,
+        nonce_bytes: f.algorithm.nonce_len,
+        selftest,
+        caveat: f.algorithm.caveat,
+    }
+}
+
+/// Rows for algorithms that no built backend implements (so nothing is silently missing).
+fn missing_rows() -> Vec<ListRow> {
+    mac::ALGORITHMS
+        .iter()
+        .filter(|a| !mac::functions().iter().any(|f| f.algorithm.name == a.name))
+        .map(|a| {
+            let planned = mac::PLANNED.iter().find(|(alg, _, _)| *alg == a.name);
+            ListRow {
+                algorithm: a.name,
+                backend: planned.map_or("-", |p| p.1),
+                accel: "-".to_string(),
+                available: false,
+                reason: Some(
+                    planned.map_or("no backend implements it".to_string(), |p| p.2.to_string()),
+                ),
+                key_bytes: a.key_lengths.describe(),
+                default_key_bytes: a.default_key_len,
+                tag_bytes: a.tag_len,
+                block_bytes: a.block_len,
+                nonce_bytes: a.nonce_len,
+                selftest: "not run".to_string(),
+                caveat: a.caveat,
+            }
+        })
+        .collect()
+}
+
+pub fn list(args: &ListArgs) -> Result<(), CliError> {
+    let host = Host::detect();
+    let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
+    rows.extend(missing_rows());
+    if args.json {
+        let out = ListOutput {
+            host,
+            functions: rows,
+        };
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(|e| CliError::failure(e.to_string()))?
+        );
+        return Ok(());
+    }
+    println!(
+        "CPU: {} ({} online: {:?})",
+        host.cpu_model,
+        host.online_cpus.len(),
+        host.online_cpus
+    );
+    let wanted = [
+        "aes",
+        "pclmulqdq",
+        "sha_ni",
+        "avx2",
+        "avx512f",
+        "vaes",
+        "vpclmulqdq",
+    ];
+    let feats: Vec<String> = wanted
+        .iter()
+        .map(|f| {
+            format!(
+                "{}{}",
+                if host.cpu_features.iter().any(|g| g == f) {
+                    "+"
+                } else {
+                    "-"
+                },
+                f
+            )
+        })
+        .collect();
+    println!("features: {}", feats.join(" "));
+    for (name, version) in &host.library_versions {
+        println!("backend {name}: {version}");
+    }
+    println!();
+    println!(
+        "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
+        "algorithm",
+        "backend",
+        "accel",
+        "status",
+        "key",
+        "tag",
+        "block",
+        "nonce",
+        "self-test / reason"
+    );
+    for r in &rows {
+        let status = if r.available { "available" } else { "unavail." };
+        let detail = match (&r.reason, r.available) {
+            (Some(why), false) => why.clone(),
+            _ => r.selftest.clone(),
+        };
+        println!(
+            "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
+            r.algorithm,
+            r.backend,
+            r.accel,
+            status,
+            r.key_bytes,
+            r.tag_bytes,
+            r.block_bytes,
+            r.nonce_bytes.map_or("-".to_string(), |n| n.to_string()),
+            detail
+        );
+    }
+    let caveats: Vec<_> = mac::ALGORITHMS
+        .iter()
+        .filter_map(|a| a.caveat.map(|c| (a.name, c)))
+        .collect();
+    if !caveats.is_empty() {
+        println!();
+        for (name, caveat) in caveats {
+            println!("note: {name}: {caveat}");
+        }
+    }
+    Ok(())
+}
+
+pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
+    let algorithms = match &args.alg {
+        Some(spec) => Some(super::resolve_algorithms(spec)?),
+        None => None,
+    };
+    let backend = args
+        .backend
+        .as_deref()
+        .map(super::resolve_backend)
+        .transpose()?;
+    let mut results = Vec::new();
+    let mut skipped = Vec::new();
+    for f in mac::functions() {
+        if algorithms
+            .as_ref()
+            .is_some_and(|a| !a.contains(&f.algorithm.name))
+        {
+            continue;
+        }
+        if backend.is_some_and(|b| b.name != f.backend.name) {
+            continue;
+        }
+        match f.availability() {
+            Availability::Available => results.push(vectors::self_test(&f)),
+            Availability::Unavailable(why) => skipped.push((f.id(), why)),
+        }
+    }
+    if results.is_empty() {
+        return Err(CliError::usage(
+            "no available function matches --alg/--backend",
+        ));
+    }
+    let failed = results.iter().filter(|r| !r.ok()).count();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&results).map_err(|e| CliError::failure(e.to_string()))?
+        );
+    } else {
+        for r in &results {
+            let chunked = if r.chunked {
+                ", streamed in chunks"
+            } else {
+                ""
+            };
+            println!("{:<34} {}{}", r.function, r.status(), chunked);
+            if args.verbose || !r.ok() {
+                for f in &r.failures {
+                    println!("    {f}");
+                }
+            }
+        }
+        for (id, why) in &skipped {
+            println!("{id:<34} unavailable: {why}");
+        }
+        let vectors: usize = results.iter().map(|r| r.vectors).sum();
+        println!("{} passed, {} failed", results.len() - failed, failed);
+        println!("({vectors} vectors over {} functions)", results.len());
+    }
+    if failed > 0 {
+        return Err(CliError::failure(format!(
+            "{failed} function(s) failed their known-answer tests"
+        )));
+    }
+    Ok(())
+}

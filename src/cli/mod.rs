@@ -1,0 +1,157 @@
+//! The command line: parses arguments, calls the library, prints. No measurement logic lives here.
+//!
+//! Every failure becomes a [`CliError`] with one line of text and an exit code scripts can use:
+//! 2 for usage errors (bad flag values, unknown names), 1 for failures (a self-test failed, I/O).
+
+mod list;
+mod tag;
+
+use clap::{Parser, Subcommand};
+use std::fmt;
+
+/// Exit code for bad input.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code for a failure while doing what was asked.
+pub const EXIT_FAILURE: i32 = 1;
+
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError {
+            code: EXIT_USAGE,
+            message: message.into(),
+        }
+    }
+
+    pub fn failure(message: impl Into<String>) -> CliError {
+        CliError {
+            code: EXIT_FAILURE,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<crate::mac::MacError> for CliError {
+    fn from(e: crate::mac::MacError) -> Self {
+        match e {
+            crate::mac::MacError::Backend { .. } => CliError::failure(e.to_string()),
+            _ => CliError::usage(e.to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "macbench",
+    version,
+    about = "Benchmark MAC functions under concurrent sessions: absolute and apparent cycles per byte",
+    long_about = "macbench measures what Message Authentication Code functions cost on this machine: \
+cycles per byte and per message, with n concurrent sessions pinned to chosen cores, for your packet sizes. \
+Every function passes its known-answer tests before it is timed."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every algorithm × backend: availability, sizes, self-test status, and this CPU's features.
+    List(list::ListArgs),
+    /// Run all known-answer tests; exits 1 if any fails.
+    Selftest(list::SelftestArgs),
+    /// Print the hex tag of a file or standard input.
+    Tag(tag::TagArgs),
+}
+
+/// Parse arguments and run; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let result = match cli.command {
+        Some(Command::List(args)) => list::list(&args),
+        Some(Command::Selftest(args)) => list::selftest(&args),
+        Some(Command::Tag(args)) => tag::tag(&args),
+        None => list::list(&list::ListArgs::default()),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("macbench: {e}");
+            e.code
+        }
+    }
+}
+
+/// Resolve `--alg` names (comma-separated, presets allowed) to algorithm names.
+pub fn resolve_algorithms(spec: &str) -> Result<Vec<&'static str>, CliError> {
+    use crate::mac::{ALGORITHMS, PAPER_PRESET};
+    let mut out: Vec<&'static str> = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match name {
+            "all" => out.extend(ALGORITHMS.iter().map(|a| a.name).filter(|n| *n != "null")),
+            "paper" => out.extend(PAPER_PRESET.iter().copied()),
+            _ => match crate::mac::algorithm(name) {
+                Some(a) => out.push(a.name),
+                None => {
+                    let names = ALGORITHMS.iter().map(|a| a.name);
+                    let hint = crate::mac::nearest(name, names.clone().chain(["all", "paper"]))
+                        .map(|n| format!(" (did you mean {n}?)"))
+                        .unwrap_or_default();
+                    return Err(CliError::usage(format!(
+                        "unknown algorithm {name:?}{hint}; valid: {}, or the presets all, paper",
+                        names.collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            },
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError::usage("--alg names no algorithm"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert(*n));
+    Ok(out)
+}
+
+/// Check a `--backend` name.
+pub fn resolve_backend(name: &str) -> Result<&'static crate::mac::Backend, CliError> {
+    crate::mac::backend(name).ok_or_else(|| {
+        let names: Vec<&str> = crate::mac::BACKENDS.iter().map(|b| b.name).collect();
+        let hint = crate::mac::nearest(name, names.iter().copied())
+            .map(|n| format!(" (did you mean {n}?)"))
+            .unwrap_or_default();
+        CliError::usage(format!(
+            "unknown backend {name:?}{hint}; valid: {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Decode a hex flag value with a message naming the flag.
+pub fn parse_hex(flag: &str, value: &str) -> Result<Vec<u8>, CliError> {
+    let cleaned: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+    let cleaned = cleaned.strip_prefix("0x").unwrap_or(&cleaned);
+    hex::decode(cleaned).map_err(|e| {
+        CliError::usage(format!(
+            "{flag}: not valid hex ({e}); give an even number of hex digits, e.g. 000102…"
+        ))
+    })
+}

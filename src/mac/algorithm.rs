@@ -1,0 +1,507 @@
+//! Algorithm descriptors: what a MAC construction *is*, independent of any library.
+//!
+//! A descriptor carries the facts other parts of macbench need without instantiating anything:
+//! key and tag sizes for the CLI and the engine, the block-count rule for the per-packet cost model
+//! (METHODOLOGY §6), whether a nonce is taken, and which reference vectors pin it. Backends refer to
+//! descriptors by name; the registry joins them.
+
+/// How many blocks (compression-function calls or block-cipher calls) one message of `i` bytes costs.
+///
+/// This is the `Nblk(i)` of METHODOLOGY §6, generalised to the constructions macbench knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockRule {
+    /// Merkle–Damgård-style padding: one `0x80`-type byte and a length field of `length_field` bytes are
+    /// appended: `ceil((i + 1 + L) / B)`. MD5/SHA-1/SHA-256: B=64, L=8; SHA-512: B=128, L=16. Also used
+    /// for sponge (KMAC: `right_encode(L)` plus padding) and SipHash (one length byte, B=8, L=0).
+    MerkleDamgard { block: usize, length_field: usize },
+    /// Block-wise processing with no length padding: `extra + max(min, ceil(i / B))`.
+    /// CMAC/CBC-MAC: B=16, min 1; Poly1305: B=16, min 0; GMAC adds one GHASH length block.
+    Blocks {
+        block: usize,
+        extra: usize,
+        min: usize,
+    },
+    /// The null function: no blocks at all.
+    None,
+}
+
+impl BlockRule {
+    /// `Nblk(i)`: blocks needed for a message of `size` bytes.
+    pub fn blocks(&self, size: u64) -> u64 {
+        match *self {
+            BlockRule::MerkleDamgard {
+                block,
+                length_field,
+            } => (size + 1 + length_field as u64).div_ceil(block as u64),
+            BlockRule::Blocks { block, extra, min } => {
+                extra as u64 + (min as u64).max(size.div_ceil(block as u64))
+            }
+            BlockRule::None => 0,
+        }
+    }
+}
+
+/// Which key lengths a construction accepts (bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLengths {
+    /// Exactly one of these.
+    OneOf(&'static [usize]),
+    /// Any length in `min..=max`.
+    Range { min: usize, max: usize },
+}
+
+impl KeyLengths {
+    pub fn accepts(&self, len: usize) -> bool {
+        match *self {
+            KeyLengths::OneOf(list) => list.contains(&len),
+            KeyLengths::Range { min, max } => (min..=max).contains(&len),
+        }
+    }
+
+    /// Human description for error messages and `list`: "16", "16, 24 or 32", "0..=1024".
+    pub fn describe(&self) -> String {
+        match *self {
+            KeyLengths::OneOf([one]) => one.to_string(),
+            KeyLengths::OneOf(list) => {
+                let mut parts: Vec<String> = list.iter().map(|n| n.to_string()).collect();
+                let last = parts.pop().unwrap_or_default();
+                if parts.is_empty() {
+                    last
+                } else {
+                    format!("{} or {}", parts.join(", "), last)
+                }
+            }
+            KeyLengths::Range { min, max } => format!("{min}..={max}"),
+        }
+    }
+}
+
+/// Family of construction; decides how the cost model counts per-message overhead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    Hmac,
+    Cmac,
+    CbcMac,
+    Gmac,
+    Kmac,
+    Poly1305,
+    Blake2,
+    Blake3,
+    SipHash,
+    Vmac,
+    Null,
+}
+
+/// A MAC construction with its parameters.
+#[derive(Debug)]
+pub struct Algorithm {
+    /// Registry name, e.g. `hmac-sha256`.
+    pub name: &'static str,
+    pub family: Family,
+    /// One-line description shown by `list`.
+    pub description: &'static str,
+    pub key_lengths: KeyLengths,
+    /// Key length used by the benchmark unless told otherwise.
+    pub default_key_len: usize,
+    /// Tag length in bytes produced by this construction (no truncation).
+    pub tag_len: usize,
+    /// Block size of the underlying primitive in bytes (compression block, cipher block, sponge rate).
+    pub block_len: usize,
+    pub block_rule: BlockRule,
+    /// Bytes of nonce/IV taken per message, if any.
+    pub nonce_len: Option<usize>,
+    /// Where the known answers come from, and the vector file (embedded in the binary).
+    pub vectors: Option<VectorFile>,
+    /// A caveat a user must see (e.g. CBC-MAC is unsafe for variable-length messages).
+    pub caveat: Option<&'static str>,
+}
+
+/// A file of known-answer vectors, embedded at build time so `macbench selftest` works anywhere.
+#[derive(Debug)]
+pub struct VectorFile {
+    pub path: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! vectors {
+    ($file:literal) => {
+        Some(VectorFile {
+            path: concat!("vectors/", $file),
+            text: include_str!(concat!("../../vectors/", $file)),
+        })
+    };
+}
+
+const MD64: BlockRule = BlockRule::MerkleDamgard {
+    block: 64,
+    length_field: 8,
+};
+const AES_BLOCKS: BlockRule = BlockRule::Blocks {
+    block: 16,
+    extra: 0,
+    min: 1,
+};
+const HMAC_KEYS: KeyLengths = KeyLengths::Range { min: 0, max: 1024 };
+const AES128: KeyLengths = KeyLengths::OneOf(&[16]);
+const AES256: KeyLengths = KeyLengths::OneOf(&[32]);
+
+/// Every algorithm macbench knows, in the order `list` shows them.
+pub static ALGORITHMS: &[Algorithm] = &[
+    Algorithm {
+        name: "hmac-md5",
+        family: Family::Hmac,
+        description: "HMAC over MD5 (RFC 2104; vectors RFC 2202)",
+        key_lengths: HMAC_KEYS,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 64,
+        block_rule: MD64,
+        nonce_len: None,
+        vectors: vectors!("hmac-md5.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "hmac-sha1",
+        family: Family::Hmac,
+        description: "HMAC over SHA-1 (RFC 2104; vectors RFC 2202)",
+        key_lengths: HMAC_KEYS,
+        default_key_len: 20,
+        tag_len: 20,
+        block_len: 64,
+        block_rule: MD64,
+        nonce_len: None,
+        vectors: vectors!("hmac-sha1.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "hmac-sha256",
+        family: Family::Hmac,
+        description: "HMAC over SHA-256 (RFC 2104; vectors RFC 4231)",
+        key_lengths: HMAC_KEYS,
+        default_key_len: 32,
+        tag_len: 32,
+        block_len: 64,
+        block_rule: MD64,
+        nonce_len: None,
+        vectors: vectors!("hmac-sha256.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "hmac-sha512",
+        family: Family::Hmac,
+        description: "HMAC over SHA-512 (RFC 2104; vectors RFC 4231)",
+        key_lengths: HMAC_KEYS,
+        default_key_len: 64,
+        tag_len: 64,
+        block_len: 128,
+        block_rule: BlockRule::MerkleDamgard {
+            block: 128,
+            length_field: 16,
+        },
+        nonce_len: None,
+        vectors: vectors!("hmac-sha512.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "hmac-sha3-256",
+        family: Family::Hmac,
+        description: "HMAC over SHA3-256 (FIPS 198-1/FIPS 202; NIST example values)",
+        key_lengths: HMAC_KEYS,
+        default_key_len: 32,
+        tag_len: 32,
+        block_len: 136,
+        // Sponge: SHA-3 padding adds at least one byte (0x06 ... 0x80), no length field.
+        block_rule: BlockRule::MerkleDamgard {
+            block: 136,
+            length_field: 0,
+        },
+        nonce_len: None,
+        vectors: vectors!("hmac-sha3-256.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "cmac-aes128",
+        family: Family::Cmac,
+        description: "CMAC over AES-128 (SP 800-38B; vectors RFC 4493)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: AES_BLOCKS,
+        nonce_len: None,
+        vectors: vectors!("cmac-aes128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "cmac-aes256",
+        family: Family::Cmac,
+        description: "CMAC over AES-256 (SP 800-38B examples)",
+        key_lengths: AES256,
+        default_key_len: 32,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: AES_BLOCKS,
+        nonce_len: None,
+        vectors: vectors!("cmac-aes256.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "cmac-twofish",
+        family: Family::Cmac,
+        description:
+            "CMAC over Twofish-128 (no published CMAC vectors: cipher KATs + cross-checks)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: AES_BLOCKS,
+        nonce_len: None,
+        vectors: vectors!("cmac-twofish.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "cmac-serpent",
+        family: Family::Cmac,
+        description:
+            "CMAC over Serpent-128 (no published CMAC vectors: cipher KATs + cross-checks)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: AES_BLOCKS,
+        nonce_len: None,
+        vectors: vectors!("cmac-serpent.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "cmac-rc6",
+        family: Family::Cmac,
+        description:
+            "CMAC over RC6-32/20/16 (no published CMAC vectors: cipher KATs + cross-checks)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: AES_BLOCKS,
+        nonce_len: None,
+        vectors: vectors!("cmac-rc6.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "cbcmac-aes128",
+        family: Family::CbcMac,
+        description: "CBC-MAC over AES-128, zero-padded (the IPsec seed's AES-XCBC stand-in)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: AES_BLOCKS,
+        nonce_len: None,
+        vectors: vectors!("cbcmac-aes128.vec"),
+        caveat: Some(
+            "UNSAFE for variable-length messages (forgeable by extension); benchmark use only",
+        ),
+    },
+    Algorithm {
+        name: "gmac-aes128",
+        family: Family::Gmac,
+        description: "GMAC: AES-128-GCM with the message as AAD and empty plaintext (SP 800-38D)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 16,
+        // GHASH over ceil(i/16) AAD blocks plus the length block.
+        block_rule: BlockRule::Blocks {
+            block: 16,
+            extra: 1,
+            min: 0,
+        },
+        nonce_len: Some(12),
+        vectors: vectors!("gmac-aes128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "poly1305",
+        family: Family::Poly1305,
+        description: "Poly1305 one-time authenticator (RFC 8439); benchmark reuses the key",
+        key_lengths: KeyLengths::OneOf(&[32]),
+        default_key_len: 32,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: BlockRule::Blocks {
+            block: 16,
+            extra: 0,
+            min: 0,
+        },
+        nonce_len: None,
+        vectors: vectors!("poly1305.vec"),
+        caveat: Some("one-time key: real protocols derive a fresh key per message"),
+    },
+    Algorithm {
+        name: "kmac128",
+        family: Family::Kmac,
+        description: "KMAC128 with 256-bit output and empty customization (SP 800-185)",
+        key_lengths: KeyLengths::Range { min: 16, max: 1024 },
+        default_key_len: 32,
+        tag_len: 32,
+        block_len: 168,
+        block_rule: BlockRule::MerkleDamgard {
+            block: 168,
+            length_field: 3,
+        },
+        nonce_len: None,
+        vectors: vectors!("kmac128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "kmac256",
+        family: Family::Kmac,
+        description: "KMAC256 with 512-bit output and empty customization (SP 800-185)",
+        key_lengths: KeyLengths::Range { min: 32, max: 1024 },
+        default_key_len: 32,
+        tag_len: 64,
+        block_len: 136,
+        block_rule: BlockRule::MerkleDamgard {
+            block: 136,
+            length_field: 3,
+        },
+        nonce_len: None,
+        vectors: vectors!("kmac256.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "blake2b-keyed",
+        family: Family::Blake2,
+        description: "BLAKE2b-512 in keyed mode (RFC 7693; official keyed KATs)",
+        key_lengths: KeyLengths::Range { min: 1, max: 64 },
+        default_key_len: 64,
+        tag_len: 64,
+        block_len: 128,
+        // The key fills one block of its own, then the message (at least one block when empty is
+        // not needed: the key block is then the last block).
+        block_rule: BlockRule::Blocks {
+            block: 128,
+            extra: 1,
+            min: 0,
+        },
+        nonce_len: None,
+        vectors: vectors!("blake2b-keyed.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "blake2s-keyed",
+        family: Family::Blake2,
+        description: "BLAKE2s-256 in keyed mode (RFC 7693; official keyed KATs)",
+        key_lengths: KeyLengths::Range { min: 1, max: 32 },
+        default_key_len: 32,
+        tag_len: 32,
+        block_len: 64,
+        block_rule: BlockRule::Blocks {
+            block: 64,
+            extra: 1,
+            min: 0,
+        },
+        nonce_len: None,
+        vectors: vectors!("blake2s-keyed.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "blake3-keyed",
+        family: Family::Blake3,
+        description: "BLAKE3 keyed_hash, 256-bit tag (official test_vectors.json)",
+        key_lengths: KeyLengths::OneOf(&[32]),
+        default_key_len: 32,
+        tag_len: 32,
+        block_len: 64,
+        block_rule: BlockRule::Blocks {
+            block: 64,
+            extra: 0,
+            min: 1,
+        },
+        nonce_len: None,
+        vectors: vectors!("blake3-keyed.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "siphash-2-4",
+        family: Family::SipHash,
+        description: "SipHash-2-4, 64-bit tag (reference vectors of the SipHash paper)",
+        key_lengths: KeyLengths::OneOf(&[16]),
+        default_key_len: 16,
+        tag_len: 8,
+        block_len: 8,
+        block_rule: BlockRule::MerkleDamgard {
+            block: 8,
+            length_field: 0,
+        },
+        nonce_len: None,
+        vectors: vectors!("siphash-2-4.vec"),
+        caveat: Some("64-bit tag: a PRF for hash tables, weak as a network MAC"),
+    },
+    Algorithm {
+        name: "vmac-aes128-64",
+        family: Family::Vmac,
+        description: "VMAC-AES128 with 64-bit tag (seed-000 paper function)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 8,
+        block_len: 128,
+        block_rule: BlockRule::Blocks {
+            block: 128,
+            extra: 0,
+            min: 1,
+        },
+        nonce_len: Some(16),
+        vectors: None,
+        caveat: None,
+    },
+    Algorithm {
+        name: "vmac-aes128-128",
+        family: Family::Vmac,
+        description: "VMAC-AES128 with 128-bit tag",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 128,
+        block_rule: BlockRule::Blocks {
+            block: 128,
+            extra: 0,
+            min: 1,
+        },
+        nonce_len: Some(16),
+        vectors: None,
+        caveat: None,
+    },
+    Algorithm {
+        name: "null",
+        family: Family::Null,
+        description: "harness baseline: reads one byte of the message, computes nothing",
+        key_lengths: KeyLengths::Range { min: 0, max: 1024 },
+        default_key_len: 16,
+        tag_len: 8,
+        block_len: 1,
+        block_rule: BlockRule::None,
+        nonce_len: None,
+        vectors: None,
+        caveat: Some("not a MAC: measures the harness itself"),
+    },
+];
+
+/// The seed-000 paper's nine functions.
+pub const PAPER_PRESET: &[&str] = &[
+    "hmac-md5",
+    "hmac-sha1",
+    "hmac-sha256",
+    "hmac-sha512",
+    "cmac-aes128",
+    "cmac-twofish",
+    "cmac-serpent",
+    "cmac-rc6",
+    "vmac-aes128-64",
+];
+
+/// Look an algorithm up by registry name.
+pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
+    ALGORITHMS.iter().find(|a| a.name == name)
+}

@@ -1,0 +1,267 @@
+//! The MAC registry: algorithms × backends × acceleration, behind one trait.
+//!
+//! Shaped after rustls' `CryptoProvider` and RustCrypto's `KeyInit`/`Mac`:
+//! - an [`Algorithm`] is a static descriptor (facts only, no code);
+//! - a backend contributes one [`Entry`] per algorithm it implements, each a plain function pointer that
+//!   does key setup and returns a [`KeyedMac`];
+//! - [`KeyedMac`] then tags and verifies messages with no allocation and no key-dependent work.
+//!
+//! The registry is the one table [`BACKENDS`]; `macbench list` prints it, the engine and the self-test walk
+//! it. Key setup (`Entry::new`) is kept apart from per-message work so the engine can time them separately.
+
+pub mod algorithm;
+pub mod null;
+pub mod openssl;
+pub mod rustcrypto;
+pub mod vectors;
+
+pub use algorithm::{
+    algorithm, Algorithm, BlockRule, Family, KeyLengths, ALGORITHMS, PAPER_PRESET,
+};
+
+use std::fmt;
+use subtle::ConstantTimeEq;
+
+/// Longest tag any registered algorithm produces (BLAKE2b-512, KMAC256 with L=512).
+pub const MAX_TAG_LEN: usize = 64;
+
+/// Errors from key setup or from parameters a user supplied.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum MacError {
+    #[error("{algorithm}: key is {got} bytes; accepted: {accepted} bytes")]
+    KeyLength {
+        algorithm: &'static str,
+        got: usize,
+        accepted: String,
+    },
+    #[error("{algorithm} takes no nonce; drop --nonce")]
+    NonceNotUsed { algorithm: &'static str },
+    #[error("{algorithm} needs a {expected}-byte nonce (--nonce HEX); got {got} bytes")]
+    NonceLength {
+        algorithm: &'static str,
+        expected: usize,
+        got: usize,
+    },
+    #[error("{backend} {algorithm}: {reason}")]
+    Backend {
+        backend: &'static str,
+        algorithm: &'static str,
+        reason: String,
+    },
+}
+
+/// Whether the backend may use instruction-set extensions (AES-NI, SHA-NI, PCLMULQDQ, AVX…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Accel {
+    /// The library's default: whatever the CPU offers.
+    Hw,
+    /// Instruction-set extensions switched off (METHODOLOGY §1).
+    Sw,
+}
+
+impl fmt::Display for Accel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Accel::Hw => "hw",
+            Accel::Sw => "sw",
+        })
+    }
+}
+
+/// Per-key parameters beyond the key itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyParams<'a> {
+    /// KMAC customization string `S` (empty for every other algorithm).
+    pub customization: &'a [u8],
+}
+
+/// A keyed MAC instance: all key-dependent precomputation is done; per message it only tags.
+///
+/// `tag_into` must not allocate. `nonce` has been checked against the algorithm's `nonce_len` by the
+/// caller (empty for algorithms that take none); `tag` has exactly the algorithm's `tag_len` bytes.
+pub trait KeyedMac: Send {
+    /// Compute the tag of one whole message.
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]);
+
+    /// Compute the tag of a message fed in pieces through the library's streaming interface.
+    ///
+    /// Backends whose API is one-shot keep the default, which joins the pieces (allocating: test use only)
+    /// and reports `streams() == false` so the self-test can say the streaming path was not exercised.
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        let joined: Vec<u8> = chunks.concat();
+        self.tag_into(nonce, &joined, tag);
+    }
+
+    /// Whether `tag_chunks` really feeds the library piece by piece.
+    fn streams(&self) -> bool {
+        false
+    }
+
+    /// Recompute the tag of `msg` and compare it with `expected` in constant time.
+    fn verify(&mut self, nonce: &[u8], msg: &[u8], expected: &[u8]) -> bool {
+        let mut computed = [0u8; MAX_TAG_LEN];
+        let len = expected.len().min(MAX_TAG_LEN);
+        self.tag_into(nonce, msg, &mut computed[..len]);
+        computed[..len].ct_eq(expected).into()
+    }
+}
+
+/// Result of asking whether a backend can run at all on this machine and build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    Available,
+    Unavailable(String),
+}
+
+/// Function that performs key setup.
+pub type KeyFn = fn(key: &[u8], params: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>;
+
+/// One algorithm as one backend implements it.
+pub struct Entry {
+    pub algorithm: &'static str,
+    pub accel: Accel,
+    pub new: KeyFn,
+}
+
+/// A library behind the trait: its entries and how to ask it for its version.
+pub struct Backend {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub version: fn() -> String,
+    pub availability: fn() -> Availability,
+    pub entries: &'static [Entry],
+}
+
+/// The one table of backends. Adding a backend is one line here.
+pub static BACKENDS: &[&Backend] = &[&openssl::BACKEND, &rustcrypto::BACKEND, &null::BACKEND];
+
+/// Backends named for an algorithm that none implements yet, with the reason `list` shows.
+pub static PLANNED: &[(&str, &str, &str)] = &[
+    (
+        "vmac-aes128-64",
+        "cryptopp",
+        "VMAC arrives with the Crypto++ backend (not built yet)",
+    ),
+    (
+        "vmac-aes128-128",
+        "cryptopp",
+        "VMAC arrives with the Crypto++ backend (not built yet)",
+    ),
+];
+
+/// A function: algorithm × backend × acceleration, ready to key.
+#[derive(Clone, Copy)]
+pub struct Function {
+    pub algorithm: &'static Algorithm,
+    pub backend: &'static Backend,
+    pub accel: Accel,
+    new: KeyFn,
+}
+
+impl fmt::Debug for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.id())
+    }
+}
+
+impl Function {
+    /// `algorithm/backend/accel`, the identity used in reports.
+    pub fn id(&self) -> String {
+        format!(
+            "{}/{}/{}",
+            self.algorithm.name, self.backend.name, self.accel
+        )
+    }
+
+    /// Key setup: validate the key length, then let the backend precompute.
+    pub fn with_key(
+        &self,
+        key: &[u8],
+        params: KeyParams<'_>,
+    ) -> Result<Box<dyn KeyedMac>, MacError> {
+        if !self.algorithm.key_lengths.accepts(key.len()) {
+            return Err(MacError::KeyLength {
+                algorithm: self.algorithm.name,
+                got: key.len(),
+                accepted: self.algorithm.key_lengths.describe(),
+            });
+        }
+        (self.new)(key, params)
+    }
+
+    /// Check a user-supplied nonce against the algorithm's rule.
+    pub fn check_nonce(&self, nonce: Option<&[u8]>) -> Result<(), MacError> {
+        let algorithm = self.algorithm.name;
+        match (self.algorithm.nonce_len, nonce) {
+            (None, None) => Ok(()),
+            (None, Some(_)) => Err(MacError::NonceNotUsed { algorithm }),
+            (Some(expected), None) => Err(MacError::NonceLength {
+                algorithm,
+                expected,
+                got: 0,
+            }),
+            (Some(expected), Some(n)) if n.len() != expected => Err(MacError::NonceLength {
+                algorithm,
+                expected,
+                got: n.len(),
+            }),
+            (Some(_), Some(_)) => Ok(()),
+        }
+    }
+
+    pub fn availability(&self) -> Availability {
+        (self.backend.availability)()
+    }
+}
+
+/// Every registered function, in registry order (algorithm order of `ALGORITHMS`, then backend order).
+pub fn functions() -> Vec<Function> {
+    let mut out = Vec::new();
+    for algorithm in ALGORITHMS {
+        for backend in BACKENDS {
+            for entry in backend
+                .entries
+                .iter()
+                .filter(|e| e.algorithm == algorithm.name)
+            {
+                out.push(Function {
+                    algorithm,
+                    backend,
+                    accel: entry.accel,
+                    new: entry.new,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Look a backend up by name.
+pub fn backend(name: &str) -> Option<&'static Backend> {
+    BACKENDS.iter().copied().find(|b| b.name == name)
+}
+
+/// The nearest of `candidates` to `wrong`, for "did you mean" hints (Levenshtein distance ≤ 3).
+pub fn nearest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    }
+    candidates
+        .into_iter()
+        .map(|c| (distance(wrong, c), c))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}

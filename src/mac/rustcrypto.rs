@@ -1,0 +1,265 @@
+//! RustCrypto backend: pure-Rust crates, with the CPU-feature dispatch those crates do themselves
+//! (AES-NI/VAES in `aes`, SHA-NI in `sha2`, AVX2 in `blake3`, CLMUL in `ghash`/`polyval`).
+//!
+//! Most MACs here follow the `digest::Mac` shape, so one generic wrapper ([`Template`]) serves them: the
+//! keyed state is built once and cloned per message (a copy of a few hundred bytes, no allocation), which is
+//! how the HMAC ipad/opad states and the CMAC subkeys are precomputed once. The others are one-shot APIs.
+
+use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use aes_gcm::aead::AeadInOut;
+use digest::{KeyInit, Mac};
+
+pub static BACKEND: Backend = Backend {
+    name: "rustcrypto",
+    description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher) and tiny-keccak for KMAC",
+    version: version,
+    availability: || Availability::Available,
+    entries: &[
+        hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
+        hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),
+        hw("hmac-sha256", template::<hmac::Hmac<sha2::Sha256>>),
+        hw("hmac-sha512", template::<hmac::Hmac<sha2::Sha512>>),
+        // SHA-3 exposes no block-level core, so HMAC over it is `SimpleHmac`: the ipad state is still
+        // precomputed, but the opad block is hashed again for every message (one extra permutation).
+        hw("hmac-sha3-256", template::<hmac::SimpleHmac<sha3::Sha3_256>>),
+        hw("cmac-aes128", resetting::<cmac::Cmac<aes::Aes128>>),
+        hw("cmac-aes256", resetting::<cmac::Cmac<aes::Aes256>>),
+        hw("cmac-twofish", resetting::<cmac::Cmac<twofish::Twofish>>),
+        hw("cmac-serpent", resetting::<cmac::Cmac<serpent::Serpent>>),
+        hw("cmac-rc6", resetting::<cmac::Cmac<rc6::RC6_32_20_16>>),
+        hw("cbcmac-aes128", resetting::<cbc_mac::CbcMac<aes::Aes128>>),
+        hw("gmac-aes128", gmac_aes128),
+        hw("poly1305", poly1305_new),
+        hw("kmac128", |k, p| kmac(k, p, false)),
+        hw("kmac256", |k, p| kmac(k, p, true)),
+        hw("blake2b-keyed", template::<blake2::Blake2bMac512>),
+        hw("blake2s-keyed", template::<blake2::Blake2sMac256>),
+        hw("blake3-keyed", blake3_new),
+        hw("siphash-2-4", siphash_new),
+    ],
+};
+
+const fn hw(algorithm: &'static str, new: super::KeyFn) -> Entry {
+    Entry {
+        algorithm,
+        accel: Accel::Hw,
+        new,
+    }
+}
+
+fn version() -> String {
+    // Cargo resolves these at build time; build.rs is not worth it for a version string.
+    "hmac 0.13, cmac 0.8, aes 0.9, aes-gcm 0.11, poly1305 0.9, blake2 0.11, blake3 1, siphasher 1, tiny-keccak 2"
+        .to_string()
+}
+
+fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
+    MacError::Backend {
+        backend: "rustcrypto",
+        algorithm,
+        reason: reason.to_string(),
+    }
+}
+
+/// A keyed `digest::Mac` state cloned per message.
+struct Template<M> {
+    keyed: M,
+}
+
+fn template<M>(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>
+where
+    M: Mac + KeyInit + Clone + Send + 'static,
+{
+    let keyed = <M as KeyInit>::new_from_slice(key).map_err(|e| backend_error("mac", e))?;
+    Ok(Box::new(Template { keyed }))
+}
+
+impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
+    #[inline]
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        let mut mac = self.keyed.clone();
+        mac.update(msg);
+        tag.copy_from_slice(&mac.finalize().into_bytes()[..tag.len()]);
+    }
+
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        let mut mac = self.keyed.clone();
+        for chunk in chunks {
+            mac.update(chunk);
+        }
+        tag.copy_from_slice(&mac.finalize().into_bytes()[..tag.len()]);
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+}
+
+/// A keyed `digest::Mac` reset after each message; the reset keeps key-derived state (CMAC subkeys,
+/// cipher schedule), so nothing key-dependent is recomputed and the schedule is not copied.
+struct Resetting<M> {
+    keyed: M,
+}
+
+fn resetting<M>(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>
+where
+    M: Mac + KeyInit + digest::FixedOutputReset + Send + 'static,
+{
+    let keyed = <M as KeyInit>::new_from_slice(key).map_err(|e| backend_error("mac", e))?;
+    Ok(Box::new(Resetting { keyed }))
+}
+
+impl<M: Mac + digest::FixedOutputReset + Send> KeyedMac for Resetting<M> {
+    #[inline]
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        Mac::update(&mut self.keyed, msg);
+        tag.copy_from_slice(&Mac::finalize_reset(&mut self.keyed).into_bytes()[..tag.len()]);
+    }
+
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        for chunk in chunks {
+            Mac::update(&mut self.keyed, chunk);
+        }
+        tag.copy_from_slice(&Mac::finalize_reset(&mut self.keyed).into_bytes()[..tag.len()]);
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+}
+
+/// GMAC: AES-GCM with the message as associated data and an empty plaintext (SP 800-38D §3).
+struct Gmac {
+    cipher: aes_gcm::Aes128Gcm,
+}
+
+fn gmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    let cipher =
+        aes_gcm::Aes128Gcm::new_from_slice(key).map_err(|e| backend_error("gmac-aes128", e))?;
+    Ok(Box::new(Gmac { cipher }))
+}
+
+impl KeyedMac for Gmac {
+    #[inline]
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        let Ok(nonce) = <&aes_gcm::Nonce<_>>::try_from(nonce) else {
+            // The caller checked the nonce length; an impossible length leaves a zero tag that no
+            // vector matches, rather than panicking inside a timed loop.
+            tag.fill(0);
+            return;
+        };
+        let empty: &mut [u8] = &mut [];
+        match self.cipher.encrypt_inout_detached(nonce, msg, empty.into()) {
+            Ok(t) => tag.copy_from_slice(&t[..tag.len()]),
+            Err(_) => tag.fill(0),
+        }
+    }
+}
+
+/// Poly1305: the crate's state is keyed once and cloned per message (one-time key reused for benchmarking).
+struct Poly1305Mac {
+    keyed: poly1305::Poly1305,
+}
+
+fn poly1305_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    let keyed = <poly1305::Poly1305 as poly1305::universal_hash::KeyInit>::new_from_slice(key)
+        .map_err(|e| backend_error("poly1305", e))?;
+    Ok(Box::new(Poly1305Mac { keyed }))
+}
+
+impl KeyedMac for Poly1305Mac {
+    #[inline]
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        let t = self.keyed.clone().compute_unpadded(msg);
+        tag.copy_from_slice(&t[..tag.len()]);
+    }
+}
+
+/// KMAC through tiny-keccak: the keyed sponge (`bytepad(encode_string(K))` absorbed) is cloned per message.
+struct Kmac {
+    keyed: tiny_keccak::Kmac,
+}
+
+fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMac>, MacError> {
+    let keyed = if wide {
+        tiny_keccak::Kmac::v256(key, params.customization)
+    } else {
+        tiny_keccak::Kmac::v128(key, params.customization)
+    };
+    Ok(Box::new(Kmac { keyed }))
+}
+
+impl KeyedMac for Kmac {
+    #[inline]
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        use tiny_keccak::Hasher;
+        let mut k = self.keyed.clone();
+        k.update(msg);
+        k.finalize(tag);
+    }
+
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        use tiny_keccak::Hasher;
+        let mut k = self.keyed.clone();
+        for chunk in chunks {
+            k.update(chunk);
+        }
+        k.finalize(tag);
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+}
+
+/// BLAKE3 keyed hash: the one-shot `keyed_hash` picks the widest SIMD path for the whole input.
+struct Blake3Keyed {
+    key: [u8; 32],
+}
+
+fn blake3_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    let key: [u8; 32] = key
+        .try_into()
+        .map_err(|_| backend_error("blake3-keyed", "key must be 32 bytes"))?;
+    Ok(Box::new(Blake3Keyed { key }))
+}
+
+impl KeyedMac for Blake3Keyed {
+    #[inline]
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        tag.copy_from_slice(&blake3::keyed_hash(&self.key, msg).as_bytes()[..tag.len()]);
+    }
+
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        let mut h = blake3::Hasher::new_keyed(&self.key);
+        for chunk in chunks {
+            h.update(chunk);
+        }
+        tag.copy_from_slice(&h.finalize().as_bytes()[..tag.len()]);
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+}
+
+/// SipHash-2-4 with a 64-bit tag, output little-endian as in the reference implementation.
+struct SipHash24 {
+    hasher: siphasher::sip::SipHasher24,
+}
+
+fn siphash_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    let key: &[u8; 16] = key
+        .try_into()
+        .map_err(|_| backend_error("siphash-2-4", "key must be 16 bytes"))?;
+    Ok(Box::new(SipHash24 {
+        hasher: siphasher::sip::SipHasher24::new_with_key(key),
+    }))
+}
+
+impl KeyedMac for SipHash24 {
+    #[inline]
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        tag.copy_from_slice(&self.hasher.hash(msg).to_le_bytes()[..tag.len()]);
+    }
+}

@@ -1,0 +1,314 @@
+//! Known-answer vectors and the self-test that every function passes before it is timed.
+//!
+//! Vector files (`vectors/*.vec`) are plain text so a reviewer can read them next to the RFC they quote:
+//! `field = value` lines, records separated by blank lines, `#` comments, and a `source` in every record.
+//! Messages may be written as generators (`@seq(N,M)`, `@repeat(HEX,N)`) because the official BLAKE2,
+//! BLAKE3 and SipHash KATs are defined that way. The files are embedded in the binary (see `algorithm.rs`).
+//!
+//! Each vector is run three ways on one keyed object: whole, whole again (proves the per-message reset
+//! keeps the key state intact), and, where the backend streams, fed in several chunkings.
+
+use super::{Function, KeyParams, MAX_TAG_LEN};
+use std::collections::BTreeMap;
+
+/// A record: its starting line and its fields, as written.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub line: usize,
+    pub fields: BTreeMap<String, String>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{path}:{line}: {reason}")]
+pub struct VectorError {
+    pub path: String,
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Parse a vector file into records.
+pub fn parse_records(path: &str, text: &str) -> Result<Vec<Record>, VectorError> {
+    let mut records = Vec::new();
+    let mut current: Option<Record> = None;
+    for (index, raw) in text.lines().enumerate() {
+        let line_no = index + 1;
+        let line = raw.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        if line.is_empty() {
+            records.extend(current.take());
+            continue;
+        }
+        let Some((name, value)) = line.split_once('=') else {
+            return Err(VectorError {
+                path: path.to_string(),
+                line: line_no,
+                reason: format!("expected `field = value`, found {line:?}"),
+            });
+        };
+        let record = current.get_or_insert_with(|| Record {
+            line: line_no,
+            fields: BTreeMap::new(),
+        });
+        let name = name.trim().to_string();
+        if record
+            .fields
+            .insert(name.clone(), value.trim().to_string())
+            .is_some()
+        {
+            return Err(VectorError {
+                path: path.to_string(),
+                line: line_no,
+                reason: format!("field `{name}` given twice in one record"),
+            });
+        }
+    }
+    records.extend(current);
+    Ok(records)
+}
+
+impl Record {
+    fn error(&self, path: &str, reason: String) -> VectorError {
+        VectorError {
+            path: path.to_string(),
+            line: self.line,
+            reason,
+        }
+    }
+
+    /// A field's raw text, required.
+    pub fn text(&self, path: &str, name: &str) -> Result<&str, VectorError> {
+        self.fields
+            .get(name)
+            .map(String::as_str)
+            .ok_or_else(|| self.error(path, format!("missing field `{name}`")))
+    }
+
+    /// A byte-string field: hex or a generator; `None` when absent.
+    pub fn bytes(&self, path: &str, name: &str) -> Result<Option<Vec<u8>>, VectorError> {
+        match self.fields.get(name) {
+            None => Ok(None),
+            Some(v) => decode_bytes(v)
+                .map(Some)
+                .map_err(|e| self.error(path, format!("field `{name}`: {e}"))),
+        }
+    }
+
+    fn required_bytes(&self, path: &str, name: &str) -> Result<Vec<u8>, VectorError> {
+        self.bytes(path, name)?
+            .ok_or_else(|| self.error(path, format!("missing field `{name}`")))
+    }
+}
+
+/// Decode hex, `@seq(N,M)` (byte i is i mod M) or `@repeat(HEX,N)`.
+pub fn decode_bytes(value: &str) -> Result<Vec<u8>, String> {
+    let value = value.trim();
+    if let Some(args) = value
+        .strip_prefix("@seq(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let (n, m) = args
+            .split_once(',')
+            .ok_or_else(|| format!("@seq needs two numbers: {value}"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad length in {value}"))?;
+        let m: usize = m
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad modulus in {value}"))?;
+        if m == 0 || m > 256 {
+            return Err(format!("@seq modulus must be 1..=256: {value}"));
+        }
+        return Ok((0..n).map(|i| (i % m) as u8).collect());
+    }
+    if let Some(args) = value
+        .strip_prefix("@repeat(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let (unit, n) = args
+            .split_once(',')
+            .ok_or_else(|| format!("@repeat needs HEX,N: {value}"))?;
+        let unit = hex::decode(unit.trim()).map_err(|e| format!("bad hex in {value}: {e}"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad count in {value}"))?;
+        return Ok(unit.repeat(n));
+    }
+    hex::decode(value).map_err(|e| format!("bad hex: {e}"))
+}
+
+/// A MAC known answer.
+#[derive(Debug, Clone)]
+pub struct Vector {
+    pub source: String,
+    pub line: usize,
+    pub key: Vec<u8>,
+    pub msg: Vec<u8>,
+    pub nonce: Option<Vec<u8>>,
+    pub custom: Vec<u8>,
+    pub tag: Vec<u8>,
+    /// The published tag is a prefix of the full tag (RFC 2202/4231 truncation cases).
+    pub truncated: bool,
+}
+
+/// Parse a MAC vector file.
+pub fn parse_vectors(path: &str, text: &str) -> Result<Vec<Vector>, VectorError> {
+    parse_records(path, text)?
+        .into_iter()
+        .map(|r| {
+            Ok(Vector {
+                source: r.text(path, "source")?.to_string(),
+                line: r.line,
+                key: r.required_bytes(path, "key")?,
+                msg: r.required_bytes(path, "msg")?,
+                nonce: r.bytes(path, "nonce")?,
+                custom: r.bytes(path, "custom")?.unwrap_or_default(),
+                tag: r.required_bytes(path, "tag")?,
+                truncated: r.fields.get("truncated").map(String::as_str) == Some("true"),
+            })
+        })
+        .collect()
+}
+
+/// Outcome of one function's self-test.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SelfTest {
+    pub function: String,
+    pub vectors: usize,
+    pub passed: usize,
+    /// One line per failure: file, line, source and what differed.
+    pub failures: Vec<String>,
+    /// Whether the streaming path (chunked input) was exercised.
+    pub chunked: bool,
+    /// Why there is nothing to run (e.g. the null function), if so.
+    pub note: Option<String>,
+}
+
+impl SelfTest {
+    pub fn ok(&self) -> bool {
+        self.failures.is_empty() && (self.vectors > 0 || self.note.is_some())
+    }
+
+    pub fn status(&self) -> String {
+        match (&self.note, self.failures.len()) {
+            (Some(note), 0) if self.vectors == 0 => format!("n/a ({note})"),
+            (_, 0) => format!("pass {}/{}", self.passed, self.vectors),
+            (_, n) => format!("FAIL {n}/{}", self.vectors),
+        }
+    }
+}
+
+/// Chunk sizes used to feed messages through streaming interfaces.
+const CHUNKINGS: &[usize] = &[1, 3, 16, 17, 64, 1000];
+
+/// Run every vector of the function's algorithm.
+pub fn self_test(function: &Function) -> SelfTest {
+    let algorithm = function.algorithm;
+    let mut result = SelfTest {
+        function: function.id(),
+        vectors: 0,
+        passed: 0,
+        failures: Vec::new(),
+        chunked: false,
+        note: None,
+    };
+    let Some(file) = &algorithm.vectors else {
+        result.note = Some(match algorithm.family {
+            super::Family::Null => "not a MAC: no vectors".to_string(),
+            _ => "no vector file".to_string(),
+        });
+        return result;
+    };
+    let vectors = match parse_vectors(file.path, file.text) {
+        Ok(v) => v,
+        Err(e) => {
+            result.failures.push(e.to_string());
+            return result;
+        }
+    };
+    if vectors.is_empty() {
+        result
+            .failures
+            .push(format!("{}: no vectors in file", file.path));
+        return result;
+    }
+    for v in &vectors {
+        result.vectors += 1;
+        match check_vector(function, v) {
+            Ok(chunked) => {
+                result.passed += 1;
+                result.chunked |= chunked;
+            }
+            Err(reason) => result
+                .failures
+                .push(format!("{}:{} ({}): {reason}", file.path, v.line, v.source)),
+        }
+    }
+    result
+}
+
+/// Check one vector; `Ok(true)` if chunked feeding was also checked.
+pub fn check_vector(function: &Function, v: &Vector) -> Result<bool, String> {
+    let tag_len = function.algorithm.tag_len;
+    if v.tag.len() > tag_len || (!v.truncated && v.tag.len() != tag_len) || v.tag.is_empty() {
+        return Err(format!(
+            "vector tag is {} bytes, algorithm tag is {tag_len} (truncated = {})",
+            v.tag.len(),
+            v.truncated
+        ));
+    }
+    let params = KeyParams {
+        customization: &v.custom,
+    };
+    let nonce = v.nonce.as_deref().unwrap_or(&[]);
+    function
+        .check_nonce(v.nonce.as_deref())
+        .map_err(|e| e.to_string())?;
+    let mut keyed = function
+        .with_key(&v.key, params)
+        .map_err(|e| e.to_string())?;
+    let mut tag = [0u8; MAX_TAG_LEN];
+    let tag = &mut tag[..tag_len];
+    let expect = |tag: &[u8], how: &str| {
+        if tag[..v.tag.len()] == v.tag[..] {
+            Ok(())
+        } else {
+            Err(format!(
+                "{how}: got {}, expected {}",
+                hex::encode(&tag[..v.tag.len()]),
+                hex::encode(&v.tag)
+            ))
+        }
+    };
+    keyed.tag_into(nonce, &v.msg, tag);
+    expect(tag, "whole message")?;
+    tag.fill(0);
+    keyed.tag_into(nonce, &v.msg, tag);
+    expect(tag, "second message on the same key")?;
+    if !keyed.verify(nonce, &v.msg, &v.tag) {
+        return Err("verify() rejected the correct tag".to_string());
+    }
+    let mut forged = v.tag.clone();
+    forged[0] ^= 1;
+    if keyed.verify(nonce, &v.msg, &forged) {
+        return Err("verify() accepted a wrong tag".to_string());
+    }
+    if !keyed.streams() {
+        return Ok(false);
+    }
+    for &size in CHUNKINGS {
+        let chunks: Vec<&[u8]> = if v.msg.is_empty() {
+            vec![&[][..], &[][..]]
+        } else {
+            v.msg.chunks(size).collect()
+        };
+        tag.fill(0);
+        keyed.tag_chunks(nonce, &chunks, tag);
+        expect(tag, &format!("fed in {size}-byte chunks"))?;
+    }
+    Ok(true)
+}

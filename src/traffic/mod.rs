@@ -1,0 +1,1 @@
+//! Packet-size models (placeholder; being written).
