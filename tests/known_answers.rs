@@ -1,0 +1,99 @@
+//! Every registry entry runs every published vector of its algorithm (whole, repeated on one key, and in
+//! several chunkings where the backend streams), and every algorithm the project promises is available.
+
+use macbench::mac::{self, vectors, Availability};
+
+#[test]
+fn every_available_function_passes_every_vector_of_its_algorithm() {
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for f in mac::functions() {
+        if f.availability() != Availability::Available {
+            continue;
+        }
+        let result = vectors::self_test(&f);
+        ran += result.vectors;
+        if !result.ok() {
+            failures.push(format!("{}: {:?}", result.function, result.failures));
+        }
+    }
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
+    assert!(ran > 200, "only {ran} vectors ran: vector files missing?");
+}
+
+#[test]
+fn every_mac_algorithm_has_a_nonempty_vector_file_with_sources() {
+    for a in mac::ALGORITHMS {
+        if matches!(a.family, mac::Family::Null | mac::Family::Vmac) {
+            continue; // null is no MAC; VMAC vectors arrive with its backend (Crypto++).
+        }
+        let file = a
+            .vectors
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no vector file", a.name));
+        let vs = vectors::parse_vectors(file.path, file.text).unwrap();
+        assert!(!vs.is_empty(), "{} is empty", file.path);
+        for v in &vs {
+            assert!(
+                !v.source.trim().is_empty(),
+                "{}:{} has no source",
+                file.path,
+                v.line
+            );
+        }
+    }
+}
+
+#[test]
+fn every_listed_algorithm_is_available_in_at_least_one_backend() {
+    for a in mac::ALGORITHMS
+        .iter()
+        .filter(|a| a.family != mac::Family::Vmac)
+    {
+        let available = mac::functions()
+            .iter()
+            .any(|f| f.algorithm.name == a.name && f.availability() == Availability::Available);
+        assert!(available, "{} has no available backend", a.name);
+    }
+}
+
+#[test]
+fn streaming_backends_are_exercised_in_chunks() {
+    // A test that could fail: if tag_chunks silently fell back to joining, `chunked` would be false.
+    let f = mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl")
+        .unwrap();
+    assert!(vectors::self_test(&f).chunked);
+}
+
+#[test]
+fn a_wrong_vector_is_reported_with_file_line_and_source() {
+    let f = mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "hmac-sha256" && f.backend.name == "rustcrypto")
+        .unwrap();
+    let text = "source = deliberately wrong\nkey = 00\nmsg = 00\ntag = @repeat(00,32)\n";
+    let v = &vectors::parse_vectors("bad.vec", text).unwrap()[0];
+    let err = vectors::check_vector(&f, v).unwrap_err();
+    assert!(err.contains("expected 0000"), "{err}");
+}
+
+#[test]
+fn vector_generators_and_parse_errors() {
+    assert_eq!(
+        vectors::decode_bytes("@seq(5,3)").unwrap(),
+        vec![0, 1, 2, 0, 1]
+    );
+    assert_eq!(
+        vectors::decode_bytes("@repeat(ab01,2)").unwrap(),
+        vec![0xab, 1, 0xab, 1]
+    );
+    assert_eq!(vectors::decode_bytes("").unwrap(), Vec::<u8>::new());
+    assert!(vectors::decode_bytes("zz").is_err());
+    let err = vectors::parse_records("x.vec", "key = 00\nnonsense\n").unwrap_err();
+    assert_eq!(err.line, 2);
+    assert!(err.to_string().starts_with("x.vec:2:"), "{err}");
+    let err = vectors::parse_vectors("x.vec", "key = 00\nmsg = 00\n").unwrap_err();
+    assert!(err.to_string().contains("missing field `source`"), "{err}");
+}
