@@ -10,7 +10,10 @@ pub const BUILTIN_NAMES: &[&str] = &["uniform", "rule-of-thumb", "three-impulse"
 
 /// A name that is not a built-in model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown traffic model `{name}`; built-in models are: {}", BUILTIN_NAMES.join(", "))]
+#[error(
+    "unknown traffic model `{name}`: built-in models are {}; or give a size,weight .csv file or a .pcap/.pcapng capture",
+    BUILTIN_NAMES.join(", ")
+)]
 pub struct UnknownModel {
     pub name: String,
 }

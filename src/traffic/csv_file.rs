@@ -43,7 +43,9 @@ pub enum CsvErrorKind {
     BadWeight { text: String },
     #[error("weight {weight} is negative (expected a finite number ≥ 0)")]
     NegativeWeight { weight: f64 },
-    #[error("weights of the {rows} rows (lines {first}…{last}) sum to 0: at least one must be positive")]
+    #[error(
+        "weights of the {rows} rows (lines {first}…{last}) sum to 0: at least one must be positive"
+    )]
     ZeroTotal {
         rows: usize,
         first: usize,
@@ -88,7 +90,12 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<SizeDistribution, CsvError> 
         }
         let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
         if fields.len() != 2 {
-            return Err(err(line, CsvErrorKind::FieldCount { found: fields.len() }));
+            return Err(err(
+                line,
+                CsvErrorKind::FieldCount {
+                    found: fields.len(),
+                },
+            ));
         }
         let (size_text, weight_text) = (fields[0], fields[1]);
         if !seen_content {

@@ -143,7 +143,8 @@ impl AliasSampler {
         let mut scaled: Vec<f64> = dist.points.iter().map(|p| p.1 * n as f64).collect();
         let mut keep = vec![1.0; n];
         let mut alias: Vec<usize> = (0..n).collect();
-        let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&k| scaled[k] < 1.0);
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) =
+            (0..n).partition(|&k| scaled[k] < 1.0);
         while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
             keep[s] = scaled[s];
             alias[s] = l;
