@@ -1,10 +1,16 @@
 //! macbench: benchmark Message Authentication Code functions under concurrent sessions.
 //!
 //! Data flows one way: CLI → scenario → engine → raw counters → metrics → exporters.
-//! `mac` is the registry of functions (algorithm × backend × acceleration), `traffic` the packet-size
-//! models and cost model; see `../shared/METHODOLOGY.md` for what is measured and why.
+//! `mac` is the registry of functions (algorithm × backend × acceleration), `engine` runs sessions and
+//! returns raw counters, `metrics` is pure arithmetic on them, `bench` runs sweeps with repeats and
+//! validity checks, `report` exports, `traffic` holds packet-size models and the cost model.
+//! See `../shared/METHODOLOGY.md` for what is measured and why.
 
+pub mod bench;
 pub mod cli;
+pub mod engine;
 pub mod host;
 pub mod mac;
+pub mod metrics;
+pub mod report;
 pub mod traffic;

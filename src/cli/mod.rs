@@ -4,6 +4,7 @@
 //! 2 for usage errors (bad flag values, unknown names), 1 for failures (a self-test failed, I/O).
 
 mod list;
+pub mod run;
 mod tag;
 
 use clap::{Parser, Subcommand};
@@ -73,6 +74,8 @@ pub enum Command {
     Selftest(list::SelftestArgs),
     /// Print the hex tag of a file or standard input.
     Tag(tag::TagArgs),
+    /// Benchmark: n concurrent sessions, absolute and apparent cycles per byte (the default command).
+    Run(run::RunArgs),
 }
 
 /// Parse arguments and run; returns the process exit code.
@@ -89,7 +92,8 @@ pub fn main() -> i32 {
         Some(Command::List(args)) => list::list(&args),
         Some(Command::Selftest(args)) => list::selftest(&args),
         Some(Command::Tag(args)) => tag::tag(&args),
-        None => list::list(&list::ListArgs::default()),
+        Some(Command::Run(args)) => run::run(&args),
+        None => run::run(&run::RunArgs::default()),
     };
     match result {
         Ok(()) => 0,

@@ -20,6 +20,7 @@ pub use algorithm::{
 };
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 use subtle::ConstantTimeEq;
 
 /// Longest tag any registered algorithm produces (BLAKE2b-512, KMAC256 with L=512).
@@ -105,6 +106,111 @@ pub trait KeyedMac: Send {
         self.tag_into(nonce, msg, &mut computed[..len]);
         computed[..len].ct_eq(expected).into()
     }
+
+    /// The benchmark hot loop: tag messages from `work` until the phase word changes or `limit`
+    /// messages have been processed in this call.
+    ///
+    /// A provided method, so each backend gets its own monomorphised copy in which `tag_into` is a
+    /// static call: one virtual call per phase change, not per message (STYLE §4). Per message it does
+    /// one relaxed atomic load and no allocation, lock or clock read.
+    fn run_messages(&mut self, work: &mut MessageLoop<'_>, limit: u64)
+    where
+        Self: Sized,
+    {
+        run_messages_generic(self, work, limit)
+    }
+
+    /// Object-safe entry point to [`KeyedMac::run_messages`]; implemented by the `hot_loop!` macro.
+    fn run_dyn(&mut self, work: &mut MessageLoop<'_>, limit: u64);
+}
+
+/// What to do with each tag (METHODOLOGY §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifyMode {
+    /// Sender side: compute the tag only.
+    None,
+    /// Receiver side: compute and compare with the expected tag in constant time, inside the timer.
+    Inline,
+    /// Keep tags (in a ring) and check them after the window.
+    After,
+}
+
+/// The engine's view of one session's messages, handed to the hot loop. Everything is preallocated.
+pub struct MessageLoop<'a> {
+    /// Shared read-only data pool.
+    pub pool: &'a [u8],
+    /// Cyclic schedule of messages: (offset into `pool`, length).
+    pub schedule: &'a [(u32, u32)],
+    /// Next schedule index.
+    pub next: usize,
+    /// Nonce buffer (empty for algorithms without nonce); its first 8 bytes get the schedule index.
+    pub nonce: &'a mut [u8],
+    pub tag: &'a mut [u8],
+    pub verify: VerifyMode,
+    /// Inline verify: expected tags, `tag.len()` bytes per schedule slot.
+    pub expected: &'a [u8],
+    /// After-window verify: ring of (slot, tag) kept for checking after the window.
+    pub kept: &'a mut [u8],
+    pub kept_slots: &'a mut [u32],
+    /// Phase word published by the coordinator; the loop returns when it differs from `seen`.
+    pub phase: &'a AtomicU32,
+    pub seen: u32,
+    /// Counters, cumulative since the session started.
+    pub messages: u64,
+    pub bytes: u64,
+    pub verify_failures: u64,
+}
+
+#[inline(always)]
+fn run_messages_generic<M: KeyedMac + ?Sized>(mac: &mut M, work: &mut MessageLoop<'_>, limit: u64) {
+    let tag_len = work.tag.len();
+    let has_nonce = !work.nonce.is_empty();
+    let ring = work.kept_slots.len();
+    let stop_at = work.messages.saturating_add(limit);
+    loop {
+        let slot = work.next;
+        let (offset, len) = work.schedule[slot];
+        work.next = if slot + 1 == work.schedule.len() {
+            0
+        } else {
+            slot + 1
+        };
+        let msg = &work.pool[offset as usize..offset as usize + len as usize];
+        if has_nonce {
+            let n = work.nonce.len().min(8);
+            work.nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
+        }
+        mac.tag_into(work.nonce, msg, work.tag);
+        match work.verify {
+            VerifyMode::None => {}
+            VerifyMode::Inline => {
+                let expected = &work.expected[slot * tag_len..(slot + 1) * tag_len];
+                let ok: bool = work.tag.ct_eq(expected).into();
+                work.verify_failures += u64::from(!ok);
+            }
+            VerifyMode::After => {
+                let r = (work.messages % ring as u64) as usize;
+                work.kept[r * tag_len..(r + 1) * tag_len].copy_from_slice(work.tag);
+                work.kept_slots[r] = slot as u32;
+            }
+        }
+        work.messages += 1;
+        work.bytes += u64::from(len);
+        if work.phase.load(Ordering::Relaxed) != work.seen || work.messages >= stop_at {
+            return;
+        }
+    }
+}
+
+/// Implements [`KeyedMac::run_dyn`] for a concrete type by calling the monomorphised loop.
+#[macro_export]
+macro_rules! hot_loop {
+    () => {
+        fn run_dyn(&mut self, work: &mut $crate::mac::MessageLoop<'_>, limit: u64) {
+            $crate::mac::KeyedMac::run_messages(self, work, limit)
+        }
+    };
 }
 
 /// Result of asking whether a backend can run at all on this machine and build.

@@ -75,6 +75,8 @@ where
 }
 
 impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
+    crate::hot_loop!();
+
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let mut mac = self.keyed.clone();
@@ -110,6 +112,8 @@ where
 }
 
 impl<M: Mac + digest::FixedOutputReset + Send> KeyedMac for Resetting<M> {
+    crate::hot_loop!();
+
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         Mac::update(&mut self.keyed, msg);
@@ -140,6 +144,8 @@ fn gmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 }
 
 impl KeyedMac for Gmac {
+    crate::hot_loop!();
+
     #[inline]
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let Ok(nonce) = <&aes_gcm::Nonce<_>>::try_from(nonce) else {
@@ -168,6 +174,8 @@ fn poly1305_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacEr
 }
 
 impl KeyedMac for Poly1305Mac {
+    crate::hot_loop!();
+
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let t = self.keyed.clone().compute_unpadded(msg);
@@ -190,6 +198,8 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMa
 }
 
 impl KeyedMac for Kmac {
+    crate::hot_loop!();
+
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         use tiny_keccak::Hasher;
@@ -225,6 +235,8 @@ fn blake3_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErro
 }
 
 impl KeyedMac for Blake3Keyed {
+    crate::hot_loop!();
+
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         tag.copy_from_slice(&blake3::keyed_hash(&self.key, msg).as_bytes()[..tag.len()]);
@@ -258,6 +270,8 @@ fn siphash_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 }
 
 impl KeyedMac for SipHash24 {
+    crate::hot_loop!();
+
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         tag.copy_from_slice(&self.hasher.hash(msg).to_le_bytes()[..tag.len()]);

@@ -1,0 +1,36 @@
+//! Binding threads to cores (`sched_setaffinity`). The only place the engine touches CPU sets.
+
+/// Restrict the calling thread to `cpus`.
+pub fn bind_current_thread(cpus: &[usize]) -> Result<(), String> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set, CPU_SET only writes inside it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &cpu in cpus {
+            if cpu >= libc::CPU_SETSIZE as usize {
+                return Err(format!("CPU {cpu} is beyond CPU_SETSIZE"));
+            }
+            libc::CPU_SET(cpu, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(format!(
+                "sched_setaffinity({cpus:?}): {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The CPUs the calling thread may run on.
+pub fn current_affinity() -> Vec<usize> {
+    // SAFETY: as above; sched_getaffinity writes into our set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}

@@ -1,0 +1,368 @@
+//! Metrics: pure arithmetic from raw counters to the METHODOLOGY §3 table, and the §4 validity checks.
+//!
+//! Nothing here reads a clock or starts a thread, so every formula is tested on synthetic counters and any
+//! result can be recomputed from the raw counters stored in the JSON. `f` (reference cycles per second) is
+//! passed in; `W` is the coordinator's window wall time; per thread `c_i` is CPU time, `b_i` bytes, `m_i`
+//! messages within the thread's own sampled window.
+
+use crate::engine::{RawRun, ThreadCounters};
+use serde::Serialize;
+
+/// Aggregate metrics of one run (or the median of several).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Metrics {
+    /// f·Σc_i / Σb_i
+    pub absolute_cycles_per_byte: Option<f64>,
+    /// f·W / Σb_i
+    pub apparent_cycles_per_byte: Option<f64>,
+    /// f·Σc_i / Σm_i
+    pub absolute_cycles_per_message: Option<f64>,
+    /// f·W / Σm_i
+    pub apparent_cycles_per_message: Option<f64>,
+    /// Σb_i / W
+    pub bytes_per_second: f64,
+    /// Σm_i / W
+    pub messages_per_second: f64,
+    /// absolute / apparent ≈ cores effectively used.
+    pub parallelism: Option<f64>,
+    /// Jain's index of b_i: 1 = perfectly fair, 1/n = one thread got everything.
+    pub fairness: Option<f64>,
+    pub min_thread_apparent_cycles_per_byte: Option<f64>,
+    pub max_thread_apparent_cycles_per_byte: Option<f64>,
+    /// Σc_i / (W·|C|): share of the core set's time spent in session threads.
+    pub cpu_utilisation: f64,
+    /// Hardware core cycles per byte (perf counters), when every thread had them.
+    pub core_cycles_per_byte: Option<f64>,
+    /// absolute cycles/byte × (estimated core clock / f): labelled estimated, see `ClockInfo`.
+    pub core_cycles_per_byte_estimated: Option<f64>,
+    /// One key setup, in reference cycles.
+    pub key_setup_cycles: f64,
+    /// Messages and bytes in the window, all threads.
+    pub messages: u64,
+    pub bytes: u64,
+    pub window_seconds: f64,
+}
+
+/// Per-thread metrics (the data of seed 000's Figs. 8–11).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ThreadMetrics {
+    pub session: usize,
+    pub messages: u64,
+    pub bytes: u64,
+    pub cpu_seconds: f64,
+    /// The thread's own sampled interval (end sample − start sample).
+    pub interval_seconds: f64,
+    /// f·c_i / b_i
+    pub absolute_cycles_per_byte: Option<f64>,
+    /// f·W / (n·b_i)
+    pub apparent_cycles_per_byte: Option<f64>,
+    /// f·W / b_i
+    pub wall_clock_cycles_per_byte: Option<f64>,
+    pub absolute_cycles_per_message: Option<f64>,
+    pub apparent_cycles_per_message: Option<f64>,
+    pub cpu_at_start: Option<usize>,
+    pub cpu_at_end: Option<usize>,
+}
+
+/// A validity warning (METHODOLOGY §4) attached to the result it concerns.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Warning {
+    /// Stable machine-readable code: window-too-short, not-steady, over-utilised, impossible,
+    /// starvation, noisy, thread-interval, verify-failed, off-core, interrupted.
+    pub code: &'static str,
+    pub message: String,
+    /// The session concerned, if one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<usize>,
+    /// A fatal warning fails the result: its numbers must not be used.
+    pub fatal: bool,
+}
+
+impl Warning {
+    fn new(code: &'static str, message: String) -> Warning {
+        Warning {
+            code,
+            message,
+            session: None,
+            fatal: false,
+        }
+    }
+}
+
+/// Inputs besides the raw counters.
+#[derive(Debug, Clone, Copy)]
+pub struct Context {
+    /// Reference cycles per second.
+    pub f: f64,
+    /// |C|: cores in the core set.
+    pub cores: usize,
+    /// Estimated core clock / f, if measured.
+    pub core_ratio: Option<f64>,
+    /// Resolution of the wall clock in ns.
+    pub timer_resolution_ns: u64,
+}
+
+fn ratio(num: f64, den: f64) -> Option<f64> {
+    (den > 0.0 && num.is_finite()).then(|| num / den)
+}
+
+/// Jain's fairness index (Σx)² / (n·Σx²); `None` for no threads or all zero.
+pub fn jain_index(values: &[f64]) -> Option<f64> {
+    let sum: f64 = values.iter().sum();
+    let squares: f64 = values.iter().map(|v| v * v).sum();
+    ratio(sum * sum, values.len() as f64 * squares)
+}
+
+fn window_of(t: &ThreadCounters) -> (u64, u64, u64, u64) {
+    let (a, b) = (&t.window_start, &t.window_end);
+    (
+        b.cpu_ns.saturating_sub(a.cpu_ns),
+        b.bytes.saturating_sub(a.bytes),
+        b.messages.saturating_sub(a.messages),
+        b.wall_ns.saturating_sub(a.wall_ns),
+    )
+}
+
+/// Compute all metrics and warnings of one run.
+pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<Warning>) {
+    let f = ctx.f;
+    let n = raw.threads.len();
+    let w_s = raw.window_wall_ns as f64 / 1e9;
+    let mut warnings = Vec::new();
+    let mut threads = Vec::with_capacity(n);
+    let (mut sum_c, mut sum_b, mut sum_m) = (0f64, 0u64, 0u64);
+    let mut hw_cycles: Option<u64> = Some(0);
+    for t in &raw.threads {
+        let (c_ns, b, m, interval_ns) = window_of(t);
+        let c_s = c_ns as f64 / 1e9;
+        sum_c += c_s;
+        sum_b += b;
+        sum_m += m;
+        hw_cycles = match (hw_cycles, t.window_start.hw_cycles, t.window_end.hw_cycles) {
+            (Some(acc), Some(a), Some(z)) => Some(acc + z.saturating_sub(a)),
+            _ => None,
+        };
+        let (bf, mf) = (b as f64, m as f64);
+        threads.push(ThreadMetrics {
+            session: t.session,
+            messages: m,
+            bytes: b,
+            cpu_seconds: c_s,
+            interval_seconds: interval_ns as f64 / 1e9,
+            absolute_cycles_per_byte: ratio(f * c_s, bf),
+            apparent_cycles_per_byte: ratio(f * w_s, n as f64 * bf),
+            wall_clock_cycles_per_byte: ratio(f * w_s, bf),
+            absolute_cycles_per_message: ratio(f * c_s, mf),
+            apparent_cycles_per_message: ratio(f * w_s, n as f64 * mf),
+            cpu_at_start: t.window_start.cpu,
+            cpu_at_end: t.window_end.cpu,
+        });
+        if b == 0 {
+            warnings.push(Warning {
+                session: Some(t.session),
+                ..Warning::new(
+                    "starvation",
+                    format!(
+                        "session {} processed no bytes in the window: lengthen --duration",
+                        t.session
+                    ),
+                )
+            });
+        } else if m < 1000 {
+            warnings.push(Warning {
+                session: Some(t.session),
+                ..Warning::new(
+                    "window-too-short",
+                    format!("session {} processed only {m} messages in the window (< 1000): lengthen --duration", t.session),
+                )
+            });
+        }
+        if raw.window_wall_ns > 0 {
+            let off =
+                (interval_ns as f64 - raw.window_wall_ns as f64).abs() / raw.window_wall_ns as f64;
+            if off > 0.01 {
+                warnings.push(Warning {
+                    session: Some(t.session),
+                    ..Warning::new(
+                        "thread-interval",
+                        format!(
+                            "session {}'s sampled interval differs from the window by {:.1} % (descheduled across a phase change)",
+                            t.session,
+                            off * 100.0
+                        ),
+                    )
+                });
+            }
+        }
+        for sample in [&t.window_start, &t.window_end] {
+            if let Some(cpu) = sample.cpu {
+                if !t.allowed_cpus.contains(&cpu) {
+                    warnings.push(Warning {
+                        session: Some(t.session),
+                        fatal: true,
+                        ..Warning::new(
+                            "off-core",
+                            format!(
+                                "session {} ran on CPU {cpu}, outside its allowed set {:?}",
+                                t.session, t.allowed_cpus
+                            ),
+                        )
+                    });
+                }
+            }
+        }
+        if t.verify_failures > 0 || t.verify_after_failures > 0 {
+            warnings.push(Warning {
+                session: Some(t.session),
+                fatal: true,
+                ..Warning::new(
+                    "verify-failed",
+                    format!(
+                        "session {}: {} inline and {} after-window tag mismatches",
+                        t.session, t.verify_failures, t.verify_after_failures
+                    ),
+                )
+            });
+        }
+    }
+    let sum_bf = sum_b as f64;
+    let absolute = ratio(f * sum_c, sum_bf);
+    let apparent = ratio(f * w_s, sum_bf);
+    let apparent_per_thread: Vec<f64> = threads
+        .iter()
+        .filter_map(|t| t.apparent_cycles_per_byte)
+        .collect();
+    let utilisation = ratio(sum_c, w_s * ctx.cores as f64).unwrap_or(0.0);
+    let metrics = Metrics {
+        absolute_cycles_per_byte: absolute,
+        apparent_cycles_per_byte: apparent,
+        absolute_cycles_per_message: ratio(f * sum_c, sum_m as f64),
+        apparent_cycles_per_message: ratio(f * w_s, sum_m as f64),
+        bytes_per_second: ratio(sum_bf, w_s).unwrap_or(0.0),
+        messages_per_second: ratio(sum_m as f64, w_s).unwrap_or(0.0),
+        parallelism: match (absolute, apparent) {
+            (Some(a), Some(p)) => ratio(a, p),
+            _ => None,
+        },
+        fairness: jain_index(&threads.iter().map(|t| t.bytes as f64).collect::<Vec<_>>()),
+        min_thread_apparent_cycles_per_byte: apparent_per_thread.iter().copied().reduce(f64::min),
+        max_thread_apparent_cycles_per_byte: apparent_per_thread.iter().copied().reduce(f64::max),
+        cpu_utilisation: utilisation,
+        core_cycles_per_byte: hw_cycles
+            .filter(|_| n > 0)
+            .and_then(|c| ratio(c as f64, sum_bf)),
+        core_cycles_per_byte_estimated: match (absolute, ctx.core_ratio) {
+            (Some(a), Some(r)) => Some(a * r),
+            _ => None,
+        },
+        key_setup_cycles: raw.key_setup_ns * f / 1e9,
+        messages: sum_m,
+        bytes: sum_b,
+        window_seconds: w_s,
+    };
+
+    // Aggregate checks.
+    if (raw.window_wall_ns as f64) < 1000.0 * ctx.timer_resolution_ns as f64 {
+        warnings.push(Warning::new(
+            "window-too-short",
+            format!(
+                "window of {} ns is under 1000 × the timer resolution",
+                raw.window_wall_ns
+            ),
+        ));
+    }
+    let runnable = n >= ctx.cores;
+    if runnable && utilisation < 0.90 && sum_b > 0 {
+        warnings.push(Warning::new(
+            "over-utilised",
+            format!(
+                "sessions got {:.0} % of the core set's time (< 90 %): something else ran there, or fewer sessions would measure better",
+                utilisation * 100.0
+            ),
+        ));
+    }
+    if utilisation > 1.02 {
+        warnings.push(Warning {
+            fatal: true,
+            ..Warning::new(
+                "impossible",
+                format!(
+                    "sessions used {:.1} % of the core set's time (> 102 %): measurement error, result failed",
+                    utilisation * 100.0
+                ),
+            )
+        });
+    }
+    if let Some(change) = steadiness(raw) {
+        if change > 0.05 {
+            warnings.push(Warning::new(
+                "not-steady",
+                format!(
+                    "throughput of the window's two halves differs by {:.1} % (> 5 %): later --window start or longer --duration",
+                    change * 100.0
+                ),
+            ));
+        }
+    }
+    if raw.interrupted {
+        warnings.push(Warning {
+            fatal: true,
+            ..Warning::new(
+                "interrupted",
+                "run interrupted before the window closed".to_string(),
+            )
+        });
+    }
+    (metrics, threads, warnings)
+}
+
+/// Relative difference of aggregate throughput between the window's halves: |r1 − r2| / max(r1, r2).
+pub fn steadiness(raw: &RawRun) -> Option<f64> {
+    let first_ns = raw.first_half_wall_ns as f64;
+    let second_ns = raw.window_wall_ns.saturating_sub(raw.first_half_wall_ns) as f64;
+    let (mut b1, mut b2) = (0u64, 0u64);
+    for t in &raw.threads {
+        b1 += t.window_mid.bytes.saturating_sub(t.window_start.bytes);
+        b2 += t.window_end.bytes.saturating_sub(t.window_mid.bytes);
+    }
+    let r1 = ratio(b1 as f64, first_ns)?;
+    let r2 = ratio(b2 as f64, second_ns)?;
+    ratio((r1 - r2).abs(), r1.max(r2))
+}
+
+/// Median of values (mean of the middle two for an even count); `None` when empty.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    })
+}
+
+/// Spread of a metric over repeats.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Spread {
+    pub min: f64,
+    pub max: f64,
+}
+
+/// The "noisy" check over repeats: max/min of apparent cycles/byte above 1.05.
+pub fn noisy(values: &[f64]) -> Option<Warning> {
+    let min = values.iter().copied().reduce(f64::min)?;
+    let max = values.iter().copied().reduce(f64::max)?;
+    (min > 0.0 && max / min > 1.05).then(|| {
+        Warning::new(
+            "noisy",
+            format!(
+                "repeats differ: max/min of apparent cycles/byte is {:.3} (> 1.05): more --repeat",
+                max / min
+            ),
+        )
+    })
+}

@@ -1,0 +1,135 @@
+//! CSV: one flat row per scenario (columns named as in the JSON), and one row per thread in a second file.
+//! pandas reads both as they are (`pd.read_csv`).
+
+use super::Exporter;
+use crate::bench::{Document, ResultEntry};
+use serde_json::Value;
+
+/// Scenario columns shared by both CSVs.
+const KEY_COLUMNS: &[&str] = &[
+    "algorithm",
+    "backend",
+    "accel",
+    "size",
+    "mean_message_bytes",
+    "sessions",
+    "cores",
+    "pinning",
+    "duration_s",
+    "window_start_s",
+    "window_end_s",
+    "data",
+    "keys",
+    "verify",
+    "rekey_every",
+    "repeats",
+];
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn key_cells(r: &ResultEntry) -> Vec<String> {
+    let scenario = serde_json::to_value(&r.scenario).unwrap_or(Value::Null);
+    let entry = serde_json::to_value(r).unwrap_or(Value::Null);
+    KEY_COLUMNS
+        .iter()
+        .map(|k| match *k {
+            "pinning" | "duration_s" | "window_start_s" | "window_end_s" | "data" | "keys"
+            | "verify" | "rekey_every" => cell(&scenario[*k]),
+            _ => cell(&entry[*k]),
+        })
+        .collect()
+}
+
+fn object_keys(v: &Value) -> Vec<String> {
+    v.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn finish(w: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, String> {
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+/// One row per scenario.
+pub struct ScenarioCsv;
+
+impl Exporter for ScenarioCsv {
+    fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String> {
+        let metric_names = object_keys(
+            &serde_json::to_value(crate::metrics::Metrics::default()).map_err(|e| e.to_string())?,
+        );
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut header: Vec<String> = KEY_COLUMNS.iter().map(|s| s.to_string()).collect();
+        header.extend(metric_names.iter().cloned());
+        header.extend(["failed", "warning_codes", "warnings"].map(String::from));
+        w.write_record(&header).map_err(|e| e.to_string())?;
+        for r in &doc.results {
+            let metrics = serde_json::to_value(&r.metrics).map_err(|e| e.to_string())?;
+            let mut row = key_cells(r);
+            row.extend(metric_names.iter().map(|k| cell(&metrics[k])));
+            row.push(r.failed.to_string());
+            row.push(
+                r.warnings
+                    .iter()
+                    .map(|w| w.code)
+                    .collect::<Vec<_>>()
+                    .join(";"),
+            );
+            row.push(
+                r.warnings
+                    .iter()
+                    .map(|w| w.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+            w.write_record(&row).map_err(|e| e.to_string())?;
+        }
+        finish(w)
+    }
+}
+
+/// One row per thread per scenario.
+pub struct ThreadsCsv;
+
+impl Exporter for ThreadsCsv {
+    fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut thread_names: Option<Vec<String>> = None;
+        for r in &doc.results {
+            for t in &r.threads {
+                let v = serde_json::to_value(t).map_err(|e| e.to_string())?;
+                let names = thread_names.get_or_insert_with(|| {
+                    let names = object_keys(&v);
+                    let mut header: Vec<String> =
+                        KEY_COLUMNS.iter().map(|s| s.to_string()).collect();
+                    header.extend(names.iter().cloned());
+                    let _ = w.write_record(&header);
+                    names
+                });
+                let mut row = key_cells(r);
+                row.extend(names.iter().map(|k| cell(&v[k])));
+                w.write_record(&row).map_err(|e| e.to_string())?;
+            }
+        }
+        finish(w)
+    }
+}
+
+/// `results.csv` → `results-threads.csv`.
+pub fn threads_path(path: &std::path::Path) -> std::path::PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    path.with_file_name(format!("{stem}-threads{ext}"))
+}

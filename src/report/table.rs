@@ -1,0 +1,93 @@
+//! Terminal output: a line per scenario as it finishes, then a functions × sizes matrix to read at a glance.
+
+use crate::bench::{Document, ResultEntry, SizeLabel};
+
+fn num(v: Option<f64>) -> String {
+    match v {
+        None => "-".to_string(),
+        Some(x) if x >= 1000.0 => format!("{x:.0}"),
+        Some(x) if x >= 100.0 => format!("{x:.1}"),
+        Some(x) => format!("{x:.2}"),
+    }
+}
+
+/// Human bytes/second: "812 MB/s", "3.41 GB/s".
+pub fn rate(bytes_per_second: f64) -> String {
+    if bytes_per_second >= 1e9 {
+        format!("{:.2} GB/s", bytes_per_second / 1e9)
+    } else if bytes_per_second >= 1e6 {
+        format!("{:.0} MB/s", bytes_per_second / 1e6)
+    } else {
+        format!("{:.0} kB/s", bytes_per_second / 1e3)
+    }
+}
+
+fn size_text(s: &SizeLabel) -> String {
+    match s {
+        SizeLabel::Bytes(n) => n.to_string(),
+        SizeLabel::Model(m) => m.clone(),
+    }
+}
+
+pub const HEADER: &str =
+    "function                           size  abs c/B  app c/B   abs c/msg    throughput   par  fair  flags";
+
+/// One line for one finished scenario.
+pub fn line(r: &ResultEntry) -> String {
+    let m = &r.metrics;
+    let flags: Vec<&str> = r.warnings.iter().map(|w| w.code).collect();
+    let mut flags = flags.join(",");
+    if r.failed {
+        flags = format!("FAILED {flags}");
+    }
+    format!(
+        "{:<30} {:>8} {:>8} {:>8} {:>11} {:>13} {:>5} {:>5}  {}",
+        format!("{}/{}/{}", r.algorithm, r.backend, r.accel),
+        size_text(&r.size),
+        num(m.absolute_cycles_per_byte),
+        num(m.apparent_cycles_per_byte),
+        num(m.absolute_cycles_per_message),
+        rate(m.bytes_per_second),
+        num(m.parallelism),
+        num(m.fairness),
+        flags
+    )
+}
+
+/// Matrix of one metric: functions as rows, sizes as columns.
+pub fn matrix(doc: &Document, title: &str, metric: fn(&ResultEntry) -> Option<f64>) -> String {
+    let mut sizes: Vec<String> = Vec::new();
+    let mut functions: Vec<String> = Vec::new();
+    for r in &doc.results {
+        let s = size_text(&r.size);
+        if !sizes.contains(&s) {
+            sizes.push(s);
+        }
+        let f = format!("{}/{}/{}", r.algorithm, r.backend, r.accel);
+        if !functions.contains(&f) {
+            functions.push(f);
+        }
+    }
+    let width = functions.iter().map(|f| f.len()).max().unwrap_or(8).max(8);
+    let mut out = format!("{title}\n{:<width$}", "function");
+    for s in &sizes {
+        out.push_str(&format!(" {s:>7}"));
+    }
+    out.push('\n');
+    for f in &functions {
+        out.push_str(&format!("{f:<width$}"));
+        for s in &sizes {
+            let v = doc
+                .results
+                .iter()
+                .find(|r| {
+                    &format!("{}/{}/{}", r.algorithm, r.backend, r.accel) == f
+                        && &size_text(&r.size) == s
+                })
+                .and_then(|r| if r.failed { None } else { metric(r) });
+            out.push_str(&format!(" {:>7}", num(v)));
+        }
+        out.push('\n');
+    }
+    out
+}
