@@ -31,7 +31,7 @@ pub struct RunArgs {
     pub accel: String,
     /// Message sizes: `default`, numbers, power-of-two ranges `16..65536`, or a size model
     /// (`imix`, `uniform`, `rule-of-thumb`, `three-impulse`, `caida`, a `.csv` of size,weight, a pcap).
-    #[arg(long, default_value = "default")]
+    #[arg(long, default_value = "default", allow_hyphen_values = true)]
     pub sizes: String,
     /// Concurrent sessions (threads); default: one per core of --cores.
     #[arg(long)]
@@ -43,7 +43,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub float: bool,
     /// Run duration per scenario: `0.15`, `150ms`, `2s`.
-    #[arg(long, default_value = "150ms")]
+    #[arg(long, default_value = "150ms", allow_hyphen_values = true)]
     pub duration: String,
     /// Measurement window inside the run: `0.03..0.135` (seconds) or `20%..90%`.
     #[arg(long, default_value = "20%..90%")]
@@ -128,19 +128,18 @@ pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duratio
     let (a, b) = text.split_once("..").ok_or_else(bad)?;
     let point = |s: &str| -> Result<f64, CliError> {
         let s = s.trim();
-        let (v, pct) = match s.strip_suffix('%') {
-            Some(p) => (p.trim(), true),
-            None => (s.strip_suffix('s').unwrap_or(s), false),
+        let (v, scale) = if let Some(p) = s.strip_suffix('%') {
+            (p, duration.as_secs_f64() / 100.0)
+        } else if let Some(ms) = s.strip_suffix("ms") {
+            (ms, 1e-3)
+        } else {
+            (s.strip_suffix('s').unwrap_or(s), 1.0)
         };
-        let v: f64 = v.parse().map_err(|_| bad())?;
+        let v: f64 = v.trim().parse().map_err(|_| bad())?;
         if !v.is_finite() || v < 0.0 {
             return Err(bad());
         }
-        Ok(if pct {
-            v / 100.0 * duration.as_secs_f64()
-        } else {
-            v
-        })
+        Ok(v * scale)
     };
     let (start, end) = (point(a)?, point(b)?);
     if start >= end || end > duration.as_secs_f64() + 1e-12 {

@@ -1,0 +1,274 @@
+//! `macbench run` end to end: the JSON schema documented in the README, the CSVs, and bad input.
+
+use assert_cmd::Command;
+
+fn macbench() -> Command {
+    let mut cmd = Command::cargo_bin("macbench").unwrap();
+    cmd.env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+fn assert_usage_error(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let out = macbench()
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: {stderr:?} lacks {needle:?}"
+    );
+    assert!(!stderr.contains("panicked"));
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr:?}");
+    assert!(!json.exists(), "no output file on bad input");
+}
+
+#[test]
+fn bad_scenarios_are_one_line_usage_errors() {
+    assert_usage_error(
+        &["run", "--alg", "null", "--cores", "4095"],
+        "CPU 4095 is not online",
+    );
+    assert_usage_error(&["run", "--alg", "null", "--cores", "1-0"], "--cores");
+    assert_usage_error(
+        &["run", "--alg", "null", "--sessions", "0"],
+        "--sessions must be at least 1",
+    );
+    assert_usage_error(
+        &[
+            "run",
+            "--alg",
+            "null",
+            "--duration",
+            "100ms",
+            "--window",
+            "50ms..200ms",
+        ],
+        "--window",
+    );
+    assert_usage_error(
+        &[
+            "run",
+            "--alg",
+            "null",
+            "--duration",
+            "1s",
+            "--window",
+            "0.5..2",
+        ],
+        "must lie inside the run",
+    );
+    assert_usage_error(
+        &["run", "--alg", "null", "--sizes", ""],
+        "--sizes names no size",
+    );
+    assert_usage_error(&["run", "--alg", "null", "--sizes", "-5"], "negative");
+    assert_usage_error(
+        &["run", "--alg", "null", "--sizes", "99999999999"],
+        "not a byte count",
+    );
+    assert_usage_error(
+        &["run", "--alg", "null", "--sizes", "134217728"],
+        "larger than the engine's limit",
+    );
+    assert_usage_error(&["run", "--alg", "null", "--sizes", "notamodel"], "--sizes");
+    assert_usage_error(
+        &["run", "--alg", "hmac-sha256", "--accel", "fast"],
+        "--accel",
+    );
+    assert_usage_error(
+        &["run", "--alg", "hmac-sha256", "--verify", "maybe"],
+        "--verify",
+    );
+    assert_usage_error(
+        &["run", "--alg", "hmac-sha256", "--duration", "-1"],
+        "--duration",
+    );
+    assert_usage_error(
+        &["run", "--alg", "hmac-shaa256"],
+        "did you mean hmac-sha256",
+    );
+}
+
+#[test]
+fn json_and_csv_follow_the_documented_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let csv = dir.path().join("r.csv");
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256,null",
+            "--backend",
+            "openssl,null",
+            "--sizes",
+            "64,1500",
+        ])
+        .args([
+            "--sessions",
+            "3",
+            "--duration",
+            "60ms",
+            "--window",
+            "10ms..50ms",
+            "--repeat",
+            "2",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    // Validity warnings may appear on a loaded machine; the exit code is 0 unless a result failed.
+    assert!(
+        matches!(out.status.code(), Some(0) | Some(1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["tool"], "macbench");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["partial"], false);
+    for key in [
+        "cpu_model",
+        "cpu_features",
+        "online_cpus",
+        "kernel",
+        "library_versions",
+        "macbench_version",
+    ] {
+        assert!(!doc["host"][key].is_null(), "host.{key}");
+    }
+    assert!(doc["clock"]["reference_hz"].as_f64().unwrap() > 0.0);
+    assert!(
+        doc["clock"]["reference_source"]
+            .as_str()
+            .unwrap()
+            .contains("TSC")
+            || cfg!(not(target_arch = "x86_64"))
+    );
+    assert!(doc["scenario"].is_object());
+    assert!(doc["harness"]["absolute_cycles_per_message"].is_number());
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    for r in results {
+        for key in [
+            "algorithm",
+            "backend",
+            "accel",
+            "size",
+            "sessions",
+            "cores",
+            "metrics",
+            "threads",
+            "warnings",
+            "raw",
+        ] {
+            assert!(!r[key].is_null(), "results[].{key}");
+        }
+        let m = &r["metrics"];
+        for key in [
+            "absolute_cycles_per_byte",
+            "apparent_cycles_per_byte",
+            "absolute_cycles_per_message",
+            "apparent_cycles_per_message",
+            "bytes_per_second",
+            "messages_per_second",
+            "parallelism",
+            "fairness",
+        ] {
+            assert!(m.get(key).is_some(), "metrics.{key}");
+        }
+        assert_eq!(r["sessions"], 3);
+        assert_eq!(r["threads"].as_array().unwrap().len(), 3);
+        assert_eq!(
+            r["raw"].as_array().unwrap().len(),
+            2,
+            "raw counters of every repeat"
+        );
+        // Recompute the aggregate from the raw counters of one repeat: f·W/Σb.
+        let raw = &r["raw"][0];
+        let f = doc["clock"]["reference_hz"].as_f64().unwrap();
+        let w = raw["window_wall_ns"].as_f64().unwrap() / 1e9;
+        let bytes: f64 = raw["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                t["window_end"]["bytes"].as_f64().unwrap()
+                    - t["window_start"]["bytes"].as_f64().unwrap()
+            })
+            .sum();
+        assert!(bytes > 0.0);
+        let apparent = f * w / bytes;
+        let spread = &r["spread"]["apparent_cycles_per_byte"];
+        assert!(
+            apparent >= spread["min"].as_f64().unwrap() * 0.999999
+                && apparent <= spread["max"].as_f64().unwrap() * 1.000001
+        );
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    for col in [
+        "algorithm",
+        "backend",
+        "accel",
+        "size",
+        "sessions",
+        "cores",
+        "absolute_cycles_per_byte",
+        "apparent_cycles_per_byte",
+        "parallelism",
+        "fairness",
+    ] {
+        assert!(header.contains(&col), "csv column {col}");
+    }
+    assert_eq!(text.lines().count(), 5, "header + 4 scenario rows");
+    let threads = std::fs::read_to_string(dir.path().join("r-threads.csv")).unwrap();
+    assert_eq!(
+        threads.lines().count(),
+        1 + 4 * 3,
+        "one row per thread per scenario"
+    );
+    // No temporary files left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn run_help_lists_the_agreed_flags() {
+    let out = macbench().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for flag in [
+        "--alg",
+        "--backend",
+        "--accel",
+        "--sizes",
+        "--sessions",
+        "--cores",
+        "--float",
+        "--duration",
+        "--window",
+        "--repeat",
+        "--data",
+        "--keys",
+        "--verify",
+        "--rekey",
+        "--auto",
+        "--json",
+        "--csv",
+    ] {
+        assert!(help.contains(flag), "{flag}");
+    }
+}

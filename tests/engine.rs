@@ -1,0 +1,240 @@
+//! Invariants of real short runs that cannot flake: no timing thresholds, only counts, cores and
+//! ordering that hold however loaded the machine is.
+
+use macbench::engine::{self, DataMode, EngineError, KeyMode, Pinning, Scenario, SizeSource};
+use macbench::mac::{self, Function, VerifyMode};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn function(alg: &str, backend: &str) -> Function {
+    mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == alg && f.backend.name == backend)
+        .unwrap()
+}
+
+fn scenario(f: Function, size: u32, sessions: usize) -> Scenario {
+    Scenario {
+        function: f,
+        size: SizeSource::Fixed { size },
+        sessions,
+        cores: macbench::host::online_cpus(),
+        pinning: Pinning::RoundRobin,
+        duration: Duration::from_millis(80),
+        window_start: Duration::from_millis(20),
+        window_end: Duration::from_millis(60),
+        data: DataMode::Unique,
+        keys: KeyMode::PerSession,
+        verify: VerifyMode::None,
+        rekey_every: None,
+        seed: 7,
+    }
+}
+
+fn run(s: &Scenario) -> engine::RawRun {
+    engine::run(s, &AtomicBool::new(false)).unwrap()
+}
+
+#[test]
+fn every_thread_is_reported_with_consistent_bytes_and_messages() {
+    let s = scenario(function("hmac-sha256", "openssl"), 100, 5);
+    let raw = run(&s);
+    assert_eq!(raw.threads.len(), 5);
+    let mut sessions: Vec<usize> = raw.threads.iter().map(|t| t.session).collect();
+    sessions.sort();
+    assert_eq!(sessions, vec![0, 1, 2, 3, 4]);
+    for t in &raw.threads {
+        for sample in [&t.window_start, &t.window_mid, &t.window_end] {
+            assert_eq!(
+                sample.bytes,
+                sample.messages * 100,
+                "fixed size: bytes = messages × size"
+            );
+        }
+        // Samples are ordered and taken inside the run.
+        assert!(t.window_start.messages <= t.window_mid.messages);
+        assert!(t.window_mid.messages <= t.window_end.messages);
+        assert!(t.window_end.messages <= t.total_messages);
+        assert!(
+            t.window_start.wall_ns <= t.window_mid.wall_ns
+                && t.window_mid.wall_ns <= t.window_end.wall_ns
+        );
+        // Thread CPU time is sampled in the thread itself: it never exceeds the thread's wall interval by
+        // more than clock granularity, and it advances when messages were processed.
+        let cpu = t.window_end.cpu_ns - t.window_start.cpu_ns;
+        let wall = t.window_end.wall_ns - t.window_start.wall_ns;
+        assert!(cpu <= wall + 2_000_000, "cpu {cpu} > wall {wall}");
+        if t.window_end.messages > t.window_start.messages {
+            assert!(t.window_end.cpu_ns > t.window_start.cpu_ns);
+        }
+    }
+    // The coordinator's window lies within the run.
+    assert!(raw.window_wall_ns > 0 && raw.window_wall_ns < 1_000_000_000);
+    assert!(raw.first_half_wall_ns < raw.window_wall_ns);
+}
+
+#[test]
+fn pinned_threads_run_on_their_assigned_cores() {
+    let cores = macbench::host::online_cpus();
+    let s = scenario(function("null", "null"), 64, 2 * cores.len());
+    let raw = run(&s);
+    for t in &raw.threads {
+        assert_eq!(
+            t.allowed_cpus,
+            vec![cores[t.session % cores.len()]],
+            "round-robin assignment"
+        );
+        for sample in [&t.window_start, &t.window_mid, &t.window_end] {
+            assert!(
+                t.allowed_cpus.contains(&sample.cpu.unwrap()),
+                "session {} sampled on {:?}",
+                t.session,
+                sample.cpu
+            );
+        }
+    }
+}
+
+#[test]
+fn floating_threads_may_use_the_whole_core_set() {
+    let mut s = scenario(function("null", "null"), 64, 3);
+    s.pinning = Pinning::Float;
+    let raw = run(&s);
+    for t in &raw.threads {
+        assert_eq!(t.allowed_cpus, s.cores);
+        assert!(s.cores.contains(&t.window_end.cpu.unwrap()));
+    }
+}
+
+#[test]
+fn inline_and_after_verification_check_real_tags() {
+    for verify in [VerifyMode::Inline, VerifyMode::After] {
+        let mut s = scenario(function("cmac-aes128", "rustcrypto"), 48, 2);
+        s.verify = verify;
+        let raw = run(&s);
+        for t in &raw.threads {
+            assert_eq!(t.verify_failures, 0);
+            assert_eq!(t.verify_after_failures, 0);
+            if verify == VerifyMode::After {
+                assert!(t.verified_after > 0, "tags were kept and re-checked");
+            }
+        }
+    }
+}
+
+#[test]
+fn gmac_sessions_get_nonces_and_verify() {
+    let mut s = scenario(function("gmac-aes128", "openssl"), 64, 2);
+    s.verify = VerifyMode::After;
+    let raw = run(&s);
+    assert!(raw
+        .threads
+        .iter()
+        .all(|t| t.verified_after > 0 && t.verify_after_failures == 0));
+}
+
+#[test]
+fn rekeying_happens_every_n_messages() {
+    let mut s = scenario(function("hmac-sha256", "rustcrypto"), 64, 1);
+    s.rekey_every = Some(50);
+    let raw = run(&s);
+    let t = &raw.threads[0];
+    assert_eq!(
+        t.rekeys,
+        t.total_messages / 50,
+        "{} messages",
+        t.total_messages
+    );
+}
+
+#[test]
+fn size_models_draw_from_the_sequence() {
+    let dist = macbench::traffic::builtin("imix").unwrap();
+    let sequence = Arc::new(dist.sample_sequence(3, 4096));
+    let mut s = scenario(function("null", "null"), 0, 1);
+    s.size = SizeSource::Model {
+        name: "imix".into(),
+        mean_bytes: dist.mean(),
+        sequence,
+    };
+    let raw = run(&s);
+    let t = &raw.threads[0];
+    let (m, b) = (
+        t.window_end.messages - t.window_start.messages,
+        t.window_end.bytes - t.window_start.bytes,
+    );
+    assert!(m > 0);
+    // Every message is one of 40, 576, 1500 bytes, so the mean lies between them.
+    let mean = b as f64 / m as f64;
+    assert!((40.0..=1500.0).contains(&mean), "{mean}");
+}
+
+#[test]
+fn same_data_mode_and_shared_keys_run() {
+    let mut s = scenario(function("siphash-2-4", "rustcrypto"), 16, 2);
+    s.data = DataMode::Same;
+    s.keys = KeyMode::Shared;
+    let w = engine::Workload::build(&s);
+    assert!(w.schedule.iter().all(|&(off, len)| off == 0 && len == 16));
+    let raw = run(&s);
+    assert_eq!(raw.threads.len(), 2);
+}
+
+#[test]
+fn unique_data_spreads_messages_over_a_pool_larger_than_l2() {
+    let s = scenario(function("null", "null"), 1500, 1);
+    let w = engine::Workload::build(&s);
+    assert!(w.pool.len() >= engine::MIN_POOL_BYTES);
+    let mut offsets: Vec<u32> = w.schedule.iter().map(|&(o, _)| o).collect();
+    offsets.sort();
+    offsets.dedup();
+    assert!(offsets.len() > 1000, "{} distinct messages", offsets.len());
+    assert!(w
+        .schedule
+        .iter()
+        .all(|&(o, l)| (o + l) as usize <= w.pool.len()));
+}
+
+#[test]
+fn impossible_scenarios_are_rejected_before_running() {
+    let online = macbench::host::online_cpus();
+    let base = scenario(function("null", "null"), 64, 1);
+    let mut s = base.clone();
+    s.sessions = 0;
+    assert_eq!(engine::validate(&s, &online), Err(EngineError::NoSessions));
+    let mut s = base.clone();
+    s.cores = vec![4096];
+    assert!(matches!(
+        engine::validate(&s, &online),
+        Err(EngineError::CpuNotOnline { cpu: 4096, .. })
+    ));
+    let mut s = base.clone();
+    s.window_end = Duration::from_millis(500);
+    assert!(matches!(
+        engine::validate(&s, &online),
+        Err(EngineError::BadWindow { .. })
+    ));
+    let mut s = base.clone();
+    s.size = SizeSource::Fixed {
+        size: engine::MAX_MESSAGE_LEN + 1,
+    };
+    assert!(matches!(
+        engine::validate(&s, &online),
+        Err(EngineError::SizeTooLarge { .. })
+    ));
+    let mut s = base;
+    s.size = SizeSource::Model {
+        name: "empty".into(),
+        mean_bytes: 0.0,
+        sequence: Arc::new(vec![]),
+    };
+    assert_eq!(engine::validate(&s, &online), Err(EngineError::EmptySizes));
+}
+
+#[test]
+fn many_sessions_start_and_all_report() {
+    let s = scenario(function("null", "null"), 16, 1000);
+    let raw = run(&s);
+    assert_eq!(raw.threads.len(), 1000);
+}

@@ -1,0 +1,219 @@
+//! The METHODOLOGY §3 formulas and §4 checks on synthetic counters: no clocks, no threads, exact values.
+
+use macbench::engine::{RawRun, Sample, ThreadCounters};
+use macbench::metrics::{self, compute, jain_index, Context};
+
+const F: f64 = 2.0e9; // 2 GHz reference clock
+
+fn sample(wall_ns: u64, cpu_ns: u64, messages: u64, bytes: u64, cpu: usize) -> Sample {
+    Sample {
+        wall_ns,
+        cpu_ns,
+        messages,
+        bytes,
+        hw_cycles: None,
+        cpu: Some(cpu),
+    }
+}
+
+/// A thread whose window runs from wall 1 s to 2 s with `cpu_s` CPU seconds, `m` messages of `size` bytes.
+fn thread(session: usize, cpu: usize, cpu_s: f64, m: u64, size: u64) -> ThreadCounters {
+    let c = (cpu_s * 1e9) as u64;
+    ThreadCounters {
+        session,
+        allowed_cpus: vec![cpu],
+        window_start: sample(1_000_000_000, 0, 0, 0, cpu),
+        window_mid: sample(1_500_000_000, c / 2, m / 2, m / 2 * size, cpu),
+        window_end: sample(2_000_000_000, c, m, m * size, cpu),
+        key_setup_cpu_ns: 1000,
+        verify_failures: 0,
+        verified_after: 0,
+        verify_after_failures: 0,
+        total_messages: m * 2,
+        rekeys: 0,
+    }
+}
+
+fn run(threads: Vec<ThreadCounters>) -> RawRun {
+    RawRun {
+        window_wall_ns: 1_000_000_000,
+        first_half_wall_ns: 500_000_000,
+        threads,
+        key_setup_ns: 500.0,
+        interrupted: false,
+    }
+}
+
+fn ctx(cores: usize) -> Context {
+    Context {
+        f: F,
+        cores,
+        core_ratio: Some(1.5),
+        timer_resolution_ns: 1,
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn two_threads_on_two_cores_follow_the_formulas() {
+    // Each thread: 1 CPU second, 10_000 messages of 1000 bytes in a 1 s window.
+    let raw = run(vec![
+        thread(0, 0, 1.0, 10_000, 1000),
+        thread(1, 1, 1.0, 10_000, 1000),
+    ]);
+    let (m, threads, warnings) = compute(&raw, ctx(2));
+    let sum_b = 2.0e7;
+    assert!(close(m.absolute_cycles_per_byte.unwrap(), F * 2.0 / sum_b)); // f·Σc/Σb = 200
+    assert!(close(m.apparent_cycles_per_byte.unwrap(), F * 1.0 / sum_b)); // f·W/Σb = 100
+    assert!(close(
+        m.absolute_cycles_per_message.unwrap(),
+        F * 2.0 / 20_000.0
+    ));
+    assert!(close(m.apparent_cycles_per_message.unwrap(), F / 20_000.0));
+    assert!(close(m.bytes_per_second, sum_b));
+    assert!(close(m.messages_per_second, 20_000.0));
+    assert!(close(m.parallelism.unwrap(), 2.0)); // apparent ≈ absolute / k on k cores
+    assert!(close(m.fairness.unwrap(), 1.0));
+    assert!(close(m.cpu_utilisation, 1.0));
+    assert!(close(m.core_cycles_per_byte_estimated.unwrap(), 300.0));
+    assert!(close(m.key_setup_cycles, 1000.0));
+    assert!(
+        m.core_cycles_per_byte.is_none(),
+        "no hw counters in the samples"
+    );
+    for t in &threads {
+        let b = 1.0e7;
+        assert!(close(t.absolute_cycles_per_byte.unwrap(), F * 1.0 / b));
+        // Per-thread apparent = f·W/(n·b_i); wall-clock = f·W/b_i.
+        assert!(close(
+            t.apparent_cycles_per_byte.unwrap(),
+            F * 1.0 / (2.0 * b)
+        ));
+        assert!(close(t.wall_clock_cycles_per_byte.unwrap(), F * 1.0 / b));
+    }
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+#[test]
+fn a_starved_thread_shows_high_per_thread_apparent_and_low_fairness() {
+    let raw = run(vec![
+        thread(0, 0, 0.98, 19_000, 1000),
+        thread(1, 0, 0.02, 1_000, 1000),
+    ]);
+    let (m, threads, _) = compute(&raw, ctx(1));
+    assert!(
+        threads[1].apparent_cycles_per_byte.unwrap()
+            > 10.0 * threads[0].apparent_cycles_per_byte.unwrap()
+    );
+    // Jain: (19000+1000)² / (2·(19000²+1000²)) = 4e8 / 7.24e8.
+    assert!(close(m.fairness.unwrap(), 4.0e8 / 7.24e8));
+    assert!(close(
+        m.max_thread_apparent_cycles_per_byte.unwrap(),
+        threads[1].apparent_cycles_per_byte.unwrap()
+    ));
+}
+
+#[test]
+fn a_thread_with_zero_bytes_is_flagged_as_starvation() {
+    let raw = run(vec![
+        thread(0, 0, 1.0, 10_000, 1000),
+        thread(1, 0, 0.0, 0, 1000),
+    ]);
+    let (m, threads, warnings) = compute(&raw, ctx(1));
+    assert!(
+        threads[1].apparent_cycles_per_byte.is_none(),
+        "no division by zero"
+    );
+    let w = warnings
+        .iter()
+        .find(|w| w.code == "starvation")
+        .expect("starvation warning");
+    assert_eq!(w.session, Some(1));
+    assert!(m.absolute_cycles_per_byte.is_some());
+}
+
+#[test]
+fn an_impossible_cpu_share_fails_the_result() {
+    // 1.5 CPU seconds in a 1 s window on one core.
+    let raw = run(vec![thread(0, 0, 1.5, 10_000, 1000)]);
+    let (_, _, warnings) = compute(&raw, ctx(1));
+    let w = warnings
+        .iter()
+        .find(|w| w.code == "impossible")
+        .expect("impossible warning");
+    assert!(w.fatal);
+}
+
+#[test]
+fn stolen_time_is_flagged_as_over_utilised() {
+    let raw = run(vec![
+        thread(0, 0, 0.5, 10_000, 1000),
+        thread(1, 1, 0.5, 10_000, 1000),
+    ]);
+    let (_, _, warnings) = compute(&raw, ctx(2));
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.code == "over-utilised" && !w.fatal),
+        "{warnings:?}"
+    );
+    // Fewer sessions than cores: not runnable on every core, so no such warning.
+    let raw = run(vec![thread(0, 0, 0.5, 10_000, 1000)]);
+    let (_, _, warnings) = compute(&raw, ctx(2));
+    assert!(!warnings.iter().any(|w| w.code == "over-utilised"));
+}
+
+#[test]
+fn too_few_messages_and_unsteady_throughput_are_flagged() {
+    let mut t = thread(0, 0, 1.0, 500, 1000);
+    let raw = run(vec![t.clone()]);
+    let (_, _, warnings) = compute(&raw, ctx(1));
+    assert!(warnings.iter().any(|w| w.code == "window-too-short"));
+    // Second half processes twice what the first did.
+    t = thread(0, 0, 1.0, 30_000, 1000);
+    t.window_mid.bytes = 10_000 * 1000;
+    let (_, _, warnings) = compute(&run(vec![t]), ctx(1));
+    assert!(
+        warnings.iter().any(|w| w.code == "not-steady"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn descheduled_threads_off_core_runs_and_bad_tags_are_flagged() {
+    let mut t = thread(0, 0, 1.0, 10_000, 1000);
+    t.window_end.wall_ns += 50_000_000; // sampled 5 % late
+    t.window_end.cpu = Some(3); // ran outside its allowed set
+    t.verify_failures = 2;
+    let (_, _, warnings) = compute(&run(vec![t]), ctx(1));
+    let codes: Vec<&str> = warnings.iter().map(|w| w.code).collect();
+    assert!(codes.contains(&"thread-interval"), "{codes:?}");
+    assert!(warnings.iter().any(|w| w.code == "off-core" && w.fatal));
+    assert!(warnings
+        .iter()
+        .any(|w| w.code == "verify-failed" && w.fatal));
+}
+
+#[test]
+fn hardware_cycles_are_used_when_every_thread_has_them() {
+    let mut t = thread(0, 0, 1.0, 10_000, 1000);
+    t.window_start.hw_cycles = Some(100);
+    t.window_end.hw_cycles = Some(100 + 3_000_000_000);
+    let (m, _, _) = compute(&run(vec![t]), ctx(1));
+    assert!(close(m.core_cycles_per_byte.unwrap(), 300.0));
+}
+
+#[test]
+fn jain_median_and_noise_helpers() {
+    assert!(close(jain_index(&[1.0, 1.0, 1.0]).unwrap(), 1.0));
+    assert!(close(jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap(), 0.25));
+    assert!(jain_index(&[]).is_none());
+    assert_eq!(metrics::median(&[3.0, 1.0, 2.0]), Some(2.0));
+    assert_eq!(metrics::median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    assert_eq!(metrics::median(&[]), None);
+    assert!(metrics::noisy(&[1.0, 1.04]).is_none());
+    assert_eq!(metrics::noisy(&[1.0, 1.06]).unwrap().code, "noisy");
+}
