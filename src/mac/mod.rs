@@ -164,43 +164,58 @@ pub struct MessageLoop<'a> {
 
 #[inline(always)]
 fn run_messages_generic<M: KeyedMac + ?Sized>(mac: &mut M, work: &mut MessageLoop<'_>, limit: u64) {
+    // Counters live in locals for the loop and are written back once: through `&mut work` the compiler
+    // would otherwise store them to memory every message.
     let tag_len = work.tag.len();
     let has_nonce = !work.nonce.is_empty();
     let ring = work.kept_slots.len();
-    let stop_at = work.messages.saturating_add(limit);
+    let schedule = work.schedule;
+    let pool = work.pool;
+    let phase = work.phase;
+    let seen = work.seen;
+    let verify = work.verify;
+    let mut next = work.next;
+    let mut messages = work.messages;
+    let mut bytes = work.bytes;
+    let mut failures = work.verify_failures;
+    let stop_at = messages.saturating_add(limit);
     loop {
-        let slot = work.next;
-        let (offset, len) = work.schedule[slot];
-        work.next = if slot + 1 == work.schedule.len() {
+        let slot = next;
+        let (offset, len) = schedule[slot];
+        next = if slot + 1 == schedule.len() {
             0
         } else {
             slot + 1
         };
-        let msg = &work.pool[offset as usize..offset as usize + len as usize];
+        let msg = &pool[offset as usize..offset as usize + len as usize];
         if has_nonce {
             let n = work.nonce.len().min(8);
             work.nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
         }
         mac.tag_into(work.nonce, msg, work.tag);
-        match work.verify {
+        match verify {
             VerifyMode::None => {}
             VerifyMode::Inline => {
                 let expected = &work.expected[slot * tag_len..(slot + 1) * tag_len];
                 let ok: bool = work.tag.ct_eq(expected).into();
-                work.verify_failures += u64::from(!ok);
+                failures += u64::from(!ok);
             }
             VerifyMode::After => {
-                let r = (work.messages % ring as u64) as usize;
+                let r = (messages % ring as u64) as usize;
                 work.kept[r * tag_len..(r + 1) * tag_len].copy_from_slice(work.tag);
                 work.kept_slots[r] = slot as u32;
             }
         }
-        work.messages += 1;
-        work.bytes += u64::from(len);
-        if work.phase.load(Ordering::Relaxed) != work.seen || work.messages >= stop_at {
-            return;
+        messages += 1;
+        bytes += u64::from(len);
+        if phase.load(Ordering::Relaxed) != seen || messages >= stop_at {
+            break;
         }
     }
+    work.next = next;
+    work.messages = messages;
+    work.bytes = bytes;
+    work.verify_failures = failures;
 }
 
 /// Implements [`KeyedMac::run_dyn`] for a concrete type by calling the monomorphised loop.
