@@ -4,6 +4,7 @@
 //! 2 for usage errors (bad flag values, unknown names), 1 for failures (a self-test failed, I/O).
 
 mod list;
+mod model;
 pub mod run;
 mod tag;
 
@@ -74,6 +75,8 @@ pub enum Command {
     Selftest(list::SelftestArgs),
     /// Print the hex tag of a file or standard input.
     Tag(tag::TagArgs),
+    /// Packet-size models and per-packet cost: Γ, the a + b·Nblk fit, prediction vs measurement.
+    Model(model::ModelArgs),
     /// Benchmark: n concurrent sessions, absolute and apparent cycles per byte (the default command).
     Run(run::RunArgs),
 }
@@ -93,6 +96,7 @@ pub fn main() -> i32 {
         Some(Command::Selftest(args)) => list::selftest(&args),
         Some(Command::Tag(args)) => tag::tag(&args),
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Model(args)) => model::model(&args),
         None => run::run(&run::RunArgs::default()),
     };
     match result {

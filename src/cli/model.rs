@@ -1,0 +1,425 @@
+//! `macbench model`: packet-size models and per-packet cost (METHODOLOGY §6, seeds 001 and 002).
+//!
+//! Three layers, each usable alone: the analytic table (mean size, Γ, compressions or block encryptions
+//! per packet); the cost fit `a + b·Nblk` from a measured size sweep (a results JSON, or `--measure` to run
+//! one); and the check of the prediction `a + b·Γ` against a direct measurement with sizes drawn from
+//! the model.
+
+use super::{resolve_algorithms, CliError};
+use crate::bench::{self, AutoPolicy};
+use crate::engine::{clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
+use crate::mac::{self, VerifyMode};
+use crate::report::{self, write_atomic};
+use crate::traffic::{self, CostModel, CostPoint, FitWeighting, SizeDistribution};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+#[derive(Debug, clap::Args)]
+pub struct ModelArgs {
+    /// Size models: built-in names (uniform, rule-of-thumb, three-impulse, caida, imix), `all`,
+    /// a CSV of size,weight, or a pcap/pcapng capture.
+    #[arg(long, default_value = "all")]
+    pub models: String,
+    /// Algorithms for the analytic table (comma-separated; presets paper, all).
+    #[arg(
+        long,
+        default_value = "hmac-md5,hmac-sha1,hmac-sha256,hmac-sha512,cmac-aes128,cbcmac-aes128"
+    )]
+    pub alg: String,
+    /// Fit the cost model to these results files (from `macbench run` with a size sweep).
+    #[arg(long, num_args = 1..)]
+    pub results: Vec<PathBuf>,
+    /// Measure a size sweep and each model directly (one pinned session per function), then fit and compare.
+    #[arg(long)]
+    pub measure: bool,
+    /// Backend for --measure (default: the first available per algorithm).
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Core for --measure.
+    #[arg(long, default_value_t = 0)]
+    pub core: usize,
+    /// Duration of each --measure run.
+    #[arg(long, default_value = "200ms")]
+    pub duration: String,
+    /// Message size at which to report the rejection capacity (forged packets/s one core can discard).
+    #[arg(long, default_value_t = 64)]
+    pub reject_size: u32,
+    /// Write the tables as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the prediction rows as CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Reproduce seed 001's analysis (Γ as printed and as correct, its errata, Tables 1 and 2).
+    #[arg(long)]
+    pub paper: bool,
+}
+
+/// The fitted cost of one function.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitRow {
+    pub algorithm: String,
+    pub backend: String,
+    pub accel: String,
+    pub sessions: u64,
+    /// `a`: fixed cycles per message.
+    pub fixed_cycles: f64,
+    /// `b`: cycles per block.
+    pub cycles_per_block: f64,
+    pub points: usize,
+    pub rms_relative_error: f64,
+    pub max_relative_error: f64,
+    pub r_squared: f64,
+    pub reject_size: u32,
+    /// Forged packets per second one core can reject at `reject_size` (seed 002's DoS question).
+    pub rejection_packets_per_second: f64,
+}
+
+/// Predicted (and, where measured, actual) cost of a model for one function.
+#[derive(Debug, Clone, Serialize)]
+pub struct PredictionRow {
+    pub model: String,
+    pub algorithm: String,
+    pub backend: String,
+    pub accel: String,
+    pub mean_bytes: f64,
+    pub gamma: f64,
+    pub predicted_cycles_per_packet: f64,
+    pub predicted_packets_per_second_per_core: f64,
+    pub measured_cycles_per_packet: Option<f64>,
+    /// (predicted − measured) / measured.
+    pub relative_difference: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct ModelOutput {
+    models: Vec<traffic::ModelRow>,
+    fits: Vec<FitRow>,
+    predictions: Vec<PredictionRow>,
+}
+
+fn resolve_models(spec: &str) -> Result<Vec<SizeDistribution>, CliError> {
+    let mut out = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if name == "all" {
+            out.extend(traffic::builtins());
+        } else {
+            out.push(
+                traffic::resolve_model(name)
+                    .map_err(|e| CliError::usage(format!("--models: {e}")))?,
+            );
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError::usage("--models names no model"));
+    }
+    Ok(out)
+}
+
+/// Read a results file as JSON, with one-line errors.
+fn read_results(path: &PathBuf) -> Result<Value, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::usage(format!("{}: not JSON ({e})", path.display())))?;
+    if v["tool"] != "macbench" || !v["results"].is_array() {
+        return Err(CliError::usage(format!(
+            "{}: not a macbench results file",
+            path.display()
+        )));
+    }
+    match v["schema_version"].as_u64() {
+        Some(n) if n <= u64::from(bench::SCHEMA_VERSION) => Ok(v),
+        Some(n) => Err(CliError::usage(format!(
+            "{}: schema_version {n} is newer than this macbench understands ({})",
+            path.display(),
+            bench::SCHEMA_VERSION
+        ))),
+        None => Err(CliError::usage(format!(
+            "{}: no schema_version",
+            path.display()
+        ))),
+    }
+}
+
+type FunctionKey = (String, String, String, u64);
+
+fn key_of(r: &Value) -> FunctionKey {
+    (
+        r["algorithm"].as_str().unwrap_or_default().to_string(),
+        r["backend"].as_str().unwrap_or_default().to_string(),
+        r["accel"].as_str().unwrap_or_default().to_string(),
+        r["sessions"].as_u64().unwrap_or(0),
+    )
+}
+
+/// Fit every function of a results document that has a fixed-size sweep; predict every model; match
+/// measured model runs in the same document.
+fn analyse(
+    doc: &Value,
+    models: &[SizeDistribution],
+    reject_size: u32,
+    fits: &mut Vec<FitRow>,
+    predictions: &mut Vec<PredictionRow>,
+) -> Result<(), CliError> {
+    let f = doc["clock"]["reference_hz"].as_f64().unwrap_or(0.0);
+    let results = doc["results"].as_array().cloned().unwrap_or_default();
+    let mut keys: Vec<FunctionKey> = Vec::new();
+    for r in &results {
+        let k = key_of(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for key in keys {
+        let Some(algorithm) = mac::algorithm(&key.0) else {
+            continue;
+        };
+        if algorithm.family == mac::Family::Null {
+            continue;
+        }
+        let mine: Vec<&Value> = results
+            .iter()
+            .filter(|r| key_of(r) == key && r["failed"] != true)
+            .collect();
+        let points: Vec<CostPoint> = mine
+            .iter()
+            .filter_map(|r| {
+                Some(CostPoint {
+                    size: r["size"].as_u64()?,
+                    cycles_per_message: r["metrics"]["absolute_cycles_per_message"].as_f64()?,
+                })
+            })
+            .collect();
+        let model = match CostModel::fit(algorithm.block_rule, &points, FitWeighting::Relative) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("macbench: {}/{}/{}: no cost fit: {e}", key.0, key.1, key.2);
+                continue;
+            }
+        };
+        fits.push(FitRow {
+            algorithm: key.0.clone(),
+            backend: key.1.clone(),
+            accel: key.2.clone(),
+            sessions: key.3,
+            fixed_cycles: model.fixed_cycles,
+            cycles_per_block: model.cycles_per_block,
+            points: model.quality.points,
+            rms_relative_error: model.quality.rms_relative_error,
+            max_relative_error: model.quality.max_relative_error,
+            r_squared: model.quality.r_squared,
+            reject_size,
+            rejection_packets_per_second: model.rejection_capacity(u64::from(reject_size), f),
+        });
+        for dist in models {
+            let measured = mine
+                .iter()
+                .find(|r| r["size"].as_str() == Some(dist.name()))
+                .and_then(|r| r["metrics"]["absolute_cycles_per_message"].as_f64());
+            let predicted = model.predict(dist);
+            predictions.push(PredictionRow {
+                model: dist.name().to_string(),
+                algorithm: key.0.clone(),
+                backend: key.1.clone(),
+                accel: key.2.clone(),
+                mean_bytes: dist.mean(),
+                gamma: dist.gamma(algorithm.block_rule),
+                predicted_cycles_per_packet: predicted,
+                predicted_packets_per_second_per_core: model.packets_per_second(dist, f),
+                measured_cycles_per_packet: measured,
+                relative_difference: measured.map(|m| (predicted - m) / m),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Run the sweep and the model runs for `--measure`, one pinned session per function.
+fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Value, CliError> {
+    let functions = super::run::resolve_functions(&args.alg, args.backend.as_deref(), "hw")?;
+    let duration = super::run::parse_duration("--duration", &args.duration)?;
+    let online = crate::host::online_cpus();
+    if !online.contains(&args.core) {
+        return Err(CliError::usage(format!(
+            "--core {}: not online; online CPUs: {}",
+            args.core,
+            crate::engine::format_cpu_list(&online)
+        )));
+    }
+    let clock = clock::clock_info();
+    let mut sources: Vec<SizeSource> = super::run::DEFAULT_SIZES
+        .iter()
+        .map(|&size| SizeSource::Fixed { size })
+        .collect();
+    sources.extend(models.iter().map(|d| SizeSource::Model {
+        name: d.name().to_string(),
+        mean_bytes: d.mean(),
+        sequence: Arc::new(d.sample_sequence(1, 65_536)),
+    }));
+    let cancel = AtomicBool::new(false);
+    let mut results = Vec::new();
+    eprintln!(
+        "macbench: measuring {} function(s) × {} sizes/models, 1 session on CPU {}",
+        functions.len(),
+        sources.len(),
+        args.core
+    );
+    for f in &functions {
+        for size in &sources {
+            let scenario = Scenario {
+                function: *f,
+                size: size.clone(),
+                sessions: 1,
+                cores: vec![args.core],
+                pinning: Pinning::RoundRobin,
+                duration,
+                window_start: duration / 5,
+                window_end: duration * 9 / 10,
+                data: DataMode::Unique,
+                keys: KeyMode::PerSession,
+                verify: VerifyMode::None,
+                rekey_every: None,
+                seed: 1,
+            };
+            let r = bench::run_scenario(scenario, 3, AutoPolicy::default(), &clock, &cancel)
+                .map_err(|e| CliError::failure(e.to_string()))?;
+            results.push(r);
+        }
+    }
+    let doc = bench::Document {
+        schema_version: bench::SCHEMA_VERSION,
+        tool: "macbench",
+        host: crate::host::Host::detect(),
+        clock,
+        scenario: serde_json::json!({"command": "model --measure"}),
+        harness: None,
+        results,
+        partial: false,
+    };
+    serde_json::to_value(&doc).map_err(|e| CliError::failure(e.to_string()))
+}
+
+fn opt(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
+    v.map_or("-".to_string(), fmt)
+}
+
+pub fn model(args: &ModelArgs) -> Result<(), CliError> {
+    if args.paper {
+        print!("{}", traffic::paper_report());
+        return Ok(());
+    }
+    let models = resolve_models(&args.models)?;
+    let names = resolve_algorithms(&args.alg)?;
+    let algorithms: Vec<&mac::Algorithm> = names.iter().filter_map(|n| mac::algorithm(n)).collect();
+    let docs: Vec<Value> = args
+        .results
+        .iter()
+        .map(read_results)
+        .collect::<Result<_, _>>()?;
+
+    let rows = traffic::model_rows(&models, &algorithms);
+    println!(
+        "{:<16} {:>9} {:<16} {:>8} {:>9} {:>9} {:>9}",
+        "model", "mean B", "algorithm", "Γ", "Γ+1", "Γ+3", "blk ops"
+    );
+    for r in &rows {
+        println!(
+            "{:<16} {:>9.2} {:<16} {:>8.3} {:>9} {:>9} {:>9.3}",
+            r.model,
+            r.mean_bytes,
+            r.algorithm,
+            r.gamma,
+            opt(r.compressions_per_packet_precomputed, |v| format!("{v:.3}")),
+            opt(r.compressions_per_packet_rehashed, |v| format!("{v:.3}")),
+            r.block_ops_per_packet
+        );
+    }
+    println!("(Γ = mean blocks per packet; HMAC: Γ+1 compressions with precomputed pads, Γ+3 rehashing them)");
+
+    let mut fits = Vec::new();
+    let mut predictions = Vec::new();
+    let mut measured_docs = docs;
+    if args.measure {
+        measured_docs.push(measure(args, &models)?);
+    }
+    for doc in &measured_docs {
+        analyse(doc, &models, args.reject_size, &mut fits, &mut predictions)?;
+    }
+    if !fits.is_empty() {
+        println!("\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)");
+        println!(
+            "{:<30} {:>10} {:>10} {:>8} {:>8} {:>16}",
+            "function", "a (fixed)", "b (/blk)", "rms err", "max err", "reject pkt/s"
+        );
+        for f in &fits {
+            println!(
+                "{:<30} {:>10.1} {:>10.2} {:>7.1}% {:>7.1}% {:>16.0}",
+                format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
+                f.fixed_cycles,
+                f.cycles_per_block,
+                f.rms_relative_error * 100.0,
+                f.max_relative_error * 100.0,
+                f.rejection_packets_per_second
+            );
+        }
+        println!(
+            "(reject pkt/s: forged {}-byte packets one core can verify and discard per second)",
+            args.reject_size
+        );
+        println!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
+        println!(
+            "{:<30} {:<14} {:>10} {:>12} {:>12} {:>8}",
+            "function", "model", "pred c/pkt", "pkt/s/core", "meas c/pkt", "diff"
+        );
+        for p in &predictions {
+            println!(
+                "{:<30} {:<14} {:>10.0} {:>12.0} {:>12} {:>8}",
+                format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
+                p.model,
+                p.predicted_cycles_per_packet,
+                p.predicted_packets_per_second_per_core,
+                opt(p.measured_cycles_per_packet, |v| format!("{v:.0}")),
+                opt(p.relative_difference, |v| format!("{:+.1}%", v * 100.0))
+            );
+        }
+    } else if !measured_docs.is_empty() {
+        eprintln!(
+            "macbench: no function in the results has a size sweep to fit (need ≥ 2 fixed sizes)"
+        );
+    }
+
+    let output = ModelOutput {
+        models: rows,
+        fits,
+        predictions,
+    };
+    if let Some(path) = &args.json {
+        let mut bytes =
+            serde_json::to_vec_pretty(&output).map_err(|e| CliError::failure(e.to_string()))?;
+        bytes.push(b'\n');
+        write_atomic(path, &bytes).map_err(CliError::failure)?;
+    }
+    if let Some(path) = &args.csv {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        if output.predictions.is_empty() {
+            for r in &output.models {
+                w.serialize(r)
+                    .map_err(|e| CliError::failure(e.to_string()))?;
+            }
+        } else {
+            for r in &output.predictions {
+                w.serialize(r)
+                    .map_err(|e| CliError::failure(e.to_string()))?;
+            }
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| CliError::failure(e.to_string()))?;
+        report::write_atomic(path, &bytes).map_err(CliError::failure)?;
+    }
+    Ok(())
+}
