@@ -13,7 +13,7 @@
 pub mod affinity;
 pub mod clock;
 
-use crate::mac::{Function, KeyParams, KeyedMac, MessageLoop, VerifyMode, MAX_TAG_LEN};
+use crate::mac::{Function, KeyParams, MessageLoop, VerifyMode, MAX_TAG_LEN};
 use rand::{RngCore, SeedableRng};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -597,11 +597,4 @@ fn session_thread(ctx: SessionContext) -> Result<ThreadCounters, String> {
 fn fill_nonce(nonce: &mut [u8], slot: usize) {
     let n = nonce.len().min(8);
     nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
-}
-
-/// Used by tests and `KeyedMac` users that need a one-off keyed object.
-pub fn keyed(function: &Function, key: &[u8]) -> Result<Box<dyn KeyedMac>, EngineError> {
-    function
-        .with_key(key, KeyParams::default())
-        .map_err(|e| EngineError::Key(e.to_string()))
 }

@@ -12,7 +12,7 @@ use digest::{KeyInit, Mac};
 pub static BACKEND: Backend = Backend {
     name: "rustcrypto",
     description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher) and tiny-keccak for KMAC",
-    version: version,
+    version,
     availability: || Availability::Available,
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
