@@ -1,0 +1,58 @@
+//! `--auto` (seed 000, Fig. 3): a flagged result is adjusted and re-run, and what changed is reported.
+//! The scenario is chosen so the flag is certain on any machine: 64 KiB HMAC-SHA512 messages in a window
+//! of a few tens of milliseconds cannot reach 1000 messages per thread (that would need > 2 GB/s of
+//! SHA-512 on one core).
+
+use macbench::bench::{self, AutoPolicy};
+use macbench::engine::{clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
+use macbench::mac::{self, VerifyMode};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+#[test]
+fn auto_lengthens_the_run_until_a_bound_and_says_so() {
+    let function = mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "hmac-sha512" && f.backend.name == "rustcrypto")
+        .unwrap();
+    let scenario = Scenario {
+        function,
+        size: SizeSource::Fixed { size: 65_536 },
+        sessions: 1,
+        cores: vec![macbench::host::online_cpus()[0]],
+        pinning: Pinning::RoundRobin,
+        duration: Duration::from_millis(20),
+        window_start: Duration::from_millis(4),
+        window_end: Duration::from_millis(18),
+        data: DataMode::Unique,
+        keys: KeyMode::PerSession,
+        verify: VerifyMode::None,
+        rekey_every: None,
+        seed: 1,
+    };
+    let clock = clock::ClockInfo {
+        reference_hz: 2e9,
+        reference_source: "test".into(),
+        core_hz_estimated: None,
+        core_to_reference_ratio: None,
+        hardware_cycles: "test".into(),
+        timer_resolution_ns: 1,
+    };
+    let policy = AutoPolicy { enabled: true, max_duration: Duration::from_millis(40), max_repeats: 3, max_rounds: 3 };
+    let r = bench::run_scenario(scenario, 1, policy, &clock, &AtomicBool::new(false)).unwrap();
+    assert!(r.warnings.iter().any(|w| w.code == "window-too-short"), "{:?}", r.warnings);
+    assert!(r.adjustments[0].starts_with("round 1: duration → 0.040 s"), "{:?}", r.adjustments);
+    assert!(r.adjustments.last().unwrap().contains("bound reached"), "{:?}", r.adjustments);
+    assert_eq!(r.scenario.duration, Duration::from_millis(40));
+    assert!(r.scenario.window_end <= r.scenario.duration);
+
+    // Without --auto nothing is adjusted.
+    let mut off = policy;
+    off.enabled = false;
+    let mut s = r.scenario.clone();
+    s.duration = Duration::from_millis(20);
+    s.window_start = Duration::from_millis(4);
+    s.window_end = Duration::from_millis(18);
+    let r = bench::run_scenario(s, 1, off, &clock, &AtomicBool::new(false)).unwrap();
+    assert!(r.adjustments.is_empty());
+}
