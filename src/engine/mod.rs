@@ -11,6 +11,7 @@
 //! has the whole background load on both sides of the window.
 
 pub mod affinity;
+pub mod child;
 pub mod clock;
 
 use crate::mac::{Function, KeyParams, MessageLoop, VerifyMode, MAX_TAG_LEN};
@@ -247,8 +248,25 @@ pub fn format_cpu_list(cpus: &[usize]) -> String {
 
 /// The data every session reads: one shared pool and one cyclic schedule of (offset, length).
 pub struct Workload {
-    pub pool: Vec<u8>,
+    pub pool: Arc<Vec<u8>>,
     pub schedule: Vec<(u32, u32)>,
+}
+
+/// Random pool of `len` bytes for `seed`, shared between scenarios and repeats: filling 16 MiB costs more
+/// than a short run's window, and the bytes do not depend on the scenario.
+fn random_pool(len: usize, seed: u64) -> Arc<Vec<u8>> {
+    static LAST: std::sync::Mutex<Option<(usize, u64, Arc<Vec<u8>>)>> = std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((l, s, pool)) = last.as_ref() {
+        if *l == len && *s == seed {
+            return Arc::clone(pool);
+        }
+    }
+    let mut pool = vec![0u8; len];
+    rand::rngs::StdRng::seed_from_u64(seed).fill_bytes(&mut pool);
+    let pool = Arc::new(pool);
+    *last = Some((len, seed, Arc::clone(&pool)));
+    pool
 }
 
 impl Workload {
@@ -259,8 +277,7 @@ impl Workload {
             DataMode::Unique => MIN_POOL_BYTES.max(max * 4),
             DataMode::Same => max.max(1),
         };
-        let mut pool = vec![0u8; pool_len];
-        rand::rngs::StdRng::seed_from_u64(s.seed).fill_bytes(&mut pool);
+        let pool = random_pool(pool_len, s.seed);
         let cap = if s.verify == VerifyMode::Inline {
             MAX_INLINE_SCHEDULE
         } else {
@@ -304,6 +321,9 @@ struct Shared {
 /// Run one scenario once. `cancel` is polled between phases (Ctrl-C ends the run early, keeping what was
 /// measured if the window had finished).
 pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
+    if child::needed(s) {
+        return child::run(s, cancel); // `sw`: the same engine in a software-only child process
+    }
     validate(s, &crate::host::online_cpus())?;
     let workload = Arc::new(Workload::build(s));
     let key_setup_ns = measure_key_setup(s)?;
