@@ -151,16 +151,8 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     }
     println!();
     println!(
-        "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
-        "algorithm",
-        "backend",
-        "accel",
-        "status",
-        "key",
-        "tag",
-        "block",
-        "nonce",
-        "self-test / reason"
+        "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  self-test / reason",
+        "algorithm", "backend", "accel", "status", "key", "tag", "block", "nonce"
     );
     for r in &rows {
         let status = if r.available { "available" } else { "unavail." };

@@ -255,7 +255,8 @@ pub struct Workload {
 /// Random pool of `len` bytes for `seed`, shared between scenarios and repeats: filling 16 MiB costs more
 /// than a short run's window, and the bytes do not depend on the scenario.
 fn random_pool(len: usize, seed: u64) -> Arc<Vec<u8>> {
-    static LAST: std::sync::Mutex<Option<(usize, u64, Arc<Vec<u8>>)>> = std::sync::Mutex::new(None);
+    type Cached = Option<(usize, u64, Arc<Vec<u8>>)>;
+    static LAST: std::sync::Mutex<Cached> = std::sync::Mutex::new(None);
     let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((l, s, pool)) = last.as_ref() {
         if *l == len && *s == seed {
@@ -587,7 +588,6 @@ fn session_thread(ctx: SessionContext) -> Result<ThreadCounters, String> {
     let kept_count = (work.messages as usize).min(ring);
     let messages = work.messages;
     let verify_failures = work.verify_failures;
-    drop(work);
     for r in 0..kept_count {
         let slot = kept_slots[r] as usize;
         let (off, len) = wl.schedule[slot];
