@@ -79,6 +79,9 @@ pub enum Command {
     Model(model::ModelArgs),
     /// Benchmark: n concurrent sessions, absolute and apparent cycles per byte (the default command).
     Run(run::RunArgs),
+    /// Internal: the software-only (`--accel sw`) child process; MODE is run, serve or caps.
+    #[command(name = "__child", hide = true)]
+    Child { mode: String },
 }
 
 /// Parse arguments and run; returns the process exit code.
@@ -97,6 +100,9 @@ pub fn main() -> i32 {
         Some(Command::Tag(args)) => tag::tag(&args),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Model(args)) => model::model(&args),
+        Some(Command::Child { mode }) => {
+            crate::engine::child::child_main(&mode).map_err(CliError::failure)
+        }
         None => run::run(&run::RunArgs::default()),
     };
     match result {

@@ -10,6 +10,7 @@
 //! it. Key setup (`Entry::new`) is kept apart from per-message work so the engine can time them separately.
 
 pub mod algorithm;
+pub mod cryptopp;
 pub mod null;
 pub mod openssl;
 pub mod rustcrypto;
@@ -255,21 +256,40 @@ pub struct Backend {
 }
 
 /// The one table of backends. Adding a backend is one line here.
-pub static BACKENDS: &[&Backend] = &[&openssl::BACKEND, &rustcrypto::BACKEND, &null::BACKEND];
+pub static BACKENDS: &[&Backend] = &[
+    &openssl::BACKEND,
+    &rustcrypto::BACKEND,
+    &cryptopp::BACKEND,
+    &null::BACKEND,
+];
 
 /// Backends named for an algorithm that none implements yet, with the reason `list` shows.
+#[cfg(have_cryptopp)]
+pub static PLANNED: &[(&str, &str, &str)] = &[];
+
+/// Backends named for an algorithm that none implements yet, with the reason `list` shows.
+#[cfg(not(have_cryptopp))]
 pub static PLANNED: &[(&str, &str, &str)] = &[
     (
         "vmac-aes128-64",
         "cryptopp",
-        "VMAC arrives with the Crypto++ backend (not built yet)",
+        "VMAC comes only with the Crypto++ backend, which is not built: install libcrypto++-dev and rebuild",
     ),
     (
         "vmac-aes128-128",
         "cryptopp",
-        "VMAC arrives with the Crypto++ backend (not built yet)",
+        "VMAC comes only with the Crypto++ backend, which is not built: install libcrypto++-dev and rebuild",
     ),
 ];
+
+/// Backends with no run-time switch for their instruction-set extensions: `list` shows their `sw` rows
+/// as unavailable with this reason, and `--accel sw` skips them.
+pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[(
+    "rustcrypto",
+    "no run-time switch: the RustCrypto crates pick AES-NI/SHA-NI/CLMUL/AVX2 through `cpufeatures` \
+     (CPUID, cached); the portable code needs a rebuild with RUSTFLAGS '--cfg aes_backend=\"soft\" \
+     --cfg sha2_backend=\"soft\" --cfg polyval_backend=\"soft\"' (and blake3's `pure` feature)",
+)];
 
 /// A function: algorithm × backend × acceleration, ready to key.
 #[derive(Clone, Copy)]
@@ -278,6 +298,8 @@ pub struct Function {
     pub backend: &'static Backend,
     pub accel: Accel,
     new: KeyFn,
+    /// Set on `sw` rows of backends without a run-time switch ([`NO_SOFTWARE_ONLY`]): why not.
+    no_switch: Option<&'static str>,
 }
 
 impl fmt::Debug for Function {
@@ -331,16 +353,33 @@ impl Function {
         }
     }
 
+    /// Whether this function can run here: the backend's own availability, and for `sw` whether the
+    /// software-only child process can be started ([`crate::engine::child`]).
     pub fn availability(&self) -> Availability {
-        (self.backend.availability)()
+        if let Some(why) = self.no_switch {
+            return Availability::Unavailable(why.to_string());
+        }
+        match ((self.backend.availability)(), self.accel) {
+            (Availability::Available, Accel::Sw) => {
+                crate::engine::child::software_only_availability()
+            }
+            (other, _) => other,
+        }
     }
 }
 
 /// Every registered function, in registry order (algorithm order of `ALGORITHMS`, then backend order).
+///
+/// Backends listed in [`NO_SOFTWARE_ONLY`] get an unavailable `sw` row next to each `hw` entry, so `list`
+/// says why there is no software-only variant instead of leaving it out.
 pub fn functions() -> Vec<Function> {
     let mut out = Vec::new();
     for algorithm in ALGORITHMS {
         for backend in BACKENDS {
+            let no_switch = NO_SOFTWARE_ONLY
+                .iter()
+                .find(|(b, _)| *b == backend.name)
+                .map(|(_, why)| *why);
             for entry in backend
                 .entries
                 .iter()
@@ -351,11 +390,30 @@ pub fn functions() -> Vec<Function> {
                     backend,
                     accel: entry.accel,
                     new: entry.new,
+                    no_switch: None,
                 });
+                if let (Some(why), Accel::Hw) = (no_switch, entry.accel) {
+                    out.push(Function {
+                        algorithm,
+                        backend,
+                        accel: Accel::Sw,
+                        new: no_software_only,
+                        no_switch: Some(why),
+                    });
+                }
             }
         }
     }
     out
+}
+
+/// Key function of the synthesised `sw` rows of [`NO_SOFTWARE_ONLY`] backends.
+fn no_software_only(_: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    Err(MacError::Backend {
+        backend: "-",
+        algorithm: "-",
+        reason: "this backend has no software-only variant (see `macbench list`)".to_string(),
+    })
 }
 
 /// Look a backend up by name.

@@ -15,65 +15,73 @@ use openssl_sys as ffi;
 use std::ffi::CStr;
 use std::ptr;
 
+/// One line per algorithm gives two entries: `hw` in this process, and `sw`, which runs in the child
+/// process started with `OPENSSL_ia32cap` masking AES-NI, PCLMULQDQ, SHA, AVX, AVX2 and AVX-512
+/// ([`crate::engine::child`]); in the parent the `sw` key function hands out a proxy to that child.
+macro_rules! entries {
+    ($($alg:literal => $new:expr),* $(,)?) => {
+        &[
+            $(Entry { algorithm: $alg, accel: Accel::Hw, new: $new },)*
+            $(Entry {
+                algorithm: $alg,
+                accel: Accel::Sw,
+                new: |k, p| crate::engine::child::software_only_key("openssl", $alg, k, p, $new),
+            },)*
+        ]
+    };
+}
+
 pub static BACKEND: Backend = Backend {
     name: "openssl",
     description: "system OpenSSL 3 libcrypto, EVP_MAC API (contexts reused across messages)",
     version,
     availability,
-    entries: &[
-        hw("hmac-md5", |k, p| {
-            EvpMac::new("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
-        }),
-        hw("hmac-sha1", |k, p| {
-            EvpMac::new("hmac-sha1", "HMAC", Some(("digest", "SHA1")), k, p)
-        }),
-        hw("hmac-sha256", |k, p| {
-            EvpMac::new("hmac-sha256", "HMAC", Some(("digest", "SHA2-256")), k, p)
-        }),
-        hw("hmac-sha512", |k, p| {
-            EvpMac::new("hmac-sha512", "HMAC", Some(("digest", "SHA2-512")), k, p)
-        }),
-        hw("hmac-sha3-256", |k, p| {
-            EvpMac::new("hmac-sha3-256", "HMAC", Some(("digest", "SHA3-256")), k, p)
-        }),
-        hw("cmac-aes128", |k, p| {
-            EvpMac::new("cmac-aes128", "CMAC", Some(("cipher", "AES-128-CBC")), k, p)
-        }),
-        hw("cmac-aes256", |k, p| {
-            EvpMac::new("cmac-aes256", "CMAC", Some(("cipher", "AES-256-CBC")), k, p)
-        }),
-        hw("cbcmac-aes128", CbcMac::new_aes128),
-        hw("gmac-aes128", |k, p| {
-            EvpMac::new("gmac-aes128", "GMAC", Some(("cipher", "AES-128-GCM")), k, p)
-        }),
-        hw("poly1305", |k, p| {
-            EvpMac::new("poly1305", "POLY1305", None, k, p)
-        }),
-        hw("kmac128", |k, p| {
-            EvpMac::new("kmac128", "KMAC-128", None, k, p)
-        }),
-        hw("kmac256", |k, p| {
-            EvpMac::new("kmac256", "KMAC-256", None, k, p)
-        }),
-        hw("blake2b-keyed", |k, p| {
-            EvpMac::new("blake2b-keyed", "BLAKE2BMAC", None, k, p)
-        }),
-        hw("blake2s-keyed", |k, p| {
-            EvpMac::new("blake2s-keyed", "BLAKE2SMAC", None, k, p)
-        }),
-        hw("siphash-2-4", |k, p| {
-            EvpMac::new("siphash-2-4", "SIPHASH", None, k, p)
-        }),
+    entries: entries![
+        "hmac-md5" => |k, p| {
+            EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
+        },
+        "hmac-sha1" => |k, p| {
+            EvpMac::keyed("hmac-sha1", "HMAC", Some(("digest", "SHA1")), k, p)
+        },
+        "hmac-sha256" => |k, p| {
+            EvpMac::keyed("hmac-sha256", "HMAC", Some(("digest", "SHA2-256")), k, p)
+        },
+        "hmac-sha512" => |k, p| {
+            EvpMac::keyed("hmac-sha512", "HMAC", Some(("digest", "SHA2-512")), k, p)
+        },
+        "hmac-sha3-256" => |k, p| {
+            EvpMac::keyed("hmac-sha3-256", "HMAC", Some(("digest", "SHA3-256")), k, p)
+        },
+        "cmac-aes128" => |k, p| {
+            EvpMac::keyed("cmac-aes128", "CMAC", Some(("cipher", "AES-128-CBC")), k, p)
+        },
+        "cmac-aes256" => |k, p| {
+            EvpMac::keyed("cmac-aes256", "CMAC", Some(("cipher", "AES-256-CBC")), k, p)
+        },
+        "cbcmac-aes128" => CbcMac::new_aes128,
+        "gmac-aes128" => |k, p| {
+            EvpMac::keyed("gmac-aes128", "GMAC", Some(("cipher", "AES-128-GCM")), k, p)
+        },
+        "poly1305" => |k, p| {
+            EvpMac::keyed("poly1305", "POLY1305", None, k, p)
+        },
+        "kmac128" => |k, p| {
+            EvpMac::keyed("kmac128", "KMAC-128", None, k, p)
+        },
+        "kmac256" => |k, p| {
+            EvpMac::keyed("kmac256", "KMAC-256", None, k, p)
+        },
+        "blake2b-keyed" => |k, p| {
+            EvpMac::keyed("blake2b-keyed", "BLAKE2BMAC", None, k, p)
+        },
+        "blake2s-keyed" => |k, p| {
+            EvpMac::keyed("blake2s-keyed", "BLAKE2SMAC", None, k, p)
+        },
+        "siphash-2-4" => |k, p| {
+            EvpMac::keyed("siphash-2-4", "SIPHASH", None, k, p)
+        },
     ],
 };
-
-const fn hw(algorithm: &'static str, new: super::KeyFn) -> Entry {
-    Entry {
-        algorithm,
-        accel: Accel::Hw,
-        new,
-    }
-}
 
 // Parameter constructors that openssl-sys does not declare (OpenSSL 3 public API, <openssl/params.h>).
 extern "C" {
@@ -83,11 +91,158 @@ extern "C" {
         bsize: size_t,
     ) -> ffi::OSSL_PARAM;
     fn OSSL_PARAM_construct_size_t(key: *const c_char, buf: *mut size_t) -> ffi::OSSL_PARAM;
+    // <openssl/crypto.h>; openssl-sys does not declare it.
+    fn OPENSSL_info(kind: c_int) -> *const c_char;
 }
 
-/// The libcrypto version string, e.g. "OpenSSL 3.0.19 27 Jan 2026".
+/// `OPENSSL_INFO_CPU_SETTINGS` in <openssl/crypto.h>.
+const OPENSSL_INFO_CPU_SETTINGS: c_int = 1008;
+
+/// The libcrypto version string, e.g. "OpenSSL 3.0.19 27 Jan 2026", and for the record the capability
+/// vector this process's libcrypto uses and the one the sw child's libcrypto reports.
 pub fn version() -> String {
-    openssl::version::version().to_string()
+    let mut out = openssl::version::version().to_string();
+    let Some(here) = ia32cap() else {
+        return out;
+    };
+    if crate::engine::child::in_software_only_child() {
+        out.push_str(&format!("; this sw child: {}", here.describe()));
+        return out;
+    }
+    out.push_str(&format!("; hw: {}", here.describe()));
+    match crate::engine::child::capabilities() {
+        Ok(caps) => {
+            if let Some(sw) = caps.openssl {
+                out.push_str(&format!("; sw child: {}", sw.describe()));
+            }
+        }
+        Err(e) => out.push_str(&format!("; sw child: {e}")),
+    }
+    out
+}
+
+/// The x86 capability vector libcrypto uses, as `OPENSSL_info(OPENSSL_INFO_CPU_SETTINGS)` reports it:
+/// `OPENSSL_ia32cap=0x<LV0>:0x<LV1>` (after any `OPENSSL_ia32cap` environment mask) ` env:<mask>`.
+/// This is the public API over the internal `OPENSSL_ia32cap_P`, which Debian's libcrypto does not export.
+pub fn ia32cap() -> Option<Ia32Cap> {
+    // SAFETY: OPENSSL_info returns NULL or a pointer to a static NUL-terminated string.
+    let text = unsafe {
+        let p = OPENSSL_info(OPENSSL_INFO_CPU_SETTINGS);
+        if p.is_null() {
+            return None;
+        }
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    };
+    Ia32Cap::parse(&text)
+}
+
+/// OpenSSL's first two logical capability vectors (OPENSSL_ia32cap(3)): LV0 = CPUID(1).EDX | ECX << 32,
+/// LV1 = CPUID(7,0).EBX | ECX << 32.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Ia32Cap {
+    pub lv0: u64,
+    pub lv1: u64,
+    /// The `OPENSSL_ia32cap` environment value libcrypto applied, if any.
+    pub env: Option<String>,
+}
+
+/// A named capability bit: (name, logical vector, bit).
+pub type CapBit = (&'static str, usize, u32);
+
+/// What `--accel sw` switches off, with OPENSSL_ia32cap(3)'s bit numbers. XOP (AMD's VEX-coded vector
+/// extension) is included with the AVX family; SSE2/SSSE3 stay (x86-64 baseline and OpenSSL's
+/// constant-time vector-permute AES, which uses no AES instructions).
+pub const SOFTWARE_ONLY_MASK: &[CapBit] = &[
+    ("pclmulqdq", 0, 33),
+    ("xop", 0, 43),
+    ("aesni", 0, 57),
+    ("avx", 0, 60),
+    ("avx2", 1, 5),
+    ("avx512f", 1, 16),
+    ("avx512dq", 1, 17),
+    ("avx512ifma", 1, 21),
+    ("avx512pf", 1, 26),
+    ("avx512er", 1, 27),
+    ("avx512cd", 1, 28),
+    ("sha", 1, 29),
+    ("avx512bw", 1, 30),
+    ("avx512vl", 1, 31),
+    ("avx512vbmi", 1, 32 + 1),
+    ("avx512vbmi2", 1, 32 + 6),
+    ("vaes", 1, 32 + 9),
+    ("vpclmulqdq", 1, 32 + 10),
+    ("avx512vnni", 1, 32 + 11),
+    ("avx512bitalg", 1, 32 + 12),
+    ("avx512vpopcntdq", 1, 32 + 14),
+];
+
+/// Bits shown by `describe` (the ones MAC code paths test).
+const SHOWN: &[CapBit] = &[
+    ("ssse3", 0, 41),
+    ("pclmulqdq", 0, 33),
+    ("aesni", 0, 57),
+    ("avx", 0, 60),
+    ("avx2", 1, 5),
+    ("sha", 1, 29),
+    ("avx512f", 1, 16),
+    ("vaes", 1, 32 + 9),
+    ("vpclmulqdq", 1, 32 + 10),
+];
+
+/// The `OPENSSL_ia32cap` value that clears [`SOFTWARE_ONLY_MASK`]: `~LV0mask:~LV1mask`.
+pub fn software_only_env() -> String {
+    let mut mask = [0u64; 2];
+    for &(_, lv, bit) in SOFTWARE_ONLY_MASK {
+        mask[lv] |= 1 << bit;
+    }
+    format!("~{:#x}:~{:#x}", mask[0], mask[1])
+}
+
+impl Ia32Cap {
+    /// Parse `[CPUINFO: ]OPENSSL_ia32cap=0x…:0x…[ env:…]`.
+    pub fn parse(text: &str) -> Option<Ia32Cap> {
+        let rest = &text[text.find("OPENSSL_ia32cap=")? + "OPENSSL_ia32cap=".len()..];
+        let (vectors, env) = match rest.split_once(" env:") {
+            Some((v, e)) => (v, Some(e.trim().to_string())),
+            None => (rest.trim(), None),
+        };
+        let mut parts = vectors.split(':');
+        let hex =
+            |s: Option<&str>| u64::from_str_radix(s?.trim().trim_start_matches("0x"), 16).ok();
+        Some(Ia32Cap {
+            lv0: hex(parts.next())?,
+            lv1: hex(parts.next()).unwrap_or(0),
+            env,
+        })
+    }
+
+    pub fn has(&self, lv: usize, bit: u32) -> bool {
+        let v = if lv == 0 { self.lv0 } else { self.lv1 };
+        v & (1 << bit) != 0
+    }
+
+    /// Names of the [`SOFTWARE_ONLY_MASK`] bits still set (empty when the sw switch took effect).
+    pub fn extensions_left(&self) -> Vec<&'static str> {
+        SOFTWARE_ONLY_MASK
+            .iter()
+            .filter(|&&(_, lv, bit)| self.has(lv, bit))
+            .map(|&(name, _, _)| name)
+            .collect()
+    }
+
+    /// `OPENSSL_ia32cap=0x…:0x… (+aesni -avx2 …)`.
+    pub fn describe(&self) -> String {
+        let flags: Vec<String> = SHOWN
+            .iter()
+            .map(|&(name, lv, bit)| format!("{}{name}", if self.has(lv, bit) { "+" } else { "-" }))
+            .collect();
+        format!(
+            "OPENSSL_ia32cap={:#x}:{:#x} ({})",
+            self.lv0,
+            self.lv1,
+            flags.join(" ")
+        )
+    }
 }
 
 fn availability() -> Availability {
@@ -139,7 +294,7 @@ impl Drop for EvpMac {
 }
 
 impl EvpMac {
-    fn new(
+    fn keyed(
         algorithm: &'static str,
         mac_name: &str,
         setting: Option<(&str, &str)>,

@@ -1,0 +1,339 @@
+//! Crypto++ backend: the system libcrypto++ (Debian's libcrypto++-dev) through a small C++ shim,
+//! `csrc/cryptopp_shim.cpp`, with an `extern "C"` API: key a MAC object by algorithm name, tag a message
+//! (nonce, message → tag), or stream it (begin/update/final) for the chunked self-test, and free it.
+//!
+//! Key setup happens once in `mbcpp_new` (AES key schedule, CMAC subkeys, VMAC's NH/poly/L3 keys, GHASH
+//! tables); per message the shim only restarts the object — or, for VMAC and GMAC, resynchronises it with
+//! the message's nonce. The benchmark's nonce is the schedule slot index (little-endian, see
+//! [`super::MessageLoop`]), so every VMAC message derives a fresh pad (one AES call).
+//!
+//! Crypto++'s HMAC keeps the padded key, not the hashed ipad/opad states: it hashes both key blocks again
+//! for every message (`Γ + 3` compressions per message in METHODOLOGY §6 terms, against OpenSSL's `Γ + 1`).
+//! That is the library as shipped, and what this backend measures.
+//!
+//! `sw` variants: Crypto++ picks AES-NI, CLMUL, SHA-NI and AVX code at each call from exported globals
+//! (`CryptoPP::g_hasAESNI`, …). The sw child process ([`crate::engine::child`]) clears them before it keys
+//! anything, so `sw` is a run-time switch here too, with no second build of the shim.
+//!
+//! Built only with `cfg(have_cryptopp)` (build.rs found the library); otherwise every entry is listed as
+//! unavailable with the reason build.rs recorded.
+
+use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+
+/// One line per algorithm: hw, and sw through the child process.
+macro_rules! entries {
+    ($($alg:literal),* $(,)?) => {
+        &[
+            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, k, p) },)*
+            $(Entry {
+                algorithm: $alg,
+                accel: Accel::Sw,
+                new: |k, p| crate::engine::child::software_only_key("cryptopp", $alg, k, p, |k, p| imp::new($alg, k, p)),
+            },)*
+        ]
+    };
+}
+
+pub static BACKEND: Backend = Backend {
+    name: "cryptopp",
+    description: "system Crypto++ (libcrypto++) through csrc/cryptopp_shim.cpp; objects keyed once, restarted or resynchronised per message",
+    version,
+    availability,
+    entries: entries![
+        "hmac-md5",
+        "hmac-sha1",
+        "hmac-sha256",
+        "hmac-sha512",
+        "hmac-sha3-256",
+        "cmac-aes128",
+        "cmac-aes256",
+        "cmac-twofish",
+        "cmac-serpent",
+        "cmac-rc6",
+        "cbcmac-aes128",
+        "gmac-aes128",
+        "poly1305",
+        "blake2b-keyed",
+        "blake2s-keyed",
+        "siphash-2-4",
+        "vmac-aes128-64",
+        "vmac-aes128-128",
+    ],
+};
+
+/// Whether the shim was compiled and linked into this binary.
+pub const BUILT: bool = cfg!(have_cryptopp);
+
+fn availability() -> Availability {
+    match option_env!("MACBENCH_CRYPTOPP_MISSING") {
+        Some(reason) if !BUILT => Availability::Unavailable(reason.to_string()),
+        _ if !BUILT => Availability::Unavailable(
+            "not built: install libcrypto++-dev (Crypto++) and rebuild".to_string(),
+        ),
+        _ => Availability::Available,
+    }
+}
+
+/// `Crypto++ 8.7.0` plus, for the record, which code paths it picks here and in the sw child.
+pub fn version() -> String {
+    if !BUILT {
+        return "Crypto++ not built".to_string();
+    }
+    let v = imp::library_version();
+    let mut out = format!("Crypto++ {}.{}.{}", v / 100, v / 10 % 10, v % 10);
+    let here = imp::paths();
+    if crate::engine::child::in_software_only_child() {
+        out.push_str(&format!("; this sw child: {here}"));
+    } else {
+        out.push_str(&format!("; hw: {here}"));
+        match crate::engine::child::capabilities() {
+            Ok(caps) => {
+                if let Some(paths) = &caps.cryptopp {
+                    out.push_str(&format!("; sw child: {paths}"));
+                }
+            }
+            Err(e) => out.push_str(&format!("; sw child: {e}")),
+        }
+    }
+    out
+}
+
+/// Instruction-set features Crypto++ uses now, and the AES/SHA code paths it selects ("AESNI", "C++"…).
+pub fn code_paths() -> Option<String> {
+    BUILT.then(imp::paths)
+}
+
+/// Switch Crypto++'s AES-NI, CLMUL, SHA-NI, AVX and AVX2 paths off for this whole process. Only the sw
+/// child calls it, before keying anything. Returns the features Crypto++ then reports.
+pub fn disable_extensions() -> Option<Features> {
+    BUILT.then(imp::disable_extensions)
+}
+
+/// Crypto++'s view of the x86 features (bits as `mbcpp_features` returns them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Features(pub u32);
+
+impl Features {
+    pub const NAMES: [&'static str; 9] = [
+        "sse2", "ssse3", "sse4.1", "sse4.2", "aesni", "clmul", "sha", "avx", "avx2",
+    ];
+    /// The extensions the sw variant must not use.
+    pub const EXCLUDED: [&'static str; 5] = ["aesni", "clmul", "sha", "avx", "avx2"];
+
+    pub fn has(&self, name: &str) -> bool {
+        Self::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .is_some_and(|i| self.0 & (1 << i) != 0)
+    }
+
+    pub fn describe(&self) -> String {
+        Self::NAMES
+            .iter()
+            .map(|n| format!("{}{n}", if self.has(n) { "+" } else { "-" }))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
+    MacError::Backend {
+        backend: "cryptopp",
+        algorithm,
+        reason: reason.to_string(),
+    }
+}
+
+#[cfg(have_cryptopp)]
+mod imp {
+    use super::{backend_error, Features, KeyParams, KeyedMac, MacError};
+    use libc::{c_char, c_int, c_uint, c_void, size_t};
+    use std::ffi::{CStr, CString};
+
+    extern "C" {
+        fn mbcpp_new(
+            algorithm: *const c_char,
+            key: *const u8,
+            key_len: size_t,
+            tag_len: size_t,
+            out: *mut *mut c_void,
+            err: *mut c_char,
+            err_len: size_t,
+        ) -> c_int;
+        fn mbcpp_free(handle: *mut c_void);
+        fn mbcpp_tag(
+            handle: *mut c_void,
+            nonce: *const u8,
+            nonce_len: size_t,
+            msg: *const u8,
+            len: size_t,
+            tag: *mut u8,
+            tag_len: size_t,
+        ) -> c_int;
+        fn mbcpp_begin(handle: *mut c_void, nonce: *const u8, nonce_len: size_t) -> c_int;
+        fn mbcpp_update(handle: *mut c_void, data: *const u8, len: size_t) -> c_int;
+        fn mbcpp_final(handle: *mut c_void, tag: *mut u8, tag_len: size_t) -> c_int;
+        fn mbcpp_library_version() -> c_int;
+        fn mbcpp_features() -> c_uint;
+        fn mbcpp_disable_extensions() -> c_uint;
+        fn mbcpp_provider(which: c_int, out: *mut c_char, out_len: size_t);
+    }
+
+    /// A keyed Crypto++ object owned through the shim.
+    struct CppMac {
+        handle: *mut c_void,
+    }
+
+    // SAFETY: the Crypto++ object behind `handle` is owned by this value alone and used by one thread
+    // at a time; Crypto++ objects hold no thread-affine state.
+    unsafe impl Send for CppMac {}
+
+    impl Drop for CppMac {
+        fn drop(&mut self) {
+            // SAFETY: handle came from mbcpp_new and is freed exactly once.
+            unsafe { mbcpp_free(self.handle) };
+        }
+    }
+
+    pub fn new(
+        algorithm: &'static str,
+        key: &[u8],
+        _: KeyParams<'_>,
+    ) -> Result<Box<dyn KeyedMac>, MacError> {
+        let tag_len = crate::mac::algorithm(algorithm)
+            .map(|a| a.tag_len)
+            .ok_or_else(|| backend_error(algorithm, "not a registered algorithm"))?;
+        let name = CString::new(algorithm).map_err(|e| backend_error(algorithm, e))?;
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        let mut err = [0 as c_char; 256];
+        // SAFETY: all pointers are valid for the call; err has err.len() bytes and comes back
+        // NUL-terminated (snprintf); on success handle owns a new object.
+        let status = unsafe {
+            mbcpp_new(
+                name.as_ptr(),
+                key.as_ptr(),
+                key.len(),
+                tag_len,
+                &mut handle,
+                err.as_mut_ptr(),
+                err.len(),
+            )
+        };
+        if status != 0 || handle.is_null() {
+            // SAFETY: the shim wrote a NUL-terminated string into err (or left it zeroed).
+            let why = unsafe { CStr::from_ptr(err.as_ptr()) }.to_string_lossy();
+            return Err(backend_error(algorithm, format!("key setup: {why}")));
+        }
+        Ok(Box::new(CppMac { handle }))
+    }
+
+    impl KeyedMac for CppMac {
+        crate::hot_loop!();
+
+        #[inline]
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+            // SAFETY: handle is a live object; nonce, msg and tag are valid for their lengths.
+            let status = unsafe {
+                mbcpp_tag(
+                    self.handle,
+                    nonce.as_ptr(),
+                    nonce.len(),
+                    msg.as_ptr(),
+                    msg.len(),
+                    tag.as_mut_ptr(),
+                    tag.len(),
+                )
+            };
+            if status != 0 {
+                // A zero tag fails every vector instead of panicking inside a timed loop.
+                tag.fill(0);
+            }
+        }
+
+        fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+            // SAFETY: as in tag_into, piece by piece.
+            let ok = unsafe {
+                let mut ok = mbcpp_begin(self.handle, nonce.as_ptr(), nonce.len()) == 0;
+                for c in chunks {
+                    ok &= mbcpp_update(self.handle, c.as_ptr(), c.len()) == 0;
+                }
+                ok & (mbcpp_final(self.handle, tag.as_mut_ptr(), tag.len()) == 0)
+            };
+            if !ok {
+                tag.fill(0);
+            }
+        }
+
+        fn streams(&self) -> bool {
+            true
+        }
+    }
+
+    pub fn library_version() -> i32 {
+        // SAFETY: no arguments; returns a constant.
+        unsafe { mbcpp_library_version() }
+    }
+
+    fn provider(which: c_int) -> String {
+        let mut out = [0 as c_char; 64];
+        // SAFETY: out has out.len() bytes; the shim NUL-terminates.
+        unsafe {
+            mbcpp_provider(which, out.as_mut_ptr(), out.len());
+            CStr::from_ptr(out.as_ptr()).to_string_lossy().into_owned()
+        }
+    }
+
+    pub fn paths() -> String {
+        // SAFETY: no arguments; reads Crypto++'s feature globals (running detection if needed).
+        let features = Features(unsafe { mbcpp_features() });
+        format!(
+            "{} (AES {}, SHA-1 {}, SHA-256 {}, SHA-512 {})",
+            features.describe(),
+            provider(0),
+            provider(1),
+            provider(2),
+            provider(3)
+        )
+    }
+
+    pub fn disable_extensions() -> Features {
+        // SAFETY: writes Crypto++'s feature globals; called once, before any object is keyed.
+        Features(unsafe { mbcpp_disable_extensions() })
+    }
+
+    #[allow(dead_code)]
+    pub fn features() -> Features {
+        // SAFETY: no arguments.
+        Features(unsafe { mbcpp_features() })
+    }
+}
+
+#[cfg(not(have_cryptopp))]
+mod imp {
+    use super::{availability, backend_error, Features, KeyParams, KeyedMac, MacError};
+    use crate::mac::Availability;
+
+    pub fn new(
+        algorithm: &'static str,
+        _: &[u8],
+        _: KeyParams<'_>,
+    ) -> Result<Box<dyn KeyedMac>, MacError> {
+        let reason = match availability() {
+            Availability::Unavailable(why) => why,
+            Availability::Available => "not built".to_string(),
+        };
+        Err(backend_error(algorithm, reason))
+    }
+
+    pub fn library_version() -> i32 {
+        0
+    }
+
+    pub fn paths() -> String {
+        String::new()
+    }
+
+    pub fn disable_extensions() -> Features {
+        Features(0)
+    }
+}
