@@ -256,10 +256,14 @@ pub struct Backend {
 }
 
 /// The one table of backends. Adding a backend is one line here.
+///
+/// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
+/// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from
+/// the same library (RustCrypto has no `sw`), as METHODOLOGY §1 defines the pair.
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
-    &rustcrypto::BACKEND,
     &cryptopp::BACKEND,
+    &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
 
@@ -286,9 +290,8 @@ pub static PLANNED: &[(&str, &str, &str)] = &[
 /// as unavailable with this reason, and `--accel sw` skips them.
 pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[(
     "rustcrypto",
-    "no run-time switch: the RustCrypto crates pick AES-NI/SHA-NI/CLMUL/AVX2 through `cpufeatures` \
-     (CPUID, cached); the portable code needs a rebuild with RUSTFLAGS '--cfg aes_backend=\"soft\" \
-     --cfg sha2_backend=\"soft\" --cfg polyval_backend=\"soft\"' (and blake3's `pure` feature)",
+    "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
+     needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)",
 )];
 
 /// A function: algorithm × backend × acceleration, ready to key.

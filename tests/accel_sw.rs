@@ -1,0 +1,238 @@
+//! Software-only (`--accel sw`) variants: the child process really has the extensions switched off —
+//! proved from the capability vectors its libraries report, not from timings — and sw functions run,
+//! self-test and benchmark through it.
+
+use assert_cmd::Command;
+use macbench::engine::child;
+use macbench::mac::{self, cryptopp, openssl, Accel, Availability};
+
+fn macbench() -> Command {
+    Command::cargo_bin("macbench").unwrap()
+}
+
+fn cpu_has(flag: &str) -> bool {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("flags"))
+        .is_some_and(|l| l.split_whitespace().any(|f| f == flag))
+}
+
+fn x86_64() -> bool {
+    cfg!(target_arch = "x86_64")
+}
+
+#[test]
+fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
+    if !x86_64() {
+        return;
+    }
+    let caps = child::capabilities().expect("sw child starts");
+    let sw = caps
+        .openssl
+        .expect("libcrypto reports its capability vector");
+    assert!(
+        sw.extensions_left().is_empty(),
+        "still set in the child: {:?}",
+        sw.extensions_left()
+    );
+    assert_eq!(
+        sw.env.as_deref(),
+        Some(openssl::software_only_env().as_str())
+    );
+    // Against this (hw) process: exactly the masked bits differ, everything else is as detected.
+    let hw = openssl::ia32cap().expect("capability vector here");
+    let mut mask = [0u64; 2];
+    for &(_, lv, bit) in openssl::SOFTWARE_ONLY_MASK {
+        mask[lv] |= 1 << bit;
+    }
+    if std::env::var_os("OPENSSL_ia32cap").is_none() {
+        assert_eq!(sw.lv0, hw.lv0 & !mask[0], "LV0 hw {:#x}", hw.lv0);
+        assert_eq!(sw.lv1, hw.lv1 & !mask[1], "LV1 hw {:#x}", hw.lv1);
+    }
+    // On a CPU that has them, the switch visibly removed AES-NI and PCLMULQDQ.
+    if cpu_has("aes") {
+        assert!(hw.has(0, 57) && !sw.has(0, 57), "AES-NI (LV0 bit 57)");
+    }
+    if cpu_has("pclmulqdq") {
+        assert!(hw.has(0, 33) && !sw.has(0, 33), "PCLMULQDQ (LV0 bit 33)");
+    }
+    if cpu_has("sha_ni") {
+        assert!(hw.has(1, 29) && !sw.has(1, 29), "SHA (LV1 bit 29)");
+    }
+    if cpu_has("avx2") {
+        assert!(hw.has(1, 5) && !sw.has(1, 5), "AVX2 (LV1 bit 5)");
+    }
+}
+
+#[test]
+fn mask_has_the_documented_bit_positions() {
+    // OPENSSL_ia32cap(3): LV0 bit 33 PCLMULQDQ, 57 AES-NI, 60 AVX; LV1 bit 5 AVX2, 16 AVX512F, 29 SHA,
+    // 32+9 VAES, 32+10 VPCLMULQDQ.
+    let env = openssl::software_only_env();
+    let (lv0, lv1) = env.split_once(':').unwrap();
+    let lv0 = u64::from_str_radix(lv0.trim_start_matches("~0x"), 16).unwrap();
+    let lv1 = u64::from_str_radix(lv1.trim_start_matches("~0x"), 16).unwrap();
+    for bit in [33, 57, 60] {
+        assert_ne!(lv0 & (1 << bit), 0, "LV0 bit {bit}");
+    }
+    for bit in [5, 16, 29, 41, 42] {
+        assert_ne!(lv1 & (1 << bit), 0, "LV1 bit {bit}");
+    }
+    // SSE2 (26), SSSE3 (41) and the CPUID/XSAVE bits stay.
+    for bit in [26, 41, 58, 59] {
+        assert_eq!(lv0 & (1 << bit), 0, "LV0 bit {bit} must stay");
+    }
+    let parsed =
+        openssl::Ia32Cap::parse("CPUINFO: OPENSSL_ia32cap=0x2:0x20000000 env:~0x2").unwrap();
+    assert_eq!((parsed.lv0, parsed.lv1), (2, 0x2000_0000));
+    assert_eq!(parsed.extensions_left(), vec!["sha"]);
+}
+
+#[test]
+fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
+    if !x86_64() || !cryptopp::BUILT {
+        return;
+    }
+    let caps = child::capabilities().expect("sw child starts");
+    let features = cryptopp::Features(caps.cryptopp_features.expect("Crypto++ built"));
+    for name in cryptopp::Features::EXCLUDED {
+        assert!(
+            !features.has(name),
+            "Crypto++ in the sw child still has {name}"
+        );
+    }
+    let paths = caps.cryptopp.unwrap();
+    assert!(!paths.contains("AESNI"), "{paths}");
+    assert!(!paths.contains("SHANI"), "{paths}");
+    // This process is hw: on a CPU with AES-NI, Crypto++ uses it here.
+    if cpu_has("aes") {
+        assert!(cryptopp::code_paths().unwrap().contains("AESNI"));
+    }
+}
+
+#[test]
+fn the_child_refuses_to_run_without_the_mask() {
+    if !x86_64() || !cpu_has("aes") {
+        return;
+    }
+    macbench()
+        .args(["__child", "caps"])
+        .env_remove("OPENSSL_ia32cap")
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("not in effect"));
+}
+
+#[test]
+fn sw_availability_per_backend() {
+    let row = |alg: &str, backend: &str| {
+        mac::functions()
+            .into_iter()
+            .find(|f| f.algorithm.name == alg && f.backend.name == backend && f.accel == Accel::Sw)
+            .unwrap_or_else(|| panic!("no sw row for {alg}/{backend}"))
+    };
+    if x86_64() {
+        assert_eq!(
+            row("hmac-sha256", "openssl").availability(),
+            Availability::Available
+        );
+    }
+    match row("cmac-aes128", "rustcrypto").availability() {
+        Availability::Unavailable(why) => assert!(why.contains("no run-time switch"), "{why}"),
+        Availability::Available => panic!("rustcrypto has no software-only switch"),
+    }
+}
+
+#[test]
+fn paper_preset_has_all_nine_functions_in_hw_and_sw() {
+    if !x86_64() || !cryptopp::BUILT {
+        return;
+    }
+    let functions = macbench::cli::run::resolve_functions("paper", None, "hw,sw").unwrap();
+    assert_eq!(functions.len(), 18, "{functions:?}");
+    for accel in [Accel::Hw, Accel::Sw] {
+        let names: Vec<_> = functions
+            .iter()
+            .filter(|f| f.accel == accel)
+            .map(|f| f.algorithm.name)
+            .collect();
+        assert_eq!(names, mac::PAPER_PRESET, "{accel}");
+    }
+}
+
+#[test]
+fn selftest_runs_the_sw_variants_in_the_child() {
+    if !x86_64() {
+        return;
+    }
+    let mut expect = vec!["hmac-sha256/openssl/sw", "cmac-aes128/openssl/sw"];
+    if cryptopp::BUILT {
+        expect.extend(["cmac-twofish/cryptopp/sw", "vmac-aes128-64/cryptopp/sw"]);
+    }
+    let out = macbench()
+        .args([
+            "selftest",
+            "--alg",
+            "hmac-sha256,cmac-aes128,cmac-twofish,vmac-aes128-64",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    for id in expect {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(id))
+            .unwrap_or_else(|| panic!("{id} missing:\n{stdout}"));
+        assert!(line.contains("pass"), "{line}");
+    }
+}
+
+#[test]
+fn a_sw_run_goes_through_the_child_and_reports_sw() {
+    if !x86_64() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("sw.json");
+    macbench()
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--backend",
+            "openssl",
+            "--accel",
+            "sw",
+            "--sizes",
+            "64",
+            "--sessions",
+            "1",
+            "--cores",
+            "0",
+            "--duration",
+            "60ms",
+            "--repeat",
+            "1",
+            "--json",
+        ])
+        .arg(&json)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let result = &doc["results"][0];
+    assert_eq!(result["accel"], "sw");
+    assert_eq!(result["backend"], "openssl");
+    assert!(
+        result["metrics"]["messages"].as_u64().unwrap() > 0,
+        "{result}"
+    );
+    // The library versions record what the sw child saw.
+    let versions = doc["host"]["library_versions"].to_string();
+    assert!(
+        versions.contains("sw child: OPENSSL_ia32cap="),
+        "{versions}"
+    );
+    assert!(versions.contains("-aesni"), "{versions}");
+}
