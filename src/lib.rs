@@ -12,5 +12,6 @@ pub mod engine;
 pub mod host;
 pub mod mac;
 pub mod metrics;
+pub mod net;
 pub mod report;
 pub mod traffic;

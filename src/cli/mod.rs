@@ -5,6 +5,7 @@
 
 mod list;
 mod model;
+mod net;
 pub mod run;
 mod tag;
 
@@ -79,6 +80,8 @@ pub enum Command {
     Model(model::ModelArgs),
     /// Benchmark: n concurrent sessions, absolute and apparent cycles per byte (the default command).
     Run(run::RunArgs),
+    /// Zero-loss throughput of authenticated packets over UDP (RFC 2544 search), beside the null MAC.
+    Net(net::NetArgs),
     /// Internal: the software-only (`--accel sw`) child process; MODE is run, serve or caps.
     #[command(name = "__child", hide = true)]
     Child { mode: String },
@@ -100,6 +103,7 @@ pub fn main() -> i32 {
         Some(Command::Tag(args)) => tag::tag(&args),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Model(args)) => model::model(&args),
+        Some(Command::Net(args)) => net::net(&args),
         Some(Command::Child { mode }) => {
             crate::engine::child::child_main(&mode).map_err(CliError::failure)
         }

@@ -1,0 +1,514 @@
+//! `macbench net`: protocol-level zero-loss throughput (METHODOLOGY §8). Parses and validates every flag
+//! before any socket is opened or file written, then hands over to `crate::net`.
+//!
+//! - `macbench net [OPTIONS]`: both ends in this process, over loopback or `--netns`;
+//! - `macbench net receive --listen ADDR:PORT`: the receiving host;
+//! - `macbench net send --to ADDR:PORT [OPTIONS]`: the sending host, which runs the search.
+
+use super::run::{parse_duration, resolve_functions};
+use super::CliError;
+use crate::host::{self, Host};
+use crate::mac::{Availability, Function};
+use crate::net::bench::{self, Mode, NetConfig, Path, SizeSpec};
+use crate::net::control::{self, RemotePath, ServeOptions};
+use crate::net::netns::NetnsPair;
+use crate::net::receiver::WINDOW_SIZES;
+use crate::net::report::{self, NetConfigReport, NetDocument, NetResult};
+use crate::net::search::SearchConfig;
+use crate::net::trial::LocalPath;
+use crate::net::wire::{DEFAULT_TAG_LEN, HEADER_LEN, MAX_PACKET_LEN};
+use crate::net::{NetError, DEFAULT_SIZES};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+impl From<NetError> for CliError {
+    fn from(e: NetError) -> Self {
+        match e {
+            NetError::Usage(m) => CliError::usage(m),
+            NetError::Failure(m) => CliError::failure(m),
+        }
+    }
+}
+
+#[derive(Debug, Clone, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct NetArgs {
+    #[command(subcommand)]
+    pub mode: Option<NetMode>,
+    #[command(flatten)]
+    pub options: NetOptions,
+}
+
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum NetMode {
+    /// Receive on another host: verify, count, report counts to the sender over TCP on the same port.
+    Receive(ReceiveArgs),
+    /// Send to a `macbench net receive` on another host and run the search from here.
+    Send(Box<SendArgs>),
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReceiveArgs {
+    /// UDP (data) and TCP (control) address to listen on, e.g. 0.0.0.0:7300.
+    #[arg(long)]
+    pub listen: String,
+    /// Pin the receiving thread to this CPU.
+    #[arg(long)]
+    pub core: Option<usize>,
+    /// Exit after the first sender disconnects.
+    #[arg(long)]
+    pub once: bool,
+    /// Exit when no sender connects for this long (also the control connection's idle limit).
+    #[arg(long, default_value = "10m", allow_hyphen_values = true)]
+    pub timeout: String,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct SendArgs {
+    /// Address of the `macbench net receive` (UDP data and TCP control), e.g. 192.0.2.7:7300.
+    #[arg(long)]
+    pub to: String,
+    #[command(flatten)]
+    pub options: NetOptions,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct NetOptions {
+    /// Algorithms, comma-separated (presets `paper`, `all`); the null baseline is added.
+    #[arg(long, default_value = "hmac-sha256")]
+    pub alg: String,
+    /// Backends, comma-separated, or `all`; default: the first available backend of each algorithm.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Acceleration: `hw`, `sw` or `hw,sw`.
+    #[arg(long, default_value = "hw")]
+    pub accel: String,
+    /// Packet sizes in bytes of UDP payload (header + payload + tag), or size models
+    /// (imix, uniform, rule-of-thumb, three-impulse, caida, a .csv, a pcap).
+    #[arg(
+        long,
+        default_value = "64,128,256,512,1024,1280,1518",
+        allow_hyphen_values = true
+    )]
+    pub sizes: String,
+    /// Duration of each trial: `10s`, `0.3s`, `300ms`.
+    #[arg(long, default_value = "10s", allow_hyphen_values = true)]
+    pub trial: String,
+    /// Acceptable loss: `0` (zero loss), `0.001%`, or a fraction like `1e-5`.
+    #[arg(long, default_value = "0", allow_hyphen_values = true)]
+    pub loss: String,
+    /// Search resolution as a share of the maximum rate: `1%`, `0.5%`, `0.01`.
+    #[arg(long, default_value = "1%", allow_hyphen_values = true)]
+    pub resolution: String,
+    /// Skip the search: one trial at this offered rate (packets/s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub rate: Option<String>,
+    /// Tag bytes per packet (default 16, or the algorithm's tag length if shorter).
+    #[arg(long)]
+    pub tag_len: Option<usize>,
+    /// Anti-replay window in packets: 64 or 1024.
+    #[arg(long, default_value_t = 64)]
+    pub replay_window: u64,
+    /// Also send this many bad packets (forged, truncated, replayed) per 1000 genuine ones.
+    #[arg(long, default_value_t = 0)]
+    pub inject_bad: u32,
+    /// CPU for the sender thread (default: the first online CPU when ≥ 2 are online).
+    #[arg(long)]
+    pub sender_core: Option<usize>,
+    /// CPU for the receiver thread (default: the second online CPU when ≥ 2 are online).
+    #[arg(long)]
+    pub receiver_core: Option<usize>,
+    /// Run between two network namespaces joined by veth, created and removed by macbench (root).
+    #[arg(long)]
+    pub netns: bool,
+    /// Do not measure the null-MAC baseline.
+    #[arg(long)]
+    pub no_null: bool,
+    /// Write results JSON here (rewritten after each result).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write one CSV row per result here.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Seed for keys, payloads and size sequences.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Parse `--loss`: `0`, `0.001%`, `1e-5`. Returns a ratio in `0..1`.
+pub fn parse_loss(text: &str) -> Result<f64, CliError> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), 0.01),
+        None => (t, 1.0),
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1.0 => Ok(v * scale),
+        _ => Err(CliError::usage(format!(
+            "--loss: {text:?} is not an acceptable loss; give 0, a percentage below 100 (0.001%) or a fraction below 1 (1e-5)"
+        ))),
+    }
+}
+
+/// Parse `--resolution`: `1%` or `0.01`, in `(0, 50 %]`.
+pub fn parse_resolution(text: &str) -> Result<f64, CliError> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), 0.01),
+        None => (t, 1.0),
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v * scale > 0.0 && v * scale <= 0.5 => Ok(v * scale),
+        _ => Err(CliError::usage(format!(
+            "--resolution: {text:?} is not a resolution; give a percentage of the maximum rate above 0 and at most 50% (1%, 0.5%)"
+        ))),
+    }
+}
+
+fn parse_rate(text: &str) -> Result<f64, CliError> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if (1.0..=1e9).contains(&v) => Ok(v),
+        _ => Err(CliError::usage(format!(
+            "--rate: {text:?} is not a packet rate; give packets per second from 1 to 1e9, e.g. 2000"
+        ))),
+    }
+}
+
+/// Resolve `ADDR:PORT` for `flag`.
+pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, CliError> {
+    let bad = |why: String| {
+        CliError::usage(format!(
+            "{flag}: {text:?} is not an address: {why}; give HOST:PORT, e.g. 192.0.2.7:7300 or [::1]:7300"
+        ))
+    };
+    text.to_socket_addrs()
+        .map_err(|e| bad(e.to_string()))?
+        .next()
+        .ok_or_else(|| bad("it resolves to nothing".to_string()))
+}
+
+/// Parse `--sizes` into size specs; `min_len` is the smallest valid packet (header + tag).
+pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec>, CliError> {
+    let mut out: Vec<SizeSpec> = Vec::new();
+    for token in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        if token.bytes().all(|c| c.is_ascii_digit()) {
+            let n: usize = token.parse().map_err(|_| {
+                CliError::usage(format!(
+                    "--sizes: {token:?} is too large; at most {MAX_PACKET_LEN} bytes"
+                ))
+            })?;
+            if n < min_len || n > MAX_PACKET_LEN {
+                return Err(CliError::usage(format!(
+                    "--sizes: {n} is outside {min_len}..={MAX_PACKET_LEN} (a packet is a {HEADER_LEN}-byte header + payload + tag, at most one UDP datagram)"
+                )));
+            }
+            if !out.iter().any(|s| s.label == token) {
+                out.push(SizeSpec {
+                    label: n.to_string(),
+                    sequence: Arc::new(vec![n as u32]),
+                    mean_bytes: n as f64,
+                });
+            }
+        } else if token.starts_with('-') {
+            return Err(CliError::usage(format!(
+                "--sizes: {token:?} is negative; sizes are byte counts"
+            )));
+        } else {
+            let model = crate::traffic::resolve_model(token)
+                .map_err(|e| CliError::usage(format!("--sizes: {e}")))?;
+            // Model sizes are taken as datagram sizes; the few below header + tag are raised to it.
+            let sequence: Vec<u32> = model
+                .sample_sequence(seed, 65_536)
+                .into_iter()
+                .map(|s| s.clamp(min_len as u32, MAX_PACKET_LEN as u32))
+                .collect();
+            let mean =
+                sequence.iter().map(|&s| f64::from(s)).sum::<f64>() / sequence.len().max(1) as f64;
+            out.push(SizeSpec {
+                label: model.name().to_string(),
+                sequence: Arc::new(sequence),
+                mean_bytes: mean,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError::usage(format!(
+            "--sizes names no size; give e.g. {}",
+            DEFAULT_SIZES
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )));
+    }
+    Ok(out)
+}
+
+fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), CliError> {
+    match core {
+        Some(c) if !online.contains(&c) => Err(CliError::usage(format!(
+            "{flag}: CPU {c} is not online; online CPUs: {}",
+            online
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn check_writable(flag: &str, path: &std::path::Path) -> Result<(), CliError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(CliError::usage(format!(
+            "{flag} {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        )))
+    }
+}
+
+/// Everything validated from the options, before anything runs.
+struct Plan {
+    config: NetConfig,
+    search: SearchConfig,
+    sender_core: Option<usize>,
+    receiver_core: Option<usize>,
+}
+
+fn plan(o: &NetOptions) -> Result<Plan, CliError> {
+    let mut functions: Vec<Function> = resolve_functions(&o.alg, o.backend.as_deref(), &o.accel)?;
+    let trial = parse_duration("--trial", &o.trial)?;
+    let acceptable_loss = parse_loss(&o.loss)?;
+    let resolution = parse_resolution(&o.resolution)?;
+    let rate = o.rate.as_deref().map(parse_rate).transpose()?;
+    if !WINDOW_SIZES.contains(&o.replay_window) {
+        return Err(CliError::usage(format!(
+            "--replay-window: {} packets is not offered; give 64 or 1024",
+            o.replay_window
+        )));
+    }
+    if o.inject_bad > 1000 {
+        return Err(CliError::usage(format!(
+            "--inject-bad: {} per 1000 is too many; give 0 to 1000",
+            o.inject_bad
+        )));
+    }
+    let tag_len = o.tag_len.unwrap_or(DEFAULT_TAG_LEN);
+    if tag_len == 0 || tag_len > crate::mac::MAX_TAG_LEN {
+        return Err(CliError::usage(format!(
+            "--tag-len: {tag_len} bytes; give 1 to {}",
+            crate::mac::MAX_TAG_LEN
+        )));
+    }
+    if let Some(asked) = o.tag_len {
+        if let Some(f) = functions
+            .iter()
+            .find(|f| f.algorithm.name != "null" && f.algorithm.tag_len < asked)
+        {
+            return Err(CliError::usage(format!(
+                "--tag-len {asked}: {} produces only {}-byte tags; give at most {}",
+                f.algorithm.name, f.algorithm.tag_len, f.algorithm.tag_len
+            )));
+        }
+    }
+    let sizes = parse_sizes(&o.sizes, o.seed, HEADER_LEN + tag_len)?;
+    let online = host::online_cpus();
+    check_core("--sender-core", o.sender_core, &online)?;
+    check_core("--receiver-core", o.receiver_core, &online)?;
+    let two = online.len() >= 2;
+    let sender_core = o.sender_core.or(two.then(|| online[0]));
+    let receiver_core = o.receiver_core.or(two.then(|| {
+        *online
+            .iter()
+            .find(|&&c| Some(c) != sender_core)
+            .unwrap_or(&online[1])
+    }));
+    for (flag, path) in [("--json", &o.json), ("--csv", &o.csv)] {
+        if let Some(p) = path {
+            check_writable(flag, p)?;
+        }
+    }
+    // The null baseline: from the registry, unless asked for explicitly or switched off.
+    let null = if o.no_null {
+        None
+    } else {
+        crate::mac::functions()
+            .into_iter()
+            .find(|f| f.algorithm.name == "null" && f.availability() == Availability::Available)
+    };
+    if null.is_some() {
+        functions.retain(|f| f.algorithm.name != "null");
+    }
+    let search = SearchConfig {
+        acceptable_loss,
+        resolution,
+        ..SearchConfig::default()
+    };
+    let mode = match rate {
+        Some(pps) => Mode::FixedRate {
+            pps,
+            acceptable_loss,
+        },
+        None => Mode::Search(search),
+    };
+    Ok(Plan {
+        config: NetConfig {
+            functions,
+            null,
+            sizes,
+            tag_len,
+            mode,
+            trial,
+            replay_window: o.replay_window,
+            inject_bad_per_1000: o.inject_bad,
+            seed: o.seed,
+        },
+        search,
+        sender_core,
+        receiver_core,
+    })
+}
+
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+fn cancel_flag() -> Arc<AtomicBool> {
+    // Ctrl-C stops the current trial early and ends the run, so namespaces are still removed.
+    let flag = Arc::new(AtomicBool::new(false));
+    let handler_flag = flag.clone();
+    let _ = ctrlc::set_handler(move || {
+        CANCEL.store(true, Ordering::SeqCst);
+        handler_flag.store(true, Ordering::SeqCst);
+    });
+    flag
+}
+
+pub fn net(args: &NetArgs) -> Result<(), CliError> {
+    match &args.mode {
+        Some(NetMode::Receive(r)) => receive(r),
+        Some(NetMode::Send(s)) => {
+            let to = parse_addr("--to", &s.to)?;
+            let plan = plan(&s.options)?;
+            if s.options.netns {
+                return Err(CliError::usage(
+                    "--netns runs both ends on this host; drop it with `net send --to`",
+                ));
+            }
+            let cancel = cancel_flag();
+            let path = Path::Remote(RemotePath::connect(to, plan.sender_core, cancel)?);
+            execute(&s.options, plan, path)
+        }
+        None => {
+            let plan = plan(&args.options)?;
+            if args.options.netns {
+                crate::net::netns::check_available()?;
+            }
+            let cancel = cancel_flag();
+            let netns = if args.options.netns {
+                Some(NetnsPair::create()?)
+            } else {
+                None
+            };
+            let path = Path::Local(LocalPath {
+                netns,
+                sender_core: plan.sender_core,
+                receiver_core: plan.receiver_core,
+                cancel,
+            });
+            execute(&args.options, plan, path)
+        }
+    }
+}
+
+fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
+    let receiver_core = match &path {
+        Path::Local(_) => plan.receiver_core,
+        Path::Remote(_) => None,
+    };
+    let mut doc = NetDocument {
+        schema: report::SCHEMA,
+        host: Host::detect(),
+        config: NetConfigReport {
+            transport: path.describe(),
+            mode: match plan.config.mode {
+                Mode::Search(_) => "search".to_string(),
+                Mode::FixedRate { pps, .. } => format!("fixed-rate {pps} pps"),
+            },
+            trial_s: plan.config.trial.as_secs_f64(),
+            acceptable_loss: plan.search.acceptable_loss,
+            resolution: plan.search.resolution,
+            replay_window: plan.config.replay_window,
+            inject_bad_per_1000: plan.config.inject_bad_per_1000,
+            requested_tag_len: plan.config.tag_len,
+            sender_core: plan.sender_core,
+            receiver_core,
+            seed: plan.config.seed,
+            size_definition: report::SIZE_DEFINITION,
+        },
+        results: Vec::new(),
+    };
+    println!(
+        "macbench net: {}; trial {:.3} s; acceptable loss {}; size = {}",
+        doc.config.transport,
+        doc.config.trial_s,
+        if plan.search.acceptable_loss == 0.0 {
+            "0".to_string()
+        } else {
+            format!("{}%", plan.search.acceptable_loss * 100.0)
+        },
+        report::SIZE_DEFINITION
+    );
+    println!("{}", report::TABLE_HEADER);
+    let write = |doc: &NetDocument| -> Result<(), NetError> {
+        if let Some(p) = &o.json {
+            let bytes = report::to_json(doc).map_err(NetError::Failure)?;
+            crate::report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
+        }
+        if let Some(p) = &o.csv {
+            let bytes = report::to_csv(doc).map_err(NetError::Failure)?;
+            crate::report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
+        }
+        Ok(())
+    };
+    let outcome = bench::run(&plan.config, &mut path, |r: &NetResult| {
+        println!("{}", report::table_line(r));
+        doc.results.push(r.clone());
+        write(&doc)
+    });
+    drop(path);
+    outcome?;
+    if CANCEL.load(Ordering::SeqCst) {
+        return Err(CliError::failure(
+            "cancelled; finished results were written",
+        ));
+    }
+    Ok(())
+}
+
+fn receive(r: &ReceiveArgs) -> Result<(), CliError> {
+    let listen = parse_addr("--listen", &r.listen)?;
+    let timeout = parse_duration("--timeout", &r.timeout)?;
+    check_core("--core", r.core, &host::online_cpus())?;
+    let (udp, tcp) = control::bind(listen)?;
+    let local = udp
+        .local_addr()
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    println!("macbench net receive: listening on {local} (UDP data, TCP control)");
+    let options = ServeOptions {
+        listen: local,
+        core: r.core,
+        once: r.once,
+        timeout,
+        cancel: cancel_flag(),
+    };
+    control::serve(udp, tcp, &options, |line| println!("{line}"))?;
+    Ok(())
+}

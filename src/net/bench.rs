@@ -1,0 +1,207 @@
+//! Functions × sizes: for each size the `null` baseline first, then every function, each either searched
+//! (RFC 2544) or run once at a fixed rate. Results are handed out one by one so the caller can print
+//! and rewrite its files after each (a late crash loses nothing finished).
+
+use super::control::RemotePath;
+use super::report::{NetResult, TrialSummary};
+use super::search::{search, Limit, SearchConfig, TrialOutcome, TrialReply};
+use super::trial::{LocalPath, TrialResult, TrialSetup};
+use super::NetError;
+use crate::mac::Function;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How packets travel.
+pub enum Path {
+    Local(LocalPath),
+    Remote(RemotePath),
+}
+
+impl Path {
+    pub fn describe(&self) -> String {
+        match self {
+            Path::Local(p) => p.describe(),
+            Path::Remote(p) => p.describe(),
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        match self {
+            Path::Local(p) => p.cancel.load(Ordering::Relaxed),
+            Path::Remote(p) => p.cancel.load(Ordering::Relaxed),
+        }
+    }
+
+    fn trial(
+        &mut self,
+        setup: &TrialSetup,
+        rate: Option<f64>,
+        n: u32,
+    ) -> Result<TrialResult, NetError> {
+        match self {
+            Path::Local(p) => p.trial(setup, rate, n),
+            Path::Remote(p) => p.trial(setup, rate, n),
+        }
+    }
+}
+
+/// Search for the zero-loss rate, or measure one trial at a given rate.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode {
+    Search(SearchConfig),
+    FixedRate { pps: f64, acceptable_loss: f64 },
+}
+
+/// A size source: one fixed size, or a size model's pre-drawn sequence.
+#[derive(Debug, Clone)]
+pub struct SizeSpec {
+    /// `64`, or the model's name.
+    pub label: String,
+    pub sequence: Arc<Vec<u32>>,
+    pub mean_bytes: f64,
+}
+
+pub struct NetConfig {
+    pub functions: Vec<Function>,
+    /// The null function, run first at each size as the baseline; `None` to skip.
+    pub null: Option<Function>,
+    pub sizes: Vec<SizeSpec>,
+    /// Tag bytes per packet for each function (see [`tag_len_for`]).
+    pub tag_len: usize,
+    pub mode: Mode,
+    pub trial: Duration,
+    pub replay_window: u64,
+    pub inject_bad_per_1000: u32,
+    pub seed: u64,
+}
+
+/// Tag bytes `function` carries when `requested` are asked for: the algorithm's own tag if shorter
+/// (the null function carries whatever is asked, to share the MACs' packet layout).
+pub fn tag_len_for(function: &Function, requested: usize) -> usize {
+    if function.algorithm.name == "null" {
+        requested
+    } else {
+        requested.min(function.algorithm.tag_len)
+    }
+}
+
+/// Run everything; `on_result` gets each finished result (and may stop the run by returning an error).
+pub fn run(
+    config: &NetConfig,
+    path: &mut Path,
+    mut on_result: impl FnMut(&NetResult) -> Result<(), NetError>,
+) -> Result<Vec<NetResult>, NetError> {
+    let pool = Arc::new(super::sender::payload_pool(config.seed));
+    let mut results: Vec<NetResult> = Vec::new();
+    let mut trial_no: u32 = 0;
+    for size in &config.sizes {
+        let mut null_pps: Option<f64> = None;
+        let functions = config.null.iter().chain(config.functions.iter());
+        for (i, function) in functions.enumerate() {
+            if path.cancelled() {
+                return Ok(results);
+            }
+            let is_baseline = config.null.is_some() && i == 0;
+            let setup = TrialSetup {
+                function: *function,
+                tag_len: tag_len_for(function, config.tag_len),
+                sizes: size.sequence.clone(),
+                pool: pool.clone(),
+                replay_window: config.replay_window,
+                inject_bad_per_1000: config.inject_bad_per_1000,
+                duration: config.trial,
+                seed: config.seed,
+            };
+            let mut result = measure(path, &setup, &config.mode, size, &mut trial_no)?;
+            if is_baseline {
+                result.baseline = true;
+                null_pps = result.throughput.as_ref().map(|t| t.achieved_pps);
+            }
+            if let (Some(n), Some(t)) = (null_pps, result.throughput.as_ref()) {
+                if n > 0.0 {
+                    result.pps_vs_null = Some(t.achieved_pps / n);
+                }
+            }
+            on_result(&result)?;
+            results.push(result);
+        }
+    }
+    Ok(results)
+}
+
+/// One function at one size.
+pub fn measure(
+    path: &mut Path,
+    setup: &TrialSetup,
+    mode: &Mode,
+    size: &SizeSpec,
+    trial_no: &mut u32,
+) -> Result<NetResult, NetError> {
+    let mut result = NetResult::new(&setup.function, size, setup.tag_len);
+    match *mode {
+        Mode::FixedRate {
+            pps,
+            acceptable_loss,
+        } => {
+            *trial_no += 1;
+            let t = path.trial(setup, Some(pps), *trial_no)?;
+            let pass = t.loss_ratio() <= acceptable_loss;
+            let summary = TrialSummary::new(&t, pass);
+            result.mode = "fixed-rate";
+            result.trials.push(summary.clone());
+            result.throughput = Some(summary);
+        }
+        Mode::Search(config) => {
+            let outcome = search(&config, |rate| {
+                if path.cancelled() {
+                    return TrialReply::Cancelled;
+                }
+                *trial_no += 1;
+                match path.trial(setup, rate, *trial_no) {
+                    Ok(t) => TrialReply::Done(t),
+                    Err(e) => TrialReply::Failed(e),
+                }
+            })?;
+            result.mode = "search";
+            result.max_rate_pps = Some(outcome.max_rate_pps);
+            result.limit = Some(outcome.limit);
+            result.trials = outcome
+                .steps
+                .iter()
+                .map(|s| {
+                    let mut t = TrialSummary::new(&s.outcome, s.pass);
+                    t.target_pps = s.target_pps;
+                    t
+                })
+                .collect();
+            result.throughput = outcome.best.map(|i| result.trials[i].clone());
+            match outcome.limit {
+                Limit::SenderLimited => result.warnings.push(
+                    "sender-limited: even the unthrottled trial had no more than the acceptable loss, \
+                     so the receiver was never pushed to its limit"
+                        .to_string(),
+                ),
+                Limit::NothingPassed => result.warnings.push(
+                    "no offered rate down to the resolution met the acceptable loss".to_string(),
+                ),
+                Limit::TrialBound => result
+                    .warnings
+                    .push("search stopped at its trial bound before reaching the resolution".to_string()),
+                Limit::Cancelled => result.warnings.push("cancelled".to_string()),
+                Limit::Resolution => {}
+            }
+        }
+    }
+    if let Some(t) = &result.throughput {
+        if let Some(target) = t.target_pps {
+            if t.achieved_pps < 0.97 * target {
+                result.warnings.push(format!(
+                    "the sender achieved {:.0} pps of the {:.0} pps asked for",
+                    t.achieved_pps, target
+                ));
+            }
+        }
+    }
+    Ok(result)
+}

@@ -1,0 +1,285 @@
+//! What `macbench net` reports: one [`NetResult`] per function × size, a terminal table, JSON and CSV.
+//!
+//! pps and Mbps are those of the highest passing trial (its achieved offered rate, which equals the
+//! delivered rate within the acceptable loss). Mbps counts UDP payload bytes (header + payload + tag).
+//! CPU utilisation is thread CPU time / wall time of each side during that trial: the sender's excludes
+//! the time it spun for pacing, the receiver's is measured from its first to its last datagram.
+
+use super::bench::SizeSpec;
+use super::receiver::ReceiverCounts;
+use super::search::{Limit, TrialOutcome};
+use super::sender::InjectedCounts;
+use super::trial::TrialResult;
+use crate::host::Host;
+use crate::mac::Function;
+use serde::Serialize;
+
+/// One trial as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrialSummary {
+    /// Rate asked for; `null` for the unthrottled trial.
+    pub target_pps: Option<f64>,
+    /// Achieved offered rate: genuine packets sent per second of sending.
+    pub achieved_pps: f64,
+    pub delivered_pps: f64,
+    /// Delivered UDP payload megabits per second.
+    pub delivered_mbps: f64,
+    /// Lost / sent.
+    pub loss: f64,
+    pub pass: bool,
+    pub sent: u64,
+    pub send_errors: u64,
+    pub duration_s: f64,
+    /// Sender thread CPU / wall, pacing spin excluded.
+    pub sender_cpu: Option<f64>,
+    /// Sender thread CPU / wall including the pacing spin.
+    pub sender_cpu_with_spin: Option<f64>,
+    /// Receiver thread CPU / wall between first and last datagram.
+    pub receiver_cpu: Option<f64>,
+    pub receiver: ReceiverCounts,
+    /// Bad packets the sender mixed in, by the counter each should land in.
+    pub injected: InjectedCounts,
+}
+
+impl TrialSummary {
+    pub fn new(t: &TrialResult, pass: bool) -> TrialSummary {
+        TrialSummary {
+            target_pps: t.send.target_pps,
+            achieved_pps: t.achieved_pps(),
+            delivered_pps: t.delivered_pps(),
+            delivered_mbps: t.delivered_mbps(),
+            loss: t.loss_ratio(),
+            pass,
+            sent: t.send.sent,
+            send_errors: t.send.send_errors,
+            duration_s: t.send.wall_ns as f64 / 1e9,
+            sender_cpu: t.send.cpu_utilisation(),
+            sender_cpu_with_spin: (t.send.wall_ns > 0)
+                .then(|| t.send.cpu_ns as f64 / t.send.wall_ns as f64),
+            receiver_cpu: t.receive.cpu_utilisation(),
+            receiver: t.receive.counts,
+            injected: t.send.injected,
+        }
+    }
+}
+
+/// One function at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct NetResult {
+    pub function: String,
+    pub algorithm: String,
+    pub backend: String,
+    pub accel: String,
+    /// The null function's row, the baseline of this size.
+    pub baseline: bool,
+    /// `64` or a size model's name.
+    pub size: String,
+    /// Mean UDP payload bytes per packet (the size itself when fixed).
+    pub mean_size_bytes: f64,
+    pub tag_len: usize,
+    /// `search` or `fixed-rate`.
+    pub mode: &'static str,
+    /// Achieved rate of the unthrottled trial (search only).
+    pub max_rate_pps: Option<f64>,
+    pub limit: Option<Limit>,
+    /// The highest passing trial (search) or the one trial (fixed rate); `null` if none passed.
+    pub throughput: Option<TrialSummary>,
+    /// This function's pps / the null function's pps at the same size.
+    pub pps_vs_null: Option<f64>,
+    pub trials: Vec<TrialSummary>,
+    pub warnings: Vec<String>,
+}
+
+impl NetResult {
+    pub fn new(function: &Function, size: &SizeSpec, tag_len: usize) -> NetResult {
+        NetResult {
+            function: function.id(),
+            algorithm: function.algorithm.name.to_string(),
+            backend: function.backend.name.to_string(),
+            accel: function.accel.to_string(),
+            baseline: false,
+            size: size.label.clone(),
+            mean_size_bytes: size.mean_bytes,
+            tag_len,
+            mode: "search",
+            max_rate_pps: None,
+            limit: None,
+            throughput: None,
+            pps_vs_null: None,
+            trials: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// Run-wide facts serialised with the results.
+#[derive(Debug, Clone, Serialize)]
+pub struct NetConfigReport {
+    pub transport: String,
+    pub mode: String,
+    pub trial_s: f64,
+    pub acceptable_loss: f64,
+    pub resolution: f64,
+    pub replay_window: u64,
+    pub inject_bad_per_1000: u32,
+    pub requested_tag_len: usize,
+    pub sender_core: Option<usize>,
+    pub receiver_core: Option<usize>,
+    pub seed: u64,
+    /// What "size" means, so a JSON reader need not guess.
+    pub size_definition: &'static str,
+}
+
+pub const SIZE_DEFINITION: &str =
+    "UDP payload bytes: 12-byte header (SPI, sequence number) + payload + tag; IP/UDP/Ethernet headers not counted";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NetDocument {
+    pub schema: &'static str,
+    pub host: Host,
+    pub config: NetConfigReport,
+    pub results: Vec<NetResult>,
+}
+
+pub const SCHEMA: &str = "macbench-net/1";
+
+pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {
+    let mut v = serde_json::to_vec_pretty(doc).map_err(|e| e.to_string())?;
+    v.push(b'\n');
+    Ok(v)
+}
+
+pub const CSV_HEADER: &[&str] = &[
+    "function",
+    "algorithm",
+    "backend",
+    "accel",
+    "baseline",
+    "size",
+    "mean_size_bytes",
+    "tag_len",
+    "mode",
+    "pps",
+    "mbps",
+    "loss",
+    "sender_cpu",
+    "receiver_cpu",
+    "pps_vs_null",
+    "max_rate_pps",
+    "limit",
+    "sent",
+    "delivered",
+    "forged",
+    "truncated",
+    "replayed",
+    "too_old",
+    "unknown_spi",
+    "trials",
+    "warnings",
+];
+
+/// One row per result.
+pub fn to_csv(doc: &NetDocument) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_HEADER).map_err(|e| e.to_string())?;
+    let opt = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
+    for r in &doc.results {
+        let t = r.throughput.as_ref();
+        let counts = t.map(|t| t.receiver).unwrap_or_default();
+        let limit = r
+            .limit
+            .and_then(|l| serde_json::to_value(l).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        w.write_record([
+            r.function.clone(),
+            r.algorithm.clone(),
+            r.backend.clone(),
+            r.accel.clone(),
+            r.baseline.to_string(),
+            r.size.clone(),
+            format!("{}", r.mean_size_bytes),
+            r.tag_len.to_string(),
+            r.mode.to_string(),
+            opt(t.map(|t| t.achieved_pps)),
+            opt(t.map(|t| t.delivered_mbps)),
+            opt(t.map(|t| t.loss)),
+            opt(t.and_then(|t| t.sender_cpu)),
+            opt(t.and_then(|t| t.receiver_cpu)),
+            opt(r.pps_vs_null),
+            opt(r.max_rate_pps),
+            limit,
+            t.map(|t| t.sent.to_string()).unwrap_or_default(),
+            counts.delivered.to_string(),
+            counts.forged.to_string(),
+            counts.truncated.to_string(),
+            counts.replayed.to_string(),
+            counts.too_old.to_string(),
+            counts.unknown_spi.to_string(),
+            r.trials.len().to_string(),
+            r.warnings.join("; "),
+        ])
+        .map_err(|e| e.to_string())?;
+    }
+    w.into_inner().map_err(|e| e.to_string())
+}
+
+pub const TABLE_HEADER: &str =
+    "function                         size       pps      Mbps      loss  tx cpu  rx cpu  vs null  trials";
+
+fn pct(v: Option<f64>) -> String {
+    v.map(|x| format!("{:.0}%", x * 100.0))
+        .unwrap_or_else(|| "-".to_string())
+}
+
+fn loss_text(loss: f64) -> String {
+    if loss == 0.0 {
+        "0".to_string()
+    } else {
+        format!("{:.4}%", loss * 100.0)
+    }
+}
+
+/// One table line.
+pub fn table_line(r: &NetResult) -> String {
+    let (pps, mbps, loss, tx, rx) = match &r.throughput {
+        Some(t) => (
+            format!("{:.0}", t.achieved_pps),
+            format!("{:.1}", t.delivered_mbps),
+            loss_text(t.loss),
+            pct(t.sender_cpu),
+            pct(t.receiver_cpu),
+        ),
+        None => (
+            "none".to_string(),
+            "-".to_string(),
+            "-".to_string(),
+            "-".to_string(),
+            "-".to_string(),
+        ),
+    };
+    let vs_null = if r.baseline {
+        "base".to_string()
+    } else {
+        r.pps_vs_null
+            .map(|v| format!("{:.2}×", v))
+            .unwrap_or_else(|| "-".to_string())
+    };
+    let mut line = format!(
+        "{:<30} {:>6} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8} {:>7}",
+        r.function,
+        r.size,
+        pps,
+        mbps,
+        loss,
+        tx,
+        rx,
+        vs_null,
+        r.trials.len()
+    );
+    if !r.warnings.is_empty() {
+        line.push_str("  ! ");
+        line.push_str(&r.warnings.join("; "));
+    }
+    line
+}

@@ -1,0 +1,369 @@
+//! The sending side: build packets (header, payload from a pool, tag), send them at an offered rate,
+//! and optionally mix in bad packets the receiver must reject.
+//!
+//! Pacing is batch + sleep/spin: packets go out in small batches, batch `k` due at `start + k·b/rate`.
+//! Far from the due time the thread sleeps (cheap, but the kernel wakes it up to ~60 µs late), the last
+//! stretch it spins. When it falls behind it sends at once without bursting to catch up beyond one
+//! batch, so the *achieved* offered rate (packets sent / time taken) can be lower than asked; it is
+//! measured and reported next to the target. Spinning shows up as CPU time, so the time spent spinning
+//! is measured and reported apart from the sender's work.
+
+use super::wire::{nonce_for, Sa, MAX_PACKET_LEN};
+use crate::engine::clock;
+use crate::mac::KeyedMac;
+use serde::Serialize;
+use std::net::UdpSocket;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Bytes in the payload pool: larger than L2, so payloads are not all cache-hot (seed 003).
+pub const POOL_LEN: usize = 4 << 20;
+
+/// Random payload bytes, reproducible from `seed`.
+pub fn payload_pool(seed: u64) -> Vec<u8> {
+    use rand::{RngCore, SeedableRng};
+    let mut pool = vec![0u8; POOL_LEN + MAX_PACKET_LEN];
+    rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x6e65_7470_6f6f_6c00).fill_bytes(&mut pool);
+    pool
+}
+
+/// Kinds of bad packet `--inject-bad` sends, in the order it cycles through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadKind {
+    /// A fresh sequence number with one tag bit flipped.
+    Forged,
+    /// Cut below header + tag.
+    Truncated,
+    /// A byte-for-byte copy of the last genuine packet.
+    Replayed,
+    /// A copy of the first genuine packet, re-sent once the window has moved past it.
+    Stale,
+}
+
+const BAD_CYCLE: [BadKind; 4] = [
+    BadKind::Forged,
+    BadKind::Truncated,
+    BadKind::Replayed,
+    BadKind::Stale,
+];
+
+/// Bad packets sent, by the receiver counter each should land in (assuming genuine packets arrive in
+/// order and none is lost, as on loopback at a rate the receiver keeps up with).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct InjectedCounts {
+    pub forged: u64,
+    pub truncated: u64,
+    pub replayed: u64,
+    pub too_old: u64,
+}
+
+impl InjectedCounts {
+    pub fn total(&self) -> u64 {
+        self.forged + self.truncated + self.replayed + self.too_old
+    }
+}
+
+/// What the sender did in one trial.
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
+pub struct SendReport {
+    /// Rate asked for (packets/s); `None`: unthrottled.
+    pub target_pps: Option<f64>,
+    /// Genuine packets handed to the socket (the offered load; send errors included).
+    pub sent: u64,
+    /// UDP payload bytes of those packets.
+    pub sent_bytes: u64,
+    /// Sends the kernel refused (ENOBUFS, ECONNREFUSED, …): offered but lost at the sender.
+    pub send_errors: u64,
+    pub injected: InjectedCounts,
+    /// Wall time from the first send to the end of the last.
+    pub wall_ns: u64,
+    pub cpu_ns: u64,
+    /// Wall time spent spinning for the pacer (CPU time that is not the sender's work).
+    pub spin_ns: u64,
+}
+
+impl SendReport {
+    /// Achieved offered rate: genuine packets per second of sending.
+    pub fn achieved_pps(&self) -> f64 {
+        if self.wall_ns == 0 {
+            0.0
+        } else {
+            self.sent as f64 * 1e9 / self.wall_ns as f64
+        }
+    }
+
+    /// Thread CPU / wall, pacing spin excluded.
+    pub fn cpu_utilisation(&self) -> Option<f64> {
+        (self.wall_ns > 0)
+            .then(|| self.cpu_ns.saturating_sub(self.spin_ns) as f64 / self.wall_ns as f64)
+    }
+}
+
+/// Builds packets for one security association.
+pub struct PacketBuilder {
+    sa: Sa,
+    mac: Box<dyn KeyedMac>,
+    /// Length of the tag the function computes before truncation to `sa.tag_len`.
+    full_tag_len: usize,
+    nonce: Vec<u8>,
+    pool: Arc<Vec<u8>>,
+    scratch: [u8; crate::mac::MAX_TAG_LEN],
+}
+
+impl PacketBuilder {
+    /// `full_tag_len` ≥ `sa.tag_len` and ≤ `MAX_TAG_LEN`; `pool` at least `MAX_PACKET_LEN` long.
+    pub fn new(
+        sa: Sa,
+        mac: Box<dyn KeyedMac>,
+        full_tag_len: usize,
+        nonce_len: usize,
+        pool: Arc<Vec<u8>>,
+    ) -> PacketBuilder {
+        PacketBuilder {
+            sa,
+            mac,
+            full_tag_len: full_tag_len.clamp(sa.tag_len, crate::mac::MAX_TAG_LEN),
+            nonce: vec![0; nonce_len],
+            pool,
+            scratch: [0; crate::mac::MAX_TAG_LEN],
+        }
+    }
+
+    pub fn sa(&self) -> Sa {
+        self.sa
+    }
+
+    /// Write a complete `len`-byte packet with sequence number `seq` into `out[..len]`.
+    /// `len` is clamped to `sa.min_len()..=min(out.len(), MAX_PACKET_LEN)`; returns the length used.
+    pub fn build(&mut self, seq: u64, len: usize, out: &mut [u8]) -> usize {
+        let len = len
+            .max(self.sa.min_len())
+            .min(out.len().min(MAX_PACKET_LEN));
+        // Spread payload offsets over the pool: consecutive packets read different cache lines.
+        let room = self.pool.len().saturating_sub(MAX_PACKET_LEN).max(1) as u64;
+        let offset = (seq.wrapping_mul(2_654_435_761) % room) as usize;
+        let covered = self.sa.write_header(seq, &self.pool[offset..], len, out);
+        if !self.nonce.is_empty() {
+            nonce_for(seq, &mut self.nonce);
+        }
+        let full = &mut self.scratch[..self.full_tag_len];
+        full.fill(0);
+        self.mac.tag_into(&self.nonce, &out[..covered], full);
+        out[covered..len].copy_from_slice(&full[..self.sa.tag_len]);
+        len
+    }
+}
+
+/// What to send in one trial.
+pub struct SendPlan<'a> {
+    /// Packets per second; `None`: as fast as possible.
+    pub rate: Option<f64>,
+    pub duration: Duration,
+    /// Packet sizes, cycled through (one entry for a fixed size).
+    pub sizes: &'a [u32],
+    /// Bad packets per 1000 genuine ones.
+    pub inject_bad_per_1000: u32,
+    /// Replay window of the receiver, so stale replays are sent only once they are really too old.
+    pub replay_window: u64,
+    /// Stop early when set (Ctrl-C).
+    pub cancel: &'a AtomicBool,
+}
+
+/// Pacing granularity: one batch per this many nanoseconds of schedule at most.
+const BATCH_SPAN_NS: f64 = 20_000.0;
+const MAX_BATCH: u64 = 32;
+/// Sleep only when the due time is further away than this; spin the rest.
+const SLEEP_THRESHOLD_NS: u64 = 150_000;
+const SLEEP_SLACK_NS: u64 = 80_000;
+
+/// Send genuine packets (and injected bad ones) on a connected socket according to `plan`.
+pub fn send_loop(
+    socket: &UdpSocket,
+    builder: &mut PacketBuilder,
+    plan: &SendPlan<'_>,
+) -> SendReport {
+    let mut report = SendReport {
+        target_pps: plan.rate,
+        ..SendReport::default()
+    };
+    let sizes: &[u32] = if plan.sizes.is_empty() {
+        &[64]
+    } else {
+        plan.sizes
+    };
+    let mut buf = vec![0u8; MAX_PACKET_LEN];
+    let mut bad = vec![0u8; MAX_PACKET_LEN];
+    let mut first_packet: Vec<u8> = Vec::new();
+    let duration_ns = plan.duration.as_nanos().min(u64::MAX as u128) as u64;
+    let (total, batch, period_ns) = match plan.rate {
+        Some(r) if r > 0.0 => {
+            let total = (r * plan.duration.as_secs_f64()).ceil().max(1.0) as u64;
+            let batch = ((r * BATCH_SPAN_NS / 1e9).round() as u64).clamp(1, MAX_BATCH);
+            (total, batch, batch as f64 * 1e9 / r)
+        }
+        _ => (u64::MAX, MAX_BATCH, 0.0),
+    };
+    // A paced trial may run a little over its duration when the sender falls behind; never much.
+    let deadline_extra = if plan.rate.is_some() {
+        duration_ns / 20 + 1_000_000
+    } else {
+        0
+    };
+    let mut seq: u64 = 0;
+    let mut bad_credit: u64 = 0;
+    let mut bad_index = 0usize;
+    let mut size_index = 0usize;
+    let cpu0 = clock::thread_cpu_ns();
+    let start = clock::wall_ns();
+    let deadline = start + duration_ns + deadline_extra;
+    let mut batch_no: u64 = 0;
+    let mut end = start;
+    while report.sent < total {
+        if plan.rate.is_some() {
+            let due = start + (batch_no as f64 * period_ns) as u64;
+            let mut now = clock::wall_ns();
+            if now + SLEEP_THRESHOLD_NS < due {
+                std::thread::sleep(Duration::from_nanos(due - now - SLEEP_SLACK_NS));
+                now = clock::wall_ns();
+            }
+            if now < due {
+                let spin_start = now;
+                while now < due {
+                    std::hint::spin_loop();
+                    now = clock::wall_ns();
+                }
+                report.spin_ns += now - spin_start;
+            }
+        }
+        batch_no += 1;
+        for _ in 0..batch.min(total - report.sent) {
+            seq += 1;
+            let len = sizes[size_index] as usize;
+            size_index = if size_index + 1 == sizes.len() {
+                0
+            } else {
+                size_index + 1
+            };
+            let len = builder.build(seq, len, &mut buf);
+            if socket.send(&buf[..len]).is_err() {
+                report.send_errors += 1;
+            }
+            report.sent += 1;
+            report.sent_bytes += len as u64;
+            let last_good_seq = seq;
+            if plan.inject_bad_per_1000 > 0 {
+                if first_packet.is_empty() {
+                    first_packet.extend_from_slice(&buf[..len]);
+                }
+                bad_credit += u64::from(plan.inject_bad_per_1000);
+                while bad_credit >= 1000 {
+                    bad_credit -= 1000;
+                    let kind = BAD_CYCLE[bad_index % BAD_CYCLE.len()];
+                    bad_index += 1;
+                    let (bytes, counter): (&[u8], &mut u64) = match kind {
+                        BadKind::Forged => {
+                            seq += 1;
+                            let n = builder.build(seq, len, &mut bad);
+                            bad[n - 1] ^= 0x01;
+                            (&bad[..n], &mut report.injected.forged)
+                        }
+                        BadKind::Truncated => {
+                            let cut = (seq as usize) % builder.sa().min_len();
+                            (&buf[..cut], &mut report.injected.truncated)
+                        }
+                        BadKind::Replayed => (&buf[..len], &mut report.injected.replayed),
+                        BadKind::Stale => {
+                            // Seq 1 is too old once the window's top has moved `window` past it.
+                            if last_good_seq > plan.replay_window {
+                                (&first_packet[..], &mut report.injected.too_old)
+                            } else {
+                                (&first_packet[..], &mut report.injected.replayed)
+                            }
+                        }
+                    };
+                    if socket.send(bytes).is_ok() {
+                        *counter += 1;
+                    }
+                }
+            }
+        }
+        end = clock::wall_ns();
+        if end >= deadline || plan.cancel.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    report.wall_ns = end.saturating_sub(start);
+    report.cpu_ns = clock::thread_cpu_ns().saturating_sub(cpu0);
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::receiver::Receiver;
+
+    fn function(name: &str) -> crate::mac::Function {
+        crate::mac::functions()
+            .into_iter()
+            .find(|f| {
+                f.algorithm.name == name && f.availability() == crate::mac::Availability::Available
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn built_packets_verify_and_tampering_is_caught() {
+        for (name, tag_len) in [
+            ("hmac-sha256", 16),
+            ("cmac-aes128", 12),
+            ("gmac-aes128", 16),
+            ("null", 16),
+        ] {
+            let f = function(name);
+            let key = vec![7u8; f.algorithm.default_key_len];
+            let sa = Sa { spi: 5, tag_len };
+            let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
+            let pool = Arc::new(payload_pool(1));
+            let full = if name == "null" {
+                tag_len
+            } else {
+                f.algorithm.tag_len
+            };
+            let mut b = PacketBuilder::new(
+                sa,
+                f.with_key(&key, Default::default()).unwrap(),
+                full,
+                nonce_len,
+                pool,
+            );
+            let mut rx = Receiver::new(
+                sa,
+                f.with_key(&key, Default::default()).unwrap(),
+                nonce_len,
+                64,
+            );
+            let mut buf = vec![0u8; 2048];
+            for (seq, size) in [(1u64, 64usize), (2, 1518), (3, 10)] {
+                let n = b.build(seq, size, &mut buf);
+                assert_eq!(n, size.max(12 + tag_len));
+                assert!(rx.handle(&buf[..n]), "{name} seq {seq}");
+                assert!(!rx.handle(&buf[..n]), "{name}: replay of {seq}");
+            }
+            let n = b.build(4, 100, &mut buf);
+            buf[n - tag_len] ^= 0x01;
+            assert!(!rx.handle(&buf[..n]), "{name}: tag bit flipped");
+            let mut forged = 1;
+            if name != "null" {
+                let n = b.build(5, 100, &mut buf);
+                buf[20] ^= 0x80;
+                assert!(!rx.handle(&buf[..n]), "{name}: payload bit flipped");
+                forged += 1;
+            }
+            assert_eq!(rx.counts.delivered, 3);
+            assert_eq!(rx.counts.replayed, 3);
+            assert_eq!(rx.counts.forged, forged, "{name}");
+            assert_eq!(rx.counts.rejected(), 3 + forged);
+        }
+    }
+}
