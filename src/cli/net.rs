@@ -61,7 +61,7 @@ pub struct ReceiveArgs {
     #[arg(long)]
     pub once: bool,
     /// Exit when no sender connects for this long (also the control connection's idle limit).
-    #[arg(long, default_value = "10m", allow_hyphen_values = true)]
+    #[arg(long, default_value = "600s", allow_hyphen_values = true)]
     pub timeout: String,
 }
 

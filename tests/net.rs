@@ -1,0 +1,459 @@
+//! `macbench net` end to end: real UDP trials over loopback (and namespaces, two-process send/receive),
+//! injected bad packets counted exactly, the receiver never delivering what it should reject, and
+//! bad command lines. No timing thresholds: rates are low enough that a loaded machine still delivers.
+
+use assert_cmd::Command;
+use macbench::mac::{functions, Availability, Function};
+use macbench::net::receiver::Receiver;
+use macbench::net::search::TrialOutcome;
+use macbench::net::trial::{LocalPath, TrialSetup};
+use macbench::net::wire::Sa;
+use std::io::BufRead;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn macbench() -> Command {
+    let mut cmd = Command::cargo_bin("macbench").unwrap();
+    cmd.env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+fn function(name: &str) -> Function {
+    functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == name && f.availability() == Availability::Available)
+        .unwrap_or_else(|| panic!("{name} unavailable"))
+}
+
+fn setup(name: &str, tag_len: usize, sizes: Vec<u32>, inject: u32) -> TrialSetup {
+    TrialSetup {
+        function: function(name),
+        tag_len,
+        sizes: Arc::new(sizes),
+        pool: Arc::new(macbench::net::sender::payload_pool(7)),
+        replay_window: 64,
+        inject_bad_per_1000: inject,
+        duration: Duration::from_millis(300),
+        seed: 7,
+    }
+}
+
+fn loopback() -> LocalPath {
+    LocalPath {
+        netns: None,
+        sender_core: None,
+        receiver_core: None,
+        cancel: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+#[test]
+fn loopback_trial_delivers_every_packet_and_rejects_exactly_the_injected_ones() {
+    let path = loopback();
+    for (name, tag_len, inject) in [
+        ("hmac-sha256", 16, 50),
+        ("cmac-aes128", 12, 100),
+        ("gmac-aes128", 16, 0),
+    ] {
+        let s = setup(name, tag_len, vec![64, 1024, 1518, 40], inject);
+        let t = path.trial(&s, Some(2000.0), 1).unwrap();
+        let c = t.receive.counts;
+        assert_eq!(t.send.send_errors, 0, "{name}");
+        assert!(
+            t.send.sent >= 500,
+            "{name}: 2000 pps × 0.3 s, sent {}",
+            t.send.sent
+        );
+        assert_eq!(
+            c.delivered, t.send.sent,
+            "{name}: every genuine packet verified"
+        );
+        assert_eq!(t.loss_ratio(), 0.0);
+        let inj = t.send.injected;
+        assert_eq!(
+            inj.total(),
+            t.send.sent * u64::from(inject) / 1000,
+            "{name}"
+        );
+        assert_eq!(c.forged, inj.forged, "{name}");
+        assert_eq!(c.truncated, inj.truncated, "{name}");
+        assert_eq!(c.replayed, inj.replayed, "{name}");
+        assert_eq!(c.too_old, inj.too_old, "{name}");
+        assert_eq!(c.unknown_spi, 0);
+        assert_eq!(c.received, c.delivered + c.rejected());
+        if inject > 0 {
+            assert!(inj.forged > 0 && inj.truncated > 0 && inj.replayed > 0 && inj.too_old > 0);
+        }
+        let sizes = [64u64, 1024, 1518, 40];
+        let expected_bytes: u64 = (0..t.send.sent).map(|i| sizes[(i % 4) as usize]).sum();
+        assert_eq!(
+            c.delivered_bytes, expected_bytes,
+            "{name}: sizes are datagram sizes"
+        );
+    }
+}
+
+#[test]
+fn receiver_delivers_nothing_of_random_or_mangled_datagrams() {
+    use rand::{Rng, RngCore, SeedableRng};
+    let f = function("hmac-sha256");
+    let s = setup("hmac-sha256", 16, vec![200], 0);
+    let (sa, key) = s.association(3);
+    let mut builder = s.builder(sa, &key).unwrap();
+    let mut rx = Receiver::new(sa, f.with_key(&key, Default::default()).unwrap(), 0, 1024);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let mut buf = vec![0u8; 2048];
+    for seq in 1..=300u64 {
+        let n = builder.build(seq, 200, &mut buf);
+        let mut bad = buf[..n].to_vec();
+        match seq % 4 {
+            0 => {
+                let i = rng.random_range(0..n);
+                bad[i] ^= 1 << rng.random_range(0..8);
+            }
+            1 => bad.truncate(rng.random_range(0..n)),
+            2 => {
+                rng.fill_bytes(&mut bad[4..]);
+            }
+            _ => {
+                let extra = rng.random_range(1..8);
+                bad.extend(std::iter::repeat_n(0u8, extra));
+            }
+        }
+        assert!(!rx.handle(&bad), "mangled packet {seq} delivered");
+    }
+    assert_eq!(rx.counts.delivered, 0);
+    assert_eq!(rx.counts.rejected(), 300);
+    // A different SPI is rejected as such.
+    let foreign_before = rx.counts.unknown_spi;
+    let other = Sa {
+        spi: sa.spi ^ 1,
+        ..sa
+    };
+    let mut b2 = s.builder(other, &key).unwrap();
+    let n = b2.build(1, 100, &mut buf);
+    assert!(!rx.handle(&buf[..n]));
+    assert_eq!(rx.counts.unknown_spi, foreign_before + 1);
+    assert_eq!(rx.counts.delivered, 0);
+}
+
+fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let (j, c) = (dir.path().join("net.json"), dir.path().join("net.csv"));
+    let out = macbench()
+        .args([
+            "net",
+            "--alg",
+            "hmac-sha256",
+            "--sizes",
+            "64,imix",
+            "--rate",
+            "2000",
+        ])
+        .args([
+            "--trial",
+            "0.3s",
+            "--inject-bad",
+            "50",
+            "--replay-window",
+            "1024",
+        ])
+        .arg("--json")
+        .arg(&j)
+        .arg("--csv")
+        .arg(&c)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("hmac-sha256/"), "{stdout}");
+    let doc = json(&j);
+    assert_eq!(doc["schema"], "macbench-net/1");
+    assert_eq!(doc["config"]["replay_window"], 1024);
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4, "null + hmac at two sizes");
+    assert_eq!(results[0]["algorithm"], "null");
+    assert_eq!(results[0]["baseline"], true);
+    for r in results {
+        let t = &r["throughput"];
+        let rx = &t["receiver"];
+        let inj = &t["injected"];
+        assert_eq!(rx["delivered"], t["sent"], "{r}");
+        assert_eq!(t["loss"], 0.0);
+        for k in ["forged", "truncated", "replayed", "too_old"] {
+            assert_eq!(rx[k], inj[k], "{k}: {r}");
+        }
+        assert_eq!(r["tag_len"], 16);
+        assert!(t["sender_cpu"].as_f64().is_some() && t["receiver_cpu"].as_f64().is_some());
+    }
+    assert_eq!(results[1]["size"], "64");
+    assert_eq!(results[3]["size"], "imix");
+    assert!(results[1]["pps_vs_null"].as_f64().is_some());
+    let csv = std::fs::read_to_string(&c).unwrap();
+    assert_eq!(csv.lines().count(), 5);
+    assert!(csv.starts_with("function,algorithm,backend"));
+}
+
+#[test]
+fn cli_search_runs_and_reports_its_trials() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("s.json");
+    let out = macbench()
+        .args([
+            "net",
+            "--alg",
+            "siphash-2-4",
+            "--sizes",
+            "128",
+            "--trial",
+            "0.1s",
+        ])
+        .args(["--resolution", "25%", "--loss", "0.5%", "--no-null"])
+        .arg("--json")
+        .arg(&j)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&j);
+    let r = &doc["results"][0];
+    assert_eq!(r["mode"], "search");
+    assert_eq!(r["tag_len"], 8, "SipHash's tag is shorter than 16");
+    assert_eq!(doc["config"]["acceptable_loss"], 0.005);
+    let trials = r["trials"].as_array().unwrap();
+    assert!(!trials.is_empty() && trials.len() <= 4, "{trials:?}");
+    assert!(trials[0]["target_pps"].is_null(), "first trial unthrottled");
+    for t in trials {
+        assert!(t["receiver"]["delivered"].as_u64() <= t["sent"].as_u64());
+        assert_eq!(t["receiver"]["forged"], 0);
+        assert_eq!(t["pass"], t["loss"].as_f64().unwrap() <= 0.005);
+    }
+    assert!(r["max_rate_pps"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn send_and_receive_as_two_processes() {
+    let bin = assert_cmd::cargo::cargo_bin("macbench");
+    let mut receiver = std::process::Command::new(&bin)
+        .args([
+            "net",
+            "receive",
+            "--listen",
+            "127.0.0.1:0",
+            "--once",
+            "--timeout",
+            "20s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(receiver.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("r.json");
+    let out = macbench()
+        .args([
+            "net",
+            "send",
+            "--to",
+            &addr,
+            "--alg",
+            "hmac-sha256",
+            "--sizes",
+            "256",
+        ])
+        .args(["--rate", "2000", "--trial", "0.3s", "--inject-bad", "40"])
+        .arg("--json")
+        .arg(&j)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = receiver.wait().unwrap();
+    assert!(status.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(
+        rest.iter().any(|l| l.contains("done after 2 trial(s)")),
+        "{rest:?}"
+    );
+    let doc = json(&j);
+    for r in doc["results"].as_array().unwrap() {
+        let t = &r["throughput"];
+        assert_eq!(t["receiver"]["delivered"], t["sent"], "{r}");
+        for k in ["forged", "truncated", "replayed", "too_old"] {
+            assert_eq!(t["receiver"][k], t["injected"][k], "{k}");
+        }
+    }
+}
+
+#[test]
+fn receiver_without_sender_exits_at_its_timeout() {
+    macbench()
+        .args([
+            "net",
+            "receive",
+            "--listen",
+            "127.0.0.1:0",
+            "--timeout",
+            "0.2s",
+        ])
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .success();
+}
+
+#[test]
+fn netns_trial_between_namespaces_it_creates_and_removes() {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let has_ip = std::process::Command::new("ip").arg("-V").output().is_ok();
+    let args = [
+        "net",
+        "--netns",
+        "--alg",
+        "hmac-sha256",
+        "--sizes",
+        "64",
+        "--rate",
+        "2000",
+        "--trial",
+        "0.2s",
+    ];
+    if !root || !has_ip {
+        let out = macbench().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("--netns needs"), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("ns.json");
+    let out = macbench()
+        .args(args)
+        .arg("--json")
+        .arg(&j)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("--netns") {
+        // Root without CAP_SYS_ADMIN (an unprivileged container): the error must still be one line.
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let doc = json(&j);
+    let transport = doc["config"]["transport"].as_str().unwrap().to_string();
+    assert!(transport.contains("macbench-"), "{transport}");
+    for r in doc["results"].as_array().unwrap() {
+        assert_eq!(
+            r["throughput"]["receiver"]["delivered"],
+            r["throughput"]["sent"]
+        );
+    }
+    let list = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    let ns = transport
+        .split_whitespace()
+        .find(|w| w.starts_with("macbench-"))
+        .unwrap();
+    assert!(!list.contains(ns), "namespace {ns} left behind: {list}");
+}
+
+fn assert_usage_error(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("out.json");
+    let mut cmd = macbench();
+    cmd.args(args);
+    if args.get(1) != Some(&"receive") && !args.contains(&"--json") {
+        cmd.arg("--json").arg(&j);
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: {stderr:?} lacks {needle:?}"
+    );
+    assert!(!stderr.contains("panicked"));
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr:?}");
+    assert!(!j.exists(), "no output file on bad input");
+}
+
+#[test]
+fn bad_command_lines_are_one_line_usage_errors() {
+    assert_usage_error(
+        &["net", "--alg", "hmac-sha257"],
+        "unknown algorithm \"hmac-sha257\"",
+    );
+    assert_usage_error(&["net", "--loss", "-1"], "--loss");
+    assert_usage_error(&["net", "--loss", "100%"], "--loss");
+    assert_usage_error(&["net", "--loss", "lots"], "--loss");
+    assert_usage_error(&["net", "--resolution", "0%"], "--resolution");
+    assert_usage_error(&["net", "--trial", "0s"], "--trial");
+    assert_usage_error(&["net", "--rate", "fast"], "--rate");
+    assert_usage_error(&["net", "--sizes", "20"], "outside 28..=65507");
+    assert_usage_error(&["net", "--sizes", "70000"], "--sizes");
+    assert_usage_error(&["net", "--sizes", "no-such-model"], "--sizes");
+    assert_usage_error(&["net", "--replay-window", "100"], "64 or 1024");
+    assert_usage_error(&["net", "--inject-bad", "2000"], "--inject-bad");
+    assert_usage_error(
+        &["net", "--alg", "siphash-2-4", "--tag-len", "16"],
+        "8-byte tags",
+    );
+    assert_usage_error(&["net", "--tag-len", "0"], "--tag-len");
+    assert_usage_error(&["net", "--sender-core", "4095"], "CPU 4095 is not online");
+    assert_usage_error(&["net", "send", "--to", "not an address"], "--to");
+    assert_usage_error(&["net", "send", "--to", "127.0.0.1"], "--to");
+    assert_usage_error(&["net", "receive", "--listen", "300.1.1.1:7"], "--listen");
+    assert_usage_error(&["net", "--json", "/no/such/dir/x.json"], "does not exist");
+}
+
+#[test]
+fn send_to_a_closed_port_fails_in_one_line() {
+    // Bind and drop a TCP listener to get a port with nobody behind it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = macbench()
+        .args([
+            "net",
+            "send",
+            "--to",
+            &format!("127.0.0.1:{port}"),
+            "--trial",
+            "0.1s",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no receiver answers"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1);
+}
