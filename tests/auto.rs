@@ -38,11 +38,28 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         hardware_cycles: "test".into(),
         timer_resolution_ns: 1,
     };
-    let policy = AutoPolicy { enabled: true, max_duration: Duration::from_millis(40), max_repeats: 3, max_rounds: 3 };
+    let policy = AutoPolicy {
+        enabled: true,
+        max_duration: Duration::from_millis(40),
+        max_repeats: 3,
+        max_rounds: 3,
+    };
     let r = bench::run_scenario(scenario, 1, policy, &clock, &AtomicBool::new(false)).unwrap();
-    assert!(r.warnings.iter().any(|w| w.code == "window-too-short"), "{:?}", r.warnings);
-    assert!(r.adjustments[0].starts_with("round 1: duration → 0.040 s"), "{:?}", r.adjustments);
-    assert!(r.adjustments.last().unwrap().contains("bound reached"), "{:?}", r.adjustments);
+    assert!(
+        r.warnings.iter().any(|w| w.code == "window-too-short"),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        r.adjustments[0].starts_with("round 1: duration → 0.040 s"),
+        "{:?}",
+        r.adjustments
+    );
+    assert!(
+        r.adjustments.last().unwrap().contains("bound reached"),
+        "{:?}",
+        r.adjustments
+    );
     assert_eq!(r.scenario.duration, Duration::from_millis(40));
     assert!(r.scenario.window_end <= r.scenario.duration);
 

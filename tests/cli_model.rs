@@ -24,9 +24,11 @@ fn constructed_results() -> serde_json::Value {
         .collect();
     let imix = macbench::traffic::builtin("imix").unwrap();
     let predicted = 500.0 + 100.0 * imix.gamma(rule);
-    results.push(json!({"algorithm": "hmac-sha256", "backend": "openssl", "accel": "hw", "sessions": 1,
+    results.push(
+        json!({"algorithm": "hmac-sha256", "backend": "openssl", "accel": "hw", "sessions": 1,
                         "size": "imix", "failed": false,
-                        "metrics": {"absolute_cycles_per_message": predicted / 1.1}}));
+                        "metrics": {"absolute_cycles_per_message": predicted / 1.1}}),
+    );
     json!({"tool": "macbench", "schema_version": 1, "clock": {"reference_hz": 2.0e9}, "results": results})
 }
 
@@ -38,7 +40,16 @@ fn fit_recovers_the_constructed_cost_and_compares_with_the_measured_model() {
     let out_json = dir.path().join("model.json");
     let out_csv = dir.path().join("model.csv");
     let out = macbench()
-        .args(["model", "--models", "imix,uniform", "--alg", "hmac-sha256", "--reject-size", "64", "--results"])
+        .args([
+            "model",
+            "--models",
+            "imix,uniform",
+            "--alg",
+            "hmac-sha256",
+            "--reject-size",
+            "64",
+            "--results",
+        ])
         .arg(&results)
         .arg("--json")
         .arg(&out_json)
@@ -46,28 +57,57 @@ fn fit_recovers_the_constructed_cost_and_compares_with_the_measured_model() {
         .arg(&out_csv)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_json).unwrap()).unwrap();
     let fit = &v["fits"][0];
-    assert!((fit["fixed_cycles"].as_f64().unwrap() - 500.0).abs() < 1e-6, "{fit}");
+    assert!(
+        (fit["fixed_cycles"].as_f64().unwrap() - 500.0).abs() < 1e-6,
+        "{fit}"
+    );
     assert!((fit["cycles_per_block"].as_f64().unwrap() - 100.0).abs() < 1e-6);
     // 64 bytes = 2 SHA-256 blocks: 700 cycles at 2 GHz.
     assert!((fit["rejection_packets_per_second"].as_f64().unwrap() - 2.0e9 / 700.0).abs() < 1e-3);
-    let imix = v["predictions"].as_array().unwrap().iter().find(|p| p["model"] == "imix").unwrap();
-    assert!((imix["predicted_cycles_per_packet"].as_f64().unwrap() - (500.0 + 100.0 * 5.917)).abs() < 0.1);
+    let imix = v["predictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["model"] == "imix")
+        .unwrap();
+    assert!(
+        (imix["predicted_cycles_per_packet"].as_f64().unwrap() - (500.0 + 100.0 * 5.917)).abs()
+            < 0.1
+    );
     assert!((imix["relative_difference"].as_f64().unwrap() - 0.1).abs() < 1e-9);
-    let uniform = v["predictions"].as_array().unwrap().iter().find(|p| p["model"] == "uniform").unwrap();
-    assert!(uniform["measured_cycles_per_packet"].is_null(), "not measured, not invented");
+    let uniform = v["predictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["model"] == "uniform")
+        .unwrap();
+    assert!(
+        uniform["measured_cycles_per_packet"].is_null(),
+        "not measured, not invented"
+    );
     let csv = std::fs::read_to_string(&out_csv).unwrap();
-    assert!(csv.starts_with("model,algorithm,backend,accel,mean_bytes,gamma,predicted_cycles_per_packet"));
+    assert!(csv
+        .starts_with("model,algorithm,backend,accel,mean_bytes,gamma,predicted_cycles_per_packet"));
 }
 
 #[test]
 fn analytic_table_shows_the_reference_values() {
-    let out = macbench().args(["model", "--alg", "hmac-sha256,cmac-aes128"]).output().unwrap();
+    let out = macbench()
+        .args(["model", "--alg", "hmac-sha256,cmac-aes128"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success());
-    for needle in ["12.665", "48.593", "10.000", "37.667", "5.917", "21.583", "431.78"] {
+    for needle in [
+        "12.665", "48.593", "10.000", "37.667", "5.917", "21.583", "431.78",
+    ] {
         assert!(text.contains(needle), "{needle} missing in\n{text}");
     }
 }
@@ -86,21 +126,42 @@ fn bad_results_files_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&str, &str, &str)] = &[
         ("empty.json", "", "not JSON"),
-        ("other.json", "{\"hello\": 1}", "not a macbench results file"),
-        ("newer.json", "{\"tool\":\"macbench\",\"schema_version\":99,\"results\":[]}", "newer than this macbench"),
+        (
+            "other.json",
+            "{\"hello\": 1}",
+            "not a macbench results file",
+        ),
+        (
+            "newer.json",
+            "{\"tool\":\"macbench\",\"schema_version\":99,\"results\":[]}",
+            "newer than this macbench",
+        ),
     ];
     for (name, content, needle) in cases {
         let path = dir.path().join(name);
         std::fs::write(&path, content).unwrap();
-        let out = macbench().args(["model", "--results"]).arg(&path).output().unwrap();
+        let out = macbench()
+            .args(["model", "--results"])
+            .arg(&path)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
-        assert!(stderr.contains(needle) && stderr.contains(name), "{name}: {stderr}");
+        assert!(
+            stderr.contains(needle) && stderr.contains(name),
+            "{name}: {stderr}"
+        );
         assert_eq!(stderr.trim_end().lines().count(), 1);
     }
-    let out = macbench().args(["model", "--models", "nosuchmodel"]).output().unwrap();
+    let out = macbench()
+        .args(["model", "--models", "nosuchmodel"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("imix"), "lists valid names");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("imix"),
+        "lists valid names"
+    );
 }
 
 #[test]
@@ -108,13 +169,32 @@ fn run_accepts_a_size_model_and_reports_it_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let out = macbench()
-        .args(["run", "--alg", "null", "--sizes", "imix,64", "--sessions", "1", "--duration", "50ms", "--repeat", "1", "--no-harness", "--json"])
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "imix,64",
+            "--sessions",
+            "1",
+            "--duration",
+            "50ms",
+            "--repeat",
+            "1",
+            "--no-harness",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
     assert!(matches!(out.status.code(), Some(0) | Some(1)));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let sizes: Vec<&serde_json::Value> = v["results"].as_array().unwrap().iter().map(|r| &r["size"]).collect();
+    let sizes: Vec<&serde_json::Value> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["size"])
+        .collect();
     assert_eq!(sizes, vec![&json!("imix"), &json!(64)]);
     assert!((v["results"][0]["mean_message_bytes"].as_f64().unwrap() - 340.333).abs() < 0.01);
 }

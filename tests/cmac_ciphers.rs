@@ -107,6 +107,7 @@ fn backends_equal_reference<C: BlockCipherEncrypt + KeyInit>(alg: &str) {
     let functions: Vec<_> = mac::functions()
         .into_iter()
         .filter(|f| f.algorithm.name == alg)
+        .filter(|f| f.availability() == mac::Availability::Available)
         .collect();
     assert!(!functions.is_empty());
     let mut state = 0x9e37_79b9_7f4a_7c15u64;

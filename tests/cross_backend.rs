@@ -48,6 +48,9 @@ proptest! {
             let key = &seed[..a.default_key_len];
             let nonce = &nonce[..a.nonce_len.unwrap_or(0)];
             let tags = tags_of_all_backends(a.name, key, nonce, &msg);
+            if tags.is_empty() {
+                continue; // e.g. VMAC in a build without Crypto++
+            }
             for (id, tag) in &tags[1..] {
                 prop_assert_eq!(tag, &tags[0].1, "{} vs {} on {} bytes", id, tags[0].0, msg.len());
             }
