@@ -36,6 +36,7 @@ fn setup(name: &str, tag_len: usize, sizes: Vec<u32>, inject: u32) -> TrialSetup
         inject_bad_per_1000: inject,
         duration: Duration::from_millis(300),
         seed: 7,
+        rcvbuf: None,
     }
 }
 
@@ -180,6 +181,7 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     let doc = json(&j);
     assert_eq!(doc["schema"], "macbench-net/1");
     assert_eq!(doc["config"]["replay_window"], 1024);
+    assert_eq!(doc["config"]["rcvbuf"], 4 << 20);
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 4, "null + hmac at two sizes");
     assert_eq!(results[0]["algorithm"], "null");
@@ -426,6 +428,7 @@ fn bad_command_lines_are_one_line_usage_errors() {
         "8-byte tags",
     );
     assert_usage_error(&["net", "--tag-len", "0"], "--tag-len");
+    assert_usage_error(&["net", "--rcvbuf", "lots"], "--rcvbuf");
     assert_usage_error(&["net", "--sender-core", "4095"], "CPU 4095 is not online");
     assert_usage_error(&["net", "send", "--to", "not an address"], "--to");
     assert_usage_error(&["net", "send", "--to", "127.0.0.1"], "--to");

@@ -123,6 +123,9 @@ pub struct NetOptions {
     /// Run between two network namespaces joined by veth, created and removed by macbench (root).
     #[arg(long)]
     pub netns: bool,
+    /// Receiver socket buffer in bytes (`4M`, `256k`, `212992`) or `default` for the system's.
+    #[arg(long, default_value = "4M")]
+    pub rcvbuf: String,
     /// Do not measure the null-MAC baseline.
     #[arg(long)]
     pub no_null: bool,
@@ -246,6 +249,27 @@ pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec
     Ok(out)
 }
 
+/// Parse `--rcvbuf`: bytes with an optional k/M suffix (binary), or `default`.
+pub fn parse_rcvbuf(text: &str) -> Result<Option<usize>, CliError> {
+    let t = text.trim();
+    if t == "default" {
+        return Ok(None);
+    }
+    let (number, scale) = if let Some(n) = t.strip_suffix(['k', 'K']) {
+        (n, 1usize << 10)
+    } else if let Some(n) = t.strip_suffix('M') {
+        (n, 1 << 20)
+    } else {
+        (t, 1)
+    };
+    match number.parse::<usize>() {
+        Ok(v) if v > 0 && v.saturating_mul(scale) <= 1 << 30 => Ok(Some(v * scale)),
+        _ => Err(CliError::usage(format!(
+            "--rcvbuf: {text:?} is not a buffer size; give bytes up to 1G, e.g. 4M, 256k, 212992, or default"
+        ))),
+    }
+}
+
 fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), CliError> {
     match core {
         Some(c) if !online.contains(&c) => Err(CliError::usage(format!(
@@ -321,6 +345,7 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
         }
     }
     let sizes = parse_sizes(&o.sizes, o.seed, HEADER_LEN + tag_len)?;
+    let rcvbuf = parse_rcvbuf(&o.rcvbuf)?;
     let online = host::online_cpus();
     check_core("--sender-core", o.sender_core, &online)?;
     check_core("--receiver-core", o.receiver_core, &online)?;
@@ -371,6 +396,7 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
             replay_window: o.replay_window,
             inject_bad_per_1000: o.inject_bad,
             seed: o.seed,
+            rcvbuf,
         },
         search,
         sender_core,
@@ -447,6 +473,7 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
             resolution: plan.search.resolution,
             replay_window: plan.config.replay_window,
             inject_bad_per_1000: plan.config.inject_bad_per_1000,
+            rcvbuf: plan.config.rcvbuf,
             requested_tag_len: plan.config.tag_len,
             sender_core: plan.sender_core,
             receiver_core,

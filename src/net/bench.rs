@@ -74,6 +74,7 @@ pub struct NetConfig {
     pub replay_window: u64,
     pub inject_bad_per_1000: u32,
     pub seed: u64,
+    pub rcvbuf: Option<usize>,
 }
 
 /// Tag bytes `function` carries when `requested` are asked for: the algorithm's own tag if shorter
@@ -112,6 +113,7 @@ pub fn run(
                 inject_bad_per_1000: config.inject_bad_per_1000,
                 duration: config.trial,
                 seed: config.seed,
+                rcvbuf: config.rcvbuf,
             };
             let mut result = measure(path, &setup, &config.mode, size, &mut trial_no)?;
             if is_baseline {

@@ -54,6 +54,8 @@ enum Request {
         tag_len: usize,
         replay_window: u64,
         duration_ms: u64,
+        #[serde(default)]
+        rcvbuf: Option<usize>,
     },
     Stop,
     Bye,
@@ -221,9 +223,16 @@ fn serve_connection(
                     tag_len,
                     replay_window,
                     duration_ms,
+                    rcvbuf,
                 } => {
                     if let Some(r) = running.take() {
                         let _ = r.finish();
+                    }
+                    if let Some(bytes) = rcvbuf {
+                        if let Err(e) = super::receiver::set_receive_buffer(udp, bytes) {
+                            reply(&mut writer, &Reply::error(format!("rcvbuf {bytes}: {e}")))?;
+                            continue;
+                        }
                     }
                     match start(
                         udp,
@@ -393,6 +402,7 @@ impl RemotePath {
             tag_len: sa.tag_len,
             replay_window: setup.replay_window,
             duration_ms: setup.duration.as_millis() as u64,
+            rcvbuf: setup.rcvbuf,
         })?;
         let bind_addr: SocketAddr = if self.to.is_ipv4() {
             (std::net::Ipv4Addr::UNSPECIFIED, 0).into()

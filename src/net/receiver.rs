@@ -205,6 +205,9 @@ pub struct ReceiveReport {
     /// Wall clock (`clock::wall_ns`) of the first and last datagram; 0 if none came.
     pub first_ns: u64,
     pub last_ns: u64,
+    /// Receive buffer the kernel granted the socket (bytes, as `SO_RCVBUF` reads back).
+    #[serde(default)]
+    pub rcvbuf_bytes: u64,
 }
 
 impl ReceiveReport {
@@ -269,7 +272,55 @@ pub fn receive_loop(
         active_wall_ns: last_ns.saturating_sub(first_ns),
         first_ns,
         last_ns,
+        rcvbuf_bytes: receive_buffer(socket).unwrap_or(0) as u64,
     })
+}
+
+/// Ask for a receive buffer of `bytes`: with `SO_RCVBUFFORCE` when privileged (it may exceed
+/// `net.core.rmem_max`), else `SO_RCVBUF` (capped at `rmem_max`). Returns what the kernel granted.
+///
+/// A bigger buffer lets the receiver ride out scheduling hiccups of a few milliseconds, which on a
+/// shared machine otherwise decide zero-loss results more than the MAC does.
+pub fn set_receive_buffer(socket: &UdpSocket, bytes: usize) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let value = bytes.min(i32::MAX as usize / 2) as libc::c_int;
+    let set = |option: libc::c_int| {
+        // SAFETY: valid socket fd, a c_int option value of the stated length.
+        unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                option,
+                (&value as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        }
+    };
+    if set(libc::SO_RCVBUFFORCE) != 0 && set(libc::SO_RCVBUF) != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    receive_buffer(socket)
+}
+
+/// The socket's receive buffer size as the kernel reports it.
+pub fn receive_buffer(socket: &UdpSocket) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let mut value: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: valid fd; value and len point to writable memory of the stated size.
+    let rc = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&mut value as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(value.max(0) as usize)
 }
 
 #[cfg(test)]

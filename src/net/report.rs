@@ -36,6 +36,8 @@ pub struct TrialSummary {
     pub sender_cpu_with_spin: Option<f64>,
     /// Receiver thread CPU / wall between first and last datagram.
     pub receiver_cpu: Option<f64>,
+    /// Receive buffer the kernel granted (bytes).
+    pub rcvbuf_bytes: u64,
     pub receiver: ReceiverCounts,
     /// Bad packets the sender mixed in, by the counter each should land in.
     pub injected: InjectedCounts,
@@ -57,6 +59,7 @@ impl TrialSummary {
             sender_cpu_with_spin: (t.send.wall_ns > 0)
                 .then(|| t.send.cpu_ns as f64 / t.send.wall_ns as f64),
             receiver_cpu: t.receive.cpu_utilisation(),
+            rcvbuf_bytes: t.receive.rcvbuf_bytes,
             receiver: t.receive.counts,
             injected: t.send.injected,
         }
@@ -122,6 +125,8 @@ pub struct NetConfigReport {
     pub resolution: f64,
     pub replay_window: u64,
     pub inject_bad_per_1000: u32,
+    /// Receive buffer asked for (bytes); `null`: system default.
+    pub rcvbuf: Option<usize>,
     pub requested_tag_len: usize,
     pub sender_core: Option<usize>,
     pub receiver_core: Option<usize>,

@@ -31,6 +31,8 @@ pub struct TrialSetup {
     pub inject_bad_per_1000: u32,
     pub duration: Duration,
     pub seed: u64,
+    /// Receive buffer to ask for (bytes); `None`: the system default.
+    pub rcvbuf: Option<usize>,
 }
 
 impl TrialSetup {
@@ -175,6 +177,7 @@ impl LocalPath {
         let (tx_addr, rx_addr) = self.addresses();
         let tx_ns = self.netns.as_ref().map(|p| p.sender_ns.clone());
         let rx_ns = self.netns.as_ref().map(|p| p.receiver_ns.clone());
+        let rcvbuf = setup.rcvbuf;
         let stop = AtomicBool::new(false);
         let deadline_ns = clock::wall_ns() + setup.duration.as_nanos() as u64 * 2 + 3_000_000_000;
         let plan = SendPlan {
@@ -193,6 +196,10 @@ impl LocalPath {
                     Self::place(self.receiver_core, rx_ns.as_deref())?;
                     let s = UdpSocket::bind((rx_addr, 0))
                         .map_err(|e| format!("bind {rx_addr}:0: {e}"))?;
+                    if let Some(bytes) = rcvbuf {
+                        super::receiver::set_receive_buffer(&s, bytes)
+                            .map_err(|e| format!("--rcvbuf {bytes}: {e}"))?;
+                    }
                     let local = s.local_addr().map_err(|e| e.to_string())?;
                     Ok::<_, String>((s, local))
                 })();
