@@ -57,3 +57,27 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_shorter_tag_buffer_gets_the_prefix_of_the_full_tag() {
+    // The wire format of `macbench net` truncates tags (e.g. HMAC-SHA256 to 16 bytes); every backend
+    // must then write exactly the leading bytes of its full tag.
+    let msg: Vec<u8> = (0..300u32).map(|i| (i * 13 % 256) as u8).collect();
+    let mut checked = 0;
+    for f in mac::functions() {
+        if f.availability() != Availability::Available || f.algorithm.tag_len <= 8 {
+            continue;
+        }
+        let key: Vec<u8> = (0..f.algorithm.default_key_len as u8).collect();
+        let nonce = vec![7u8; f.algorithm.nonce_len.unwrap_or(0)];
+        let mut keyed = f.with_key(&key, KeyParams::default()).unwrap();
+        let mut full = [0u8; MAX_TAG_LEN];
+        let full = &mut full[..f.algorithm.tag_len];
+        keyed.tag_into(&nonce, &msg, full);
+        let mut short = [0u8; 8];
+        keyed.tag_into(&nonce, &msg, &mut short);
+        assert_eq!(&short[..], &full[..8], "{}", f.id());
+        checked += 1;
+    }
+    assert!(checked > 20);
+}

@@ -186,6 +186,9 @@ impl KeyedMac for Poly1305Mac {
 /// KMAC through tiny-keccak: the keyed sponge (`bytepad(encode_string(K))` absorbed) is cloned per message.
 struct Kmac {
     keyed: tiny_keccak::Kmac,
+    /// Output length L of the construction. KMAC binds L into its input, so a shorter tag must be the
+    /// truncation of the full-length output, not KMAC computed with a smaller L.
+    tag_len: usize,
 }
 
 fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMac>, MacError> {
@@ -194,7 +197,10 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMa
     } else {
         tiny_keccak::Kmac::v128(key, params.customization)
     };
-    Ok(Box::new(Kmac { keyed }))
+    Ok(Box::new(Kmac {
+        keyed,
+        tag_len: if wide { 64 } else { 32 },
+    }))
 }
 
 impl KeyedMac for Kmac {
@@ -205,7 +211,9 @@ impl KeyedMac for Kmac {
         use tiny_keccak::Hasher;
         let mut k = self.keyed.clone();
         k.update(msg);
-        k.finalize(tag);
+        let mut full = [0u8; super::MAX_TAG_LEN];
+        k.finalize(&mut full[..self.tag_len]);
+        tag.copy_from_slice(&full[..tag.len()]);
     }
 
     fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
@@ -214,7 +222,9 @@ impl KeyedMac for Kmac {
         for chunk in chunks {
             k.update(chunk);
         }
-        k.finalize(tag);
+        let mut full = [0u8; super::MAX_TAG_LEN];
+        k.finalize(&mut full[..self.tag_len]);
+        tag.copy_from_slice(&full[..tag.len()]);
     }
 
     fn streams(&self) -> bool {
