@@ -12,6 +12,7 @@ Needs the `openssl` command-line tool and `taskset` (util-linux). Prints a table
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--binary", default="target/release/macbench")
     p.add_argument("--seconds", type=float, default=1.0, help="duration of each timed run")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds per point (median reported)")
     a = p.parse_args()
     dur = f"{a.seconds}s"
 
@@ -56,27 +58,36 @@ def main():
     for r in doc["results"]:
         print(f"   {r['size']:>6} B: {r['metrics']['absolute_cycles_per_message']:.1f} cycles/message")
 
-    print("\n2. one pinned session vs `openssl speed` on CPU 0 (throughput, MB/s)")
+    print(f"\n2. one pinned session vs `openssl speed` on CPU 0 (throughput, MB/s; median of {a.rounds} "
+          "interleaved rounds, macbench itself a median of 3 repeats, --data same)")
     print(f"   {'function':<12} {'size':>6} {'macbench':>10} {'openssl':>10} {'ratio':>7}")
-    ours = macbench(a.binary, ["--alg", ",".join(f for f, _ in FUNCTIONS), "--backend", "openssl",
-                               "--sizes", ",".join(map(str, SIZES)), "--sessions", "1", "--cores", "0",
-                               "--duration", dur])
     for name, extra in FUNCTIONS:
         for size in SIZES:
-            r = next(r for r in ours["results"] if r["algorithm"] == name and r["size"] == size)
-            mine = r["metrics"]["bytes_per_second"]
-            theirs = openssl_speed(extra, size, max(1, int(a.seconds)))
-            print(f"   {name:<12} {size:>6} {mine / 1e6:>10.1f} {theirs / 1e6:>10.1f} {mine / theirs:>7.2f}")
+            mine, theirs = [], []
+            for _ in range(a.rounds):
+                # `--data same`: openssl speed hashes one cache-hot buffer, so we do too here.
+                r = macbench(a.binary, ["--alg", name, "--backend", "openssl", "--sizes", str(size),
+                                        "--sessions", "1", "--cores", "0", "--duration", dur,
+                                        "--data", "same"])["results"][0]
+                mine.append(r["metrics"]["bytes_per_second"])
+                theirs.append(openssl_speed(extra, size, max(1, int(a.seconds))))
+            m, t = statistics.median(mine), statistics.median(theirs)
+            print(f"   {name:<12} {size:>6} {m / 1e6:>10.1f} {t / 1e6:>10.1f} {m / t:>7.2f}")
 
-    print("\n3. scaling: 2 sessions on cores 0,1 vs 1 session on core 0 (HMAC-SHA256, CMAC-AES128, 1024 B)")
+    print("\n3. scaling: 2 sessions on cores 0,1 vs 1 session on core 0 (1024 B; median of interleaved rounds)")
     for name, _ in FUNCTIONS:
-        one = macbench(a.binary, ["--alg", name, "--backend", "openssl", "--sizes", "1024", "--sessions", "1",
-                                  "--cores", "0", "--duration", dur])["results"][0]["metrics"]
-        two = macbench(a.binary, ["--alg", name, "--backend", "openssl", "--sizes", "1024", "--sessions", "2",
-                                  "--cores", "0,1", "--duration", dur])["results"][0]["metrics"]
-        print(f"   {name:<12} 1 core {one['bytes_per_second'] / 1e6:8.1f} MB/s, 2 cores "
-              f"{two['bytes_per_second'] / 1e6:8.1f} MB/s: ×{two['bytes_per_second'] / one['bytes_per_second']:.2f}"
-              f" (parallelism factor {two['parallelism']:.2f})")
+        ones, twos, pars = [], [], []
+        for _ in range(a.rounds):
+            one = macbench(a.binary, ["--alg", name, "--backend", "openssl", "--sizes", "1024", "--sessions", "1",
+                                      "--cores", "0", "--duration", dur])["results"][0]["metrics"]
+            two = macbench(a.binary, ["--alg", name, "--backend", "openssl", "--sizes", "1024", "--sessions", "2",
+                                      "--cores", "0,1", "--duration", dur])["results"][0]["metrics"]
+            ones.append(one["bytes_per_second"])
+            twos.append(two["bytes_per_second"])
+            pars.append(two["parallelism"])
+        o, t = statistics.median(ones), statistics.median(twos)
+        print(f"   {name:<12} 1 core {o / 1e6:8.1f} MB/s, 2 cores {t / 1e6:8.1f} MB/s: ×{t / o:.2f}"
+              f" (parallelism factor {statistics.median(pars):.2f})")
 
 
 if __name__ == "__main__":

@@ -408,9 +408,17 @@ impl EvpMac {
     /// Re-initialise for a new message (reusing the key), feed the pieces, write the tag.
     #[inline]
     fn run(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
-        let mut full = [0u8; super::MAX_TAG_LEN];
+        // The common case (a full-length tag) is finalised straight into the caller's buffer; a truncated
+        // tag goes through a scratch buffer, left uninitialised because OpenSSL writes it before we read.
+        let mut scratch = std::mem::MaybeUninit::<[u8; super::MAX_TAG_LEN]>::uninit();
+        let direct = tag.len() == self.tag_len;
+        let (out, out_len) = if direct {
+            (tag.as_mut_ptr(), tag.len())
+        } else {
+            (scratch.as_mut_ptr() as *mut u8, super::MAX_TAG_LEN)
+        };
         // SAFETY: ctx is a valid, keyed context owned by self; the IV param points at `nonce`, which
-        // outlives the EVP_MAC_init call; `full` has MAX_TAG_LEN ≥ tag_len bytes.
+        // outlives the EVP_MAC_init call; `out` is valid for `out_len` ≥ tag_len bytes.
         let ok = unsafe {
             let iv_params;
             let params = if nonce.is_empty() {
@@ -435,11 +443,15 @@ impl EvpMac {
                 ok &= ffi::EVP_MAC_update(self.ctx, chunk.as_ptr(), chunk.len());
             }
             let mut written: size_t = 0;
-            ok &= ffi::EVP_MAC_final(self.ctx, full.as_mut_ptr(), &mut written, full.len());
+            ok &= ffi::EVP_MAC_final(self.ctx, out, &mut written, out_len);
             ok == 1 && written == self.tag_len
         };
         if ok {
-            tag.copy_from_slice(&full[..tag.len()]);
+            if !direct {
+                // SAFETY: EVP_MAC_final wrote tag_len > tag.len() bytes of scratch (checked above).
+                let full = unsafe { std::slice::from_raw_parts(out, self.tag_len) };
+                tag.copy_from_slice(&full[..tag.len()]);
+            }
         } else {
             // Never reached with a working library (the self-test proves each entry); a zero tag fails
             // every vector instead of panicking inside a timed loop.
