@@ -3,9 +3,12 @@
 //! Every failure becomes a [`CliError`] with one line of text and an exit code scripts can use:
 //! 2 for usage errors (bad flag values, unknown names), 1 for failures (a self-test failed, I/O).
 
+mod compare;
+mod diff;
 mod list;
 mod model;
 mod net;
+mod report;
 pub mod run;
 mod tag;
 
@@ -80,6 +83,12 @@ pub enum Command {
     Model(model::ModelArgs),
     /// Benchmark: n concurrent sessions, absolute and apparent cycles per byte (the default command).
     Run(run::RunArgs),
+    /// Write one self-contained HTML report (figures, tables, host facts, warnings) from results JSON files.
+    Report(report::ReportArgs),
+    /// Run a reference tool (openssl speed, cryptest, botan speed) beside macbench and print both.
+    Compare(compare::CompareArgs),
+    /// Compare two results files: change per function and size, and whether it exceeds the noise.
+    Diff(diff::DiffArgs),
     /// Zero-loss throughput of authenticated packets over UDP (RFC 2544 search), beside the null MAC.
     Net(net::NetArgs),
     /// Internal: the software-only (`--accel sw`) child process; MODE is run, serve or caps.
@@ -102,6 +111,9 @@ pub fn main() -> i32 {
         Some(Command::Selftest(args)) => list::selftest(&args),
         Some(Command::Tag(args)) => tag::tag(&args),
         Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Report(args)) => report::report(&args),
+        Some(Command::Compare(args)) => compare::compare(&args),
+        Some(Command::Diff(args)) => diff::diff(&args),
         Some(Command::Model(args)) => model::model(&args),
         Some(Command::Net(args)) => net::net(&args),
         Some(Command::Child { mode }) => {

@@ -2,7 +2,12 @@
 //! temporary sibling and renamed into place, so a reader never sees a half-written file, and the sweep
 //! rewrites its files after every scenario so an interrupted run keeps what finished.
 
+pub mod compare;
 pub mod csv_export;
+pub mod diff;
+pub mod html;
+pub mod plots;
+pub mod read;
 pub mod table;
 
 use crate::bench::Document;

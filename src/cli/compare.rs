@@ -1,0 +1,211 @@
+//! `macbench compare --against PEER`: our single-session numbers beside the peer's own benchmark.
+
+use super::{resolve_algorithms, CliError};
+use crate::engine::{clock, SizeSource};
+use crate::mac::{self, Accel, Availability, Function};
+use crate::report::compare::{self, CompareRow, Peer, PeerRun};
+use std::sync::atomic::AtomicBool;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompareArgs {
+    /// Reference tool: openssl (`openssl speed`), cryptopp (`cryptest b2`) or botan (`botan speed`).
+    /// Binaries come from PATH or $MACBENCH_OPENSSL, $MACBENCH_CRYPTEST, $MACBENCH_BOTAN.
+    #[arg(long, value_name = "openssl|cryptopp|botan")]
+    pub against: String,
+    /// Algorithms, comma-separated (only those the peer's benchmark offers are compared).
+    #[arg(long, default_value = "hmac-sha256,cmac-aes128")]
+    pub alg: String,
+    /// Message sizes in bytes: numbers or power-of-two ranges (no size models: the peers take fixed sizes).
+    #[arg(long, default_value = "16,64,256,1024,8192,16384")]
+    pub sizes: String,
+    /// Our backend; default: the peer's own library where we have it, else the first available.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Seconds per measurement, both sides (openssl speed takes whole seconds).
+    #[arg(long, default_value_t = 1)]
+    pub seconds: u32,
+    /// The core our session is pinned to; default: the first online CPU.
+    #[arg(long)]
+    pub core: Option<usize>,
+}
+
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+fn our_function(algorithm: &str, backend: Option<&str>) -> Option<Function> {
+    let all = mac::functions();
+    let usable = |f: &&Function| {
+        f.algorithm.name == algorithm
+            && f.accel == Accel::Hw
+            && f.availability() == Availability::Available
+    };
+    match backend {
+        Some(b) => all
+            .iter()
+            .filter(usable)
+            .find(|f| f.backend.name == b)
+            .copied(),
+        None => all.iter().find(usable).copied(),
+    }
+}
+
+pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
+    let peer = Peer::parse(&args.against).ok_or_else(|| {
+        CliError::usage(format!(
+            "--against: {:?} is not a known peer; valid: openssl, cryptopp, botan",
+            args.against
+        ))
+    })?;
+    let algorithms = resolve_algorithms(&args.alg)?;
+    if args.seconds == 0 {
+        return Err(CliError::usage("--seconds must be at least 1"));
+    }
+    let mut sizes = Vec::new();
+    for s in super::run::parse_sizes(&args.sizes, 1)? {
+        match s {
+            SizeSource::Fixed { size } => sizes.push(size),
+            SizeSource::Model { name, .. } => {
+                return Err(CliError::usage(format!(
+                    "--sizes: {name} is a size model; compare takes byte counts (peers benchmark fixed sizes)"
+                )))
+            }
+        }
+    }
+    if let Some(b) = &args.backend {
+        super::resolve_backend(b)?;
+    }
+    let online = crate::host::online_cpus();
+    let core = match args.core {
+        Some(c) if !online.contains(&c) => {
+            return Err(CliError::usage(format!(
+                "--core: CPU {c} is not online; online: {}",
+                crate::engine::format_cpu_list(&online)
+            )))
+        }
+        Some(c) => c,
+        None => online.first().copied().unwrap_or(0),
+    };
+
+    let clock = clock::clock_info();
+    let f = clock.reference_hz;
+    let mut rows: Vec<CompareRow> = Vec::new();
+    let row = |algorithm: &str, size: String, note: String| CompareRow {
+        peer: peer.name(),
+        algorithm: algorithm.to_string(),
+        size,
+        ours_function: None,
+        ours: None,
+        theirs: None,
+        ratio: None,
+        note,
+    };
+    eprintln!(
+        "macbench: running {} ({}) on {} algorithm(s) × {} size(s), {} s each",
+        peer.name(),
+        peer.binary(),
+        algorithms.len(),
+        sizes.len(),
+        args.seconds
+    );
+    let (version, points, note) =
+        match compare::run_peer(peer, &algorithms, &sizes, args.seconds, f) {
+            PeerRun::Missing { binary, reason } => {
+                rows.push(row(
+                    "-",
+                    "-".into(),
+                    format!(
+                        "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
+                        peer.name(),
+                        peer.install_hint(),
+                        peer.env_var()
+                    ),
+                ));
+                print!("{}", compare::render(&rows, f));
+                return Ok(());
+            }
+            PeerRun::Failed(reason) => {
+                return Err(CliError::failure(format!("{}: {reason}", peer.name())));
+            }
+            PeerRun::Ran {
+                version,
+                points,
+                note,
+            } => (version, points, note),
+        };
+    eprintln!("macbench: {} {version}", peer.name());
+
+    let default_backend = args
+        .backend
+        .clone()
+        .unwrap_or_else(|| peer.same_library_backend().to_string());
+    for alg in &algorithms {
+        let Some(peer_name) = peer.result_name(alg) else {
+            rows.push(row(
+                alg,
+                "-".into(),
+                format!("not offered by {}'s benchmark", peer.name()),
+            ));
+            continue;
+        };
+        let function = our_function(alg, Some(&default_backend)).or_else(|| {
+            if args.backend.is_some() {
+                None
+            } else {
+                our_function(alg, None)
+            }
+        });
+        let Some(function) = function else {
+            rows.push(row(
+                alg,
+                "-".into(),
+                format!("no available {default_backend} function for {alg} here"),
+            ));
+            continue;
+        };
+        let theirs_at = |size: Option<u32>| {
+            points
+                .iter()
+                .find(|p| p.algorithm.eq_ignore_ascii_case(&peer_name) && p.size == size)
+                .map(|p| p.bytes_per_second)
+        };
+        // Sized peers: every size; a streaming peer (cryptest): our largest size against its stream.
+        let cases: Vec<(u32, Option<u32>, String)> = if points.iter().any(|p| p.size.is_none()) {
+            let largest = sizes.iter().copied().max().unwrap_or(16384);
+            vec![(largest, None, format!("stream~{largest}"))]
+        } else {
+            sizes.iter().map(|&s| (s, Some(s), s.to_string())).collect()
+        };
+        for (size, peer_size, label) in cases {
+            let mut r = row(alg, label, note.clone().unwrap_or_default());
+            r.ours_function = Some(function.id());
+            let entry = compare::measure_ours(
+                function,
+                size,
+                f64::from(args.seconds),
+                core,
+                &clock,
+                &CANCEL,
+            )
+            .map_err(|e| CliError::failure(e.to_string()))?;
+            if entry.failed {
+                r.note = "our result failed its validity checks".into();
+            } else {
+                r.ours = entry.metrics.absolute_cycles_per_byte;
+            }
+            match theirs_at(peer_size) {
+                Some(bps) => r.theirs = compare::cycles_per_byte(f, bps),
+                None => {
+                    r.note = format!(
+                        "{} printed no result for {peer_name} at this size",
+                        peer.name()
+                    )
+                }
+            }
+            if let (Some(o), Some(t)) = (r.ours, r.theirs) {
+                r.ratio = Some(t / o);
+            }
+            rows.push(r);
+        }
+    }
+    print!("{}", compare::render(&rows, f));
+    Ok(())
+}

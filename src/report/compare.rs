@@ -1,0 +1,525 @@
+//! `macbench compare`: validation against the reference benchmark of another library (METHODOLOGY §7,
+//! seed 000 §III.D).
+//!
+//! We run the peer's own tool on the same algorithm and sizes, parse its machine-readable output, convert
+//! its bytes/second to cycles/byte with *our* reference rate `f`, and set it beside our own single-session
+//! measurement (one session pinned to one core, as the peers are single-threaded). The parsers are pure
+//! functions over text so they are tested on captured outputs (tests/data/peers/).
+//!
+//! What each peer measures, honestly stated in the table's notes:
+//! - `openssl speed -mr -bytes N -hmac D | -cmac C`: whole messages of N bytes (init, update, final), CPU time.
+//! - `botan speed --format=json --buf-size=N`: botan 2.x streams N-byte updates into *one* MAC and finalises
+//!   once, so its small sizes are not per-message costs; botan 3 finalises per message.
+//! - `cryptest b2 SECONDS GHZ` (Crypto++): streams 2 KiB updates, no per-message size at all; it is compared
+//!   with our largest size.
+//!
+//! A peer that is not installed becomes a row that says so and how to install it: never an invented number.
+
+use crate::bench::{self, AutoPolicy, ResultEntry};
+use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, SizeSource};
+use crate::mac::{Function, VerifyMode};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// A reference tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    Openssl,
+    Cryptopp,
+    Botan,
+}
+
+impl Peer {
+    pub const ALL: [Peer; 3] = [Peer::Openssl, Peer::Cryptopp, Peer::Botan];
+
+    pub fn parse(name: &str) -> Option<Peer> {
+        match name {
+            "openssl" => Some(Peer::Openssl),
+            "cryptopp" | "crypto++" | "cryptest" => Some(Peer::Cryptopp),
+            "botan" => Some(Peer::Botan),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Peer::Openssl => "openssl",
+            Peer::Cryptopp => "cryptopp",
+            Peer::Botan => "botan",
+        }
+    }
+
+    /// Environment variable naming the peer's binary (tests point it at a missing one).
+    pub fn env_var(self) -> &'static str {
+        match self {
+            Peer::Openssl => "MACBENCH_OPENSSL",
+            Peer::Cryptopp => "MACBENCH_CRYPTEST",
+            Peer::Botan => "MACBENCH_BOTAN",
+        }
+    }
+
+    pub fn default_binary(self) -> &'static str {
+        match self {
+            Peer::Openssl => "openssl",
+            Peer::Cryptopp => "cryptest",
+            Peer::Botan => "botan",
+        }
+    }
+
+    /// The binary to run: `$MACBENCH_…` or the default name on PATH.
+    pub fn binary(self) -> String {
+        std::env::var(self.env_var())
+            .ok()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| self.default_binary().to_string())
+    }
+
+    /// The Debian package that provides the tool.
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            Peer::Openssl => "apt-get install openssl",
+            Peer::Cryptopp => "apt-get install libcrypto++-utils",
+            Peer::Botan => "apt-get install botan",
+        }
+    }
+
+    /// Our backend wrapping the same library, if we have one: compared by default.
+    pub fn same_library_backend(self) -> &'static str {
+        match self {
+            Peer::Openssl => "openssl",
+            Peer::Cryptopp => "cryptopp",
+            Peer::Botan => "botan",
+        }
+    }
+
+    /// The peer's name for one of our algorithms, if its benchmark offers it.
+    pub fn algorithm_name(self, ours: &str) -> Option<&'static str> {
+        let table: &[(&str, &str)] = match self {
+            Peer::Openssl => &[
+                ("hmac-md5", "md5"),
+                ("hmac-sha1", "sha1"),
+                ("hmac-sha256", "sha256"),
+                ("hmac-sha512", "sha512"),
+                ("hmac-sha3-256", "sha3-256"),
+                ("cmac-aes128", "aes-128-cbc"),
+                ("cmac-aes256", "aes-256-cbc"),
+            ],
+            Peer::Botan => &[
+                ("hmac-md5", "HMAC(MD5)"),
+                ("hmac-sha1", "HMAC(SHA-1)"),
+                ("hmac-sha256", "HMAC(SHA-256)"),
+                ("hmac-sha512", "HMAC(SHA-512)"),
+                ("hmac-sha3-256", "HMAC(SHA-3(256))"),
+                ("cmac-aes128", "CMAC(AES-128)"),
+                ("cmac-aes256", "CMAC(AES-256)"),
+                ("cmac-twofish", "CMAC(Twofish)"),
+                ("cmac-serpent", "CMAC(Serpent)"),
+                ("cbcmac-aes128", "CBC-MAC(AES-128)"),
+                ("gmac-aes128", "GMAC(AES-128)"),
+                ("poly1305", "Poly1305"),
+                ("siphash-2-4", "SipHash(2,4)"),
+            ],
+            Peer::Cryptopp => &[
+                ("hmac-sha1", "HMAC(SHA-1)"),
+                ("hmac-sha256", "HMAC(SHA-256)"),
+                ("cmac-aes128", "CMAC(AES)"),
+                ("gmac-aes128", "GMAC(AES)"),
+                ("vmac-aes128-64", "VMAC(AES)-64"),
+                ("vmac-aes128-128", "VMAC(AES)-128"),
+            ],
+        };
+        table.iter().find(|(o, _)| *o == ours).map(|(_, p)| *p)
+    }
+}
+
+impl Peer {
+    /// How the peer's output names one of our algorithms (`openssl speed` prints `hmac(sha256)`).
+    pub fn result_name(self, ours: &str) -> Option<String> {
+        let n = self.algorithm_name(ours)?;
+        Some(match self {
+            Peer::Openssl if ours.starts_with("cmac") => format!("cmac({n})"),
+            Peer::Openssl => format!("hmac({n})"),
+            _ => n.to_string(),
+        })
+    }
+}
+
+/// One number from a peer: bytes per second for an algorithm (the peer's name) at a size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeerPoint {
+    pub algorithm: String,
+    /// Message (or update) size; `None` for a stream without sizes (cryptest).
+    pub size: Option<u32>,
+    pub bytes_per_second: f64,
+}
+
+/// Parse `openssl speed -mr` output: `+H:16:64:…` names the sizes of the following `+F:i:name:v1:v2:…`
+/// lines, whose values are bytes per second.
+pub fn parse_openssl_mr(text: &str) -> Result<Vec<PeerPoint>, String> {
+    let mut sizes: Vec<u32> = Vec::new();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("+H:") {
+            sizes = rest
+                .split(':')
+                .map(|s| s.trim().parse::<u32>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("openssl speed line {}: bad +H sizes ({e})", n + 1))?;
+        } else if let Some(rest) = line.strip_prefix("+F:") {
+            let mut fields = rest.split(':');
+            let _index = fields.next();
+            let name = fields
+                .next()
+                .ok_or_else(|| format!("openssl speed line {}: +F without a name", n + 1))?;
+            let values: Vec<f64> = fields
+                .map(|v| v.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("openssl speed line {}: bad +F value ({e})", n + 1))?;
+            if values.len() != sizes.len() {
+                return Err(format!(
+                    "openssl speed line {}: {} values for {} sizes in the preceding +H line",
+                    n + 1,
+                    values.len(),
+                    sizes.len()
+                ));
+            }
+            out.extend(sizes.iter().zip(values).map(|(&size, v)| PeerPoint {
+                algorithm: name.to_string(),
+                size: Some(size),
+                bytes_per_second: v,
+            }));
+        }
+    }
+    if out.is_empty() {
+        return Err("openssl speed printed no +F result line".into());
+    }
+    Ok(out)
+}
+
+/// Parse `botan speed --format=json`: an array of `{algo, op, events, bps, buf_size, nanos}`.
+pub fn parse_botan_json(text: &str) -> Result<Vec<PeerPoint>, String> {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        algo: String,
+        #[serde(default)]
+        op: String,
+        bps: Option<f64>,
+        buf_size: Option<u32>,
+    }
+    // botan may print notes before the array; parse from the first '['.
+    let start = text.find('[').ok_or("botan speed printed no JSON array")?;
+    let entries: Vec<Entry> =
+        serde_json::from_str(&text[start..]).map_err(|e| format!("botan speed JSON: {e}"))?;
+    let out: Vec<PeerPoint> = entries
+        .into_iter()
+        .filter(|e| e.op.is_empty() || e.op == "mac")
+        .filter_map(|e| {
+            Some(PeerPoint {
+                algorithm: e.algo,
+                size: Some(e.buf_size?),
+                bytes_per_second: e.bps?,
+            })
+        })
+        .collect();
+    if out.is_empty() {
+        return Err("botan speed JSON holds no MAC result".into());
+    }
+    Ok(out)
+}
+
+/// Parse `cryptest b2` output: HTML rows `<TR><TD>name<TD>provider<TD>MiB/s<TD>cycles/byte…`.
+/// Names such as `HMAC(SHA-256) (128-bit key)` lose their key-length suffix.
+pub fn parse_cryptest(text: &str) -> Result<Vec<PeerPoint>, String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("<TR><TD>") else {
+            continue;
+        };
+        let cells: Vec<&str> = rest.split("<TD>").map(str::trim).collect();
+        if cells.len() < 3 {
+            continue;
+        }
+        let Ok(mib) = cells[2].parse::<f64>() else {
+            continue;
+        };
+        let name = match cells[0].find(" (") {
+            Some(i) => &cells[0][..i],
+            None => cells[0],
+        };
+        out.push(PeerPoint {
+            algorithm: name.to_string(),
+            size: None,
+            bytes_per_second: mib * 1024.0 * 1024.0,
+        });
+    }
+    if out.is_empty() {
+        return Err("cryptest printed no benchmark row".into());
+    }
+    Ok(out)
+}
+
+/// What running a peer gave.
+#[derive(Debug, Clone)]
+pub enum PeerRun {
+    /// The binary could not be started.
+    Missing { binary: String, reason: String },
+    /// It ran but failed or printed nothing usable.
+    Failed(String),
+    Ran {
+        version: String,
+        points: Vec<PeerPoint>,
+        /// What the peer's numbers mean, where that differs from whole messages.
+        note: Option<String>,
+    },
+}
+
+/// Why a tool run gave no output to parse.
+enum ToolError {
+    /// It could not be started (not installed, not executable).
+    Spawn(String),
+    /// It started and failed.
+    Exit(String),
+}
+
+impl ToolError {
+    fn text(self) -> String {
+        match self {
+            ToolError::Spawn(s) | ToolError::Exit(s) => s,
+        }
+    }
+}
+
+fn run_tool(binary: &str, args: &[String]) -> Result<String, ToolError> {
+    let out = Command::new(binary)
+        .args(args)
+        .output()
+        .map_err(|e| ToolError::Spawn(e.to_string()))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(ToolError::Exit(format!(
+            "`{binary} {}` exited with {}: {first}",
+            args.join(" "),
+            out.status
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Check the peer's binary and ask its version; `Err` is the `Missing` outcome.
+pub fn probe(peer: Peer) -> Result<String, PeerRun> {
+    let binary = peer.binary();
+    let args: Vec<String> = match peer {
+        Peer::Openssl | Peer::Botan => vec!["version".into()],
+        Peer::Cryptopp => vec!["V".into()],
+    };
+    match run_tool(&binary, &args) {
+        Ok(v) => Ok(v.lines().next().unwrap_or("").trim().to_string()),
+        Err(ToolError::Spawn(reason)) => Err(PeerRun::Missing { binary, reason }),
+        Err(ToolError::Exit(reason)) => Err(PeerRun::Failed(reason)),
+    }
+}
+
+/// Run the peer's benchmark on the algorithms (our names; those it lacks are skipped) and sizes.
+pub fn run_peer(
+    peer: Peer,
+    algorithms: &[&str],
+    sizes: &[u32],
+    seconds: u32,
+    reference_hz: f64,
+) -> PeerRun {
+    let version = match probe(peer) {
+        Ok(v) => v,
+        Err(outcome) => return outcome,
+    };
+    let binary = peer.binary();
+    let names: Vec<(&str, &str)> = algorithms
+        .iter()
+        .filter_map(|a| peer.algorithm_name(a).map(|p| (*a, p)))
+        .collect();
+    if names.is_empty() {
+        return PeerRun::Ran {
+            version,
+            points: Vec::new(),
+            note: None,
+        };
+    }
+    let seconds = seconds.max(1);
+    match peer {
+        Peer::Openssl => {
+            let mut points = Vec::new();
+            for (ours, name) in &names {
+                let flag = if ours.starts_with("cmac") {
+                    "-cmac"
+                } else {
+                    "-hmac"
+                };
+                for size in sizes {
+                    let args: Vec<String> = [
+                        "speed",
+                        "-mr",
+                        "-seconds",
+                        &seconds.to_string(),
+                        "-bytes",
+                        &size.to_string(),
+                        flag,
+                        name,
+                    ]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                    match run_tool(&binary, &args)
+                        .map_err(ToolError::text)
+                        .and_then(|t| parse_openssl_mr(&t))
+                    {
+                        Ok(p) => points.extend(p),
+                        Err(e) => return PeerRun::Failed(e),
+                    }
+                }
+            }
+            PeerRun::Ran {
+                version,
+                points,
+                note: None,
+            }
+        }
+        Peer::Botan => {
+            let mut args = vec![
+                "speed".to_string(),
+                "--format=json".to_string(),
+                format!("--msec={}", seconds * 1000),
+                format!(
+                    "--buf-size={}",
+                    sizes
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+            ];
+            args.extend(names.iter().map(|(_, p)| p.to_string()));
+            let streaming =
+                version.trim_start().starts_with('2') || version.trim_start().starts_with('1');
+            match run_tool(&binary, &args).map_err(ToolError::text).and_then(|t| parse_botan_json(&t)) {
+                Ok(points) => PeerRun::Ran {
+                    version,
+                    points,
+                    note: streaming.then(|| {
+                        "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)".to_string()
+                    }),
+                },
+                Err(e) => PeerRun::Failed(e),
+            }
+        }
+        Peer::Cryptopp => {
+            // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
+            let per_algorithm = (f64::from(seconds) / 5.0).max(0.05);
+            let args = vec![
+                "b2".to_string(),
+                format!("{per_algorithm}"),
+                format!("{:.3}", reference_hz / 1e9),
+            ];
+            match run_tool(&binary, &args).map_err(ToolError::text).and_then(|t| parse_cryptest(&t)) {
+                Ok(points) => PeerRun::Ran {
+                    version,
+                    points,
+                    note: Some(
+                        "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size".into(),
+                    ),
+                },
+                Err(e) => PeerRun::Failed(e),
+            }
+        }
+    }
+}
+
+/// One line of the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareRow {
+    pub peer: &'static str,
+    pub algorithm: String,
+    pub size: String,
+    /// Our function measured, e.g. `hmac-sha256/openssl/hw`.
+    pub ours_function: Option<String>,
+    /// Our absolute cycles/byte (one pinned session).
+    pub ours: Option<f64>,
+    /// The peer's bytes/second converted with our f.
+    pub theirs: Option<f64>,
+    /// Our throughput / theirs (= their cycles/byte / ours): above 1, macbench measured faster.
+    pub ratio: Option<f64>,
+    pub note: String,
+}
+
+/// Cycles per byte from bytes per second at reference rate `f`.
+pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> {
+    (bytes_per_second > 0.0 && reference_hz > 0.0).then(|| reference_hz / bytes_per_second)
+}
+
+/// Our measurement for comparison: one session pinned to `core`, fixed `size`, `seconds` long.
+pub fn measure_ours(
+    function: Function,
+    size: u32,
+    seconds: f64,
+    core: usize,
+    clock: &ClockInfo,
+    cancel: &AtomicBool,
+) -> Result<ResultEntry, engine::EngineError> {
+    let duration = Duration::from_secs_f64(seconds.max(0.02));
+    let scenario = Scenario {
+        function,
+        size: SizeSource::Fixed { size },
+        sessions: 1,
+        cores: vec![core],
+        pinning: Pinning::RoundRobin,
+        duration,
+        window_start: duration.mul_f64(0.2),
+        window_end: duration.mul_f64(0.9),
+        // The peers' benchmarks hash one cache-hot buffer over and over; so do we here, or the
+        // comparison would measure our cache misses rather than the library.
+        data: DataMode::Same,
+        keys: KeyMode::PerSession,
+        verify: VerifyMode::None,
+        rekey_every: None,
+        seed: 1,
+    };
+    engine::validate(&scenario, &crate::host::online_cpus())?;
+    // Median of three repeats: a single window on a shared machine can catch a neighbour's burst.
+    bench::run_scenario(scenario, 3, AutoPolicy::default(), clock, cancel)
+}
+
+/// The terminal table.
+pub fn render(rows: &[CompareRow], reference_hz: f64) -> String {
+    let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.2}"));
+    let fw = rows
+        .iter()
+        .map(|r| r.ours_function.as_deref().unwrap_or("-").len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut out = format!(
+        "f = {:.3} GHz (our reference rate, used for both sides)\n{:<8} {:<fw$} {:>16} {:>10} {:>11} {:>7}  note\n",
+        reference_hz / 1e9,
+        "peer",
+        "ours",
+        "size",
+        "ours c/B",
+        "theirs c/B",
+        "ratio"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{:<8} {:<fw$} {:>16} {:>10} {:>11} {:>7}  {}\n",
+            r.peer,
+            r.ours_function.as_deref().unwrap_or(&r.algorithm),
+            r.size,
+            fmt(r.ours),
+            fmt(r.theirs),
+            r.ratio.map_or("-".to_string(), |x| format!("{x:.3}")),
+            r.note
+        ));
+    }
+    out.push_str("ratio = our throughput / theirs (= their cycles/byte / ours); ours = absolute cycles/byte of one session pinned to one core, on one cache-hot buffer as the peers do.\n");
+    out
+}

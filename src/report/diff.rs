@@ -1,0 +1,227 @@
+//! `macbench diff OLD NEW`: per function and size, how cycles/byte changed and whether the change is larger
+//! than the noise the two runs recorded.
+//!
+//! Each result carries the min/max of its repeats (`spread`). A change is called significant when the two
+//! [min, max] intervals do not overlap: simple, assumption-free and honest about few repeats — with one
+//! repeat each, the intervals are points and every difference counts, which the table says.
+
+use super::read::{Interval, ResultRow, ResultsDoc};
+
+/// One metric's change between the runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub old: f64,
+    pub new: f64,
+    /// new / old: below 1 is faster (fewer cycles per byte).
+    pub ratio: f64,
+    /// `Some(true)` when the repeat intervals do not overlap; `None` when a spread is missing.
+    pub significant: Option<bool>,
+}
+
+/// One row: a function × size × sessions present in either run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffRow {
+    pub function: String,
+    pub size: String,
+    pub sessions: usize,
+    pub absolute: Option<Change>,
+    pub apparent: Option<Change>,
+    /// Why a change is missing (only in one run, failed), or what to keep in mind (single repeats).
+    pub note: String,
+}
+
+impl DiffRow {
+    /// Over both metrics: "faster" or "slower" when every significant change points that way, "mixed"
+    /// when they disagree, "within noise" when none is significant, "no spread" without min/max, "-".
+    pub fn verdict(&self) -> &'static str {
+        let changes: Vec<&Change> = self.absolute.iter().chain(self.apparent.iter()).collect();
+        if changes.is_empty() {
+            return "-";
+        }
+        if changes.iter().all(|c| c.significant.is_none()) {
+            return "no spread";
+        }
+        let significant: Vec<&&Change> = changes
+            .iter()
+            .filter(|c| c.significant == Some(true))
+            .collect();
+        let faster = significant.iter().filter(|c| c.ratio < 1.0).count();
+        let slower = significant.iter().filter(|c| c.ratio > 1.0).count();
+        match (faster, slower) {
+            (0, 0) => "within noise",
+            (_, 0) => "faster",
+            (0, _) => "slower",
+            _ => "mixed",
+        }
+    }
+}
+
+fn change(
+    old: Option<f64>,
+    new: Option<f64>,
+    a: Option<Interval>,
+    b: Option<Interval>,
+) -> Option<Change> {
+    let (old, new) = (old?, new?);
+    if !(old > 0.0 && new.is_finite()) {
+        return None;
+    }
+    Some(Change {
+        old,
+        new,
+        ratio: new / old,
+        significant: match (a, b) {
+            (Some(a), Some(b)) => Some(!a.overlaps(&b)),
+            _ => None,
+        },
+    })
+}
+
+fn same_point(a: &ResultRow, b: &ResultRow) -> bool {
+    a.function() == b.function() && a.size == b.size
+}
+
+/// Pair results of two runs per function and size (and sessions, where a file holds several), in the
+/// old run's order, then the new-only ones. Runs at different session counts still pair, with a note.
+pub fn diff(old: &ResultsDoc, new: &ResultsDoc) -> Vec<DiffRow> {
+    let mut used = vec![false; new.results.len()];
+    let mut rows = Vec::new();
+    for o in &old.results {
+        let candidates: Vec<usize> = (0..new.results.len())
+            .filter(|&i| !used[i] && same_point(o, &new.results[i]))
+            .collect();
+        let pick = candidates
+            .iter()
+            .copied()
+            .find(|&i| new.results[i].sessions == o.sessions)
+            .or_else(|| {
+                // Only an unambiguous pairing across session counts.
+                let old_twins = old.results.iter().filter(|x| same_point(o, x)).count();
+                (candidates.len() == 1 && old_twins == 1).then(|| candidates[0])
+            });
+        let mut row = DiffRow {
+            function: o.function(),
+            size: o.size.to_string(),
+            sessions: o.sessions,
+            absolute: None,
+            apparent: None,
+            note: String::new(),
+        };
+        match pick {
+            None => row.note = "only in OLD".into(),
+            Some(i) => {
+                used[i] = true;
+                let n = &new.results[i];
+                if o.failed {
+                    row.note = "OLD result failed its validity checks".into();
+                } else if n.failed {
+                    row.note = "NEW result failed its validity checks".into();
+                } else {
+                    row.absolute = change(
+                        o.metrics.absolute_cycles_per_byte,
+                        n.metrics.absolute_cycles_per_byte,
+                        o.spread.absolute_cycles_per_byte,
+                        n.spread.absolute_cycles_per_byte,
+                    );
+                    row.apparent = change(
+                        o.metrics.apparent_cycles_per_byte,
+                        n.metrics.apparent_cycles_per_byte,
+                        o.spread.apparent_cycles_per_byte,
+                        n.spread.apparent_cycles_per_byte,
+                    );
+                    let mut notes = Vec::new();
+                    if o.repeats <= 1 || n.repeats <= 1 {
+                        notes.push("single repeat: no noise estimate".to_string());
+                    }
+                    if o.sessions != n.sessions {
+                        notes.push(format!("sessions {} → {}", o.sessions, n.sessions));
+                    }
+                    if o.cores != n.cores {
+                        notes.push(format!("cores {} → {}", o.cores, n.cores));
+                    }
+                    row.note = notes.join("; ");
+                }
+            }
+        }
+        rows.push(row);
+    }
+    for (i, n) in new.results.iter().enumerate() {
+        if !used[i] {
+            rows.push(DiffRow {
+                function: n.function(),
+                size: n.size.to_string(),
+                sessions: n.sessions,
+                absolute: None,
+                apparent: None,
+                note: "only in NEW".into(),
+            });
+        }
+    }
+    rows
+}
+
+fn cpb(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn change_text(c: &Option<Change>) -> (String, String, String) {
+    match c {
+        None => ("-".into(), "-".into(), "-".into()),
+        Some(c) => (
+            format!("{} → {}", cpb(c.old), cpb(c.new)),
+            format!("{:.3}", c.ratio),
+            match c.significant {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => "?".into(),
+            },
+        ),
+    }
+}
+
+/// The terminal table.
+pub fn render(rows: &[DiffRow]) -> String {
+    let width = rows
+        .iter()
+        .map(|r| r.function.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut out = format!(
+        "{:<width$} {:>7} {:>4}  {:>17} {:>6} {:>4}  {:>17} {:>6} {:>4}  {:<12} note\n",
+        "function",
+        "size",
+        "n",
+        "absolute c/B",
+        "ratio",
+        "sig",
+        "apparent c/B",
+        "ratio",
+        "sig",
+        "verdict"
+    );
+    for r in rows {
+        let (a, ar, asig) = change_text(&r.absolute);
+        let (p, pr, psig) = change_text(&r.apparent);
+        out.push_str(&format!(
+            "{:<width$} {:>7} {:>4}  {:>17} {:>6} {:>4}  {:>17} {:>6} {:>4}  {:<12} {}\n",
+            r.function,
+            r.size,
+            r.sessions,
+            a,
+            ar,
+            asig,
+            p,
+            pr,
+            psig,
+            r.verdict(),
+            r.note
+        ));
+    }
+    out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the [min, max] of the two runs' repeats do not overlap.\n");
+    out
+}

@@ -1,0 +1,860 @@
+//! The HTML report: one self-contained file (inline CSS and SVG, no script, nothing fetched) that shows the
+//! seed-000 figures for one or more results files, with the table of numbers behind every figure, the host
+//! facts, the scenario and every warning.
+//!
+//! Building is split in two: [`figures`] turns results into plain [`Figure`] data (tested without any
+//! drawing), and [`build`] renders them and writes the page around them. `--png` renders the same figures.
+//!
+//! Which figures, and why:
+//! - cycles/byte against message size, absolute and apparent, one series per function and file (seed 000
+//!   Figs. 4–7). Several files from different machines simply add series, labelled by file.
+//! - per-thread cycles/byte of one scenario, with Jain's fairness index (Figs. 8–11). By default the
+//!   scenario with the most sessions, at its largest message size: that is where scheduling unfairness shows.
+//! - scaling: throughput and parallelism factor against sessions (or cores), for functions measured at
+//!   several session counts on one host — usually several files from `run --sessions N`.
+//! - hardware-assisted against software-only, where both accelerations of a function were measured.
+//!
+//! A figure without data is left out, and the report says why.
+
+use super::plots::{self, Figure, Kind, Reference, Series, XScale};
+use super::read::{host_key, Loaded, ResultRow};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// What the user chose.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// `ALG/BACKEND/ACCEL@SIZE` for the per-thread figures.
+    pub scenario: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("--scenario {given:?} matches no result; valid: {valid}")]
+    UnknownScenario { given: String, valid: String },
+    #[error("--scenario {0:?} is not ALG/BACKEND/ACCEL@SIZE, e.g. hmac-sha256/openssl/hw@1024")]
+    BadScenario(String),
+    #[error("{0}")]
+    Plot(#[from] plots::PlotError),
+}
+
+/// Figures and the notes that explain what was left out.
+#[derive(Debug, Clone)]
+pub struct FigureSet {
+    pub figures: Vec<Figure>,
+    pub notes: Vec<String>,
+    /// The scenario of the per-thread figures: file label and result.
+    pub chosen: Option<(String, ResultRow)>,
+}
+
+/// A finished report: the page and the figures drawn in it.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub html: String,
+    pub figures: Vec<Figure>,
+    pub notes: Vec<String>,
+}
+
+const SIZE_AXIS: &str = "message size (bytes, log₂ scale)";
+
+fn usable(r: &ResultRow) -> bool {
+    !r.failed
+}
+
+/// Series of one metric against message size: one per (file, function, sessions/cores). A function keeps
+/// its colour across files and configurations; line style and marker tell those apart.
+fn per_size_series(files: &[Loaded], metric: fn(&ResultRow) -> Option<f64>) -> Vec<Series> {
+    let many_files = files.len() > 1;
+    // Orders follow first appearance, so legends list functions as the run did.
+    let mut functions: Vec<String> = Vec::new();
+    let mut groups: Vec<(usize, usize, String)> = Vec::new();
+    let mut keys: Vec<(String, usize)> = Vec::new();
+    let mut points: Vec<Vec<(f64, f64)>> = Vec::new();
+    for (fi, file) in files.iter().enumerate() {
+        for r in file.doc.results.iter().filter(|r| usable(r)) {
+            let (Some(x), Some(y)) = (r.size.bytes(), metric(r)) else {
+                continue;
+            };
+            let group = (fi, r.sessions, r.cores.clone());
+            let gi = groups.iter().position(|g| *g == group).unwrap_or_else(|| {
+                groups.push(group);
+                groups.len() - 1
+            });
+            if !functions.contains(&r.function()) {
+                functions.push(r.function());
+            }
+            let key = (r.function(), gi);
+            let idx = keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+                keys.push(key);
+                points.push(Vec::new());
+                keys.len() - 1
+            });
+            points[idx].push((x as f64, y));
+        }
+    }
+    let mut configs: Vec<(usize, String)> = groups.iter().map(|g| (g.1, g.2.clone())).collect();
+    configs.sort();
+    configs.dedup();
+    let show_config = configs.len() > 1;
+    keys.into_iter()
+        .zip(points)
+        .map(|((function, gi), mut pts)| {
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (fi, sessions, cores) = &groups[gi];
+            let mut name = function.clone();
+            if show_config {
+                let _ = write!(name, " n={sessions} C={cores}");
+            }
+            if many_files {
+                let _ = write!(name, " [{}]", files[*fi].label);
+            }
+            Series {
+                name,
+                points: pts,
+                color: functions.iter().position(|f| *f == function).unwrap_or(0),
+                variant: gi,
+            }
+        })
+        .collect()
+}
+
+fn size_figure(
+    files: &[Loaded],
+    id: &str,
+    title: &str,
+    y_label: &str,
+    metric: fn(&ResultRow) -> Option<f64>,
+) -> Figure {
+    Figure {
+        id: id.into(),
+        title: title.into(),
+        subtitle: "one colour per function; line style and marker tell files and session/core configurations apart".into(),
+        x_label: SIZE_AXIS.into(),
+        y_label: y_label.into(),
+        kind: Kind::Lines(XScale::Log2),
+        series: per_size_series(files, metric),
+        references: vec![],
+    }
+}
+
+/// Pick the per-thread scenario: the user's, or the one with most sessions at its largest size.
+fn choose_scenario(
+    files: &[Loaded],
+    wanted: Option<&str>,
+) -> Result<Option<(String, ResultRow)>, ReportError> {
+    let candidates = files.iter().flat_map(|f| {
+        f.doc
+            .results
+            .iter()
+            .filter(|r| usable(r) && !r.threads.is_empty())
+            .map(move |r| (f.label.clone(), r))
+    });
+    match wanted {
+        Some(w) => {
+            let (function, size) = w
+                .split_once('@')
+                .ok_or_else(|| ReportError::BadScenario(w.to_string()))?;
+            if function.split('/').count() != 3 || size.is_empty() {
+                return Err(ReportError::BadScenario(w.to_string()));
+            }
+            let found = candidates
+                .clone()
+                .filter(|(_, r)| r.scenario_key() == w)
+                .max_by_key(|(_, r)| r.sessions);
+            match found {
+                Some((label, r)) => Ok(Some((label, r.clone()))),
+                None => {
+                    let mut valid: Vec<String> =
+                        candidates.map(|(_, r)| r.scenario_key()).collect();
+                    valid.sort();
+                    valid.dedup();
+                    let shown = if valid.len() > 12 {
+                        format!("{}, … ({} in all)", valid[..12].join(", "), valid.len())
+                    } else if valid.is_empty() {
+                        "none (no result has per-thread data)".to_string()
+                    } else {
+                        valid.join(", ")
+                    };
+                    Err(ReportError::UnknownScenario {
+                        given: w.to_string(),
+                        valid: shown,
+                    })
+                }
+            }
+        }
+        None => {
+            // Most sessions first, then the largest fixed size; the first such result on ties.
+            let mut best: Option<(String, &ResultRow)> = None;
+            for (label, r) in candidates {
+                let rank = |r: &ResultRow| (r.sessions, r.size.bytes().unwrap_or(0));
+                if best.as_ref().is_none_or(|(_, b)| rank(r) > rank(b)) {
+                    best = Some((label, r));
+                }
+            }
+            Ok(best.map(|(l, r)| (l, r.clone())))
+        }
+    }
+}
+
+fn thread_figures(label: &str, r: &ResultRow, many_files: bool) -> Vec<Figure> {
+    let fairness = r
+        .metrics
+        .fairness
+        .map_or("-".to_string(), |f| format!("{f:.3}"));
+    let source = if many_files {
+        format!(" [{label}]")
+    } else {
+        String::new()
+    };
+    let head = format!(
+        "{} sessions on cores {}, Jain's fairness {fairness}",
+        r.sessions, r.cores
+    );
+    let series = |name: &str, index: usize, f: fn(&super::read::ThreadRow) -> Option<f64>| {
+        Series::new(
+            name,
+            r.threads
+                .iter()
+                .filter_map(|t| f(t).map(|y| (t.session as f64, y)))
+                .collect(),
+            index,
+        )
+    };
+    let subtitle = format!("{}{source}: {head}", r.scenario_key());
+    let reference = |name: &str, v: Option<f64>| {
+        v.map(|y| Reference {
+            name: name.into(),
+            y,
+        })
+    };
+    vec![
+        Figure {
+            id: "threads-absolute".into(),
+            title: "Per-thread absolute cycles/byte (thread CPU time)".into(),
+            subtitle: subtitle.clone(),
+            x_label: "session (thread)".into(),
+            y_label: "absolute cycles/byte (f·c_i / b_i)".into(),
+            kind: Kind::Bars,
+            series: vec![series("absolute (thread CPU time)", 0, |t| {
+                t.absolute_cycles_per_byte
+            })],
+            references: reference("aggregate absolute", r.metrics.absolute_cycles_per_byte)
+                .into_iter()
+                .collect(),
+        },
+        Figure {
+            id: "threads-apparent".into(),
+            title: "Per-thread wall-clock and apparent cycles/byte (window wall time)".into(),
+            subtitle,
+            x_label: "session (thread)".into(),
+            y_label: "cycles/byte (window wall time)".into(),
+            kind: Kind::Bars,
+            series: vec![
+                series("wall-clock (f·W / b_i)", 0, |t| {
+                    t.wall_clock_cycles_per_byte
+                }),
+                series("apparent (f·W / (n·b_i))", 1, |t| {
+                    t.apparent_cycles_per_byte
+                }),
+            ],
+            references: reference("aggregate apparent", r.metrics.apparent_cycles_per_byte)
+                .into_iter()
+                .collect(),
+        },
+    ]
+}
+
+/// Scaling figures: per host, per function, at the size with the most session (or core) counts.
+fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
+    // host → (function, size) → x → (throughput, parallelism)
+    type Points = BTreeMap<usize, (f64, Option<f64>)>;
+    let mut hosts: Vec<String> = Vec::new();
+    let mut by_sessions: BTreeMap<(usize, String, u64), Points> = BTreeMap::new();
+    let mut by_cores: BTreeMap<(usize, String, u64), Points> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for f in files {
+        let host = host_key(&f.doc);
+        let hi = match hosts.iter().position(|h| *h == host) {
+            Some(i) => i,
+            None => {
+                hosts.push(host);
+                hosts.len() - 1
+            }
+        };
+        for r in f.doc.results.iter().filter(|r| usable(r)) {
+            let (Some(size), Some(bps)) = (r.size.bytes(), r.metrics.bytes_per_second) else {
+                continue;
+            };
+            if !order.contains(&r.function()) {
+                order.push(r.function());
+            }
+            let key = (hi, r.function(), size);
+            by_sessions
+                .entry(key.clone())
+                .or_default()
+                .entry(r.sessions)
+                .or_insert((bps, r.metrics.parallelism));
+            by_cores
+                .entry(key)
+                .or_default()
+                .entry(r.core_count())
+                .or_insert((bps, r.metrics.parallelism));
+        }
+    }
+    let varies = |m: &BTreeMap<(usize, String, u64), Points>| m.values().any(|p| p.len() > 1);
+    let (axis, data) = if varies(&by_sessions) {
+        ("sessions (concurrent threads)", by_sessions)
+    } else if varies(&by_cores) {
+        ("cores in the core set", by_cores)
+    } else {
+        return Err("Scaling figures omitted: every function and size was measured at one session count and one core count. Run `macbench run --sessions N` for several N (or several --cores) and pass all the files.".into());
+    };
+    // Per (host, function): the size with the most x values, the largest on ties.
+    let mut chosen: BTreeMap<(usize, String), (u64, &Points)> = BTreeMap::new();
+    for ((hi, function, size), pts) in &data {
+        if pts.len() < 2 {
+            continue;
+        }
+        let entry = chosen
+            .entry((*hi, function.clone()))
+            .or_insert((*size, pts));
+        if (pts.len(), *size) > (entry.1.len(), entry.0) {
+            *entry = (*size, pts);
+        }
+    }
+    let mut keys: Vec<&(usize, String)> = chosen.keys().collect();
+    keys.sort_by_key(|(hi, f)| (*hi, order.iter().position(|o| o == f)));
+    let many_hosts = hosts.len() > 1;
+    let name = |hi: usize, function: &str, size: u64| {
+        let mut n = format!("{function} @{size} B");
+        if many_hosts {
+            let _ = write!(n, " [{}]", hosts[hi]);
+        }
+        n
+    };
+    let mut throughput = Vec::new();
+    let mut parallelism = Vec::new();
+    for key in keys {
+        let (size, pts) = chosen[key];
+        let color = order.iter().position(|o| *o == key.1).unwrap_or(0);
+        throughput.push(Series {
+            name: name(key.0, &key.1, size),
+            points: pts.iter().map(|(x, v)| (*x as f64, v.0 / 1e6)).collect(),
+            color,
+            variant: key.0,
+        });
+        parallelism.push(Series {
+            name: name(key.0, &key.1, size),
+            points: pts
+                .iter()
+                .filter_map(|(x, v)| v.1.map(|p| (*x as f64, p)))
+                .collect(),
+            color,
+            variant: key.0,
+        });
+    }
+    let subtitle = "each function at the message size measured at the most session counts; one line style per host";
+    Ok(vec![
+        Figure {
+            id: "scaling-throughput".into(),
+            title: format!(
+                "Throughput against {}",
+                axis.split(' ').next().unwrap_or(axis)
+            ),
+            subtitle: subtitle.into(),
+            x_label: axis.into(),
+            y_label: "throughput, all sessions (MB/s)".into(),
+            kind: Kind::Lines(XScale::Integer),
+            series: throughput,
+            references: vec![],
+        },
+        Figure {
+            id: "scaling-parallelism".into(),
+            title: format!(
+                "Parallelism factor against {}",
+                axis.split(' ').next().unwrap_or(axis)
+            ),
+            subtitle: subtitle.into(),
+            x_label: axis.into(),
+            y_label: "parallelism (absolute / apparent ≈ cores used)".into(),
+            kind: Kind::Lines(XScale::Integer),
+            series: parallelism,
+            references: vec![],
+        },
+    ])
+}
+
+/// Hardware-assisted against software-only: functions measured with both accelerations.
+fn accel_figure(files: &[Loaded]) -> Option<Figure> {
+    let many_files = files.len() > 1;
+    let mut series = Vec::new();
+    for f in files {
+        let mut pairs: Vec<(String, String, usize)> = Vec::new();
+        for r in f
+            .doc
+            .results
+            .iter()
+            .filter(|r| usable(r) && r.accel == "hw")
+        {
+            let has_sw = f.doc.results.iter().any(|s| {
+                usable(s)
+                    && s.accel == "sw"
+                    && s.algorithm == r.algorithm
+                    && s.backend == r.backend
+                    && s.sessions == r.sessions
+            });
+            let key = (r.algorithm.clone(), r.backend.clone(), r.sessions);
+            if has_sw && !pairs.contains(&key) {
+                pairs.push(key);
+            }
+        }
+        for (alg, backend, sessions) in pairs {
+            for accel in ["hw", "sw"] {
+                let mut pts: Vec<(f64, f64)> = f
+                    .doc
+                    .results
+                    .iter()
+                    .filter(|r| {
+                        usable(r)
+                            && r.algorithm == alg
+                            && r.backend == backend
+                            && r.accel == accel
+                            && r.sessions == sessions
+                    })
+                    .filter_map(|r| {
+                        Some((r.size.bytes()? as f64, r.metrics.absolute_cycles_per_byte?))
+                    })
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let mut name = format!("{alg}/{backend}/{accel} n={sessions}");
+                if many_files {
+                    let _ = write!(name, " [{}]", f.label);
+                }
+                let color = series.len() / 2;
+                series.push(Series {
+                    name,
+                    points: pts,
+                    color,
+                    variant: usize::from(accel == "sw"),
+                });
+            }
+        }
+    }
+    (!series.is_empty()).then(|| Figure {
+        id: "accel-hw-sw".into(),
+        title: "Hardware-assisted (hw) against software-only (sw): absolute cycles/byte".into(),
+        subtitle: "solid: hw (the backend may use AES-NI, SHA-NI, …); dashed: sw (those extensions switched off)".into(),
+        x_label: SIZE_AXIS.into(),
+        y_label: "absolute cycles/byte (CPU time)".into(),
+        kind: Kind::Lines(XScale::Log2),
+        series,
+        references: vec![],
+    })
+}
+
+/// Every figure the results support, in page order, and notes on those left out.
+pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, ReportError> {
+    let mut figs = Vec::new();
+    let mut notes = Vec::new();
+    let cpb = [
+        size_figure(
+            files,
+            "cpb-absolute",
+            "Absolute cycles/byte (CPU time of all sessions) against message size",
+            "absolute cycles/byte (f·Σc_i / Σb_i)",
+            |r| r.metrics.absolute_cycles_per_byte,
+        ),
+        size_figure(
+            files,
+            "cpb-apparent",
+            "Apparent cycles/byte (wall clock, all sessions together) against message size",
+            "apparent cycles/byte (f·W / Σb_i)",
+            |r| r.metrics.apparent_cycles_per_byte,
+        ),
+    ];
+    for f in cpb {
+        if f.is_empty() {
+            notes.push(format!(
+                "{}: omitted: no usable result with a fixed message size.",
+                f.title
+            ));
+        } else {
+            figs.push(f);
+        }
+    }
+    let chosen = choose_scenario(files, options.scenario.as_deref())?;
+    match &chosen {
+        Some((label, r)) => figs.extend(thread_figures(label, r, files.len() > 1)),
+        None => {
+            notes.push("Per-thread figures omitted: no usable result has per-thread data.".into())
+        }
+    }
+    match scaling_figures(files) {
+        Ok(f) => figs.extend(f),
+        Err(note) => notes.push(note),
+    }
+    match accel_figure(files) {
+        Some(f) => figs.push(f),
+        None => notes.push("Hardware-assisted against software-only omitted: no function was measured with both --accel hw and sw (run with --accel hw,sw where a backend offers a software-only variant).".into()),
+    }
+    Ok(FigureSet {
+        figures: figs,
+        notes,
+        chosen,
+    })
+}
+
+/// Escape text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Shown text of a number: 4 significant digits, at most 3 decimals, thousands without decimals.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A table cell holding a number: the full value in `data-value` (machine-readable), rounded as text.
+fn cell(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("<td class=\"n\" data-value=\"{x:?}\">{}</td>", num(x)),
+        _ => "<td class=\"n\">-</td>".into(),
+    }
+}
+
+fn spread_cell(v: Option<super::read::Interval>) -> String {
+    match v {
+        Some(i) => format!(
+            "<td class=\"n\" data-min=\"{:?}\" data-max=\"{:?}\">{}…{}</td>",
+            i.min,
+            i.max,
+            num(i.min),
+            num(i.max)
+        ),
+        None => "<td class=\"n\">-</td>".into(),
+    }
+}
+
+fn figure_table(fig: &Figure) -> String {
+    let x_head = match fig.kind {
+        Kind::Lines(XScale::Log2) => "size (bytes)",
+        Kind::Lines(XScale::Integer) => fig.x_label.split(' ').next().unwrap_or("x"),
+        Kind::Bars => "session",
+    };
+    let mut t = format!(
+        "<table class=\"data\" data-figure=\"{}\"><caption>Numbers behind the figure</caption><thead><tr><th>series</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+        esc(&fig.id),
+        esc(x_head),
+        esc(&fig.y_label)
+    );
+    for s in &fig.series {
+        for &(x, y) in &s.points {
+            let _ = write!(
+                t,
+                "<tr><td>{}</td><td class=\"n\" data-value=\"{x:?}\">{}</td>{}</tr>",
+                esc(&s.name),
+                num(x),
+                cell(Some(y))
+            );
+        }
+    }
+    for r in &fig.references {
+        let _ = write!(
+            t,
+            "<tr><td>{}</td><td>all</td>{}</tr>",
+            esc(&r.name),
+            cell(Some(r.y))
+        );
+    }
+    t.push_str("</tbody></table>");
+    t
+}
+
+fn kv_table(rows: &[(&str, String)]) -> String {
+    let mut t = String::from("<table class=\"kv\"><tbody>");
+    for (k, v) in rows {
+        let _ = write!(t, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
+    t.push_str("</tbody></table>");
+    t
+}
+
+fn host_section(files: &[Loaded]) -> String {
+    let mut s = String::from("<section id=\"hosts\"><h2>Hosts and clocks</h2>");
+    for f in files {
+        let h = &f.doc.host;
+        let c = &f.doc.clock;
+        let libs: Vec<String> = h
+            .library_versions
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        let harness = f
+            .doc
+            .harness
+            .as_ref()
+            .map_or("not measured".to_string(), |h| {
+                format!(
+                    "null function, {} B, 1 session: {} cycles/message",
+                    h.size,
+                    h.absolute_cycles_per_message.map_or("-".into(), num)
+                )
+            });
+        let rows = [
+            ("file", f.path.display().to_string()),
+            ("CPU", h.cpu_model.clone()),
+            ("CPU features", h.cpu_features.join(" ")),
+            (
+                "online CPUs",
+                crate::engine::format_cpu_list(&h.online_cpus),
+            ),
+            ("kernel", h.kernel.clone()),
+            (
+                "cpufreq governor",
+                h.governor.clone().unwrap_or_else(|| "unknown".into()),
+            ),
+            ("libraries", libs.join("; ")),
+            (
+                "macbench",
+                format!(
+                    "{}{}",
+                    h.macbench_version,
+                    h.git_commit
+                        .as_ref()
+                        .map(|c| format!(" ({c})"))
+                        .unwrap_or_default()
+                ),
+            ),
+            (
+                "f (reference cycles/s)",
+                format!("{:.4} GHz: {}", c.reference_hz / 1e9, c.reference_source),
+            ),
+            (
+                "core clock (estimated)",
+                c.core_hz_estimated
+                    .map_or("not measured".into(), |hz| format!("{:.3} GHz", hz / 1e9)),
+            ),
+            ("hardware cycle counters", c.hardware_cycles.clone()),
+            ("timer resolution", format!("{} ns", c.timer_resolution_ns)),
+            ("harness overhead", harness),
+            (
+                "complete",
+                if f.doc.partial {
+                    "NO: the run was interrupted; the file holds what finished".into()
+                } else {
+                    "yes".into()
+                },
+            ),
+        ];
+        let _ = write!(s, "<h3>{}</h3>{}", esc(&f.label), kv_table(&rows));
+    }
+    s.push_str("</section>");
+    s
+}
+
+fn scenario_section(files: &[Loaded]) -> String {
+    let mut s = String::from("<section id=\"scenario\"><h2>Scenario</h2>");
+    for f in files {
+        let rows: Vec<(&str, String)> = match f.doc.scenario.as_object() {
+            Some(o) => o
+                .iter()
+                .map(|(k, v)| {
+                    let text = match v {
+                        serde_json::Value::String(t) => t.clone(),
+                        other => other.to_string(),
+                    };
+                    (k.as_str(), text)
+                })
+                .collect(),
+            None => vec![("scenario", f.doc.scenario.to_string())],
+        };
+        let _ = write!(s, "<h3>{}</h3>{}", esc(&f.label), kv_table(&rows));
+    }
+    s.push_str("</section>");
+    s
+}
+
+fn results_section(files: &[Loaded]) -> String {
+    let mut s = String::from(
+        "<section id=\"results\"><h2>All results</h2><table class=\"data\" id=\"results-table\"><thead><tr>\
+<th>file</th><th>function</th><th>size</th><th>sessions</th><th>cores</th><th>repeats</th>\
+<th>absolute c/B</th><th>apparent c/B</th><th>absolute c/B min…max</th><th>apparent c/B min…max</th>\
+<th>abs. c/message</th><th>throughput (B/s)</th><th>parallelism</th><th>fairness</th><th>CPU use</th><th>status</th>\
+</tr></thead><tbody>",
+    );
+    for f in files {
+        for r in &f.doc.results {
+            let m = &r.metrics;
+            let status = if r.failed {
+                "FAILED".to_string()
+            } else if r.warnings.is_empty() {
+                "ok".to_string()
+            } else {
+                let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
+                codes.join(", ")
+            };
+            let _ = write!(
+                s,
+                "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
+                if r.failed { " class=\"failed\"" } else { "" },
+                esc(&f.label),
+                esc(&r.function()),
+                esc(&r.size.to_string()),
+                r.sessions,
+                esc(&r.cores),
+                r.repeats,
+                cell(m.absolute_cycles_per_byte),
+                cell(m.apparent_cycles_per_byte),
+                spread_cell(r.spread.absolute_cycles_per_byte),
+                spread_cell(r.spread.apparent_cycles_per_byte),
+                cell(m.absolute_cycles_per_message),
+                cell(m.bytes_per_second),
+                cell(m.parallelism),
+                cell(m.fairness),
+                cell(m.cpu_utilisation),
+                esc(&status)
+            );
+        }
+    }
+    s.push_str("</tbody></table></section>");
+    s
+}
+
+fn warnings_section(files: &[Loaded]) -> String {
+    let mut s = String::from("<section id=\"warnings\"><h2>Warnings</h2>");
+    let count: usize = files
+        .iter()
+        .flat_map(|f| &f.doc.results)
+        .map(|r| r.warnings.len())
+        .sum();
+    if count == 0 {
+        s.push_str("<p>No result carries a validity warning.</p></section>");
+        return s;
+    }
+    let _ = write!(
+        s,
+        "<p>{count} warning(s). Fatal warnings fail their result: its numbers are shown but not plotted. \
+See METHODOLOGY §4 for each check.</p><table class=\"data\" id=\"warnings-table\"><thead><tr><th>file</th><th>scenario</th>\
+<th>session</th><th>code</th><th>fatal</th><th>message</th></tr></thead><tbody>"
+    );
+    for f in files {
+        for r in &f.doc.results {
+            for w in &r.warnings {
+                let _ = write!(
+                    s,
+                    "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    if w.fatal { " class=\"failed\"" } else { "" },
+                    esc(&f.label),
+                    esc(&r.scenario_key()),
+                    w.session.map_or("all".into(), |n| n.to_string()),
+                    esc(&w.code),
+                    if w.fatal { "yes" } else { "no" },
+                    esc(&w.message)
+                );
+            }
+            for a in &r.adjustments {
+                let _ = write!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td>all</td><td>auto</td><td>no</td><td>{}</td></tr>",
+                    esc(&f.label),
+                    esc(&r.scenario_key()),
+                    esc(a)
+                );
+            }
+        }
+    }
+    s.push_str("</tbody></table></section>");
+    s
+}
+
+const STYLE: &str = "body{font-family:'DejaVu Sans',system-ui,sans-serif;margin:2rem auto;max-width:1180px;color:#222;line-height:1.4;padding:0 1rem}\
+h1{font-size:1.6rem}h2{border-bottom:2px solid #4E79A7;padding-bottom:.2rem;margin-top:2.5rem}\
+figure{margin:1.5rem 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}\
+figcaption{font-size:.9rem;color:#555}\
+table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f3f5f8}table.kv th{background:#f3f5f8;width:14rem}\
+tr.failed td{background:#fde8e8}details{margin:.3rem 0 1rem}summary{cursor:pointer;color:#4E79A7}\
+.note{background:#fff8e1;border-left:4px solid #EDC948;padding:.4rem .8rem;margin:.5rem 0}";
+
+/// Render the figures and write the page.
+pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, ReportError> {
+    let set = figures(files, options)?;
+    let mut body = String::new();
+    let labels: Vec<&str> = files.iter().map(|f| f.label.as_str()).collect();
+    let _ = write!(
+        body,
+        "<h1>macbench report</h1><p>{} results file(s): {}. Cycles are reference cycles at each file's <em>f</em> \
+(see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all sessions together \
+(METHODOLOGY §3). Failed results are listed but not plotted.</p>",
+        files.len(),
+        esc(&labels.join(", "))
+    );
+    body.push_str("<nav><ul>");
+    for f in &set.figures {
+        let _ = write!(
+            body,
+            "<li><a href=\"#{}\">{}</a></li>",
+            esc(&f.id),
+            esc(&f.title)
+        );
+    }
+    body.push_str("<li><a href=\"#hosts\">Hosts and clocks</a></li><li><a href=\"#scenario\">Scenario</a></li><li><a href=\"#results\">All results</a></li><li><a href=\"#warnings\">Warnings</a></li></ul></nav>");
+    body.push_str("<section id=\"figures\"><h2>Figures</h2>");
+    for n in &set.notes {
+        let _ = write!(body, "<p class=\"note\">{}</p>", esc(n));
+    }
+    for (i, f) in set.figures.iter().enumerate() {
+        let svg = plots::render_svg(f)?;
+        let svg = svg.replacen(
+            "<svg ",
+            &format!("<svg role=\"img\" aria-label=\"{}\" ", esc(&f.title)),
+            1,
+        );
+        let _ = write!(
+            body,
+            "<figure id=\"{}\" class=\"plot\">{svg}<figcaption>Figure {}: {}</figcaption>\
+<details open><summary>Numbers behind figure {}</summary>{}</details></figure>",
+            esc(&f.id),
+            i + 1,
+            esc(&f.title),
+            i + 1,
+            figure_table(f)
+        );
+    }
+    body.push_str("</section>");
+    body.push_str(&host_section(files));
+    body.push_str(&scenario_section(files));
+    body.push_str(&results_section(files));
+    body.push_str(&warnings_section(files));
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>macbench report: {}</title><style>{STYLE}</style></head><body>{body}</body></html>\n",
+        esc(&labels.join(", "))
+    );
+    Ok(Report {
+        html,
+        figures: set.figures,
+        notes: set.notes,
+    })
+}

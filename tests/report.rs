@@ -1,0 +1,440 @@
+//! `macbench report`: the HTML holds one SVG per expected figure and the numbers of the JSON in its
+//! tables; PNGs decode at the figure size; bad input gives a one-line error with exit code 2.
+//! Results are constructed (no timing), plus one real short run to pin the file format.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use scraper::{Html, Selector};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn result(
+    function: &str,
+    size: u64,
+    sessions: usize,
+    cores: &str,
+    absolute: f64,
+    apparent: f64,
+) -> Value {
+    let parts: Vec<&str> = function.split('/').collect();
+    let threads: Vec<Value> = (0..sessions)
+        .map(|i| {
+            let bytes = 1_000_000 + 1000 * i as u64;
+            json!({
+                "session": i, "messages": bytes / size.max(1), "bytes": bytes, "cpu_seconds": 0.01,
+                "interval_seconds": 0.01,
+                "absolute_cycles_per_byte": absolute * (1.0 + i as f64 / 100.0),
+                "apparent_cycles_per_byte": apparent * (1.0 + i as f64 / 50.0),
+                "wall_clock_cycles_per_byte": apparent * sessions as f64 * (1.0 + i as f64 / 50.0),
+                "absolute_cycles_per_message": absolute * size as f64,
+                "apparent_cycles_per_message": apparent * size as f64,
+                "cpu_at_start": i % 2, "cpu_at_end": i % 2
+            })
+        })
+        .collect();
+    json!({
+        "algorithm": parts[0], "backend": parts[1], "accel": parts[2], "size": size,
+        "mean_message_bytes": size as f64, "sessions": sessions, "cores": cores,
+        "scenario": {"size": {"kind": "fixed", "size": size}},
+        "repeats": 3,
+        "metrics": {
+            "absolute_cycles_per_byte": absolute, "apparent_cycles_per_byte": apparent,
+            "absolute_cycles_per_message": absolute * size as f64,
+            "apparent_cycles_per_message": apparent * size as f64,
+            "bytes_per_second": 2.4e9 / apparent, "messages_per_second": 2.4e9 / apparent / size as f64,
+            "parallelism": absolute / apparent, "fairness": 0.9876,
+            "min_thread_apparent_cycles_per_byte": apparent, "max_thread_apparent_cycles_per_byte": apparent * 1.1,
+            "cpu_utilisation": 0.97, "core_cycles_per_byte": null, "core_cycles_per_byte_estimated": null,
+            "key_setup_cycles": 1000.0, "messages": 1000, "bytes": 64000, "window_seconds": 0.07
+        },
+        "spread": {
+            "absolute_cycles_per_byte": {"min": absolute * 0.99, "max": absolute * 1.01},
+            "apparent_cycles_per_byte": {"min": apparent * 0.98, "max": apparent * 1.02},
+            "bytes_per_second": {"min": 1.0, "max": 2.0}
+        },
+        "threads": threads,
+        "warnings": [{"code": "noisy", "message": format!("synthetic warning for {function}@{size}"), "fatal": false}],
+        "adjustments": [], "failed": false, "raw": []
+    })
+}
+
+fn document(results: Vec<Value>, sessions: usize) -> Value {
+    json!({
+        "schema_version": 1, "tool": "macbench",
+        "host": {"cpu_model": "Test CPU", "cpu_features": ["aes"], "online_cpus": [0, 1], "kernel": "6.0",
+                 "governor": null, "library_versions": [["openssl", "OpenSSL 3.0"]],
+                 "macbench_version": "0.1.0", "git_commit": null},
+        "clock": {"reference_hz": 2.4e9, "reference_source": "test", "core_hz_estimated": null,
+                  "core_to_reference_ratio": null, "hardware_cycles": "unavailable", "timer_resolution_ns": 1},
+        "scenario": {"alg": "hmac-sha256,cmac-aes128", "sessions": sessions},
+        "harness": {"size": 64, "absolute_cycles_per_message": 14.0, "apparent_cycles_per_message": 14.0},
+        "results": results, "partial": false
+    })
+}
+
+const FUNCTIONS: [&str; 2] = ["hmac-sha256/openssl/hw", "cmac-aes128/rustcrypto/hw"];
+const SIZES: [u64; 3] = [16, 256, 4096];
+
+/// A sweep of FUNCTIONS × SIZES at `sessions` sessions on cores 0-1.
+fn sweep(sessions: usize, scale: f64) -> Value {
+    let mut results = Vec::new();
+    for (k, f) in FUNCTIONS.iter().enumerate() {
+        for s in SIZES {
+            let absolute = scale * (2.0 + k as f64 + 400.0 / s as f64);
+            results.push(result(f, s, sessions, "0-1", absolute, absolute / 2.0));
+        }
+    }
+    document(results, sessions)
+}
+
+fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec_pretty(v).unwrap()).unwrap();
+    p
+}
+
+fn macbench() -> Command {
+    Command::cargo_bin("macbench").unwrap()
+}
+
+fn sel(s: &str) -> Selector {
+    Selector::parse(s).unwrap()
+}
+
+/// Figure ids in page order.
+fn figure_ids(html: &Html) -> Vec<String> {
+    html.select(&sel("figure.plot"))
+        .map(|f| f.value().attr("id").unwrap().to_string())
+        .collect()
+}
+
+/// `data-value`s of the table behind figure `id`, as (series, x, y).
+fn figure_numbers(html: &Html, id: &str) -> Vec<(String, f64, f64)> {
+    let table = html
+        .select(&sel(&format!("table[data-figure=\"{id}\"]")))
+        .next()
+        .unwrap_or_else(|| panic!("no table for {id}"));
+    table
+        .select(&sel("tbody tr"))
+        .filter_map(|row| {
+            let cells: Vec<_> = row.select(&sel("td")).collect();
+            let name = cells[0].text().collect::<String>();
+            let x = cells[1].value().attr("data-value")?.parse().ok()?;
+            let y = cells[2].value().attr("data-value")?.parse().ok()?;
+            Some((name, x, y))
+        })
+        .collect()
+}
+
+#[test]
+fn html_has_one_svg_per_expected_figure_with_the_json_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = sweep(2, 1.0);
+    let four = sweep(4, 1.3);
+    let a = write(dir.path(), "two.json", &two);
+    let b = write(dir.path(), "four.json", &four);
+    let out = dir.path().join("report.html");
+    macbench()
+        .args([
+            "report",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("6 figure(s)"));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let html = Html::parse_document(&text);
+    assert_eq!(
+        figure_ids(&html),
+        [
+            "cpb-absolute",
+            "cpb-apparent",
+            "threads-absolute",
+            "threads-apparent",
+            "scaling-throughput",
+            "scaling-parallelism"
+        ]
+    );
+    for fig in html.select(&sel("figure.plot")) {
+        assert_eq!(fig.select(&sel("svg")).count(), 1, "one svg per figure");
+        assert_eq!(
+            fig.select(&sel("table.data")).count(),
+            1,
+            "a table per figure"
+        );
+    }
+    // Self-contained: nothing fetched, nothing scripted.
+    assert!(html
+        .select(&sel("script, link, img, iframe"))
+        .next()
+        .is_none());
+    assert!(!text.contains("src=\"http"), "no external resource");
+
+    // Every absolute and apparent cycles/byte of both files is in the tables behind the size figures.
+    let absolute = figure_numbers(&html, "cpb-absolute");
+    let apparent = figure_numbers(&html, "cpb-apparent");
+    assert_eq!(absolute.len(), 2 * FUNCTIONS.len() * SIZES.len());
+    for doc in [&two, &four] {
+        for r in doc["results"].as_array().unwrap() {
+            let size = r["size"].as_f64().unwrap();
+            for (rows, key) in [
+                (&absolute, "absolute_cycles_per_byte"),
+                (&apparent, "apparent_cycles_per_byte"),
+            ] {
+                let want = r["metrics"][key].as_f64().unwrap();
+                assert!(
+                    rows.iter().any(|(_, x, y)| *x == size && *y == want),
+                    "{key} {want} at {size} missing"
+                );
+            }
+        }
+    }
+    // Default per-thread scenario: most sessions (4), largest size (4096); fairness in the subtitle.
+    let threads = figure_numbers(&html, "threads-absolute");
+    assert_eq!(
+        threads
+            .iter()
+            .filter(|t| t.0.starts_with("absolute"))
+            .count(),
+        4
+    );
+    let chosen = &four["results"][2];
+    assert_eq!(chosen["size"], 4096);
+    for t in chosen["threads"].as_array().unwrap() {
+        let want = t["absolute_cycles_per_byte"].as_f64().unwrap();
+        assert!(threads.iter().any(|(_, _, y)| *y == want));
+    }
+    let subtitle: String = html
+        .select(&sel("#threads-absolute svg"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    assert!(subtitle.contains("Jain's fairness 0.988"), "{subtitle}");
+    // Scaling: sessions 2 and 4 for each function at the largest size.
+    let scaling = figure_numbers(&html, "scaling-throughput");
+    assert_eq!(scaling.len(), 2 * FUNCTIONS.len());
+    assert!(scaling.iter().all(|(name, _, _)| name.contains("@4096 B")));
+    // Host facts, scenario, every warning, the hw/sw note.
+    assert!(text.contains("Test CPU"));
+    let warnings = html.select(&sel("#warnings-table tbody tr")).count();
+    assert_eq!(warnings, 2 * FUNCTIONS.len() * SIZES.len());
+    assert!(text.contains("synthetic warning for cmac-aes128/rustcrypto/hw@4096"));
+    let notes: Vec<String> = html
+        .select(&sel("p.note"))
+        .map(|n| n.text().collect())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("software-only omitted")),
+        "{notes:?}"
+    );
+    assert_eq!(
+        html.select(&sel("#results-table tbody tr")).count(),
+        2 * FUNCTIONS.len() * SIZES.len()
+    );
+}
+
+#[test]
+fn hw_against_sw_figure_when_both_exist_and_scenario_flag_chooses() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = Vec::new();
+    for accel in ["hw", "sw"] {
+        for s in SIZES {
+            let f = format!("cmac-aes128/openssl/{accel}");
+            let base = if accel == "hw" { 1.0 } else { 9.0 };
+            results.push(result(
+                &f,
+                s,
+                1,
+                "0",
+                base + 100.0 / s as f64,
+                base + 100.0 / s as f64,
+            ));
+        }
+    }
+    let p = write(dir.path(), "accel.json", &document(results, 1));
+    let out = dir.path().join("r.html");
+    macbench()
+        .args(["report", p.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .args(["--scenario", "cmac-aes128/openssl/sw@256"])
+        .assert()
+        .success();
+    let html = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
+    let ids = figure_ids(&html);
+    assert!(ids.contains(&"accel-hw-sw".to_string()), "{ids:?}");
+    assert!(
+        !ids.iter().any(|i| i.starts_with("scaling")),
+        "one session count: no scaling"
+    );
+    let accel = figure_numbers(&html, "accel-hw-sw");
+    assert_eq!(accel.len(), 2 * SIZES.len());
+    assert!(accel
+        .iter()
+        .any(|(n, _, _)| n.starts_with("cmac-aes128/openssl/sw")));
+    let sub: String = html
+        .select(&sel("#threads-absolute svg"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    assert!(sub.contains("cmac-aes128/openssl/sw@256"), "{sub}");
+
+    macbench()
+        .args(["report", p.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .args(["--scenario", "cmac-aes128/openssl/hw@999"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("matches no result")
+                .and(predicate::str::contains("cmac-aes128/openssl/hw@256")),
+        );
+    macbench()
+        .args([
+            "report",
+            p.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--scenario",
+            "nonsense",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("ALG/BACKEND/ACCEL@SIZE"));
+}
+
+#[test]
+fn png_files_decode_at_the_figure_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "two.json", &sweep(2, 1.0));
+    let pngs = dir.path().join("png");
+    macbench()
+        .args([
+            "report",
+            p.to_str().unwrap(),
+            "-o",
+            dir.path().join("r.html").to_str().unwrap(),
+        ])
+        .args(["--png", pngs.to_str().unwrap()])
+        .assert()
+        .success();
+    let mut names: Vec<String> = std::fs::read_dir(&pngs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "cpb-absolute.png",
+            "cpb-apparent.png",
+            "threads-absolute.png",
+            "threads-apparent.png"
+        ]
+    );
+    for n in names {
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(pngs.join(&n)).unwrap(),
+        ));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!(
+            (info.width, info.height),
+            (
+                macbench::report::plots::WIDTH,
+                macbench::report::plots::HEIGHT
+            )
+        );
+        // Not blank: text and curves leave many non-white pixels.
+        let dark = buf
+            .chunks(info.line_size / info.width as usize)
+            .filter(|px| px[0] < 128)
+            .count();
+        assert!(dark > 1000, "{n}: only {dark} dark pixels");
+    }
+}
+
+#[test]
+fn a_real_run_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    macbench()
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--backend",
+            "rustcrypto",
+            "--sizes",
+            "64,1024",
+        ])
+        .args([
+            "--sessions",
+            "2",
+            "--duration",
+            "50ms",
+            "--repeat",
+            "1",
+            "--no-harness",
+            "-q",
+        ])
+        .args(["--json", json.to_str().unwrap()])
+        .assert()
+        .code(predicate::in_iter([0, 1])); // 1: a validity check failed on a busy machine; the file is written
+    let out = dir.path().join("r.html");
+    macbench()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let html = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
+    assert!(html.select(&sel("#results-table tbody tr")).count() == 2);
+}
+
+#[test]
+fn bad_input_is_a_one_line_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.html");
+    let foreign = write(
+        dir.path(),
+        "hyperfine.json",
+        &json!({"results": [{"command": "ls", "mean": 0.1}]}),
+    );
+    let mut newer = sweep(1, 1.0);
+    newer["schema_version"] = json!(macbench::bench::SCHEMA_VERSION + 1);
+    let newer = write(dir.path(), "newer.json", &newer);
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "").unwrap();
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "not json at all").unwrap();
+    let missing = dir.path().join("missing.json");
+    for (file, message) in [
+        (&foreign, "not a macbench results file"),
+        (&newer, "newer than this macbench reads"),
+        (&empty, "is empty"),
+        (&garbage, "not JSON"),
+        (&missing, "no such file"),
+    ] {
+        let assert = macbench()
+            .args([
+                "report",
+                file.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+        let stderr = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.starts_with("macbench: ") && stderr.contains(file.to_str().unwrap()));
+    }
+    assert!(!out.exists(), "no report written on bad input");
+}
