@@ -497,6 +497,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
         let result = bench::run_scenario(scenario, args.repeat, auto, &clock, &CANCEL)
             .map_err(|e| CliError::failure(e.to_string()))?;
+        if result.raw.iter().any(|r| r.interrupted) {
+            // Cut short by Ctrl-C: its window never closed, so it is not a result; keep only finished ones.
+            break;
+        }
         if !args.quiet {
             say(table::line(&result));
             for a in &result.adjustments {
