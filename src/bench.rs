@@ -2,9 +2,10 @@
 //! with `--auto` — adjusted and re-run (seed 000's Fig. 3 workflow). Produces the results document that
 //! every exporter writes.
 
-use crate::engine::{self, clock::ClockInfo, RawRun, Scenario};
+use crate::engine::{self, clock::ClockInfo, RawRun, Scenario, Series};
 use crate::host::Host;
-use crate::metrics::{self, Context, Metrics, Spread, ThreadMetrics, Warning};
+use crate::metrics::{self, Context, Metrics, RunUncertainty, Spread, ThreadMetrics, Warning};
+use crate::stats::{self, BatchEstimate, Interval};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -38,6 +39,11 @@ pub struct ResultEntry {
     pub metrics: Metrics,
     /// Min/max over repeats of the headline metrics.
     pub spread: SpreadSet,
+    /// 95 % confidence intervals of the headline metrics (batch means within runs, spread over
+    /// repeats; see `stats::confidence_interval`).
+    pub ci95: Ci95Set,
+    /// The tick series of the median repeat (every repeat's is in `raw`).
+    pub series: Series,
     /// Per-thread metrics of the median repeat.
     pub threads: Vec<ThreadMetrics>,
     pub warnings: Vec<Warning>,
@@ -54,6 +60,79 @@ pub struct SpreadSet {
     pub absolute_cycles_per_byte: Option<Spread>,
     pub apparent_cycles_per_byte: Option<Spread>,
     pub bytes_per_second: Option<Spread>,
+}
+
+/// 95 % confidence intervals of the headline metrics; `None` where a run was too short to batch.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+pub struct Ci95Set {
+    pub absolute_cycles_per_byte: Option<Interval>,
+    pub apparent_cycles_per_byte: Option<Interval>,
+    pub absolute_cycles_per_message: Option<Interval>,
+    pub apparent_cycles_per_message: Option<Interval>,
+    pub bytes_per_second: Option<Interval>,
+}
+
+impl Ci95Set {
+    /// From each repeat's metrics and within-run uncertainty.
+    pub fn from_runs(all: &[Metrics], within: &[RunUncertainty]) -> Ci95Set {
+        let ci = |value: &dyn Fn(&Metrics) -> Option<f64>,
+                  se: &dyn Fn(&RunUncertainty) -> Option<BatchEstimate>| {
+            let runs: Vec<(f64, Option<BatchEstimate>)> = all
+                .iter()
+                .zip(within)
+                .filter_map(|(m, u)| Some((value(m)?, se(u))))
+                .collect();
+            stats::confidence_interval(&runs)
+        };
+        Ci95Set {
+            absolute_cycles_per_byte: ci(
+                &|m| m.absolute_cycles_per_byte,
+                &|u| u.absolute_cycles_per_byte,
+            ),
+            apparent_cycles_per_byte: ci(
+                &|m| m.apparent_cycles_per_byte,
+                &|u| u.apparent_cycles_per_byte,
+            ),
+            absolute_cycles_per_message: ci(
+                &|m| m.absolute_cycles_per_message,
+                &|u| u.absolute_cycles_per_message,
+            ),
+            apparent_cycles_per_message: ci(
+                &|m| m.apparent_cycles_per_message,
+                &|u| u.apparent_cycles_per_message,
+            ),
+            bytes_per_second: ci(&|m| Some(m.bytes_per_second), &|u| u.bytes_per_second),
+        }
+    }
+
+    /// The widest relative half-width of the cycles figures (per byte, or per message when the
+    /// messages are empty), against the medians: what `--target-ci` is compared with. `None` when no
+    /// interval could be formed.
+    pub fn precision(&self, median: &Metrics) -> Option<f64> {
+        let pairs = if median.bytes > 0 {
+            [
+                (self.absolute_cycles_per_byte, median.absolute_cycles_per_byte),
+                (self.apparent_cycles_per_byte, median.apparent_cycles_per_byte),
+            ]
+        } else {
+            [
+                (
+                    self.absolute_cycles_per_message,
+                    median.absolute_cycles_per_message,
+                ),
+                (
+                    self.apparent_cycles_per_message,
+                    median.apparent_cycles_per_message,
+                ),
+            ]
+        };
+        let mut widest: Option<f64> = None;
+        for (ci, value) in pairs {
+            let w = ci?.relative_half_width(value?)?;
+            widest = Some(widest.map_or(w, |x: f64| x.max(w)));
+        }
+        widest
+    }
 }
 
 /// Harness cost: the null function's cycles per message in one pinned session.
@@ -79,13 +158,17 @@ pub struct Document {
     pub partial: bool,
 }
 
-/// Bounds for `--auto`.
+/// Bounds for `--auto` and for the confidence-interval target.
 #[derive(Debug, Clone, Copy)]
 pub struct AutoPolicy {
     pub enabled: bool,
     pub max_duration: Duration,
+    /// Repeats allowed in all, including those added to reach `target_ci`.
     pub max_repeats: usize,
     pub max_rounds: usize,
+    /// `--target-ci`: the widest relative half-width of the 95 % interval accepted (0.05 = ±5 %).
+    /// Repeats are added up to `max_repeats` until it is met; otherwise the result is flagged `noisy`.
+    pub target_ci: Option<f64>,
 }
 
 impl Default for AutoPolicy {
@@ -95,8 +178,52 @@ impl Default for AutoPolicy {
             max_duration: Duration::from_secs(10),
             max_repeats: 9,
             max_rounds: 4,
+            target_ci: None,
         }
     }
+}
+
+/// Scheduling slice assumed when sizing runs for many sessions: generous against the kernel's
+/// (CFS min granularity 0.75–3 ms, EEVDF base slice 0.75 ms scaled by log2 CPUs), so that the estimate
+/// errs towards runs long enough.
+pub const SCHEDULING_SLICE: Duration = Duration::from_millis(3);
+/// Scheduling rounds every session should get inside the window.
+pub const ROUNDS_PER_WINDOW: u32 = 10;
+/// Longest duration the load-fitted default chooses (an explicit `--duration` is obeyed).
+pub const MAX_FITTED_DURATION: Duration = Duration::from_secs(30);
+
+/// Default run duration for `sessions` on `cores` with a window covering `window_fraction` of the run:
+/// `base` when every session has a core; else long enough that each session gets
+/// [`ROUNDS_PER_WINDOW`] scheduling slices inside the window (with `q` runnable sessions per core, a
+/// round takes ~`q` slices). Returns the duration and, when it grew, why.
+pub fn fitted_duration(
+    base: Duration,
+    sessions: usize,
+    cores: usize,
+    window_fraction: f64,
+) -> (Duration, Option<String>) {
+    let per_core = sessions.div_ceil(cores.max(1)).max(1) as u32;
+    if per_core <= 1 {
+        return (base, None);
+    }
+    let window = SCHEDULING_SLICE * per_core * ROUNDS_PER_WINDOW;
+    let needed = window.div_f64(window_fraction.clamp(0.05, 1.0));
+    if needed <= base {
+        return (base, None);
+    }
+    let chosen = needed.min(MAX_FITTED_DURATION);
+    let why = format!(
+        "{sessions} sessions on {cores} core(s) ({per_core} runnable per core): duration {:.2} s so that each session gets ~{} scheduling slices of ~{} ms inside the window{} (give --duration to override)",
+        chosen.as_secs_f64(),
+        ROUNDS_PER_WINDOW,
+        SCHEDULING_SLICE.as_millis(),
+        if needed > chosen {
+            format!(", capped at {} s", MAX_FITTED_DURATION.as_secs())
+        } else {
+            String::new()
+        }
+    );
+    (chosen, Some(why))
 }
 
 fn spread(values: &[f64]) -> Option<Spread> {
@@ -149,23 +276,43 @@ pub fn run_scenario(
         core_ratio: clock.core_to_reference_ratio,
         timer_resolution_ns: clock.timer_resolution_ns,
     };
-    let mut repeats = repeats.max(1);
+    let repeats = repeats.max(1);
     let mut adjustments = Vec::new();
     let mut round = 0;
     loop {
-        let mut raws = Vec::with_capacity(repeats);
+        let mut raws: Vec<RawRun> = Vec::with_capacity(repeats);
         let mut computed = Vec::with_capacity(repeats);
-        for _ in 0..repeats {
+        let mut within = Vec::with_capacity(repeats);
+        let mut interrupted = false;
+        // The repeats asked for, then more while the interval is wider than the target.
+        loop {
             let raw = engine::run(&scenario, cancel)?;
             computed.push(metrics::compute(&raw, ctx));
-            let stop = raw.interrupted;
+            within.push(metrics::uncertainty(&raw, ctx.f));
+            interrupted |= raw.interrupted;
             raws.push(raw);
-            if stop {
+            if interrupted {
                 break;
+            }
+            if raws.len() < repeats {
+                continue;
+            }
+            let Some(target) = auto.target_ci else { break };
+            if raws.len() >= auto.max_repeats.max(repeats) {
+                break;
+            }
+            let all: Vec<Metrics> = computed.iter().map(|c| c.0.clone()).collect();
+            let median = median_metrics(&all);
+            match Ci95Set::from_runs(&all, &within).precision(&median) {
+                Some(p) if p <= target => break,
+                // No interval (a failed or empty run): more repeats cannot help.
+                None if computed.iter().any(|c| c.2.iter().any(|w| w.fatal)) => break,
+                _ => {}
             }
         }
         let all: Vec<Metrics> = computed.iter().map(|c| c.0.clone()).collect();
         let median = median_metrics(&all);
+        let ci95 = Ci95Set::from_runs(&all, &within);
         let apparent: Vec<f64> = all
             .iter()
             .filter_map(|m| m.apparent_cycles_per_byte)
@@ -188,28 +335,36 @@ pub fn run_scenario(
                 warnings.extend(c.2.iter().filter(|w| w.fatal).cloned());
             }
         }
-        warnings.extend(metrics::noisy(&apparent));
-        let interrupted = raws.iter().any(|r| r.interrupted);
+        if let Some(target) = auto.target_ci {
+            if !interrupted && !warnings.iter().any(|w| w.fatal) {
+                match ci95.precision(&median) {
+                    Some(p) if p <= target => {}
+                    Some(p) => warnings.push(Warning::new(
+                        "noisy",
+                        format!(
+                            "the 95 % interval is ±{:.1} % after {} repeat(s), wider than the target ±{:.1} % (--target-ci): more --repeat, a longer --duration, or a quieter machine",
+                            p * 100.0,
+                            raws.len(),
+                            target * 100.0
+                        ),
+                    )),
+                    None => warnings.push(Warning::new(
+                        "noisy",
+                        "no confidence interval: the window holds too few ticks for batch means and there is one repeat (lengthen --duration or --repeat ≥ 2)".to_string(),
+                    )),
+                }
+            }
+        }
 
         let fixable: Vec<&str> = warnings
             .iter()
             .filter(|w| !w.fatal)
             .map(|w| w.code)
-            .filter(|c| {
-                matches!(
-                    *c,
-                    "window-too-short" | "starvation" | "not-steady" | "noisy"
-                )
-            })
+            .filter(|c| matches!(*c, "window-too-short" | "starvation" | "not-steady"))
             .collect();
         if auto.enabled && !interrupted && !fixable.is_empty() && round < auto.max_rounds {
             round += 1;
-            let mut changed = Vec::new();
-            if fixable
-                .iter()
-                .any(|c| matches!(*c, "window-too-short" | "starvation" | "not-steady"))
-                && scenario.duration * 2 <= auto.max_duration
-            {
+            if scenario.duration * 2 <= auto.max_duration {
                 let scale = |d: Duration| d * 2;
                 scenario.duration = scale(scenario.duration);
                 scenario.window_end = scale(scenario.window_end);
@@ -218,21 +373,11 @@ pub fn run_scenario(
                     // A later start, keeping the window inside the run.
                     scenario.window_start += (scenario.window_end - scenario.window_start) / 4;
                 }
-                changed.push(format!(
-                    "duration → {:.3} s, window {:.3}..{:.3} s",
+                adjustments.push(format!(
+                    "round {round}: duration → {:.3} s, window {:.3}..{:.3} s because of {}",
                     scenario.duration.as_secs_f64(),
                     scenario.window_start.as_secs_f64(),
-                    scenario.window_end.as_secs_f64()
-                ));
-            }
-            if fixable.contains(&"noisy") && repeats < auto.max_repeats {
-                repeats = (repeats + 2).min(auto.max_repeats);
-                changed.push(format!("repeats → {repeats}"));
-            }
-            if !changed.is_empty() {
-                adjustments.push(format!(
-                    "round {round}: {} because of {}",
-                    changed.join(", "),
+                    scenario.window_end.as_secs_f64(),
                     fixable.join(", ")
                 ));
                 continue;
@@ -251,6 +396,10 @@ pub fn run_scenario(
                 name, mean_bytes, ..
             } => (SizeLabel::Model(name.clone()), *mean_bytes),
         };
+        let series = raws
+            .get(median_index)
+            .map(|r| r.series.clone())
+            .unwrap_or_default();
         return Ok(ResultEntry {
             algorithm: f.algorithm.name,
             backend: f.backend.name,
@@ -272,6 +421,8 @@ pub fn run_scenario(
                     &all.iter().map(|m| m.bytes_per_second).collect::<Vec<_>>(),
                 ),
             },
+            ci95,
+            series,
             threads: computed.swap_remove(median_index).1,
             warnings,
             adjustments,

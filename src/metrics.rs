@@ -5,7 +5,8 @@
 //! passed in; `W` is the coordinator's window wall time; per thread `c_i` is CPU time, `b_i` bytes, `m_i`
 //! messages within the thread's own sampled window.
 
-use crate::engine::{RawRun, ThreadCounters};
+use crate::engine::{RawRun, Series, ThreadCounters};
+use crate::stats::{self, BatchEstimate, Trend};
 use serde::Serialize;
 
 /// Aggregate metrics of one run (or the median of several).
@@ -79,7 +80,7 @@ pub struct Warning {
 }
 
 impl Warning {
-    fn new(code: &'static str, message: String) -> Warning {
+    pub fn new(code: &'static str, message: String) -> Warning {
         Warning {
             code,
             message,
@@ -157,13 +158,13 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
             cpu_at_start: t.window_start.cpu,
             cpu_at_end: t.window_end.cpu,
         });
-        if b == 0 {
+        if m == 0 {
             warnings.push(Warning {
                 session: Some(t.session),
                 ..Warning::new(
                     "starvation",
                     format!(
-                        "session {} processed no bytes in the window: lengthen --duration",
+                        "session {} processed nothing in the window: lengthen --duration",
                         t.session
                     ),
                 )
@@ -293,16 +294,27 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
             )
         });
     }
-    if let Some(change) = steadiness(raw) {
-        if change > 0.05 {
-            warnings.push(Warning::new(
-                "not-steady",
+    if let Some(w) = steadiness_warning(raw) {
+        warnings.push(w);
+    }
+    // A window in which nothing, or too few of the sessions, ran measures nothing: fail, never warn.
+    let ran = raw
+        .threads
+        .iter()
+        .filter(|t| t.window_end.messages > t.window_start.messages)
+        .count();
+    if n > 0 && !raw.interrupted && (sum_m == 0 || (ran as f64) < MIN_THREADS_RAN * n as f64) {
+        warnings.push(Warning {
+            fatal: true,
+            ..Warning::new(
+                "starvation",
                 format!(
-                    "throughput of the window's two halves differs by {:.1} % (> 5 %): later --window start or longer --duration",
-                    change * 100.0
+                    "only {ran} of {n} sessions processed anything in the {:.3} s window (at least {:.0} % must): the result measures nothing; lengthen --duration or use fewer sessions",
+                    w_s,
+                    MIN_THREADS_RAN * 100.0
                 ),
-            ));
-        }
+            )
+        });
     }
     if raw.interrupted {
         warnings.push(Warning {
@@ -317,6 +329,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
 }
 
 /// Relative difference of aggregate throughput between the window's halves: |r1 − r2| / max(r1, r2).
+/// The check of results without a tick series (files written before the coordinator kept one).
 pub fn steadiness(raw: &RawRun) -> Option<f64> {
     let first_ns = raw.first_half_wall_ns as f64;
     let second_ns = raw.window_wall_ns.saturating_sub(raw.first_half_wall_ns) as f64;
@@ -328,6 +341,158 @@ pub fn steadiness(raw: &RawRun) -> Option<f64> {
     let r1 = ratio(b1 as f64, first_ns)?;
     let r2 = ratio(b2 as f64, second_ns)?;
     ratio((r1 - r2).abs(), r1.max(r2))
+}
+
+/// Relative throughput change across the window that counts as "not steady" (with significance).
+pub const STEADY_THRESHOLD: f64 = 0.05;
+/// Batches the window's ticks are grouped into, for the trend test and batch means.
+pub const MAX_BATCHES: usize = 10;
+/// Fewer sessions than this share having run in the window fails the result.
+pub const MIN_THREADS_RAN: f64 = 0.90;
+
+/// One batch of consecutive ticks inside the window: differences of the cumulative series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Batch {
+    /// Batch midpoint, seconds after t0.
+    pub mid_s: f64,
+    pub wall_s: f64,
+    pub cpu_s: f64,
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+/// Group the window's tick intervals into at most [`MAX_BATCHES`] consecutive batches of near-equal
+/// tick counts; empty below two intervals.
+pub fn batches(series: &Series) -> Vec<Batch> {
+    let (first, last) = (series.window_first, series.window_last);
+    let len = series.t_ns.len();
+    if last <= first
+        || last >= len
+        || series.messages.len() != len
+        || series.bytes.len() != len
+        || series.cpu_ns.len() != len
+    {
+        return Vec::new();
+    }
+    let intervals = last - first;
+    if intervals < 2 {
+        return Vec::new();
+    }
+    let k = intervals.min(MAX_BATCHES);
+    (0..k)
+        .map(|j| {
+            let a = first + j * intervals / k;
+            let b = first + (j + 1) * intervals / k;
+            let s = |v: &[u64]| v[b].saturating_sub(v[a]);
+            Batch {
+                mid_s: (series.t_ns[a] + series.t_ns[b]) as f64 / 2e9,
+                wall_s: s(&series.t_ns) as f64 / 1e9,
+                cpu_s: s(&series.cpu_ns) as f64 / 1e9,
+                messages: s(&series.messages),
+                bytes: s(&series.bytes),
+            }
+        })
+        .collect()
+}
+
+/// The trend test over the window's batches (throughput in bytes/s, or messages/s for 0-byte messages).
+pub fn trend(series: &Series) -> Option<Trend> {
+    let b = batches(series);
+    let by_bytes = b.iter().any(|x| x.bytes > 0);
+    let rate: Vec<f64> = b
+        .iter()
+        .map(|x| {
+            let amount = if by_bytes { x.bytes } else { x.messages } as f64;
+            amount / x.wall_s
+        })
+        .collect();
+    let times: Vec<f64> = b.iter().map(|x| x.mid_s).collect();
+    stats::trend(&times, &rate, STEADY_THRESHOLD)
+}
+
+/// The not-steady check: the tick series' trend where there is one, else the two halves.
+fn steadiness_warning(raw: &RawRun) -> Option<Warning> {
+    if !batches(&raw.series).is_empty() {
+        let t = trend(&raw.series)?;
+        if !t.significant {
+            return None;
+        }
+        let what = if t.relative_change > 0.0 {
+            "rising: the warm-up has not ended; start the window later (--window) or run longer"
+        } else {
+            "falling: something took the cores during the window (frequency, other load)"
+        };
+        return Some(Warning::new(
+            "not-steady",
+            format!(
+                "throughput changed {:+.1} % across the window (trend t = {:.1}), {what}",
+                t.relative_change * 100.0,
+                t.t
+            ),
+        ));
+    }
+    let change = steadiness(raw)?;
+    (change > STEADY_THRESHOLD).then(|| {
+        Warning::new(
+            "not-steady",
+            format!(
+                "throughput of the window's two halves differs by {:.1} % (> 5 %): later --window start or longer --duration",
+                change * 100.0
+            ),
+        )
+    })
+}
+
+/// Within-run uncertainty of each headline metric of one run, from batch means.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RunUncertainty {
+    pub absolute_cycles_per_byte: Option<BatchEstimate>,
+    pub apparent_cycles_per_byte: Option<BatchEstimate>,
+    pub absolute_cycles_per_message: Option<BatchEstimate>,
+    pub apparent_cycles_per_message: Option<BatchEstimate>,
+    pub bytes_per_second: Option<BatchEstimate>,
+}
+
+/// Batch-means standard errors of one run's headline metrics.
+pub fn uncertainty(raw: &RawRun, f: f64) -> RunUncertainty {
+    let b = batches(&raw.series);
+    let est = |g: &dyn Fn(&Batch) -> Option<f64>| {
+        let v: Vec<f64> = b.iter().filter_map(g).collect();
+        if v.len() == b.len() {
+            BatchEstimate::from_batches(&v)
+        } else {
+            None // a batch without bytes has no cycles/byte: no interval rather than a biased one
+        }
+    };
+    RunUncertainty {
+        absolute_cycles_per_byte: est(&|x| ratio(f * x.cpu_s, x.bytes as f64)),
+        apparent_cycles_per_byte: est(&|x| ratio(f * x.wall_s, x.bytes as f64)),
+        absolute_cycles_per_message: est(&|x| ratio(f * x.cpu_s, x.messages as f64)),
+        apparent_cycles_per_message: est(&|x| ratio(f * x.wall_s, x.messages as f64)),
+        bytes_per_second: est(&|x| ratio(x.bytes as f64, x.wall_s)),
+    }
+}
+
+/// Warnings summarised by code with counts, for one terminal line: "starvation×98, not-steady".
+pub fn summarise(warnings: &[Warning]) -> String {
+    let mut codes: Vec<(&str, usize)> = Vec::new();
+    for w in warnings {
+        match codes.iter_mut().find(|c| c.0 == w.code) {
+            Some(c) => c.1 += 1,
+            None => codes.push((w.code, 1)),
+        }
+    }
+    codes
+        .iter()
+        .map(|(c, k)| {
+            if *k == 1 {
+                c.to_string()
+            } else {
+                format!("{c}×{k}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Median of values (mean of the middle two for an even count); `None` when empty.
@@ -350,19 +515,4 @@ pub fn median(values: &[f64]) -> Option<f64> {
 pub struct Spread {
     pub min: f64,
     pub max: f64,
-}
-
-/// The "noisy" check over repeats: max/min of apparent cycles/byte above 1.05.
-pub fn noisy(values: &[f64]) -> Option<Warning> {
-    let min = values.iter().copied().reduce(f64::min)?;
-    let max = values.iter().copied().reduce(f64::max)?;
-    (min > 0.0 && max / min > 1.05).then(|| {
-        Warning::new(
-            "noisy",
-            format!(
-                "repeats differ: max/min of apparent cycles/byte is {:.3} (> 1.05): more --repeat",
-                max / min
-            ),
-        )
-    })
 }

@@ -284,6 +284,7 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Value, CliEr
                 verify: VerifyMode::None,
                 rekey_every: None,
                 seed: 1,
+                tick: crate::engine::DEFAULT_TICK,
             };
             let r = bench::run_scenario(scenario, 3, AutoPolicy::default(), &clock, &cancel)
                 .map_err(|e| CliError::failure(e.to_string()))?;

@@ -13,6 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Default run duration per scenario when sessions do not outnumber cores.
+pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
+/// Default `--target-ci`, percent: see the README's benchmark figures for how it was chosen.
+pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
+/// Default `--max-repeat`.
+pub const DEFAULT_MAX_REPEAT: usize = 5;
+
 /// METHODOLOGY §5 default sizes: powers of two 16 … 65536 plus the IP sizes 40, 576 and 1500.
 pub const DEFAULT_SIZES: &[u32] = &[
     16, 32, 40, 64, 128, 256, 512, 576, 1024, 1500, 2048, 4096, 8192, 16384, 32768, 65536,
@@ -42,15 +49,27 @@ pub struct RunArgs {
     /// Let sessions float within the core set instead of pinning them round-robin.
     #[arg(long)]
     pub float: bool,
-    /// Run duration per scenario: `0.15`, `150ms`, `2s`.
-    #[arg(long, default_value = "150ms", allow_hyphen_values = true)]
-    pub duration: String,
+    /// Run duration per scenario: `0.15`, `150ms`, `2s` [default: 150ms, longer when sessions outnumber
+    /// cores so that each gets enough scheduling rounds in the window; the choice is printed].
+    #[arg(long, allow_hyphen_values = true)]
+    pub duration: Option<String>,
     /// Measurement window inside the run: `0.03..0.135` (seconds) or `20%..90%`.
     #[arg(long, default_value = "20%..90%")]
     pub window: String,
-    /// Repeats per scenario; the median is reported with min/max.
+    /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
     #[arg(long, default_value_t = 3)]
     pub repeat: usize,
+    /// Target precision: the 95 % confidence interval's half-width, in percent of the median
+    /// cycles/byte. Repeats are added (up to --max-repeat) until it is met, else the result is
+    /// flagged `noisy`. `0` turns the target off.
+    #[arg(long, default_value_t = DEFAULT_TARGET_CI_PERCENT)]
+    pub target_ci: f64,
+    /// Most repeats per scenario, those added for --target-ci included.
+    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT)]
+    pub max_repeat: usize,
+    /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
+    #[arg(long, default_value = "10ms")]
+    pub tick: String,
     /// Total time budget for the sweep in seconds: sets the duration per scenario.
     #[arg(long)]
     pub budget: Option<f64>,
@@ -344,7 +363,23 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         return Err(CliError::usage("--repeat must be at least 1"));
     }
     let scenario_count = functions.len() * sizes.len();
-    let mut duration = parse_duration("--duration", &args.duration)?;
+    let tick = parse_duration("--tick", &args.tick)?;
+    if !(0.0..=100.0).contains(&args.target_ci) {
+        return Err(CliError::usage(format!(
+            "--target-ci {}: give a percentage between 0 (off) and 100",
+            args.target_ci
+        )));
+    }
+    if args.max_repeat < args.repeat {
+        return Err(CliError::usage(format!(
+            "--max-repeat {} is below --repeat {}",
+            args.max_repeat, args.repeat
+        )));
+    }
+    let mut duration = match &args.duration {
+        Some(text) => parse_duration("--duration", text)?,
+        None => DEFAULT_DURATION,
+    };
     if let Some(budget) = args.budget {
         if !(budget.is_finite() && budget > 0.0) {
             return Err(CliError::usage(
@@ -360,6 +395,16 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             )));
         }
         duration = Duration::from_secs_f64(per);
+    }
+    if args.duration.is_none() && args.budget.is_none() {
+        // The window's share of the run, from the default run length (the window may be in percent).
+        let (a, b) = parse_window(&args.window, duration)?;
+        let fraction = (b - a).as_secs_f64() / duration.as_secs_f64();
+        let (fitted, why) = bench::fitted_duration(duration, sessions, cores.len(), fraction);
+        duration = fitted;
+        if let Some(why) = why {
+            eprintln!("macbench: {why}");
+        }
     }
     let (window_start, window_end) = parse_window(&args.window, duration)?;
     let make = |function: Function, size: &SizeSource| Scenario {
@@ -380,6 +425,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         verify,
         rekey_every: args.rekey,
         seed: args.seed,
+        tick,
     };
     let mut scenarios = Vec::with_capacity(scenario_count);
     for f in &functions {
@@ -388,6 +434,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             engine::validate(&scenario, &online).map_err(|e| CliError::usage(e.to_string()))?;
             scenarios.push(scenario);
         }
+    }
+    // Thread, mapping and memory limits: refused before anything runs (they depend only on sessions
+    // and the verify mode, so the first scenario speaks for all).
+    if let Some(first) = scenarios.first() {
+        engine::check_limits(first).map_err(|e| CliError::usage(e.to_string()))?;
     }
     for path in args.json.iter().chain(args.csv.iter()) {
         check_writable(path)?;
@@ -407,7 +458,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "duration_s": duration.as_secs_f64(), "window_start_s": window_start.as_secs_f64(),
             "window_end_s": window_end.as_secs_f64(), "repeat": args.repeat, "data": args.data,
             "keys": args.keys, "verify": args.verify, "rekey_every": args.rekey, "auto": args.auto,
-            "seed": args.seed,
+            "seed": args.seed, "tick_s": tick.as_secs_f64(),
+            "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
         }),
         harness: None,
         results: Vec::new(),
@@ -415,6 +467,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let auto = AutoPolicy {
         enabled: args.auto,
+        max_repeats: args.max_repeat,
+        target_ci: (args.target_ci > 0.0).then_some(args.target_ci / 100.0),
         ..AutoPolicy::default()
     };
 

@@ -20,8 +20,7 @@
 //! - `caps`: the capability vectors the child's libraries report, as JSON ([`Capabilities`]); `list`
 //!   shows them and `tests/accel_sw.rs` checks the masked bits are clear.
 
-use super::{DataMode, EngineError, KeyMode, Pinning, RawRun, Sample, Scenario, SizeSource};
-use super::{ThreadCounters, VerifyMode};
+use super::{DataMode, EngineError, KeyMode, Pinning, RawRun, Scenario, SizeSource, VerifyMode};
 use crate::mac::{
     self, openssl::Ia32Cap, Accel, Availability, KeyFn, KeyParams, KeyedMac, MacError,
 };
@@ -239,6 +238,8 @@ struct ScenarioWire {
     verify: String,
     rekey_every: Option<u64>,
     seed: u64,
+    #[serde(default)]
+    tick_ns: u64,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -296,6 +297,7 @@ impl ScenarioWire {
             verify: name_of(&s.verify),
             rekey_every: s.rekey_every,
             seed: s.seed,
+            tick_ns: s.tick.as_nanos() as u64,
         }
     }
 
@@ -341,6 +343,11 @@ impl ScenarioWire {
             )?,
             rekey_every: self.rekey_every,
             seed: self.seed,
+            tick: if self.tick_ns == 0 {
+                super::DEFAULT_TICK
+            } else {
+                Duration::from_nanos(self.tick_ns)
+            },
         })
     }
 }
@@ -348,7 +355,7 @@ impl ScenarioWire {
 /// The child's answer: `{"ok": RawRun}` or `{"error": {...}}`.
 #[derive(Debug, Deserialize)]
 struct RunReply {
-    ok: Option<RawRunWire>,
+    ok: Option<RawRun>,
     error: Option<ErrorWire>,
 }
 
@@ -357,83 +364,6 @@ struct ErrorWire {
     /// Key setup failed (`EngineError::Key`); anything else comes back as a session error.
     key: bool,
     message: String,
-}
-
-/// Mirror of [`RawRun`] for reading it back (the engine's struct is `Serialize` only). Built with a
-/// struct literal below, so a field added to `RawRun` fails to compile here until it is carried over.
-#[derive(Debug, Deserialize)]
-struct RawRunWire {
-    window_wall_ns: u64,
-    first_half_wall_ns: u64,
-    threads: Vec<ThreadWire>,
-    key_setup_ns: f64,
-    interrupted: bool,
-}
-
-#[derive(Debug, Deserialize)]
-struct ThreadWire {
-    session: usize,
-    allowed_cpus: Vec<usize>,
-    window_start: SampleWire,
-    window_mid: SampleWire,
-    window_end: SampleWire,
-    key_setup_cpu_ns: u64,
-    verify_failures: u64,
-    verified_after: u64,
-    verify_after_failures: u64,
-    total_messages: u64,
-    rekeys: u64,
-}
-
-#[derive(Debug, Deserialize)]
-struct SampleWire {
-    wall_ns: u64,
-    cpu_ns: u64,
-    messages: u64,
-    bytes: u64,
-    hw_cycles: Option<u64>,
-    cpu: Option<usize>,
-}
-
-impl From<SampleWire> for Sample {
-    fn from(s: SampleWire) -> Sample {
-        Sample {
-            wall_ns: s.wall_ns,
-            cpu_ns: s.cpu_ns,
-            messages: s.messages,
-            bytes: s.bytes,
-            hw_cycles: s.hw_cycles,
-            cpu: s.cpu,
-        }
-    }
-}
-
-impl From<RawRunWire> for RawRun {
-    fn from(r: RawRunWire) -> RawRun {
-        RawRun {
-            window_wall_ns: r.window_wall_ns,
-            first_half_wall_ns: r.first_half_wall_ns,
-            threads: r
-                .threads
-                .into_iter()
-                .map(|t| ThreadCounters {
-                    session: t.session,
-                    allowed_cpus: t.allowed_cpus,
-                    window_start: t.window_start.into(),
-                    window_mid: t.window_mid.into(),
-                    window_end: t.window_end.into(),
-                    key_setup_cpu_ns: t.key_setup_cpu_ns,
-                    verify_failures: t.verify_failures,
-                    verified_after: t.verified_after,
-                    verify_after_failures: t.verify_after_failures,
-                    total_messages: t.total_messages,
-                    rekeys: t.rekeys,
-                })
-                .collect(),
-            key_setup_ns: r.key_setup_ns,
-            interrupted: r.interrupted,
-        }
-    }
 }
 
 /// Parent side of `engine::run` for a `sw` function: start the child, send the scenario, wait (passing
@@ -482,7 +412,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
         ))
     })?;
     match (reply.ok, reply.error) {
-        (Some(raw), _) => Ok(raw.into()),
+        (Some(raw), _) => Ok(raw),
         (None, Some(e)) if e.key => Err(EngineError::Key(e.message)),
         (None, Some(e)) => Err(fail(format!("sw child: {}", e.message))),
         (None, None) => Err(fail("sw child: empty reply".to_string())),
@@ -768,6 +698,7 @@ impl KeyedMac for Proxy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Sample, ThreadCounters};
 
     #[test]
     fn run_reply_reads_back_what_the_engine_serialises() {
@@ -793,20 +724,29 @@ mod tests {
                 verify_after_failures: 0,
                 total_messages: 8,
                 rekeys: 9,
+                start_offset_ns: 11,
             }],
             key_setup_ns: 1.5,
             interrupted: false,
+            series: crate::engine::Series {
+                tick_ns: 10,
+                t_ns: vec![1, 2],
+                messages: vec![3, 4],
+                bytes: vec![5, 6],
+                cpu_ns: vec![7, 8],
+                window_first: 0,
+                window_last: 1,
+                threads: None,
+            },
+            coordinator: Default::default(),
+            startup: Default::default(),
         };
         let text = serde_json::json!({ "ok": raw }).to_string();
         let back: RawRun = serde_json::from_str::<RunReply>(&text)
             .unwrap()
             .ok
-            .unwrap()
-            .into();
-        assert_eq!(
-            serde_json::to_value(&back).unwrap(),
-            serde_json::to_value(&raw).unwrap()
-        );
+            .unwrap();
+        assert_eq!(back, raw);
     }
 
     #[test]

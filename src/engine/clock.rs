@@ -9,14 +9,17 @@
 use serde::Serialize;
 use std::time::Duration;
 
-/// `clock_gettime` in nanoseconds.
-fn clock_ns(clock: libc::clockid_t) -> u64 {
+/// `clock_gettime` in nanoseconds (also for another thread's CPU clock id from `pthread_getcpuclockid`;
+/// a clock that cannot be read gives 0).
+pub fn clock_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: ts is a valid, writable timespec; the clock ids used here always exist on Linux.
-    unsafe { libc::clock_gettime(clock, &mut ts) };
+    // SAFETY: ts is a valid, writable timespec; an invalid clock id only makes the call fail.
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+        return 0;
+    }
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
@@ -30,6 +33,19 @@ pub fn wall_ns() -> u64 {
 #[inline]
 pub fn thread_cpu_ns() -> u64 {
     clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// CPU time consumed by the whole process (all threads), in nanoseconds.
+pub fn process_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// Read a perf counter fd (ours or another thread's, which the kernel allows within a process).
+pub fn read_counter_fd(fd: i32) -> Option<u64> {
+    let mut value = 0u64;
+    // SAFETY: reading 8 bytes into a u64 from a perf fd that its owner keeps open while it is published.
+    let n = unsafe { libc::read(fd, &mut value as *mut u64 as *mut libc::c_void, 8) };
+    (n == 8).then_some(value)
 }
 
 /// Resolution of the monotonic clock in nanoseconds (for the "window too short" check).
@@ -219,10 +235,12 @@ impl CycleCounter {
 
     #[inline]
     pub fn read(&self) -> Option<u64> {
-        let mut value = 0u64;
-        // SAFETY: reading 8 bytes into a u64 from a perf fd we own.
-        let n = unsafe { libc::read(self.fd, &mut value as *mut u64 as *mut libc::c_void, 8) };
-        (n == 8).then_some(value)
+        read_counter_fd(self.fd)
+    }
+
+    /// The counter's fd, for the coordinator to read while this counter lives.
+    pub fn fd(&self) -> i32 {
+        self.fd
     }
 }
 

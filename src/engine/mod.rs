@@ -1,22 +1,29 @@
-//! The workload engine: `n` sessions as real OS threads on a core set, a coordinator publishing phases,
-//! and raw per-thread counters sampled inside each thread at phase changes (METHODOLOGY §2).
+//! The workload engine: `n` sessions as real OS threads on a core set, a coordinator that owns the clock,
+//! and raw counters (METHODOLOGY §2, docs/methodology.md).
 //!
 //! The engine knows nothing of any particular MAC: it gets a [`Function`] and hands each session's
-//! keyed object a [`MessageLoop`] to run until the phase changes. It returns raw counters only; the
-//! metrics module turns them into cycles per byte. Keeping arithmetic out of here is what lets the
+//! keyed object a [`MessageLoop`] to run until the phase word says stop. It returns raw counters only;
+//! the metrics module turns them into cycles per byte. Keeping arithmetic out of here is what lets the
 //! metrics be tested on synthetic counters and results be recomputed from the JSON.
 //!
-//! Phases: warm-up → first half of the window → second half → cool-down → stop. The mid-window sample
-//! gives the steadiness check (§4) for free. Every thread keeps running until `t`, so each measured thread
-//! has the whole background load on both sides of the window.
+//! A run: create every session thread (each binds, keys and publishes its clocks, then blocks at the
+//! [`gate::StartGate`]); start the [`coordinator`], which opens the gate at t0, ticks, samples every
+//! session at the window's start, middle and end from outside, and stops everything at `t`. Every
+//! thread keeps running until `t`, so each measured thread has the whole background load on both
+//! sides of the window.
 
 pub mod affinity;
 pub mod child;
 pub mod clock;
+pub mod coordinator;
+pub mod gate;
+pub mod limits;
 
+pub use coordinator::{CoordinatorReport, Series, SessionSlot, ThreadSeries};
+use gate::StartGate;
 use crate::mac::{Function, KeyParams, MessageLoop, VerifyMode, MAX_TAG_LEN};
 use rand::{RngCore, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,13 +40,11 @@ const MAX_INLINE_SCHEDULE: usize = 4096;
 const KEPT_TAGS: usize = 1024;
 /// No re-keying: the hot loop returns only on a phase change.
 const NO_LIMIT: u64 = u64::MAX;
-
-const PHASE_WAIT: u32 = 0;
-const PHASE_WARMUP: u32 = 1;
-const PHASE_FIRST_HALF: u32 = 2;
-const PHASE_SECOND_HALF: u32 = 3;
-const PHASE_COOLDOWN: u32 = 4;
-const PHASE_STOP: u32 = 5;
+/// Default coordinator tick.
+pub const DEFAULT_TICK: Duration = Duration::from_millis(10);
+/// Bounds of `--tick`: below 1 ms wake-up lateness dominates; above 1 s a short run has no series.
+pub const MIN_TICK: Duration = Duration::from_millis(1);
+pub const MAX_TICK: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -118,6 +123,9 @@ pub struct Scenario {
     /// Re-key every N messages (key setup then counts inside the per-byte metrics).
     pub rekey_every: Option<u64>,
     pub seed: u64,
+    /// The coordinator's sampling tick.
+    #[serde(rename = "tick_s", serialize_with = "secs")]
+    pub tick: Duration,
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -143,10 +151,14 @@ pub enum EngineError {
     Key(String),
     #[error("session {session}: {reason}")]
     Thread { session: usize, reason: String },
+    #[error("--sessions {sessions} is more than this process may run: {limit}")]
+    Limit { sessions: usize, limit: String },
+    #[error("--tick {tick_ms} ms is outside {min_ms}…{max_ms} ms")]
+    BadTick { tick_ms: f64, min_ms: f64, max_ms: f64 },
 }
 
-/// A snapshot of one thread's counters, taken by that thread at a message boundary.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+/// A snapshot of one thread's counters, taken by the coordinator at a window mark.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct Sample {
     pub wall_ns: u64,
     pub cpu_ns: u64,
@@ -154,17 +166,17 @@ pub struct Sample {
     pub bytes: u64,
     /// Hardware core cycles (user space), where perf counters work.
     pub hw_cycles: Option<u64>,
-    /// The CPU the thread was on when it took the sample.
+    /// The CPU the thread last reported itself on.
     pub cpu: Option<usize>,
 }
 
 /// Raw counters of one session.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ThreadCounters {
     pub session: usize,
     /// The cores this thread was allowed on.
     pub allowed_cpus: Vec<usize>,
-    /// Samples at the first message boundary after t1, after the window's midpoint, after t2.
+    /// The coordinator's samples at t1, at the window's midpoint and at t2.
     pub window_start: Sample,
     pub window_mid: Sample,
     pub window_end: Sample,
@@ -178,19 +190,54 @@ pub struct ThreadCounters {
     /// Messages over the whole run (warm-up and cool-down included).
     pub total_messages: u64,
     pub rekeys: u64,
+    /// When the thread passed the start gate, relative to the gate's opening (never negative).
+    #[serde(default)]
+    pub start_offset_ns: i64,
+}
+
+/// How long the sessions took to be ready.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Startup {
+    /// Creating every session thread.
+    pub spawn_ns: u64,
+    /// Until every session was keyed and waiting at the gate (from the first spawn).
+    pub ready_ns: u64,
 }
 
 /// Raw result of one run of a scenario.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RawRun {
-    /// Coordinator's wall-clock time of the window (W) and of its two halves.
+    /// Coordinator's wall-clock time of the window (W) and of its first half.
     pub window_wall_ns: u64,
     pub first_half_wall_ns: u64,
     pub threads: Vec<ThreadCounters>,
-    /// Key setup, measured in the coordinator by repeated keying: mean CPU ns per key setup.
+    /// Key setup, measured by repeated keying before the run: mean CPU ns per key setup.
     pub key_setup_ns: f64,
     /// Whether the run was cut short (Ctrl-C).
     pub interrupted: bool,
+    /// The coordinator's time series of the whole run.
+    #[serde(default)]
+    pub series: Series,
+    #[serde(default)]
+    pub coordinator: CoordinatorReport,
+    #[serde(default)]
+    pub startup: Startup,
+}
+
+impl RawRun {
+    /// A run cancelled before its sessions started: nothing measured.
+    fn cut_short(key_setup_ns: f64) -> RawRun {
+        RawRun {
+            window_wall_ns: 0,
+            first_half_wall_ns: 0,
+            threads: Vec::new(),
+            key_setup_ns,
+            interrupted: true,
+            series: Series::default(),
+            coordinator: CoordinatorReport::default(),
+            startup: Startup::default(),
+        }
+    }
 }
 
 /// Validate a scenario against the machine before any thread starts.
@@ -205,6 +252,13 @@ pub fn validate(s: &Scenario, online: &[usize]) -> Result<(), EngineError> {
         return Err(EngineError::CpuNotOnline {
             cpu,
             online: format_cpu_list(online),
+        });
+    }
+    if !(MIN_TICK..=MAX_TICK).contains(&s.tick) {
+        return Err(EngineError::BadTick {
+            tick_ms: s.tick.as_secs_f64() * 1e3,
+            min_ms: MIN_TICK.as_secs_f64() * 1e3,
+            max_ms: MAX_TICK.as_secs_f64() * 1e3,
         });
     }
     if s.window_start >= s.window_end || s.window_end > s.duration {
@@ -249,6 +303,7 @@ pub fn format_cpu_list(cpus: &[usize]) -> String {
 /// The data every session reads: one shared pool and one cyclic schedule of (offset, length).
 pub struct Workload {
     pub pool: Arc<Vec<u8>>,
+    /// Offsets and lengths of the messages, cycled by every session from its own starting slot.
     pub schedule: Vec<(u32, u32)>,
 }
 
@@ -311,134 +366,195 @@ impl Workload {
     }
 }
 
-/// Coordinator's shared state. Threads announce themselves in `ready` and wait for the phase to leave
-/// `PHASE_WAIT`; a start gate rather than a `Barrier`, so a failed spawn can release (stop) the threads
-/// already started instead of leaving them waiting forever.
-struct Shared {
-    phase: AtomicU32,
-    ready: AtomicU32,
+/// Stops the sessions waiting at the gate if the run leaves early (an error or a panic), so that the
+/// scope joining them cannot wait forever.
+struct GateGuard<'a>(&'a StartGate);
+
+impl Drop for GateGuard<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
 }
 
-/// Run one scenario once. `cancel` is polled between phases (Ctrl-C ends the run early, keeping what was
-/// measured if the window had finished).
+/// Per-session verify buffers in bytes (inline: an expected tag per schedule slot; after: a ring).
+pub fn verify_buffer_bytes(s: &Scenario, schedule_len: usize) -> usize {
+    let tag_len = s.function.algorithm.tag_len;
+    match s.verify {
+        VerifyMode::None => 0,
+        VerifyMode::Inline => schedule_len.min(MAX_INLINE_SCHEDULE) * tag_len,
+        VerifyMode::After => KEPT_TAGS * (tag_len + 4),
+    }
+}
+
+/// Refuse up front a scenario whose sessions this process may not create (see [`limits`]).
+pub fn check_limits(s: &Scenario) -> Result<(), EngineError> {
+    let schedule = if s.verify == VerifyMode::Inline {
+        MAX_INLINE_SCHEDULE
+    } else {
+        MAX_SCHEDULE
+    };
+    limits::check(
+        s.sessions,
+        verify_buffer_bytes(s, schedule),
+        &limits::SystemLimits::read(),
+    )
+}
+
+/// Run one scenario once. `cancel` is polled at every tick (Ctrl-C ends the run early; a run cut short
+/// before its window closed is marked `interrupted`).
 pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     if child::needed(s) {
         return child::run(s, cancel); // `sw`: the same engine in a software-only child process
     }
     validate(s, &crate::host::online_cpus())?;
-    let workload = Arc::new(Workload::build(s));
+    check_limits(s)?;
+    let workload = Workload::build(s);
     let key_setup_ns = measure_key_setup(s)?;
-    let shared = Arc::new(Shared {
-        phase: AtomicU32::new(PHASE_WAIT),
-        ready: AtomicU32::new(0),
-    });
     let mut master_key = vec![0u8; s.function.algorithm.default_key_len];
     let mut rng = rand::rngs::StdRng::seed_from_u64(s.seed ^ 0x6b65_7973);
     rng.fill_bytes(&mut master_key);
-
-    let mut handles = Vec::with_capacity(s.sessions);
-    for session in 0..s.sessions {
-        let allowed = match s.pinning {
-            Pinning::RoundRobin => vec![s.cores[session % s.cores.len()]],
-            Pinning::Float => s.cores.clone(),
-        };
-        let key = match s.keys {
+    let keys: Vec<Vec<u8>> = (0..s.sessions)
+        .map(|_| match s.keys {
             KeyMode::Shared => master_key.clone(),
             KeyMode::PerSession => {
                 let mut k = vec![0u8; master_key.len()];
                 rng.fill_bytes(&mut k);
                 k
             }
-        };
-        let ctx = SessionContext {
-            session,
-            sessions: s.sessions,
-            allowed,
-            key,
-            function: s.function,
-            verify: s.verify,
-            rekey_every: s.rekey_every,
-            workload: Arc::clone(&workload),
-            shared: Arc::clone(&shared),
-        };
-        let spawned = std::thread::Builder::new()
-            .name(format!("session-{session}"))
-            .stack_size(256 << 10)
-            .spawn(move || session_thread(ctx));
-        match spawned {
-            Ok(h) => handles.push(h),
-            Err(e) => {
-                // Stop the threads already waiting at the gate, then report.
-                shared.phase.store(PHASE_STOP, Ordering::SeqCst);
-                for h in handles {
-                    let _ = h.join();
+        })
+        .collect();
+    let slots: Vec<SessionSlot> = (0..s.sessions).map(|_| SessionSlot::default()).collect();
+    let gate = StartGate::new();
+    let phase = AtomicU32::new(coordinator::PHASE_RUN);
+    let plan = coordinator::Plan {
+        tick: s.tick,
+        window_start: s.window_start,
+        window_end: s.window_end,
+        duration: s.duration,
+        cores: s.cores.clone(),
+    };
+
+    std::thread::scope(|scope| {
+        let guard = GateGuard(&gate);
+        let spawn_start = clock::wall_ns();
+        let mut handles = Vec::with_capacity(s.sessions);
+        for (session, key) in keys.iter().enumerate() {
+            let allowed = match s.pinning {
+                Pinning::RoundRobin => vec![s.cores[session % s.cores.len()]],
+                Pinning::Float => s.cores.clone(),
+            };
+            let ctx = SessionContext {
+                session,
+                sessions: s.sessions,
+                allowed,
+                key,
+                function: s.function,
+                verify: s.verify,
+                rekey_every: s.rekey_every,
+                workload: &workload,
+                slot: &slots[session],
+                gate: &gate,
+                phase: &phase,
+            };
+            let spawned = std::thread::Builder::new()
+                .name(format!("session-{session}"))
+                .stack_size(limits::SESSION_STACK_BYTES)
+                .spawn_scoped(scope, move || session_thread(ctx));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // The guard stops the threads already waiting at the gate; the scope joins them.
+                    return Err(EngineError::Thread {
+                        session,
+                        reason: format!(
+                            "cannot start thread {} of {}: {e}",
+                            session + 1,
+                            s.sessions
+                        ),
+                    });
                 }
-                return Err(EngineError::Thread {
-                    session,
-                    reason: format!("cannot start thread: {e}"),
-                });
             }
         }
-    }
-
-    while (shared.ready.load(Ordering::Acquire) as usize) < s.sessions {
-        std::thread::sleep(Duration::from_micros(200));
-    }
-    let t0 = clock::wall_ns();
-    shared.phase.store(PHASE_WARMUP, Ordering::Release);
-    let mid = s.window_start + (s.window_end - s.window_start) / 2;
-    let mut interrupted = false;
-    let mut stamps = [0u64; 3];
-    for (i, (at, phase)) in [
-        (s.window_start, PHASE_FIRST_HALF),
-        (mid, PHASE_SECOND_HALF),
-        (s.window_end, PHASE_COOLDOWN),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        interrupted |= sleep_until(t0, at, cancel);
-        stamps[i] = clock::wall_ns();
-        shared.phase.store(phase, Ordering::Release);
-    }
-    interrupted |= sleep_until(t0, s.duration, cancel);
-    shared.phase.store(PHASE_STOP, Ordering::Release);
-
-    let mut threads = Vec::with_capacity(s.sessions);
-    for (session, h) in handles.into_iter().enumerate() {
-        match h.join() {
-            Ok(Ok(counters)) => threads.push(counters),
-            Ok(Err(reason)) => return Err(EngineError::Thread { session, reason }),
-            Err(_) => {
-                return Err(EngineError::Thread {
-                    session,
-                    reason: "thread panicked".to_string(),
-                })
+        let spawned_ns = clock::wall_ns() - spawn_start;
+        if !gate.wait_arrivals(s.sessions, cancel) {
+            drop(guard);
+            return Ok(RawRun::cut_short(key_setup_ns));
+        }
+        let ready_ns = clock::wall_ns() - spawn_start;
+        if gate.any_failed() {
+            drop(guard);
+            for (session, h) in handles.into_iter().enumerate() {
+                if let Ok(Err(reason)) = h.join() {
+                    return Err(EngineError::Thread { session, reason });
+                }
+            }
+            return Err(EngineError::Thread {
+                session: 0,
+                reason: "a session failed to set up".to_string(),
+            });
+        }
+        let outcome = std::thread::Builder::new()
+            .name("coordinator".to_string())
+            .spawn_scoped(scope, || {
+                coordinator::coordinate(&plan, &slots, &gate, &phase, cancel)
+            })
+            .map_err(|e| EngineError::Thread {
+                session: 0,
+                reason: format!("cannot start the coordinator thread: {e}"),
+            })?
+            .join();
+        // The coordinator stores PHASE_STOP when it returns; if it panicked, stop the sessions here.
+        phase.store(coordinator::PHASE_STOP, Ordering::Release);
+        let outcome = outcome.map_err(|_| EngineError::Thread {
+            session: 0,
+            reason: "the coordinator thread panicked".to_string(),
+        })?;
+        drop(guard);
+        let mut threads = Vec::with_capacity(s.sessions);
+        for (session, h) in handles.into_iter().enumerate() {
+            match h.join() {
+                Ok(Ok(end)) => {
+                    let [start, mid, stop] = outcome.marks[session];
+                    threads.push(ThreadCounters {
+                        session,
+                        allowed_cpus: end.allowed_cpus,
+                        window_start: start,
+                        window_mid: mid,
+                        window_end: stop,
+                        key_setup_cpu_ns: end.key_setup_cpu_ns,
+                        verify_failures: end.verify_failures,
+                        verified_after: end.verified_after,
+                        verify_after_failures: end.verify_after_failures,
+                        total_messages: end.total_messages,
+                        rekeys: end.rekeys,
+                        start_offset_ns: end.started_ns as i64 - outcome.t0_ns as i64,
+                    })
+                }
+                Ok(Err(reason)) => return Err(EngineError::Thread { session, reason }),
+                Err(_) => {
+                    return Err(EngineError::Thread {
+                        session,
+                        reason: "thread panicked".to_string(),
+                    })
+                }
             }
         }
-    }
-    Ok(RawRun {
-        window_wall_ns: stamps[2] - stamps[0],
-        first_half_wall_ns: stamps[1] - stamps[0],
-        threads,
-        key_setup_ns,
-        interrupted,
+        let [m0, m1, m2] = outcome.mark_ns;
+        let closed = !outcome.interrupted;
+        Ok(RawRun {
+            window_wall_ns: if closed { m2.saturating_sub(m0) } else { 0 },
+            first_half_wall_ns: if closed { m1.saturating_sub(m0) } else { 0 },
+            threads,
+            key_setup_ns,
+            interrupted: outcome.interrupted,
+            series: outcome.series,
+            coordinator: outcome.report,
+            startup: Startup {
+                spawn_ns: spawned_ns,
+                ready_ns,
+            },
+        })
     })
-}
-
-/// Sleep until `t0 + at`; returns true if cancelled meanwhile (then returns at once).
-fn sleep_until(t0: u64, at: Duration, cancel: &AtomicBool) -> bool {
-    let deadline = t0 + at.as_nanos() as u64;
-    loop {
-        if cancel.load(Ordering::Relaxed) {
-            return true;
-        }
-        let now = clock::wall_ns();
-        if now >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_nanos(deadline - now).min(Duration::from_millis(50)));
-    }
 }
 
 /// Mean CPU time of one key setup, from repeated keying in the coordinator (untimed by the window).
@@ -459,64 +575,70 @@ fn measure_key_setup(s: &Scenario) -> Result<f64, EngineError> {
     Ok((clock::thread_cpu_ns() - start) as f64 / f64::from(count.max(1)))
 }
 
-struct SessionContext {
+struct SessionContext<'a> {
     session: usize,
     sessions: usize,
     allowed: Vec<usize>,
-    key: Vec<u8>,
+    key: &'a [u8],
     function: Function,
     verify: VerifyMode,
     rekey_every: Option<u64>,
-    workload: Arc<Workload>,
-    shared: Arc<Shared>,
+    workload: &'a Workload,
+    slot: &'a SessionSlot,
+    gate: &'a StartGate,
+    phase: &'a AtomicU32,
 }
 
-fn take_sample(work: &MessageLoop<'_>, counter: Option<&clock::CycleCounter>) -> Sample {
-    Sample {
-        wall_ns: clock::wall_ns(),
-        cpu_ns: clock::thread_cpu_ns(),
-        messages: work.messages,
-        bytes: work.bytes,
-        hw_cycles: counter.and_then(|c| c.read()),
-        cpu: clock::current_cpu(),
-    }
+/// What a session reports when it ends; the coordinator supplies its window samples.
+struct SessionEnd {
+    allowed_cpus: Vec<usize>,
+    key_setup_cpu_ns: u64,
+    verify_failures: u64,
+    verified_after: u64,
+    verify_after_failures: u64,
+    total_messages: u64,
+    rekeys: u64,
+    started_ns: u64,
 }
 
-/// One session: bind, key, wait for the start, run, sample at each phase change, verify kept tags.
-fn session_thread(ctx: SessionContext) -> Result<ThreadCounters, String> {
-    // Any early return must still count itself ready, or the coordinator would wait forever.
-    let bound = affinity::bind_current_thread(&ctx.allowed);
-    let key_start = clock::thread_cpu_ns();
-    let keyed = ctx
-        .function
-        .with_key(&ctx.key, KeyParams::default())
-        .map_err(|e| e.to_string());
-    let key_setup_cpu_ns = clock::thread_cpu_ns() - key_start;
-    let (mut mac, setup_error) = match (bound, keyed) {
-        (Ok(()), Ok(mac)) => (Some(mac), None),
-        (Err(e), _) | (_, Err(e)) => (None, Some(e)),
+fn publish_cpu(slot: &SessionSlot) {
+    let cpu = clock::current_cpu().map_or(-1, |c| c as i32);
+    slot.cpu.store(cpu, Ordering::Relaxed);
+}
+
+/// One session: bind, key, publish its clock, wait at the gate, run until stopped, verify kept tags.
+fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
+    // Any failure must still count itself in at the gate, or the coordinator would wait forever.
+    let prepared = prepare_session(&ctx);
+    let (mut mac, key_setup_cpu_ns, expected, counter) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            ctx.gate.arrive_failed(ctx.sessions);
+            return Err(e);
+        }
     };
+    publish_cpu(ctx.slot);
+    if !ctx.gate.arrive_and_wait(ctx.sessions) {
+        return Ok(SessionEnd {
+            allowed_cpus: ctx.allowed,
+            key_setup_cpu_ns,
+            verify_failures: 0,
+            verified_after: 0,
+            verify_after_failures: 0,
+            total_messages: 0,
+            rekeys: 0,
+            started_ns: 0,
+        });
+    }
+    let started_ns = clock::wall_ns();
+    ctx.slot.started_ns.store(started_ns, Ordering::Relaxed);
 
     let algorithm = ctx.function.algorithm;
     let tag_len = algorithm.tag_len;
-    let wl = &ctx.workload;
+    let wl = ctx.workload;
     let slots = wl.schedule.len();
     let mut nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
     let mut tag = [0u8; MAX_TAG_LEN];
-    // Inline verification compares with tags precomputed here, before the timed run.
-    let mut expected = Vec::new();
-    if let (VerifyMode::Inline, Some(m)) = (ctx.verify, mac.as_mut()) {
-        expected = vec![0u8; slots * tag_len];
-        for (slot, &(off, len)) in wl.schedule.iter().enumerate() {
-            fill_nonce(&mut nonce, slot);
-            let msg = &wl.pool[off as usize..(off + len) as usize];
-            m.tag_into(
-                &nonce,
-                msg,
-                &mut expected[slot * tag_len..(slot + 1) * tag_len],
-            );
-        }
-    }
     let ring = if ctx.verify == VerifyMode::After {
         KEPT_TAGS
     } else {
@@ -524,17 +646,6 @@ fn session_thread(ctx: SessionContext) -> Result<ThreadCounters, String> {
     };
     let mut kept = vec![0u8; ring * tag_len];
     let mut kept_slots = vec![0u32; ring];
-    let counter = clock::CycleCounter::open().ok();
-
-    let Some(mut mac) = mac else {
-        ctx.shared.ready.fetch_add(1, Ordering::AcqRel);
-        return Err(setup_error.unwrap_or_default());
-    };
-    ctx.shared.ready.fetch_add(1, Ordering::AcqRel);
-    while ctx.shared.phase.load(Ordering::Acquire) == PHASE_WAIT {
-        std::thread::sleep(Duration::from_micros(200));
-    }
-
     let mut work = MessageLoop {
         pool: &wl.pool,
         schedule: &wl.schedule,
@@ -545,27 +656,23 @@ fn session_thread(ctx: SessionContext) -> Result<ThreadCounters, String> {
         expected: &expected,
         kept: &mut kept,
         kept_slots: &mut kept_slots,
-        phase: &ctx.shared.phase,
-        seen: PHASE_WARMUP,
+        phase: ctx.phase,
+        progress: &ctx.slot.progress,
+        seen: coordinator::PHASE_RUN,
         messages: 0,
         bytes: 0,
         verify_failures: 0,
     };
-    let mut samples = [Sample::default(); 3];
     let mut rekeys = 0u64;
     let mut since_rekey = 0u64;
     let limit = ctx.rekey_every.unwrap_or(NO_LIMIT);
     loop {
-        let phase = ctx.shared.phase.load(Ordering::Acquire);
+        let phase = ctx.phase.load(Ordering::Acquire);
         if phase != work.seen {
-            // A thread that slept through several phase changes takes the same sample for each: its
-            // interval then differs from the window, which the metrics flag.
-            let sample = take_sample(&work, counter.as_ref());
-            for p in work.seen + 1..=phase.min(PHASE_COOLDOWN) {
-                samples[(p - PHASE_FIRST_HALF) as usize] = sample;
-            }
+            // A window mark: note where we run, for the off-core check (the coordinator samples the rest).
+            publish_cpu(ctx.slot);
             work.seen = phase;
-            if phase == PHASE_STOP {
+            if phase == coordinator::PHASE_STOP {
                 break;
             }
         }
@@ -575,12 +682,13 @@ fn session_thread(ctx: SessionContext) -> Result<ThreadCounters, String> {
         if since_rekey >= limit {
             mac = ctx
                 .function
-                .with_key(&ctx.key, KeyParams::default())
+                .with_key(ctx.key, KeyParams::default())
                 .map_err(|e| e.to_string())?;
             rekeys += 1;
             since_rekey = 0;
         }
     }
+    drop(counter); // the coordinator no longer reads it
 
     // Verify-after: recompute the kept tags (untimed) and compare.
     let mut verified_after = 0;
@@ -598,19 +706,59 @@ fn session_thread(ctx: SessionContext) -> Result<ThreadCounters, String> {
             verify_after_failures += 1;
         }
     }
-    Ok(ThreadCounters {
-        session: ctx.session,
+    Ok(SessionEnd {
         allowed_cpus: ctx.allowed,
-        window_start: samples[0],
-        window_mid: samples[1],
-        window_end: samples[2],
         key_setup_cpu_ns,
         verify_failures,
         verified_after,
         verify_after_failures,
         total_messages: messages,
         rekeys,
+        started_ns,
     })
+}
+
+type Prepared = (
+    Box<dyn crate::mac::KeyedMac>,
+    u64,
+    Vec<u8>,
+    Option<clock::CycleCounter>,
+);
+
+/// Everything a session does before the gate: bind, key (timed), precompute inline-verify tags, open
+/// its cycle counter and publish its clocks.
+fn prepare_session(ctx: &SessionContext<'_>) -> Result<Prepared, String> {
+    affinity::bind_current_thread(&ctx.allowed)?;
+    ctx.slot.publish_cpu_clock()?;
+    let key_start = clock::thread_cpu_ns();
+    let mut mac = ctx
+        .function
+        .with_key(ctx.key, KeyParams::default())
+        .map_err(|e| e.to_string())?;
+    let key_setup_cpu_ns = clock::thread_cpu_ns() - key_start;
+    let algorithm = ctx.function.algorithm;
+    let tag_len = algorithm.tag_len;
+    let wl = ctx.workload;
+    let mut nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
+    // Inline verification compares with tags precomputed here, before the timed run.
+    let mut expected = Vec::new();
+    if ctx.verify == VerifyMode::Inline {
+        expected = vec![0u8; wl.schedule.len() * tag_len];
+        for (slot, &(off, len)) in wl.schedule.iter().enumerate() {
+            fill_nonce(&mut nonce, slot);
+            let msg = &wl.pool[off as usize..(off + len) as usize];
+            mac.tag_into(
+                &nonce,
+                msg,
+                &mut expected[slot * tag_len..(slot + 1) * tag_len],
+            );
+        }
+    }
+    let counter = clock::CycleCounter::open().ok();
+    if let Some(c) = &counter {
+        ctx.slot.perf_fd.store(c.fd(), Ordering::Release);
+    }
+    Ok((mac, key_setup_cpu_ns, expected, counter))
 }
 
 /// The nonce of a schedule slot: its index in the first 8 bytes (same rule as the hot loop).

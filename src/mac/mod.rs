@@ -137,6 +137,20 @@ pub enum VerifyMode {
     After,
 }
 
+/// A session's cumulative counters as the hot loop publishes them: one relaxed store each per message.
+///
+/// The engine's coordinator reads them from another thread at its own ticks, so the measurement window
+/// is the coordinator's and not whenever a descheduled session next looks at a phase word. Relaxed is
+/// enough: each value is monotonic and read on its own; a reader may see `messages` one ahead of
+/// `bytes`, one message in thousands. Aligned to 128 bytes (two cache lines, for the adjacent-line
+/// prefetcher) so that no two sessions' counters share a line.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub struct Progress {
+    pub messages: std::sync::atomic::AtomicU64,
+    pub bytes: std::sync::atomic::AtomicU64,
+}
+
 /// The engine's view of one session's messages, handed to the hot loop. Everything is preallocated.
 pub struct MessageLoop<'a> {
     /// Shared read-only data pool.
@@ -156,6 +170,8 @@ pub struct MessageLoop<'a> {
     pub kept_slots: &'a mut [u32],
     /// Phase word published by the coordinator; the loop returns when it differs from `seen`.
     pub phase: &'a AtomicU32,
+    /// Where the loop publishes its cumulative counters for the coordinator to sample.
+    pub progress: &'a Progress,
     pub seen: u32,
     /// Counters, cumulative since the session started.
     pub messages: u64,
@@ -173,6 +189,7 @@ fn run_messages_generic<M: KeyedMac + ?Sized>(mac: &mut M, work: &mut MessageLoo
     let schedule = work.schedule;
     let pool = work.pool;
     let phase = work.phase;
+    let progress = work.progress;
     let seen = work.seen;
     let verify = work.verify;
     let mut next = work.next;
@@ -209,6 +226,8 @@ fn run_messages_generic<M: KeyedMac + ?Sized>(mac: &mut M, work: &mut MessageLoo
         }
         messages += 1;
         bytes += u64::from(len);
+        progress.bytes.store(bytes, Ordering::Relaxed);
+        progress.messages.store(messages, Ordering::Relaxed);
         if phase.load(Ordering::Relaxed) != seen || messages >= stop_at {
             break;
         }

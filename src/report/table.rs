@@ -30,22 +30,32 @@ fn size_text(s: &SizeLabel) -> String {
 }
 
 pub const HEADER: &str =
-    "function                           size  abs c/B  app c/B   abs c/msg    throughput   par  fair  flags";
+    "function                           size  abs c/B  app c/B  ±95%   abs c/msg    throughput   par  fair  flags";
+
+/// The 95 % interval's half-width in percent of the median cycles/byte: "2.1%", or "-".
+fn precision(r: &ResultEntry) -> String {
+    match r.ci95.precision(&r.metrics) {
+        Some(p) if p >= 0.995 => ">99%".to_string(),
+        Some(p) => format!("{:.1}%", p * 100.0),
+        None => "-".to_string(),
+    }
+}
 
 /// One line for one finished scenario.
 pub fn line(r: &ResultEntry) -> String {
     let m = &r.metrics;
-    let flags: Vec<&str> = r.warnings.iter().map(|w| w.code).collect();
-    let mut flags = flags.join(",");
+    // Counted by code ("starvation×98"): at 1000 sessions a line per thread would bury the result.
+    let mut flags = crate::metrics::summarise(&r.warnings);
     if r.failed {
         flags = format!("FAILED {flags}");
     }
     format!(
-        "{:<30} {:>8} {:>8} {:>8} {:>11} {:>13} {:>5} {:>5}  {}",
+        "{:<30} {:>8} {:>8} {:>8} {:>5} {:>11} {:>13} {:>5} {:>5}  {}",
         format!("{}/{}/{}", r.algorithm, r.backend, r.accel),
         size_text(&r.size),
         num(m.absolute_cycles_per_byte),
         num(m.apparent_cycles_per_byte),
+        precision(r),
         num(m.absolute_cycles_per_message),
         rate(m.bytes_per_second),
         num(m.parallelism),

@@ -1,0 +1,398 @@
+//! The coordinator: the one thread that owns the clock of a run.
+//!
+//! It opens the start gate at `t0`, wakes at fixed ticks (default 10 ms) and at the window's start,
+//! middle and end, and at each reads every session's published counters — so the window's ends are its
+//! own instants, exact whatever the scheduler does to the sessions. The earlier design let each session
+//! sample itself when it next noticed a phase change; with 50 runnable threads per core a session may
+//! not run for a whole scheduling period, its samples collapsed onto each other, and 100 sessions on 2
+//! cores measured nothing.
+//!
+//! Reading another thread's CPU clock is a system call (`clock_gettime` on the clock id from
+//! `pthread_getcpuclockid`), about a microsecond. So per-thread clocks are read only where needed: at
+//! the window's three marks (every thread) and, for runs with few sessions, at a coarse grain for the
+//! per-thread series. Every tick reads the counters (plain loads) and the process CPU clock, one call.
+//! The coordinator asks for the best scheduling priority it may have (SCHED_FIFO, else the lowest nice
+//! value), runs on the scenario's core set, and reports what it got, how late its wake-ups were, and
+//! its own share of a CPU.
+
+use super::clock;
+use super::gate::StartGate;
+use super::Sample;
+use crate::mac::Progress;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Phase word values. Sessions run while it is ≥ `PHASE_RUN` and not `PHASE_STOP`; each mark of the
+/// window increments it, and a session that notices a change records the CPU it is on.
+pub const PHASE_RUN: u32 = 1;
+pub const PHASE_STOP: u32 = u32::MAX;
+
+/// Per-thread series are kept for runs with at most this many sessions: beyond, reading every
+/// thread's CPU clock at a fine grain would cost the coordinator more than it measures, and the JSON
+/// would grow with sessions × ticks.
+pub const THREAD_SERIES_MAX_SESSIONS: usize = 64;
+/// The per-thread series takes one point every this many ticks.
+pub const THREAD_SERIES_EVERY_TICKS: usize = 10;
+
+/// What a session publishes for the coordinator, one per session, on its own cache lines.
+#[derive(Debug)]
+pub struct SessionSlot {
+    /// Messages and bytes, stored by the hot loop.
+    pub progress: Progress,
+    /// CPU-time clock id of the session's thread (`pthread_getcpuclockid`), set before the gate.
+    pub cpu_clock: AtomicI32,
+    pub has_cpu_clock: AtomicBool,
+    /// Hardware cycle counter fd owned by the session, or −1.
+    pub perf_fd: AtomicI32,
+    /// The CPU the session last saw itself on (−1 unknown).
+    pub cpu: AtomicI32,
+    /// Wall time the session passed the gate.
+    pub started_ns: AtomicU64,
+}
+
+impl Default for SessionSlot {
+    fn default() -> Self {
+        SessionSlot {
+            progress: Progress::default(),
+            cpu_clock: AtomicI32::new(0),
+            has_cpu_clock: AtomicBool::new(false),
+            perf_fd: AtomicI32::new(-1),
+            cpu: AtomicI32::new(-1),
+            started_ns: AtomicU64::new(0),
+        }
+    }
+}
+
+impl SessionSlot {
+    /// Called by the session thread itself before the gate: publish its CPU clock id.
+    pub fn publish_cpu_clock(&self) -> Result<(), String> {
+        let mut id: libc::clockid_t = 0;
+        // SAFETY: pthread_self() is the calling thread; `id` is a valid out-pointer.
+        let rc = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
+        if rc != 0 {
+            return Err(format!(
+                "pthread_getcpuclockid: {}",
+                std::io::Error::from_raw_os_error(rc)
+            ));
+        }
+        self.cpu_clock.store(id, Ordering::Relaxed);
+        self.has_cpu_clock.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Full sample of this session, read from the coordinator.
+    fn sample(&self) -> Sample {
+        let messages = self.progress.messages.load(Ordering::Relaxed);
+        let bytes = self.progress.bytes.load(Ordering::Relaxed);
+        let cpu_ns = if self.has_cpu_clock.load(Ordering::Acquire) {
+            clock::clock_ns(self.cpu_clock.load(Ordering::Relaxed))
+        } else {
+            0
+        };
+        let fd = self.perf_fd.load(Ordering::Acquire);
+        let hw_cycles = (fd >= 0).then(|| clock::read_counter_fd(fd)).flatten();
+        let cpu = self.cpu.load(Ordering::Relaxed);
+        Sample {
+            wall_ns: clock::wall_ns(),
+            cpu_ns,
+            messages,
+            bytes,
+            hw_cycles,
+            cpu: (cpu >= 0).then_some(cpu as usize),
+        }
+    }
+}
+
+/// Aggregate time series of one run: one point per tick and per window mark, cumulative counters.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Series {
+    /// The requested tick.
+    pub tick_ns: u64,
+    /// Instant of each point, ns after t0 (the gate opening).
+    pub t_ns: Vec<u64>,
+    /// Cumulative messages and bytes of all sessions.
+    pub messages: Vec<u64>,
+    pub bytes: Vec<u64>,
+    /// Cumulative CPU time of the process less the coordinator's own (≈ all sessions together).
+    pub cpu_ns: Vec<u64>,
+    /// Indices of the points at the window's start and end.
+    pub window_first: usize,
+    pub window_last: usize,
+    /// Per-thread points at a coarse grain, for runs with few sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<ThreadSeries>,
+}
+
+/// Per-thread series: `bytes[i][k]`, `cpu_ns[i][k]` of session i at instant `t_ns[k]`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ThreadSeries {
+    pub every_ticks: usize,
+    pub t_ns: Vec<u64>,
+    pub bytes: Vec<Vec<u64>>,
+    pub cpu_ns: Vec<Vec<u64>>,
+}
+
+/// How the coordinator ran: what it asked for and got, and how well it kept time.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CoordinatorReport {
+    /// "SCHED_FIFO 99", or "SCHED_OTHER nice -20" with the reason FIFO was refused.
+    pub scheduling: String,
+    /// The CPUs it ran on.
+    pub cpus: String,
+    pub ticks: usize,
+    /// Lateness of its wake-ups against the schedule.
+    pub lateness_max_ns: u64,
+    pub lateness_p99_ns: u64,
+    pub lateness_mean_ns: f64,
+    /// Longest full pass (reading every session's CPU clock) at a window mark.
+    pub full_pass_max_ns: u64,
+    /// Its CPU time over its wall time: the sampler's own cost.
+    pub cpu_share: f64,
+}
+
+/// What the coordinator hands back.
+pub struct Outcome {
+    pub t0_ns: u64,
+    /// Per session: samples at window start, middle and end.
+    pub marks: Vec<[Sample; 3]>,
+    /// Coordinator instants of the three marks (start of each full pass).
+    pub mark_ns: [u64; 3],
+    pub series: Series,
+    pub report: CoordinatorReport,
+    pub interrupted: bool,
+}
+
+/// The run's schedule, relative to t0.
+pub struct Plan {
+    pub tick: Duration,
+    pub window_start: Duration,
+    pub window_end: Duration,
+    pub duration: Duration,
+    pub cores: Vec<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Point {
+    Tick,
+    Mark(usize),
+    End,
+}
+
+/// Instants of the run, sorted: every tick, the three marks, the end. A tick that coincides with a
+/// mark is the mark.
+fn schedule(plan: &Plan) -> Vec<(u64, Point)> {
+    let to_ns = |d: Duration| d.as_nanos().min(u128::from(u64::MAX)) as u64;
+    let (t1, t2, end) = (
+        to_ns(plan.window_start),
+        to_ns(plan.window_end),
+        to_ns(plan.duration),
+    );
+    let mid = t1 + (t2 - t1) / 2;
+    let tick = to_ns(plan.tick).max(1);
+    let mut points: Vec<(u64, Point)> = vec![
+        (t1, Point::Mark(0)),
+        (mid, Point::Mark(1)),
+        (t2, Point::Mark(2)),
+        (end, Point::End),
+    ];
+    let mut t = tick;
+    while t < end {
+        if t != t1 && t != mid && t != t2 {
+            points.push((t, Point::Tick));
+        }
+        t += tick;
+    }
+    points.sort_by_key(|p| p.0);
+    points
+}
+
+/// Raise the calling thread's scheduling priority as far as allowed; say what was obtained.
+fn raise_priority() -> String {
+    // SAFETY: plain syscalls on the calling thread with a valid sched_param.
+    unsafe {
+        let max = libc::sched_get_priority_max(libc::SCHED_FIFO);
+        let param = libc::sched_param {
+            sched_priority: max,
+        };
+        if max > 0 && libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 {
+            return format!("SCHED_FIFO {max}");
+        }
+        let why = std::io::Error::last_os_error();
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        for nice in -20..=0 {
+            if libc::setpriority(libc::PRIO_PROCESS, tid, nice) == 0 {
+                return format!("SCHED_OTHER nice {nice} (SCHED_FIFO refused: {why})");
+            }
+        }
+        format!("SCHED_OTHER, default nice (SCHED_FIFO refused: {why})")
+    }
+}
+
+/// Sleep until the absolute monotonic instant `deadline_ns`.
+fn sleep_until(deadline_ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
+    };
+    loop {
+        // SAFETY: valid timespec; a null remainder is allowed with TIMER_ABSTIME.
+        let rc = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc != libc::EINTR {
+            return;
+        }
+    }
+}
+
+/// Run the clock of one scenario: open the gate, tick, mark the window, stop the sessions.
+pub fn coordinate(
+    plan: &Plan,
+    slots: &[SessionSlot],
+    gate: &StartGate,
+    phase: &AtomicU32,
+    cancel: &AtomicBool,
+) -> Outcome {
+    let cpus_ok = super::affinity::bind_current_thread(&plan.cores).is_ok();
+    let scheduling = raise_priority();
+    let n = slots.len();
+    let points = schedule(plan);
+    let thread_series = n <= THREAD_SERIES_MAX_SESSIONS;
+    let mut series = Series {
+        tick_ns: plan.tick.as_nanos() as u64,
+        ..Series::default()
+    };
+    let mut per_thread = ThreadSeries {
+        every_ticks: THREAD_SERIES_EVERY_TICKS,
+        bytes: vec![Vec::new(); if thread_series { n } else { 0 }],
+        cpu_ns: vec![Vec::new(); if thread_series { n } else { 0 }],
+        ..ThreadSeries::default()
+    };
+    let mut marks = vec![[Sample::default(); 3]; n];
+    let mut mark_ns = [0u64; 3];
+    let mut lateness = Vec::with_capacity(points.len());
+    let mut full_pass_max_ns = 0u64;
+    let mut interrupted = false;
+
+    let own_cpu_start = clock::thread_cpu_ns();
+    let t0 = clock::wall_ns();
+    gate.open();
+    for (k, &(at, point)) in points.iter().enumerate() {
+        let deadline = t0 + at;
+        sleep_until(deadline);
+        let woke = clock::wall_ns();
+        lateness.push(woke.saturating_sub(deadline));
+        if cancel.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        let (messages, bytes) = match point {
+            Point::Mark(m) => {
+                phase.fetch_add(1, Ordering::AcqRel);
+                mark_ns[m] = woke;
+                let (mut sm, mut sb) = (0u64, 0u64);
+                for (i, slot) in slots.iter().enumerate() {
+                    let s = slot.sample();
+                    sm += s.messages;
+                    sb += s.bytes;
+                    marks[i][m] = s;
+                }
+                full_pass_max_ns = full_pass_max_ns.max(clock::wall_ns() - woke);
+                if m == 0 {
+                    series.window_first = series.t_ns.len();
+                } else if m == 2 {
+                    series.window_last = series.t_ns.len();
+                }
+                (sm, sb)
+            }
+            Point::Tick | Point::End => slots.iter().fold((0, 0), |(m, b), s| {
+                (
+                    m + s.progress.messages.load(Ordering::Relaxed),
+                    b + s.progress.bytes.load(Ordering::Relaxed),
+                )
+            }),
+        };
+        let own = clock::thread_cpu_ns();
+        let process = clock::process_cpu_ns();
+        series.t_ns.push(woke - t0);
+        series.messages.push(messages);
+        series.bytes.push(bytes);
+        series.cpu_ns.push(process.saturating_sub(own));
+        if thread_series && (k % THREAD_SERIES_EVERY_TICKS == 0 || point == Point::End) {
+            per_thread.t_ns.push(woke - t0);
+            for (i, slot) in slots.iter().enumerate() {
+                let s = slot.sample();
+                per_thread.bytes[i].push(s.bytes);
+                per_thread.cpu_ns[i].push(s.cpu_ns);
+            }
+        }
+    }
+    phase.store(PHASE_STOP, Ordering::Release);
+    let wall = clock::wall_ns() - t0;
+    let own_cpu = clock::thread_cpu_ns() - own_cpu_start;
+    if thread_series {
+        series.threads = Some(per_thread);
+    }
+    let report = CoordinatorReport {
+        scheduling,
+        cpus: if cpus_ok {
+            super::format_cpu_list(&plan.cores)
+        } else {
+            "unbound (affinity refused)".to_string()
+        },
+        ticks: lateness.len(),
+        lateness_max_ns: lateness.iter().copied().max().unwrap_or(0),
+        lateness_p99_ns: crate::stats::quantile(&lateness, 0.99).unwrap_or(0),
+        lateness_mean_ns: crate::stats::mean(
+            &lateness.iter().map(|&l| l as f64).collect::<Vec<_>>(),
+        )
+        .unwrap_or(0.0),
+        full_pass_max_ns,
+        cpu_share: if wall > 0 {
+            own_cpu as f64 / wall as f64
+        } else {
+            0.0
+        },
+    };
+    Outcome {
+        t0_ns: t0,
+        marks,
+        mark_ns,
+        series,
+        report,
+        interrupted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_holds_every_tick_and_the_marks_once_in_order() {
+        let plan = Plan {
+            tick: Duration::from_millis(10),
+            window_start: Duration::from_millis(30),
+            window_end: Duration::from_millis(135),
+            duration: Duration::from_millis(150),
+            cores: vec![0],
+        };
+        let s = schedule(&plan);
+        assert!(s.windows(2).all(|w| w[0].0 < w[1].0), "strictly increasing");
+        let marks: Vec<u64> = s
+            .iter()
+            .filter(|p| matches!(p.1, Point::Mark(_)))
+            .map(|p| p.0)
+            .collect();
+        assert_eq!(marks, vec![30_000_000, 82_500_000, 135_000_000]);
+        assert_eq!(s.last().map(|p| p.0), Some(150_000_000));
+        // Ticks 10..140 ms less the one at 30 ms that is a mark: 13, plus 3 marks and the end.
+        assert_eq!(s.len(), 13 + 3 + 1);
+    }
+}

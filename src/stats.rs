@@ -1,0 +1,204 @@
+//! Statistics of a benchmark's numbers: Student-t intervals, batch means and a trend test.
+//!
+//! Pure arithmetic like `metrics`, so every formula is tested on synthetic series with known answers.
+//! The model is criterion's and hyperfine's: a figure comes with a 95 % confidence interval, and a run
+//! whose throughput drifts is flagged rather than averaged.
+//!
+//! Why batch means: tick-to-tick throughput is autocorrelated (a thread descheduled for one tick catches
+//! up in the next), so treating ticks as independent draws understates the uncertainty. Grouping the
+//! window's ticks into a few consecutive batches and treating the batch values as the observations is the
+//! standard remedy for steady-state simulation output (Law & Kelton, "Simulation Modeling and Analysis",
+//! ch. 9); with batches long against the correlation time the batch values are nearly independent.
+
+use serde::{Deserialize, Serialize};
+
+/// A closed interval, e.g. a 95 % confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Interval {
+    /// Half the width relative to `centre` (0.03 = ±3 %); `None` when `centre` is not positive.
+    pub fn relative_half_width(&self, centre: f64) -> Option<f64> {
+        (centre > 0.0 && centre.is_finite()).then(|| (self.high - self.low) / 2.0 / centre)
+    }
+}
+
+/// The two-sided 95 % quantile of Student's t with `df` degrees of freedom (t_{0.975, df}).
+/// Tabulated to 30 degrees of freedom, then the Cornish–Fisher expansion around the normal quantile
+/// (error < 1e-3 for df > 30). `df` = 0 has no quantile: infinity, so an interval from one point is
+/// unbounded rather than falsely narrow.
+pub fn t95(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        _ => {
+            let z = 1.959_964f64;
+            let n = df as f64;
+            z + (z.powi(3) + z) / (4.0 * n)
+                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * n * n)
+        }
+    }
+}
+
+/// Arithmetic mean; `None` when empty.
+pub fn mean(x: &[f64]) -> Option<f64> {
+    (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64)
+}
+
+/// Sample variance (n − 1 in the denominator); `None` for fewer than two values.
+pub fn variance(x: &[f64]) -> Option<f64> {
+    let m = mean(x)?;
+    (x.len() >= 2).then(|| x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (x.len() - 1) as f64)
+}
+
+/// Within-run uncertainty of one run's estimate, from batch means.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BatchEstimate {
+    /// Number of batches (≥ 2).
+    pub batches: usize,
+    /// Standard error of the run's value: sd(batch values) / √batches.
+    pub standard_error: f64,
+}
+
+impl BatchEstimate {
+    /// From the values of one metric in each batch; `None` below two finite values.
+    pub fn from_batches(values: &[f64]) -> Option<BatchEstimate> {
+        let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        let var = variance(&v)?;
+        Some(BatchEstimate {
+            batches: v.len(),
+            standard_error: (var / v.len() as f64).sqrt(),
+        })
+    }
+}
+
+/// 95 % confidence interval of a scenario's metric from `r` repeats.
+///
+/// `runs` holds each repeat's value and, where the run had enough ticks, its batch-means estimate.
+/// The variance of the mean over repeats is estimated twice — from the spread between repeats
+/// (`s²/r`, `r − 1` degrees of freedom) and from the runs' own batch means (`mean SE² / r`,
+/// `Σ(batches − 1)` degrees of freedom) — and the larger is used with its degrees of freedom. With few
+/// repeats the between-repeat spread is itself uncertain; the within-run figure is then a floor that
+/// keeps three lucky repeats from claiming a precision no single run showed, and the between-repeat
+/// figure catches what batches cannot see (a run-to-run shift such as a different CPU frequency).
+/// Centred on the mean of the repeats. `None` when neither estimate exists (one run too short to batch).
+pub fn confidence_interval(runs: &[(f64, Option<BatchEstimate>)]) -> Option<Interval> {
+    let values: Vec<f64> = runs
+        .iter()
+        .map(|r| r.0)
+        .filter(|v| v.is_finite())
+        .collect();
+    let r = values.len();
+    let centre = mean(&values)?;
+    let between = variance(&values).map(|s2| (s2 / r as f64, r - 1));
+    let batched: Vec<BatchEstimate> = runs
+        .iter()
+        .filter(|x| x.0.is_finite())
+        .filter_map(|x| x.1)
+        .collect();
+    let within = (batched.len() == r).then(|| {
+        let mean_se2 = batched
+            .iter()
+            .map(|b| b.standard_error * b.standard_error)
+            .sum::<f64>()
+            / r as f64;
+        let df = batched.iter().map(|b| b.batches - 1).sum::<usize>();
+        (mean_se2 / r as f64, df)
+    });
+    let (var, df) = match (between, within) {
+        (Some(b), Some(w)) => {
+            if b.0 >= w.0 {
+                b
+            } else {
+                w
+            }
+        }
+        (Some(b), None) => b,
+        (None, Some(w)) => w,
+        (None, None) => return None,
+    };
+    let half = t95(df) * var.sqrt();
+    Some(Interval {
+        low: centre - half,
+        high: centre + half,
+    })
+}
+
+/// Result of the trend test over a window's batches.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Trend {
+    /// Fitted change from the window's first batch to its last, relative to the mean (0.08 = +8 %).
+    pub relative_change: f64,
+    /// Student t statistic of the slope.
+    pub t: f64,
+    /// The slope differs from zero at 95 % *and* the fitted change exceeds the practical threshold.
+    pub significant: bool,
+}
+
+/// Least-squares trend of `values` against `times`: is the series drifting?
+///
+/// A slope counts only when it is statistically significant (|t| > t_{0.975, n−2}) and large enough to
+/// matter (|relative change over the window| > `threshold`): with hundreds of ticks a 0.1 % drift is
+/// "significant" yet harmless, and a 10 % swing in two noisy batches is not evidence. Needs at least
+/// four points; `None` otherwise.
+pub fn trend(times: &[f64], values: &[f64], threshold: f64) -> Option<Trend> {
+    let n = times.len();
+    if n != values.len() || n < 4 {
+        return None;
+    }
+    let tm = mean(times)?;
+    let vm = mean(values)?;
+    let sxx: f64 = times.iter().map(|t| (t - tm) * (t - tm)).sum();
+    let sxy: f64 = times
+        .iter()
+        .zip(values)
+        .map(|(t, v)| (t - tm) * (v - vm))
+        .sum();
+    if sxx <= 0.0 || vm == 0.0 || !vm.is_finite() {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let intercept = vm - slope * tm;
+    let residual: f64 = times
+        .iter()
+        .zip(values)
+        .map(|(t, v)| {
+            let e = v - (intercept + slope * t);
+            e * e
+        })
+        .sum();
+    let se = (residual / (n - 2) as f64 / sxx).sqrt();
+    let t = if se > 0.0 {
+        slope / se
+    } else if slope == 0.0 {
+        0.0
+    } else {
+        f64::INFINITY.copysign(slope)
+    };
+    let span = times[n - 1] - times[0];
+    let relative_change = slope * span / vm;
+    Some(Trend {
+        relative_change,
+        t,
+        significant: t.abs() > t95(n - 2) && relative_change.abs() > threshold,
+    })
+}
+
+/// The `p`-quantile (0…1) of `values` by nearest rank; `None` when empty.
+pub fn quantile(values: &[u64], p: f64) -> Option<u64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let rank = ((p.clamp(0.0, 1.0) * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    Some(v[rank - 1])
+}
