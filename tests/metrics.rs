@@ -214,6 +214,17 @@ fn jain_median_and_noise_helpers() {
     assert_eq!(metrics::median(&[3.0, 1.0, 2.0]), Some(2.0));
     assert_eq!(metrics::median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
     assert_eq!(metrics::median(&[]), None);
+    // Linear between ranks: rank 0.3·(5−1) = 1.2 lies a fifth of the way from 20 to 30.
+    let five = [50.0, 10.0, 40.0, 20.0, 30.0];
+    assert!(close(metrics::quantile(&five, 0.3).unwrap(), 22.0));
+    assert_eq!(metrics::quantile(&five, 0.0), Some(10.0));
+    assert_eq!(metrics::quantile(&five, 1.0), Some(50.0));
+    assert_eq!(
+        metrics::quantile(&[4.0, 1.0, 2.0, 3.0], 0.5),
+        metrics::median(&[4.0, 1.0, 2.0, 3.0])
+    );
+    assert_eq!(metrics::quantile(&[f64::NAN], 0.5), None);
+    assert_eq!(metrics::quantile(&five, 1.5), None);
     assert!(metrics::noisy(&[1.0, 1.04]).is_none());
     assert_eq!(metrics::noisy(&[1.0, 1.06]).unwrap().code, "noisy");
 }

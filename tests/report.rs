@@ -438,3 +438,220 @@ fn bad_input_is_a_one_line_usage_error() {
     }
     assert!(!out.exists(), "no report written on bad input");
 }
+
+/// Render `doc` as a report and parse it.
+fn report_of(doc: &Value) -> Html {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "r.json", doc);
+    let out = dir.path().join("r.html");
+    macbench()
+        .args(["report", p.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    Html::parse_document(&std::fs::read_to_string(&out).unwrap())
+}
+
+/// One scenario with `sessions` per-thread entries.
+fn one_scenario(sessions: usize) -> Value {
+    document(
+        vec![result(
+            "hmac-sha256/openssl/hw",
+            1024,
+            sessions,
+            "0-1",
+            4.0,
+            2.0,
+        )],
+        sessions,
+    )
+}
+
+/// The statistic rows of the table behind figure `id`, as (of, statistic, value).
+fn figure_statistics(html: &Html, id: &str) -> Vec<(String, String, f64)> {
+    html.select(&sel(&format!(
+        "table[data-figure=\"{id}\"] tbody tr.statistic"
+    )))
+    .map(|row| {
+        let cells: Vec<_> = row.select(&sel("td")).collect();
+        let value = cells[2]
+            .value()
+            .attr("data-value")
+            .unwrap()
+            .parse()
+            .unwrap();
+        (cells[0].text().collect(), cells[1].text().collect(), value)
+    })
+    .collect()
+}
+
+/// Linear interpolation between ranks, written out here rather than borrowed from the code under test.
+fn quantile_of(sorted: &[f64], q: f64) -> f64 {
+    let rank = q * (sorted.len() - 1) as f64;
+    let i = rank.floor() as usize;
+    match sorted.get(i + 1) {
+        Some(next) => sorted[i] + (next - sorted[i]) * (rank - i as f64),
+        None => sorted[i],
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn many_threads_show_a_distribution_not_bars() {
+    const SESSIONS: usize = 200;
+    let mut doc = one_scenario(SESSIONS);
+    // Every 25th session from the 8th processed nothing: 8 of 200. The others have known, distinct values;
+    // the last ten apparent ones are starved (hundreds of cycles/byte), so the x axis spans decades.
+    let idle = |i: usize| i % 25 == 7;
+    let mut bytes = Vec::new();
+    let threads: Vec<Value> = (0..SESSIONS)
+        .map(|i| {
+            let b = if idle(i) { 0 } else { 100_000 + 500 * i as u64 };
+            bytes.push(b as f64);
+            let (absolute, apparent) = if idle(i) {
+                (Value::Null, Value::Null)
+            } else {
+                let apparent = if i < 190 {
+                    1.0 + i as f64 * 0.01
+                } else {
+                    100.0 * (i - 189) as f64
+                };
+                (json!(2.0 + i as f64 * 0.05), json!(apparent))
+            };
+            json!({
+                "session": i, "messages": b / 1024, "bytes": b, "cpu_seconds": 0.01,
+                "absolute_cycles_per_byte": absolute, "apparent_cycles_per_byte": apparent,
+                "wall_clock_cycles_per_byte": if idle(i) { Value::Null } else { json!(SESSIONS as f64 * 3.0) },
+            })
+        })
+        .collect();
+    doc["results"][0]["threads"] = json!(threads);
+    let sum: f64 = bytes.iter().sum();
+    let squares: f64 = bytes.iter().map(|b| b * b).sum();
+    let fairness = sum * sum / (SESSIONS as f64 * squares);
+    doc["results"][0]["metrics"]["fairness"] = json!(fairness);
+
+    let sorted = |key: &str| {
+        let mut v: Vec<f64> = threads.iter().filter_map(|t| t[key].as_f64()).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let absolute = sorted("absolute_cycles_per_byte");
+    let apparent = sorted("apparent_cycles_per_byte");
+    assert_eq!(absolute.len(), SESSIONS - 8);
+
+    let html = report_of(&doc);
+    let ids = figure_ids(&html);
+    assert!(ids.contains(&"threads-cdf".to_string()), "{ids:?}");
+    assert!(
+        !ids.iter()
+            .any(|i| i == "threads-absolute" || i == "threads-apparent"),
+        "no per-session bars at {SESSIONS} sessions: {ids:?}"
+    );
+    let stats = figure_statistics(&html, "threads-cdf");
+    let stated = |of: &str, name: &str| -> f64 {
+        let found: Vec<f64> = stats
+            .iter()
+            .filter(|(o, n, _)| o.starts_with(of) && n.starts_with(name))
+            .map(|s| s.2)
+            .collect();
+        assert_eq!(found.len(), 1, "{of} {name} in {stats:?}");
+        found[0]
+    };
+    for (of, values) in [("absolute", &absolute), ("apparent", &apparent)] {
+        for (name, q) in [
+            ("min", 0.0),
+            ("p10", 0.1),
+            ("median", 0.5),
+            ("p90", 0.9),
+            ("max", 1.0),
+        ] {
+            let want = quantile_of(values, q);
+            let got = stated(of, name);
+            assert!(close(got, want), "{of} {name}: stated {got}, data {want}");
+        }
+    }
+    assert_eq!(
+        stated("all sessions", "sessions that processed nothing"),
+        8.0
+    );
+    assert!(close(stated("all sessions", "Jain's fairness"), fairness));
+
+    let caption: String = html
+        .select(&sel("#threads-cdf figcaption"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    assert!(
+        caption.contains("8 of 200 sessions processed nothing in the window"),
+        "{caption}"
+    );
+    assert!(
+        caption.contains(&format!(
+            "Jain's fairness index of bytes per session: {fairness:.3}"
+        )),
+        "{caption}"
+    );
+    let svg: String = html
+        .select(&sel("#threads-cdf svg"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    assert!(svg.contains("(log scale)"), "apparent spans decades: {svg}");
+    // Two curves, and the table summarises rather than listing a row per session.
+    let rows = html
+        .select(&sel("table[data-figure=\"threads-cdf\"] tbody tr"))
+        .count();
+    assert_eq!(rows, stats.len());
+    assert_eq!(rows, 2 * 5 + 2);
+
+    // An older file without the recorded index still states one, from the bytes per session.
+    let mut older = doc.clone();
+    older["results"][0]["metrics"]
+        .as_object_mut()
+        .unwrap()
+        .remove("fairness");
+    let html = report_of(&older);
+    let stats = figure_statistics(&html, "threads-cdf");
+    let recomputed = stats
+        .iter()
+        .find(|s| s.1.starts_with("Jain's fairness"))
+        .unwrap()
+        .2;
+    assert!(close(recomputed, fairness), "{recomputed} vs {fairness}");
+}
+
+#[test]
+fn few_threads_keep_one_bar_per_session() {
+    let limit = macbench::report::html::MAX_SESSIONS_FOR_BARS;
+    for (sessions, bars) in [(4, true), (limit, true), (limit + 1, false)] {
+        let html = report_of(&one_scenario(sessions));
+        let ids = figure_ids(&html);
+        assert_eq!(
+            ids.contains(&"threads-absolute".to_string()),
+            bars,
+            "{sessions}: {ids:?}"
+        );
+        assert_eq!(
+            ids.contains(&"threads-apparent".to_string()),
+            bars,
+            "{sessions}: {ids:?}"
+        );
+        assert_eq!(
+            ids.contains(&"threads-cdf".to_string()),
+            !bars,
+            "{sessions}: {ids:?}"
+        );
+        if bars {
+            let drawn = figure_numbers(&html, "threads-absolute")
+                .iter()
+                .filter(|t| t.0.starts_with("absolute"))
+                .count();
+            assert_eq!(drawn, sessions, "one bar per session");
+        }
+    }
+}

@@ -10,13 +10,17 @@
 //!   Figs. 4–7). Several files from different machines simply add series, labelled by file.
 //! - per-thread cycles/byte of one scenario, with Jain's fairness index (Figs. 8–11). By default the
 //!   scenario with the most sessions, at its largest message size: that is where scheduling unfairness shows.
+//!   Up to [`MAX_SESSIONS_FOR_BARS`] sessions, one bar per session; beyond that, bars shrink to slivers and
+//!   the question becomes "how are the sessions spread", so the report draws the distribution instead: the
+//!   empirical CDF of per-thread absolute and apparent cycles/byte, with quantiles, fairness and the sessions
+//!   that processed nothing stated beside it.
 //! - scaling: throughput and parallelism factor against sessions (or cores), for functions measured at
 //!   several session counts on one host — usually several files from `run --sessions N`.
 //! - hardware-assisted against software-only, where both accelerations of a function were measured.
 //!
 //! A figure without data is left out, and the report says why.
 
-use super::plots::{self, Figure, Kind, Reference, Series, XScale};
+use super::plots::{self, Figure, Kind, Reference, Series, Statistic, XScale};
 use super::read::{host_key, Loaded, ResultRow};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -56,6 +60,11 @@ pub struct Report {
 }
 
 const SIZE_AXIS: &str = "message size (bytes, log₂ scale)";
+
+/// Most sessions drawn as one bar each. The plot pane is about 700 px wide and the apparent figure puts two
+/// bars per session: at 32 sessions a bar is about 10 px, still a bar, and the table behind it still fits
+/// on a screen. Past that the per-thread figures become a distribution.
+pub const MAX_SESSIONS_FOR_BARS: usize = 32;
 
 fn usable(r: &ResultRow) -> bool {
     !r.failed
@@ -134,6 +143,8 @@ fn size_figure(
         kind: Kind::Lines(XScale::Log2),
         series: per_size_series(files, metric),
         references: vec![],
+        notes: vec![],
+        statistics: vec![],
     }
 }
 
@@ -197,6 +208,9 @@ fn choose_scenario(
 }
 
 fn thread_figures(label: &str, r: &ResultRow, many_files: bool) -> Vec<Figure> {
+    if r.threads.len() > MAX_SESSIONS_FOR_BARS {
+        return vec![thread_distribution(label, r, many_files)];
+    }
     let fairness = r
         .metrics
         .fairness
@@ -241,6 +255,8 @@ fn thread_figures(label: &str, r: &ResultRow, many_files: bool) -> Vec<Figure> {
             references: reference("aggregate absolute", r.metrics.absolute_cycles_per_byte)
                 .into_iter()
                 .collect(),
+            notes: vec![],
+            statistics: vec![],
         },
         Figure {
             id: "threads-apparent".into(),
@@ -260,8 +276,140 @@ fn thread_figures(label: &str, r: &ResultRow, many_files: bool) -> Vec<Figure> {
             references: reference("aggregate apparent", r.metrics.apparent_cycles_per_byte)
                 .into_iter()
                 .collect(),
+            notes: vec![],
+            statistics: vec![],
         },
     ]
+}
+
+/// The quantiles stated for a distribution, as (name, q).
+const QUANTILES: [(&str, f64); 5] = [
+    ("min", 0.0),
+    ("p10", 0.1),
+    ("median", 0.5),
+    ("p90", 0.9),
+    ("max", 1.0),
+];
+
+/// Per-thread figure of many sessions: the empirical CDF of per-thread absolute and apparent cycles/byte.
+/// Apparent rather than wall-clock: wall-clock is exactly n × apparent, so it has the same shape, and
+/// apparent sits on the same scale as absolute, so both fit one axis.
+fn thread_distribution(label: &str, r: &ResultRow, many_files: bool) -> Figure {
+    type Metric = fn(&super::read::ThreadRow) -> Option<f64>;
+    let metrics: [(&str, Metric); 2] = [
+        ("absolute (thread CPU time, f·c_i / b_i)", |t| {
+            t.absolute_cycles_per_byte
+        }),
+        ("apparent (window wall time, f·W / (n·b_i))", |t| {
+            t.apparent_cycles_per_byte
+        }),
+    ];
+    let sessions = r.threads.len();
+    // The recorded index is the one the results table and the bar figures show; an older file without it
+    // still gets one, from the bytes per session drawn here.
+    let fairness = r.metrics.fairness.or_else(|| {
+        crate::metrics::jain_index(&r.threads.iter().map(|t| t.bytes as f64).collect::<Vec<_>>())
+    });
+    let fairness_text = fairness.map_or("-".to_string(), |f| format!("{f:.3}"));
+    let mut series = Vec::new();
+    let mut statistics = Vec::new();
+    let mut notes = Vec::new();
+    let mut idle_counts = Vec::new();
+    for (i, (name, metric)) in metrics.into_iter().enumerate() {
+        let mut values: Vec<f64> = r
+            .threads
+            .iter()
+            .filter_map(metric)
+            .filter(|v| v.is_finite())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        idle_counts.push(sessions - values.len());
+        let mut stated = Vec::new();
+        for (stat, q) in QUANTILES {
+            if let Some(v) = crate::metrics::quantile(&values, q) {
+                stated.push(format!("{stat} {}", num(v)));
+                statistics.push(Statistic {
+                    of: name.into(),
+                    name: stat.into(),
+                    value: v,
+                    count: false,
+                });
+            }
+        }
+        if !stated.is_empty() {
+            notes.push(format!(
+                "{name}: {} cycles/byte over {} sessions.",
+                stated.join(", "),
+                values.len()
+            ));
+        }
+        let count = values.len() as f64;
+        series.push(Series {
+            name: name.into(),
+            points: values
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| (v, (k + 1) as f64 / count))
+                .collect(),
+            color: i,
+            variant: i,
+        });
+    }
+    let all = "all sessions";
+    if let Some(f) = fairness {
+        statistics.push(Statistic {
+            of: all.into(),
+            name: "Jain's fairness index (bytes per session)".into(),
+            value: f,
+            count: false,
+        });
+    }
+    notes.push(format!(
+        "Jain's fairness index of bytes per session: {fairness_text}."
+    ));
+    // Sessions without a value would otherwise just be missing from the curves: say how many.
+    let idle = idle_counts.iter().copied().max().unwrap_or(0);
+    statistics.push(Statistic {
+        of: all.into(),
+        name: format!("sessions that processed nothing (of {sessions})"),
+        value: idle as f64,
+        count: true,
+    });
+    let idle_text = format!("{idle} of {sessions} sessions processed nothing in the window");
+    notes.push(if idle == 0 {
+        format!("Every one of the {sessions} sessions processed data in the window.")
+    } else if idle_counts.iter().all(|&c| c == idle) {
+        format!(
+            "{idle_text} (their cycles/byte is undefined): they are not drawn, and the fractions are of the {} that did.",
+            sessions - idle
+        )
+    } else {
+        format!(
+            "{idle_text} (absolute: {}, apparent: {} without a value): they are not drawn, and each curve's fractions are of the sessions it draws.",
+            idle_counts[0], idle_counts[1]
+        )
+    });
+    let source = if many_files {
+        format!(" [{label}]")
+    } else {
+        String::new()
+    };
+    Figure {
+        id: "threads-cdf".into(),
+        title: "Distribution of per-thread cycles/byte across sessions".into(),
+        subtitle: format!(
+            "{}{source}: {sessions} sessions on cores {}, Jain's fairness {fairness_text}; {idle} processed nothing",
+            r.scenario_key(),
+            r.cores
+        ),
+        x_label: "cycles/byte of one session".into(),
+        y_label: "fraction of sessions ≤ x".into(),
+        kind: Kind::Cdf,
+        series,
+        references: vec![],
+        notes,
+        statistics,
+    }
 }
 
 /// Scaling figures: per host, per function, at the size with the most session (or core) counts.
@@ -367,6 +515,8 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
             kind: Kind::Lines(XScale::Integer),
             series: throughput,
             references: vec![],
+            notes: vec![],
+            statistics: vec![],
         },
         Figure {
             id: "scaling-parallelism".into(),
@@ -380,6 +530,8 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
             kind: Kind::Lines(XScale::Integer),
             series: parallelism,
             references: vec![],
+            notes: vec![],
+            statistics: vec![],
         },
     ])
 }
@@ -449,6 +601,8 @@ fn accel_figure(files: &[Loaded]) -> Option<Figure> {
         kind: Kind::Lines(XScale::Log2),
         series,
         references: vec![],
+        notes: vec![],
+        statistics: vec![],
     })
 }
 
@@ -561,14 +715,23 @@ fn figure_table(fig: &Figure) -> String {
         Kind::Lines(XScale::Log2) => "size (bytes)",
         Kind::Lines(XScale::Integer) => fig.x_label.split(' ').next().unwrap_or("x"),
         Kind::Bars => "session",
+        Kind::Cdf => "statistic",
     };
     let mut t = format!(
         "<table class=\"data\" data-figure=\"{}\"><caption>Numbers behind the figure</caption><thead><tr><th>series</th><th>{}</th><th>{}</th></tr></thead><tbody>",
         esc(&fig.id),
         esc(x_head),
-        esc(&fig.y_label)
+        // A CDF's table holds statistics (cycles/byte, an index, a count), not its y fractions.
+        esc(if fig.kind == Kind::Cdf {
+            "value"
+        } else {
+            &fig.y_label
+        })
     );
-    for s in &fig.series {
+    // A CDF has a point per session, which is what it replaces; its statistics summarise them, and every
+    // per-session value is in the results JSON.
+    let points = fig.series.iter().filter(|_| fig.kind != Kind::Cdf);
+    for s in points {
         for &(x, y) in &s.points {
             let _ = write!(
                 t,
@@ -585,6 +748,22 @@ fn figure_table(fig: &Figure) -> String {
             "<tr><td>{}</td><td>all</td>{}</tr>",
             esc(&r.name),
             cell(Some(r.y))
+        );
+    }
+    for st in &fig.statistics {
+        let _ = write!(
+            t,
+            "<tr class=\"statistic\"><td>{}</td><td>{}</td>{}</tr>",
+            esc(&st.of),
+            esc(&st.name),
+            if st.count {
+                format!(
+                    "<td class=\"n\" data-value=\"{:?}\">{:.0}</td>",
+                    st.value, st.value
+                )
+            } else {
+                cell(Some(st.value))
+            }
         );
     }
     t.push_str("</tbody></table>");
@@ -833,11 +1012,15 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
         );
         let _ = write!(
             body,
-            "<figure id=\"{}\" class=\"plot\">{svg}<figcaption>Figure {}: {}</figcaption>\
+            "<figure id=\"{}\" class=\"plot\">{svg}<figcaption>Figure {}: {}{}</figcaption>\
 <details open><summary>Numbers behind figure {}</summary>{}</details></figure>",
             esc(&f.id),
             i + 1,
             esc(&f.title),
+            f.notes
+                .iter()
+                .map(|n| format!("<span class=\"figure-note\"> {}</span>", esc(n)))
+                .collect::<String>(),
             i + 1,
             figure_table(f)
         );

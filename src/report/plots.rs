@@ -19,6 +19,9 @@ pub const HEIGHT: u32 = 560;
 /// Width of the legend pane on the right.
 const LEGEND_WIDTH: u32 = 360;
 const FONT: &str = "sans-serif";
+/// Largest-to-smallest ratio beyond which an axis goes logarithmic: past about a decade and a half a linear
+/// axis squeezes the small values onto zero, where they can no longer be read or compared.
+const LOG_SPAN: f64 = 30.0;
 
 /// Tableau 10: distinguishable, colour-blind-aware, readable on white.
 const PALETTE: [RGBColor; 10] = [
@@ -50,6 +53,10 @@ pub enum Kind {
     Lines(XScale),
     /// Grouped bars at integer x (per-thread values by session).
     Bars,
+    /// Empirical distribution functions: each series is its values sorted ascending, paired with the
+    /// fraction of values ≤ each (so y rises to 1), drawn as a staircase without markers. x is the measured
+    /// value, on a log₁₀ axis when the values span more than [`LOG_SPAN`].
+    Cdf,
 }
 
 /// One named series of (x, y) points, in data units (x in bytes or a count, not log₂).
@@ -75,6 +82,18 @@ impl Series {
     }
 }
 
+/// A number stated with a figure rather than drawn (a quantile, a fairness index, a count), listed in the
+/// table behind the figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statistic {
+    /// The series it describes, or what it is of ("all sessions").
+    pub of: String,
+    pub name: String,
+    pub value: f64,
+    /// A count of things: shown without decimals.
+    pub count: bool,
+}
+
 /// A horizontal reference line (e.g. the aggregate value over per-thread bars).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reference {
@@ -94,6 +113,9 @@ pub struct Figure {
     pub kind: Kind,
     pub series: Vec<Series>,
     pub references: Vec<Reference>,
+    /// Sentences printed with the figure: what it summarises, or leaves out.
+    pub notes: Vec<String>,
+    pub statistics: Vec<Statistic>,
 }
 
 impl Figure {
@@ -248,7 +270,7 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     // Cycles/byte against size spans two or three decades (tens at 16 B, below one at 64 KiB): a linear
     // axis would flatten every large-message value onto zero, so such line plots get a log₁₀ y axis.
     let log_y =
-        matches!(fig.kind, Kind::Lines(XScale::Log2)) && y_min > 0.0 && y_max / y_min > 30.0;
+        matches!(fig.kind, Kind::Lines(XScale::Log2)) && y_min > 0.0 && y_max / y_min > LOG_SPAN;
     let to_y = |y: f64| if log_y { y.log10() } else { y };
     let y_top = y_max * 1.1;
     let y_range = if log_y {
@@ -262,9 +284,13 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))
         });
-    // x in plot coordinates: log₂ of bytes for size axes.
+    // Per-thread cycles/byte of thousands of sessions can run from a few (busy threads) to thousands
+    // (starved ones): the same reason as log y above.
+    let log_x = fig.kind == Kind::Cdf && x_lo > 0.0 && x_hi / x_lo > LOG_SPAN;
+    // x in plot coordinates: log₂ of bytes for size axes, log₁₀ of a wide-ranging value.
     let to_x = |x: f64| match fig.kind {
         Kind::Lines(XScale::Log2) => x.max(1.0).log2(),
+        Kind::Cdf if log_x => x.log10(),
         _ => x,
     };
     let (lo, hi) = (to_x(x_lo), to_x(x_hi));
@@ -272,8 +298,21 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
         Kind::Lines(XScale::Log2) => (lo - 0.3)..(hi + 0.3),
         Kind::Lines(XScale::Integer) => (lo - 0.3).min(hi - 1.0)..(hi + 0.3).max(lo + 1.0),
         Kind::Bars => (lo - 0.6)..(hi + 0.6),
+        Kind::Cdf => {
+            // One value (every session alike) still needs an axis of some width around it.
+            let pad = if hi > lo {
+                (hi - lo) * 0.05
+            } else {
+                (hi.abs() * 0.05).max(0.5)
+            };
+            (lo - pad)..(hi + pad)
+        }
     };
-    let x_ticks = ((x_range.end - x_range.start).ceil() as usize + 1).clamp(2, 20);
+    let x_ticks = match fig.kind {
+        Kind::Cdf => 10,
+        _ => ((x_range.end - x_range.start).ceil() as usize + 1).clamp(2, 20),
+    };
+    let x_top = x_range.end;
 
     let mut chart = ChartBuilder::on(&plot_area)
         .margin(12)
@@ -282,6 +321,14 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
         .build_cartesian_2d(x_range, y_range)
         .map_err(|e| err(fig, e))?;
     let x_format = |v: &f64| -> String {
+        if fig.kind == Kind::Cdf {
+            return if log_x {
+                let value = 10f64.powf(*v);
+                y_text(value, value * 10.0)
+            } else {
+                y_text(*v, x_top)
+            };
+        }
         if (v - v.round()).abs() > 1e-6 {
             return String::new();
         }
@@ -300,7 +347,11 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     };
     chart
         .configure_mesh()
-        .x_desc(fig.x_label.as_str())
+        .x_desc(if log_x {
+            format!("{} (log scale)", fig.x_label)
+        } else {
+            fig.x_label.clone()
+        })
         .y_desc(if log_y {
             format!("{} (log scale)", fig.y_label)
         } else {
@@ -366,6 +417,33 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
                             }),
                     )
                     .map_err(|e| err(fig, e))?;
+            }
+        }
+        Kind::Cdf => {
+            for s in &fig.series {
+                let c = color(s.color);
+                // The staircase: flat between values, a step of 1/n at each; it starts from 0 at the
+                // smallest value, since no session lies below it.
+                let mut stairs: Vec<(f64, f64)> = Vec::with_capacity(2 * s.points.len());
+                let mut below = 0.0;
+                for &(x, y) in s
+                    .points
+                    .iter()
+                    .filter(|(x, y)| x.is_finite() && y.is_finite())
+                {
+                    stairs.push((to_x(x), below));
+                    stairs.push((to_x(x), y));
+                    below = y;
+                }
+                match dash(s.variant) {
+                    None => chart
+                        .draw_series(LineSeries::new(stairs, c.stroke_width(2)))
+                        .map(|_| ()),
+                    Some((on, off)) => chart
+                        .draw_series(DashedLineSeries::new(stairs, on, off, c.stroke_width(2)))
+                        .map(|_| ()),
+                }
+                .map_err(|e| err(fig, e))?;
             }
         }
     }
@@ -453,6 +531,11 @@ fn draw_legend<DB: DrawingBackend>(
                 }
                 area.draw(&marker(s.variant, (x0 + 15, y), c))?;
             }
+            Kind::Cdf => {
+                for seg in sample_line(y, c, dash(s.variant)) {
+                    area.draw(&seg)?;
+                }
+            }
             Kind::Bars => {
                 area.draw(&Rectangle::new(
                     [(x0 + 4, y - 7), (x0 + 26, y + 7)],
@@ -500,6 +583,8 @@ mod tests {
                 0,
             )],
             references: vec![],
+            notes: vec![],
+            statistics: vec![],
         }
     }
 
