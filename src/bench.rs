@@ -85,22 +85,18 @@ impl Ci95Set {
             stats::confidence_interval(&runs)
         };
         Ci95Set {
-            absolute_cycles_per_byte: ci(
-                &|m| m.absolute_cycles_per_byte,
-                &|u| u.absolute_cycles_per_byte,
-            ),
-            apparent_cycles_per_byte: ci(
-                &|m| m.apparent_cycles_per_byte,
-                &|u| u.apparent_cycles_per_byte,
-            ),
-            absolute_cycles_per_message: ci(
-                &|m| m.absolute_cycles_per_message,
-                &|u| u.absolute_cycles_per_message,
-            ),
-            apparent_cycles_per_message: ci(
-                &|m| m.apparent_cycles_per_message,
-                &|u| u.apparent_cycles_per_message,
-            ),
+            absolute_cycles_per_byte: ci(&|m| m.absolute_cycles_per_byte, &|u| {
+                u.absolute_cycles_per_byte
+            }),
+            apparent_cycles_per_byte: ci(&|m| m.apparent_cycles_per_byte, &|u| {
+                u.apparent_cycles_per_byte
+            }),
+            absolute_cycles_per_message: ci(&|m| m.absolute_cycles_per_message, &|u| {
+                u.absolute_cycles_per_message
+            }),
+            apparent_cycles_per_message: ci(&|m| m.apparent_cycles_per_message, &|u| {
+                u.apparent_cycles_per_message
+            }),
             bytes_per_second: ci(&|m| Some(m.bytes_per_second), &|u| u.bytes_per_second),
         }
     }
@@ -111,8 +107,14 @@ impl Ci95Set {
     pub fn precision(&self, median: &Metrics) -> Option<f64> {
         let pairs = if median.bytes > 0 {
             [
-                (self.absolute_cycles_per_byte, median.absolute_cycles_per_byte),
-                (self.apparent_cycles_per_byte, median.apparent_cycles_per_byte),
+                (
+                    self.absolute_cycles_per_byte,
+                    median.absolute_cycles_per_byte,
+                ),
+                (
+                    self.apparent_cycles_per_byte,
+                    median.apparent_cycles_per_byte,
+                ),
             ]
         } else {
             [

@@ -495,19 +495,7 @@ pub fn summarise(warnings: &[Warning]) -> String {
         .join(",")
 }
 
-/// The `q`-quantile (0 ≤ q ≤ 1) of finite values, interpolated linearly between the two nearest ranks
-/// (numpy's default), so `quantile(v, 0.5)` is [`median`] and `q` = 0 and 1 are the minimum and maximum;
-/// `None` when there is no finite value.
-pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() || !(0.0..=1.0).contains(&q) {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let rank = q * (v.len() - 1) as f64;
-    let (below, above) = (rank.floor() as usize, rank.ceil() as usize);
-    Some(v[below] + (v[above] - v[below]) * (rank - below as f64))
-}
+pub use crate::stats::quantile;
 
 /// Median of values (mean of the middle two for an even count); `None` when empty.
 pub fn median(values: &[f64]) -> Option<f64> {

@@ -91,11 +91,7 @@ impl BatchEstimate {
 /// figure catches what batches cannot see (a run-to-run shift such as a different CPU frequency).
 /// Centred on the mean of the repeats. `None` when neither estimate exists (one run too short to batch).
 pub fn confidence_interval(runs: &[(f64, Option<BatchEstimate>)]) -> Option<Interval> {
-    let values: Vec<f64> = runs
-        .iter()
-        .map(|r| r.0)
-        .filter(|v| v.is_finite())
-        .collect();
+    let values: Vec<f64> = runs.iter().map(|r| r.0).filter(|v| v.is_finite()).collect();
     let r = values.len();
     let centre = mean(&values)?;
     let between = variance(&values).map(|s2| (s2 / r as f64, r - 1));
@@ -192,13 +188,16 @@ pub fn trend(times: &[f64], values: &[f64], threshold: f64) -> Option<Trend> {
     })
 }
 
-/// The `p`-quantile (0…1) of `values` by nearest rank; `None` when empty.
-pub fn quantile(values: &[u64], p: f64) -> Option<u64> {
-    if values.is_empty() {
+/// The `q`-quantile (0 ≤ q ≤ 1) of finite values, interpolated linearly between the two nearest ranks
+/// (numpy's default), so `quantile(v, 0.5)` is `metrics::median` and `q` = 0 and 1 are the minimum and maximum;
+/// `None` when there is no finite value.
+pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() || !(0.0..=1.0).contains(&q) {
         return None;
     }
-    let mut v = values.to_vec();
-    v.sort_unstable();
-    let rank = ((p.clamp(0.0, 1.0) * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    Some(v[rank - 1])
+    v.sort_by(f64::total_cmp);
+    let rank = q * (v.len() - 1) as f64;
+    let (below, above) = (rank.floor() as usize, rank.ceil() as usize);
+    Some(v[below] + (v[above] - v[below]) * (rank - below as f64))
 }

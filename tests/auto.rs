@@ -29,6 +29,7 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         verify: VerifyMode::None,
         rekey_every: None,
         seed: 1,
+        tick: macbench::engine::DEFAULT_TICK,
     };
     let clock = clock::ClockInfo {
         reference_hz: 2e9,
@@ -43,6 +44,7 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         max_duration: Duration::from_millis(40),
         max_repeats: 3,
         max_rounds: 3,
+        target_ci: None,
     };
     let r = bench::run_scenario(scenario, 1, policy, &clock, &AtomicBool::new(false)).unwrap();
     assert!(

@@ -188,11 +188,31 @@ fn json_and_csv_follow_the_documented_schema() {
         }
         assert_eq!(r["sessions"], 3);
         assert_eq!(r["threads"].as_array().unwrap().len(), 3);
+        // --repeat 2, plus any repeats the default --target-ci added (bounded by --max-repeat).
+        let repeats = r["repeats"].as_u64().unwrap() as usize;
+        assert!((2..=5).contains(&repeats), "{repeats} repeats");
         assert_eq!(
             r["raw"].as_array().unwrap().len(),
-            2,
+            repeats,
             "raw counters of every repeat"
         );
+        // The tick series of the median repeat and the 95 % intervals, beside the medians.
+        let series = &r["series"];
+        let t = series["t_ns"].as_array().unwrap();
+        assert!(t.len() > 2, "a point per tick");
+        assert_eq!(series["bytes"].as_array().unwrap().len(), t.len());
+        assert!(series["window_first"].as_u64() < series["window_last"].as_u64());
+        for key in [
+            "absolute_cycles_per_byte",
+            "apparent_cycles_per_byte",
+            "absolute_cycles_per_message",
+            "apparent_cycles_per_message",
+            "bytes_per_second",
+        ] {
+            let ci = &r["ci95"][key];
+            let (low, high) = (ci["low"].as_f64().unwrap(), ci["high"].as_f64().unwrap());
+            assert!(low <= high, "ci95.{key}");
+        }
         // Recompute the aggregate from the raw counters of one repeat: f·W/Σb.
         let raw = &r["raw"][0];
         let f = doc["clock"]["reference_hz"].as_f64().unwrap();
@@ -227,6 +247,8 @@ fn json_and_csv_follow_the_documented_schema() {
         "apparent_cycles_per_byte",
         "parallelism",
         "fairness",
+        "absolute_cycles_per_byte_ci95_low",
+        "apparent_cycles_per_byte_ci95_high",
     ] {
         assert!(header.contains(&col), "csv column {col}");
     }
@@ -268,6 +290,9 @@ fn run_help_lists_the_agreed_flags() {
         "--auto",
         "--json",
         "--csv",
+        "--tick",
+        "--target-ci",
+        "--max-repeat",
     ] {
         assert!(help.contains(flag), "{flag}");
     }

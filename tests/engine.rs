@@ -29,6 +29,7 @@ fn scenario(f: Function, size: u32, sessions: usize) -> Scenario {
         verify: VerifyMode::None,
         rekey_every: None,
         seed: 7,
+        tick: engine::DEFAULT_TICK,
     }
 }
 
@@ -112,13 +113,21 @@ fn inline_and_after_verification_check_real_tags() {
     for verify in [VerifyMode::Inline, VerifyMode::After] {
         let mut s = scenario(function("cmac-aes128", "rustcrypto"), 48, 2);
         s.verify = verify;
+        s.duration = Duration::from_millis(300);
         let raw = run(&s);
         for t in &raw.threads {
             assert_eq!(t.verify_failures, 0);
             assert_eq!(t.verify_after_failures, 0);
             if verify == VerifyMode::After {
-                assert!(t.verified_after > 0, "tags were kept and re-checked");
+                // Every kept tag (the ring holds the last 1024) is re-checked after the run.
+                assert_eq!(t.verified_after, t.total_messages.min(1024));
             }
+        }
+        if verify == VerifyMode::After {
+            assert!(
+                raw.threads.iter().any(|t| t.verified_after > 0),
+                "tags were kept and re-checked"
+            );
         }
     }
 }
@@ -127,11 +136,13 @@ fn inline_and_after_verification_check_real_tags() {
 fn gmac_sessions_get_nonces_and_verify() {
     let mut s = scenario(function("gmac-aes128", "openssl"), 64, 2);
     s.verify = VerifyMode::After;
+    s.duration = Duration::from_millis(300);
     let raw = run(&s);
     assert!(raw
         .threads
         .iter()
-        .all(|t| t.verified_after > 0 && t.verify_after_failures == 0));
+        .all(|t| t.verify_after_failures == 0 && t.verified_after == t.total_messages.min(1024)));
+    assert!(raw.threads.iter().any(|t| t.verified_after > 0));
 }
 
 #[test]
@@ -237,4 +248,86 @@ fn many_sessions_start_and_all_report() {
     let s = scenario(function("null", "null"), 16, 1000);
     let raw = run(&s);
     assert_eq!(raw.threads.len(), 1000);
+}
+
+/// Invariants of a run with many more sessions than cores, none of which depends on timing: every
+/// session is reported once, per-thread window counts sum to the aggregate, the window's samples are
+/// the coordinator's and lie inside the run, the tick series is monotonic, and no session started its
+/// loop before the gate opened.
+fn check_many_sessions(sessions: usize, duration_ms: u64) {
+    let mut s = scenario(function("hmac-sha256", "openssl"), 256, sessions);
+    s.duration = Duration::from_millis(duration_ms);
+    s.window_start = Duration::from_millis(duration_ms / 5);
+    s.window_end = Duration::from_millis(duration_ms * 9 / 10);
+    let raw = run(&s);
+    assert!(!raw.interrupted);
+    assert_eq!(raw.threads.len(), sessions);
+    let mut ids: Vec<usize> = raw.threads.iter().map(|t| t.session).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..sessions).collect::<Vec<_>>(), "every session once");
+    for t in &raw.threads {
+        assert!(
+            t.start_offset_ns >= 0,
+            "session {} ran before the gate",
+            t.session
+        );
+        assert!(t.window_start.messages <= t.window_mid.messages);
+        assert!(t.window_mid.messages <= t.window_end.messages);
+        assert!(t.window_end.messages <= t.total_messages);
+        assert_eq!(
+            t.window_end.bytes - t.window_start.bytes,
+            256 * (t.window_end.messages - t.window_start.messages)
+        );
+    }
+    // The aggregate is the sum of the threads.
+    let ctx = macbench::metrics::Context {
+        f: 1e9,
+        cores: s.cores.len(),
+        core_ratio: None,
+        timer_resolution_ns: 1,
+    };
+    let (m, threads, _) = macbench::metrics::compute(&raw, ctx);
+    assert_eq!(threads.iter().map(|t| t.bytes).sum::<u64>(), m.bytes);
+    assert_eq!(threads.iter().map(|t| t.messages).sum::<u64>(), m.messages);
+    // Ticks: strictly increasing instants inside the run, cumulative counters never decrease.
+    let series = &raw.series;
+    let n = series.t_ns.len();
+    assert!(n >= 3, "ticks and marks");
+    assert!(series.t_ns.windows(2).all(|w| w[0] < w[1]));
+    assert!(series.messages.windows(2).all(|w| w[0] <= w[1]));
+    assert!(series.bytes.windows(2).all(|w| w[0] <= w[1]));
+    assert!(series.cpu_ns.windows(2).all(|w| w[0] <= w[1]));
+    // The window's marks: scheduled at t1 and t2, taken no earlier, the window inside the run.
+    let (first, last) = (series.window_first, series.window_last);
+    assert!(first < last && last < n);
+    assert!(series.t_ns[first] >= s.window_start.as_nanos() as u64);
+    assert!(series.t_ns[last] >= s.window_end.as_nanos() as u64);
+    assert!(*series.t_ns.last().unwrap() >= s.duration.as_nanos() as u64);
+    assert!(raw.window_wall_ns > 0);
+    assert!(raw.first_half_wall_ns < raw.window_wall_ns);
+    // The series at the marks is the sum of the per-thread samples taken there.
+    let sum_end: u64 = raw.threads.iter().map(|t| t.window_end.bytes).sum();
+    assert_eq!(series.bytes[last], sum_end);
+    assert_eq!(raw.coordinator.ticks, n);
+    assert!(raw.startup.ready_ns >= raw.startup.spawn_ns);
+}
+
+#[test]
+fn a_hundred_sessions_are_all_accounted_for() {
+    check_many_sessions(100, 400);
+}
+
+#[test]
+fn a_thousand_sessions_are_all_accounted_for() {
+    check_many_sessions(1000, 600);
+}
+
+#[test]
+fn a_tick_outside_its_bounds_is_refused() {
+    let mut s = scenario(function("null", "null"), 64, 1);
+    s.tick = Duration::from_micros(10);
+    assert!(matches!(
+        engine::validate(&s, &macbench::host::online_cpus()),
+        Err(EngineError::BadTick { .. })
+    ));
 }

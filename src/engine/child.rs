@@ -742,10 +742,7 @@ mod tests {
             startup: Default::default(),
         };
         let text = serde_json::json!({ "ok": raw }).to_string();
-        let back: RawRun = serde_json::from_str::<RunReply>(&text)
-            .unwrap()
-            .ok
-            .unwrap();
+        let back: RawRun = serde_json::from_str::<RunReply>(&text).unwrap().ok.unwrap();
         assert_eq!(back, raw);
     }
 

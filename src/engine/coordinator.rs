@@ -339,6 +339,7 @@ pub fn coordinate(
     if thread_series {
         series.threads = Some(per_thread);
     }
+    let late_f64: Vec<f64> = lateness.iter().map(|&l| l as f64).collect();
     let report = CoordinatorReport {
         scheduling,
         cpus: if cpus_ok {
@@ -348,11 +349,8 @@ pub fn coordinate(
         },
         ticks: lateness.len(),
         lateness_max_ns: lateness.iter().copied().max().unwrap_or(0),
-        lateness_p99_ns: crate::stats::quantile(&lateness, 0.99).unwrap_or(0),
-        lateness_mean_ns: crate::stats::mean(
-            &lateness.iter().map(|&l| l as f64).collect::<Vec<_>>(),
-        )
-        .unwrap_or(0.0),
+        lateness_p99_ns: crate::stats::quantile(&late_f64, 0.99).unwrap_or(0.0) as u64,
+        lateness_mean_ns: crate::stats::mean(&late_f64).unwrap_or(0.0),
         full_pass_max_ns,
         cpu_share: if wall > 0 {
             own_cpu as f64 / wall as f64

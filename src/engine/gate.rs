@@ -121,9 +121,65 @@ impl StartGate {
         futex_wake_all(&self.state);
     }
 
-    /// Release every waiting thread to exit without running.
+    /// Release every waiting thread to exit without running. A gate already opened stays open: a
+    /// thread the scheduler has not yet woken must still run, or it would be reported as never started.
     pub fn stop(&self) {
-        self.state.store(STOPPED, Ordering::Release);
+        let _ = self
+            .state
+            .compare_exchange(CLOSED, STOPPED, Ordering::AcqRel, Ordering::Acquire);
         futex_wake_all(&self.state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// No thread passes the gate before it opens; all pass once it does.
+    #[test]
+    fn no_thread_starts_before_the_gate_opens() {
+        let gate = StartGate::new();
+        let passed = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..16)
+                .map(|_| {
+                    s.spawn(|| {
+                        let go = gate.arrive_and_wait(16);
+                        passed.fetch_add(1, Ordering::SeqCst);
+                        go
+                    })
+                })
+                .collect();
+            assert!(gate.wait_arrivals(16, &AtomicBool::new(false)));
+            assert_eq!(gate.arrivals(), 16);
+            // Every thread has arrived and is blocked: none has passed.
+            std::thread::sleep(Duration::from_millis(20));
+            assert_eq!(passed.load(Ordering::SeqCst), 0);
+            gate.open();
+            for h in handles {
+                assert!(h.join().unwrap(), "opened, not stopped");
+            }
+        });
+        assert_eq!(passed.load(Ordering::SeqCst), 16);
+    }
+
+    #[test]
+    fn a_stopped_gate_releases_its_threads_to_exit() {
+        let gate = StartGate::new();
+        std::thread::scope(|s| {
+            let h = s.spawn(|| gate.arrive_and_wait(2));
+            gate.arrive_failed(2);
+            assert!(gate.wait_arrivals(2, &AtomicBool::new(false)));
+            assert!(gate.any_failed());
+            gate.stop();
+            assert!(!h.join().unwrap());
+        });
+    }
+
+    #[test]
+    fn waiting_for_arrivals_gives_up_on_cancel() {
+        let gate = StartGate::new();
+        assert!(!gate.wait_arrivals(1, &AtomicBool::new(true)));
     }
 }

@@ -60,14 +60,7 @@ impl SystemLimits {
             .then_some(rl.rlim_cur as u64);
         let threads_now = std::fs::read_to_string("/proc/loadavg")
             .ok()
-            .and_then(|s| {
-                s.split_whitespace()
-                    .nth(3)?
-                    .split_once('/')?
-                    .1
-                    .parse()
-                    .ok()
-            })
+            .and_then(|s| s.split_whitespace().nth(3)?.split_once('/')?.1.parse().ok())
             .unwrap_or(0);
         let maps_now = std::fs::read_to_string("/proc/self/maps")
             .map(|s| s.lines().count() as u64)
@@ -79,21 +72,23 @@ impl SystemLimits {
                     .find_map(|l| l.strip_prefix("0::").map(|p| p.trim().to_string()))
             })
             .map(|p| format!("/sys/fs/cgroup{}", if p == "/" { "" } else { &p }));
-        let cg = |file: &str| cgroup.as_ref().and_then(|c| read_u64(&format!("{c}/{file}")));
-        let mem_available = std::fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|s| {
-                s.lines().find_map(|l| {
-                    let kib: u64 = l
-                        .strip_prefix("MemAvailable:")?
-                        .trim()
-                        .trim_end_matches("kB")
-                        .trim()
-                        .parse()
-                        .ok()?;
-                    Some(kib * 1024)
-                })
-            });
+        let cg = |file: &str| {
+            cgroup
+                .as_ref()
+                .and_then(|c| read_u64(&format!("{c}/{file}")))
+        };
+        let mem_available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+            s.lines().find_map(|l| {
+                let kib: u64 = l
+                    .strip_prefix("MemAvailable:")?
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse()
+                    .ok()?;
+                Some(kib * 1024)
+            })
+        });
         let cgroup_memory = match (cg("memory.max"), cg("memory.current")) {
             (Some(max), Some(now)) => Some(max.saturating_sub(now)),
             _ => None,
@@ -171,4 +166,60 @@ pub fn check(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roomy() -> SystemLimits {
+        SystemLimits {
+            nproc: Some(100_000),
+            threads_max: Some(200_000),
+            threads_now: 500,
+            max_map_count: Some(65_530),
+            maps_now: 300,
+            cgroup_pids_max: Some(50_000),
+            cgroup_pids_now: 20,
+            memory_available: Some(16 << 30),
+        }
+    }
+
+    fn refused(sessions: usize, buffers: usize, l: &SystemLimits) -> String {
+        check(sessions, buffers, l).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_limit_is_named_when_crossed() {
+        assert!(check(10_000, 0, &roomy()).is_ok());
+        let mut l = roomy();
+        l.nproc = Some(1000);
+        assert!(refused(1000, 0, &l).contains("RLIMIT_NPROC is 1000"));
+        let mut l = roomy();
+        l.threads_max = Some(10_000);
+        assert!(refused(9_600, 0, &l).contains("kernel.threads-max is 10000"));
+        let mut l = roomy();
+        l.cgroup_pids_max = Some(2_000);
+        assert!(refused(1_990, 0, &l).contains("pids.max is 2000"));
+        // 65,530 mappings at 2 per thread: ~32,600 threads.
+        assert!(refused(40_000, 0, &roomy()).contains("vm.max_map_count"));
+        let mut l = roomy();
+        l.memory_available = Some(1 << 30);
+        let msg = refused(20_000, 0, &l);
+        assert!(msg.contains("MiB are available"), "{msg}");
+        assert!(msg.starts_with("--sessions 20000 is more than this process may run"));
+    }
+
+    #[test]
+    fn verify_buffers_count_against_memory() {
+        let mut l = roomy();
+        l.memory_available = Some(1 << 30);
+        assert!(check(5_000, 0, &l).is_ok());
+        assert!(check(5_000, 256 << 10, &l).is_err());
+    }
+
+    #[test]
+    fn unknown_limits_do_not_refuse() {
+        assert!(check(1_000_000, 0, &SystemLimits::default()).is_ok());
+    }
 }

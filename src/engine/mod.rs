@@ -19,9 +19,9 @@ pub mod coordinator;
 pub mod gate;
 pub mod limits;
 
+use crate::mac::{Function, KeyParams, MessageLoop, VerifyMode, MAX_TAG_LEN};
 pub use coordinator::{CoordinatorReport, Series, SessionSlot, ThreadSeries};
 use gate::StartGate;
-use crate::mac::{Function, KeyParams, MessageLoop, VerifyMode, MAX_TAG_LEN};
 use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -154,7 +154,11 @@ pub enum EngineError {
     #[error("--sessions {sessions} is more than this process may run: {limit}")]
     Limit { sessions: usize, limit: String },
     #[error("--tick {tick_ms} ms is outside {min_ms}…{max_ms} ms")]
-    BadTick { tick_ms: f64, min_ms: f64, max_ms: f64 },
+    BadTick {
+        tick_ms: f64,
+        min_ms: f64,
+        max_ms: f64,
+    },
 }
 
 /// A snapshot of one thread's counters, taken by the coordinator at a window mark.
@@ -171,7 +175,7 @@ pub struct Sample {
 }
 
 /// Raw counters of one session.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ThreadCounters {
     pub session: usize,
     /// The cores this thread was allowed on.
@@ -205,7 +209,7 @@ pub struct Startup {
 }
 
 /// Raw result of one run of a scenario.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct RawRun {
     /// Coordinator's wall-clock time of the window (W) and of its first half.
     pub window_wall_ns: u64,
@@ -228,14 +232,9 @@ impl RawRun {
     /// A run cancelled before its sessions started: nothing measured.
     fn cut_short(key_setup_ns: f64) -> RawRun {
         RawRun {
-            window_wall_ns: 0,
-            first_half_wall_ns: 0,
-            threads: Vec::new(),
             key_setup_ns,
             interrupted: true,
-            series: Series::default(),
-            coordinator: CoordinatorReport::default(),
-            startup: Startup::default(),
+            ..RawRun::default()
         }
     }
 }

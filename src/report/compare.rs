@@ -483,7 +483,7 @@ pub fn measure_ours(
         verify: VerifyMode::None,
         rekey_every: None,
         seed: 1,
-                tick: crate::engine::DEFAULT_TICK,
+        tick: crate::engine::DEFAULT_TICK,
     };
     engine::validate(&scenario, &crate::host::online_cpus())?;
     // Median of three repeats: a single window on a shared machine can catch a neighbour's burst.

@@ -65,14 +65,26 @@ impl Exporter for ScenarioCsv {
             &serde_json::to_value(crate::metrics::Metrics::default()).map_err(|e| e.to_string())?,
         );
         let mut w = csv::Writer::from_writer(Vec::new());
+        let ci_names = object_keys(
+            &serde_json::to_value(crate::bench::Ci95Set::default()).map_err(|e| e.to_string())?,
+        );
         let mut header: Vec<String> = KEY_COLUMNS.iter().map(|s| s.to_string()).collect();
         header.extend(metric_names.iter().cloned());
+        for name in &ci_names {
+            header.push(format!("{name}_ci95_low"));
+            header.push(format!("{name}_ci95_high"));
+        }
         header.extend(["failed", "warning_codes", "warnings"].map(String::from));
         w.write_record(&header).map_err(|e| e.to_string())?;
         for r in &doc.results {
             let metrics = serde_json::to_value(&r.metrics).map_err(|e| e.to_string())?;
             let mut row = key_cells(r);
             row.extend(metric_names.iter().map(|k| cell(&metrics[k])));
+            let ci = serde_json::to_value(&r.ci95).map_err(|e| e.to_string())?;
+            for name in &ci_names {
+                row.push(cell(&ci[name]["low"]));
+                row.push(cell(&ci[name]["high"]));
+            }
             row.push(r.failed.to_string());
             row.push(
                 r.warnings
