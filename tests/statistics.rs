@@ -1,0 +1,234 @@
+//! The statistics behind `ci95`, `noisy` and `not-steady`, on synthetic series with known answers.
+
+use macbench::bench::Ci95Set;
+use macbench::engine::{RawRun, Sample, Series, ThreadCounters};
+use macbench::metrics::{self, compute, Context, Metrics};
+use macbench::stats::{self, BatchEstimate, Interval};
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1e-12)
+}
+
+#[test]
+fn student_t_quantiles_match_the_table() {
+    assert_eq!(stats::t95(0), f64::INFINITY);
+    assert!(close(stats::t95(1), 12.706, 1e-4));
+    assert!(close(stats::t95(2), 4.303, 1e-4));
+    assert!(close(stats::t95(9), 2.262, 1e-4));
+    assert!(close(stats::t95(30), 2.042, 1e-4));
+    // Beyond the table: t_{0.975,60} = 2.000, t_{0.975,120} = 1.980, → 1.960.
+    assert!(close(stats::t95(60), 2.000, 1e-3));
+    assert!(close(stats::t95(120), 1.980, 1e-3));
+    assert!(close(stats::t95(1_000_000), 1.960, 1e-3));
+    // Monotonic: more degrees of freedom, a narrower interval.
+    assert!((1..200).all(|df| stats::t95(df) >= stats::t95(df + 1)));
+}
+
+#[test]
+fn between_repeat_interval_is_mean_plus_minus_t_s_over_root_r() {
+    // 10, 12, 14: mean 12, s² = 4, SE = √(4/3), t_{0.975,2} = 4.303.
+    let ci = stats::confidence_interval(&[(10.0, None), (12.0, None), (14.0, None)]).unwrap();
+    let half = 4.303 * (4.0f64 / 3.0).sqrt();
+    assert!(close(ci.low, 12.0 - half, 1e-9), "{ci:?}");
+    assert!(close(ci.high, 12.0 + half, 1e-9), "{ci:?}");
+}
+
+#[test]
+fn within_run_batches_set_a_floor_when_repeats_agree_by_luck() {
+    // Two identical repeats (between-repeat variance 0), each with SE 1 from 10 batches:
+    // variance of the mean 1/2, 18 degrees of freedom, t = 2.101.
+    let b = BatchEstimate {
+        batches: 10,
+        standard_error: 1.0,
+    };
+    let ci = stats::confidence_interval(&[(10.0, Some(b)), (10.0, Some(b))]).unwrap();
+    let half = 2.101 * 0.5f64.sqrt();
+    assert!(close(ci.high - 10.0, half, 1e-9), "{ci:?}");
+    assert!(close(10.0 - ci.low, half, 1e-9), "{ci:?}");
+    // One run: its own batches, 9 degrees of freedom.
+    let ci = stats::confidence_interval(&[(10.0, Some(b))]).unwrap();
+    assert!(close(ci.high - 10.0, 2.262, 1e-9), "{ci:?}");
+    // One run too short to batch: no interval rather than a false one.
+    assert_eq!(stats::confidence_interval(&[(10.0, None)]), None);
+    assert_eq!(stats::confidence_interval(&[]), None);
+}
+
+#[test]
+fn batch_estimate_is_sd_over_root_k() {
+    // 1..=5: sd = √2.5, SE = √2.5/√5 = √0.5.
+    let b = BatchEstimate::from_batches(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+    assert_eq!(b.batches, 5);
+    assert!(close(b.standard_error, 0.5f64.sqrt(), 1e-12));
+    assert!(BatchEstimate::from_batches(&[1.0]).is_none());
+    assert!(BatchEstimate::from_batches(&[f64::NAN, 1.0]).is_none());
+}
+
+#[test]
+fn a_significant_large_slope_is_a_trend_and_noise_is_not() {
+    let times: Vec<f64> = (0..10).map(f64::from).collect();
+    // Rising 2 per step from 100: fitted change over 9 steps = 18 on a mean of 109 → +16.5 %.
+    let rising: Vec<f64> = times.iter().map(|t| 100.0 + 2.0 * t).collect();
+    let t = stats::trend(&times, &rising, 0.05).unwrap();
+    assert!(t.significant);
+    assert!(close(t.relative_change, 18.0 / 109.0, 1e-9), "{t:?}");
+    // Flat with alternating noise: no slope.
+    let flat: Vec<f64> = times
+        .iter()
+        .map(|t| if *t as i32 % 2 == 0 { 99.0 } else { 101.0 })
+        .collect();
+    let t = stats::trend(&times, &flat, 0.05).unwrap();
+    assert!(!t.significant, "{t:?}");
+    // A perfectly clean 1 % drift is significant statistically but below the practical threshold.
+    let drift: Vec<f64> = times.iter().map(|t| 100.0 + 0.1 * t).collect();
+    let t = stats::trend(&times, &drift, 0.05).unwrap();
+    assert!(t.t.abs() > 100.0 && !t.significant, "{t:?}");
+    // Too few points to say.
+    assert!(stats::trend(&[0.0, 1.0, 2.0], &[1.0, 2.0, 3.0], 0.05).is_none());
+}
+
+/// A series of `ticks` equal intervals of 10 ms whose throughput per tick is `rate(k)` bytes of 100-byte
+/// messages, with CPU time equal to wall time (one busy core), window from tick `first` to `last`.
+fn series(ticks: usize, first: usize, last: usize, rate: impl Fn(usize) -> u64) -> Series {
+    let mut s = Series {
+        tick_ns: 10_000_000,
+        window_first: first,
+        window_last: last,
+        ..Series::default()
+    };
+    let (mut b, mut m) = (0u64, 0u64);
+    for k in 0..=ticks {
+        if k > 0 {
+            b += rate(k);
+            m += rate(k) / 100;
+        }
+        s.t_ns.push(k as u64 * 10_000_000);
+        s.bytes.push(b);
+        s.messages.push(m);
+        s.cpu_ns.push(k as u64 * 10_000_000);
+    }
+    s
+}
+
+#[test]
+fn batches_partition_the_window_exactly() {
+    let s = series(30, 5, 28, |_| 1_000_000);
+    let b = metrics::batches(&s);
+    assert_eq!(b.len(), metrics::MAX_BATCHES);
+    let bytes: u64 = b.iter().map(|x| x.bytes).sum();
+    assert_eq!(bytes, s.bytes[28] - s.bytes[5]);
+    let wall: f64 = b.iter().map(|x| x.wall_s).sum();
+    assert!(close(wall, 0.23, 1e-12));
+    assert!(b.windows(2).all(|w| w[0].mid_s < w[1].mid_s));
+    // Fewer intervals than batches: one batch per interval; under two intervals: none.
+    assert_eq!(metrics::batches(&series(10, 2, 6, |_| 1)).len(), 4);
+    assert!(metrics::batches(&series(10, 2, 3, |_| 1)).is_empty());
+    // Indices outside the series: none rather than a panic.
+    assert!(metrics::batches(&series(10, 2, 40, |_| 1)).is_empty());
+}
+
+/// A one-thread run whose window counters agree with `series`.
+fn raw_with(series: Series) -> RawRun {
+    let (a, z) = (series.window_first, series.window_last);
+    let sample = |k: usize| Sample {
+        wall_ns: series.t_ns[k],
+        cpu_ns: series.cpu_ns[k],
+        messages: series.messages[k],
+        bytes: series.bytes[k],
+        hw_cycles: None,
+        cpu: Some(0),
+    };
+    RawRun {
+        window_wall_ns: series.t_ns[z] - series.t_ns[a],
+        first_half_wall_ns: (series.t_ns[z] - series.t_ns[a]) / 2,
+        threads: vec![ThreadCounters {
+            session: 0,
+            allowed_cpus: vec![0],
+            window_start: sample(a),
+            window_mid: sample((a + z) / 2),
+            window_end: sample(z),
+            total_messages: *series.messages.last().unwrap(),
+            ..ThreadCounters::default()
+        }],
+        key_setup_ns: 0.0,
+        series,
+        ..RawRun::default()
+    }
+}
+
+const CTX: Context = Context {
+    f: 1e9,
+    cores: 1,
+    core_ratio: None,
+    timer_resolution_ns: 1,
+};
+
+#[test]
+fn a_rising_series_is_not_steady_and_says_the_warm_up_has_not_ended() {
+    let raw = raw_with(series(40, 10, 35, |k| 1_000_000 + 40_000 * k as u64));
+    let (_, _, warnings) = compute(&raw, CTX);
+    let w = warnings
+        .iter()
+        .find(|w| w.code == "not-steady")
+        .expect("not-steady");
+    assert!(w.message.contains("warm-up has not ended"), "{}", w.message);
+    // A steady series is not flagged.
+    let raw = raw_with(series(40, 10, 35, |_| 1_000_000));
+    let (_, _, warnings) = compute(&raw, CTX);
+    assert!(!warnings.iter().any(|w| w.code == "not-steady"));
+}
+
+#[test]
+fn a_constant_series_has_a_zero_width_interval_at_its_value() {
+    // 1 MB per 10 ms tick on one busy core: 1e9 cycles/s × 0.01 s / 1e6 B = 10 cycles/byte.
+    let raw = raw_with(series(40, 10, 35, |_| 1_000_000));
+    let (m, _, _) = compute(&raw, CTX);
+    assert!(close(m.apparent_cycles_per_byte.unwrap(), 10.0, 1e-9));
+    let u = metrics::uncertainty(&raw, CTX.f);
+    let se = u.apparent_cycles_per_byte.unwrap();
+    assert_eq!(se.batches, 10);
+    assert!(se.standard_error < 1e-15);
+    let ci = Ci95Set::from_runs(std::slice::from_ref(&m), &[u]);
+    let a = ci.apparent_cycles_per_byte.unwrap();
+    assert!(
+        close(a.low, 10.0, 1e-9) && close(a.high, 10.0, 1e-9),
+        "{a:?}"
+    );
+    assert!(ci.precision(&m).unwrap() < 1e-9);
+}
+
+#[test]
+fn alternating_batches_give_the_textbook_interval() {
+    // A 10-tick window, one tick per batch, alternating 1 MB and 3 MB per 10 ms: bytes/s per batch
+    // 1e8 and 3e8, mean 2e8, sd = √(10/9)·1e8, SE = sd/√10, half-width = t_{0.975,9}·SE.
+    let raw = raw_with(series(20, 5, 15, |k| {
+        if k % 2 == 0 {
+            1_000_000
+        } else {
+            3_000_000
+        }
+    }));
+    let u = metrics::uncertainty(&raw, CTX.f);
+    let se = u.bytes_per_second.unwrap();
+    let expected_se = (10.0f64 / 9.0).sqrt() * 1e8 / 10f64.sqrt();
+    assert!(close(se.standard_error, expected_se, 1e-9), "{se:?}");
+    let m = Metrics {
+        bytes_per_second: 2e8,
+        ..Metrics::default()
+    };
+    let ci = Ci95Set::from_runs(&[m], &[u]).bytes_per_second.unwrap();
+    let half = 2.262 * expected_se;
+    assert!(
+        close(ci.high - 2e8, half, 1e-9) && close(2e8 - ci.low, half, 1e-9),
+        "{ci:?}"
+    );
+}
+
+#[test]
+fn relative_half_width() {
+    let i = Interval {
+        low: 95.0,
+        high: 105.0,
+    };
+    assert!(close(i.relative_half_width(100.0).unwrap(), 0.05, 1e-12));
+    assert_eq!(i.relative_half_width(0.0), None);
+}
