@@ -228,3 +228,72 @@ fn jain_median_and_noise_helpers() {
     assert_eq!(metrics::quantile(&[f64::NAN], 0.5), None);
     assert_eq!(metrics::quantile(&five, 1.5), None);
 }
+
+#[test]
+fn a_window_that_measured_nothing_fails_the_result() {
+    let idle = |session| {
+        let mut t = thread(session, 0, 0.0, 0, 1000);
+        t.total_messages = 0;
+        t
+    };
+    let (m, _, warnings) = compute(&run((0..100).map(idle).collect()), ctx(2));
+    assert_eq!(m.bytes, 0);
+    let fatal: Vec<_> = warnings.iter().filter(|w| w.fatal).collect();
+    assert_eq!(fatal.len(), 1, "{warnings:?}");
+    assert_eq!(fatal[0].code, "starvation");
+    assert!(fatal[0].message.starts_with("only 0 of 100 sessions"));
+}
+
+#[test]
+fn fewer_than_ninety_percent_of_sessions_running_fails_the_result() {
+    let mixed = |ran: usize| -> Vec<ThreadCounters> {
+        (0..100)
+            .map(|i| {
+                let m = if i < ran { 10_000 } else { 0 };
+                thread(i, i % 2, if i < ran { 0.02 } else { 0.0 }, m, 1000)
+            })
+            .collect()
+    };
+    let fatal = |ran| {
+        let (_, _, w) = compute(&run(mixed(ran)), ctx(2));
+        w.iter().any(|w| w.code == "starvation" && w.fatal)
+    };
+    assert!(!fatal(100));
+    assert!(!fatal(90), "90 % ran: warned per thread, not failed");
+    assert!(fatal(89));
+    // The 10 that did not run are still each named, without failing the result.
+    let (_, _, w) = compute(&run(mixed(90)), ctx(2));
+    assert_eq!(
+        w.iter()
+            .filter(|w| w.code == "starvation" && !w.fatal)
+            .count(),
+        10
+    );
+}
+
+#[test]
+fn empty_messages_are_not_starvation() {
+    // --sizes 0: messages run, bytes stay 0.
+    let (m, _, warnings) = compute(&run(vec![thread(0, 0, 1.0, 400_000, 0)]), ctx(1));
+    assert_eq!(m.bytes, 0);
+    assert_eq!(m.messages, 400_000);
+    assert!(
+        !warnings.iter().any(|w| w.code == "starvation"),
+        "{warnings:?}"
+    );
+    assert!(m.absolute_cycles_per_byte.is_none());
+    assert!(close(
+        m.absolute_cycles_per_message.unwrap(),
+        2e9 / 400_000.0
+    ));
+}
+
+#[test]
+fn warnings_are_summarised_by_code_with_counts() {
+    let mut threads: Vec<ThreadCounters> = (0..3).map(|i| thread(i, 0, 0.0, 0, 1000)).collect();
+    threads.push(thread(3, 0, 0.3, 500, 1000));
+    let (_, _, w) = compute(&run(threads), ctx(1));
+    let line = metrics::summarise(&w);
+    assert!(line.starts_with("starvation×4"), "{line}"); // 3 threads and the fatal aggregate
+    assert!(line.contains("window-too-short"), "{line}");
+}
