@@ -11,6 +11,7 @@ mod net;
 mod report;
 pub mod run;
 mod tag;
+pub mod values;
 
 use clap::{Parser, Subcommand};
 use std::fmt;

@@ -51,9 +51,9 @@ pub struct RunArgs {
     /// Repeats per scenario; the median is reported with min/max.
     #[arg(long, default_value_t = 3)]
     pub repeat: usize,
-    /// Total time budget for the sweep in seconds: sets the duration per scenario.
-    #[arg(long)]
-    pub budget: Option<f64>,
+    /// Total time budget for the sweep (`90`, `90s`, `10m`): sets the duration per scenario.
+    #[arg(long, allow_hyphen_values = true)]
+    pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
     #[arg(long, default_value = "unique")]
     pub data: String,
@@ -100,23 +100,8 @@ impl Default for RunArgs {
     }
 }
 
-/// Parse `0.15`, `150ms`, `2s`, `1.5s`.
-pub fn parse_duration(flag: &str, text: &str) -> Result<Duration, CliError> {
-    let t = text.trim();
-    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        (t, 1.0)
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v * scale <= 86_400.0 => Ok(Duration::from_secs_f64(v * scale)),
-        _ => Err(CliError::usage(format!(
-            "{flag}: {text:?} is not a positive duration; use seconds (0.5, 2s) or milliseconds (150ms)"
-        ))),
-    }
-}
+/// The one duration rule (kept here as well, for callers that import it from `run`).
+pub use super::values::parse_duration;
 
 /// Parse a window against the run duration: `a..b` in seconds, or `a%..b%`.
 pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duration), CliError> {
@@ -239,9 +224,9 @@ pub fn resolve_functions(
     accel: &str,
 ) -> Result<Vec<Function>, CliError> {
     let algorithms = resolve_algorithms(alg)?;
-    let accels: Vec<Accel> = accel
-        .split(',')
-        .map(|a| parse_choice("--accel", a.trim(), &[("hw", Accel::Hw), ("sw", Accel::Sw)]))
+    let accels: Vec<Accel> = super::values::dedup_list(accel)
+        .into_iter()
+        .map(|a| parse_choice("--accel", a, &[("hw", Accel::Hw), ("sw", Accel::Sw)]))
         .collect::<Result<_, _>>()?;
     let backends: Option<Vec<&str>> = match backend {
         None => None,
@@ -311,10 +296,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let sizes = parse_sizes(&args.sizes, args.seed)?;
     let online = host::online_cpus();
     let cores = match &args.cores {
-        Some(c) => host::parse_cpu_list(c).map_err(|e| CliError::usage(format!("--cores: {e}")))?,
+        Some(c) => super::values::parse_cpus("--cores", c)?,
         None => online.clone(),
     };
-    let sessions = args.sessions.unwrap_or(cores.len().max(1));
+    let sessions = super::values::check_count(
+        "--sessions",
+        args.sessions.unwrap_or(cores.len().max(1)),
+        super::values::MAX_SESSIONS,
+    )?;
     let data = parse_choice(
         "--data",
         &args.data,
@@ -340,17 +329,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if args.rekey == Some(0) {
         return Err(CliError::usage("--rekey must be at least 1 message"));
     }
-    if args.repeat == 0 {
-        return Err(CliError::usage("--repeat must be at least 1"));
-    }
+    super::values::check_count("--repeat", args.repeat, super::values::MAX_REPEAT)?;
     let scenario_count = functions.len() * sizes.len();
     let mut duration = parse_duration("--duration", &args.duration)?;
-    if let Some(budget) = args.budget {
-        if !(budget.is_finite() && budget > 0.0) {
-            return Err(CliError::usage(
-                "--budget must be a positive number of seconds",
-            ));
-        }
+    if let Some(text) = &args.budget {
+        let budget = parse_duration("--budget", text)?.as_secs_f64();
         let per = budget / (scenario_count * args.repeat) as f64;
         if per < 0.02 {
             return Err(CliError::usage(format!(
@@ -359,7 +342,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 args.repeat
             )));
         }
-        duration = Duration::from_secs_f64(per);
+        duration = super::values::duration_from_secs("--budget", text, per)?;
     }
     let (window_start, window_end) = parse_window(&args.window, duration)?;
     let make = |function: Function, size: &SizeSource| Scenario {
