@@ -14,4 +14,5 @@ pub mod mac;
 pub mod metrics;
 pub mod net;
 pub mod report;
+pub mod stdio;
 pub mod traffic;

@@ -122,7 +122,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
                         peer.env_var()
                     ),
                 ));
-                print!("{}", compare::render(&rows, f));
+                crate::out!("{}", compare::render(&rows, f));
                 return Ok(());
             }
             PeerRun::Failed(reason) => {
@@ -209,6 +209,6 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             rows.push(r);
         }
     }
-    print!("{}", compare::render(&rows, f));
+    crate::out!("{}", compare::render(&rows, f));
     Ok(())
 }

@@ -372,9 +372,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             scenarios.push(scenario);
         }
     }
-    for path in args.json.iter().chain(args.csv.iter()) {
-        check_writable(path)?;
-    }
+    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
+    let _locked = super::files::prepare_owned(&outputs, &[])?;
 
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
     let clock = clock::clock_info();
@@ -462,7 +461,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let say = |line: String| match &progress {
         Some(pb) => pb.println(line),
-        None => println!("{line}"),
+        None => crate::outln!("{line}"),
     };
     if !args.quiet {
         say(table::HEADER.to_string());
@@ -491,7 +490,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             }
         }
         doc.results.push(result);
-        write_outputs(&doc, args)?;
+        write_outputs(&doc, args, false)?;
         if let Some(pb) = &progress {
             pb.inc(1);
         }
@@ -501,10 +500,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let interrupted = CANCEL.load(Ordering::SeqCst);
     doc.partial = interrupted;
-    write_outputs(&doc, args)?;
+    write_outputs(&doc, args, true)?;
 
-    println!();
-    println!(
+    crate::outln!();
+    crate::outln!(
         "{}",
         table::matrix(
             &doc,
@@ -512,7 +511,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             |r| r.metrics.absolute_cycles_per_byte
         )
     );
-    println!(
+    crate::outln!(
         "{}",
         table::matrix(
             &doc,
@@ -526,13 +525,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .filter(|r| !r.warnings.is_empty())
         .count();
     if warned > 0 {
-        println!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
+        crate::outln!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
     }
     for path in args.json.iter() {
-        println!("results: {}", path.display());
+        crate::outln!("results: {}", path.display());
     }
     if let Some(path) = &args.csv {
-        println!(
+        crate::outln!(
             "results: {} and {}",
             path.display(),
             csv_export::threads_path(path).display()
@@ -556,27 +555,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn check_writable(path: &std::path::Path) -> Result<(), CliError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "{}: directory {} does not exist",
-            path.display(),
-            dir.display()
-        )));
+/// Write the results files; `last` marks the final write (standard output takes only that one).
+fn write_outputs(doc: &Document, args: &RunArgs, last: bool) -> Result<(), CliError> {
+    use super::files::write_now;
+    // Nothing finished (Ctrl-C during the first scenario): an existing file from an earlier run stays.
+    if doc.results.is_empty() {
+        return Ok(());
     }
-    Ok(())
-}
-
-fn write_outputs(doc: &Document, args: &RunArgs) -> Result<(), CliError> {
-    if let Some(path) = &args.json {
+    if let Some(path) = args.json.as_deref().filter(|p| write_now(p, last)) {
         report::export(&JsonExporter, doc, path).map_err(CliError::failure)?;
     }
-    if let Some(path) = &args.csv {
+    if let Some(path) = args.csv.as_deref().filter(|p| write_now(p, last)) {
         report::export(&csv_export::ScenarioCsv, doc, path).map_err(CliError::failure)?;
+        if report::output::is_stdout(path) {
+            return Ok(());
+        }
         let threads = csv_export::ThreadsCsv
             .serialize(doc)
             .map_err(CliError::failure)?;

@@ -107,7 +107,7 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     let mut tag = [0u8; MAX_TAG_LEN];
     let tag = &mut tag[..function.algorithm.tag_len];
     keyed.tag_into(nonce.as_deref().unwrap_or(&[]), &message, tag);
-    println!("{}", hex::encode(tag));
+    crate::outln!("{}", hex::encode(tag));
     Ok(())
 }
 
