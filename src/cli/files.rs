@@ -11,7 +11,11 @@ pub fn prepare(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<Pr
 }
 
 /// The files `run` (and `net`) write: `--json`, `--csv` and, beside the CSV, its per-thread file.
-pub fn run_outputs(json: Option<&Path>, csv: Option<&Path>, threads: bool) -> Vec<(&'static str, PathBuf)> {
+pub fn run_outputs(
+    json: Option<&Path>,
+    csv: Option<&Path>,
+    threads: bool,
+) -> Vec<(&'static str, PathBuf)> {
     let mut out: Vec<(&'static str, PathBuf)> = Vec::new();
     if let Some(p) = json {
         out.push(("--json", p.to_path_buf()));
@@ -29,7 +33,10 @@ pub fn run_outputs(json: Option<&Path>, csv: Option<&Path>, threads: bool) -> Ve
 }
 
 /// [`prepare`] for a list built by [`run_outputs`].
-pub fn prepare_owned(outputs: &[(&'static str, PathBuf)], inputs: &[(&str, &Path)]) -> Result<Prepared, CliError> {
+pub fn prepare_owned(
+    outputs: &[(&'static str, PathBuf)],
+    inputs: &[(&str, &Path)],
+) -> Result<Prepared, CliError> {
     let borrowed: Vec<(&str, &Path)> = outputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
     prepare(&borrowed, inputs)
 }

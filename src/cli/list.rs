@@ -152,7 +152,14 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     crate::outln!();
     crate::outln!(
         "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  self-test / reason",
-        "algorithm", "backend", "accel", "status", "key", "tag", "block", "nonce"
+        "algorithm",
+        "backend",
+        "accel",
+        "status",
+        "key",
+        "tag",
+        "block",
+        "nonce"
     );
     for r in &rows {
         let status = if r.available { "available" } else { "unavail." };

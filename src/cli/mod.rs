@@ -148,7 +148,11 @@ pub fn main() -> i32 {
 pub fn one_line_usage_error(text: &str) -> String {
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default();
-    let mut line = first.strip_prefix("error: ").unwrap_or(first).trim().to_string();
+    let mut line = first
+        .strip_prefix("error: ")
+        .unwrap_or(first)
+        .trim()
+        .to_string();
     let mut items = Vec::new();
     let mut tips = Vec::new();
     let mut in_head = true;
@@ -163,7 +167,11 @@ pub fn one_line_usage_error(text: &str) -> String {
         }
     }
     if !items.is_empty() {
-        line = format!("{} {}", line.trim_end_matches(':').to_string() + ":", items.join(", "));
+        line = format!(
+            "{} {}",
+            line.trim_end_matches(':').to_string() + ":",
+            items.join(", ")
+        );
     }
     let tip = tips.join("; ");
     if !tip.is_empty() && line.len() + tip.len() <= 200 {

@@ -295,15 +295,24 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         .into_iter()
         .map(|l| l.doc)
         .collect();
-    let inputs: Vec<(&str, &std::path::Path)> =
-        args.results.iter().map(|p| ("--results", p.as_path())).collect();
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .results
+        .iter()
+        .map(|p| ("--results", p.as_path()))
+        .collect();
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), false);
     let _locked = super::files::prepare_owned(&outputs, &inputs)?;
 
     let rows = traffic::model_rows(&models, &algorithms);
     crate::outln!(
         "{:<16} {:>9} {:<16} {:>8} {:>9} {:>9} {:>9}",
-        "model", "mean B", "algorithm", "Γ", "Γ+1", "Γ+3", "blk ops"
+        "model",
+        "mean B",
+        "algorithm",
+        "Γ",
+        "Γ+1",
+        "Γ+3",
+        "blk ops"
     );
     for r in &rows {
         crate::outln!(
@@ -332,7 +341,12 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         crate::outln!("\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)");
         crate::outln!(
             "{:<30} {:>10} {:>10} {:>8} {:>8} {:>16}",
-            "function", "a (fixed)", "b (/blk)", "rms err", "max err", "reject pkt/s"
+            "function",
+            "a (fixed)",
+            "b (/blk)",
+            "rms err",
+            "max err",
+            "reject pkt/s"
         );
         for f in &fits {
             crate::outln!(
@@ -352,7 +366,12 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         crate::outln!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
         crate::outln!(
             "{:<30} {:<14} {:>10} {:>12} {:>12} {:>8}",
-            "function", "model", "pred c/pkt", "pkt/s/core", "meas c/pkt", "diff"
+            "function",
+            "model",
+            "pred c/pkt",
+            "pkt/s/core",
+            "meas c/pkt",
+            "diff"
         );
         for p in &predictions {
             crate::outln!(

@@ -284,7 +284,6 @@ fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), C
     }
 }
 
-
 /// Everything validated from the options, before anything runs.
 struct Plan {
     config: NetConfig,

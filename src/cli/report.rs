@@ -39,8 +39,11 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
 
 pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     let files = load_all(&args.files)?;
-    let inputs: Vec<(&str, &std::path::Path)> =
-        args.files.iter().map(|p| ("RESULTS", p.as_path())).collect();
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .files
+        .iter()
+        .map(|p| ("RESULTS", p.as_path()))
+        .collect();
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &inputs)?;
     let options = html::ReportOptions {
         scenario: args.scenario.clone(),

@@ -78,9 +78,14 @@ pub fn duration_from_secs(flag: &str, shown: &str, secs: f64) -> Result<Duration
 
 /// Check a count against `1..=max`.
 pub fn check_count(flag: &str, value: usize, max: usize) -> Result<usize, CliError> {
-    if value == 0 || value > max {
+    if value == 0 {
         return Err(CliError::usage(format!(
-            "{flag}: {value} is out of range; give 1 to {max}"
+            "{flag} must be at least 1 (and at most {max})"
+        )));
+    }
+    if value > max {
+        return Err(CliError::usage(format!(
+            "{flag}: {value} is more than the maximum {max}"
         )));
     }
     Ok(value)

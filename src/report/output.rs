@@ -77,7 +77,9 @@ fn kind(path: &Path) -> std::io::Result<Kind> {
             Err(_) => return Ok(Kind::Through(path.to_path_buf())),
         },
         Ok(_) => path.to_path_buf(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Kind::Replace(path.into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Kind::Replace(path.into()))
+        }
         Err(e) => return Err(e),
     };
     match std::fs::metadata(&target) {
@@ -102,7 +104,9 @@ fn parent_of(path: &Path) -> &Path {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let shown = |e: std::io::Error| format!("{}: {e}", path.display());
     match kind(path).map_err(shown)? {
-        Kind::Stdout => crate::stdio::write_stdout(bytes).map_err(|e| format!("standard output: {e}")),
+        Kind::Stdout => {
+            crate::stdio::write_stdout(bytes).map_err(|e| format!("standard output: {e}"))
+        }
         Kind::Through(target) => {
             let result = (|| {
                 let mut f = OpenOptions::new()
@@ -227,7 +231,10 @@ pub struct Prepared {
 /// Check every output before any work starts: writable, distinct from every input and from each other,
 /// and not being written by another macbench (locked until the returned value is dropped). Also moves
 /// printed lines to standard error if an output is `-`.
-pub fn prepare(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<Prepared, OutputError> {
+pub fn prepare(
+    outputs: &[(&str, &Path)],
+    inputs: &[(&str, &Path)],
+) -> Result<Prepared, OutputError> {
     for (i, (flag, path)) in outputs.iter().enumerate() {
         let id = identity(path);
         let other = inputs

@@ -117,10 +117,7 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<SizeDistribution, CsvError> 
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
         if line > MAX_CSV_LINES {
-            return Err(err(
-                line,
-                CsvErrorKind::TooManyLines { max: MAX_CSV_LINES },
-            ));
+            return Err(err(line, CsvErrorKind::TooManyLines { max: MAX_CSV_LINES }));
         }
         last_line = line;
         let trimmed = raw.trim().trim_start_matches('\u{feff}');
