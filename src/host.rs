@@ -87,7 +87,12 @@ pub fn online_cpus() -> Vec<usize> {
         })
 }
 
-/// Parse a kernel-style CPU list: `0,1`, `0-7`, `0-3,8-11`. Sorted, without duplicates.
+/// The largest CPU number a CPU list may name: Linux's own limit (`NR_CPUS` ≤ 8192). Checking it before a
+/// range is expanded keeps `0-18446744073709551615` from asking for exabytes.
+pub const MAX_CPU: usize = 8191;
+
+/// Parse a kernel-style CPU list: `0,1`, `0-7`, `0-3,8-11`. Sorted, without duplicates; every number at
+/// most [`MAX_CPU`].
 pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
     let mut cpus = Vec::new();
     for part in text.split(',').map(str::trim) {
@@ -95,9 +100,16 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
             return Err(format!("empty item in CPU list {text:?}"));
         }
         let parse = |s: &str| {
-            s.trim()
+            let n = s
+                .trim()
                 .parse::<usize>()
-                .map_err(|_| format!("{s:?} is not a CPU number (in {text:?})"))
+                .map_err(|_| format!("{s:?} is not a CPU number (in {text:?})"))?;
+            if n > MAX_CPU {
+                return Err(format!(
+                    "CPU {n} is beyond the largest CPU number accepted ({MAX_CPU})"
+                ));
+            }
+            Ok(n)
         };
         match part.split_once('-') {
             Some((a, b)) => {
@@ -128,5 +140,8 @@ mod tests {
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("a").is_err());
         assert!(parse_cpu_list("0,,1").is_err());
+        assert!(parse_cpu_list("0-18446744073709551615").is_err());
+        assert!(parse_cpu_list("0-4294967295").is_err());
+        assert_eq!(parse_cpu_list("0-8191").unwrap().len(), 8192);
     }
 }

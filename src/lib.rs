@@ -15,4 +15,5 @@ pub mod metrics;
 pub mod net;
 pub mod report;
 pub mod stats;
+pub mod stdio;
 pub mod traffic;

@@ -125,7 +125,7 @@ fn paper_mode_explains_the_errata() {
 fn bad_results_files_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&str, &str, &str)] = &[
-        ("empty.json", "", "not JSON"),
+        ("empty.json", "", "the file is empty"),
         (
             "other.json",
             "{\"hello\": 1}",

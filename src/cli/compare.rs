@@ -56,9 +56,12 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         ))
     })?;
     let algorithms = resolve_algorithms(&args.alg)?;
-    if args.seconds == 0 {
-        return Err(CliError::usage("--seconds must be at least 1"));
-    }
+    // Whole seconds (openssl speed's unit), within the one duration rule's maximum.
+    super::values::check_count(
+        "--seconds",
+        args.seconds as usize,
+        super::values::MAX_DURATION.as_secs() as usize,
+    )?;
     let mut sizes = Vec::new();
     for s in super::run::parse_sizes(&args.sizes, 1)? {
         match s {
@@ -119,7 +122,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
                         peer.env_var()
                     ),
                 ));
-                print!("{}", compare::render(&rows, f));
+                crate::out!("{}", compare::render(&rows, f));
                 return Ok(());
             }
             PeerRun::Failed(reason) => {
@@ -206,6 +209,6 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             rows.push(r);
         }
     }
-    print!("{}", compare::render(&rows, f));
+    crate::out!("{}", compare::render(&rows, f));
     Ok(())
 }

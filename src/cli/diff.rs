@@ -19,16 +19,16 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
     let files = load_all(&[args.old.clone(), args.new.clone()])?;
     let rows = diff::diff(&files[0].doc, &files[1].doc);
     if rows.is_empty() {
-        println!("no results in either file");
+        crate::outln!("no results in either file");
         return Ok(());
     }
-    print!("{}", diff::render(&rows));
+    crate::out!("{}", diff::render(&rows));
     let (old_hz, new_hz) = (
         files[0].doc.clock.reference_hz,
         files[1].doc.clock.reference_hz,
     );
     if old_hz > 0.0 && new_hz > 0.0 && (old_hz / new_hz - 1.0).abs() > 0.01 {
-        println!(
+        crate::outln!(
             "note: the runs used different reference rates f ({:.3} and {:.3} GHz): cycles are not the same unit",
             old_hz / 1e9,
             new_hz / 1e9

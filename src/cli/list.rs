@@ -110,13 +110,13 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
             host,
             functions: rows,
         };
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&out).map_err(|e| CliError::failure(e.to_string()))?
         );
         return Ok(());
     }
-    println!(
+    crate::outln!(
         "CPU: {} ({} online: {:?})",
         host.cpu_model,
         host.online_cpus.len(),
@@ -145,14 +145,21 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
             )
         })
         .collect();
-    println!("features: {}", feats.join(" "));
+    crate::outln!("features: {}", feats.join(" "));
     for (name, version) in &host.library_versions {
-        println!("backend {name}: {version}");
+        crate::outln!("backend {name}: {version}");
     }
-    println!();
-    println!(
+    crate::outln!();
+    crate::outln!(
         "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  self-test / reason",
-        "algorithm", "backend", "accel", "status", "key", "tag", "block", "nonce"
+        "algorithm",
+        "backend",
+        "accel",
+        "status",
+        "key",
+        "tag",
+        "block",
+        "nonce"
     );
     for r in &rows {
         let status = if r.available { "available" } else { "unavail." };
@@ -160,7 +167,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
             (Some(why), false) => why.clone(),
             _ => r.selftest.clone(),
         };
-        println!(
+        crate::outln!(
             "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
             r.algorithm,
             r.backend,
@@ -178,9 +185,9 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         .filter_map(|a| a.caveat.map(|c| (a.name, c)))
         .collect();
     if !caveats.is_empty() {
-        println!();
+        crate::outln!();
         for (name, caveat) in caveats {
-            println!("note: {name}: {caveat}");
+            crate::outln!("note: {name}: {caveat}");
         }
     }
     Ok(())
@@ -220,7 +227,7 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
     }
     let failed = results.iter().filter(|r| !r.ok()).count();
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&results).map_err(|e| CliError::failure(e.to_string()))?
         );
@@ -231,19 +238,19 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
             } else {
                 ""
             };
-            println!("{:<34} {}{}", r.function, r.status(), chunked);
+            crate::outln!("{:<34} {}{}", r.function, r.status(), chunked);
             if args.verbose || !r.ok() {
                 for f in &r.failures {
-                    println!("    {f}");
+                    crate::outln!("    {f}");
                 }
             }
         }
         for (id, why) in &skipped {
-            println!("{id:<34} unavailable: {why}");
+            crate::outln!("{id:<34} unavailable: {why}");
         }
         let vectors: usize = results.iter().map(|r| r.vectors).sum();
-        println!("{} passed, {} failed", results.len() - failed, failed);
-        println!("({vectors} vectors over {} functions)", results.len());
+        crate::outln!("{} passed, {} failed", results.len() - failed, failed);
+        crate::outln!("({vectors} vectors over {} functions)", results.len());
     }
     if failed > 0 {
         return Err(CliError::failure(format!(

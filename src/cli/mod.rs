@@ -5,15 +5,18 @@
 
 mod compare;
 mod diff;
+mod files;
 mod list;
 mod model;
 mod net;
 mod report;
 pub mod run;
 mod tag;
+pub mod values;
 
 use clap::{Parser, Subcommand};
 use std::fmt;
+use std::io::Write;
 
 /// Exit code for bad input.
 pub const EXIT_USAGE: i32 = 2;
@@ -100,10 +103,19 @@ pub enum Command {
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+        Err(e) if e.exit_code() == 0 => {
+            // --help and --version: clap's own text on standard output (a closed pipe is not an error).
             let _ = e.print();
-            return e.exit_code();
+            return 0;
+        }
+        Err(e) => {
+            // The README promises one line per error; clap's usage errors run to several.
+            let _ = writeln!(
+                std::io::stderr(),
+                "macbench: {}",
+                one_line_usage_error(&e.render().to_string())
+            );
+            return EXIT_USAGE;
         }
     };
     let result = match cli.command {
@@ -124,10 +136,48 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("macbench: {e}");
+            // Not eprintln!: a closed standard error must not turn an error into a panic.
+            let _ = writeln!(std::io::stderr(), "macbench: {e}");
             e.code
         }
     }
+}
+
+/// Fold clap's error text into one line: the error, its indented items (e.g. the missing arguments) and,
+/// if short, clap's tip; the usage block and "For more information" are dropped (`--help` has them).
+pub fn one_line_usage_error(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let mut line = first
+        .strip_prefix("error: ")
+        .unwrap_or(first)
+        .trim()
+        .to_string();
+    let mut items = Vec::new();
+    let mut tips = Vec::new();
+    let mut in_head = true;
+    for l in lines {
+        let t = l.trim();
+        if t.is_empty() {
+            in_head = false;
+        } else if let Some(tip) = t.strip_prefix("tip: ") {
+            tips.push(tip.to_string());
+        } else if in_head && l.starts_with(' ') {
+            items.push(t.to_string());
+        }
+    }
+    if !items.is_empty() {
+        line = format!(
+            "{} {}",
+            line.trim_end_matches(':').to_string() + ":",
+            items.join(", ")
+        );
+    }
+    let tip = tips.join("; ");
+    if !tip.is_empty() && line.len() + tip.len() <= 200 {
+        line = format!("{line} ({tip})");
+    }
+    format!("{line}; see --help")
 }
 
 /// Resolve `--alg` names (comma-separated, presets allowed) to algorithm names.

@@ -9,10 +9,10 @@ use super::{resolve_algorithms, CliError};
 use crate::bench::{self, AutoPolicy};
 use crate::engine::{clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
 use crate::mac::{self, VerifyMode};
+use crate::report::read::{self, ResultRow, ResultsDoc, Size};
 use crate::report::{self, write_atomic};
 use crate::traffic::{self, CostModel, CostPoint, FitWeighting, SizeDistribution};
 use serde::Serialize;
-use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -119,56 +119,30 @@ fn resolve_models(spec: &str) -> Result<Vec<SizeDistribution>, CliError> {
     Ok(out)
 }
 
-/// Read a results file as JSON, with one-line errors.
-fn read_results(path: &PathBuf) -> Result<Value, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
-    let v: Value = serde_json::from_str(&text)
-        .map_err(|e| CliError::usage(format!("{}: not JSON ({e})", path.display())))?;
-    if v["tool"] != "macbench" || !v["results"].is_array() {
-        return Err(CliError::usage(format!(
-            "{}: not a macbench results file",
-            path.display()
-        )));
-    }
-    match v["schema_version"].as_u64() {
-        Some(n) if n <= u64::from(bench::SCHEMA_VERSION) => Ok(v),
-        Some(n) => Err(CliError::usage(format!(
-            "{}: schema_version {n} is newer than this macbench understands ({})",
-            path.display(),
-            bench::SCHEMA_VERSION
-        ))),
-        None => Err(CliError::usage(format!(
-            "{}: no schema_version",
-            path.display()
-        ))),
-    }
-}
-
 type FunctionKey = (String, String, String, u64);
 
-fn key_of(r: &Value) -> FunctionKey {
+fn key_of(r: &ResultRow) -> FunctionKey {
     (
-        r["algorithm"].as_str().unwrap_or_default().to_string(),
-        r["backend"].as_str().unwrap_or_default().to_string(),
-        r["accel"].as_str().unwrap_or_default().to_string(),
-        r["sessions"].as_u64().unwrap_or(0),
+        r.algorithm.clone(),
+        r.backend.clone(),
+        r.accel.clone(),
+        r.sessions as u64,
     )
 }
 
 /// Fit every function of a results document that has a fixed-size sweep; predict every model; match
 /// measured model runs in the same document.
 fn analyse(
-    doc: &Value,
+    doc: &ResultsDoc,
     models: &[SizeDistribution],
     reject_size: u32,
     fits: &mut Vec<FitRow>,
     predictions: &mut Vec<PredictionRow>,
 ) -> Result<(), CliError> {
-    let f = doc["clock"]["reference_hz"].as_f64().unwrap_or(0.0);
-    let results = doc["results"].as_array().cloned().unwrap_or_default();
+    let f = doc.clock.reference_hz;
+    let results = &doc.results;
     let mut keys: Vec<FunctionKey> = Vec::new();
-    for r in &results {
+    for r in results {
         let k = key_of(r);
         if !keys.contains(&k) {
             keys.push(k);
@@ -181,16 +155,16 @@ fn analyse(
         if algorithm.family == mac::Family::Null {
             continue;
         }
-        let mine: Vec<&Value> = results
+        let mine: Vec<&ResultRow> = results
             .iter()
-            .filter(|r| key_of(r) == key && r["failed"] != true)
+            .filter(|r| key_of(r) == key && !r.failed)
             .collect();
         let points: Vec<CostPoint> = mine
             .iter()
             .filter_map(|r| {
                 Some(CostPoint {
-                    size: r["size"].as_u64()?,
-                    cycles_per_message: r["metrics"]["absolute_cycles_per_message"].as_f64()?,
+                    size: r.size.bytes()?,
+                    cycles_per_message: r.metrics.absolute_cycles_per_message?,
                 })
             })
             .collect();
@@ -218,8 +192,8 @@ fn analyse(
         for dist in models {
             let measured = mine
                 .iter()
-                .find(|r| r["size"].as_str() == Some(dist.name()))
-                .and_then(|r| r["metrics"]["absolute_cycles_per_message"].as_f64());
+                .find(|r| r.size == Size::Model(dist.name().to_string()))
+                .and_then(|r| r.metrics.absolute_cycles_per_message);
             let predicted = model.predict(dist);
             predictions.push(PredictionRow {
                 model: dist.name().to_string(),
@@ -239,7 +213,7 @@ fn analyse(
 }
 
 /// Run the sweep and the model runs for `--measure`, one pinned session per function.
-fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Value, CliError> {
+fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, CliError> {
     let functions = super::run::resolve_functions(&args.alg, args.backend.as_deref(), "hw")?;
     let duration = super::run::parse_duration("--duration", &args.duration)?;
     let online = crate::host::online_cpus();
@@ -301,7 +275,9 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Value, CliEr
         results,
         partial: false,
     };
-    serde_json::to_value(&doc).map_err(|e| CliError::failure(e.to_string()))
+    // Read back through the one results reader, so a measured document is held to the same rules as a file.
+    let text = serde_json::to_string(&doc).map_err(|e| CliError::failure(e.to_string()))?;
+    read::parse("model --measure", &text).map_err(|e| CliError::failure(e.to_string()))
 }
 
 fn opt(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
@@ -310,25 +286,37 @@ fn opt(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
 
 pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     if args.paper {
-        print!("{}", traffic::paper_report());
+        crate::out!("{}", traffic::paper_report());
         return Ok(());
     }
     let models = resolve_models(&args.models)?;
     let names = resolve_algorithms(&args.alg)?;
     let algorithms: Vec<&mac::Algorithm> = names.iter().filter_map(|n| mac::algorithm(n)).collect();
-    let docs: Vec<Value> = args
+    let docs: Vec<ResultsDoc> = super::report::load_all(&args.results)?
+        .into_iter()
+        .map(|l| l.doc)
+        .collect();
+    let inputs: Vec<(&str, &std::path::Path)> = args
         .results
         .iter()
-        .map(read_results)
-        .collect::<Result<_, _>>()?;
+        .map(|p| ("--results", p.as_path()))
+        .collect();
+    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), false);
+    let _locked = super::files::prepare_owned(&outputs, &inputs)?;
 
     let rows = traffic::model_rows(&models, &algorithms);
-    println!(
+    crate::outln!(
         "{:<16} {:>9} {:<16} {:>8} {:>9} {:>9} {:>9}",
-        "model", "mean B", "algorithm", "Γ", "Γ+1", "Γ+3", "blk ops"
+        "model",
+        "mean B",
+        "algorithm",
+        "Γ",
+        "Γ+1",
+        "Γ+3",
+        "blk ops"
     );
     for r in &rows {
-        println!(
+        crate::outln!(
             "{:<16} {:>9.2} {:<16} {:>8.3} {:>9} {:>9} {:>9.3}",
             r.model,
             r.mean_bytes,
@@ -339,7 +327,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
             r.block_ops_per_packet
         );
     }
-    println!("(Γ = mean blocks per packet; HMAC: Γ+1 compressions with precomputed pads, Γ+3 rehashing them)");
+    crate::outln!("(Γ = mean blocks per packet; HMAC: Γ+1 compressions with precomputed pads, Γ+3 rehashing them)");
 
     let mut fits = Vec::new();
     let mut predictions = Vec::new();
@@ -351,13 +339,18 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         analyse(doc, &models, args.reject_size, &mut fits, &mut predictions)?;
     }
     if !fits.is_empty() {
-        println!("\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)");
-        println!(
+        crate::outln!("\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)");
+        crate::outln!(
             "{:<30} {:>10} {:>10} {:>8} {:>8} {:>16}",
-            "function", "a (fixed)", "b (/blk)", "rms err", "max err", "reject pkt/s"
+            "function",
+            "a (fixed)",
+            "b (/blk)",
+            "rms err",
+            "max err",
+            "reject pkt/s"
         );
         for f in &fits {
-            println!(
+            crate::outln!(
                 "{:<30} {:>10.1} {:>10.2} {:>7.1}% {:>7.1}% {:>16.0}",
                 format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
                 f.fixed_cycles,
@@ -367,17 +360,22 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
                 f.rejection_packets_per_second
             );
         }
-        println!(
+        crate::outln!(
             "(reject pkt/s: forged {}-byte packets one core can verify and discard per second)",
             args.reject_size
         );
-        println!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
-        println!(
+        crate::outln!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
+        crate::outln!(
             "{:<30} {:<14} {:>10} {:>12} {:>12} {:>8}",
-            "function", "model", "pred c/pkt", "pkt/s/core", "meas c/pkt", "diff"
+            "function",
+            "model",
+            "pred c/pkt",
+            "pkt/s/core",
+            "meas c/pkt",
+            "diff"
         );
         for p in &predictions {
-            println!(
+            crate::outln!(
                 "{:<30} {:<14} {:>10.0} {:>12.0} {:>12} {:>8}",
                 format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
                 p.model,

@@ -284,22 +284,6 @@ fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), C
     }
 }
 
-fn check_writable(flag: &str, path: &std::path::Path) -> Result<(), CliError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if dir.is_dir() {
-        Ok(())
-    } else {
-        Err(CliError::usage(format!(
-            "{flag} {}: directory {} does not exist",
-            path.display(),
-            dir.display()
-        )))
-    }
-}
-
 /// Everything validated from the options, before anything runs.
 struct Plan {
     config: NetConfig,
@@ -357,11 +341,12 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
             .find(|&&c| Some(c) != sender_core)
             .unwrap_or(&online[1])
     }));
-    for (flag, path) in [("--json", &o.json), ("--csv", &o.csv)] {
-        if let Some(p) = path {
-            check_writable(flag, p)?;
-        }
-    }
+    // Checked here so a bad path is refused before any socket opens; locked again for the run in
+    // `execute`.
+    drop(super::files::prepare_owned(
+        &super::files::run_outputs(o.json.as_deref(), o.csv.as_deref(), false),
+        &[],
+    )?);
     // The null baseline: from the registry, unless asked for explicitly or switched off.
     let null = if o.no_null {
         None
@@ -482,7 +467,7 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         },
         results: Vec::new(),
     };
-    println!(
+    crate::outln!(
         "macbench net: {}; trial {:.3} s; acceptable loss {}; size = {}",
         doc.config.transport,
         doc.config.trial_s,
@@ -493,24 +478,33 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         },
         report::SIZE_DEFINITION
     );
-    println!("{}", report::TABLE_HEADER);
-    let write = |doc: &NetDocument| -> Result<(), NetError> {
-        if let Some(p) = &o.json {
+    crate::outln!("{}", report::TABLE_HEADER);
+    let _locked = super::files::prepare_owned(
+        &super::files::run_outputs(o.json.as_deref(), o.csv.as_deref(), false),
+        &[],
+    )?;
+    let write_at = |doc: &NetDocument, last: bool| -> Result<(), NetError> {
+        use super::files::write_now;
+        if let Some(p) = o.json.as_deref().filter(|p| write_now(p, last)) {
             let bytes = report::to_json(doc).map_err(NetError::Failure)?;
             crate::report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
         }
-        if let Some(p) = &o.csv {
+        if let Some(p) = o.csv.as_deref().filter(|p| write_now(p, last)) {
             let bytes = report::to_csv(doc).map_err(NetError::Failure)?;
             crate::report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
         }
         Ok(())
     };
     let outcome = bench::run(&plan.config, &mut path, |r: &NetResult| {
-        println!("{}", report::table_line(r));
+        crate::outln!("{}", report::table_line(r));
         doc.results.push(r.clone());
-        write(&doc)
+        write_at(&doc, false)
     });
     drop(path);
+    if !doc.results.is_empty() {
+        // Standard output (`--json -`) gets its one document now, whatever the outcome.
+        write_at(&doc, true)?;
+    }
     outcome?;
     if CANCEL.load(Ordering::SeqCst) {
         return Err(CliError::failure(
@@ -528,7 +522,7 @@ fn receive(r: &ReceiveArgs) -> Result<(), CliError> {
     let local = udp
         .local_addr()
         .map_err(|e| CliError::failure(e.to_string()))?;
-    println!("macbench net receive: listening on {local} (UDP data, TCP control)");
+    crate::outln!("macbench net receive: listening on {local} (UDP data, TCP control)");
     let options = ServeOptions {
         listen: local,
         core: r.core,
@@ -536,6 +530,6 @@ fn receive(r: &ReceiveArgs) -> Result<(), CliError> {
         timeout,
         cancel: cancel_flag(),
     };
-    control::serve(udp, tcp, &options, |line| println!("{line}"))?;
+    control::serve(udp, tcp, &options, |line| crate::outln!("{line}"))?;
     Ok(())
 }

@@ -9,7 +9,7 @@ pub struct ReportArgs {
     /// Results files written by `macbench run --json` (several: one series per file, e.g. per machine).
     #[arg(required = true, value_name = "RESULTS.json")]
     pub files: Vec<PathBuf>,
-    /// Write the HTML report here.
+    /// Write the HTML report here (`-`: standard output).
     #[arg(short, long, default_value = "report.html")]
     pub output: PathBuf,
     /// Scenario of the per-thread figures, ALG/BACKEND/ACCEL@SIZE (default: most sessions, largest size).
@@ -39,6 +39,12 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
 
 pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     let files = load_all(&args.files)?;
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .files
+        .iter()
+        .map(|p| ("RESULTS", p.as_path()))
+        .collect();
+    let _locked = super::files::prepare(&[("-o", args.output.as_path())], &inputs)?;
     let options = html::ReportOptions {
         scenario: args.scenario.clone(),
     };
@@ -47,13 +53,13 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         other => CliError::usage(other.to_string()),
     })?;
     report::write_atomic(&args.output, built.html.as_bytes()).map_err(CliError::failure)?;
-    println!(
+    crate::outln!(
         "report: {} ({} figure(s))",
         args.output.display(),
         built.figures.len()
     );
     for note in &built.notes {
-        println!("note: {note}");
+        crate::outln!("note: {note}");
     }
     if let Some(dir) = &args.png {
         std::fs::create_dir_all(dir)
@@ -61,7 +67,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         for f in &built.figures {
             let path = dir.join(format!("{}.png", f.id));
             plots::render_png(f, &path).map_err(|e| CliError::failure(e.to_string()))?;
-            println!("png: {}", path.display());
+            crate::outln!("png: {}", path.display());
         }
     }
     Ok(())

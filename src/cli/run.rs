@@ -70,9 +70,9 @@ pub struct RunArgs {
     /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
     #[arg(long, default_value = "10ms")]
     pub tick: String,
-    /// Total time budget for the sweep in seconds: sets the duration per scenario.
-    #[arg(long)]
-    pub budget: Option<f64>,
+    /// Total time budget for the sweep (`90`, `90s`, `10m`): sets the duration per scenario.
+    #[arg(long, allow_hyphen_values = true)]
+    pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
     #[arg(long, default_value = "unique")]
     pub data: String,
@@ -119,23 +119,8 @@ impl Default for RunArgs {
     }
 }
 
-/// Parse `0.15`, `150ms`, `2s`, `1.5s`.
-pub fn parse_duration(flag: &str, text: &str) -> Result<Duration, CliError> {
-    let t = text.trim();
-    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        (t, 1.0)
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v * scale <= 86_400.0 => Ok(Duration::from_secs_f64(v * scale)),
-        _ => Err(CliError::usage(format!(
-            "{flag}: {text:?} is not a positive duration; use seconds (0.5, 2s) or milliseconds (150ms)"
-        ))),
-    }
-}
+/// The one duration rule (kept here as well, for callers that import it from `run`).
+pub use super::values::parse_duration;
 
 /// Parse a window against the run duration: `a..b` in seconds, or `a%..b%`.
 pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duration), CliError> {
@@ -258,9 +243,9 @@ pub fn resolve_functions(
     accel: &str,
 ) -> Result<Vec<Function>, CliError> {
     let algorithms = resolve_algorithms(alg)?;
-    let accels: Vec<Accel> = accel
-        .split(',')
-        .map(|a| parse_choice("--accel", a.trim(), &[("hw", Accel::Hw), ("sw", Accel::Sw)]))
+    let accels: Vec<Accel> = super::values::dedup_list(accel)
+        .into_iter()
+        .map(|a| parse_choice("--accel", a, &[("hw", Accel::Hw), ("sw", Accel::Sw)]))
         .collect::<Result<_, _>>()?;
     let backends: Option<Vec<&str>> = match backend {
         None => None,
@@ -330,10 +315,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let sizes = parse_sizes(&args.sizes, args.seed)?;
     let online = host::online_cpus();
     let cores = match &args.cores {
-        Some(c) => host::parse_cpu_list(c).map_err(|e| CliError::usage(format!("--cores: {e}")))?,
+        Some(c) => super::values::parse_cpus("--cores", c)?,
         None => online.clone(),
     };
-    let sessions = args.sessions.unwrap_or(cores.len().max(1));
+    let sessions = super::values::check_count(
+        "--sessions",
+        args.sessions.unwrap_or(cores.len().max(1)),
+        super::values::MAX_SESSIONS,
+    )?;
     let data = parse_choice(
         "--data",
         &args.data,
@@ -359,11 +348,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if args.rekey == Some(0) {
         return Err(CliError::usage("--rekey must be at least 1 message"));
     }
-    if args.repeat == 0 {
-        return Err(CliError::usage("--repeat must be at least 1"));
-    }
+    super::values::check_count("--repeat", args.repeat, super::values::MAX_REPEAT)?;
     let scenario_count = functions.len() * sizes.len();
-    let tick = parse_duration("--tick", &args.tick)?;
+    let tick = super::values::parse_duration_within(
+        "--tick",
+        &args.tick,
+        engine::MIN_TICK,
+        engine::MAX_TICK,
+    )?;
     if !(0.0..=100.0).contains(&args.target_ci) {
         return Err(CliError::usage(format!(
             "--target-ci {}: give a percentage between 0 (off) and 100",
@@ -380,12 +372,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         Some(text) => parse_duration("--duration", text)?,
         None => DEFAULT_DURATION,
     };
-    if let Some(budget) = args.budget {
-        if !(budget.is_finite() && budget > 0.0) {
-            return Err(CliError::usage(
-                "--budget must be a positive number of seconds",
-            ));
-        }
+    if let Some(text) = &args.budget {
+        let budget = parse_duration("--budget", text)?.as_secs_f64();
         let per = budget / (scenario_count * args.repeat) as f64;
         if per < 0.02 {
             return Err(CliError::usage(format!(
@@ -394,7 +382,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 args.repeat
             )));
         }
-        duration = Duration::from_secs_f64(per);
+        duration = super::values::duration_from_secs("--budget", text, per)?;
     }
     if args.duration.is_none() && args.budget.is_none() {
         // The window's share of the run, from the default run length (the window may be in percent).
@@ -440,9 +428,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if let Some(first) = scenarios.first() {
         engine::check_limits(first).map_err(|e| CliError::usage(e.to_string()))?;
     }
-    for path in args.json.iter().chain(args.csv.iter()) {
-        check_writable(path)?;
-    }
+    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
+    let _locked = super::files::prepare_owned(&outputs, &[])?;
 
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
     let clock = clock::clock_info();
@@ -533,7 +520,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let say = |line: String| match &progress {
         Some(pb) => pb.println(line),
-        None => println!("{line}"),
+        None => crate::outln!("{line}"),
     };
     if !args.quiet {
         say(table::HEADER.to_string());
@@ -562,7 +549,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             }
         }
         doc.results.push(result);
-        write_outputs(&doc, args)?;
+        write_outputs(&doc, args, false)?;
         if let Some(pb) = &progress {
             pb.inc(1);
         }
@@ -572,10 +559,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let interrupted = CANCEL.load(Ordering::SeqCst);
     doc.partial = interrupted;
-    write_outputs(&doc, args)?;
+    write_outputs(&doc, args, true)?;
 
-    println!();
-    println!(
+    crate::outln!();
+    crate::outln!(
         "{}",
         table::matrix(
             &doc,
@@ -583,7 +570,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             |r| r.metrics.absolute_cycles_per_byte
         )
     );
-    println!(
+    crate::outln!(
         "{}",
         table::matrix(
             &doc,
@@ -597,13 +584,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .filter(|r| !r.warnings.is_empty())
         .count();
     if warned > 0 {
-        println!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
+        crate::outln!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
     }
     for path in args.json.iter() {
-        println!("results: {}", path.display());
+        crate::outln!("results: {}", path.display());
     }
     if let Some(path) = &args.csv {
-        println!(
+        crate::outln!(
             "results: {} and {}",
             path.display(),
             csv_export::threads_path(path).display()
@@ -627,27 +614,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn check_writable(path: &std::path::Path) -> Result<(), CliError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "{}: directory {} does not exist",
-            path.display(),
-            dir.display()
-        )));
+/// Write the results files; `last` marks the final write (standard output takes only that one).
+fn write_outputs(doc: &Document, args: &RunArgs, last: bool) -> Result<(), CliError> {
+    use super::files::write_now;
+    // Nothing finished (Ctrl-C during the first scenario): an existing file from an earlier run stays.
+    if doc.results.is_empty() {
+        return Ok(());
     }
-    Ok(())
-}
-
-fn write_outputs(doc: &Document, args: &RunArgs) -> Result<(), CliError> {
-    if let Some(path) = &args.json {
+    if let Some(path) = args.json.as_deref().filter(|p| write_now(p, last)) {
         report::export(&JsonExporter, doc, path).map_err(CliError::failure)?;
     }
-    if let Some(path) = &args.csv {
+    if let Some(path) = args.csv.as_deref().filter(|p| write_now(p, last)) {
         report::export(&csv_export::ScenarioCsv, doc, path).map_err(CliError::failure)?;
+        if report::output::is_stdout(path) {
+            return Ok(());
+        }
         let threads = csv_export::ThreadsCsv
             .serialize(doc)
             .map_err(CliError::failure)?;

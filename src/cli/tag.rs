@@ -27,7 +27,7 @@ pub struct TagArgs {
     /// KMAC customization string S as hex.
     #[arg(long)]
     pub custom: Option<String>,
-    /// Input file; `-` or nothing reads standard input.
+    /// Input file (at most 256 MiB); `-` or nothing reads standard input.
     pub file: Option<PathBuf>,
 }
 
@@ -39,7 +39,20 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
             args.alg
         )));
     };
+    if mac::algorithm(name).is_some_and(|a| a.family == mac::Family::Null) {
+        return Err(CliError::usage(
+            "--alg null: not a MAC (it only measures the harness); give a MAC from `macbench list`",
+        ));
+    }
     let backend = args.backend.as_deref().map(resolve_backend).transpose()?;
+    if let Some(b) = backend {
+        if let Availability::Unavailable(why) = (b.availability)() {
+            return Err(CliError::usage(format!(
+                "--backend {}: not available in this build: {why}",
+                b.name
+            )));
+        }
+    }
     let candidates: Vec<_> = mac::functions()
         .into_iter()
         .filter(|f| f.algorithm.name == name && backend.is_none_or(|b| b.name == f.backend.name))
@@ -48,11 +61,13 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
         .iter()
         .find(|f| f.availability() == Availability::Available)
         .ok_or_else(|| {
-            let offered: Vec<&str> = mac::functions()
-                .iter()
-                .filter(|f| f.algorithm.name == name)
-                .map(|f| f.backend.name)
-                .collect();
+            let mut offered: Vec<&str> = Vec::new();
+            for f in mac::functions().iter().filter(|f| f.algorithm.name == name) {
+                // One entry per backend, not per acceleration variant.
+                if !offered.contains(&f.backend.name) {
+                    offered.push(f.backend.name);
+                }
+            }
             CliError::usage(match backend {
                 Some(b) => format!(
                     "backend {} does not offer {name}; backends that do: {}",
@@ -92,10 +107,12 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     }
 
     let message = match args.file.as_deref() {
-        None => read_stdin()?,
-        Some(p) if p.as_os_str() == "-" => read_stdin()?,
+        None => read_bounded("standard input", std::io::stdin().lock())?,
+        Some(p) if p.as_os_str() == "-" => read_bounded("standard input", std::io::stdin().lock())?,
         Some(p) => {
-            std::fs::read(p).map_err(|e| CliError::usage(format!("{}: {e}", p.display())))?
+            let f = std::fs::File::open(p)
+                .map_err(|e| CliError::usage(format!("{}: {e}", p.display())))?;
+            read_bounded(&p.display().to_string(), f)?
         }
     };
     let mut keyed = function.with_key(
@@ -107,14 +124,26 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     let mut tag = [0u8; MAX_TAG_LEN];
     let tag = &mut tag[..function.algorithm.tag_len];
     keyed.tag_into(nonce.as_deref().unwrap_or(&[]), &message, tag);
-    println!("{}", hex::encode(tag));
+    crate::outln!("{}", hex::encode(tag));
     Ok(())
 }
 
-fn read_stdin() -> Result<Vec<u8>, CliError> {
+/// The largest input `tag` accepts. The MAC interface is one-shot (`tag_into` over one buffer; the
+/// chunked `tag_chunks` also takes every piece at once), so the whole message is held in memory and has
+/// to be bounded: `tag /dev/zero` is refused at this size instead of growing without end.
+pub const MAX_TAG_INPUT: u64 = 256 << 20;
+
+fn read_bounded(shown: &str, reader: impl Read) -> Result<Vec<u8>, CliError> {
     let mut buf = Vec::new();
-    std::io::stdin()
+    reader
+        .take(MAX_TAG_INPUT + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| CliError::failure(format!("reading standard input: {e}")))?;
+        .map_err(|e| CliError::failure(format!("reading {shown}: {e}")))?;
+    if buf.len() as u64 > MAX_TAG_INPUT {
+        return Err(CliError::usage(format!(
+            "{shown}: longer than {} MiB, the most `tag` reads (it holds the message in memory)",
+            MAX_TAG_INPUT >> 20
+        )));
+    }
     Ok(buf)
 }

@@ -1,18 +1,21 @@
-//! Exporters: one trait, one implementation per format (hyperfine's shape). Every file is written to a
-//! temporary sibling and renamed into place, so a reader never sees a half-written file, and the sweep
-//! rewrites its files after every scenario so an interrupted run keeps what finished.
+//! Exporters: one trait, one implementation per format (hyperfine's shape). Files are written by the rules
+//! of [`output`] (temporary sibling and rename for regular files, write-through for devices and links, `-`
+//! for standard output), and the sweep rewrites its files after every scenario so an interrupted run keeps
+//! what finished.
 
 pub mod compare;
 pub mod csv_export;
 pub mod diff;
 pub mod html;
+pub mod output;
 pub mod plots;
 pub mod read;
 pub mod table;
 
 use crate::bench::Document;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+pub use output::write_atomic;
 
 /// Turns a results document into bytes.
 pub trait Exporter {
@@ -27,29 +30,6 @@ impl Exporter for JsonExporter {
         out.push(b'\n');
         Ok(out)
     }
-}
-
-/// Write `bytes` to `path` atomically: temporary file in the same directory, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{}: not a file name", path.display()))?
-        .to_string_lossy();
-    let tmp: PathBuf = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
-    })
 }
 
 /// Export with `exporter` to `path`.

@@ -210,12 +210,28 @@ pub fn render_svg(fig: &Figure) -> Result<String, PlotError> {
 }
 
 /// Render a figure as a PNG file of [`WIDTH`] × [`HEIGHT`] pixels.
+///
+/// The bitmap backend only writes to a named file, so it renders to a temporary sibling whose bytes are
+/// then written by the one output rule ([`super::write_atomic`]): a link or device at `path` is written
+/// through, a regular file replaced whole.
 pub fn render_png(fig: &Figure, path: &Path) -> Result<(), PlotError> {
     register_fonts();
-    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    draw(fig, &root)?;
-    root.present()
-        .map_err(|e| err(fig, format!("{}: {e}", path.display())))
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // The backend picks the format from the extension, so the temporary name ends in .png.
+    let tmp = dir.join(format!(".{}.{}.tmp.png", fig.id, std::process::id()));
+    let rendered = (|| {
+        let root = BitMapBackend::new(&tmp, (WIDTH, HEIGHT)).into_drawing_area();
+        draw(fig, &root)?;
+        root.present()
+            .map_err(|e| err(fig, format!("{}: {e}", path.display())))?;
+        drop(root);
+        std::fs::read(&tmp).map_err(|e| err(fig, format!("{}: {e}", path.display())))
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    super::write_atomic(path, &rendered?).map_err(|e| err(fig, e))
 }
 
 fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {

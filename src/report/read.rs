@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 pub enum ReadError {
     #[error("{path}: cannot read: {reason}")]
     Io { path: String, reason: String },
+    #[error("{path}: larger than {max_mib} MiB, the most a results file may be")]
+    TooLarge { path: String, max_mib: u64 },
     #[error("{path}: the file is empty; expected a results JSON written by `macbench run --json`")]
     Empty { path: String },
     #[error(
@@ -234,15 +236,35 @@ pub struct Loaded {
     pub doc: ResultsDoc,
 }
 
-/// Read and check one results file.
+/// The largest results file read: a sweep of thousands of scenarios is a few MiB; the bound keeps
+/// `report /dev/zero` from growing without end.
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
+/// Read and check one results file (at most [`MAX_RESULTS_BYTES`]). `report`, `diff` and
+/// `model --results` all read through here, so they accept and refuse the same files.
 pub fn read(path: &Path) -> Result<Loaded, ReadError> {
+    use std::io::Read;
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ReadError::Io {
+    let io = |e: std::io::Error| ReadError::Io {
         path: shown.clone(),
         reason: match e.kind() {
             std::io::ErrorKind::NotFound => "no such file".to_string(),
             _ => e.to_string(),
         },
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_RESULTS_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_RESULTS_BYTES {
+        return Err(ReadError::TooLarge {
+            path: shown,
+            max_mib: MAX_RESULTS_BYTES >> 20,
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| ReadError::NotJson {
+        path: shown.clone(),
+        reason: format!("not UTF-8 text ({e})"),
     })?;
     let doc = parse(&shown, &text)?;
     let label = path

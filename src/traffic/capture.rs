@@ -174,6 +174,12 @@ fn supported_list() -> String {
         .join(", ")
 }
 
+/// The smallest size a capture can yield: an IPv4 header alone.
+pub const MIN_CAPTURE_SIZE: u32 = 20;
+/// The largest size a capture can yield: an IPv6 payload length of 65535 plus its 40-byte header
+/// (IPv4 total lengths stop at 65535). Jumbograms are skipped as malformed.
+pub const MAX_CAPTURE_SIZE: u32 = 65_535 + 40;
+
 /// What one frame contributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameSize {

@@ -43,6 +43,19 @@ pub enum CsvErrorKind {
     BadWeight { text: String },
     #[error("weight {weight} is negative (expected a finite number ≥ 0)")]
     NegativeWeight { weight: f64 },
+    #[error("file is larger than {max_mib} MiB, the most a size model may be (read no further)")]
+    TooLarge { max_mib: u64 },
+    #[error("more than {max} lines, the most a size model may have (read no further)")]
+    TooManyLines { max: usize },
+    #[error(
+        "weights of the {rows} rows (lines {first}…{last}) add up to more than the largest number ({max:e}); scale them down",
+        max = f64::MAX
+    )]
+    TotalOverflows {
+        rows: usize,
+        first: usize,
+        last: usize,
+    },
     #[error(
         "weights of the {rows} rows (lines {first}…{last}) sum to 0: at least one must be positive"
     )]
@@ -53,14 +66,34 @@ pub enum CsvErrorKind {
     },
 }
 
-/// Read a `size,weight` CSV file into a distribution named after the file stem.
+/// The most bytes a CSV size model may hold: far more than any real model (one row per size 1…65535
+/// is under 2 MiB), and a bound on memory when the path is `/dev/zero` or a huge file by mistake.
+pub const MAX_CSV_BYTES: u64 = 64 << 20;
+/// The most lines a CSV size model may have.
+pub const MAX_CSV_LINES: usize = 1_000_000;
+
+/// Read a `size,weight` CSV file into a distribution named after the file stem. At most
+/// [`MAX_CSV_BYTES`] are read.
 pub fn read_csv(path: &Path) -> Result<SizeDistribution, CsvError> {
+    use std::io::Read;
     let err = |line, kind| CsvError {
         path: path.to_path_buf(),
         line,
         kind,
     };
-    let bytes = std::fs::read(path).map_err(|e| err(1, CsvErrorKind::Io(e)))?;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CSV_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| err(1, CsvErrorKind::Io(e)))?;
+    if bytes.len() as u64 > MAX_CSV_BYTES {
+        let line = 1 + bytes.iter().filter(|&&b| b == b'\n').count();
+        return Err(err(
+            line,
+            CsvErrorKind::TooLarge {
+                max_mib: MAX_CSV_BYTES >> 20,
+            },
+        ));
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
@@ -83,6 +116,9 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<SizeDistribution, CsvError> 
     let mut last_line = 0;
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
+        if line > MAX_CSV_LINES {
+            return Err(err(line, CsvErrorKind::TooManyLines { max: MAX_CSV_LINES }));
+        }
         last_line = line;
         let trimmed = raw.trim().trim_start_matches('\u{feff}');
         if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -145,6 +181,18 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<SizeDistribution, CsvError> 
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "csv".to_string());
     let provenance = format!("CSV {}: {count} rows", path.display());
+    // Each weight is finite, but their sum can still overflow to infinity (1e308 + 1e308): say so,
+    // rather than let normalising report it as a zero total.
+    if !rows.iter().map(|&(_, w)| w).sum::<f64>().is_finite() {
+        return Err(err(
+            last_row,
+            CsvErrorKind::TotalOverflows {
+                rows: count,
+                first: first_row,
+                last: last_row,
+            },
+        ));
+    }
     SizeDistribution::from_weights(name, provenance, rows).map_err(|_| {
         err(
             last_row,

@@ -25,6 +25,8 @@ pub enum DistributionError {
     InvalidWeight { size: u32, weight: f64 },
     #[error("weights sum to 0: at least one weight must be positive")]
     ZeroTotal,
+    #[error("weights add up to more than the largest number: scale them down")]
+    TotalOverflows,
 }
 
 impl SizeDistribution {
@@ -48,7 +50,10 @@ impl SizeDistribution {
             return Err(DistributionError::Empty);
         }
         let total: f64 = merged.values().sum();
-        if total <= 0.0 || !total.is_finite() {
+        if !total.is_finite() {
+            return Err(DistributionError::TotalOverflows);
+        }
+        if total <= 0.0 {
             return Err(DistributionError::ZeroTotal);
         }
         let points = merged

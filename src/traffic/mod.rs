@@ -37,7 +37,8 @@ use std::path::Path;
 pub use builtin::{builtin, builtins, UnknownModel, BUILTIN_NAMES};
 pub use capture::{
     frame_ip_length, link_type_name, read_capture, read_capture_from, Capture, CaptureError,
-    CaptureErrorKind, CaptureSummary, FrameSize, SUPPORTED_LINK_TYPES,
+    CaptureErrorKind, CaptureSummary, FrameSize, MAX_CAPTURE_SIZE, MIN_CAPTURE_SIZE,
+    SUPPORTED_LINK_TYPES,
 };
 pub use cost::{
     fit_cost_model, hmac_compressions, model_rows, packet_work, CostModel, CostPoint, FitError,

@@ -1,0 +1,167 @@
+//! One rule per kind of command-line value, shared by every subcommand.
+//!
+//! Each subcommand used to parse its own durations and counts, so the same mistake got a different answer
+//! (or a panic, or an abort) depending on where it was typed. Every duration, count and list goes through
+//! here instead: one parser, one range, one message that names the flag, the value and what is accepted.
+
+use super::CliError;
+use std::time::Duration;
+
+/// The shortest duration any flag accepts: enough for the clock to tick many times and for a run's
+/// measurement window (20 %..90 % by default) to see work, and a UDP trial to send more than a packet.
+pub const MIN_DURATION: Duration = Duration::from_millis(10);
+/// The longest duration any flag accepts (one day): longer is almost certainly a typo (`1000h`).
+pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
+/// The most repeats per scenario: each repeat keeps its raw counters in the results file.
+pub const MAX_REPEAT: usize = 1_000;
+/// The most concurrent sessions (threads) a run may ask for on the command line: a bound on the
+/// number itself, so no allocation is sized by a typo. Whether this machine may run that many threads
+/// is checked separately against its real limits (`engine::check_limits`: RLIMIT_NPROC, threads-max,
+/// max_map_count, pids.max, memory), before anything runs.
+pub const MAX_SESSIONS: usize = 1_000_000;
+
+fn human(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 3600.0 {
+        format!("{} h", s / 3600.0)
+    } else if s >= 1.0 {
+        format!("{s} s")
+    } else {
+        format!("{} ms", s * 1e3)
+    }
+}
+
+fn range_text_of(min: Duration, max: Duration) -> String {
+    format!("from {} to {}", human(min), human(max))
+}
+
+/// Parse a duration: a number of seconds (`0.5`), or a number with a unit `ms`, `s`, `m` or `h`
+/// (`150ms`, `2s`, `10m`, `1h`). Between [`MIN_DURATION`] and [`MAX_DURATION`].
+pub fn parse_duration(flag: &str, text: &str) -> Result<Duration, CliError> {
+    parse_duration_within(flag, text, MIN_DURATION, MAX_DURATION)
+}
+
+/// [`parse_duration`] with bounds of the flag's own (the coordinator's `--tick`: 1 ms … 1 s).
+pub fn parse_duration_within(
+    flag: &str,
+    text: &str,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, CliError> {
+    let t = text.trim();
+    let units: [(&str, f64); 4] = [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)];
+    let (number, scale) = units
+        .iter()
+        .find_map(|(u, scale)| t.strip_suffix(u).map(|n| (n, *scale)))
+        .unwrap_or((t, 1.0));
+    let value = number.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    match value {
+        Some(v) => check_duration(flag, text, v * scale, min, max),
+        None => Err(CliError::usage(format!(
+            "{flag}: {text:?} is not a duration; give seconds (0.5, 2s), milliseconds (150ms), minutes (10m) or hours (1h), {}",
+            range_text_of(min, max)
+        ))),
+    }
+}
+
+/// Check a duration computed in seconds (a `--budget` share) against the one duration rule.
+/// `shown` is the value as the user typed it.
+pub fn duration_from_secs(flag: &str, shown: &str, secs: f64) -> Result<Duration, CliError> {
+    check_duration(flag, shown, secs, MIN_DURATION, MAX_DURATION)
+}
+
+fn check_duration(
+    flag: &str,
+    shown: &str,
+    secs: f64,
+    min: Duration,
+    max: Duration,
+) -> Result<Duration, CliError> {
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(CliError::usage(format!(
+            "{flag}: {shown:?} is not a positive duration; give {}",
+            range_text_of(min, max)
+        )));
+    }
+    if secs < min.as_secs_f64() {
+        return Err(CliError::usage(format!(
+            "{flag}: {shown} is shorter than the minimum {} (too short to measure anything)",
+            human(min)
+        )));
+    }
+    if secs > max.as_secs_f64() {
+        return Err(CliError::usage(format!(
+            "{flag}: {shown} is longer than the maximum {}",
+            human(max)
+        )));
+    }
+    // In range, so the conversion cannot panic.
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Check a count against `1..=max`.
+pub fn check_count(flag: &str, value: usize, max: usize) -> Result<usize, CliError> {
+    if value == 0 {
+        return Err(CliError::usage(format!(
+            "{flag} must be at least 1 (and at most {max})"
+        )));
+    }
+    if value > max {
+        return Err(CliError::usage(format!(
+            "{flag}: {value} is more than the maximum {max}"
+        )));
+    }
+    Ok(value)
+}
+
+/// Split a comma-separated list, trim it and drop repeated items, keeping the first occurrence's order:
+/// `hw,hw` is `hw` (as `--alg` already did), so nothing runs twice.
+pub fn dedup_list(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for item in text.split(',').map(str::trim) {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// Parse a CPU list flag (`0-3,6`) with the one CPU-list rule of [`crate::host::parse_cpu_list`].
+pub fn parse_cpus(flag: &str, text: &str) -> Result<Vec<usize>, CliError> {
+    crate::host::parse_cpu_list(text).map_err(|e| CliError::usage(format!("{flag}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_have_one_range_and_say_which_end_was_crossed() {
+        assert_eq!(
+            parse_duration("--d", "150ms").unwrap(),
+            Duration::from_millis(150)
+        );
+        assert_eq!(parse_duration("--d", "2").unwrap(), Duration::from_secs(2));
+        assert_eq!(
+            parse_duration("--d", "10m").unwrap(),
+            Duration::from_secs(600)
+        );
+        assert_eq!(
+            parse_duration("--d", "24h").unwrap(),
+            Duration::from_secs(86_400)
+        );
+        let min = parse_duration("--d", "0.0000001").unwrap_err().message;
+        assert!(min.contains("minimum 10 ms"), "{min}");
+        let max = parse_duration("--d", "1000h").unwrap_err().message;
+        assert!(max.contains("maximum 24 h"), "{max}");
+        for bad in ["0", "-1", "1ns", "nan", "inf", "", "1e300"] {
+            assert_eq!(parse_duration("--d", bad).unwrap_err().code, 2, "{bad}");
+        }
+        assert!(duration_from_secs("--budget", "1e300", 1e300).is_err());
+    }
+
+    #[test]
+    fn repeated_list_items_are_dropped() {
+        assert_eq!(dedup_list("hw, hw,sw,hw"), vec!["hw", "sw"]);
+    }
+}

@@ -1,0 +1,367 @@
+//! Output files: nothing lost, nothing clobbered.
+//!
+//! The rules, for every file macbench writes (`run --json/--csv`, `model --json/--csv`, `report -o`,
+//! `report --png`, `net --json/--csv`):
+//!
+//! - `-` is standard output.
+//! - A regular file, or a path that does not exist yet, is written to a temporary sibling and renamed
+//!   into place: a reader (or a crash) never sees half a file.
+//! - Anything else is written *through*, never replaced: a character device (`/dev/null`, `/dev/full`) or
+//!   a FIFO stays what it is; a symbolic link is resolved and the rule applied to its target, so the link
+//!   survives and the file it points to is the one updated.
+//! - Before any work starts, [`prepare`] refuses an output that cannot be written, that is also an input
+//!   or another output, or that another macbench is writing (advisory lock, held until the guard drops).
+//!
+//! The lock is `flock` on a sibling `.NAME.lock`, not on the output itself: the output's inode is
+//! replaced by every rename, so a lock on it would protect only the first version of the file.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// Why an output path is refused before anything runs. Each names the flag and the path.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{flag} {path}: directory {dir} does not exist")]
+    NoDirectory {
+        flag: String,
+        path: String,
+        dir: String,
+    },
+    #[error("{flag} {path}: is a directory; give a file name")]
+    IsDirectory { flag: String, path: String },
+    #[error("{flag} {path}: cannot write there ({reason})")]
+    NotWritable {
+        flag: String,
+        path: String,
+        reason: String,
+    },
+    #[error("{flag} {path}: is also {other}; give a different output file")]
+    Same {
+        flag: String,
+        path: String,
+        other: String,
+    },
+    #[error("{flag} {path}: another macbench is writing it (lock {lock} is held); wait or choose another file")]
+    Locked {
+        flag: String,
+        path: String,
+        lock: String,
+    },
+}
+
+/// Whether `path` means standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a path is to be written.
+enum Kind {
+    /// Temporary sibling of this path (the target itself, symlinks resolved), then rename.
+    Replace(PathBuf),
+    /// Open this existing non-regular file and write into it.
+    Through(PathBuf),
+    Stdout,
+}
+
+fn kind(path: &Path) -> std::io::Result<Kind> {
+    if is_stdout(path) {
+        return Ok(Kind::Stdout);
+    }
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(t) => t,
+            // A dangling link: writing through it creates the file it names.
+            Err(_) => return Ok(Kind::Through(path.to_path_buf())),
+        },
+        Ok(_) => path.to_path_buf(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Kind::Replace(path.into()))
+        }
+        Err(e) => return Err(e),
+    };
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_file() => Ok(Kind::Replace(target)),
+        Ok(m) if m.is_dir() => Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory",
+        )),
+        Ok(_) => Ok(Kind::Through(target)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Kind::Replace(target)),
+        Err(e) => Err(e),
+    }
+}
+
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Write `bytes` to `path` by the rules in the module docs. The error is one line naming the path.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let shown = |e: std::io::Error| format!("{}: {e}", path.display());
+    match kind(path).map_err(shown)? {
+        Kind::Stdout => {
+            crate::stdio::write_stdout(bytes).map_err(|e| format!("standard output: {e}"))
+        }
+        Kind::Through(target) => {
+            let result = (|| {
+                let mut f = OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&target)?;
+                f.write_all(bytes)?;
+                f.flush()
+            })();
+            result.map_err(shown)
+        }
+        Kind::Replace(target) => replace(&target, bytes).map_err(shown),
+    }
+}
+
+fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?
+        .to_string_lossy();
+    let tmp = parent_of(target).join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        // Keep the permissions of the file being replaced (a user's 0600 stays 0600).
+        if let Ok(old) = std::fs::metadata(target) {
+            f.set_permissions(old.permissions())?;
+        }
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The identity of a path for "is this the same file": (device, inode) when it exists, else the
+/// canonical directory joined with the name.
+#[derive(PartialEq)]
+enum Identity {
+    Inode(u64, u64),
+    Name(PathBuf),
+    Stdout,
+}
+
+fn identity(path: &Path) -> Identity {
+    if is_stdout(path) {
+        return Identity::Stdout;
+    }
+    if let Ok(m) = std::fs::metadata(path) {
+        return Identity::Inode(m.dev(), m.ino());
+    }
+    let dir = std::fs::canonicalize(parent_of(path)).unwrap_or_else(|_| parent_of(path).into());
+    Identity::Name(dir.join(path.file_name().unwrap_or_default()))
+}
+
+/// An advisory lock on one output, released (and its lock file removed) when dropped.
+#[derive(Debug)]
+pub struct OutputLock {
+    _held: File,
+    path: PathBuf,
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        // Remove while still holding the lock; `lock` re-checks the inode, so a process that opened the
+        // old lock file just before this cannot believe it holds the new one.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let lock_path = parent_of(target).join(format!(".{name}.lock"));
+    let not_writable = |e: std::io::Error| OutputError::NotWritable {
+        flag: flag.to_string(),
+        path: target.display().to_string(),
+        reason: format!("lock file {}: {e}", lock_path.display()),
+    };
+    loop {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(not_writable)?;
+        // SAFETY: flock on a descriptor this function owns; no memory is shared with the kernel.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                return Err(OutputError::Locked {
+                    flag: flag.to_string(),
+                    path: target.display().to_string(),
+                    lock: lock_path.display().to_string(),
+                });
+            }
+            return Err(not_writable(e));
+        }
+        // The holder before us may have removed the file after we opened it: then lock the new one.
+        let held = file.metadata().map_err(not_writable)?;
+        match std::fs::metadata(&lock_path) {
+            Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                return Ok(OutputLock {
+                    _held: file,
+                    path: lock_path,
+                })
+            }
+            _ => continue,
+        }
+    }
+}
+
+/// What [`prepare`] returns: keep it alive for as long as the outputs are being written.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    _locks: Vec<OutputLock>,
+}
+
+/// Check every output before any work starts: writable, distinct from every input and from each other,
+/// and not being written by another macbench (locked until the returned value is dropped). Also moves
+/// printed lines to standard error if an output is `-`.
+pub fn prepare(
+    outputs: &[(&str, &Path)],
+    inputs: &[(&str, &Path)],
+) -> Result<Prepared, OutputError> {
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        let id = identity(path);
+        let other = inputs
+            .iter()
+            .map(|(f, p)| (*f, *p, true))
+            .chain(outputs[..i].iter().map(|(f, p)| (*f, *p, false)))
+            .find(|(_, p, _)| identity(p) == id);
+        if let Some((other_flag, other_path, is_input)) = other {
+            return Err(OutputError::Same {
+                flag: flag.to_string(),
+                path: path.display().to_string(),
+                other: format!(
+                    "{} {} ({})",
+                    if is_input { "the input" } else { "the output" },
+                    other_path.display(),
+                    other_flag
+                ),
+            });
+        }
+    }
+    let mut locks = Vec::new();
+    for (flag, path) in outputs {
+        let shown = path.display().to_string();
+        let not_writable = |e: std::io::Error| OutputError::NotWritable {
+            flag: flag.to_string(),
+            path: shown.clone(),
+            reason: e.to_string(),
+        };
+        match kind(path) {
+            Ok(Kind::Stdout) => crate::stdio::take_stdout(),
+            Ok(Kind::Through(target)) => {
+                if std::fs::metadata(&target).is_ok() {
+                    // Devices and FIFOs: only ask; opening a FIFO would wait for a reader.
+                    access_write(&target).map_err(not_writable)?;
+                }
+            }
+            Ok(Kind::Replace(target)) => {
+                let dir = parent_of(&target);
+                if !dir.is_dir() {
+                    return Err(OutputError::NoDirectory {
+                        flag: flag.to_string(),
+                        path: shown,
+                        dir: dir.display().to_string(),
+                    });
+                }
+                // The lock file is created in the same directory the temporary file will be: creating it
+                // proves the directory is writable (also for root on a read-only file system).
+                locks.push(lock(flag, &target)?);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+                return Err(OutputError::IsDirectory {
+                    flag: flag.to_string(),
+                    path: shown,
+                })
+            }
+            Err(e) => return Err(not_writable(e)),
+        }
+    }
+    Ok(Prepared { _locks: locks })
+}
+
+fn access_write(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: `c` is a NUL-terminated string that outlives the call.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    #[test]
+    fn a_second_lock_on_the_same_output_is_refused_until_the_first_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let first = prepare(&[("--json", &out)], &[]).unwrap();
+        let second = prepare(&[("--json", &out)], &[]).unwrap_err();
+        assert!(matches!(second, OutputError::Locked { .. }), "{second}");
+        drop(first);
+        prepare(&[("--json", &out)], &[]).unwrap();
+    }
+
+    #[test]
+    fn an_output_equal_to_an_input_or_another_output_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("r.json");
+        std::fs::write(&input, "{}").unwrap();
+        let same = prepare(&[("-o", &input)], &[("RESULTS", &input)]).unwrap_err();
+        assert!(matches!(same, OutputError::Same { .. }));
+        let new = dir.path().join("x");
+        let twice = prepare(&[("--json", &new), ("--csv", &new)], &[]).unwrap_err();
+        assert!(matches!(twice, OutputError::Same { .. }));
+    }
+
+    #[test]
+    fn regular_files_are_replaced_and_symlinks_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.json");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("l.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+    }
+
+    #[test]
+    fn dev_full_reports_its_write_error() {
+        if !Path::new("/dev/full").exists() {
+            eprintln!("SKIP dev_full_reports_its_write_error: no /dev/full here");
+            return;
+        }
+        let e = write_atomic(Path::new("/dev/full"), b"x").unwrap_err();
+        assert!(e.contains("/dev/full"), "{e}");
+        assert!(std::fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
+}

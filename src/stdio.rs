@@ -1,0 +1,71 @@
+//! Standard output for a tool that is piped into `head`, and that may be asked to put a results file there.
+//!
+//! Rust ignores SIGPIPE, so a write to a closed pipe returns `EPIPE` and `println!` panics on it. We keep
+//! SIGPIPE ignored — the `net` control connection and the `--accel sw` child talk over sockets and pipes
+//! whose peer may vanish, and those must stay errors, not silent deaths — and instead handle a closed
+//! *standard output* the way Unix tools are seen to: [`closed_stdout`] ends the process by SIGPIPE,
+//! quietly. Every line macbench prints goes through [`outln!`](crate::outln)/[`out!`](crate::out).
+//!
+//! When a results file is written to standard output (`--json -`), the human-readable lines move to
+//! standard error so that the document on standard output stays parseable: see [`take_stdout`].
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static STDOUT_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// A results file will be written to standard output: from now on printed lines go to standard error.
+pub fn take_stdout() {
+    STDOUT_TAKEN.store(true, Ordering::SeqCst);
+}
+
+/// End the process as a Unix tool does when its standard output is a closed pipe: killed by SIGPIPE,
+/// with nothing on standard error.
+pub fn closed_stdout() -> ! {
+    // SAFETY: restoring the default disposition of SIGPIPE and raising it in this thread only affects this
+    // process, which is meant to end here; no Rust state is observed afterwards.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    // Not reached unless SIGPIPE is blocked; the shell's code for it.
+    std::process::exit(128 + libc::SIGPIPE)
+}
+
+/// Write bytes to standard output and flush; a closed pipe ends the process quietly.
+pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => closed_stdout(),
+        other => other,
+    }
+}
+
+/// Print formatted text for the user (standard output, or standard error once [`take_stdout`] was
+/// called). A closed standard output ends the process quietly; other write errors are ignored, as
+/// `eprintln!` would have to.
+pub fn print_fmt(args: std::fmt::Arguments<'_>) {
+    if STDOUT_TAKEN.load(Ordering::SeqCst) {
+        let _ = std::io::stderr().lock().write_fmt(args);
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            closed_stdout();
+        }
+    }
+}
+
+/// `println!` that exits quietly on a closed pipe (see the module docs).
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::stdio::print_fmt(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::stdio::print_fmt(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `print!` that exits quietly on a closed pipe (see the module docs).
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::stdio::print_fmt(format_args!($($arg)*)) };
+}
