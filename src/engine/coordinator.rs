@@ -17,7 +17,7 @@
 
 use super::clock;
 use super::gate::StartGate;
-use super::Sample;
+use super::{Sample, ScheduleBytes};
 use crate::mac::Progress;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
@@ -38,8 +38,10 @@ pub const THREAD_SERIES_EVERY_TICKS: usize = 10;
 /// What a session publishes for the coordinator, one per session, on its own cache lines.
 #[derive(Debug)]
 pub struct SessionSlot {
-    /// Messages and bytes, stored by the hot loop.
+    /// Messages, stored by the hot loop.
     pub progress: Progress,
+    /// The schedule slot the session starts at (its bytes follow from its message count).
+    pub start_slot: usize,
     /// CPU-time clock id of the session's thread (`pthread_getcpuclockid`), set before the gate.
     pub cpu_clock: AtomicI32,
     pub has_cpu_clock: AtomicBool,
@@ -51,10 +53,11 @@ pub struct SessionSlot {
     pub started_ns: AtomicU64,
 }
 
-impl Default for SessionSlot {
-    fn default() -> Self {
+impl SessionSlot {
+    pub fn new(start_slot: usize) -> Self {
         SessionSlot {
             progress: Progress::default(),
+            start_slot,
             cpu_clock: AtomicI32::new(0),
             has_cpu_clock: AtomicBool::new(false),
             perf_fd: AtomicI32::new(-1),
@@ -81,10 +84,15 @@ impl SessionSlot {
         Ok(())
     }
 
-    /// Full sample of this session, read from the coordinator.
-    fn sample(&self) -> Sample {
+    /// Messages and bytes so far.
+    fn counts(&self, sizes: &ScheduleBytes) -> (u64, u64) {
         let messages = self.progress.messages.load(Ordering::Relaxed);
-        let bytes = self.progress.bytes.load(Ordering::Relaxed);
+        (messages, sizes.bytes(self.start_slot, messages))
+    }
+
+    /// Full sample of this session, read from the coordinator.
+    fn sample(&self, sizes: &ScheduleBytes) -> Sample {
+        let (messages, bytes) = self.counts(sizes);
         let cpu_ns = if self.has_cpu_clock.load(Ordering::Acquire) {
             clock::clock_ns(self.cpu_clock.load(Ordering::Relaxed))
         } else {
@@ -255,6 +263,7 @@ fn sleep_until(deadline_ns: u64) {
 pub fn coordinate(
     plan: &Plan,
     slots: &[SessionSlot],
+    sizes: &ScheduleBytes,
     gate: &StartGate,
     phase: &AtomicU32,
     cancel: &AtomicBool,
@@ -298,7 +307,7 @@ pub fn coordinate(
                 mark_ns[m] = woke;
                 let (mut sm, mut sb) = (0u64, 0u64);
                 for (i, slot) in slots.iter().enumerate() {
-                    let s = slot.sample();
+                    let s = slot.sample(sizes);
                     sm += s.messages;
                     sb += s.bytes;
                     marks[i][m] = s;
@@ -312,10 +321,8 @@ pub fn coordinate(
                 (sm, sb)
             }
             Point::Tick | Point::End => slots.iter().fold((0, 0), |(m, b), s| {
-                (
-                    m + s.progress.messages.load(Ordering::Relaxed),
-                    b + s.progress.bytes.load(Ordering::Relaxed),
-                )
+                let (sm, sb) = s.counts(sizes);
+                (m + sm, b + sb)
             }),
         };
         let own = clock::thread_cpu_ns();
@@ -327,7 +334,7 @@ pub fn coordinate(
         if thread_series && (k % THREAD_SERIES_EVERY_TICKS == 0 || point == Point::End) {
             per_thread.t_ns.push(woke - t0);
             for (i, slot) in slots.iter().enumerate() {
-                let s = slot.sample();
+                let s = slot.sample(sizes);
                 per_thread.bytes[i].push(s.bytes);
                 per_thread.cpu_ns[i].push(s.cpu_ns);
             }

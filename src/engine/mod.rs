@@ -324,6 +324,51 @@ fn random_pool(len: usize, seed: u64) -> Arc<Vec<u8>> {
     pool
 }
 
+/// Bytes of the first `m` messages of a session, from the cyclic schedule: what the coordinator turns
+/// a published message count into (see [`crate::mac::Progress`]).
+#[derive(Debug, Clone)]
+pub struct ScheduleBytes {
+    /// prefix[i] = bytes of schedule slots 0..i; prefix.len() = slots + 1.
+    prefix: Vec<u64>,
+}
+
+impl ScheduleBytes {
+    pub fn new(schedule: &[(u32, u32)]) -> ScheduleBytes {
+        let mut prefix = Vec::with_capacity(schedule.len() + 1);
+        let mut sum = 0u64;
+        prefix.push(0);
+        for &(_, len) in schedule {
+            sum += u64::from(len);
+            prefix.push(sum);
+        }
+        ScheduleBytes { prefix }
+    }
+
+    /// Bytes of `messages` consecutive messages starting at schedule slot `start`, wrapping around.
+    pub fn bytes(&self, start: usize, messages: u64) -> u64 {
+        let slots = (self.prefix.len() - 1) as u64;
+        if slots == 0 {
+            return 0;
+        }
+        let total = self.prefix[slots as usize];
+        let start = (start as u64 % slots) as usize;
+        let (rounds, rest) = (messages / slots, (messages % slots) as usize);
+        let end = start + rest;
+        let partial = if end <= slots as usize {
+            self.prefix[end] - self.prefix[start]
+        } else {
+            total - self.prefix[start] + self.prefix[end - slots as usize]
+        };
+        rounds * total + partial
+    }
+}
+
+/// The schedule slot session `session` of `sessions` starts at: sessions are spread over the schedule
+/// so that they read different parts of the pool.
+pub fn start_slot(session: usize, sessions: usize, slots: usize) -> usize {
+    session * slots / sessions.max(1)
+}
+
 impl Workload {
     pub fn build(s: &Scenario) -> Workload {
         let sizes = s.size.sizes();
@@ -422,7 +467,10 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             }
         })
         .collect();
-    let slots: Vec<SessionSlot> = (0..s.sessions).map(|_| SessionSlot::default()).collect();
+    let slots: Vec<SessionSlot> = (0..s.sessions)
+        .map(|i| SessionSlot::new(start_slot(i, s.sessions, workload.schedule.len())))
+        .collect();
+    let sizes = ScheduleBytes::new(&workload.schedule);
     let gate = StartGate::new();
     let phase = AtomicU32::new(coordinator::PHASE_RUN);
     let plan = coordinator::Plan {
@@ -495,7 +543,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
         let outcome = std::thread::Builder::new()
             .name("coordinator".to_string())
             .spawn_scoped(scope, || {
-                coordinator::coordinate(&plan, &slots, &gate, &phase, cancel)
+                coordinator::coordinate(&plan, &slots, &sizes, &gate, &phase, cancel)
             })
             .map_err(|e| EngineError::Thread {
                 session: 0,
@@ -648,7 +696,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     let mut work = MessageLoop {
         pool: &wl.pool,
         schedule: &wl.schedule,
-        next: ctx.session * slots / ctx.sessions,
+        next: start_slot(ctx.session, ctx.sessions, slots),
         nonce: &mut nonce,
         tag: &mut tag[..tag_len],
         verify: ctx.verify,
@@ -764,4 +812,29 @@ fn prepare_session(ctx: &SessionContext<'_>) -> Result<Prepared, String> {
 fn fill_nonce(nonce: &mut [u8], slot: usize) {
     let n = nonce.len().min(8);
     nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_bytes_follow_the_cyclic_schedule() {
+        let schedule: Vec<(u32, u32)> = [40u32, 576, 1500, 0, 64]
+            .iter()
+            .map(|&len| (0, len))
+            .collect();
+        let sizes = ScheduleBytes::new(&schedule);
+        // Walk the schedule the way the hot loop does and compare at every count.
+        for start in 0..schedule.len() {
+            let mut bytes = 0u64;
+            let mut next = start;
+            for m in 0..23u64 {
+                assert_eq!(sizes.bytes(start, m), bytes, "start {start}, {m} messages");
+                bytes += u64::from(schedule[next].1);
+                next = (next + 1) % schedule.len();
+            }
+        }
+        assert_eq!(ScheduleBytes::new(&[]).bytes(0, 10), 0);
+    }
 }

@@ -137,18 +137,18 @@ pub enum VerifyMode {
     After,
 }
 
-/// A session's cumulative counters as the hot loop publishes them: one relaxed store each per message.
+/// A session's message count as the hot loop publishes it: one relaxed store per message.
 ///
-/// The engine's coordinator reads them from another thread at its own ticks, so the measurement window
-/// is the coordinator's and not whenever a descheduled session next looks at a phase word. Relaxed is
-/// enough: each value is monotonic and read on its own; a reader may see `messages` one ahead of
-/// `bytes`, one message in thousands. Aligned to 128 bytes (two cache lines, for the adjacent-line
-/// prefetcher) so that no two sessions' counters share a line.
+/// The engine's coordinator reads it from another thread at its own ticks, so the measurement window
+/// is the coordinator's and not whenever a descheduled session next looks at a phase word. Only the
+/// count is published: the schedule of message sizes is fixed and cyclic, so the coordinator derives
+/// the exact byte count from it. Publishing bytes as a second word would let a reader see the two one
+/// message apart; one word is always consistent, and costs one store. Aligned to 128 bytes (two cache
+/// lines, for the adjacent-line prefetcher) so that no two sessions' counters share a line.
 #[derive(Debug, Default)]
 #[repr(align(128))]
 pub struct Progress {
     pub messages: std::sync::atomic::AtomicU64,
-    pub bytes: std::sync::atomic::AtomicU64,
 }
 
 /// The engine's view of one session's messages, handed to the hot loop. Everything is preallocated.
@@ -226,7 +226,6 @@ fn run_messages_generic<M: KeyedMac + ?Sized>(mac: &mut M, work: &mut MessageLoo
         }
         messages += 1;
         bytes += u64::from(len);
-        progress.bytes.store(bytes, Ordering::Relaxed);
         progress.messages.store(messages, Ordering::Relaxed);
         if phase.load(Ordering::Relaxed) != seen || messages >= stop_at {
             break;
