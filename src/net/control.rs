@@ -18,8 +18,15 @@
 //! SPI, so a late datagram of an earlier trial lands in `unknown_spi`, never in `delivered`.
 //!
 //! The key travels in the clear on the control channel: these are benchmark keys, made per trial, that
-//! protect nothing. The receiver only ever receives on the data path; it exits after `--once` sender
-//! or when no sender has connected for `--timeout`.
+//! protect nothing. The receiver only ever receives on the data path; it exits after the first sender
+//! that ran a trial (`--once`) or when no sender has been connected for `--timeout`.
+//!
+//! The receiver cannot trust what arrives on its port. Every line is read with a length limit and a
+//! deadline, parsed and checked by [`parse_request`] with the command line's own rules
+//! ([`super::limits`]) before anything is allocated or sliced by it; a refused line gets one error reply
+//! and the connection is closed. Connections are served side by side (at most [`MAX_CONNECTIONS`]), and
+//! only the data path — the UDP socket — is taken by one trial at a time, so a client that connects and
+//! idles, or sends garbage, holds up no other sender.
 
 use super::limits::{self, LimitError};
 use super::receiver::{receive_loop, ReceiveReport, Receiver, StopRule};
