@@ -11,8 +11,8 @@ use crate::host::{self, Host};
 use crate::mac::{Availability, Function};
 use crate::net::bench::{self, Mode, NetConfig, Path, SizeSpec};
 use crate::net::control::{self, RemotePath, ServeOptions};
+use crate::net::limits;
 use crate::net::netns::NetnsPair;
-use crate::net::receiver::WINDOW_SIZES;
 use crate::net::report::{self, NetConfigReport, NetDocument, NetResult};
 use crate::net::search::SearchConfig;
 use crate::net::trial::LocalPath;
@@ -57,10 +57,13 @@ pub struct ReceiveArgs {
     /// Pin the receiving thread to this CPU.
     #[arg(long)]
     pub core: Option<usize>,
-    /// Exit after the first sender disconnects.
+    /// Exit after the first sender that ran a trial disconnects.
     #[arg(long)]
     pub once: bool,
-    /// Exit when no sender connects for this long (also the control connection's idle limit).
+    /// Exit when no sender has been connected for this long. A control connection that sends nothing
+    /// for 30 s (or this, if shorter) between requests is closed; up to 8 are served at once, and
+    /// `start` requests are checked against the limits `macbench net` itself accepts (README: net
+    /// receive).
     #[arg(long, default_value = "600s", allow_hyphen_values = true)]
     pub timeout: String,
 }
@@ -93,7 +96,7 @@ pub struct NetOptions {
         allow_hyphen_values = true
     )]
     pub sizes: String,
-    /// Duration of each trial: `10s`, `0.3s`, `300ms`.
+    /// Duration of each trial: `10s`, `0.3s`, `300ms` (1 ms to 86400 s).
     #[arg(long, default_value = "10s", allow_hyphen_values = true)]
     pub trial: String,
     /// Acceptable loss: `0` (zero loss), `0.001%`, or a fraction like `1e-5`.
@@ -108,7 +111,7 @@ pub struct NetOptions {
     /// Tag bytes per packet (default 16, or the algorithm's tag length if shorter).
     #[arg(long)]
     pub tag_len: Option<usize>,
-    /// Anti-replay window in packets: 64 or 1024.
+    /// Anti-replay window in packets: 64 or 1024 (the maximum).
     #[arg(long, default_value_t = 64)]
     pub replay_window: u64,
     /// Also send this many bad packets (forged, truncated, replayed) per 1000 genuine ones.
@@ -202,11 +205,11 @@ pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec
                     "--sizes: {token:?} is too large; at most {MAX_PACKET_LEN} bytes"
                 ))
             })?;
-            if n < min_len || n > MAX_PACKET_LEN {
-                return Err(CliError::usage(format!(
-                    "--sizes: {n} is outside {min_len}..={MAX_PACKET_LEN} (a packet is a {HEADER_LEN}-byte header + payload + tag, at most one UDP datagram)"
-                )));
-            }
+            limits::check_packet_size("--sizes", n, min_len).map_err(|e| {
+                CliError::usage(format!(
+                    "{e}; a packet is a {HEADER_LEN}-byte header + payload + tag"
+                ))
+            })?;
             if !out.iter().any(|s| s.label == token) {
                 out.push(SizeSpec {
                     label: n.to_string(),
@@ -263,7 +266,9 @@ pub fn parse_rcvbuf(text: &str) -> Result<Option<usize>, CliError> {
         (t, 1)
     };
     match number.parse::<usize>() {
-        Ok(v) if v > 0 && v.saturating_mul(scale) <= 1 << 30 => Ok(Some(v * scale)),
+        Ok(v) => limits::check_rcvbuf("--rcvbuf", v.saturating_mul(scale))
+            .map(Some)
+            .map_err(|e| CliError::usage(format!("{e}, e.g. 4M, 256k, 212992, or default"))),
         _ => Err(CliError::usage(format!(
             "--rcvbuf: {text:?} is not a buffer size; give bytes up to 1G, e.g. 4M, 256k, 212992, or default"
         ))),
@@ -295,37 +300,24 @@ struct Plan {
 fn plan(o: &NetOptions) -> Result<Plan, CliError> {
     let mut functions: Vec<Function> = resolve_functions(&o.alg, o.backend.as_deref(), &o.accel)?;
     let trial = parse_duration("--trial", &o.trial)?;
+    // The same checks `net receive` applies to a remote sender's `start` (crate::net::limits).
+    let limit = |e: limits::LimitError| CliError::usage(e.to_string());
+    limits::check_trial("--trial", trial).map_err(limit)?;
     let acceptable_loss = parse_loss(&o.loss)?;
     let resolution = parse_resolution(&o.resolution)?;
     let rate = o.rate.as_deref().map(parse_rate).transpose()?;
-    if !WINDOW_SIZES.contains(&o.replay_window) {
-        return Err(CliError::usage(format!(
-            "--replay-window: {} packets is not offered; give 64 or 1024",
-            o.replay_window
-        )));
-    }
+    limits::check_replay_window("--replay-window", o.replay_window).map_err(limit)?;
     if o.inject_bad > 1000 {
         return Err(CliError::usage(format!(
             "--inject-bad: {} per 1000 is too many; give 0 to 1000",
             o.inject_bad
         )));
     }
-    let tag_len = o.tag_len.unwrap_or(DEFAULT_TAG_LEN);
-    if tag_len == 0 || tag_len > crate::mac::MAX_TAG_LEN {
-        return Err(CliError::usage(format!(
-            "--tag-len: {tag_len} bytes; give 1 to {}",
-            crate::mac::MAX_TAG_LEN
-        )));
-    }
+    let tag_len = limits::check_tag_len("--tag-len", o.tag_len.unwrap_or(DEFAULT_TAG_LEN), None)
+        .map_err(limit)?;
     if let Some(asked) = o.tag_len {
-        if let Some(f) = functions
-            .iter()
-            .find(|f| f.algorithm.name != "null" && f.algorithm.tag_len < asked)
-        {
-            return Err(CliError::usage(format!(
-                "--tag-len {asked}: {} produces only {}-byte tags; give at most {}",
-                f.algorithm.name, f.algorithm.tag_len, f.algorithm.tag_len
-            )));
+        for f in &functions {
+            limits::check_tag_len("--tag-len", asked, Some(f.algorithm)).map_err(limit)?;
         }
     }
     let sizes = parse_sizes(&o.sizes, o.seed, HEADER_LEN + tag_len)?;
@@ -466,6 +458,9 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
             size_definition: report::SIZE_DEFINITION,
         },
         results: Vec::new(),
+        // True until the run ends uncancelled, as in `macbench run`: the file is rewritten after each
+        // result, so a reader of a file from an unfinished run sees that it is unfinished.
+        partial: true,
     };
     crate::outln!(
         "macbench net: {}; trial {:.3} s; acceptable loss {}; size = {}",
@@ -496,21 +491,33 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         Ok(())
     };
     let outcome = bench::run(&plan.config, &mut path, |r: &NetResult| {
+        // A result that ends after Ctrl-C was cut short (its last trial stopped early): like
+        // `macbench run`, keep only what finished.
+        if CANCEL.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         crate::outln!("{}", report::table_line(r));
         doc.results.push(r.clone());
         write_at(&doc, false)
     });
     drop(path);
-    if !doc.results.is_empty() {
-        // Standard output (`--json -`) gets its one document now, whatever the outcome.
+    let interrupted = CANCEL.load(Ordering::SeqCst);
+    // Nothing finished: an existing results file stays as it was. Otherwise standard output
+    // (`--json -`) gets its one document now, marked partial if Ctrl-C cut the run short.
+    if !doc.results.is_empty() && (outcome.is_ok() || interrupted) {
+        doc.partial = interrupted;
         write_at(&doc, true)?;
     }
-    outcome?;
-    if CANCEL.load(Ordering::SeqCst) {
-        return Err(CliError::failure(
-            "cancelled; finished results were written",
-        ));
+    if interrupted {
+        return Err(CliError {
+            code: 130,
+            message: format!(
+                "interrupted: {} finished result(s) kept, marked \"partial\": true",
+                doc.results.len()
+            ),
+        });
     }
+    outcome?;
     Ok(())
 }
 
@@ -522,14 +529,22 @@ fn receive(r: &ReceiveArgs) -> Result<(), CliError> {
     let local = udp
         .local_addr()
         .map_err(|e| CliError::failure(e.to_string()))?;
+    // The Ctrl-C handler goes in before the "listening" line, which tells a script it may signal us.
+    let cancel = cancel_flag();
     crate::outln!("macbench net receive: listening on {local} (UDP data, TCP control)");
     let options = ServeOptions {
         listen: local,
         core: r.core,
         once: r.once,
         timeout,
-        cancel: cancel_flag(),
+        cancel,
     };
     control::serve(udp, tcp, &options, |line| crate::outln!("{line}"))?;
+    if CANCEL.load(Ordering::SeqCst) {
+        return Err(CliError {
+            code: 130,
+            message: "interrupted".to_string(),
+        });
+    }
     Ok(())
 }

@@ -18,29 +18,50 @@
 //! SPI, so a late datagram of an earlier trial lands in `unknown_spi`, never in `delivered`.
 //!
 //! The key travels in the clear on the control channel: these are benchmark keys, made per trial, that
-//! protect nothing. The receiver only ever receives on the data path; it exits after `--once` sender
-//! or when no sender has connected for `--timeout`.
+//! protect nothing. The receiver only ever receives on the data path; it exits after the first sender
+//! that ran a trial (`--once`) or when no sender has been connected for `--timeout`.
+//!
+//! The receiver cannot trust what arrives on its port. Every line is read with a length limit and a
+//! deadline, parsed and checked by [`parse_request`] with the command line's own rules
+//! ([`super::limits`]) before anything is allocated or sliced by it; a refused line gets one error reply
+//! and the connection is closed. Connections are served side by side (at most [`MAX_CONNECTIONS`]), and
+//! only the data path — the UDP socket — is taken by one trial at a time, so a client that connects and
+//! idles, or sends garbage, holds up no other sender.
 
+use super::limits::{self, LimitError};
 use super::receiver::{receive_loop, ReceiveReport, Receiver, StopRule};
 use super::sender::{send_loop, SendPlan};
 use super::trial::{TrialResult, TrialSetup};
 use super::wire::Sa;
 use super::NetError;
 use crate::engine::{affinity, clock};
-use crate::mac::{Availability, KeyParams};
+use crate::mac::{Availability, Function, KeyParams, MacError};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 const PROTOCOL_VERSION: u32 = 1;
 /// Requests one control connection may make (a search is a few dozen trials).
 const MAX_REQUESTS: usize = 100_000;
-/// Longest control line accepted.
-const MAX_LINE: usize = 4096;
+/// Longest control line accepted, newline included. A `start` line is about 300 bytes.
+pub const MAX_LINE: usize = 4096;
+/// Control connections served at once; more are refused with an error line.
+pub const MAX_CONNECTIONS: usize = 8;
+/// A control connection that sends no complete line for this long (or `--timeout`, if shorter) while
+/// none of its trials runs is closed. While its trial runs, the trial's duration is added.
+pub const CONTROL_IDLE_LIMIT: Duration = Duration::from_secs(30);
+/// Longest a `start` waits for another connection's trial to free the data path before it is refused.
+pub const DATA_PATH_WAIT: Duration = Duration::from_secs(60);
+/// How often blocked reads and waits look at cancel, shutdown and their deadline.
+const POLL: Duration = Duration::from_millis(100);
+/// Writes to a peer that does not read give up after this long.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// A control message as it travels: JSON with an `op` tag. Checked into a [`ControlRequest`] by
+/// [`parse_request`] before anything acts on it.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "kebab-case")]
 enum Request {
@@ -59,6 +80,109 @@ enum Request {
     },
     Stop,
     Bye,
+}
+
+/// A `start` whose every field passed the checks the command line uses ([`limits`]).
+#[derive(Debug, Clone)]
+pub struct StartRequest {
+    /// Available in this build, on this machine.
+    pub function: Function,
+    /// A length the algorithm accepts.
+    pub key: Vec<u8>,
+    /// SPI ≥ [`limits::MIN_SPI`]; tag length 1 … the algorithm's tag length (any up to 64 for `null`).
+    pub sa: Sa,
+    /// One of [`limits::REPLAY_WINDOWS`].
+    pub replay_window: u64,
+    /// [`limits::MIN_TRIAL`] … [`limits::MAX_TRIAL`].
+    pub duration: Duration,
+    /// 1 … [`limits::MAX_RCVBUF`] bytes, or the system default.
+    pub rcvbuf: Option<usize>,
+}
+
+/// A control line, parsed and checked.
+#[derive(Debug, Clone)]
+pub enum ControlRequest {
+    Hello,
+    Start(StartRequest),
+    Stop,
+    Bye,
+}
+
+/// Why a control line was refused; the receiver replies with this message and closes the connection.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControlError {
+    #[error("bad request: {0}")]
+    Syntax(String),
+    #[error("control line longer than {MAX_LINE} bytes")]
+    LineTooLong,
+    #[error("protocol version {0}; this receiver speaks {PROTOCOL_VERSION}")]
+    Version(u32),
+    #[error("function: this receiver has no function {0:?} (give algorithm/backend/accel as `macbench list` shows)")]
+    UnknownFunction(String),
+    #[error("function: {function} is unavailable here: {why}")]
+    Unavailable { function: String, why: String },
+    #[error("key: not an even-length hex string: {0}")]
+    KeyHex(String),
+    #[error("key: {0}")]
+    KeyLength(MacError),
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+}
+
+/// Parse one control line (without or with its newline) and check every field of a `start` against
+/// the same rules as the command line. Never panics, whatever the bytes.
+pub fn parse_request(line: &[u8]) -> Result<ControlRequest, ControlError> {
+    if line.len() > MAX_LINE {
+        return Err(ControlError::LineTooLong);
+    }
+    let request: Request =
+        serde_json::from_slice(line).map_err(|e| ControlError::Syntax(e.to_string()))?;
+    match request {
+        Request::Hello { version } if version == PROTOCOL_VERSION => Ok(ControlRequest::Hello),
+        Request::Hello { version } => Err(ControlError::Version(version)),
+        Request::Stop => Ok(ControlRequest::Stop),
+        Request::Bye => Ok(ControlRequest::Bye),
+        Request::Start {
+            function,
+            key,
+            spi,
+            tag_len,
+            replay_window,
+            duration_ms,
+            rcvbuf,
+        } => {
+            let f = crate::mac::functions()
+                .into_iter()
+                .find(|f| f.id() == function)
+                .ok_or_else(|| ControlError::UnknownFunction(function.clone()))?;
+            if let Availability::Unavailable(why) = f.availability() {
+                return Err(ControlError::Unavailable { function, why });
+            }
+            let key = hex::decode(&key).map_err(|e| ControlError::KeyHex(e.to_string()))?;
+            if !f.algorithm.key_lengths.accepts(key.len()) {
+                return Err(ControlError::KeyLength(MacError::KeyLength {
+                    algorithm: f.algorithm.name,
+                    got: key.len(),
+                    accepted: f.algorithm.key_lengths.describe(),
+                }));
+            }
+            let spi = limits::check_spi("spi", spi)?;
+            let tag_len = limits::check_tag_len("tag_len", tag_len, Some(f.algorithm))?;
+            let replay_window = limits::check_replay_window("replay_window", replay_window)?;
+            let duration = limits::check_trial("duration_ms", Duration::from_millis(duration_ms))?;
+            let rcvbuf = rcvbuf
+                .map(|b| limits::check_rcvbuf("rcvbuf", b))
+                .transpose()?;
+            Ok(ControlRequest::Start(StartRequest {
+                function: f,
+                key,
+                sa: Sa { spi, tag_len },
+                replay_window,
+                duration,
+                rcvbuf,
+            }))
+        }
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -86,27 +210,93 @@ impl Reply {
     }
 }
 
-fn read_line<R: BufRead>(reader: &mut R) -> std::io::Result<Option<String>> {
-    let mut line = String::new();
-    let n = std::io::Read::take(reader, MAX_LINE as u64).read_line(&mut line)?;
-    if n == 0 {
-        return Ok(None);
+/// Why [`LineReader::read_line`] returned no line.
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    #[error("control line longer than {MAX_LINE} bytes")]
+    TooLong,
+    #[error("no complete request within {0:?}")]
+    Idle(Duration),
+    #[error("stopped")]
+    Stopped,
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads newline-terminated lines of at most [`MAX_LINE`] bytes from a stream whose read timeout is
+/// short ([`POLL`]), so a wait for a line can be given a deadline and be cut short by cancel. Holds at
+/// most `MAX_LINE` + one read of buffered bytes: a peer that never sends a newline cannot make it grow.
+struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+}
+
+impl<R: Read> LineReader<R> {
+    fn new(inner: R) -> Self {
+        LineReader {
+            inner,
+            buf: Vec::with_capacity(MAX_LINE),
+        }
     }
-    Ok(Some(line))
+
+    /// The next line (newline stripped), `Ok(None)` at end of stream, or an error once `limit` has
+    /// passed without a whole line or `stop()` says so.
+    fn read_line(
+        &mut self,
+        limit: Duration,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Vec<u8>>, LineError> {
+        let deadline = clock::wall_ns().saturating_add(limit.as_nanos() as u64);
+        let mut chunk = [0u8; 1024];
+        loop {
+            if let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+                if pos >= MAX_LINE {
+                    return Err(LineError::TooLong);
+                }
+                let mut line: Vec<u8> = self.buf.drain(..=pos).collect();
+                line.pop();
+                return Ok(Some(line));
+            }
+            if self.buf.len() >= MAX_LINE {
+                return Err(LineError::TooLong);
+            }
+            if stop() {
+                return Err(LineError::Stopped);
+            }
+            if clock::wall_ns() >= deadline {
+                return Err(LineError::Idle(limit));
+            }
+            match self.inner.read(&mut chunk) {
+                Ok(0) => return Ok(None),
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => return Err(LineError::Io(e)),
+            }
+        }
+    }
 }
 
 /// Options of `macbench net receive`.
 pub struct ServeOptions {
     pub listen: SocketAddr,
     pub core: Option<usize>,
+    /// Exit after the first sender that ran a trial disconnects.
     pub once: bool,
-    /// Exit when no sender connects for this long; also the control connection's read timeout.
+    /// Exit when no sender has been connected for this long. A control connection idle for this long
+    /// (or [`CONTROL_IDLE_LIMIT`], if shorter) between requests is closed.
     pub timeout: Duration,
     pub cancel: Arc<AtomicBool>,
 }
 
 struct Running {
     stop: Arc<AtomicBool>,
+    duration: Duration,
     handle: std::thread::JoinHandle<Result<ReceiveReport, String>>,
 }
 
@@ -131,129 +321,214 @@ pub fn bind(listen: SocketAddr) -> Result<(UdpSocket, TcpListener), NetError> {
     Ok((udp, tcp))
 }
 
+/// What connection threads tell the accepting thread.
+enum Event {
+    Log(String),
+    Closed { trials: usize },
+}
+
+/// State the connections share. The UDP socket is one data path: only the connection holding
+/// `data_path` (from its `start` to its `stop`) has a receive thread on it, so trials of different
+/// senders never mix, while their control connections (hello, waiting) are served side by side.
+struct Shared<'a> {
+    udp: &'a UdpSocket,
+    options: &'a ServeOptions,
+    data_path: Mutex<()>,
+    /// Set when `serve` is about to return: connection threads close.
+    shutdown: AtomicBool,
+    idle_limit: Duration,
+}
+
+impl Shared<'_> {
+    fn stopping(&self) -> bool {
+        self.shutdown.load(Ordering::Relaxed) || self.options.cancel.load(Ordering::Relaxed)
+    }
+}
+
 /// Serve senders on already bound sockets until `--once` is satisfied, the timeout passes without a
 /// sender, or cancel. `log` gets one line per event.
+///
+/// Each control connection has its own thread, a line-length limit and an idle limit, so a client that
+/// connects and says nothing (or sends garbage, or an endless line) delays no other sender.
 pub fn serve(
     udp: UdpSocket,
     tcp: TcpListener,
     options: &ServeOptions,
     mut log: impl FnMut(&str),
 ) -> Result<(), NetError> {
-    let udp = Arc::new(udp);
     tcp.set_nonblocking(true)
         .map_err(|e| NetError::Failure(e.to_string()))?;
-    let mut idle_since = clock::wall_ns();
-    loop {
-        if options.cancel.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        match tcp.accept() {
-            Ok((stream, peer)) => {
-                log(&format!("sender {peer} connected"));
-                let outcome = serve_connection(&udp, stream, options);
-                match outcome {
-                    Ok(trials) => log(&format!("sender {peer} done after {trials} trial(s)")),
-                    Err(e) => log(&format!("sender {peer}: {e}")),
+    let shared = Shared {
+        udp: &udp,
+        options,
+        data_path: Mutex::new(()),
+        shutdown: AtomicBool::new(false),
+        idle_limit: CONTROL_IDLE_LIMIT.min(options.timeout),
+    };
+    let (events, inbox) = mpsc::channel::<Event>();
+    let outcome = std::thread::scope(|scope| {
+        let mut active = 0usize;
+        let mut idle_since = clock::wall_ns();
+        let mut outcome = Ok(());
+        loop {
+            while let Ok(event) = inbox.try_recv() {
+                match event {
+                    Event::Log(line) => log(&line),
+                    Event::Closed { trials } => {
+                        active -= 1;
+                        if options.once && trials > 0 {
+                            shared.shutdown.store(true, Ordering::Relaxed);
+                        }
+                    }
                 }
-                if options.once {
-                    return Ok(());
-                }
+            }
+            if shared.stopping() {
+                break;
+            }
+            if active > 0 {
                 idle_since = clock::wall_ns();
+            } else if clock::wall_ns() - idle_since >= options.timeout.as_nanos() as u64 {
+                log("no sender within --timeout; exiting");
+                break;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if clock::wall_ns() - idle_since >= options.timeout.as_nanos() as u64 {
-                    log("no sender within --timeout; exiting");
-                    return Ok(());
+            match tcp.accept() {
+                Ok((stream, peer)) if active >= MAX_CONNECTIONS => {
+                    log(&format!(
+                        "sender {peer} refused: {MAX_CONNECTIONS} control connections are open"
+                    ));
+                    refuse(
+                        stream,
+                        &format!(
+                            "busy: {MAX_CONNECTIONS} control connections are open; try again later"
+                        ),
+                    );
                 }
-                std::thread::sleep(Duration::from_millis(20));
+                Ok((stream, peer)) => {
+                    active += 1;
+                    let events = events.clone();
+                    let shared = &shared;
+                    scope.spawn(move || {
+                        let _ = events.send(Event::Log(format!("sender {peer} connected")));
+                        let mut trials = 0;
+                        let line = match serve_connection(stream, shared, &mut trials) {
+                            Ok(()) => format!("sender {peer} done after {trials} trial(s)"),
+                            Err(e) => format!("sender {peer}: {e} (after {trials} trial(s))"),
+                        };
+                        let _ = events.send(Event::Log(line));
+                        let _ = events.send(Event::Closed { trials });
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => {
+                    outcome = Err(NetError::Failure(format!("accept: {e}")));
+                    break;
+                }
             }
-            Err(e) => return Err(NetError::Failure(format!("accept: {e}"))),
         }
+        shared.shutdown.store(true, Ordering::Relaxed);
+        outcome
+    });
+    while let Ok(event) = inbox.try_recv() {
+        if let Event::Log(line) = event {
+            log(&line);
+        }
+    }
+    outcome
+}
+
+/// Answer a connection with one error line and close it.
+fn refuse(stream: TcpStream, why: &str) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+    if let Ok(mut line) = serde_json::to_string(&Reply::error(why)) {
+        line.push('\n');
+        let _ = (&stream).write_all(line.as_bytes());
     }
 }
 
+fn reply(writer: &mut TcpStream, r: &Reply) -> Result<(), String> {
+    let mut line = serde_json::to_string(r).map_err(|e| e.to_string())?;
+    line.push('\n');
+    writer.write_all(line.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// Serve one control connection: every refused request is answered with an error line, then the
+/// connection is closed (the sender's search cannot go on without the receiver anyway).
 fn serve_connection(
-    udp: &Arc<UdpSocket>,
     stream: TcpStream,
-    options: &ServeOptions,
-) -> Result<usize, String> {
+    shared: &Shared<'_>,
+    trials: &mut usize,
+) -> Result<(), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
     stream
-        .set_read_timeout(Some(options.timeout))
+        .set_read_timeout(Some(POLL))
+        .map_err(|e| e.to_string())?;
+    stream
+        .set_write_timeout(Some(WRITE_TIMEOUT))
         .map_err(|e| e.to_string())?;
     let _ = stream.set_nodelay(true);
     let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
-    let mut reader = BufReader::new(stream);
-    let mut running: Option<Running> = None;
-    let mut trials = 0;
-    let reply = |writer: &mut TcpStream, r: &Reply| -> Result<(), String> {
-        let mut line = serde_json::to_string(r).map_err(|e| e.to_string())?;
-        line.push('\n');
-        writer.write_all(line.as_bytes()).map_err(|e| e.to_string())
-    };
+    let mut reader = LineReader::new(stream);
+    // The receive thread of this connection's trial and its hold on the data path.
+    let mut running: Option<(Running, MutexGuard<'_, ()>)> = None;
+    let stopping = || shared.stopping();
     let result = (|| {
         for _ in 0..MAX_REQUESTS {
-            if options.cancel.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            let Some(line) = read_line(&mut reader).map_err(|e| format!("control: {e}"))? else {
-                return Ok(());
+            let limit =
+                shared.idle_limit + running.as_ref().map_or(Duration::ZERO, |r| r.0.duration);
+            let line = match reader.read_line(limit, &stopping) {
+                Ok(Some(line)) => line,
+                Ok(None) | Err(LineError::Stopped) => return Ok(()),
+                Err(e @ LineError::TooLong) => {
+                    let _ = reply(&mut writer, &Reply::error(e.to_string()));
+                    return Err(e.to_string());
+                }
+                Err(e @ LineError::Idle(_)) => {
+                    let _ = reply(&mut writer, &Reply::error(format!("{e}; closing")));
+                    return Err(format!("{e}; closed"));
+                }
+                Err(e) => return Err(format!("control: {e}")),
             };
-            let request: Request = match serde_json::from_str(line.trim()) {
+            let request = match parse_request(&line) {
                 Ok(r) => r,
                 Err(e) => {
-                    reply(&mut writer, &Reply::error(format!("bad request: {e}")))?;
-                    continue;
+                    reply(&mut writer, &Reply::error(e.to_string()))?;
+                    return Err(e.to_string());
                 }
             };
             match request {
-                Request::Hello { version } if version == PROTOCOL_VERSION => {
-                    reply(&mut writer, &Reply::ok())?
-                }
-                Request::Hello { version } => reply(
-                    &mut writer,
-                    &Reply::error(format!(
-                        "protocol version {version}; this receiver speaks {PROTOCOL_VERSION}"
-                    )),
-                )?,
-                Request::Start {
-                    function,
-                    key,
-                    spi,
-                    tag_len,
-                    replay_window,
-                    duration_ms,
-                    rcvbuf,
-                } => {
-                    if let Some(r) = running.take() {
+                ControlRequest::Hello => reply(&mut writer, &Reply::ok())?,
+                ControlRequest::Start(start) => {
+                    if let Some((r, _guard)) = running.take() {
                         let _ = r.finish();
                     }
-                    if let Some(bytes) = rcvbuf {
-                        if let Err(e) = super::receiver::set_receive_buffer(udp, bytes) {
-                            reply(&mut writer, &Reply::error(format!("rcvbuf {bytes}: {e}")))?;
-                            continue;
+                    let Some(guard) = wait_for_data_path(shared) else {
+                        if shared.stopping() {
+                            return Ok(());
                         }
-                    }
-                    match start(
-                        udp,
-                        options.core,
-                        &function,
-                        &key,
-                        spi,
-                        tag_len,
-                        replay_window,
-                        duration_ms,
-                    ) {
+                        let why = format!(
+                            "busy: another sender's trial held the data path for {} s",
+                            DATA_PATH_WAIT.as_secs()
+                        );
+                        reply(&mut writer, &Reply::error(&why))?;
+                        return Err(why);
+                    };
+                    match begin_trial(shared, start) {
                         Ok(r) => {
-                            running = Some(r);
-                            trials += 1;
+                            running = Some((r, guard));
+                            *trials += 1;
                             reply(&mut writer, &Reply::ok())?;
                         }
-                        Err(e) => reply(&mut writer, &Reply::error(e))?,
+                        Err(e) => {
+                            reply(&mut writer, &Reply::error(&e))?;
+                            return Err(e);
+                        }
                     }
                 }
-                Request::Stop => match running.take() {
-                    Some(r) => match r.finish() {
+                ControlRequest::Stop => match running.take() {
+                    Some((r, _guard)) => match r.finish() {
                         Ok(report) => reply(
                             &mut writer,
                             &Reply {
@@ -262,52 +537,67 @@ fn serve_connection(
                                 report: Some(report),
                             },
                         )?,
-                        Err(e) => reply(&mut writer, &Reply::error(e))?,
+                        Err(e) => {
+                            reply(&mut writer, &Reply::error(&e))?;
+                            return Err(e);
+                        }
                     },
-                    None => reply(&mut writer, &Reply::error("stop without start"))?,
+                    None => {
+                        reply(&mut writer, &Reply::error("stop without start"))?;
+                        return Err("stop without start".to_string());
+                    }
                 },
-                Request::Bye => return Ok(()),
+                ControlRequest::Bye => return Ok(()),
             }
         }
         Ok(())
     })();
-    if let Some(r) = running.take() {
+    if let Some((r, _guard)) = running.take() {
         let _ = r.finish();
     }
-    result.map(|()| trials)
+    // FIN after the last reply, so the peer reads the reply and then the end of the stream.
+    let _ = writer.shutdown(std::net::Shutdown::Write);
+    result
 }
 
-#[allow(clippy::too_many_arguments)]
-fn start(
-    udp: &Arc<UdpSocket>,
-    core: Option<usize>,
-    function: &str,
-    key_hex: &str,
-    spi: u32,
-    tag_len: usize,
-    replay_window: u64,
-    duration_ms: u64,
-) -> Result<Running, String> {
-    let f = crate::mac::functions()
-        .into_iter()
-        .find(|f| f.id() == function)
-        .ok_or_else(|| format!("this receiver has no function {function}"))?;
-    if let Availability::Unavailable(why) = f.availability() {
-        return Err(format!("{function} is unavailable here: {why}"));
+/// Take the data path, waiting up to [`DATA_PATH_WAIT`] for another connection's trial to end.
+fn wait_for_data_path<'a>(shared: &'a Shared<'_>) -> Option<MutexGuard<'a, ()>> {
+    let deadline = clock::wall_ns() + DATA_PATH_WAIT.as_nanos() as u64;
+    loop {
+        match shared.data_path.try_lock() {
+            Ok(guard) => return Some(guard),
+            // A connection thread that panicked left nothing half-done behind the lock: it guards no data.
+            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) => {}
+        }
+        if shared.stopping() || clock::wall_ns() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
-    if tag_len == 0 || tag_len > crate::mac::MAX_TAG_LEN {
-        return Err(format!("tag_len {tag_len} out of range"));
+}
+
+/// Start the receive thread of a checked `start`.
+fn begin_trial(shared: &Shared<'_>, start: StartRequest) -> Result<Running, String> {
+    if let Some(bytes) = start.rcvbuf {
+        super::receiver::set_receive_buffer(shared.udp, bytes)
+            .map_err(|e| format!("rcvbuf {bytes}: {e}"))?;
     }
-    let key = hex::decode(key_hex).map_err(|e| format!("key: {e}"))?;
-    let mac = f
-        .with_key(&key, KeyParams::default())
-        .map_err(|e| e.to_string())?;
-    let sa = Sa { spi, tag_len };
-    let mut receiver = Receiver::new(sa, mac, f.algorithm.nonce_len.unwrap_or(0), replay_window);
+    let mac = start
+        .function
+        .with_key(&start.key, KeyParams::default())
+        .map_err(|e| format!("key: {e}"))?;
+    let nonce_len = start.function.algorithm.nonce_len.unwrap_or(0);
+    let mut receiver = Receiver::new(start.sa, mac, nonce_len, start.replay_window);
+    let socket = shared
+        .udp
+        .try_clone()
+        .map_err(|e| format!("udp socket: {e}"))?;
     let stop = Arc::new(AtomicBool::new(false));
-    let socket = udp.clone();
     let thread_stop = stop.clone();
-    let deadline_ns = clock::wall_ns() + duration_ms.min(86_400_000) * 2_000_000 + 30_000_000_000;
+    let core = shared.options.core;
+    // Bounded even if the sender never says stop: twice the trial and half a minute.
+    let deadline_ns = clock::wall_ns() + start.duration.as_nanos() as u64 * 2 + 30_000_000_000;
     let handle = std::thread::spawn(move || {
         if let Some(c) = core {
             affinity::bind_current_thread(&[c])?;
@@ -319,13 +609,17 @@ fn start(
         };
         receive_loop(&socket, &mut receiver, &rule).map_err(|e| format!("receive: {e}"))
     });
-    Ok(Running { stop, handle })
+    Ok(Running {
+        stop,
+        duration: start.duration,
+        handle,
+    })
 }
 
 /// The sender's end of the control channel.
 pub struct RemotePath {
     to: SocketAddr,
-    reader: BufReader<TcpStream>,
+    reader: LineReader<TcpStream>,
     writer: TcpStream,
     pub sender_core: Option<usize>,
     pub cancel: Arc<AtomicBool>,
@@ -345,14 +639,14 @@ impl RemotePath {
         })?;
         let _ = stream.set_nodelay(true);
         stream
-            .set_read_timeout(Some(Duration::from_secs(120)))
+            .set_read_timeout(Some(POLL))
             .map_err(|e| NetError::Failure(e.to_string()))?;
         let writer = stream
             .try_clone()
             .map_err(|e| NetError::Failure(e.to_string()))?;
         let mut path = RemotePath {
             to,
-            reader: BufReader::new(stream),
+            reader: LineReader::new(stream),
             writer,
             sender_core,
             cancel,
@@ -374,11 +668,15 @@ impl RemotePath {
         self.writer
             .write_all(line.as_bytes())
             .map_err(|e| fail(e.to_string()))?;
-        let answer = read_line(&mut self.reader)
+        // A `start` may wait up to DATA_PATH_WAIT for another sender's trial; a `stop` for the queue
+        // to drain. Two minutes covers both.
+        let answer = self
+            .reader
+            .read_line(Duration::from_secs(120), &|| false)
             .map_err(|e| fail(e.to_string()))?
             .ok_or_else(|| fail("receiver closed the connection".to_string()))?;
         let reply: Reply =
-            serde_json::from_str(answer.trim()).map_err(|e| fail(format!("bad reply: {e}")))?;
+            serde_json::from_slice(&answer).map_err(|e| fail(format!("bad reply: {e}")))?;
         if reply.ok {
             Ok(reply)
         } else {

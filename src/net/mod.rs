@@ -23,6 +23,8 @@
 //! - [`trial`]: one trial in this process: a receiver and a sender thread on their own cores, over
 //!   loopback or through [`netns`] (two namespaces joined by veth, made and removed by macbench).
 //! - [`control`]: the same trial between two hosts, the receiver reporting its counts over TCP.
+//! - [`limits`]: the bounds on every value either end accepts, shared by the command line and the
+//!   control channel.
 //! - [`bench`] runs functions × sizes (null first, as the baseline) and [`report`] prints and exports.
 //!
 //! Sizes mean the whole UDP payload — our 12-byte header, payload and tag — not the IP or Ethernet frame.
@@ -32,6 +34,7 @@
 
 pub mod bench;
 pub mod control;
+pub mod limits;
 pub mod netns;
 pub mod receiver;
 pub mod report;

@@ -14,8 +14,8 @@ use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// Anti-replay window sizes offered (`--replay-window`).
-pub const WINDOW_SIZES: &[u64] = &[64, 1024];
+/// Anti-replay window sizes offered (`--replay-window`, the control channel's `replay_window`).
+pub const WINDOW_SIZES: &[u64] = super::limits::REPLAY_WINDOWS;
 
 /// Where a sequence number falls relative to the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,9 +41,14 @@ pub struct ReplayWindow {
 }
 
 impl ReplayWindow {
-    /// `size` must be a multiple of 64 (64 and 1024 are what the CLI offers).
+    /// `size` is rounded up to a multiple of 64 and capped at [`super::limits::MAX_REPLAY_WINDOW`]: callers
+    /// check it with [`super::limits::check_replay_window`] first, and the cap only keeps an unchecked
+    /// size from allocating a bitmap of `size / 8` bytes.
     pub fn new(size: u64) -> ReplayWindow {
-        let size = size.max(64).div_ceil(64) * 64;
+        let size = size
+            .clamp(64, super::limits::MAX_REPLAY_WINDOW)
+            .div_ceil(64)
+            * 64;
         ReplayWindow {
             size,
             top: 0,

@@ -144,6 +144,8 @@ pub struct NetDocument {
     pub host: Host,
     pub config: NetConfigReport,
     pub results: Vec<NetResult>,
+    /// True while the run is going on or when Ctrl-C ended it: the file holds what finished.
+    pub partial: bool,
 }
 
 pub const SCHEMA: &str = "macbench-net/1";
