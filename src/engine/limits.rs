@@ -55,7 +55,8 @@ impl SystemLimits {
                 libc::geteuid(),
             )
         };
-        // The kernel does not apply RLIMIT_NPROC to root.
+        // The kernel does not apply RLIMIT_NPROC to root. (rlim_t is 32-bit on some targets.)
+        #[allow(clippy::unnecessary_cast)]
         let nproc = (nproc_ok && rl.rlim_cur != libc::RLIM_INFINITY && euid != 0)
             .then_some(rl.rlim_cur as u64);
         let threads_now = std::fs::read_to_string("/proc/loadavg")
