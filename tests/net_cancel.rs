@@ -61,14 +61,51 @@ fn ctrl_c_during_net_exits_130_and_marks_json_partial() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("net.json");
     let json_arg = json.to_str().unwrap();
-    // Long trials, so the signal lands inside one.
+    // Short trials over many sizes: interrupt after the first result line, inside a later trial.
     let (mut child, _lines) = spawn_until(
         &[
             "net",
             "--alg",
             "hmac-sha256",
             "--sizes",
-            "64,128",
+            "64,128,256,512,1024,1280,1518",
+            "--rate",
+            "500",
+            "--trial",
+            "200ms",
+            "--json",
+            json_arg,
+        ],
+        "hmac-sha256/",
+    );
+    interrupt(&child);
+    let status = wait_bounded(&mut child, Duration::from_secs(60));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr:?}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["partial"], true, "{doc}");
+    // What finished is kept; the trial cut short by Ctrl-C is not reported as a result.
+    let results = doc["results"].as_array().unwrap().len();
+    assert!((1..7).contains(&results), "{doc}");
+}
+
+#[test]
+fn ctrl_c_before_any_net_result_keeps_an_existing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("net.json");
+    std::fs::write(&json, b"{\"kept\": true}").unwrap();
+    let json_arg = json.to_str().unwrap();
+    // Long trials, so the signal lands inside the first one.
+    let (mut child, _lines) = spawn_until(
+        &[
+            "net",
+            "--alg",
+            "hmac-sha256",
+            "--sizes",
+            "64",
             "--rate",
             "500",
             "--trial",
@@ -80,15 +117,8 @@ fn ctrl_c_during_net_exits_130_and_marks_json_partial() {
     );
     interrupt(&child);
     let status = wait_bounded(&mut child, Duration::from_secs(60));
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr:?}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    assert_eq!(doc["partial"], true, "{doc}");
-    // The trial cut short by Ctrl-C is not reported as a result.
-    assert_eq!(doc["results"].as_array().unwrap().len(), 0, "{doc}");
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(std::fs::read(&json).unwrap(), b"{\"kept\": true}");
 }
 
 #[test]
