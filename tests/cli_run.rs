@@ -297,3 +297,104 @@ fn run_help_lists_the_agreed_flags() {
         assert!(help.contains(flag), "{flag}");
     }
 }
+
+#[test]
+fn engine_flags_out_of_range_are_one_line_usage_errors() {
+    assert_usage_error(&["run", "--alg", "null", "--tick", "10us"], "--tick");
+    assert_usage_error(&["run", "--alg", "null", "--tick", "5s"], "maximum");
+    assert_usage_error(
+        &["run", "--alg", "null", "--target-ci", "150"],
+        "--target-ci",
+    );
+    assert_usage_error(
+        &["run", "--alg", "null", "--repeat", "5", "--max-repeat", "3"],
+        "--max-repeat 3 is below --repeat 5",
+    );
+    // More sessions than this machine may run: refused up front, naming the limit, before any thread.
+    assert_usage_error(
+        &["run", "--alg", "null", "--sessions", "900000"],
+        "is more than this process may run",
+    );
+}
+
+/// A window in which no message completes measures nothing: exit 1 and `failed: true`, never a
+/// confident empty result. One message of 256 KiB through RustCrypto's bit-serial Twofish takes
+/// ~200 M cycles (~80 ms at 2.5 GHz optimised, far longer in a debug build), so none completes
+/// inside a 5 ms window that closes 10 ms after the start.
+#[test]
+fn a_window_that_measured_nothing_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "cmac-twofish",
+            "--backend",
+            "rustcrypto",
+            "--sizes",
+            "262144",
+            "--sessions",
+            "1",
+            "--duration",
+            "15ms",
+            "--window",
+            "5ms..10ms",
+            "--repeat",
+            "1",
+            "--target-ci",
+            "0",
+            "--no-harness",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("failed their validity checks"), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let r = &doc["results"][0];
+    assert_eq!(r["failed"], true);
+    assert_eq!(r["metrics"]["messages"], 0);
+    assert!(r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w["code"] == "starvation" && w["fatal"] == true));
+}
+
+/// With more sessions than cores the default duration grows, and says why.
+#[test]
+fn many_sessions_get_a_fitted_duration_that_is_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--cores",
+            "0",
+            "--sessions",
+            "8",
+            "--repeat",
+            "1",
+            "--target-ci",
+            "0",
+            "--no-harness",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("8 sessions on 1 core(s)"), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let d = doc["results"][0]["scenario"]["duration_s"]
+        .as_f64()
+        .unwrap();
+    assert!(d > 0.15, "duration {d}");
+}

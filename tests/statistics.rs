@@ -232,3 +232,41 @@ fn relative_half_width() {
     assert!(close(i.relative_half_width(100.0).unwrap(), 0.05, 1e-12));
     assert_eq!(i.relative_half_width(0.0), None);
 }
+
+#[test]
+fn a_fitted_duration_gives_every_session_its_rounds() {
+    use macbench::bench::{
+        fitted_duration, rounds_in_window, MAX_FITTED_DURATION, ROUNDS_PER_WINDOW,
+    };
+    use std::time::Duration;
+    let base = Duration::from_millis(150);
+    let slice = Duration::from_millis(4);
+    // One session per core: the default stands, and nothing is said.
+    assert_eq!(fitted_duration(base, 2, 2, 0.7, slice), (base, None));
+    // 100 sessions on 2 cores: 50 per core × 4 ms × 10 rounds = 2 s of window, 2/0.7 s of run.
+    let (d, why) = fitted_duration(base, 100, 2, 0.7, slice);
+    assert!((d.as_secs_f64() - 2.0 / 0.7).abs() < 1e-9, "{d:?}");
+    assert!(why.unwrap().contains("100 sessions on 2 core(s)"));
+    assert!(
+        (rounds_in_window(d.mul_f64(0.7), 100, 2, slice) - f64::from(ROUNDS_PER_WINDOW)).abs()
+            < 1e-9
+    );
+    // 10,000 sessions: capped, and the cap is said.
+    let (d, why) = fitted_duration(base, 10_000, 2, 0.7, slice);
+    assert_eq!(d, MAX_FITTED_DURATION);
+    assert!(why.unwrap().contains("capped"));
+}
+
+#[test]
+fn the_tick_grows_with_sessions_to_bound_the_sampler() {
+    use macbench::engine::{effective_tick, TICK_PER_SESSION};
+    use std::time::Duration;
+    let ten = Duration::from_millis(10);
+    assert_eq!(effective_tick(ten, 1), ten);
+    assert_eq!(effective_tick(ten, 1000), ten);
+    assert_eq!(effective_tick(ten, 10_000), TICK_PER_SESSION * 10_000);
+    assert_eq!(
+        effective_tick(Duration::from_millis(200), 10_000),
+        Duration::from_millis(200)
+    );
+}

@@ -18,7 +18,7 @@ pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
 /// Default `--target-ci`, percent: see the README's benchmark figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
 /// Default `--max-repeat`.
-pub const DEFAULT_MAX_REPEAT: usize = 5;
+pub const DEFAULT_MAX_REPEAT: usize = 4;
 
 /// METHODOLOGY §5 default sizes: powers of two 16 … 65536 plus the IP sizes 40, 576 and 1500.
 pub const DEFAULT_SIZES: &[u32] = &[
@@ -384,17 +384,45 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
         duration = super::values::duration_from_secs("--budget", text, per)?;
     }
+    // Said once everything is validated, so that a refused command line stays one line.
+    let mut notes: Vec<String> = Vec::new();
     if args.duration.is_none() && args.budget.is_none() {
         // The window's share of the run, from the default run length (the window may be in percent).
         let (a, b) = parse_window(&args.window, duration)?;
         let fraction = (b - a).as_secs_f64() / duration.as_secs_f64();
-        let (fitted, why) = bench::fitted_duration(duration, sessions, cores.len(), fraction);
+        let (fitted, why) = bench::fitted_duration(
+            duration,
+            sessions,
+            cores.len(),
+            fraction,
+            bench::scheduling_slice(),
+        );
         duration = fitted;
-        if let Some(why) = why {
-            eprintln!("macbench: {why}");
-        }
+        notes.extend(why);
     }
     let (window_start, window_end) = parse_window(&args.window, duration)?;
+    let rounds = bench::rounds_in_window(
+        window_end - window_start,
+        sessions,
+        cores.len(),
+        bench::scheduling_slice(),
+    );
+    if rounds < 2.0 {
+        // Said before the run, not discovered after it: the window is likely to fail as starved.
+        notes.push(format!(
+            "warning: a {:.2} s window gives each of {sessions} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
+            (window_end - window_start).as_secs_f64(),
+            cores.len()
+        ));
+    }
+    let tick_used = engine::effective_tick(tick, sessions);
+    if tick_used > tick {
+        notes.push(format!(
+            "tick {:.0} ms for {sessions} sessions (at least {} µs per session keeps the sampler near 1 % of a core)",
+            tick_used.as_secs_f64() * 1e3,
+            engine::TICK_PER_SESSION.as_micros()
+        ));
+    }
     let make = |function: Function, size: &SizeSource| Scenario {
         function,
         size: size.clone(),
@@ -430,6 +458,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
     let _locked = super::files::prepare_owned(&outputs, &[])?;
+    for note in &notes {
+        eprintln!("macbench: {note}");
+    }
 
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
     let clock = clock::clock_info();

@@ -148,6 +148,11 @@ pub struct CoordinatorReport {
     pub scheduling: String,
     /// The CPUs it ran on.
     pub cpus: String,
+    /// The tick asked for and the tick used (longer for many sessions, to bound its own cost).
+    #[serde(default)]
+    pub tick_requested_ns: u64,
+    #[serde(default)]
+    pub tick_ns: u64,
     pub ticks: usize,
     /// Lateness of its wake-ups against the schedule.
     pub lateness_max_ns: u64,
@@ -174,6 +179,8 @@ pub struct Outcome {
 /// The run's schedule, relative to t0.
 pub struct Plan {
     pub tick: Duration,
+    /// The tick asked for (`tick` is longer for many sessions, see `engine::effective_tick`).
+    pub requested_tick: Duration,
     pub window_start: Duration,
     pub window_end: Duration,
     pub duration: Duration,
@@ -354,6 +361,8 @@ pub fn coordinate(
         } else {
             "unbound (affinity refused)".to_string()
         },
+        tick_requested_ns: plan.requested_tick.as_nanos() as u64,
+        tick_ns: plan.tick.as_nanos() as u64,
         ticks: lateness.len(),
         lateness_max_ns: lateness.iter().copied().max().unwrap_or(0),
         lateness_p99_ns: crate::stats::quantile(&late_f64, 0.99).unwrap_or(0.0) as u64,
@@ -383,6 +392,7 @@ mod tests {
     fn schedule_holds_every_tick_and_the_marks_once_in_order() {
         let plan = Plan {
             tick: Duration::from_millis(10),
+            requested_tick: Duration::from_millis(10),
             window_start: Duration::from_millis(30),
             window_end: Duration::from_millis(135),
             duration: Duration::from_millis(150),
