@@ -1,5 +1,5 @@
 //! `macbench diff`: ratios of absolute and apparent cycles/byte per function and size, significant when
-//! the two runs' [min, max] over repeats do not overlap. Results are constructed: no timing.
+//! the two runs' 95 % intervals (or, in older files, [min, max] over repeats) do not overlap. Constructed results.
 
 use assert_cmd::Command;
 use macbench::report::{diff, read};
@@ -137,4 +137,35 @@ fn bad_input_exits_2_with_one_line() {
             1
         );
     }
+}
+
+/// Where both runs carry 95 % intervals, significance follows them, not the repeats' min–max: here the
+/// repeats barely spread (their ranges do not overlap) but each run's interval is ±10 %, so a 5 % change
+/// is within noise; and a single repeat with an interval is no longer "no noise estimate".
+#[test]
+fn confidence_intervals_decide_significance_when_present() {
+    let with_ci = |v: f64, half: f64, repeats: usize| {
+        let mut r = result("hmac-sha256/openssl/hw", 64, v, 0.001, repeats);
+        let ci = |m: f64| json!({"low": m * (1.0 - half), "high": m * (1.0 + half)});
+        r["ci95"] =
+            json!({"absolute_cycles_per_byte": ci(v), "apparent_cycles_per_byte": ci(v / 2.0)});
+        r
+    };
+    let old = read::parse("old", &doc(vec![with_ci(10.0, 0.10, 1)]).to_string()).unwrap();
+    let new = read::parse("new", &doc(vec![with_ci(10.5, 0.10, 1)]).to_string()).unwrap();
+    let rows = diff::diff(&old, &new);
+    assert_eq!(rows[0].absolute.as_ref().unwrap().significant, Some(false));
+    assert_eq!(rows[0].apparent.as_ref().unwrap().significant, Some(false));
+    assert!(!rows[0].note.contains("single repeat"), "{}", rows[0].note);
+    // Tight intervals: the same 5 % is significant.
+    let old = read::parse("old", &doc(vec![with_ci(10.0, 0.01, 3)]).to_string()).unwrap();
+    let new = read::parse("new", &doc(vec![with_ci(10.5, 0.01, 3)]).to_string()).unwrap();
+    assert_eq!(
+        diff::diff(&old, &new)[0]
+            .absolute
+            .as_ref()
+            .unwrap()
+            .significant,
+        Some(true)
+    );
 }

@@ -1,9 +1,12 @@
 //! `macbench diff OLD NEW`: per function and size, how cycles/byte changed and whether the change is larger
 //! than the noise the two runs recorded.
 //!
-//! Each result carries the min/max of its repeats (`spread`). A change is called significant when the two
-//! [min, max] intervals do not overlap: simple, assumption-free and honest about few repeats — with one
-//! repeat each, the intervals are points and every difference counts, which the table says.
+//! Each result carries a 95 % confidence interval (`ci95`) and the min/max of its repeats (`spread`). A
+//! change is called significant when the two runs' 95 % intervals do not overlap — conservative (two
+//! non-overlapping 95 % intervals mean a difference well beyond 5 % chance) and meaningful even with one
+//! repeat, since a run's own batch means give it an interval. Files written before intervals existed
+//! fall back to the [min, max] of the repeats, which with one repeat each are points, so every difference
+//! counts; the table says so.
 
 use super::read::{Interval, ResultRow, ResultsDoc};
 
@@ -117,20 +120,36 @@ pub fn diff(old: &ResultsDoc, new: &ResultsDoc) -> Vec<DiffRow> {
                 } else if n.failed {
                     row.note = "NEW result failed its validity checks".into();
                 } else {
+                    let intervals = o.ci95.absolute().is_some() && n.ci95.absolute().is_some();
+                    let (oa, na, op, np) = if intervals {
+                        (
+                            o.ci95.absolute(),
+                            n.ci95.absolute(),
+                            o.ci95.apparent(),
+                            n.ci95.apparent(),
+                        )
+                    } else {
+                        (
+                            o.spread.absolute_cycles_per_byte,
+                            n.spread.absolute_cycles_per_byte,
+                            o.spread.apparent_cycles_per_byte,
+                            n.spread.apparent_cycles_per_byte,
+                        )
+                    };
                     row.absolute = change(
                         o.metrics.absolute_cycles_per_byte,
                         n.metrics.absolute_cycles_per_byte,
-                        o.spread.absolute_cycles_per_byte,
-                        n.spread.absolute_cycles_per_byte,
+                        oa,
+                        na,
                     );
                     row.apparent = change(
                         o.metrics.apparent_cycles_per_byte,
                         n.metrics.apparent_cycles_per_byte,
-                        o.spread.apparent_cycles_per_byte,
-                        n.spread.apparent_cycles_per_byte,
+                        op,
+                        np,
                     );
                     let mut notes = Vec::new();
-                    if o.repeats <= 1 || n.repeats <= 1 {
+                    if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
                         notes.push("single repeat: no noise estimate".to_string());
                     }
                     if o.sessions != n.sessions {
@@ -222,6 +241,6 @@ pub fn render(rows: &[DiffRow]) -> String {
             r.note
         ));
     }
-    out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the [min, max] of the two runs' repeats do not overlap.\n");
+    out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]).\n");
     out
 }

@@ -878,7 +878,8 @@ fn results_section(files: &[Loaded]) -> String {
     let mut s = String::from(
         "<section id=\"results\"><h2>All results</h2><table class=\"data\" id=\"results-table\"><thead><tr>\
 <th>file</th><th>function</th><th>size</th><th>sessions</th><th>cores</th><th>repeats</th>\
-<th>absolute c/B</th><th>apparent c/B</th><th>absolute c/B min…max</th><th>apparent c/B min…max</th>\
+<th>absolute c/B</th><th>apparent c/B</th><th>absolute c/B 95 % CI</th><th>apparent c/B 95 % CI</th>\
+<th>absolute c/B min…max</th><th>apparent c/B min…max</th>\
 <th>abs. c/message</th><th>throughput (B/s)</th><th>parallelism</th><th>fairness</th><th>CPU use</th><th>status</th>\
 </tr></thead><tbody>",
     );
@@ -895,7 +896,7 @@ fn results_section(files: &[Loaded]) -> String {
             };
             let _ = write!(
                 s,
-                "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
+                "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
                 if r.failed { " class=\"failed\"" } else { "" },
                 esc(&f.label),
                 esc(&r.function()),
@@ -905,6 +906,8 @@ fn results_section(files: &[Loaded]) -> String {
                 r.repeats,
                 cell(m.absolute_cycles_per_byte),
                 cell(m.apparent_cycles_per_byte),
+                spread_cell(r.ci95.absolute()),
+                spread_cell(r.ci95.apparent()),
                 spread_cell(r.spread.absolute_cycles_per_byte),
                 spread_cell(r.spread.apparent_cycles_per_byte),
                 cell(m.absolute_cycles_per_message),

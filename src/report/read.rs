@@ -134,6 +134,31 @@ pub struct SpreadRow {
     pub bytes_per_second: Option<Interval>,
 }
 
+/// 95 % confidence intervals of the headline metrics (absent in files written before they existed).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Ci95Row {
+    pub absolute_cycles_per_byte: Option<crate::stats::Interval>,
+    pub apparent_cycles_per_byte: Option<crate::stats::Interval>,
+}
+
+impl Ci95Row {
+    /// As a [min, max] interval, for the same overlap test as a spread.
+    pub fn absolute(&self) -> Option<Interval> {
+        self.absolute_cycles_per_byte.map(|i| Interval {
+            min: i.low,
+            max: i.high,
+        })
+    }
+
+    pub fn apparent(&self) -> Option<Interval> {
+        self.apparent_cycles_per_byte.map(|i| Interval {
+            min: i.low,
+            max: i.high,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct ThreadRow {
@@ -175,6 +200,8 @@ pub struct ResultRow {
     pub metrics: MetricsRow,
     #[serde(default)]
     pub spread: SpreadRow,
+    #[serde(default)]
+    pub ci95: Ci95Row,
     #[serde(default)]
     pub threads: Vec<ThreadRow>,
     #[serde(default)]
