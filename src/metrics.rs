@@ -3,7 +3,8 @@
 //! Nothing here reads a clock or starts a thread, so every formula is tested on synthetic counters and any
 //! result can be recomputed from the raw counters stored in the JSON. `f` (reference cycles per second) is
 //! passed in; `W` is the coordinator's window wall time; per thread `c_i` is CPU time, `b_i` bytes, `m_i`
-//! messages within the thread's own sampled window.
+//! messages between the coordinator's samples of that thread at the window's start and end. The tick
+//! series adds the trend test and the batch means behind the confidence intervals (`stats`).
 
 use crate::engine::{RawRun, Series, ThreadCounters};
 use crate::stats::{self, BatchEstimate, Trend};
@@ -51,7 +52,7 @@ pub struct ThreadMetrics {
     pub messages: u64,
     pub bytes: u64,
     pub cpu_seconds: f64,
-    /// The thread's own sampled interval (end sample − start sample).
+    /// The thread's sampled interval (the coordinator's end sample − start sample of this thread).
     pub interval_seconds: f64,
     /// f·c_i / b_i
     pub absolute_cycles_per_byte: Option<f64>,
