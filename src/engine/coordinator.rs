@@ -17,8 +17,8 @@
 
 use super::clock;
 use super::gate::StartGate;
+use super::hot_loop::Progress;
 use super::{Sample, ScheduleBytes};
-use crate::mac::Progress;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;

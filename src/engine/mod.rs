@@ -2,7 +2,7 @@
 //! and raw counters (METHODOLOGY §2, docs/methodology.md).
 //!
 //! The engine knows nothing of any particular MAC: it gets a [`Function`] and hands each session's
-//! keyed object a [`MessageLoop`] to run until the phase word says stop. It returns raw counters only;
+//! keyed object batches of messages from its [`hot_loop::SessionLoop`] until the phase word says stop. It returns raw counters only;
 //! the metrics module turns them into cycles per byte. Keeping arithmetic out of here is what lets the
 //! metrics be tested on synthetic counters and results be recomputed from the JSON.
 //!
@@ -17,11 +17,13 @@ pub mod child;
 pub mod clock;
 pub mod coordinator;
 pub mod gate;
+pub mod hot_loop;
 pub mod limits;
 
-use crate::mac::{Function, KeyParams, MessageLoop, VerifyMode, MAX_TAG_LEN};
+use crate::mac::{Function, KeyParams, VerifyMode};
 pub use coordinator::{CoordinatorReport, Series, SessionSlot, ThreadSeries};
 use gate::StartGate;
+use hot_loop::{fill_nonce, SessionLoop};
 use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -707,7 +709,6 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     let wl = ctx.workload;
     let slots = wl.schedule.len();
     let mut nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
-    let mut tag = [0u8; MAX_TAG_LEN];
     let ring = if ctx.verify == VerifyMode::After {
         KEPT_TAGS
     } else {
@@ -715,21 +716,22 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     };
     let mut kept = vec![0u8; ring * tag_len];
     let mut kept_slots = vec![0u32; ring];
-    let mut work = MessageLoop {
+    let mean_len = wl.schedule.iter().map(|&(_, l)| l as usize).sum::<usize>() / slots.max(1);
+    let mut work = SessionLoop {
         pool: &wl.pool,
         schedule: &wl.schedule,
         next: start_slot(ctx.session, ctx.sessions, slots),
-        nonce: &mut nonce,
-        tag: &mut tag[..tag_len],
+        nonce_len: nonce.len(),
+        tag_len,
+        batch: hot_loop::batch_len(mean_len),
         verify: ctx.verify,
         expected: &expected,
         kept: &mut kept,
         kept_slots: &mut kept_slots,
         phase: ctx.phase,
-        progress: &ctx.slot.progress,
         seen: coordinator::PHASE_RUN,
+        progress: &ctx.slot.progress,
         messages: 0,
-        bytes: 0,
         verify_failures: 0,
     };
     let mut rekeys = 0u64;
@@ -746,7 +748,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
             }
         }
         let before = work.messages;
-        mac.run_dyn(&mut work, limit - since_rekey);
+        work.run(mac.as_mut(), limit - since_rekey);
         since_rekey += work.messages - before;
         if since_rekey >= limit {
             mac = ctx
@@ -799,6 +801,13 @@ type Prepared = (
 fn prepare_session(ctx: &SessionContext<'_>) -> Result<Prepared, String> {
     affinity::bind_current_thread(&ctx.allowed)?;
     ctx.slot.publish_cpu_clock()?;
+    let nonce_len = ctx.function.algorithm.nonce_len.unwrap_or(0);
+    if nonce_len > hot_loop::MAX_NONCE_LEN {
+        return Err(format!(
+            "a {nonce_len}-byte nonce is longer than the hot loop's {} bytes",
+            hot_loop::MAX_NONCE_LEN
+        ));
+    }
     let key_start = clock::thread_cpu_ns();
     let mut mac = ctx
         .function
@@ -828,12 +837,6 @@ fn prepare_session(ctx: &SessionContext<'_>) -> Result<Prepared, String> {
         ctx.slot.perf_fd.store(c.fd(), Ordering::Release);
     }
     Ok((mac, key_setup_cpu_ns, expected, counter))
-}
-
-/// The nonce of a schedule slot: its index in the first 8 bytes (same rule as the hot loop).
-fn fill_nonce(nonce: &mut [u8], slot: usize) {
-    let n = nonce.len().min(8);
-    nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
 }
 
 #[cfg(test)]

@@ -21,7 +21,6 @@ pub use algorithm::{
 };
 
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
 use subtle::ConstantTimeEq;
 
 /// Longest tag any registered algorithm produces (BLAKE2b-512, KMAC256 with L=512).
@@ -108,21 +107,43 @@ pub trait KeyedMac: Send {
         computed[..len].ct_eq(expected).into()
     }
 
-    /// The benchmark hot loop: tag messages from `work` until the phase word changes or `limit`
-    /// messages have been processed in this call.
+    /// Tag a batch of messages: `batch.msgs[i]` with nonce `batch.nonce(i)` into `batch.tag(i)`.
     ///
-    /// A provided method, so each backend gets its own monomorphised copy in which `tag_into` is a
-    /// static call: one virtual call per phase change, not per message (STYLE §4). Per message it does
-    /// one relaxed atomic load and no allocation, lock or clock read.
-    fn run_messages(&mut self, work: &mut MessageLoop<'_>, limit: u64)
-    where
-        Self: Sized,
-    {
-        run_messages_generic(self, work, limit)
+    /// The engine's hot loop hands over a few messages per call (one virtual call per batch, not per
+    /// message: STYLE §4). This default loops over [`KeyedMac::tag_into`]; being a provided method it
+    /// is compiled once per backend type, so `tag_into` is a static call inside it. A multi-buffer
+    /// backend (several messages in SIMD lanes) overrides this one method.
+    fn tag_batch(&mut self, batch: &mut Batch<'_>) {
+        for i in 0..batch.msgs.len() {
+            let (nonce, msg, tag) = batch.item(i);
+            self.tag_into(nonce, msg, tag);
+        }
     }
+}
 
-    /// Object-safe entry point to [`KeyedMac::run_messages`]; implemented by the `hot_loop!` macro.
-    fn run_dyn(&mut self, work: &mut MessageLoop<'_>, limit: u64);
+/// Most messages in one [`Batch`].
+pub const MAX_BATCH: usize = 16;
+
+/// Messages handed to [`KeyedMac::tag_batch`] in one call, in order.
+pub struct Batch<'a> {
+    pub msgs: &'a [&'a [u8]],
+    /// `msgs.len()` nonces of `nonce_len` bytes each (empty for algorithms without a nonce).
+    pub nonces: &'a [u8],
+    pub nonce_len: usize,
+    /// `msgs.len()` tags of `tag_len` bytes each, written by the backend.
+    pub tags: &'a mut [u8],
+    pub tag_len: usize,
+}
+
+impl Batch<'_> {
+    /// Nonce, message and tag buffer of message `i`.
+    pub fn item(&mut self, i: usize) -> (&[u8], &[u8], &mut [u8]) {
+        (
+            &self.nonces[i * self.nonce_len..(i + 1) * self.nonce_len],
+            self.msgs[i],
+            &mut self.tags[i * self.tag_len..(i + 1) * self.tag_len],
+        )
+    }
 }
 
 /// What to do with each tag (METHODOLOGY §5).
@@ -135,116 +156,6 @@ pub enum VerifyMode {
     Inline,
     /// Keep tags (in a ring) and check them after the window.
     After,
-}
-
-/// A session's message count as the hot loop publishes it: one relaxed store per message.
-///
-/// The engine's coordinator reads it from another thread at its own ticks, so the measurement window
-/// is the coordinator's and not whenever a descheduled session next looks at a phase word. Only the
-/// count is published: the schedule of message sizes is fixed and cyclic, so the coordinator derives
-/// the exact byte count from it. Publishing bytes as a second word would let a reader see the two one
-/// message apart; one word is always consistent, and costs one store. Aligned to 128 bytes (two cache
-/// lines, for the adjacent-line prefetcher) so that no two sessions' counters share a line.
-#[derive(Debug, Default)]
-#[repr(align(128))]
-pub struct Progress {
-    pub messages: std::sync::atomic::AtomicU64,
-}
-
-/// The engine's view of one session's messages, handed to the hot loop. Everything is preallocated.
-pub struct MessageLoop<'a> {
-    /// Shared read-only data pool.
-    pub pool: &'a [u8],
-    /// Cyclic schedule of messages: (offset into `pool`, length).
-    pub schedule: &'a [(u32, u32)],
-    /// Next schedule index.
-    pub next: usize,
-    /// Nonce buffer (empty for algorithms without nonce); its first 8 bytes get the schedule index.
-    pub nonce: &'a mut [u8],
-    pub tag: &'a mut [u8],
-    pub verify: VerifyMode,
-    /// Inline verify: expected tags, `tag.len()` bytes per schedule slot.
-    pub expected: &'a [u8],
-    /// After-window verify: ring of (slot, tag) kept for checking after the window.
-    pub kept: &'a mut [u8],
-    pub kept_slots: &'a mut [u32],
-    /// Phase word published by the coordinator; the loop returns when it differs from `seen`.
-    pub phase: &'a AtomicU32,
-    /// Where the loop publishes its cumulative counters for the coordinator to sample.
-    pub progress: &'a Progress,
-    pub seen: u32,
-    /// Counters, cumulative since the session started.
-    pub messages: u64,
-    pub bytes: u64,
-    pub verify_failures: u64,
-}
-
-#[inline(always)]
-fn run_messages_generic<M: KeyedMac + ?Sized>(mac: &mut M, work: &mut MessageLoop<'_>, limit: u64) {
-    // Counters live in locals for the loop and are written back once: through `&mut work` the compiler
-    // would otherwise store them to memory every message.
-    let tag_len = work.tag.len();
-    let has_nonce = !work.nonce.is_empty();
-    let ring = work.kept_slots.len();
-    let schedule = work.schedule;
-    let pool = work.pool;
-    let phase = work.phase;
-    let progress = work.progress;
-    let seen = work.seen;
-    let verify = work.verify;
-    let mut next = work.next;
-    let mut messages = work.messages;
-    let mut bytes = work.bytes;
-    let mut failures = work.verify_failures;
-    let stop_at = messages.saturating_add(limit);
-    loop {
-        let slot = next;
-        let (offset, len) = schedule[slot];
-        next = if slot + 1 == schedule.len() {
-            0
-        } else {
-            slot + 1
-        };
-        let msg = &pool[offset as usize..offset as usize + len as usize];
-        if has_nonce {
-            let n = work.nonce.len().min(8);
-            work.nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
-        }
-        mac.tag_into(work.nonce, msg, work.tag);
-        match verify {
-            VerifyMode::None => {}
-            VerifyMode::Inline => {
-                let expected = &work.expected[slot * tag_len..(slot + 1) * tag_len];
-                let ok: bool = work.tag.ct_eq(expected).into();
-                failures += u64::from(!ok);
-            }
-            VerifyMode::After => {
-                let r = (messages % ring as u64) as usize;
-                work.kept[r * tag_len..(r + 1) * tag_len].copy_from_slice(work.tag);
-                work.kept_slots[r] = slot as u32;
-            }
-        }
-        messages += 1;
-        bytes += u64::from(len);
-        progress.messages.store(messages, Ordering::Relaxed);
-        if phase.load(Ordering::Relaxed) != seen || messages >= stop_at {
-            break;
-        }
-    }
-    work.next = next;
-    work.messages = messages;
-    work.bytes = bytes;
-    work.verify_failures = failures;
-}
-
-/// Implements [`KeyedMac::run_dyn`] for a concrete type by calling the monomorphised loop.
-#[macro_export]
-macro_rules! hot_loop {
-    () => {
-        fn run_dyn(&mut self, work: &mut $crate::mac::MessageLoop<'_>, limit: u64) {
-            $crate::mac::KeyedMac::run_messages(self, work, limit)
-        }
-    };
 }
 
 /// Result of asking whether a backend can run at all on this machine and build.

@@ -461,8 +461,6 @@ impl EvpMac {
 }
 
 impl KeyedMac for EvpMac {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         self.run(nonce, &[msg], tag);
@@ -554,8 +552,6 @@ impl CbcMac {
 }
 
 impl KeyedMac for CbcMac {
-    crate::hot_loop!();
-
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let iv = [0u8; 16];
         // SAFETY: restarting with NULL cipher and key keeps the key schedule and resets the IV.

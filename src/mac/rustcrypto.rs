@@ -75,8 +75,6 @@ where
 }
 
 impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let mut mac = self.keyed.clone();
@@ -112,8 +110,6 @@ where
 }
 
 impl<M: Mac + digest::FixedOutputReset + Send> KeyedMac for Resetting<M> {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         Mac::update(&mut self.keyed, msg);
@@ -151,8 +147,6 @@ fn cbcmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacE
 }
 
 impl KeyedMac for CbcMacAes128 {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let msg = if msg.is_empty() { &ZERO_BLOCK[..] } else { msg };
@@ -184,8 +178,6 @@ fn gmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 }
 
 impl KeyedMac for Gmac {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let Ok(nonce) = <&aes_gcm::Nonce<_>>::try_from(nonce) else {
@@ -214,8 +206,6 @@ fn poly1305_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacEr
 }
 
 impl KeyedMac for Poly1305Mac {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let t = self.keyed.clone().compute_unpadded(msg);
@@ -244,8 +234,6 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMa
 }
 
 impl KeyedMac for Kmac {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         use tiny_keccak::Hasher;
@@ -285,8 +273,6 @@ fn blake3_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErro
 }
 
 impl KeyedMac for Blake3Keyed {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         tag.copy_from_slice(&blake3::keyed_hash(&self.key, msg).as_bytes()[..tag.len()]);
@@ -320,8 +306,6 @@ fn siphash_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 }
 
 impl KeyedMac for SipHash24 {
-    crate::hot_loop!();
-
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         tag.copy_from_slice(&self.hasher.hash(msg).to_le_bytes()[..tag.len()]);

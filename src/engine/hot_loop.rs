@@ -1,0 +1,256 @@
+//! The hot loop: what a session does between two looks at the phase word.
+//!
+//! It belongs to the engine, not to the registry: it knows the schedule, the verify modes, the phase
+//! word and the published counter; a backend only knows how to tag messages. Messages go to the backend
+//! a [`Batch`] at a time through [`KeyedMac::tag_batch`] — one virtual call per batch, with the backend's
+//! own monomorphised loop inside — and the loop checks the phase word and publishes its count after each
+//! batch. A batch holds at most [`MAX_BATCH`] messages and about [`BATCH_BYTES`] of data, so the count
+//! the coordinator samples is never more than a few microseconds of work behind; multi-buffer backends
+//! can take a batch at once (the dispatch modes build on this).
+//!
+//! Per batch: no allocation, lock or clock read; one relaxed load of the phase word and one relaxed
+//! store of the message count.
+
+use crate::mac::{Batch, KeyedMac, VerifyMode, MAX_BATCH, MAX_TAG_LEN};
+use std::sync::atomic::{AtomicU32, Ordering};
+use subtle::ConstantTimeEq;
+
+/// Work per batch the loop aims at: small enough that a sample is at most a few microseconds of work
+/// behind, large enough that 16-byte messages go 16 at a time.
+pub const BATCH_BYTES: usize = 2048;
+
+/// Longest nonce the loop prepares (the engine writes the slot index into its first 8 bytes).
+pub const MAX_NONCE_LEN: usize = 16;
+
+/// Messages per batch for messages of `mean_len` bytes.
+pub fn batch_len(mean_len: usize) -> usize {
+    (BATCH_BYTES / mean_len.max(1)).clamp(1, MAX_BATCH)
+}
+
+/// A session's message count as the engine's hot loop publishes it: one relaxed store per batch.
+///
+/// The engine's coordinator reads it from another thread at its own ticks, so the measurement window
+/// is the coordinator's and not whenever a descheduled session next looks at a phase word. Only the
+/// count is published: the schedule of message sizes is fixed and cyclic, so the coordinator derives
+/// the exact byte count from it. Publishing bytes as a second word would let a reader see the two one
+/// message apart; one word is always consistent, and costs one store. Aligned to 128 bytes (two cache
+/// lines, for the adjacent-line prefetcher) so that no two sessions' counters share a line.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub struct Progress {
+    pub messages: std::sync::atomic::AtomicU64,
+}
+
+/// One session's loop state. Everything is preallocated before the gate opens.
+pub struct SessionLoop<'a> {
+    /// Shared read-only data pool.
+    pub pool: &'a [u8],
+    /// Cyclic schedule of messages: (offset into `pool`, length).
+    pub schedule: &'a [(u32, u32)],
+    /// Next schedule index.
+    pub next: usize,
+    pub nonce_len: usize,
+    pub tag_len: usize,
+    /// Messages per batch (≥ 1, ≤ [`MAX_BATCH`]).
+    pub batch: usize,
+    pub verify: VerifyMode,
+    /// Inline verify: expected tags, `tag_len` bytes per schedule slot.
+    pub expected: &'a [u8],
+    /// After-window verify: ring of (slot, tag) kept for checking after the window.
+    pub kept: &'a mut [u8],
+    pub kept_slots: &'a mut [u32],
+    /// Phase word published by the coordinator; the loop returns when it differs from `seen`.
+    pub phase: &'a AtomicU32,
+    pub seen: u32,
+    pub progress: &'a Progress,
+    /// Counters, cumulative since the session started.
+    pub messages: u64,
+    pub verify_failures: u64,
+}
+
+/// The nonce of a schedule slot: its index, little-endian, in the first 8 bytes.
+pub fn fill_nonce(nonce: &mut [u8], slot: usize) {
+    let n = nonce.len().min(8);
+    nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
+}
+
+impl SessionLoop<'_> {
+    /// Tag messages until the phase word changes or `limit` messages were processed in this call.
+    pub fn run(&mut self, mac: &mut dyn KeyedMac, limit: u64) {
+        let tag_len = self.tag_len;
+        let nonce_len = self.nonce_len.min(MAX_NONCE_LEN);
+        let ring = self.kept_slots.len();
+        let schedule = self.schedule;
+        let pool = self.pool;
+        let mut next = self.next;
+        let mut messages = self.messages;
+        let mut failures = self.verify_failures;
+        let stop_at = messages.saturating_add(limit);
+        let mut msgs: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
+        let mut slots = [0usize; MAX_BATCH];
+        let mut nonces = [0u8; MAX_BATCH * MAX_NONCE_LEN];
+        let mut tags = [0u8; MAX_BATCH * MAX_TAG_LEN];
+        loop {
+            let n = (self.batch as u64).min(stop_at - messages).max(1) as usize;
+            for i in 0..n {
+                let slot = next;
+                next = if slot + 1 == schedule.len() {
+                    0
+                } else {
+                    slot + 1
+                };
+                let (offset, len) = schedule[slot];
+                msgs[i] = &pool[offset as usize..offset as usize + len as usize];
+                slots[i] = slot;
+                if nonce_len > 0 {
+                    fill_nonce(&mut nonces[i * nonce_len..(i + 1) * nonce_len], slot);
+                }
+            }
+            mac.tag_batch(&mut Batch {
+                msgs: &msgs[..n],
+                nonces: &nonces[..n * nonce_len],
+                nonce_len,
+                tags: &mut tags[..n * tag_len],
+                tag_len,
+            });
+            match self.verify {
+                VerifyMode::None => {}
+                VerifyMode::Inline => {
+                    for (i, &slot) in slots[..n].iter().enumerate() {
+                        let expected = &self.expected[slot * tag_len..(slot + 1) * tag_len];
+                        let ok: bool = tags[i * tag_len..(i + 1) * tag_len].ct_eq(expected).into();
+                        failures += u64::from(!ok);
+                    }
+                }
+                VerifyMode::After => {
+                    for (i, &slot) in slots[..n].iter().enumerate() {
+                        let r = ((messages + i as u64) % ring as u64) as usize;
+                        self.kept[r * tag_len..(r + 1) * tag_len]
+                            .copy_from_slice(&tags[i * tag_len..(i + 1) * tag_len]);
+                        self.kept_slots[r] = slot as u32;
+                    }
+                }
+            }
+            messages += n as u64;
+            self.progress.messages.store(messages, Ordering::Relaxed);
+            if self.phase.load(Ordering::Relaxed) != self.seen || messages >= stop_at {
+                break;
+            }
+        }
+        self.next = next;
+        self.messages = messages;
+        self.verify_failures = failures;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records what it was asked to tag; its tag is the message length and first nonce byte.
+    #[derive(Default)]
+    struct Recorder {
+        seen: Vec<(u8, usize)>,
+        calls: usize,
+    }
+
+    impl KeyedMac for Recorder {
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+            let n = nonce.first().copied().unwrap_or(0);
+            self.seen.push((n, msg.len()));
+            tag.fill(msg.len() as u8 ^ n);
+        }
+
+        fn tag_batch(&mut self, batch: &mut Batch<'_>) {
+            self.calls += 1;
+            for i in 0..batch.msgs.len() {
+                let (nonce, msg, tag) = batch.item(i);
+                self.tag_into(nonce, msg, tag);
+            }
+        }
+    }
+
+    #[test]
+    fn batches_follow_the_schedule_with_slot_nonces_and_stop_at_the_limit() {
+        let pool = vec![0u8; 64];
+        let schedule: Vec<(u32, u32)> = (0..5).map(|i| (0, 10 + i)).collect();
+        let phase = AtomicU32::new(1);
+        let progress = Progress::default();
+        let mut lp = SessionLoop {
+            pool: &pool,
+            schedule: &schedule,
+            next: 3,
+            nonce_len: 12,
+            tag_len: 4,
+            batch: 4,
+            verify: VerifyMode::None,
+            expected: &[],
+            kept: &mut [],
+            kept_slots: &mut [],
+            phase: &phase,
+            seen: 1,
+            progress: &progress,
+            messages: 0,
+            verify_failures: 0,
+        };
+        let mut mac = Recorder::default();
+        lp.run(&mut mac, 11);
+        assert_eq!(lp.messages, 11, "stops exactly at the limit");
+        assert_eq!(progress.messages.load(Ordering::Relaxed), 11);
+        assert_eq!(mac.calls, 3, "4 + 4 + 3");
+        let slots: Vec<u8> = mac.seen.iter().map(|s| s.0).collect();
+        assert_eq!(slots, vec![3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3]);
+        assert!(mac
+            .seen
+            .iter()
+            .all(|&(slot, len)| len == 10 + slot as usize));
+        assert_eq!(lp.next, 4);
+    }
+
+    #[test]
+    fn inline_verification_counts_every_wrong_tag() {
+        let pool = vec![0u8; 64];
+        let schedule: Vec<(u32, u32)> = (0..4).map(|_| (0, 8)).collect();
+        // Right tags for slots 0 and 2, wrong for 1 and 3.
+        let mut expected = vec![0u8; 4 * 2];
+        for slot in 0..4usize {
+            let right = 8u8 ^ slot as u8;
+            let v = if slot % 2 == 0 { right } else { !right };
+            expected[slot * 2..slot * 2 + 2].fill(v);
+        }
+        let phase = AtomicU32::new(1);
+        let progress = Progress::default();
+        let mut lp = SessionLoop {
+            pool: &pool,
+            schedule: &schedule,
+            next: 0,
+            nonce_len: 8,
+            tag_len: 2,
+            batch: 3,
+            verify: VerifyMode::Inline,
+            expected: &expected,
+            kept: &mut [],
+            kept_slots: &mut [],
+            phase: &phase,
+            seen: 1,
+            progress: &progress,
+            messages: 0,
+            verify_failures: 0,
+        };
+        lp.run(&mut Recorder::default(), 8);
+        assert_eq!(
+            lp.verify_failures, 4,
+            "two rounds of the schedule, two wrong each"
+        );
+    }
+
+    #[test]
+    fn batch_length_bounds_the_work_per_batch() {
+        assert_eq!(batch_len(16), 16);
+        assert_eq!(batch_len(64), 16);
+        assert_eq!(batch_len(576), 3);
+        assert_eq!(batch_len(1500), 1);
+        assert_eq!(batch_len(65536), 1);
+        assert_eq!(batch_len(0), 16);
+    }
+}
