@@ -4,7 +4,9 @@
 
 use crate::engine::{self, clock::ClockInfo, RawRun, Scenario, Series};
 use crate::host::Host;
-use crate::metrics::{self, Context, Metrics, RunUncertainty, Spread, ThreadMetrics, Warning};
+use crate::metrics::{
+    self, Context, Metrics, RunUncertainty, Spread, ThreadMetrics, Warning, WarningCode,
+};
 use crate::stats::{self, BatchEstimate, Interval};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
@@ -369,7 +371,7 @@ pub fn run_scenario(
                 match ci95.precision(&median) {
                     Some(p) if p <= target => {}
                     Some(p) => warnings.push(Warning::new(
-                        "noisy",
+                        WarningCode::Noisy,
                         format!(
                             "the 95 % interval is ±{:.1} % after {} repeat(s), wider than the target ±{:.1} % (--target-ci): more --repeat, a longer --duration, or a quieter machine",
                             p * 100.0,
@@ -378,19 +380,29 @@ pub fn run_scenario(
                         ),
                     )),
                     None => warnings.push(Warning::new(
-                        "noisy",
+                        WarningCode::Noisy,
                         "no confidence interval: the window holds too few ticks for batch means and there is one repeat (lengthen --duration or --repeat ≥ 2)".to_string(),
                     )),
                 }
             }
         }
 
-        let fixable: Vec<&str> = warnings
+        let fixable: Vec<WarningCode> = warnings
             .iter()
             .filter(|w| !w.fatal)
             .map(|w| w.code)
-            .filter(|c| matches!(*c, "window-too-short" | "starvation" | "not-steady"))
+            .filter(|c| {
+                matches!(
+                    c,
+                    WarningCode::WindowTooShort | WarningCode::Starvation | WarningCode::NotSteady
+                )
+            })
             .collect();
+        let fixable_names = || {
+            let mut names: Vec<&str> = fixable.iter().map(|c| c.as_str()).collect();
+            names.dedup();
+            names.join(", ")
+        };
         if auto.enabled && !interrupted && !fixable.is_empty() && round < auto.max_rounds {
             round += 1;
             if scenario.duration * 2 <= auto.max_duration {
@@ -398,7 +410,7 @@ pub fn run_scenario(
                 scenario.duration = scale(scenario.duration);
                 scenario.window_end = scale(scenario.window_end);
                 scenario.window_start = scale(scenario.window_start);
-                if fixable.contains(&"not-steady") {
+                if fixable.contains(&WarningCode::NotSteady) {
                     // A later start, keeping the window inside the run.
                     scenario.window_start += (scenario.window_end - scenario.window_start) / 4;
                 }
@@ -407,14 +419,11 @@ pub fn run_scenario(
                     scenario.duration.as_secs_f64(),
                     scenario.window_start.as_secs_f64(),
                     scenario.window_end.as_secs_f64(),
-                    fixable.join(", ")
+                    fixable_names()
                 ));
                 continue;
             }
-            adjustments.push(format!(
-                "bound reached; still flagged: {}",
-                fixable.join(", ")
-            ));
+            adjustments.push(format!("bound reached; still flagged: {}", fixable_names()));
         }
 
         let failed = warnings.iter().any(|w| w.fatal);

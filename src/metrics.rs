@@ -8,7 +8,7 @@
 
 use crate::engine::{RawRun, Series, ThreadCounters};
 use crate::stats::{self, BatchEstimate, Trend};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Aggregate metrics of one run (or the median of several).
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -66,12 +66,57 @@ pub struct ThreadMetrics {
     pub cpu_at_end: Option<usize>,
 }
 
-/// A validity warning (METHODOLOGY §4) attached to the result it concerns.
+/// The stable, machine-readable code of a validity warning, serialised in kebab case
+/// (`window-too-short`); docs/methodology.md §4 says when each is raised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarningCode {
+    WindowTooShort,
+    NotSteady,
+    OverUtilised,
+    Impossible,
+    Starvation,
+    Noisy,
+    ThreadInterval,
+    VerifyFailed,
+    OffCore,
+    Interrupted,
+}
+
+impl WarningCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::WindowTooShort => "window-too-short",
+            WarningCode::NotSteady => "not-steady",
+            WarningCode::OverUtilised => "over-utilised",
+            WarningCode::Impossible => "impossible",
+            WarningCode::Starvation => "starvation",
+            WarningCode::Noisy => "noisy",
+            WarningCode::ThreadInterval => "thread-interval",
+            WarningCode::VerifyFailed => "verify-failed",
+            WarningCode::OffCore => "off-core",
+            WarningCode::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl std::fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Compare with the serialised name, as scripts and tests read it.
+impl PartialEq<&str> for WarningCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// A validity warning (docs/methodology.md §4) attached to the result it concerns.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Warning {
-    /// Stable machine-readable code: window-too-short, not-steady, over-utilised, impossible,
-    /// starvation, noisy, thread-interval, verify-failed, off-core, interrupted.
-    pub code: &'static str,
+    pub code: WarningCode,
     pub message: String,
     /// The session concerned, if one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,7 +126,7 @@ pub struct Warning {
 }
 
 impl Warning {
-    pub fn new(code: &'static str, message: String) -> Warning {
+    pub fn new(code: WarningCode, message: String) -> Warning {
         Warning {
             code,
             message,
@@ -163,7 +208,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
             warnings.push(Warning {
                 session: Some(t.session),
                 ..Warning::new(
-                    "starvation",
+                    WarningCode::Starvation,
                     format!(
                         "session {} processed nothing in the window: lengthen --duration",
                         t.session
@@ -174,7 +219,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
             warnings.push(Warning {
                 session: Some(t.session),
                 ..Warning::new(
-                    "window-too-short",
+                    WarningCode::WindowTooShort,
                     format!("session {} processed only {m} messages in the window (< 1000): lengthen --duration", t.session),
                 )
             });
@@ -186,7 +231,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
                 warnings.push(Warning {
                     session: Some(t.session),
                     ..Warning::new(
-                        "thread-interval",
+                    WarningCode::ThreadInterval,
                         format!(
                             "session {}'s sampled interval differs from the window by {:.1} % (descheduled across a phase change)",
                             t.session,
@@ -203,7 +248,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
                         session: Some(t.session),
                         fatal: true,
                         ..Warning::new(
-                            "off-core",
+                            WarningCode::OffCore,
                             format!(
                                 "session {} ran on CPU {cpu}, outside its allowed set {:?}",
                                 t.session, t.allowed_cpus
@@ -218,7 +263,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
                 session: Some(t.session),
                 fatal: true,
                 ..Warning::new(
-                    "verify-failed",
+                    WarningCode::VerifyFailed,
                     format!(
                         "session {}: {} inline and {} after-window tag mismatches",
                         t.session, t.verify_failures, t.verify_after_failures
@@ -266,7 +311,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
     // Aggregate checks.
     if (raw.window_wall_ns as f64) < 1000.0 * ctx.timer_resolution_ns as f64 {
         warnings.push(Warning::new(
-            "window-too-short",
+            WarningCode::WindowTooShort,
             format!(
                 "window of {} ns is under 1000 × the timer resolution",
                 raw.window_wall_ns
@@ -276,7 +321,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
     let runnable = n >= ctx.cores;
     if runnable && utilisation < 0.90 && sum_b > 0 {
         warnings.push(Warning::new(
-            "over-utilised",
+                    WarningCode::OverUtilised,
             format!(
                 "sessions got {:.0} % of the core set's time (< 90 %): something else ran there, or fewer sessions would measure better",
                 utilisation * 100.0
@@ -287,7 +332,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
         warnings.push(Warning {
             fatal: true,
             ..Warning::new(
-                "impossible",
+                    WarningCode::Impossible,
                 format!(
                     "sessions used {:.1} % of the core set's time (> 102 %): measurement error, result failed",
                     utilisation * 100.0
@@ -308,7 +353,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
         warnings.push(Warning {
             fatal: true,
             ..Warning::new(
-                "starvation",
+                    WarningCode::Starvation,
                 format!(
                     "only {ran} of {n} sessions processed anything in the {:.3} s window (at least {:.0} % must): the result measures nothing; lengthen --duration or use fewer sessions",
                     w_s,
@@ -321,7 +366,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
         warnings.push(Warning {
             fatal: true,
             ..Warning::new(
-                "interrupted",
+                WarningCode::Interrupted,
                 "run interrupted before the window closed".to_string(),
             )
         });
@@ -424,7 +469,7 @@ fn steadiness_warning(raw: &RawRun) -> Option<Warning> {
             "falling: something took the cores during the window (frequency, other load)"
         };
         return Some(Warning::new(
-            "not-steady",
+            WarningCode::NotSteady,
             format!(
                 "throughput changed {:+.1} % across the window (trend t = {:.1}), {what}",
                 t.relative_change * 100.0,
@@ -435,7 +480,7 @@ fn steadiness_warning(raw: &RawRun) -> Option<Warning> {
     let change = steadiness(raw)?;
     (change > STEADY_THRESHOLD).then(|| {
         Warning::new(
-            "not-steady",
+                    WarningCode::NotSteady,
             format!(
                 "throughput of the window's two halves differs by {:.1} % (> 5 %): later --window start or longer --duration",
                 change * 100.0
@@ -476,7 +521,7 @@ pub fn uncertainty(raw: &RawRun, f: f64) -> RunUncertainty {
 
 /// Warnings summarised by code with counts, for one terminal line: "starvation×98, not-steady".
 pub fn summarise(warnings: &[Warning]) -> String {
-    let mut codes: Vec<(&str, usize)> = Vec::new();
+    let mut codes: Vec<(WarningCode, usize)> = Vec::new();
     for w in warnings {
         match codes.iter_mut().find(|c| c.0 == w.code) {
             Some(c) => c.1 += 1,

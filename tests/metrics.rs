@@ -191,7 +191,7 @@ fn descheduled_threads_off_core_runs_and_bad_tags_are_flagged() {
     t.window_end.cpu = Some(3); // ran outside its allowed set
     t.verify_failures = 2;
     let (_, _, warnings) = compute(&run(vec![t]), ctx(1));
-    let codes: Vec<&str> = warnings.iter().map(|w| w.code).collect();
+    let codes: Vec<&str> = warnings.iter().map(|w| w.code.as_str()).collect();
     assert!(codes.contains(&"thread-interval"), "{codes:?}");
     assert!(warnings.iter().any(|w| w.code == "off-core" && w.fatal));
     assert!(warnings

@@ -89,7 +89,7 @@ impl Exporter for ScenarioCsv {
             row.push(
                 r.warnings
                     .iter()
-                    .map(|w| w.code)
+                    .map(|w| w.code.as_str())
                     .collect::<Vec<_>>()
                     .join(";"),
             );
