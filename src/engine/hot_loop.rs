@@ -15,9 +15,12 @@ use crate::mac::{Batch, KeyedMac, VerifyMode, MAX_BATCH, MAX_TAG_LEN};
 use std::sync::atomic::{AtomicU32, Ordering};
 use subtle::ConstantTimeEq;
 
-/// Work per batch the loop aims at: small enough that a sample is at most a few microseconds of work
-/// behind, large enough that 16-byte messages go 16 at a time.
-pub const BATCH_BYTES: usize = 2048;
+/// Work per batch the loop aims at: small enough that a sample is at most ~10 µs of work behind (16 KiB
+/// at ~1.5 cycles/byte), large enough that the per-batch cost (a virtual call, the phase check, the
+/// published count) is spread over several messages up to MTU sizes. Measured on the null function:
+/// with 2 KiB batches 1500-byte messages went one at a time and the harness cost 12.7 cycles/message
+/// against 5.2 for the earlier fully monomorphised loop.
+pub const BATCH_BYTES: usize = 16 << 10;
 
 /// Longest nonce the loop prepares (the engine writes the slot index into its first 8 bytes).
 pub const MAX_NONCE_LEN: usize = 16;
@@ -248,8 +251,9 @@ mod tests {
     fn batch_length_bounds_the_work_per_batch() {
         assert_eq!(batch_len(16), 16);
         assert_eq!(batch_len(64), 16);
-        assert_eq!(batch_len(576), 3);
-        assert_eq!(batch_len(1500), 1);
+        assert_eq!(batch_len(576), 16);
+        assert_eq!(batch_len(1500), 10);
+        assert_eq!(batch_len(16384), 1);
         assert_eq!(batch_len(65536), 1);
         assert_eq!(batch_len(0), 16);
     }
