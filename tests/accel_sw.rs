@@ -2,6 +2,9 @@
 //! proved from the capability vectors its libraries report, not from timings — and sw functions run,
 //! self-test and benchmark through it.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use macbench::engine::child;
 use macbench::mac::{self, cryptopp, openssl, Accel, Availability};

@@ -1,5 +1,8 @@
 //! `macbench model`: the analytic table, the fit on constructed results, --paper, and bad input.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use macbench::mac;
 use serde_json::json;

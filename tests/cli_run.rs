@@ -1,5 +1,8 @@
 //! `macbench run` end to end: the JSON schema documented in the README, the CSVs, and bad input.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 
 fn macbench() -> Command {

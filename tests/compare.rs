@@ -2,6 +2,9 @@
 //! AMD EPYC with Debian 12's openssl 3.0.19, botan 2.19.3 and libcrypto++-utils 8.7.0), a missing peer
 //! reported as a row, and one short end-to-end run against openssl.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use macbench::report::compare::{self, Peer};
 use predicates::prelude::*;

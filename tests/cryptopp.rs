@@ -2,6 +2,9 @@
 //! Crypto++ needed care (CBC-MAC of the empty message, VMAC-64's pad cache). When the backend is not
 //! built, that its rows say so.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::mac::{self, cryptopp, Accel, Availability, KeyParams, MAX_TAG_LEN};
 
 /// Every algorithm the Crypto++ backend registers.

@@ -2,6 +2,9 @@
 //! the output-file rules. Every bad command line must exit with code 2, print exactly one line on
 //! standard error, never panic, and leave the files it was pointed at exactly as they were.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};

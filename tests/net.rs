@@ -2,6 +2,9 @@
 //! injected bad packets counted exactly, the receiver never delivering what it should reject, and
 //! bad command lines. No timing thresholds: rates are low enough that a loaded machine still delivers.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use macbench::mac::{functions, Availability, Function};
 use macbench::net::receiver::Receiver;
