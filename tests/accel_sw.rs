@@ -2,6 +2,11 @@
 //! proved from the capability vectors its libraries report, not from timings — and sw functions run,
 //! self-test and benchmark through it.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
 use assert_cmd::Command;
 use macbench::engine::child;
 use macbench::mac::{self, cryptopp, openssl, Accel, Availability};
@@ -18,13 +23,16 @@ fn cpu_has(flag: &str) -> bool {
         .is_some_and(|l| l.split_whitespace().any(|f| f == flag))
 }
 
+const NOT_X86_64: &str = "the software-only switch (OPENSSL_ia32cap) exists on x86_64 only";
+const CRYPTOPP_NOT_BUILT: &str = "Crypto++ backend not built (install libcrypto++-dev)";
+
 fn x86_64() -> bool {
     cfg!(target_arch = "x86_64")
 }
 
 #[test]
 fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
-    if !x86_64() {
+    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64) {
         return;
     }
     let caps = child::capabilities().expect("sw child starts");
@@ -91,7 +99,9 @@ fn mask_has_the_documented_bit_positions() {
 
 #[test]
 fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
-    if !x86_64() || !cryptopp::BUILT {
+    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64)
+        || common::skip_unless(cryptopp::BUILT, "cryptopp", CRYPTOPP_NOT_BUILT)
+    {
         return;
     }
     let caps = child::capabilities().expect("sw child starts");
@@ -113,7 +123,13 @@ fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
 
 #[test]
 fn the_child_refuses_to_run_without_the_mask() {
-    if !x86_64() || !cpu_has("aes") {
+    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64)
+        || common::skip_unless(
+            cpu_has("aes"),
+            "cpu-aes",
+            "this CPU has no AES-NI, so no mask to miss",
+        )
+    {
         return;
     }
     macbench()
@@ -146,7 +162,9 @@ fn sw_availability_per_backend() {
 
 #[test]
 fn paper_preset_has_all_nine_functions_in_hw_and_sw() {
-    if !x86_64() || !cryptopp::BUILT {
+    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64)
+        || common::skip_unless(cryptopp::BUILT, "cryptopp", CRYPTOPP_NOT_BUILT)
+    {
         return;
     }
     let functions = macbench::cli::run::resolve_functions("paper", None, "hw,sw").unwrap();
@@ -163,7 +181,7 @@ fn paper_preset_has_all_nine_functions_in_hw_and_sw() {
 
 #[test]
 fn selftest_runs_the_sw_variants_in_the_child() {
-    if !x86_64() {
+    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64) {
         return;
     }
     let mut expect = vec!["hmac-sha256/openssl/sw", "cmac-aes128/openssl/sw"];
@@ -191,7 +209,7 @@ fn selftest_runs_the_sw_variants_in_the_child() {
 
 #[test]
 fn a_sw_run_goes_through_the_child_and_reports_sw() {
-    if !x86_64() {
+    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

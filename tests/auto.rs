@@ -3,6 +3,9 @@
 //! of a few tens of milliseconds cannot reach 1000 messages per thread (that would need > 2 GB/s of
 //! SHA-512 on one core).
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::bench::{self, AutoPolicy};
 use macbench::engine::{clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
 use macbench::mac::{self, VerifyMode};

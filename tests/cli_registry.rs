@@ -1,6 +1,9 @@
 //! End-to-end tests of `list`, `selftest` and `tag`, including every bad-input path: one line on stderr,
 //! exit code 2 for usage errors, never a panic or a backtrace.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use std::io::Write;

@@ -1,5 +1,8 @@
 //! `macbench run` end to end: the JSON schema documented in the README, the CSVs, and bad input.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 
 fn macbench() -> Command {
@@ -114,11 +117,13 @@ fn json_and_csv_follow_the_documented_schema() {
             "--sessions",
             "3",
             "--duration",
-            "60ms",
+            "200ms",
             "--window",
-            "10ms..50ms",
+            "20%..90%",
             "--repeat",
             "2",
+            "--target-ci",
+            "0",
         ])
         .arg("--json")
         .arg(&json)
@@ -126,9 +131,12 @@ fn json_and_csv_follow_the_documented_schema() {
         .arg(&csv)
         .output()
         .unwrap();
-    // Validity warnings may appear on a loaded machine; the exit code is 0 unless a result failed.
-    assert!(
-        matches!(out.status.code(), Some(0) | Some(1)),
+    // Exit 0: this run is valid. Exit 1 means a result failed a fatal check; the one a loaded machine
+    // can trigger is starvation (a session that never ran in the window), and a 140 ms window holds
+    // many scheduling rounds of 3 sessions on this machine's cores. (Non-fatal warnings may appear.)
+    assert_eq!(
+        out.status.code(),
+        Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -188,9 +196,9 @@ fn json_and_csv_follow_the_documented_schema() {
         }
         assert_eq!(r["sessions"], 3);
         assert_eq!(r["threads"].as_array().unwrap().len(), 3);
-        // --repeat 2, plus any repeats the default --target-ci added (bounded by --max-repeat).
+        // --repeat 2, and --target-ci 0 adds none.
         let repeats = r["repeats"].as_u64().unwrap() as usize;
-        assert!((2..=5).contains(&repeats), "{repeats} repeats");
+        assert_eq!(repeats, 2, "{repeats} repeats");
         assert_eq!(
             r["raw"].as_array().unwrap().len(),
             repeats,

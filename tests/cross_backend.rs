@@ -3,6 +3,9 @@
 //! CI cannot pass one day and fail the next). Failures found by the property test are kept in
 //! `tests/cross_backend.proptest-regressions` and replayed first on every run.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::mac::{self, Availability, KeyParams, MAX_TAG_LEN};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, RngAlgorithm, RngSeed};

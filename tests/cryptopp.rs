@@ -2,6 +2,11 @@
 //! Crypto++ needed care (CBC-MAC of the empty message, VMAC-64's pad cache). When the backend is not
 //! built, that its rows say so.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
 use macbench::mac::{self, cryptopp, Accel, Availability, KeyParams, MAX_TAG_LEN};
 
 /// Every algorithm the Crypto++ backend registers.
@@ -101,7 +106,11 @@ fn built_where_the_library_is_installed() {
 
 #[test]
 fn cmac_over_twofish_serpent_rc6_equals_rustcrypto_on_random_inputs() {
-    if !built() {
+    if common::skip_unless(
+        built(),
+        "cryptopp",
+        "Crypto++ backend not built (install libcrypto++-dev)",
+    ) {
         return;
     }
     for alg in ["cmac-twofish", "cmac-serpent", "cmac-rc6"] {
@@ -126,7 +135,11 @@ fn cmac_over_twofish_serpent_rc6_equals_rustcrypto_on_random_inputs() {
 fn cross_backend_property_test_sees_the_cryptopp_backend() {
     // tests/cross_backend.rs compares every available backend of each algorithm with two or more. Every
     // algorithm Crypto++ shares (all but VMAC) has another available backend to compare with.
-    if !built() {
+    if common::skip_unless(
+        built(),
+        "cryptopp",
+        "Crypto++ backend not built (install libcrypto++-dev)",
+    ) {
         return;
     }
     for alg in COVERED.iter().filter(|a| !a.starts_with("vmac")) {
@@ -143,7 +156,11 @@ fn cross_backend_property_test_sees_the_cryptopp_backend() {
 fn cbcmac_of_the_empty_message_is_one_encrypted_zero_block() {
     // Crypto++'s CBC_MAC returns its zero register for the empty message without encrypting; macbench's
     // definition zero-pads to one block. The shim feeds the zero block; OpenSSL's CBC-MAC is the referee.
-    if !built() {
+    if common::skip_unless(
+        built(),
+        "cryptopp",
+        "Crypto++ backend not built (install libcrypto++-dev)",
+    ) {
         return;
     }
     let ours = function("cbcmac-aes128", "cryptopp", Accel::Hw);
@@ -174,7 +191,11 @@ fn cbcmac_of_the_empty_message_is_one_encrypted_zero_block() {
 fn vmac64_pad_is_recomputed_after_a_nonce_with_a_different_last_byte() {
     // Regression: Crypto++ 8.7 kept a stale cached pad when the new nonce's last byte differed from the
     // cached one in more than bit 0. Key once, tag under other nonces, then the published vector.
-    if !built() {
+    if common::skip_unless(
+        built(),
+        "cryptopp",
+        "Crypto++ backend not built (install libcrypto++-dev)",
+    ) {
         return;
     }
     let f = function("vmac-aes128-64", "cryptopp", Accel::Hw);
@@ -217,7 +238,11 @@ fn vmac_benchmark_nonces_are_the_slot_index_and_all_valid() {
             .iter()
             .all(|v| v.nonce.as_deref() == Some(&b"bcdefghi"[..])));
     }
-    if !built() {
+    if common::skip_unless(
+        built(),
+        "cryptopp",
+        "Crypto++ backend not built (install libcrypto++-dev)",
+    ) {
         return;
     }
     // Distinct slots give distinct tags for one message (the nonce reaches the pad).

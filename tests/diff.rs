@@ -1,6 +1,9 @@
 //! `macbench diff`: ratios of absolute and apparent cycles/byte per function and size, significant when
 //! the two runs' 95 % intervals (or, in older files, [min, max] over repeats) do not overlap. Constructed results.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use macbench::report::{diff, read};
 use predicates::prelude::*;

@@ -1,6 +1,9 @@
 //! Invariants of real short runs that cannot flake: no timing thresholds, only counts, cores and
 //! ordering that hold however loaded the machine is.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::engine::{self, DataMode, EngineError, KeyMode, Pinning, Scenario, SizeSource};
 use macbench::mac::{self, Function, VerifyMode};
 use std::sync::atomic::AtomicBool;

@@ -2,6 +2,11 @@
 //! the output-file rules. Every bad command line must exit with code 2, print exactly one line on
 //! standard error, never panic, and leave the files it was pointed at exactly as they were.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
 use assert_cmd::Command;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
@@ -281,8 +286,7 @@ fn is_root() -> bool {
 /// As root, writing to /dev/null used to rename a regular file over the device node.
 #[test]
 fn dev_null_output_is_written_through_and_stays_a_device() {
-    if !is_root() {
-        eprintln!("SKIP dev_null_output_is_written_through_and_stays_a_device: needs root (the bug only bit root)");
+    if common::skip_unless(is_root(), "root", "needs root (the bug only bit root)") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,9 @@
 //! Every registry entry runs every published vector of its algorithm (whole, repeated on one key, and in
 //! several chunkings where the backend streams), and every algorithm the project promises is available.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::mac::{self, vectors, Availability};
 
 #[test]

@@ -1,5 +1,8 @@
 //! The METHODOLOGY §3 formulas and §4 checks on synthetic counters: no clocks, no threads, exact values.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::engine::{RawRun, Sample, ThreadCounters};
 use macbench::metrics::{self, compute, jain_index, Context};
 

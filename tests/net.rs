@@ -1,11 +1,19 @@
 //! `macbench net` end to end: real UDP trials over loopback (and namespaces, two-process send/receive),
 //! injected bad packets counted exactly, the receiver never delivering what it should reject, and
-//! bad command lines. No timing thresholds: rates are low enough that a loaded machine still delivers.
+//! bad command lines. No timing thresholds, and no demand of zero loss: even loopback drops a datagram
+//! when the receiver is starved of CPU, so trials assert exact *accounting* ([`assert_accounting`]):
+//! every genuine packet sent is delivered or counted as lost, every datagram received is delivered or
+//! rejected for one reason, and no rejection lacks an injected cause.
+
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+mod common;
 
 use assert_cmd::Command;
 use macbench::mac::{functions, Availability, Function};
 use macbench::net::receiver::Receiver;
-use macbench::net::search::TrialOutcome;
+use macbench::net::report::TrialSummary;
 use macbench::net::trial::{LocalPath, TrialSetup};
 use macbench::net::wire::Sa;
 use std::io::BufRead;
@@ -66,32 +74,28 @@ fn loopback_trial_delivers_every_packet_and_rejects_exactly_the_injected_ones() 
             "{name}: 2000 pps × 0.3 s, sent {}",
             t.send.sent
         );
-        assert_eq!(
-            c.delivered, t.send.sent,
-            "{name}: every genuine packet verified"
-        );
-        assert_eq!(t.loss_ratio(), 0.0);
         let inj = t.send.injected;
         assert_eq!(
             inj.total(),
             t.send.sent * u64::from(inject) / 1000,
             "{name}"
         );
-        assert_eq!(c.forged, inj.forged, "{name}");
-        assert_eq!(c.truncated, inj.truncated, "{name}");
-        assert_eq!(c.replayed, inj.replayed, "{name}");
-        assert_eq!(c.too_old, inj.too_old, "{name}");
-        assert_eq!(c.unknown_spi, 0);
-        assert_eq!(c.received, c.delivered + c.rejected());
         if inject > 0 {
             assert!(inj.forged > 0 && inj.truncated > 0 && inj.replayed > 0 && inj.too_old > 0);
         }
+        assert_eq!(c.unknown_spi, 0, "{name}: a fresh socket per trial");
+        let summary = serde_json::to_value(TrialSummary::new(&t, true)).unwrap();
+        let nothing_dropped = assert_accounting(name, &summary);
+        assert_eq!(t.lost() + c.delivered, t.send.sent, "{name}");
         let sizes = [64u64, 1024, 1518, 40];
         let expected_bytes: u64 = (0..t.send.sent).map(|i| sizes[(i % 4) as usize]).sum();
-        assert_eq!(
-            c.delivered_bytes, expected_bytes,
-            "{name}: sizes are datagram sizes"
-        );
+        assert!(c.delivered_bytes <= expected_bytes, "{name}");
+        if nothing_dropped {
+            assert_eq!(
+                c.delivered_bytes, expected_bytes,
+                "{name}: sizes are datagram sizes"
+            );
+        }
     }
 }
 
@@ -143,6 +147,66 @@ fn json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// A trial's books balance, with or without loss. `t` is a trial as the JSON reports it
+/// (`throughput`, or an entry of `trials`): `sent`, `send_errors`, `loss`, `receiver` counts and the
+/// `injected` counts. Returns whether nothing was dropped (every datagram sent was received), in which
+/// case every count was also checked exactly.
+fn assert_accounting(label: &str, t: &serde_json::Value) -> bool {
+    let n = |v: &serde_json::Value, k: &str| {
+        v[k].as_u64()
+            .unwrap_or_else(|| panic!("{label}: no count {k} in {v}"))
+    };
+    let (rx, inj) = (&t["receiver"], &t["injected"]);
+    let sent = n(t, "sent");
+    let on_wire = sent - n(t, "send_errors");
+    let injected: u64 = ["forged", "truncated", "replayed", "too_old"]
+        .iter()
+        .map(|k| n(inj, k))
+        .sum();
+    let (received, delivered) = (n(rx, "received"), n(rx, "delivered"));
+    let rejected: u64 = ["forged", "truncated", "unknown_spi", "replayed", "too_old"]
+        .iter()
+        .map(|k| n(rx, k))
+        .sum();
+    // Every datagram read is delivered or rejected for exactly one reason; none of this trial's (its
+    // SPI's) appears from nowhere. Another SPI's (a late packet of an earlier trial) is only counted.
+    assert_eq!(received, delivered + rejected, "{label}: {t}");
+    let ours = received - n(rx, "unknown_spi");
+    assert!(ours <= on_wire + injected, "{label}: {t}");
+    // Only genuine packets are delivered, each sequence number once (a replayed copy of a genuine packet
+    // lost on the way may stand in for it), so every genuine packet is delivered or counted as lost.
+    assert!(delivered <= sent, "{label}: {t}");
+    let loss = t["loss"].as_f64().unwrap();
+    assert_eq!(
+        loss,
+        (sent - delivered) as f64 / sent as f64,
+        "{label}: {t}"
+    );
+    // Every rejection has an injected cause: forged and truncated packets are never delivered.
+    assert!(n(rx, "forged") <= n(inj, "forged"), "{label}: {t}");
+    assert!(n(rx, "truncated") <= n(inj, "truncated"), "{label}: {t}");
+    assert!(
+        n(rx, "replayed") + n(rx, "too_old") <= n(inj, "replayed") + n(inj, "too_old"),
+        "{label}: {t}"
+    );
+    let nothing_dropped = ours == on_wire + injected;
+    if nothing_dropped {
+        // Then the books are exact: each genuine packet delivered, each injected one rejected as what it is.
+        assert_eq!(delivered, on_wire, "{label}: {t}");
+        assert_eq!(loss, (sent - on_wire) as f64 / sent as f64, "{label}: {t}");
+        for k in ["forged", "truncated", "replayed", "too_old"] {
+            assert_eq!(rx[k], inj[k], "{label}: {k}: {t}");
+        }
+    } else {
+        eprintln!(
+            "{label}: {} of {} datagrams dropped on the way: accounting checked, not per-kind equality",
+            on_wire + injected - ours,
+            on_wire + injected
+        );
+    }
+    nothing_dropped
+}
+
 #[test]
 fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     let dir = tempfile::tempdir().unwrap();
@@ -188,13 +252,7 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     assert_eq!(results[0]["baseline"], true);
     for r in results {
         let t = &r["throughput"];
-        let rx = &t["receiver"];
-        let inj = &t["injected"];
-        assert_eq!(rx["delivered"], t["sent"], "{r}");
-        assert_eq!(t["loss"], 0.0);
-        for k in ["forged", "truncated", "replayed", "too_old"] {
-            assert_eq!(rx[k], inj[k], "{k}: {r}");
-        }
+        assert_accounting(&r["function"].to_string(), t);
         assert_eq!(r["tag_len"], 16);
         assert!(t["sender_cpu"].as_f64().is_some() && t["receiver_cpu"].as_f64().is_some());
     }
@@ -239,7 +297,7 @@ fn cli_search_runs_and_reports_its_trials() {
     assert!(!trials.is_empty() && trials.len() <= 4, "{trials:?}");
     assert!(trials[0]["target_pps"].is_null(), "first trial unthrottled");
     for t in trials {
-        assert!(t["receiver"]["delivered"].as_u64() <= t["sent"].as_u64());
+        assert_accounting("search trial", t);
         assert_eq!(t["receiver"]["forged"], 0);
         assert_eq!(t["pass"], t["loss"].as_f64().unwrap() <= 0.005);
     }
@@ -301,11 +359,7 @@ fn send_and_receive_as_two_processes() {
     );
     let doc = json(&j);
     for r in doc["results"].as_array().unwrap() {
-        let t = &r["throughput"];
-        assert_eq!(t["receiver"]["delivered"], t["sent"], "{r}");
-        for k in ["forged", "truncated", "replayed", "too_old"] {
-            assert_eq!(t["receiver"][k], t["injected"][k], "{k}");
-        }
+        assert_accounting(&r["function"].to_string(), &r["throughput"]);
     }
 }
 
@@ -348,6 +402,7 @@ fn netns_trial_between_namespaces_it_creates_and_removes() {
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains("--netns needs"), "{stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1);
+        common::skip("netns", "the trial between namespaces needs root and `ip`");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -362,6 +417,10 @@ fn netns_trial_between_namespaces_it_creates_and_removes() {
     if !out.status.success() && stderr.contains("--netns") {
         // Root without CAP_SYS_ADMIN (an unprivileged container): the error must still be one line.
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        common::skip(
+            "netns",
+            "root without CAP_SYS_ADMIN cannot create namespaces",
+        );
         return;
     }
     assert!(out.status.success(), "{stderr}");
@@ -369,10 +428,7 @@ fn netns_trial_between_namespaces_it_creates_and_removes() {
     let transport = doc["config"]["transport"].as_str().unwrap().to_string();
     assert!(transport.contains("macbench-"), "{transport}");
     for r in doc["results"].as_array().unwrap() {
-        assert_eq!(
-            r["throughput"]["receiver"]["delivered"],
-            r["throughput"]["sent"]
-        );
+        assert_accounting(&r["function"].to_string(), &r["throughput"]);
     }
     let list = std::process::Command::new("ip")
         .args(["netns", "list"])

@@ -1,6 +1,9 @@
 //! Ctrl-C (SIGINT) during `macbench net` and `macbench net receive`: exit code 130, as `macbench run`,
 //! and the results file says `"partial": true`. Loopback only; every wait is bounded.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

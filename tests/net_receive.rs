@@ -3,6 +3,9 @@
 //! the connection closed, an idle or endless-line client delays nobody, and the receiver goes on serving
 //! a good sender afterwards. Loopback (127.0.0.1) only; every wait is bounded.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::mac::{functions, Availability, Family, Function, MAX_TAG_LEN};
 use macbench::net::control::{
     self, parse_request, ControlError, ControlRequest, RemotePath, ServeOptions, MAX_LINE,

@@ -2,6 +2,9 @@
 //! tables; PNGs decode at the figure size; bad input gives a one-line error with exit code 2.
 //! Results are constructed (no timing), plus one real short run to pin the file format.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use scraper::{Html, Selector};

@@ -1,5 +1,8 @@
 //! The statistics behind `ci95`, `noisy` and `not-steady`, on synthetic series with known answers.
 
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
 use macbench::bench::Ci95Set;
 use macbench::engine::{RawRun, Sample, Series, ThreadCounters};
 use macbench::metrics::{self, compute, Context, Metrics};

@@ -1,0 +1,663 @@
+//! Figure data for the HTML report and `--png`: which figures one or more results files support, built
+//! as plain [`Figure`] values (series, references, statistics, notes) and tested without any drawing.
+//! [`super::html`] renders them and writes the page around them; `--png` renders the same figures.
+//!
+//! Which figures, and why:
+//! - cycles/byte against message size, absolute and apparent, one series per function and file (seed 000
+//!   Figs. 4–7). Several files from different machines simply add series, labelled by file.
+//! - per-thread cycles/byte of one scenario, with Jain's fairness index (Figs. 8–11). By default the
+//!   scenario with the most sessions, at its largest message size: that is where scheduling unfairness shows.
+//!   Up to [`MAX_SESSIONS_FOR_BARS`] sessions, one bar per session; beyond that, bars shrink to slivers and
+//!   the question becomes "how are the sessions spread", so the report draws the distribution instead: the
+//!   empirical CDF of per-thread absolute and apparent cycles/byte, with quantiles, fairness and the sessions
+//!   that processed nothing stated beside it.
+//! - scaling: throughput and parallelism factor against sessions (or cores), for functions measured at
+//!   several session counts on one host — usually several files from `run --sessions N`.
+//! - hardware-assisted against software-only, where both accelerations of a function were measured.
+//!
+//! A figure without data is left out, and [`FigureSet::notes`] says why.
+
+use super::plots::{self, Figure, Kind, Reference, Series, Statistic, XScale};
+use super::read::{host_key, Loaded, ResultRow};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// What the user chose.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// `ALG/BACKEND/ACCEL@SIZE` for the per-thread figures.
+    pub scenario: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("--scenario {given:?} matches no result; valid: {valid}")]
+    UnknownScenario { given: String, valid: String },
+    #[error("--scenario {0:?} is not ALG/BACKEND/ACCEL@SIZE, e.g. hmac-sha256/openssl/hw@1024")]
+    BadScenario(String),
+    #[error("{0}")]
+    Plot(#[from] plots::PlotError),
+}
+
+/// Figures and the notes that explain what was left out.
+#[derive(Debug, Clone)]
+pub struct FigureSet {
+    pub figures: Vec<Figure>,
+    pub notes: Vec<String>,
+    /// The scenario of the per-thread figures: file label and result.
+    pub chosen: Option<(String, ResultRow)>,
+}
+
+const SIZE_AXIS: &str = "message size (bytes, log₂ scale)";
+
+/// Most sessions drawn as one bar each. The plot pane is about 700 px wide and the apparent figure puts two
+/// bars per session: at 32 sessions a bar is about 10 px, still a bar, and the table behind it still fits
+/// on a screen. Past that the per-thread figures become a distribution.
+pub const MAX_SESSIONS_FOR_BARS: usize = 32;
+
+fn usable(r: &ResultRow) -> bool {
+    !r.failed
+}
+
+/// Series of one metric against message size: one per (file, function, sessions/cores). A function keeps
+/// its colour across files and configurations; line style and marker tell those apart.
+fn per_size_series(files: &[Loaded], metric: fn(&ResultRow) -> Option<f64>) -> Vec<Series> {
+    let many_files = files.len() > 1;
+    // Orders follow first appearance, so legends list functions as the run did.
+    let mut functions: Vec<String> = Vec::new();
+    let mut groups: Vec<(usize, usize, String)> = Vec::new();
+    let mut keys: Vec<(String, usize)> = Vec::new();
+    let mut points: Vec<Vec<(f64, f64)>> = Vec::new();
+    for (fi, file) in files.iter().enumerate() {
+        for r in file.doc.results.iter().filter(|r| usable(r)) {
+            let (Some(x), Some(y)) = (r.size.bytes(), metric(r)) else {
+                continue;
+            };
+            let group = (fi, r.sessions, r.cores.clone());
+            let gi = groups.iter().position(|g| *g == group).unwrap_or_else(|| {
+                groups.push(group);
+                groups.len() - 1
+            });
+            if !functions.contains(&r.function()) {
+                functions.push(r.function());
+            }
+            let key = (r.function(), gi);
+            let idx = keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+                keys.push(key);
+                points.push(Vec::new());
+                keys.len() - 1
+            });
+            points[idx].push((x as f64, y));
+        }
+    }
+    let mut configs: Vec<(usize, String)> = groups.iter().map(|g| (g.1, g.2.clone())).collect();
+    configs.sort();
+    configs.dedup();
+    let show_config = configs.len() > 1;
+    keys.into_iter()
+        .zip(points)
+        .map(|((function, gi), mut pts)| {
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (fi, sessions, cores) = &groups[gi];
+            let mut name = function.clone();
+            if show_config {
+                let _ = write!(name, " n={sessions} C={cores}");
+            }
+            if many_files {
+                let _ = write!(name, " [{}]", files[*fi].label);
+            }
+            Series {
+                name,
+                points: pts,
+                color: functions.iter().position(|f| *f == function).unwrap_or(0),
+                variant: gi,
+            }
+        })
+        .collect()
+}
+
+fn size_figure(
+    files: &[Loaded],
+    id: &str,
+    title: &str,
+    y_label: &str,
+    metric: fn(&ResultRow) -> Option<f64>,
+) -> Figure {
+    Figure {
+        id: id.into(),
+        title: title.into(),
+        subtitle: "one colour per function; line style and marker tell files and session/core configurations apart".into(),
+        x_label: SIZE_AXIS.into(),
+        y_label: y_label.into(),
+        kind: Kind::Lines(XScale::Log2),
+        series: per_size_series(files, metric),
+        references: vec![],
+        notes: vec![],
+        statistics: vec![],
+    }
+}
+
+/// Pick the per-thread scenario: the user's, or the one with most sessions at its largest size.
+fn choose_scenario(
+    files: &[Loaded],
+    wanted: Option<&str>,
+) -> Result<Option<(String, ResultRow)>, ReportError> {
+    let candidates = files.iter().flat_map(|f| {
+        f.doc
+            .results
+            .iter()
+            .filter(|r| usable(r) && !r.threads.is_empty())
+            .map(move |r| (f.label.clone(), r))
+    });
+    match wanted {
+        Some(w) => {
+            let (function, size) = w
+                .split_once('@')
+                .ok_or_else(|| ReportError::BadScenario(w.to_string()))?;
+            if function.split('/').count() != 3 || size.is_empty() {
+                return Err(ReportError::BadScenario(w.to_string()));
+            }
+            let found = candidates
+                .clone()
+                .filter(|(_, r)| r.scenario_key() == w)
+                .max_by_key(|(_, r)| r.sessions);
+            match found {
+                Some((label, r)) => Ok(Some((label, r.clone()))),
+                None => {
+                    let mut valid: Vec<String> =
+                        candidates.map(|(_, r)| r.scenario_key()).collect();
+                    valid.sort();
+                    valid.dedup();
+                    let shown = if valid.len() > 12 {
+                        format!("{}, … ({} in all)", valid[..12].join(", "), valid.len())
+                    } else if valid.is_empty() {
+                        "none (no result has per-thread data)".to_string()
+                    } else {
+                        valid.join(", ")
+                    };
+                    Err(ReportError::UnknownScenario {
+                        given: w.to_string(),
+                        valid: shown,
+                    })
+                }
+            }
+        }
+        None => {
+            // Most sessions first, then the largest fixed size; the first such result on ties.
+            let mut best: Option<(String, &ResultRow)> = None;
+            for (label, r) in candidates {
+                let rank = |r: &ResultRow| (r.sessions, r.size.bytes().unwrap_or(0));
+                if best.as_ref().is_none_or(|(_, b)| rank(r) > rank(b)) {
+                    best = Some((label, r));
+                }
+            }
+            Ok(best.map(|(l, r)| (l, r.clone())))
+        }
+    }
+}
+
+fn thread_figures(label: &str, r: &ResultRow, many_files: bool) -> Vec<Figure> {
+    if r.threads.len() > MAX_SESSIONS_FOR_BARS {
+        return vec![thread_distribution(label, r, many_files)];
+    }
+    let fairness = r
+        .metrics
+        .fairness
+        .map_or("-".to_string(), |f| format!("{f:.3}"));
+    let source = if many_files {
+        format!(" [{label}]")
+    } else {
+        String::new()
+    };
+    let head = format!(
+        "{} sessions on cores {}, Jain's fairness {fairness}",
+        r.sessions, r.cores
+    );
+    let series = |name: &str, index: usize, f: fn(&super::read::ThreadRow) -> Option<f64>| {
+        Series::new(
+            name,
+            r.threads
+                .iter()
+                .filter_map(|t| f(t).map(|y| (t.session as f64, y)))
+                .collect(),
+            index,
+        )
+    };
+    let subtitle = format!("{}{source}: {head}", r.scenario_key());
+    let reference = |name: &str, v: Option<f64>| {
+        v.map(|y| Reference {
+            name: name.into(),
+            y,
+        })
+    };
+    vec![
+        Figure {
+            id: "threads-absolute".into(),
+            title: "Per-thread absolute cycles/byte (thread CPU time)".into(),
+            subtitle: subtitle.clone(),
+            x_label: "session (thread)".into(),
+            y_label: "absolute cycles/byte (f·c_i / b_i)".into(),
+            kind: Kind::Bars,
+            series: vec![series("absolute (thread CPU time)", 0, |t| {
+                t.absolute_cycles_per_byte
+            })],
+            references: reference("aggregate absolute", r.metrics.absolute_cycles_per_byte)
+                .into_iter()
+                .collect(),
+            notes: vec![],
+            statistics: vec![],
+        },
+        Figure {
+            id: "threads-apparent".into(),
+            title: "Per-thread wall-clock and apparent cycles/byte (window wall time)".into(),
+            subtitle,
+            x_label: "session (thread)".into(),
+            y_label: "cycles/byte (window wall time)".into(),
+            kind: Kind::Bars,
+            series: vec![
+                series("wall-clock (f·W / b_i)", 0, |t| {
+                    t.wall_clock_cycles_per_byte
+                }),
+                series("apparent (f·W / (n·b_i))", 1, |t| {
+                    t.apparent_cycles_per_byte
+                }),
+            ],
+            references: reference("aggregate apparent", r.metrics.apparent_cycles_per_byte)
+                .into_iter()
+                .collect(),
+            notes: vec![],
+            statistics: vec![],
+        },
+    ]
+}
+
+/// The quantiles stated for a distribution, as (name, q).
+const QUANTILES: [(&str, f64); 5] = [
+    ("min", 0.0),
+    ("p10", 0.1),
+    ("median", 0.5),
+    ("p90", 0.9),
+    ("max", 1.0),
+];
+
+/// Per-thread figure of many sessions: the empirical CDF of per-thread absolute and apparent cycles/byte.
+/// Apparent rather than wall-clock: wall-clock is exactly n × apparent, so it has the same shape, and
+/// apparent sits on the same scale as absolute, so both fit one axis.
+fn thread_distribution(label: &str, r: &ResultRow, many_files: bool) -> Figure {
+    type Metric = fn(&super::read::ThreadRow) -> Option<f64>;
+    let metrics: [(&str, Metric); 2] = [
+        ("absolute (thread CPU time, f·c_i / b_i)", |t| {
+            t.absolute_cycles_per_byte
+        }),
+        ("apparent (window wall time, f·W / (n·b_i))", |t| {
+            t.apparent_cycles_per_byte
+        }),
+    ];
+    let sessions = r.threads.len();
+    // The recorded index is the one the results table and the bar figures show; an older file without it
+    // still gets one, from the bytes per session drawn here.
+    let fairness = r.metrics.fairness.or_else(|| {
+        crate::metrics::jain_index(&r.threads.iter().map(|t| t.bytes as f64).collect::<Vec<_>>())
+    });
+    let fairness_text = fairness.map_or("-".to_string(), |f| format!("{f:.3}"));
+    let mut series = Vec::new();
+    let mut statistics = Vec::new();
+    let mut notes = Vec::new();
+    let mut idle_counts = Vec::new();
+    for (i, (name, metric)) in metrics.into_iter().enumerate() {
+        let mut values: Vec<f64> = r
+            .threads
+            .iter()
+            .filter_map(metric)
+            .filter(|v| v.is_finite())
+            .collect();
+        values.sort_by(f64::total_cmp);
+        idle_counts.push(sessions - values.len());
+        let mut stated = Vec::new();
+        for (stat, q) in QUANTILES {
+            if let Some(v) = crate::metrics::quantile(&values, q) {
+                stated.push(format!("{stat} {}", num(v)));
+                statistics.push(Statistic {
+                    of: name.into(),
+                    name: stat.into(),
+                    value: v,
+                    count: false,
+                });
+            }
+        }
+        if !stated.is_empty() {
+            notes.push(format!(
+                "{name}: {} cycles/byte over {} sessions.",
+                stated.join(", "),
+                values.len()
+            ));
+        }
+        let count = values.len() as f64;
+        series.push(Series {
+            name: name.into(),
+            points: values
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| (v, (k + 1) as f64 / count))
+                .collect(),
+            color: i,
+            variant: i,
+        });
+    }
+    let all = "all sessions";
+    if let Some(f) = fairness {
+        statistics.push(Statistic {
+            of: all.into(),
+            name: "Jain's fairness index (bytes per session)".into(),
+            value: f,
+            count: false,
+        });
+    }
+    notes.push(format!(
+        "Jain's fairness index of bytes per session: {fairness_text}."
+    ));
+    // Sessions without a value would otherwise just be missing from the curves: say how many.
+    let idle = idle_counts.iter().copied().max().unwrap_or(0);
+    statistics.push(Statistic {
+        of: all.into(),
+        name: format!("sessions that processed nothing (of {sessions})"),
+        value: idle as f64,
+        count: true,
+    });
+    let idle_text = format!("{idle} of {sessions} sessions processed nothing in the window");
+    notes.push(if idle == 0 {
+        format!("Every one of the {sessions} sessions processed data in the window.")
+    } else if idle_counts.iter().all(|&c| c == idle) {
+        format!(
+            "{idle_text} (their cycles/byte is undefined): they are not drawn, and the fractions are of the {} that did.",
+            sessions - idle
+        )
+    } else {
+        format!(
+            "{idle_text} (absolute: {}, apparent: {} without a value): they are not drawn, and each curve's fractions are of the sessions it draws.",
+            idle_counts[0], idle_counts[1]
+        )
+    });
+    let source = if many_files {
+        format!(" [{label}]")
+    } else {
+        String::new()
+    };
+    Figure {
+        id: "threads-cdf".into(),
+        title: "Distribution of per-thread cycles/byte across sessions".into(),
+        subtitle: format!(
+            "{}{source}: {sessions} sessions on cores {}, Jain's fairness {fairness_text}; {idle} processed nothing",
+            r.scenario_key(),
+            r.cores
+        ),
+        x_label: "cycles/byte of one session".into(),
+        y_label: "fraction of sessions ≤ x".into(),
+        kind: Kind::Cdf,
+        series,
+        references: vec![],
+        notes,
+        statistics,
+    }
+}
+
+/// Scaling figures: per host, per function, at the size with the most session (or core) counts.
+fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
+    // host → (function, size) → x → (throughput, parallelism)
+    type Points = BTreeMap<usize, (f64, Option<f64>)>;
+    let mut hosts: Vec<String> = Vec::new();
+    let mut by_sessions: BTreeMap<(usize, String, u64), Points> = BTreeMap::new();
+    let mut by_cores: BTreeMap<(usize, String, u64), Points> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for f in files {
+        let host = host_key(&f.doc);
+        let hi = match hosts.iter().position(|h| *h == host) {
+            Some(i) => i,
+            None => {
+                hosts.push(host);
+                hosts.len() - 1
+            }
+        };
+        for r in f.doc.results.iter().filter(|r| usable(r)) {
+            let (Some(size), Some(bps)) = (r.size.bytes(), r.metrics.bytes_per_second) else {
+                continue;
+            };
+            if !order.contains(&r.function()) {
+                order.push(r.function());
+            }
+            let key = (hi, r.function(), size);
+            by_sessions
+                .entry(key.clone())
+                .or_default()
+                .entry(r.sessions)
+                .or_insert((bps, r.metrics.parallelism));
+            by_cores
+                .entry(key)
+                .or_default()
+                .entry(r.core_count())
+                .or_insert((bps, r.metrics.parallelism));
+        }
+    }
+    let varies = |m: &BTreeMap<(usize, String, u64), Points>| m.values().any(|p| p.len() > 1);
+    let (axis, data) = if varies(&by_sessions) {
+        ("sessions (concurrent threads)", by_sessions)
+    } else if varies(&by_cores) {
+        ("cores in the core set", by_cores)
+    } else {
+        return Err("Scaling figures omitted: every function and size was measured at one session count and one core count. Run `macbench run --sessions N` for several N (or several --cores) and pass all the files.".into());
+    };
+    // Per (host, function): the size with the most x values, the largest on ties.
+    let mut chosen: BTreeMap<(usize, String), (u64, &Points)> = BTreeMap::new();
+    for ((hi, function, size), pts) in &data {
+        if pts.len() < 2 {
+            continue;
+        }
+        let entry = chosen
+            .entry((*hi, function.clone()))
+            .or_insert((*size, pts));
+        if (pts.len(), *size) > (entry.1.len(), entry.0) {
+            *entry = (*size, pts);
+        }
+    }
+    let mut keys: Vec<&(usize, String)> = chosen.keys().collect();
+    keys.sort_by_key(|(hi, f)| (*hi, order.iter().position(|o| o == f)));
+    let many_hosts = hosts.len() > 1;
+    let name = |hi: usize, function: &str, size: u64| {
+        let mut n = format!("{function} @{size} B");
+        if many_hosts {
+            let _ = write!(n, " [{}]", hosts[hi]);
+        }
+        n
+    };
+    let mut throughput = Vec::new();
+    let mut parallelism = Vec::new();
+    for key in keys {
+        let (size, pts) = chosen[key];
+        let color = order.iter().position(|o| *o == key.1).unwrap_or(0);
+        throughput.push(Series {
+            name: name(key.0, &key.1, size),
+            points: pts.iter().map(|(x, v)| (*x as f64, v.0 / 1e6)).collect(),
+            color,
+            variant: key.0,
+        });
+        parallelism.push(Series {
+            name: name(key.0, &key.1, size),
+            points: pts
+                .iter()
+                .filter_map(|(x, v)| v.1.map(|p| (*x as f64, p)))
+                .collect(),
+            color,
+            variant: key.0,
+        });
+    }
+    let subtitle = "each function at the message size measured at the most session counts; one line style per host";
+    Ok(vec![
+        Figure {
+            id: "scaling-throughput".into(),
+            title: format!(
+                "Throughput against {}",
+                axis.split(' ').next().unwrap_or(axis)
+            ),
+            subtitle: subtitle.into(),
+            x_label: axis.into(),
+            y_label: "throughput, all sessions (MB/s)".into(),
+            kind: Kind::Lines(XScale::Integer),
+            series: throughput,
+            references: vec![],
+            notes: vec![],
+            statistics: vec![],
+        },
+        Figure {
+            id: "scaling-parallelism".into(),
+            title: format!(
+                "Parallelism factor against {}",
+                axis.split(' ').next().unwrap_or(axis)
+            ),
+            subtitle: subtitle.into(),
+            x_label: axis.into(),
+            y_label: "parallelism (absolute / apparent ≈ cores used)".into(),
+            kind: Kind::Lines(XScale::Integer),
+            series: parallelism,
+            references: vec![],
+            notes: vec![],
+            statistics: vec![],
+        },
+    ])
+}
+
+/// Hardware-assisted against software-only: functions measured with both accelerations.
+fn accel_figure(files: &[Loaded]) -> Option<Figure> {
+    let many_files = files.len() > 1;
+    let mut series = Vec::new();
+    for f in files {
+        let mut pairs: Vec<(String, String, usize)> = Vec::new();
+        for r in f
+            .doc
+            .results
+            .iter()
+            .filter(|r| usable(r) && r.accel == "hw")
+        {
+            let has_sw = f.doc.results.iter().any(|s| {
+                usable(s)
+                    && s.accel == "sw"
+                    && s.algorithm == r.algorithm
+                    && s.backend == r.backend
+                    && s.sessions == r.sessions
+            });
+            let key = (r.algorithm.clone(), r.backend.clone(), r.sessions);
+            if has_sw && !pairs.contains(&key) {
+                pairs.push(key);
+            }
+        }
+        for (alg, backend, sessions) in pairs {
+            for accel in ["hw", "sw"] {
+                let mut pts: Vec<(f64, f64)> = f
+                    .doc
+                    .results
+                    .iter()
+                    .filter(|r| {
+                        usable(r)
+                            && r.algorithm == alg
+                            && r.backend == backend
+                            && r.accel == accel
+                            && r.sessions == sessions
+                    })
+                    .filter_map(|r| {
+                        Some((r.size.bytes()? as f64, r.metrics.absolute_cycles_per_byte?))
+                    })
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let mut name = format!("{alg}/{backend}/{accel} n={sessions}");
+                if many_files {
+                    let _ = write!(name, " [{}]", f.label);
+                }
+                let color = series.len() / 2;
+                series.push(Series {
+                    name,
+                    points: pts,
+                    color,
+                    variant: usize::from(accel == "sw"),
+                });
+            }
+        }
+    }
+    (!series.is_empty()).then(|| Figure {
+        id: "accel-hw-sw".into(),
+        title: "Hardware-assisted (hw) against software-only (sw): absolute cycles/byte".into(),
+        subtitle: "solid: hw (the backend may use AES-NI, SHA-NI, …); dashed: sw (those extensions switched off)".into(),
+        x_label: SIZE_AXIS.into(),
+        y_label: "absolute cycles/byte (CPU time)".into(),
+        kind: Kind::Lines(XScale::Log2),
+        series,
+        references: vec![],
+        notes: vec![],
+        statistics: vec![],
+    })
+}
+
+/// Every figure the results support, in page order, and notes on those left out.
+pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, ReportError> {
+    let mut figs = Vec::new();
+    let mut notes = Vec::new();
+    let cpb = [
+        size_figure(
+            files,
+            "cpb-absolute",
+            "Absolute cycles/byte (CPU time of all sessions) against message size",
+            "absolute cycles/byte (f·Σc_i / Σb_i)",
+            |r| r.metrics.absolute_cycles_per_byte,
+        ),
+        size_figure(
+            files,
+            "cpb-apparent",
+            "Apparent cycles/byte (wall clock, all sessions together) against message size",
+            "apparent cycles/byte (f·W / Σb_i)",
+            |r| r.metrics.apparent_cycles_per_byte,
+        ),
+    ];
+    for f in cpb {
+        if f.is_empty() {
+            notes.push(format!(
+                "{}: omitted: no usable result with a fixed message size.",
+                f.title
+            ));
+        } else {
+            figs.push(f);
+        }
+    }
+    let chosen = choose_scenario(files, options.scenario.as_deref())?;
+    match &chosen {
+        Some((label, r)) => figs.extend(thread_figures(label, r, files.len() > 1)),
+        None => {
+            notes.push("Per-thread figures omitted: no usable result has per-thread data.".into())
+        }
+    }
+    match scaling_figures(files) {
+        Ok(f) => figs.extend(f),
+        Err(note) => notes.push(note),
+    }
+    match accel_figure(files) {
+        Some(f) => figs.push(f),
+        None => notes.push("Hardware-assisted against software-only omitted: no function was measured with both --accel hw and sw (run with --accel hw,sw where a backend offers a software-only variant).".into()),
+    }
+    Ok(FigureSet {
+        figures: figs,
+        notes,
+        chosen,
+    })
+}
+
+/// Shown text of a number: 4 significant digits, at most 3 decimals, thousands without decimals.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        "-".into()
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}

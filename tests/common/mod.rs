@@ -1,0 +1,48 @@
+//! Helpers shared by the integration tests (`mod common;` in each test file that uses them).
+//!
+//! A test that cannot run here — a backend not built, a tool not installed, not root, another
+//! architecture — must not count as passed in silence (STYLE §12). [`skip_unless`] makes the skip
+//! visible: it writes `SKIP: <test name>: <reason>` straight to the process's standard error, which
+//! libtest does not capture (it captures only `print!`/`eprint!`), so the line shows in every
+//! `cargo test` run and CI can count the lines. Where something must be present — CI installs
+//! libcrypto++-dev, so a Crypto++ skip there is a failure — the environment variable
+//! `MACBENCH_REQUIRE_BACKENDS` lists its name (comma-separated, e.g. `cryptopp,openssl-cli`) and the
+//! skip becomes a panic.
+
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
+use std::io::Write;
+
+/// The environment variable listing requirements (backends, tools) whose absence fails a test.
+pub const REQUIRE_VAR: &str = "MACBENCH_REQUIRE_BACKENDS";
+
+/// `true` when the calling test must stop here because `requirement` is not `available`; say so
+/// with a `SKIP:` line, or panic when [`REQUIRE_VAR`] names `requirement`. `false` (carry on) when
+/// it is available. Use as `if common::skip_unless(…) { return; }`.
+pub fn skip_unless(available: bool, requirement: &str, reason: &str) -> bool {
+    if available {
+        return false;
+    }
+    skip(requirement, reason);
+    true
+}
+
+/// Say that the calling test skips the rest of its work because `requirement` is missing, or panic
+/// when [`REQUIRE_VAR`] names `requirement`.
+pub fn skip(requirement: &str, reason: &str) {
+    let current = std::thread::current();
+    // libtest runs each test on a thread named after it.
+    let test = current.name().unwrap_or("<unnamed test>");
+    let required = std::env::var(REQUIRE_VAR).unwrap_or_default();
+    if required
+        .split(',')
+        .map(str::trim)
+        .any(|name| name == requirement)
+    {
+        panic!("{test}: {reason}, but {REQUIRE_VAR}={required:?} requires {requirement:?}");
+    }
+    // Straight to fd 2, not eprintln!, so libtest's capture cannot hide it; one write per line.
+    let line = format!("SKIP: {test}: {reason}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
