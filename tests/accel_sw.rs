@@ -3,7 +3,7 @@
 //! self-test and benchmark through it.
 
 use assert_cmd::Command;
-use macbench::engine::child;
+use macbench::isolate;
 use macbench::mac::{self, cryptopp, openssl, Accel, Availability};
 
 fn macbench() -> Command {
@@ -27,10 +27,14 @@ fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
     if !x86_64() {
         return;
     }
-    let caps = child::capabilities().expect("sw child starts");
-    let sw = caps
-        .openssl
-        .expect("libcrypto reports its capability vector");
+    let caps = isolate::capabilities().expect("sw child starts");
+    let sw: openssl::Ia32Cap = serde_json::from_value(
+        caps.of("openssl")
+            .expect("libcrypto reports its capability vector")
+            .detail
+            .clone(),
+    )
+    .unwrap();
     assert!(
         sw.extensions_left().is_empty(),
         "still set in the child: {:?}",
@@ -94,15 +98,16 @@ fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
     if !x86_64() || !cryptopp::BUILT {
         return;
     }
-    let caps = child::capabilities().expect("sw child starts");
-    let features = cryptopp::Features(caps.cryptopp_features.expect("Crypto++ built"));
+    let caps = isolate::capabilities().expect("sw child starts");
+    let reported = caps.of("cryptopp").expect("Crypto++ built");
+    let features = cryptopp::Features(reported.detail.as_u64().expect("feature bits") as u32);
     for name in cryptopp::Features::EXCLUDED {
         assert!(
             !features.has(name),
             "Crypto++ in the sw child still has {name}"
         );
     }
-    let paths = caps.cryptopp.unwrap();
+    let paths = &reported.summary;
     assert!(!paths.contains("AESNI"), "{paths}");
     assert!(!paths.contains("SHANI"), "{paths}");
     // This process is hw: on a CPU with AES-NI, Crypto++ uses it here.
