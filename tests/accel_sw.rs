@@ -241,3 +241,62 @@ fn a_sw_run_goes_through_the_child_and_reports_sw() {
     );
     assert!(versions.contains("-aesni"), "{versions}");
 }
+
+#[test]
+fn every_backend_with_sw_entries_declares_its_switch() {
+    for backend in mac::BACKENDS {
+        let has_sw = backend.entries.iter().any(|e| e.accel == Accel::Sw);
+        assert_eq!(
+            has_sw,
+            backend.software_only.is_some(),
+            "{}: sw entries and a software-only switch go together",
+            backend.name
+        );
+    }
+}
+
+#[test]
+fn sw_keys_go_through_the_child_with_nothing_set_up_by_the_caller() {
+    if !x86_64() {
+        return;
+    }
+    // This test binary never calls `isolate::install`: the isolation layer installed itself before main.
+    let tag = |accel: Accel| {
+        let f = mac::functions()
+            .into_iter()
+            .find(|f| {
+                f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl" && f.accel == accel
+            })
+            .unwrap();
+        let mut keyed = f.with_key(b"key", mac::KeyParams::default()).unwrap();
+        let mut tag = [0u8; 32];
+        keyed.tag_into(&[], b"message", &mut tag);
+        tag
+    };
+    let sw = tag(Accel::Sw);
+    assert_ne!(sw, [0u8; 32], "a failed proxy round trip gives a zero tag");
+    assert_eq!(sw, tag(Accel::Hw));
+}
+
+#[test]
+fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
+    let host = macbench::host::Host::detect();
+    let openssl = |h: &macbench::host::Host| {
+        h.library_versions
+            .iter()
+            .find(|(name, _)| name == "openssl")
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    let here = openssl(&host);
+    assert!(!here.contains("sw child"), "{here}");
+    if !x86_64() {
+        return;
+    }
+    assert!(here.contains("; hw: OPENSSL_ia32cap="), "{here}");
+    let with_child = openssl(&host.with_software_only());
+    assert!(
+        with_child.starts_with(&here) && with_child.contains("; sw child: OPENSSL_ia32cap="),
+        "{with_child}"
+    );
+}

@@ -110,6 +110,7 @@ pub fn install() {
 /// binary), so no caller can key a `sw` function before [`install`] ran. An ELF constructor, as std
 /// itself registers one on Linux; [`install`] only stores a `'static` reference, which needs nothing of
 /// the runtime.
+#[cfg(target_os = "linux")]
 #[used]
 #[link_section = ".init_array"]
 static INSTALL_AT_START: extern "C" fn() = {
