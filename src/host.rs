@@ -105,16 +105,18 @@ impl Host {
         if crate::isolate::in_software_only_child() {
             return self;
         }
+        // Only backends whose capability here was recorded (the library can say what it uses).
+        let recorded = |name: &str| {
+            crate::mac::backend(name)
+                .and_then(|b| b.software_only)
+                .is_some_and(|s| (s.capability)().is_some())
+        };
+        if !self.library_versions.iter().any(|(name, _)| recorded(name)) {
+            return self;
+        }
         let caps = crate::isolate::capabilities();
         for (name, version) in &mut self.library_versions {
-            let Some(backend) = crate::mac::backend(name) else {
-                continue;
-            };
-            // Only where this process's capability was recorded (the library can say what it uses).
-            if !backend
-                .software_only
-                .is_some_and(|s| (s.capability)().is_some())
-            {
+            if !recorded(name) {
                 continue;
             }
             match &caps {
