@@ -18,8 +18,8 @@
 //! ([`needed`]); `engine::run` given a `sw` scenario in the parent would time pipe round trips.
 //!
 //! Three modes:
-//! - [`run`]: one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very same
-//!   engine, so hw and sw numbers are comparable.
+//! - [`run()`]: one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very
+//!   same engine, so hw and sw numbers are comparable.
 //! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, a `sw`
 //!   function's key setup returns a [`Proxy`] to such an object, so the self-test, `tag`, the
 //!   known-answer and cross-backend tests exercise the real sw code paths. Proxies are never timed.
@@ -31,6 +31,7 @@ pub mod run;
 pub mod serve;
 
 pub use caps::{capabilities, BackendCapability, Capabilities};
+pub use run::run;
 pub use serve::Proxy;
 
 use crate::engine::Scenario;
@@ -59,8 +60,6 @@ pub fn in_software_only_child() -> bool {
 pub fn needed(s: &Scenario) -> bool {
     s.function.accel == Accel::Sw && !in_software_only_child()
 }
-
-pub use run::run;
 
 /// This layer as the registry sees it ([`Isolation`]).
 struct ChildProcess;
@@ -99,7 +98,7 @@ impl Isolation for ChildProcess {
 }
 
 /// Give the registry this layer, so `sw` functions key through it — like rustls'
-/// `CryptoProvider::install_default`, once per process. Runs before `main` ([`INSTALL_AT_START`]);
+/// `CryptoProvider::install_default`, once per process. Runs before `main` (`INSTALL_AT_START`);
 /// calling it again changes nothing.
 pub fn install() {
     static CHILD_PROCESS: ChildProcess = ChildProcess;

@@ -3,7 +3,7 @@
 //! The parent sends the scenario as JSON on the child's stdin and reads the [`RawRun`] back from its
 //! stdout; a cancel in the parent becomes SIGINT in the child, which ends the run as interrupted. The
 //! engine's types are `Serialize` only (their JSON is the results format), so the scenario travels as
-//! [`ScenarioWire`], converted both ways here.
+//! `ScenarioWire`, converted both ways here.
 
 use super::command;
 use crate::engine::{self, DataMode, EngineError, KeyMode, Pinning, RawRun, Scenario, SizeSource};

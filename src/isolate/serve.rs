@@ -5,8 +5,8 @@
 //! `run` child instead. One `serve` child per process, started on first use and restarted after it dies.
 //!
 //! Frames: a request is `op: u8`, `fields: u32`, then each field as `len: u32` + bytes (little-endian).
-//! A reply is `status: u8` (0 ok) and one field. Ops: KEY [function id, key, customization] → id (8 bytes)
-//! and streams (1 byte); TAG [id, nonce, tag length (4 bytes), chunk…] → tag; FREE [id] → no reply.
+//! A reply is `status: u8` (0 ok) and one field. Ops: `KEY [function id, key, customization]` → id (8 bytes)
+//! and streams (1 byte); `TAG [id, nonce, tag length (4 bytes), chunk…]` → tag; `FREE [id]` → no reply.
 
 use super::command;
 use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError};
