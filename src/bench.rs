@@ -4,6 +4,7 @@
 
 use crate::engine::{self, clock::ClockInfo, RawRun, Scenario, Series};
 use crate::host::Host;
+use crate::isolate;
 use crate::metrics::{
     self, Context, Metrics, RunUncertainty, Spread, ThreadMetrics, Warning, WarningCode,
 };
@@ -317,7 +318,12 @@ pub fn run_scenario(
         let mut interrupted = false;
         // The repeats asked for, then more while the interval is wider than the target.
         loop {
-            let raw = engine::run(&scenario, cancel)?;
+            // `sw` functions run in the software-only child (the same engine there); see `isolate`.
+            let raw = if isolate::needed(&scenario) {
+                isolate::run(&scenario, cancel)
+            } else {
+                engine::run(&scenario, cancel)
+            }?;
             computed.push(metrics::compute(&raw, ctx));
             within.push(metrics::uncertainty(&raw, ctx.f));
             interrupted |= raw.interrupted;

@@ -1,5 +1,9 @@
 //! Facts about the machine a result was measured on, so results can be compared across machines
 //! (the seed paper compares four architectures) and recomputed later.
+//!
+//! Collecting them starts no process: [`Host::detect`] reads `/proc`, `/sys` and this process's
+//! libraries. What the software-only child's libraries use is added by [`Host::with_software_only`]
+//! only where it is wanted — `list`, and a run with `sw` functions — since that starts a child.
 
 use serde::Serialize;
 
@@ -53,9 +57,22 @@ impl Host {
             .filter(|f| flags.iter().any(|g| g == *f))
             .map(|f| f.to_string())
             .collect();
+        // Each backend's version, then for the record what it uses in this process (its switch's
+        // capability report): "; hw: …", or "; this sw child: …" inside the software-only child.
+        let here = if crate::isolate::in_software_only_child() {
+            "this sw child"
+        } else {
+            "hw"
+        };
         let library_versions = crate::mac::BACKENDS
             .iter()
-            .map(|b| (b.name.to_string(), (b.version)()))
+            .map(|b| {
+                let mut version = (b.version)();
+                if let Some(cap) = b.software_only.and_then(|s| (s.capability)()) {
+                    version.push_str(&format!("; {here}: {}", cap.summary));
+                }
+                (b.name.to_string(), version)
+            })
             .collect();
         Host {
             cpu_model: field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
@@ -70,6 +87,51 @@ impl Host {
     }
 }
 
+impl Host {
+    /// Host facts for a run of `functions`: with what the software-only child used when any is `sw`
+    /// (that run starts the child anyway).
+    pub fn for_functions(functions: &[crate::mac::Function]) -> Host {
+        let host = Host::detect();
+        if functions.iter().any(|f| f.accel == crate::mac::Accel::Sw) {
+            host.with_software_only()
+        } else {
+            host
+        }
+    }
+
+    /// Add to each backend's version what it uses in the software-only child ("; sw child: …", or why
+    /// the child could not say). Starts `macbench __child caps` once per process.
+    pub fn with_software_only(mut self) -> Host {
+        if crate::isolate::in_software_only_child() {
+            return self;
+        }
+        // Only backends whose capability here was recorded (the library can say what it uses).
+        let recorded = |name: &str| {
+            crate::mac::backend(name)
+                .and_then(|b| b.software_only)
+                .is_some_and(|s| (s.capability)().is_some())
+        };
+        if !self.library_versions.iter().any(|(name, _)| recorded(name)) {
+            return self;
+        }
+        let caps = crate::isolate::capabilities();
+        for (name, version) in &mut self.library_versions {
+            if !recorded(name) {
+                continue;
+            }
+            match &caps {
+                Ok(caps) => {
+                    if let Some(sw) = caps.of(name) {
+                        version.push_str(&format!("; sw child: {}", sw.summary));
+                    }
+                }
+                Err(e) => version.push_str(&format!("; sw child: {e}")),
+            }
+        }
+        self
+    }
+}
+
 fn read_trimmed(path: &str) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()
@@ -77,71 +139,5 @@ fn read_trimmed(path: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// Online CPUs from `/sys/devices/system/cpu/online` (e.g. "0-3,6"); falls back to 0..available_parallelism.
-pub fn online_cpus() -> Vec<usize> {
-    read_trimmed("/sys/devices/system/cpu/online")
-        .and_then(|s| parse_cpu_list(&s).ok())
-        .unwrap_or_else(|| {
-            let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-            (0..n).collect()
-        })
-}
-
-/// The largest CPU number a CPU list may name: Linux's own limit (`NR_CPUS` ≤ 8192). Checking it before a
-/// range is expanded keeps `0-18446744073709551615` from asking for exabytes.
-pub const MAX_CPU: usize = 8191;
-
-/// Parse a kernel-style CPU list: `0,1`, `0-7`, `0-3,8-11`. Sorted, without duplicates; every number at
-/// most [`MAX_CPU`].
-pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
-    let mut cpus = Vec::new();
-    for part in text.split(',').map(str::trim) {
-        if part.is_empty() {
-            return Err(format!("empty item in CPU list {text:?}"));
-        }
-        let parse = |s: &str| {
-            let n = s
-                .trim()
-                .parse::<usize>()
-                .map_err(|_| format!("{s:?} is not a CPU number (in {text:?})"))?;
-            if n > MAX_CPU {
-                return Err(format!(
-                    "CPU {n} is beyond the largest CPU number accepted ({MAX_CPU})"
-                ));
-            }
-            Ok(n)
-        };
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (parse(a)?, parse(b)?);
-                if a > b {
-                    return Err(format!("range {part:?} runs backwards"));
-                }
-                cpus.extend(a..=b);
-            }
-            None => cpus.push(parse(part)?),
-        }
-    }
-    cpus.sort_unstable();
-    cpus.dedup();
-    Ok(cpus)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_lists_parse_like_the_kernel_writes_them() {
-        assert_eq!(parse_cpu_list("0").unwrap(), vec![0]);
-        assert_eq!(parse_cpu_list("0,1").unwrap(), vec![0, 1]);
-        assert_eq!(parse_cpu_list("0-3,6").unwrap(), vec![0, 1, 2, 3, 6]);
-        assert_eq!(parse_cpu_list("2,0-1,1").unwrap(), vec![0, 1, 2]);
-        assert!(parse_cpu_list("3-1").is_err());
-        assert!(parse_cpu_list("a").is_err());
-        assert!(parse_cpu_list("0,,1").is_err());
-        assert!(parse_cpu_list("0-18446744073709551615").is_err());
-        assert!(parse_cpu_list("0-4294967295").is_err());
-        assert_eq!(parse_cpu_list("0-8191").unwrap().len(), 8192);
-    }
-}
+// CPU lists moved to `system` (the engine and the CLI need them too); re-exported at their old paths.
+pub use crate::system::{online_cpus, parse_cpu_list, MAX_CPU};

@@ -4,16 +4,21 @@
 //! `mac` is the registry of functions (algorithm × backend × acceleration), `engine` runs sessions and
 //! returns raw counters, `metrics` is pure arithmetic on them, `bench` runs sweeps with repeats and
 //! validity checks, `report` exports, `traffic` holds packet-size models and the cost model.
+//! `system` (CPU lists, affinity, clocks) sits below them all; `isolate` runs software-only (`sw`)
+//! functions in a child process, above the registry and the engine, which never call up into it.
+//! `tests/architecture.rs` checks that modules import in one direction only.
 //! See `../shared/METHODOLOGY.md` for what is measured and why.
 
 pub mod bench;
 pub mod cli;
 pub mod engine;
 pub mod host;
+pub mod isolate;
 pub mod mac;
 pub mod metrics;
 pub mod net;
 pub mod report;
 pub mod stats;
 pub mod stdio;
+pub mod system;
 pub mod traffic;

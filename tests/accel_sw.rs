@@ -8,7 +8,7 @@
 mod common;
 
 use assert_cmd::Command;
-use macbench::engine::child;
+use macbench::isolate;
 use macbench::mac::{self, cryptopp, openssl, Accel, Availability};
 
 fn macbench() -> Command {
@@ -35,10 +35,14 @@ fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
     if common::skip_unless(x86_64(), "x86_64", NOT_X86_64) {
         return;
     }
-    let caps = child::capabilities().expect("sw child starts");
-    let sw = caps
-        .openssl
-        .expect("libcrypto reports its capability vector");
+    let caps = isolate::capabilities().expect("sw child starts");
+    let sw: openssl::Ia32Cap = serde_json::from_value(
+        caps.of("openssl")
+            .expect("libcrypto reports its capability vector")
+            .detail
+            .clone(),
+    )
+    .unwrap();
     assert!(
         sw.extensions_left().is_empty(),
         "still set in the child: {:?}",
@@ -104,15 +108,16 @@ fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
     {
         return;
     }
-    let caps = child::capabilities().expect("sw child starts");
-    let features = cryptopp::Features(caps.cryptopp_features.expect("Crypto++ built"));
+    let caps = isolate::capabilities().expect("sw child starts");
+    let reported = caps.of("cryptopp").expect("Crypto++ built");
+    let features = cryptopp::Features(reported.detail.as_u64().expect("feature bits") as u32);
     for name in cryptopp::Features::EXCLUDED {
         assert!(
             !features.has(name),
             "Crypto++ in the sw child still has {name}"
         );
     }
-    let paths = caps.cryptopp.unwrap();
+    let paths = &reported.summary;
     assert!(!paths.contains("AESNI"), "{paths}");
     assert!(!paths.contains("SHANI"), "{paths}");
     // This process is hw: on a CPU with AES-NI, Crypto++ uses it here.
@@ -253,4 +258,63 @@ fn a_sw_run_goes_through_the_child_and_reports_sw() {
         "{versions}"
     );
     assert!(versions.contains("-aesni"), "{versions}");
+}
+
+#[test]
+fn every_backend_with_sw_entries_declares_its_switch() {
+    for backend in mac::BACKENDS {
+        let has_sw = backend.entries.iter().any(|e| e.accel == Accel::Sw);
+        assert_eq!(
+            has_sw,
+            backend.software_only.is_some(),
+            "{}: sw entries and a software-only switch go together",
+            backend.name
+        );
+    }
+}
+
+#[test]
+fn sw_keys_go_through_the_child_with_nothing_set_up_by_the_caller() {
+    if !x86_64() {
+        return;
+    }
+    // This test binary never calls `isolate::install`: the isolation layer installed itself before main.
+    let tag = |accel: Accel| {
+        let f = mac::functions()
+            .into_iter()
+            .find(|f| {
+                f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl" && f.accel == accel
+            })
+            .unwrap();
+        let mut keyed = f.with_key(b"key", mac::KeyParams::default()).unwrap();
+        let mut tag = [0u8; 32];
+        keyed.tag_into(&[], b"message", &mut tag);
+        tag
+    };
+    let sw = tag(Accel::Sw);
+    assert_ne!(sw, [0u8; 32], "a failed proxy round trip gives a zero tag");
+    assert_eq!(sw, tag(Accel::Hw));
+}
+
+#[test]
+fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
+    let host = macbench::host::Host::detect();
+    let openssl = |h: &macbench::host::Host| {
+        h.library_versions
+            .iter()
+            .find(|(name, _)| name == "openssl")
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    let here = openssl(&host);
+    assert!(!here.contains("sw child"), "{here}");
+    if !x86_64() {
+        return;
+    }
+    assert!(here.contains("; hw: OPENSSL_ia32cap="), "{here}");
+    let with_child = openssl(&host.with_software_only());
+    assert!(
+        with_child.starts_with(&here) && with_child.contains("; sw child: OPENSSL_ia32cap="),
+        "{with_child}"
+    );
 }

@@ -102,7 +102,7 @@ fn missing_rows() -> Vec<ListRow> {
 }
 
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
-    let host = Host::detect();
+    let host = Host::detect().with_software_only();
     let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
     rows.extend(missing_rows());
     if args.json {

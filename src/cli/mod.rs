@@ -129,7 +129,7 @@ pub fn main() -> i32 {
         Some(Command::Model(args)) => model::model(&args),
         Some(Command::Net(args)) => net::net(&args),
         Some(Command::Child { mode }) => {
-            crate::engine::child::child_main(&mode).map_err(CliError::failure)
+            crate::isolate::child_main(&mode).map_err(CliError::failure)
         }
         None => run::run(&run::RunArgs::default()),
     };

@@ -268,7 +268,7 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, 
     let doc = bench::Document {
         schema_version: bench::SCHEMA_VERSION,
         tool: "macbench",
-        host: crate::host::Host::detect(),
+        host: crate::host::Host::for_functions(&functions),
         clock,
         scenario: serde_json::json!({"command": "model --measure"}),
         harness: None,

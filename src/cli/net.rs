@@ -438,7 +438,7 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
     };
     let mut doc = NetDocument {
         schema: report::SCHEMA,
-        host: Host::detect(),
+        host: Host::for_functions(&plan.config.functions),
         config: NetConfigReport {
             transport: path.describe(),
             mode: match plan.config.mode {

@@ -467,7 +467,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut doc = Document {
         schema_version: bench::SCHEMA_VERSION,
         tool: "macbench",
-        host: Host::detect(),
+        host: Host::for_functions(&functions),
         clock: clock.clone(),
         scenario: serde_json::json!({
             "alg": args.alg, "backend": args.backend, "accel": args.accel, "sizes": args.sizes,

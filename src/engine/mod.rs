@@ -12,9 +12,9 @@
 //! thread keeps running until `t`, so each measured thread has the whole background load on both
 //! sides of the window.
 
-pub mod affinity;
-pub mod child;
-pub mod clock;
+// Affinity and clocks live in `system`, below the engine (`net` uses them too); re-exported so
+// `engine::clock` and `engine::affinity` keep naming them.
+pub use crate::system::{affinity, clock};
 pub mod coordinator;
 pub mod gate;
 pub mod hot_loop;
@@ -293,24 +293,7 @@ pub fn validate(s: &Scenario, online: &[usize]) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// "0-3,6" style.
-pub fn format_cpu_list(cpus: &[usize]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    parts.join(",")
-}
+pub use crate::system::format_cpu_list;
 
 /// The data every session reads: one shared pool and one cyclic schedule of (offset, length).
 pub struct Workload {
@@ -338,7 +321,7 @@ fn random_pool(len: usize, seed: u64) -> Arc<Vec<u8>> {
 }
 
 /// Bytes of the first `m` messages of a session, from the cyclic schedule: what the coordinator turns
-/// a published message count into (see [`crate::mac::Progress`]).
+/// a published message count into (see [`hot_loop::Progress`]).
 #[derive(Debug, Clone)]
 pub struct ScheduleBytes {
     /// prefix[i] = bytes of schedule slots 0..i; prefix.len() = slots + 1.
@@ -470,10 +453,7 @@ pub fn check_limits(s: &Scenario) -> Result<(), EngineError> {
 /// Run one scenario once. `cancel` is polled at every tick (Ctrl-C ends the run early; a run cut short
 /// before its window closed is marked `interrupted`).
 pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
-    if child::needed(s) {
-        return child::run(s, cancel); // `sw`: the same engine in a software-only child process
-    }
-    validate(s, &crate::host::online_cpus())?;
+    validate(s, &crate::system::online_cpus())?;
     check_limits(s)?;
     let workload = Workload::build(s);
     let key_setup_ns = measure_key_setup(s)?;

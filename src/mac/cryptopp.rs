@@ -5,31 +5,29 @@
 //! Key setup happens once in `mbcpp_new` (AES key schedule, CMAC subkeys, VMAC's NH/poly/L3 keys, GHASH
 //! tables); per message the shim only restarts the object — or, for VMAC and GMAC, resynchronises it with
 //! the message's nonce. The benchmark's nonce is the schedule slot index (little-endian, see
-//! [`super::MessageLoop`]), so every VMAC message derives a fresh pad (one AES call).
+//! the engine's hot loop), so every VMAC message derives a fresh pad (one AES call).
 //!
 //! Crypto++'s HMAC keeps the padded key, not the hashed ipad/opad states: it hashes both key blocks again
 //! for every message (`Γ + 3` compressions per message in METHODOLOGY §6 terms, against OpenSSL's `Γ + 1`).
 //! That is the library as shipped, and what this backend measures.
 //!
 //! `sw` variants: Crypto++ picks AES-NI, CLMUL, SHA-NI and AVX code at each call from exported globals
-//! (`CryptoPP::g_hasAESNI`, …). The sw child process ([`crate::engine::child`]) clears them before it keys
-//! anything, so `sw` is a run-time switch here too, with no second build of the shim.
+//! (`CryptoPP::g_hasAESNI`, …). [`SOFTWARE_SWITCH`] clears them first thing in the software-only process,
+//! before it keys anything, so `sw` is a run-time switch here too, with no second build of the shim.
 //!
 //! Built only with `cfg(have_cryptopp)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{
+    Accel, Availability, Backend, Capability, Entry, KeyParams, KeyedMac, MacError, SoftwareSwitch,
+};
 
-/// One line per algorithm: hw, and sw through the child process.
+/// One line per algorithm: hw, and sw (the same key function, run where [`SOFTWARE_SWITCH`] is applied).
 macro_rules! entries {
     ($($alg:literal),* $(,)?) => {
         &[
             $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, k, p) },)*
-            $(Entry {
-                algorithm: $alg,
-                accel: Accel::Sw,
-                new: |k, p| crate::engine::child::software_only_key("cryptopp", $alg, k, p, |k, p| imp::new($alg, k, p)),
-            },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| imp::new($alg, k, p) },)*
         ]
     };
 }
@@ -39,6 +37,7 @@ pub static BACKEND: Backend = Backend {
     description: "system Crypto++ (libcrypto++) through csrc/cryptopp_shim.cpp; objects keyed once, restarted or resynchronised per message",
     version,
     availability,
+    software_only: Some(&SOFTWARE_SWITCH),
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -74,28 +73,46 @@ fn availability() -> Availability {
     }
 }
 
-/// `Crypto++ 8.7.0` plus, for the record, which code paths it picks here and in the sw child.
+/// `Crypto++ 8.7.0`. Which code paths it picks here and in the software-only process is
+/// [`SOFTWARE_SWITCH`]'s capability, which host facts add.
 pub fn version() -> String {
     if !BUILT {
         return "Crypto++ not built".to_string();
     }
     let v = imp::library_version();
-    let mut out = format!("Crypto++ {}.{}.{}", v / 100, v / 10 % 10, v % 10);
-    let here = imp::paths();
-    if crate::engine::child::in_software_only_child() {
-        out.push_str(&format!("; this sw child: {here}"));
-    } else {
-        out.push_str(&format!("; hw: {here}"));
-        match crate::engine::child::capabilities() {
-            Ok(caps) => {
-                if let Some(paths) = &caps.cryptopp {
-                    out.push_str(&format!("; sw child: {paths}"));
-                }
-            }
-            Err(e) => out.push_str(&format!("; sw child: {e}")),
-        }
+    format!("Crypto++ {}.{}.{}", v / 100, v / 10 % 10, v % 10)
+}
+
+/// Crypto++ needs nothing in the environment: its globals are cleared in the running process.
+pub static SOFTWARE_SWITCH: SoftwareSwitch = SoftwareSwitch {
+    env: Vec::new,
+    apply: || {
+        let _ = disable_extensions();
+    },
+    check: check_software_only,
+    capability: || {
+        BUILT.then(|| Capability {
+            summary: imp::paths(),
+            detail: serde_json::Value::from(imp::features().0),
+        })
+    },
+};
+
+/// None of [`Features::EXCLUDED`] is left after the switch.
+fn check_software_only() -> Result<(), String> {
+    if !BUILT {
+        return Ok(());
     }
-    out
+    let features = imp::features();
+    let left: Vec<_> = Features::EXCLUDED
+        .iter()
+        .filter(|n| features.has(n))
+        .collect();
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("Crypto++ still reports {left:?} after the switch"))
+    }
 }
 
 /// Instruction-set features Crypto++ uses now, and the AES/SHA code paths it selects ("AESNI", "C++"…).
@@ -299,7 +316,6 @@ mod imp {
         Features(unsafe { mbcpp_disable_extensions() })
     }
 
-    #[allow(dead_code)]
     pub fn features() -> Features {
         // SAFETY: no arguments.
         Features(unsafe { mbcpp_features() })
@@ -332,6 +348,10 @@ mod imp {
     }
 
     pub fn disable_extensions() -> Features {
+        Features(0)
+    }
+
+    pub fn features() -> Features {
         Features(0)
     }
 }

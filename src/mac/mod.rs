@@ -8,17 +8,24 @@
 //!
 //! The registry is the one table [`BACKENDS`]; `macbench list` prints it, the engine and the self-test walk
 //! it. Key setup (`Entry::new`) is kept apart from per-message work so the engine can time them separately.
+//!
+//! The registry is the bottom of the MAC stack and imports no other macbench module. Software-only
+//! variants need a second process: a backend only *declares* its switch ([`SoftwareSwitch`]), and the
+//! isolation layer above the registry and the engine (`src/isolate/`) installs itself at start-up to
+//! key `sw` functions (see [`switch`]).
 
 pub mod algorithm;
 pub mod cryptopp;
 pub mod null;
 pub mod openssl;
 pub mod rustcrypto;
+pub mod switch;
 pub mod vectors;
 
 pub use algorithm::{
     algorithm, Algorithm, BlockRule, Family, KeyLengths, ALGORITHMS, PAPER_PRESET,
 };
+pub use switch::{install_isolation, Capability, Isolation, SoftwareSwitch};
 
 use std::fmt;
 use subtle::ConstantTimeEq;
@@ -182,6 +189,8 @@ pub struct Backend {
     pub version: fn() -> String,
     pub availability: fn() -> Availability,
     pub entries: &'static [Entry],
+    /// How this library's instruction-set extensions are switched off, if it registers `sw` entries.
+    pub software_only: Option<&'static SoftwareSwitch>,
 }
 
 /// The one table of backends. Adding a backend is one line here.
@@ -262,7 +271,11 @@ impl Function {
                 accepted: self.algorithm.key_lengths.describe(),
             });
         }
-        (self.new)(key, params)
+        match (self.accel, self.no_switch) {
+            // Every `sw` key setup goes through the isolation layer ([`switch`]).
+            (Accel::Sw, None) => switch::key(self, self.new, key, params),
+            _ => (self.new)(key, params),
+        }
     }
 
     /// Check a user-supplied nonce against the algorithm's rule.
@@ -286,15 +299,13 @@ impl Function {
     }
 
     /// Whether this function can run here: the backend's own availability, and for `sw` whether the
-    /// software-only child process can be started ([`crate::engine::child`]).
+    /// isolation layer can run it with the switches applied ([`switch`]).
     pub fn availability(&self) -> Availability {
         if let Some(why) = self.no_switch {
             return Availability::Unavailable(why.to_string());
         }
         match ((self.backend.availability)(), self.accel) {
-            (Availability::Available, Accel::Sw) => {
-                crate::engine::child::software_only_availability()
-            }
+            (Availability::Available, Accel::Sw) => switch::availability(),
             (other, _) => other,
         }
     }

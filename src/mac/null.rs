@@ -8,6 +8,7 @@ pub static BACKEND: Backend = Backend {
     description: "no MAC: reads one byte per message to measure the harness",
     version: || env!("CARGO_PKG_VERSION").to_string(),
     availability: || Availability::Available,
+    software_only: None,
     entries: &[Entry {
         algorithm: "null",
         accel: Accel::Hw,

@@ -9,24 +9,22 @@
 //! CBC-MAC is not an EVP_MAC: it is built from the `aes-128-cbc` cipher with a zero IV, keeping only the
 //! last ciphertext block; a scratch buffer of fixed size receives the discarded ciphertext.
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{
+    Accel, Availability, Backend, Capability, Entry, KeyParams, KeyedMac, MacError, SoftwareSwitch,
+};
 use libc::{c_char, c_int, c_void, size_t};
 use openssl_sys as ffi;
 use std::ffi::CStr;
 use std::ptr;
 
-/// One line per algorithm gives two entries: `hw` in this process, and `sw`, which runs in the child
-/// process started with `OPENSSL_ia32cap` masking AES-NI, PCLMULQDQ, SHA, AVX, AVX2 and AVX-512
-/// ([`crate::engine::child`]); in the parent the `sw` key function hands out a proxy to that child.
+/// One line per algorithm gives two entries, `hw` and `sw`, with the same key function: `sw` differs
+/// only in running where [`SOFTWARE_SWITCH`] is applied (`OPENSSL_ia32cap` masking AES-NI, PCLMULQDQ,
+/// SHA, AVX, AVX2 and AVX-512), which the registry arranges through its isolation layer.
 macro_rules! entries {
     ($($alg:literal => $new:expr),* $(,)?) => {
         &[
             $(Entry { algorithm: $alg, accel: Accel::Hw, new: $new },)*
-            $(Entry {
-                algorithm: $alg,
-                accel: Accel::Sw,
-                new: |k, p| crate::engine::child::software_only_key("openssl", $alg, k, p, $new),
-            },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sw, new: $new },)*
         ]
     };
 }
@@ -36,6 +34,7 @@ pub static BACKEND: Backend = Backend {
     description: "system OpenSSL 3 libcrypto, EVP_MAC API (contexts reused across messages)",
     version,
     availability,
+    software_only: Some(&SOFTWARE_SWITCH),
     entries: entries![
         "hmac-md5" => |k, p| {
             EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
@@ -98,27 +97,42 @@ extern "C" {
 /// `OPENSSL_INFO_CPU_SETTINGS` in <openssl/crypto.h>.
 const OPENSSL_INFO_CPU_SETTINGS: c_int = 1008;
 
-/// The libcrypto version string, e.g. "OpenSSL 3.0.19 27 Jan 2026", and for the record the capability
-/// vector this process's libcrypto uses and the one the sw child's libcrypto reports.
+/// The libcrypto version string, e.g. "OpenSSL 3.0.19 27 Jan 2026". What it uses here and in the
+/// software-only process is [`SOFTWARE_SWITCH`]'s capability, which host facts add.
 pub fn version() -> String {
-    let mut out = openssl::version::version().to_string();
-    let Some(here) = ia32cap() else {
-        return out;
-    };
-    if crate::engine::child::in_software_only_child() {
-        out.push_str(&format!("; this sw child: {}", here.describe()));
-        return out;
+    openssl::version::version().to_string()
+}
+
+/// libcrypto reads `OPENSSL_ia32cap` once, when it initialises: the software-only process is started
+/// with [`software_only_env`] in its environment, and refuses to run if the bits are still set.
+pub static SOFTWARE_SWITCH: SoftwareSwitch = SoftwareSwitch {
+    env: || vec![("OPENSSL_ia32cap", software_only_env())],
+    apply: || {},
+    check: check_software_only,
+    capability: || {
+        ia32cap().map(|cap| Capability {
+            summary: cap.describe(),
+            detail: serde_json::to_value(&cap).unwrap_or_default(),
+        })
+    },
+};
+
+/// The mask is in effect: libcrypto reports none of [`SOFTWARE_ONLY_MASK`] (x86-64 only; elsewhere
+/// there is no capability vector to mask).
+fn check_software_only() -> Result<(), String> {
+    if !cfg!(target_arch = "x86_64") {
+        return Ok(());
     }
-    out.push_str(&format!("; hw: {}", here.describe()));
-    match crate::engine::child::capabilities() {
-        Ok(caps) => {
-            if let Some(sw) = caps.openssl {
-                out.push_str(&format!("; sw child: {}", sw.describe()));
-            }
-        }
-        Err(e) => out.push_str(&format!("; sw child: {e}")),
+    match ia32cap() {
+        Some(cap) if cap.extensions_left().is_empty() => Ok(()),
+        Some(cap) => Err(format!(
+            "the software-only mask is not in effect: libcrypto still reports {} \
+             (OPENSSL_ia32cap must be {} in the environment; this command is internal)",
+            cap.extensions_left().join(", "),
+            software_only_env()
+        )),
+        None => Err("libcrypto reports no capability vector".to_string()),
     }
-    out
 }
 
 /// The x86 capability vector libcrypto uses, as `OPENSSL_info(OPENSSL_INFO_CPU_SETTINGS)` reports it:

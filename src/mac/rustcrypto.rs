@@ -14,6 +14,7 @@ pub static BACKEND: Backend = Backend {
     description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher) and tiny-keccak for KMAC",
     version,
     availability: || Availability::Available,
+    software_only: None,
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
         hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),

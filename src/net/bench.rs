@@ -7,6 +7,9 @@ use super::report::{NetResult, TrialSummary};
 use super::search::{search, Limit, SearchConfig, TrialOutcome, TrialReply};
 use super::trial::{LocalPath, TrialResult, TrialSetup};
 use super::NetError;
+// Defined with the sender, which draws packet sizes from it; `report` names it too, and importing it
+// from here would make `report` and `bench` import each other.
+pub use super::sender::SizeSpec;
 use crate::mac::Function;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -51,15 +54,6 @@ impl Path {
 pub enum Mode {
     Search(SearchConfig),
     FixedRate { pps: f64, acceptable_loss: f64 },
-}
-
-/// A size source: one fixed size, or a size model's pre-drawn sequence.
-#[derive(Debug, Clone)]
-pub struct SizeSpec {
-    /// `64`, or the model's name.
-    pub label: String,
-    pub sequence: Arc<Vec<u32>>,
-    pub mean_bytes: f64,
 }
 
 pub struct NetConfig {

@@ -7,8 +7,8 @@
 //! genuine packets look too old.
 
 use super::wire::{nonce_for, Sa, WireError};
-use crate::engine::clock;
 use crate::mac::KeyedMac;
+use crate::system::clock;
 use serde::Serialize;
 use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};

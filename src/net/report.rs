@@ -5,10 +5,9 @@
 //! CPU utilisation is thread CPU time / wall time of each side during that trial: the sender's excludes
 //! the time it spun for pacing, the receiver's is measured from its first to its last datagram.
 
-use super::bench::SizeSpec;
 use super::receiver::ReceiverCounts;
 use super::search::{Limit, TrialOutcome};
-use super::sender::InjectedCounts;
+use super::sender::{InjectedCounts, SizeSpec};
 use super::trial::TrialResult;
 use crate::host::Host;
 use crate::mac::Function;

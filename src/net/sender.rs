@@ -9,13 +9,22 @@
 //! is measured and reported apart from the sender's work.
 
 use super::wire::{nonce_for, Sa, MAX_PACKET_LEN};
-use crate::engine::clock;
 use crate::mac::KeyedMac;
+use crate::system::clock;
 use serde::Serialize;
 use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A size source: one fixed size, or a size model's pre-drawn sequence.
+#[derive(Debug, Clone)]
+pub struct SizeSpec {
+    /// `64`, or the model's name.
+    pub label: String,
+    pub sequence: Arc<Vec<u32>>,
+    pub mean_bytes: f64,
+}
 
 /// Bytes in the payload pool: larger than L2, so payloads are not all cache-hot (seed 003).
 pub const POOL_LEN: usize = 4 << 20;

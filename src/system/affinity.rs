@@ -1,4 +1,5 @@
-//! Binding threads to cores (`sched_setaffinity`). The only place the engine touches CPU sets.
+//! Binding threads to cores (`sched_setaffinity`). The only place macbench touches CPU sets: the engine's
+//! sessions and coordinator and the `net` sender and receiver all bind through here.
 
 /// Restrict the calling thread to `cpus`.
 pub fn bind_current_thread(cpus: &[usize]) -> Result<(), String> {

@@ -1,0 +1,195 @@
+//! Software-only isolation: `sw` functions run in a child process with every backend's switch applied.
+//!
+//! Why a process: the libraries decide their instruction-set paths once per process. OpenSSL reads the
+//! `OPENSSL_ia32cap` environment variable when libcrypto initialises, so the mask must be in the
+//! environment before the process starts; Crypto++ reads exported globals (`CryptoPP::g_hasAESNI`, …)
+//! that are process-wide. A `sw` function therefore runs in a re-executed copy of this binary
+//! (`std::env::current_exe()`, hidden subcommand `macbench __child MODE`) started with the environment
+//! every backend's [`SoftwareSwitch`] asks for, and which applies each switch before keying anything.
+//! The child refuses to run if any switch reports it did not take, so a `sw` result can never silently
+//! be a `hw` one.
+//!
+//! Where it sits: above the registry (it keys objects by function id) and the engine (the child runs
+//! scenarios with it), below the sweep, host facts and the CLI. The registry does not call up into it:
+//! backends declare their switch as data on [`mac::Backend`], and [`install`] hands the registry this
+//! layer's [`Isolation`] at start-up — before `main`, in every executable that links macbench, test
+//! binaries included — through which every `sw` key setup goes. The engine does not call
+//! it either: the sweep (`bench::run_scenario`) decides whether a scenario runs here or in a child
+//! ([`needed`]); `engine::run` given a `sw` scenario in the parent would time pipe round trips.
+//!
+//! Three modes:
+//! - [`run()`]: one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very
+//!   same engine, so hw and sw numbers are comparable.
+//! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, a `sw`
+//!   function's key setup returns a [`Proxy`] to such an object, so the self-test, `tag`, the
+//!   known-answer and cross-backend tests exercise the real sw code paths. Proxies are never timed.
+//! - [`caps`]: what the child's libraries report using, as JSON ([`Capabilities`]); `list` shows it
+//!   and `tests/accel_sw.rs` checks the masked bits are clear.
+
+pub mod caps;
+pub mod run;
+pub mod serve;
+
+pub use caps::{capabilities, BackendCapability, Capabilities};
+pub use run::run;
+pub use serve::Proxy;
+
+use crate::engine::Scenario;
+use crate::mac::{
+    self, Accel, Availability, Function, Isolation, KeyFn, KeyParams, KeyedMac, MacError,
+    SoftwareSwitch,
+};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+/// The hidden subcommand (see `cli::Command::Child`).
+pub const SUBCOMMAND: &str = "__child";
+/// Overrides where the macbench executable is (tests, unusual installs).
+pub const EXE_ENV: &str = "MACBENCH_EXE";
+
+static IN_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// True inside the software-only child, after its switches were applied.
+pub fn in_software_only_child() -> bool {
+    IN_CHILD.load(Ordering::Acquire)
+}
+
+/// Whether this scenario must run in a child process: a `sw` function, and this is not the child.
+pub fn needed(s: &Scenario) -> bool {
+    s.function.accel == Accel::Sw && !in_software_only_child()
+}
+
+/// This layer as the registry sees it ([`Isolation`]).
+struct ChildProcess;
+
+impl Isolation for ChildProcess {
+    /// x86-64 (the masks are x86 capability bits) and a macbench executable to start.
+    fn availability(&self) -> Availability {
+        if in_software_only_child() {
+            return Availability::Available;
+        }
+        if !cfg!(target_arch = "x86_64") {
+            return Availability::Unavailable(format!(
+                "software-only variants mask x86 capability bits (OPENSSL_ia32cap); this is {}",
+                std::env::consts::ARCH
+            ));
+        }
+        match executable() {
+            Ok(_) => Availability::Available,
+            Err(e) => Availability::Unavailable(e),
+        }
+    }
+
+    /// The real object inside the child, a [`Proxy`] to one elsewhere.
+    fn key(
+        &self,
+        function: &Function,
+        own: KeyFn,
+        key: &[u8],
+        params: KeyParams<'_>,
+    ) -> Result<Box<dyn KeyedMac>, MacError> {
+        if in_software_only_child() {
+            return own(key, params);
+        }
+        Proxy::new(function, key, params.customization).map(|p| Box::new(p) as _)
+    }
+}
+
+/// Give the registry this layer, so `sw` functions key through it — like rustls'
+/// `CryptoProvider::install_default`, once per process. Runs before `main` (`INSTALL_AT_START`);
+/// calling it again changes nothing.
+pub fn install() {
+    static CHILD_PROCESS: ChildProcess = ChildProcess;
+    mac::install_isolation(&CHILD_PROCESS);
+}
+
+/// Installs this layer before `main`, in every executable that links macbench (the binary, each test
+/// binary), so no caller can key a `sw` function before [`install`] ran. An ELF constructor, as std
+/// itself registers one on Linux; [`install`] only stores a `'static` reference, which needs nothing of
+/// the runtime.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static INSTALL_AT_START: extern "C" fn() = {
+    extern "C" fn install_at_start() {
+        install();
+    }
+    install_at_start
+};
+
+/// Every backend's software-only switch, in registry order.
+fn switches() -> impl Iterator<Item = (&'static str, &'static SoftwareSwitch)> {
+    mac::BACKENDS
+        .iter()
+        .filter_map(|b| b.software_only.map(|s| (b.name, s)))
+}
+
+/// The macbench executable to re-execute: `$MACBENCH_EXE`, this executable if it is macbench, or the
+/// `macbench` that Cargo builds next to a test binary (`target/<profile>/deps/..`).
+pub fn executable() -> Result<PathBuf, String> {
+    static EXE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    EXE.get_or_init(|| {
+        if let Some(path) = std::env::var_os(EXE_ENV) {
+            let path = PathBuf::from(path);
+            return if path.is_file() {
+                Ok(path)
+            } else {
+                Err(format!("{EXE_ENV}={} is not a file", path.display()))
+            };
+        }
+        let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+        let name = format!("macbench{}", std::env::consts::EXE_SUFFIX);
+        if me.file_name().and_then(|n| n.to_str()) == Some(name.as_str()) {
+            return Ok(me);
+        }
+        let dir = me.parent().map(PathBuf::from).unwrap_or_default();
+        [dir.join(&name), dir.join("..").join(&name)]
+            .into_iter()
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                format!(
+                    "software-only variants run in a child macbench process, and no macbench executable \
+                     was found next to {} (set {EXE_ENV})",
+                    me.display()
+                )
+            })
+    })
+    .clone()
+}
+
+/// `macbench __child MODE` with every switch's environment, stdin and stdout piped.
+fn command(mode: &str) -> Result<Command, String> {
+    let mut cmd = Command::new(executable()?);
+    cmd.arg(SUBCOMMAND).arg(mode);
+    for (_, switch) in switches() {
+        cmd.envs((switch.env)());
+    }
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    Ok(cmd)
+}
+
+/// Entry point of `macbench __child MODE`. Applies the switches, checks they took, then serves `mode`.
+pub fn child_main(mode: &str) -> Result<(), String> {
+    if !matches!(mode, "run" | "serve" | "caps") {
+        return Err(format!(
+            "{SUBCOMMAND}: unknown mode {mode:?}; valid: run, serve, caps (internal use only)"
+        ));
+    }
+    // Before anything is keyed; libraries that read the environment applied it when they loaded.
+    for (_, switch) in switches() {
+        (switch.apply)();
+    }
+    IN_CHILD.store(true, Ordering::Release);
+    for (_, switch) in switches() {
+        (switch.check)()?;
+    }
+    match mode {
+        "caps" => caps::child_caps(),
+        "run" => run::child_run(),
+        _ => serve::serve(),
+    }
+}

@@ -1,0 +1,302 @@
+//! `run` mode: one scenario in the software-only child, run by the very engine the parent would use.
+//!
+//! The parent sends the scenario as JSON on the child's stdin and reads the [`RawRun`] back from its
+//! stdout; a cancel in the parent becomes SIGINT in the child, which ends the run as interrupted. The
+//! engine's types are `Serialize` only (their JSON is the results format), so the scenario travels as
+//! `ScenarioWire`, converted both ways here.
+
+use super::command;
+use crate::engine::{self, DataMode, EngineError, KeyMode, Pinning, RawRun, Scenario, SizeSource};
+use crate::mac::{self, VerifyMode};
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A scenario as sent to the child.
+#[derive(Debug, Serialize, Deserialize)]
+struct ScenarioWire {
+    function: String,
+    size: SizeWire,
+    sessions: usize,
+    cores: Vec<usize>,
+    pinning: String,
+    duration_ns: u64,
+    window_start_ns: u64,
+    window_end_ns: u64,
+    data: String,
+    keys: String,
+    verify: String,
+    rekey_every: Option<u64>,
+    seed: u64,
+    #[serde(default)]
+    tick_ns: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum SizeWire {
+    Fixed {
+        size: u32,
+    },
+    Model {
+        name: String,
+        mean_bytes: f64,
+        sequence: Vec<u32>,
+    },
+}
+
+/// A unit enum value's serialised name ("round-robin"), the same text the results JSON uses.
+fn name_of<T: Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn parse_name<T: Serialize + Copy>(what: &str, text: &str, all: &[T]) -> Result<T, String> {
+    all.iter()
+        .copied()
+        .find(|v| name_of(v) == text)
+        .ok_or_else(|| format!("unknown {what} {text:?}"))
+}
+
+impl ScenarioWire {
+    fn from_scenario(s: &Scenario) -> ScenarioWire {
+        ScenarioWire {
+            function: s.function.id(),
+            size: match &s.size {
+                SizeSource::Fixed { size } => SizeWire::Fixed { size: *size },
+                SizeSource::Model {
+                    name,
+                    mean_bytes,
+                    sequence,
+                } => SizeWire::Model {
+                    name: name.clone(),
+                    mean_bytes: *mean_bytes,
+                    sequence: sequence.to_vec(),
+                },
+            },
+            sessions: s.sessions,
+            cores: s.cores.clone(),
+            pinning: name_of(&s.pinning),
+            duration_ns: s.duration.as_nanos() as u64,
+            window_start_ns: s.window_start.as_nanos() as u64,
+            window_end_ns: s.window_end.as_nanos() as u64,
+            data: name_of(&s.data),
+            keys: name_of(&s.keys),
+            verify: name_of(&s.verify),
+            rekey_every: s.rekey_every,
+            seed: s.seed,
+            tick_ns: s.tick.as_nanos() as u64,
+        }
+    }
+
+    fn into_scenario(self) -> Result<Scenario, String> {
+        let function = mac::functions()
+            .into_iter()
+            .find(|f| f.id() == self.function)
+            .ok_or_else(|| format!("unknown function {}", self.function))?;
+        Ok(Scenario {
+            function,
+            size: match self.size {
+                SizeWire::Fixed { size } => SizeSource::Fixed { size },
+                SizeWire::Model {
+                    name,
+                    mean_bytes,
+                    sequence,
+                } => SizeSource::Model {
+                    name,
+                    mean_bytes,
+                    sequence: Arc::new(sequence),
+                },
+            },
+            sessions: self.sessions,
+            cores: self.cores,
+            pinning: parse_name(
+                "pinning",
+                &self.pinning,
+                &[Pinning::RoundRobin, Pinning::Float],
+            )?,
+            duration: Duration::from_nanos(self.duration_ns),
+            window_start: Duration::from_nanos(self.window_start_ns),
+            window_end: Duration::from_nanos(self.window_end_ns),
+            data: parse_name("data mode", &self.data, &[DataMode::Unique, DataMode::Same])?,
+            keys: parse_name(
+                "key mode",
+                &self.keys,
+                &[KeyMode::PerSession, KeyMode::Shared],
+            )?,
+            verify: parse_name(
+                "verify mode",
+                &self.verify,
+                &[VerifyMode::None, VerifyMode::Inline, VerifyMode::After],
+            )?,
+            rekey_every: self.rekey_every,
+            seed: self.seed,
+            tick: if self.tick_ns == 0 {
+                engine::DEFAULT_TICK
+            } else {
+                Duration::from_nanos(self.tick_ns)
+            },
+        })
+    }
+}
+
+/// The child's answer: `{"ok": RawRun}` or `{"error": {...}}`.
+#[derive(Debug, Deserialize)]
+struct RunReply {
+    ok: Option<RawRun>,
+    error: Option<ErrorWire>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct ErrorWire {
+    /// Key setup failed (`EngineError::Key`); anything else comes back as a session error.
+    key: bool,
+    message: String,
+}
+
+/// Run a `sw` scenario in a child, in place of `engine::run`: start the child, send the scenario, wait
+/// (passing a cancel on as SIGINT, which the child turns into an interrupted run), read the counters back.
+pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
+    engine::validate(s, &crate::system::online_cpus())?;
+    let fail = |reason: String| EngineError::Thread { session: 0, reason };
+    let request = serde_json::to_vec(&ScenarioWire::from_scenario(s))
+        .map_err(|e| fail(format!("sw child request: {e}")))?;
+    let mut child = command("run")
+        .map_err(fail)?
+        .spawn()
+        .map_err(|e| fail(format!("cannot start the sw child: {e}")))?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let writer = std::thread::spawn(move || stdin.write_all(&request));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let result = stdout.read_to_end(&mut out).map(|_| out);
+        let _ = tx.send(result);
+    });
+    let mut signalled = false;
+    let output = loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(result) => break result,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if cancel.load(Ordering::Relaxed) && !signalled {
+                    // SAFETY: plain kill(2) on our own child's pid.
+                    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                    signalled = true;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(std::io::Error::other("sw child output reader vanished"))
+            }
+        }
+    };
+    let _ = writer.join();
+    let status = child.wait().map_err(|e| fail(format!("sw child: {e}")))?;
+    let output = output.map_err(|e| fail(format!("sw child output: {e}")))?;
+    let reply: RunReply = serde_json::from_slice(&output).map_err(|e| {
+        fail(format!(
+            "sw child ({status}) gave no result ({e}): {}",
+            String::from_utf8_lossy(&output).trim()
+        ))
+    })?;
+    match (reply.ok, reply.error) {
+        (Some(raw), _) => Ok(raw),
+        (None, Some(e)) if e.key => Err(EngineError::Key(e.message)),
+        (None, Some(e)) => Err(fail(format!("sw child: {}", e.message))),
+        (None, None) => Err(fail("sw child: empty reply".to_string())),
+    }
+}
+
+static CHILD_CANCEL: AtomicBool = AtomicBool::new(false);
+
+pub(super) fn child_run() -> Result<(), String> {
+    let _ = ctrlc::set_handler(|| CHILD_CANCEL.store(true, Ordering::SeqCst));
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| e.to_string())?;
+    let wire: ScenarioWire = serde_json::from_slice(&input).map_err(|e| e.to_string())?;
+    let reply = match wire.into_scenario() {
+        Err(message) => serde_json::json!({ "error": ErrorWire { key: false, message } }),
+        Ok(scenario) => match engine::run(&scenario, &CHILD_CANCEL) {
+            Ok(raw) => serde_json::json!({ "ok": raw }),
+            Err(e) => serde_json::json!({ "error": ErrorWire {
+                key: matches!(e, EngineError::Key(_)),
+                message: e.to_string(),
+            }}),
+        },
+    };
+    println!("{reply}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Sample, ThreadCounters};
+
+    #[test]
+    fn run_reply_reads_back_what_the_engine_serialises() {
+        let raw = RawRun {
+            window_wall_ns: 10,
+            first_half_wall_ns: 5,
+            threads: vec![ThreadCounters {
+                session: 0,
+                allowed_cpus: vec![0],
+                window_start: Sample {
+                    wall_ns: 1,
+                    cpu_ns: 2,
+                    messages: 3,
+                    bytes: 4,
+                    hw_cycles: Some(5),
+                    cpu: Some(0),
+                },
+                window_mid: Sample::default(),
+                window_end: Sample::default(),
+                key_setup_cpu_ns: 6,
+                verify_failures: 0,
+                verified_after: 7,
+                verify_after_failures: 0,
+                total_messages: 8,
+                rekeys: 9,
+                start_offset_ns: 11,
+            }],
+            key_setup_ns: 1.5,
+            interrupted: false,
+            series: crate::engine::Series {
+                tick_ns: 10,
+                t_ns: vec![1, 2],
+                messages: vec![3, 4],
+                bytes: vec![5, 6],
+                cpu_ns: vec![7, 8],
+                window_first: 0,
+                window_last: 1,
+                threads: None,
+            },
+            coordinator: Default::default(),
+            startup: Default::default(),
+        };
+        let text = serde_json::json!({ "ok": raw }).to_string();
+        let back: RawRun = serde_json::from_str::<RunReply>(&text).unwrap().ok.unwrap();
+        assert_eq!(back, raw);
+    }
+
+    #[test]
+    fn enum_names_round_trip() {
+        for p in [Pinning::RoundRobin, Pinning::Float] {
+            assert_eq!(
+                parse_name(
+                    "pinning",
+                    &name_of(&p),
+                    &[Pinning::RoundRobin, Pinning::Float]
+                ),
+                Ok(p)
+            );
+        }
+        assert!(parse_name("pinning", "nope", &[Pinning::Float]).is_err());
+    }
+}

@@ -1,0 +1,260 @@
+//! `serve` mode: keyed objects living in the software-only child, used from the parent through [`Proxy`].
+//!
+//! For correctness paths only (self-test, `tag`, the known-answer and cross-backend tests): every
+//! message is a pipe round trip, so a proxy is never timed — the sweep runs a whole `sw` scenario in a
+//! `run` child instead. One `serve` child per process, started on first use and restarted after it dies.
+//!
+//! Frames: a request is `op: u8`, `fields: u32`, then each field as `len: u32` + bytes (little-endian).
+//! A reply is `status: u8` (0 ok) and one field. Ops: `KEY [function id, key, customization]` → id (8 bytes)
+//! and streams (1 byte); `TAG [id, nonce, tag length (4 bytes), chunk…]` → tag; `FREE [id]` → no reply.
+
+use super::command;
+use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout};
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+const OP_KEY: u8 = 1;
+const OP_TAG: u8 = 2;
+const OP_FREE: u8 = 3;
+
+fn write_frame(w: &mut impl Write, head: u8, fields: &[&[u8]]) -> std::io::Result<()> {
+    w.write_all(&[head])?;
+    w.write_all(&(fields.len() as u32).to_le_bytes())?;
+    for f in fields {
+        w.write_all(&(f.len() as u32).to_le_bytes())?;
+        w.write_all(f)?;
+    }
+    w.flush()
+}
+
+fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn read_field(r: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let len = read_u32(r)? as usize;
+    let mut v = vec![0u8; len];
+    r.read_exact(&mut v)?;
+    Ok(v)
+}
+
+/// Returns `None` at end of input.
+fn read_frame(r: &mut impl BufRead) -> std::io::Result<Option<(u8, Vec<Vec<u8>>)>> {
+    if r.fill_buf()?.is_empty() {
+        return Ok(None);
+    }
+    let mut head = [0u8; 1];
+    r.read_exact(&mut head)?;
+    let n = read_u32(r)?;
+    let fields = (0..n).map(|_| read_field(r)).collect::<Result<_, _>>()?;
+    Ok(Some((head[0], fields)))
+}
+
+fn id_of(field: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = field.len().min(8);
+    b[..n].copy_from_slice(&field[..n]);
+    u64::from_le_bytes(b)
+}
+
+/// Child side: key, tag and free objects on request until stdin closes.
+pub(super) fn serve() -> Result<(), String> {
+    let mut input = BufReader::new(std::io::stdin().lock());
+    let mut output = BufWriter::new(std::io::stdout().lock());
+    let mut objects: std::collections::HashMap<u64, Box<dyn KeyedMac>> = Default::default();
+    let mut next_id = 1u64;
+    let functions = mac::functions();
+    while let Some((op, fields)) = read_frame(&mut input).map_err(|e| e.to_string())? {
+        let reply: Result<Vec<u8>, String> = match (op, fields.as_slice()) {
+            (OP_KEY, [function, key, custom]) => {
+                let id = String::from_utf8_lossy(function);
+                functions
+                    .iter()
+                    .find(|f| f.id() == id && f.accel == Accel::Sw)
+                    .ok_or_else(|| format!("no sw function {id}"))
+                    .and_then(|f| {
+                        f.with_key(
+                            key,
+                            KeyParams {
+                                customization: custom,
+                            },
+                        )
+                        .map_err(|e| e.to_string())
+                    })
+                    .map(|object| {
+                        let mut out = next_id.to_le_bytes().to_vec();
+                        out.push(u8::from(object.streams()));
+                        objects.insert(next_id, object);
+                        next_id += 1;
+                        out
+                    })
+            }
+            (OP_TAG, [id, nonce, tag_len, chunks @ ..]) => match objects.get_mut(&id_of(id)) {
+                None => Err("unknown object".to_string()),
+                Some(object) => {
+                    let mut tag = vec![0u8; id_of(tag_len) as usize];
+                    if let [msg] = chunks {
+                        object.tag_into(nonce, msg, &mut tag);
+                    } else {
+                        let pieces: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+                        object.tag_chunks(nonce, &pieces, &mut tag);
+                    }
+                    Ok(tag)
+                }
+            },
+            (OP_FREE, [id]) => {
+                objects.remove(&id_of(id));
+                continue;
+            }
+            _ => Err(format!("bad request (op {op}, {} fields)", fields.len())),
+        };
+        let written = match &reply {
+            Ok(data) => write_frame(&mut output, 0, &[data]),
+            Err(message) => write_frame(&mut output, 1, &[message.as_bytes()]),
+        };
+        written.map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The parent's connection to its `serve` child (one per process, started on first use).
+struct Server {
+    child: Child,
+    input: BufWriter<ChildStdin>,
+    output: BufReader<ChildStdout>,
+    /// Bumped when a server is replaced, so proxies into a dead one fail instead of hitting a new id.
+    generation: u64,
+}
+
+static SERVER: Mutex<Option<Server>> = Mutex::new(None);
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // Closing stdin ends the child's loop; reap it so no zombie is left.
+        let _ = self.input.flush();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Send one request and read its reply on the shared server, starting it if needed.
+fn request(
+    generation: Option<u64>,
+    op: u8,
+    fields: &[&[u8]],
+) -> Result<(u64, Option<Vec<u8>>), String> {
+    let mut guard = SERVER.lock().unwrap_or_else(|p| p.into_inner());
+    if guard.is_none() {
+        if generation.is_some() {
+            return Err("the sw child has exited".to_string());
+        }
+        let mut child = command("serve")?
+            .spawn()
+            .map_err(|e| format!("cannot start the sw child: {e}"))?;
+        let input = BufWriter::new(child.stdin.take().expect("piped stdin"));
+        let output = BufReader::new(child.stdout.take().expect("piped stdout"));
+        *guard = Some(Server {
+            child,
+            input,
+            output,
+            generation: GENERATION.fetch_add(1, Ordering::Relaxed) + 1,
+        });
+    }
+    let server = guard.as_mut().expect("started above");
+    if generation.is_some_and(|g| g != server.generation) {
+        return Err("the sw child has exited".to_string());
+    }
+    let current = server.generation;
+    let io = (|| -> std::io::Result<Option<(u8, Vec<u8>)>> {
+        write_frame(&mut server.input, op, fields)?;
+        if op == OP_FREE {
+            return Ok(None);
+        }
+        let mut status = [0u8; 1];
+        server.output.read_exact(&mut status)?;
+        let _count = read_u32(&mut server.output)?;
+        Ok(Some((status[0], read_field(&mut server.output)?)))
+    })();
+    match io {
+        Ok(None) => Ok((current, None)),
+        Ok(Some((0, data))) => Ok((current, Some(data))),
+        Ok(Some((_, message))) => Err(String::from_utf8_lossy(&message).into_owned()),
+        Err(e) => {
+            // The child died (it prints its reason on stderr); the next key starts a new one.
+            *guard = None;
+            Err(format!("sw child: {e}"))
+        }
+    }
+}
+
+/// A keyed object living in the `serve` child. For correctness paths only (self-test, `tag`, tests):
+/// every message is a pipe round trip.
+pub struct Proxy {
+    id: u64,
+    generation: u64,
+    streams: bool,
+}
+
+impl Proxy {
+    /// Key `function` in the `serve` child (starting it if needed).
+    pub(super) fn new(
+        function: &Function,
+        key: &[u8],
+        customization: &[u8],
+    ) -> Result<Proxy, MacError> {
+        let error = |reason: String| MacError::Backend {
+            backend: function.backend.name,
+            algorithm: function.algorithm.name,
+            reason,
+        };
+        let function = function.id();
+        let (generation, reply) =
+            request(None, OP_KEY, &[function.as_bytes(), key, customization]).map_err(error)?;
+        let reply = reply.unwrap_or_default();
+        if reply.len() != 9 {
+            return Err(error("sw child: malformed key reply".to_string()));
+        }
+        Ok(Proxy {
+            id: id_of(&reply[..8]),
+            generation,
+            streams: reply[8] == 1,
+        })
+    }
+
+    fn tag(&self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        let id = self.id.to_le_bytes();
+        let tag_len = (tag.len() as u32).to_le_bytes();
+        let mut fields: Vec<&[u8]> = vec![&id, nonce, &tag_len];
+        fields.extend_from_slice(chunks);
+        match request(Some(self.generation), OP_TAG, &fields) {
+            Ok((_, Some(t))) if t.len() == tag.len() => tag.copy_from_slice(&t),
+            // A zero tag fails every vector and every cross-check, which report the function.
+            _ => tag.fill(0),
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = request(Some(self.generation), OP_FREE, &[&self.id.to_le_bytes()]);
+    }
+}
+
+impl KeyedMac for Proxy {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        self.tag(nonce, &[msg], tag);
+    }
+
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        self.tag(nonce, chunks, tag);
+    }
+
+    fn streams(&self) -> bool {
+        self.streams
+    }
+}

@@ -1,0 +1,249 @@
+//! Layers import downward only (STYLE §11), checked on the source: every `crate::X` path in `src/`
+//! (in `use` lines and in code, comments left out) is an edge from the file's top-level module to `X`.
+//! Among top-level modules there is no circle, and the registry (`src/mac/`) names no module but itself:
+//! backends declare their software-only switch as data and the isolation layer installs itself, so the
+//! registry never calls up into the engine or the process machinery.
+
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// One `crate::X` reference: the file, its line, and `X`.
+#[derive(Debug)]
+struct Reference {
+    file: PathBuf,
+    line: usize,
+    target: String,
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module a file under `src/` belongs to (`src/mac/openssl.rs` → `mac`); `None` for the
+/// crate roots, which declare every module.
+fn top_module(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).unwrap();
+    let first = rel.components().next()?.as_os_str().to_str()?.to_string();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+    (!matches!(name.as_str(), "lib" | "main")).then_some(name)
+}
+
+fn identifier(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// Top-level names a line refers to through `crate::`: `crate::a::…`, `crate::{a, b::c}`; macros
+/// (`crate::outln!`) and `$crate` (macro bodies) are not module references.
+fn crate_references(line: &str) -> Vec<String> {
+    let code = line.split("//").next().unwrap_or("");
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().next_back();
+        let after = &rest[at + "crate::".len()..];
+        rest = after;
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        if let Some(group) = after.strip_prefix('{') {
+            let mut depth = 0;
+            let mut item_start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    c if item_start && !c.is_whitespace() => {
+                        item_start = false;
+                        let name = identifier(&group[i..]);
+                        if !name.is_empty() && name != "self" {
+                            out.push(name.to_string());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        let name = identifier(after);
+        if !name.is_empty() && !after[name.len()..].starts_with('!') {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// Every reference from one top-level module to another.
+fn references() -> BTreeMap<String, Vec<Reference>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = files.iter().filter_map(|f| top_module(&src, f)).collect();
+    let mut out: BTreeMap<String, Vec<Reference>> = BTreeMap::new();
+    for file in &files {
+        let Some(from) = top_module(&src, file) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for target in crate_references(line) {
+                if target != from && modules.contains(&target) {
+                    out.entry(from.clone()).or_default().push(Reference {
+                        file: file.strip_prefix(&src).unwrap().to_path_buf(),
+                        line: n + 1,
+                        target,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    references()
+        .into_iter()
+        .map(|(from, refs)| (from, refs.into_iter().map(|r| r.target).collect()))
+        .collect()
+}
+
+/// A circle through `graph`, as the module names along it, if there is one.
+fn find_circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut circle = path[at..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_reference_parser_reads_paths_groups_and_skips_macros_and_comments() {
+    assert_eq!(
+        crate_references("use crate::engine::{self, Scenario};"),
+        ["engine"]
+    );
+    assert_eq!(
+        crate_references("use crate::{host::Host, mac::{self, Accel}, stats};"),
+        ["host", "mac", "stats"]
+    );
+    assert_eq!(
+        crate_references("    let x = crate::system::online_cpus();"),
+        ["system"]
+    );
+    assert!(crate_references("    crate::outln!(\"x\");").is_empty());
+    assert!(crate_references("  fn f(w: &mut $crate::mac::MessageLoop<'_>)").is_empty());
+    assert!(crate_references("/// see [`crate::engine::run`]").is_empty());
+    assert!(crate_references("let a = 1; // crate::engine").is_empty());
+    assert!(crate_references("use macbench_crate::engine;").is_empty());
+}
+
+#[test]
+fn the_module_graph_is_read_from_the_source() {
+    // Guards the tests below from passing on an empty graph.
+    let graph = graph();
+    for (from, to) in [("engine", "mac"), ("cli", "bench"), ("isolate", "engine")] {
+        assert!(
+            graph.get(from).is_some_and(|t| t.contains(to)),
+            "expected {from} → {to} in {graph:?}"
+        );
+    }
+}
+
+#[test]
+fn top_level_modules_import_each_other_in_one_direction_only() {
+    let graph = graph();
+    if let Some(circle) = find_circle(&graph) {
+        let refs = references();
+        let evidence: Vec<String> = circle
+            .windows(2)
+            .filter_map(|pair| {
+                refs[&pair[0]]
+                    .iter()
+                    .find(|r| r.target == pair[1])
+                    .map(|r| {
+                        format!(
+                            "{} → {} ({}:{})",
+                            pair[0],
+                            pair[1],
+                            r.file.display(),
+                            r.line
+                        )
+                    })
+            })
+            .collect();
+        panic!(
+            "import circle {}:\n{}",
+            circle.join(" → "),
+            evidence.join("\n")
+        );
+    }
+}
+
+#[test]
+fn the_registry_imports_no_other_module() {
+    let refs = references();
+    let upward: Vec<String> = refs
+        .get("mac")
+        .into_iter()
+        .flatten()
+        .map(|r| format!("{}:{} → crate::{}", r.file.display(), r.line, r.target))
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "src/mac/ must name no module but `mac` (STYLE §11):\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn a_circle_is_found_and_a_chain_is_not() {
+    let edges = |pairs: &[(&str, &str)]| {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in pairs {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+        }
+        g
+    };
+    assert_eq!(find_circle(&edges(&[("a", "b"), ("b", "c")])), None);
+    assert_eq!(
+        find_circle(&edges(&[("a", "b"), ("b", "c"), ("c", "a")])),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+}
