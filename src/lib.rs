@@ -18,6 +18,7 @@ pub mod mac;
 pub mod metrics;
 pub mod net;
 pub mod report;
+pub mod spec;
 pub mod stats;
 pub mod stdio;
 pub mod system;

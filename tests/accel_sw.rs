@@ -172,7 +172,9 @@ fn paper_preset_has_all_nine_functions_in_hw_and_sw() {
     {
         return;
     }
-    let functions = macbench::cli::run::resolve_functions("paper", None, "hw,sw").unwrap();
+    let functions = macbench::spec::resolve_functions("paper", None, "hw,sw")
+        .unwrap()
+        .functions;
     assert_eq!(functions.len(), 18, "{functions:?}");
     for accel in [Accel::Hw, Accel::Sw] {
         let names: Vec<_> = functions

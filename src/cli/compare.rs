@@ -1,9 +1,10 @@
 //! `macbench compare --against PEER`: our single-session numbers beside the peer's own benchmark.
 
-use super::{resolve_algorithms, CliError};
+use super::CliError;
 use crate::engine::{clock, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
 use crate::report::compare::{self, CompareRow, Peer, PeerRun};
+use crate::spec::resolve_algorithms;
 use std::sync::atomic::AtomicBool;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -57,13 +58,13 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     })?;
     let algorithms = resolve_algorithms(&args.alg)?;
     // Whole seconds (openssl speed's unit), within the one duration rule's maximum.
-    super::values::check_count(
+    crate::spec::values::check_count(
         "--seconds",
         args.seconds as usize,
-        super::values::MAX_DURATION.as_secs() as usize,
+        crate::spec::values::MAX_DURATION.as_secs() as usize,
     )?;
     let mut sizes = Vec::new();
-    for s in super::run::parse_sizes(&args.sizes, 1)? {
+    for s in crate::spec::parse_sizes(&args.sizes, 1)? {
         match s {
             SizeSource::Fixed { size } => sizes.push(size),
             SizeSource::Model { name, .. } => {
@@ -74,7 +75,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         }
     }
     if let Some(b) = &args.backend {
-        super::resolve_backend(b)?;
+        crate::spec::resolve_backend(b)?;
     }
     let online = crate::host::online_cpus();
     let core = match args.core {

@@ -195,13 +195,13 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
 
 pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
     let algorithms = match &args.alg {
-        Some(spec) => Some(super::resolve_algorithms(spec)?),
+        Some(spec) => Some(crate::spec::resolve_algorithms(spec)?),
         None => None,
     };
     let backend = args
         .backend
         .as_deref()
-        .map(super::resolve_backend)
+        .map(crate::spec::resolve_backend)
         .transpose()?;
     let mut results = Vec::new();
     let mut skipped = Vec::new();

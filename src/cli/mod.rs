@@ -12,7 +12,6 @@ mod net;
 mod report;
 pub mod run;
 mod tag;
-pub mod values;
 
 use clap::{Parser, Subcommand};
 use std::fmt;
@@ -48,6 +47,13 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+/// A value the user gave: bad input, exit 2.
+impl From<crate::spec::SpecError> for CliError {
+    fn from(e: crate::spec::SpecError) -> Self {
+        CliError::usage(e.0)
     }
 }
 
@@ -180,58 +186,16 @@ pub fn one_line_usage_error(text: &str) -> String {
     format!("{line}; see --help")
 }
 
-/// Resolve `--alg` names (comma-separated, presets allowed) to algorithm names.
-pub fn resolve_algorithms(spec: &str) -> Result<Vec<&'static str>, CliError> {
-    use crate::mac::{ALGORITHMS, PAPER_PRESET};
-    let mut out: Vec<&'static str> = Vec::new();
-    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        match name {
-            "all" => out.extend(ALGORITHMS.iter().map(|a| a.name).filter(|n| *n != "null")),
-            "paper" => out.extend(PAPER_PRESET.iter().copied()),
-            _ => match crate::mac::algorithm(name) {
-                Some(a) => out.push(a.name),
-                None => {
-                    let names = ALGORITHMS.iter().map(|a| a.name);
-                    let hint = crate::mac::nearest(name, names.clone().chain(["all", "paper"]))
-                        .map(|n| format!(" (did you mean {n}?)"))
-                        .unwrap_or_default();
-                    return Err(CliError::usage(format!(
-                        "unknown algorithm {name:?}{hint}; valid: {}, or the presets all, paper",
-                        names.collect::<Vec<_>>().join(", ")
-                    )));
-                }
-            },
-        }
+/// Resolve `--alg`/`--backend`/`--accel` to functions, saying on stderr which asked-for ones cannot run
+/// here and why (an error only when none can).
+pub fn functions(
+    alg: &str,
+    backend: Option<&str>,
+    accel: &str,
+) -> Result<Vec<crate::mac::Function>, CliError> {
+    let resolved = crate::spec::resolve_functions(alg, backend, accel)?;
+    for u in &resolved.unavailable {
+        let _ = writeln!(std::io::stderr(), "macbench: unavailable, skipped: {u}");
     }
-    if out.is_empty() {
-        return Err(CliError::usage("--alg names no algorithm"));
-    }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|n| seen.insert(*n));
-    Ok(out)
-}
-
-/// Check a `--backend` name.
-pub fn resolve_backend(name: &str) -> Result<&'static crate::mac::Backend, CliError> {
-    crate::mac::backend(name).ok_or_else(|| {
-        let names: Vec<&str> = crate::mac::BACKENDS.iter().map(|b| b.name).collect();
-        let hint = crate::mac::nearest(name, names.iter().copied())
-            .map(|n| format!(" (did you mean {n}?)"))
-            .unwrap_or_default();
-        CliError::usage(format!(
-            "unknown backend {name:?}{hint}; valid: {}",
-            names.join(", ")
-        ))
-    })
-}
-
-/// Decode a hex flag value with a message naming the flag.
-pub fn parse_hex(flag: &str, value: &str) -> Result<Vec<u8>, CliError> {
-    let cleaned: String = value.chars().filter(|c| !c.is_whitespace()).collect();
-    let cleaned = cleaned.strip_prefix("0x").unwrap_or(&cleaned);
-    hex::decode(cleaned).map_err(|e| {
-        CliError::usage(format!(
-            "{flag}: not valid hex ({e}); give an even number of hex digits, e.g. 000102…"
-        ))
-    })
+    Ok(resolved.functions)
 }

@@ -5,12 +5,13 @@
 //! one); and the check of the prediction `a + b·Γ` against a direct measurement with sizes drawn from
 //! the model.
 
-use super::{resolve_algorithms, CliError};
+use super::CliError;
 use crate::bench::{self, AutoPolicy};
 use crate::engine::{clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
 use crate::mac::{self, VerifyMode};
 use crate::report::read::{self, ResultRow, ResultsDoc, Size};
 use crate::report::{self, write_atomic};
+use crate::spec::resolve_algorithms;
 use crate::traffic::{self, CostModel, CostPoint, FitWeighting, SizeDistribution};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -214,7 +215,7 @@ fn analyse(
 
 /// Run the sweep and the model runs for `--measure`, one pinned session per function.
 fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, CliError> {
-    let functions = super::run::resolve_functions(&args.alg, args.backend.as_deref(), "hw")?;
+    let functions = super::functions(&args.alg, args.backend.as_deref(), "hw")?;
     let duration = super::run::parse_duration("--duration", &args.duration)?;
     let online = crate::host::online_cpus();
     if !online.contains(&args.core) {
@@ -225,7 +226,7 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, 
         )));
     }
     let clock = clock::clock_info();
-    let mut sources: Vec<SizeSource> = super::run::DEFAULT_SIZES
+    let mut sources: Vec<SizeSource> = crate::spec::DEFAULT_SIZES
         .iter()
         .map(|&size| SizeSource::Fixed { size })
         .collect();

@@ -5,7 +5,7 @@
 //! - `macbench net receive --listen ADDR:PORT`: the receiving host;
 //! - `macbench net send --to ADDR:PORT [OPTIONS]`: the sending host, which runs the search.
 
-use super::run::{parse_duration, resolve_functions};
+use super::functions as resolve_functions;
 use super::CliError;
 use crate::host::{self, Host};
 use crate::mac::{Availability, Function};
@@ -18,6 +18,7 @@ use crate::net::search::SearchConfig;
 use crate::net::trial::LocalPath;
 use crate::net::wire::{DEFAULT_TAG_LEN, HEADER_LEN, MAX_PACKET_LEN};
 use crate::net::{NetError, DEFAULT_SIZES};
+use crate::spec::parse_duration;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

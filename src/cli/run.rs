@@ -1,16 +1,16 @@
 //! `macbench run` (and `macbench` with no arguments): parse a sweep, validate all of it before starting,
 //! run scenario after scenario, print a line per scenario, rewrite the JSON/CSV after each one.
 
-use super::{resolve_algorithms, CliError};
+use super::CliError;
 use crate::bench::{self, AutoPolicy, Document, Harness};
 use crate::engine::{self, clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
 use crate::host::{self, Host};
-use crate::mac::{self, Accel, Availability, Function, VerifyMode};
+use crate::mac::{self, Function, VerifyMode};
 use crate::report::{self, csv_export, table, Exporter, JsonExporter};
+use crate::spec;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Default run duration per scenario when sessions do not outnumber cores.
@@ -19,11 +19,6 @@ pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
 /// Default `--max-repeat`.
 pub const DEFAULT_MAX_REPEAT: usize = 4;
-
-/// METHODOLOGY §5 default sizes: powers of two 16 … 65536 plus the IP sizes 40, 576 and 1500.
-pub const DEFAULT_SIZES: &[u32] = &[
-    16, 32, 40, 64, 128, 256, 512, 576, 1024, 1500, 2048, 4096, 8192, 16384, 32768, 65536,
-];
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
@@ -74,14 +69,14 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
-    #[arg(long, default_value = "unique")]
-    pub data: String,
-    /// Keys: `per-session` or `shared`.
-    #[arg(long, default_value = "per-session")]
-    pub keys: String,
+    #[arg(long, value_enum, default_value_t = DataMode::Unique)]
+    pub data: DataMode,
+    /// Keys: one random key per session, or one shared key.
+    #[arg(long, value_enum, default_value_t = KeyMode::PerSession)]
+    pub keys: KeyMode,
     /// Verification: `none` (sender), `inline` (receiver, inside the timer) or `after` (checked after).
-    #[arg(long, default_value = "none")]
-    pub verify: String,
+    #[arg(long, value_enum, default_value_t = VerifyMode::None)]
+    pub verify: VerifyMode,
     /// Re-key every N messages (key setup then counts in the per-byte metrics).
     #[arg(long)]
     pub rekey: Option<u64>,
@@ -120,237 +115,31 @@ impl Default for RunArgs {
 }
 
 /// The one duration rule (kept here as well, for callers that import it from `run`).
-pub use super::values::parse_duration;
-
-/// Parse a window against the run duration: `a..b` in seconds, or `a%..b%`.
-pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duration), CliError> {
-    let bad = || {
-        CliError::usage(format!(
-            "--window: {text:?} is not START..END (seconds, e.g. 0.03..0.135, or percent, e.g. 20%..90%)"
-        ))
-    };
-    let (a, b) = text.split_once("..").ok_or_else(bad)?;
-    let point = |s: &str| -> Result<f64, CliError> {
-        let s = s.trim();
-        let (v, scale) = if let Some(p) = s.strip_suffix('%') {
-            (p, duration.as_secs_f64() / 100.0)
-        } else if let Some(ms) = s.strip_suffix("ms") {
-            (ms, 1e-3)
-        } else {
-            (s.strip_suffix('s').unwrap_or(s), 1.0)
-        };
-        let v: f64 = v.trim().parse().map_err(|_| bad())?;
-        if !v.is_finite() || v < 0.0 {
-            return Err(bad());
-        }
-        Ok(v * scale)
-    };
-    let (start, end) = (point(a)?, point(b)?);
-    if start >= end || end > duration.as_secs_f64() + 1e-12 {
-        return Err(CliError::usage(format!(
-            "--window {text}: the window {start}..{end} s must lie inside the run (0..{} s) and end after it starts",
-            duration.as_secs_f64()
-        )));
-    }
-    Ok((
-        Duration::from_secs_f64(start),
-        Duration::from_secs_f64(end.min(duration.as_secs_f64())),
-    ))
-}
-
-/// Parse `--sizes` into size sources.
-pub fn parse_sizes(text: &str, seed: u64) -> Result<Vec<SizeSource>, CliError> {
-    let mut out: Vec<SizeSource> = Vec::new();
-    let push_fixed = |out: &mut Vec<SizeSource>, n: u32| {
-        if !out
-            .iter()
-            .any(|s| matches!(s, SizeSource::Fixed { size } if *size == n))
-        {
-            out.push(SizeSource::Fixed { size: n });
-        }
-    };
-    for token in text.split(',').map(str::trim) {
-        if token.is_empty() {
-            continue;
-        }
-        if token == "default" {
-            DEFAULT_SIZES.iter().for_each(|&n| push_fixed(&mut out, n));
-        } else if let Some((a, b)) = token.split_once("..") {
-            let (a, b) = (parse_size(a)?, parse_size(b)?);
-            if a == 0 || a > b {
-                return Err(CliError::usage(format!(
-                    "--sizes: range {token:?} must run from a positive size up to a larger one"
-                )));
-            }
-            let mut n = u64::from(a);
-            while n <= u64::from(b) {
-                push_fixed(&mut out, n as u32);
-                n *= 2;
-            }
-        } else if token.bytes().all(|c| c.is_ascii_digit()) {
-            push_fixed(&mut out, parse_size(token)?);
-        } else if token.starts_with('-') {
-            return Err(CliError::usage(format!(
-                "--sizes: {token:?} is negative; sizes are byte counts ≥ 0"
-            )));
-        } else {
-            let model = crate::traffic::resolve_model(token)
-                .map_err(|e| CliError::usage(format!("--sizes: {e}")))?;
-            let sequence = model.sample_sequence(seed, 65_536);
-            out.push(SizeSource::Model {
-                name: model.name().to_string(),
-                mean_bytes: model.mean(),
-                sequence: Arc::new(sequence),
-            });
-        }
-    }
-    if out.is_empty() {
-        return Err(CliError::usage(
-            "--sizes names no size; give e.g. 64,1500 or 16..65536 or default",
-        ));
-    }
-    Ok(out)
-}
-
-fn parse_size(text: &str) -> Result<u32, CliError> {
-    let t = text.trim();
-    t.parse::<u32>().map_err(|_| {
-        CliError::usage(format!(
-            "--sizes: {t:?} is not a byte count (0 … {}); give numbers, ranges 16..65536 or a model name",
-            engine::MAX_MESSAGE_LEN
-        ))
-    })
-}
-
-fn parse_choice<T: Copy>(flag: &str, text: &str, choices: &[(&str, T)]) -> Result<T, CliError> {
-    choices
-        .iter()
-        .find(|(n, _)| *n == text)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| {
-            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-            CliError::usage(format!(
-                "{flag}: {text:?} is not one of {}",
-                names.join(", ")
-            ))
-        })
-}
-
-/// Resolve algorithms × backends × accel to functions, reporting unavailable ones as errors with reasons.
-pub fn resolve_functions(
-    alg: &str,
-    backend: Option<&str>,
-    accel: &str,
-) -> Result<Vec<Function>, CliError> {
-    let algorithms = resolve_algorithms(alg)?;
-    let accels: Vec<Accel> = super::values::dedup_list(accel)
-        .into_iter()
-        .map(|a| parse_choice("--accel", a, &[("hw", Accel::Hw), ("sw", Accel::Sw)]))
-        .collect::<Result<_, _>>()?;
-    let backends: Option<Vec<&str>> = match backend {
-        None => None,
-        Some("all") => Some(mac::BACKENDS.iter().map(|b| b.name).collect()),
-        Some(list) => Some(
-            list.split(',')
-                .map(|b| super::resolve_backend(b.trim()).map(|b| b.name))
-                .collect::<Result<_, _>>()?,
-        ),
-    };
-    let all = mac::functions();
-    let mut out = Vec::new();
-    let mut unavailable = Vec::new();
-    for name in &algorithms {
-        for &acc in &accels {
-            let candidates: Vec<&Function> = all
-                .iter()
-                .filter(|f| f.algorithm.name == *name && f.accel == acc)
-                .filter(|f| {
-                    backends
-                        .as_ref()
-                        .is_none_or(|b| b.contains(&f.backend.name))
-                })
-                .filter(|f| f.availability() == Availability::Available)
-                .collect();
-            let chosen: Vec<&Function> = if backends.is_some() {
-                candidates
-            } else {
-                candidates.into_iter().take(1).collect()
-            };
-            if chosen.is_empty() {
-                let why = mac::PLANNED
-                    .iter()
-                    .find(|(a, _, _)| a == name)
-                    .map(|p| p.2.to_string())
-                    .unwrap_or_else(|| match acc {
-                        Accel::Sw => "no software-only variant in this build".to_string(),
-                        Accel::Hw => {
-                            "no available backend offers it (see `macbench list`)".to_string()
-                        }
-                    });
-                unavailable.push(format!("{name}/{acc}: {why}"));
-            }
-            out.extend(chosen.into_iter().copied());
-        }
-    }
-    Ok(out).and_then(|out: Vec<Function>| {
-        if out.is_empty() {
-            Err(CliError::usage(format!(
-                "no function to run: {}",
-                unavailable.join("; ")
-            )))
-        } else {
-            for u in &unavailable {
-                eprintln!("macbench: unavailable, skipped: {u}");
-            }
-            Ok(out)
-        }
-    })
-}
+pub use crate::spec::values::parse_duration;
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // Parse and validate everything before anything runs or any file is written.
-    let functions = resolve_functions(&args.alg, args.backend.as_deref(), &args.accel)?;
-    let sizes = parse_sizes(&args.sizes, args.seed)?;
+    let functions = super::functions(&args.alg, args.backend.as_deref(), &args.accel)?;
+    let sizes = spec::parse_sizes(&args.sizes, args.seed)?;
     let online = host::online_cpus();
     let cores = match &args.cores {
-        Some(c) => super::values::parse_cpus("--cores", c)?,
+        Some(c) => crate::spec::values::parse_cpus("--cores", c)?,
         None => online.clone(),
     };
-    let sessions = super::values::check_count(
+    let sessions = crate::spec::values::check_count(
         "--sessions",
         args.sessions.unwrap_or(cores.len().max(1)),
-        super::values::MAX_SESSIONS,
+        crate::spec::values::MAX_SESSIONS,
     )?;
-    let data = parse_choice(
-        "--data",
-        &args.data,
-        &[("unique", DataMode::Unique), ("same", DataMode::Same)],
-    )?;
-    let keys = parse_choice(
-        "--keys",
-        &args.keys,
-        &[
-            ("per-session", KeyMode::PerSession),
-            ("shared", KeyMode::Shared),
-        ],
-    )?;
-    let verify = parse_choice(
-        "--verify",
-        &args.verify,
-        &[
-            ("none", VerifyMode::None),
-            ("inline", VerifyMode::Inline),
-            ("after", VerifyMode::After),
-        ],
-    )?;
+    let (data, keys, verify) = (args.data, args.keys, args.verify);
     if args.rekey == Some(0) {
         return Err(CliError::usage("--rekey must be at least 1 message"));
     }
-    super::values::check_count("--repeat", args.repeat, super::values::MAX_REPEAT)?;
+    crate::spec::values::check_count("--repeat", args.repeat, crate::spec::values::MAX_REPEAT)?;
     let scenario_count = functions.len() * sizes.len();
-    let tick = super::values::parse_duration_within(
+    let tick = crate::spec::values::parse_duration_within(
         "--tick",
         &args.tick,
         engine::MIN_TICK,
@@ -382,13 +171,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                 args.repeat
             )));
         }
-        duration = super::values::duration_from_secs("--budget", text, per)?;
+        duration = crate::spec::values::duration_from_secs("--budget", text, per)?;
     }
     // Said once everything is validated, so that a refused command line stays one line.
     let mut notes: Vec<String> = Vec::new();
     if args.duration.is_none() && args.budget.is_none() {
         // The window's share of the run, from the default run length (the window may be in percent).
-        let (a, b) = parse_window(&args.window, duration)?;
+        let (a, b) = spec::parse_window(&args.window, duration)?;
         let fraction = (b - a).as_secs_f64() / duration.as_secs_f64();
         let (fitted, why) = bench::fitted_duration(
             duration,
@@ -400,7 +189,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         duration = fitted;
         notes.extend(why);
     }
-    let (window_start, window_end) = parse_window(&args.window, duration)?;
+    let (window_start, window_end) = spec::parse_window(&args.window, duration)?;
     let rounds = bench::rounds_in_window(
         window_end - window_start,
         sessions,

@@ -1,8 +1,9 @@
 //! `macbench tag`: the hex tag of a file or standard input — handy on its own and the easiest way to
 //! check macbench against other tools (`openssl mac`, Python's `hmac`).
 
-use super::{parse_hex, resolve_backend, CliError};
+use super::CliError;
 use crate::mac::{self, Availability, KeyParams, MAX_TAG_LEN};
+use crate::spec::{parse_hex, resolve_backend};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -32,7 +33,7 @@ pub struct TagArgs {
 }
 
 pub fn tag(args: &TagArgs) -> Result<(), CliError> {
-    let names = super::resolve_algorithms(&args.alg)?;
+    let names = crate::spec::resolve_algorithms(&args.alg)?;
     let [name] = names[..] else {
         return Err(CliError::usage(format!(
             "--alg: give exactly one algorithm, not {:?}",

@@ -68,7 +68,7 @@ pub enum Pinning {
     Float,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum DataMode {
     /// Each session cycles through distinct messages in a pool larger than L2.
@@ -77,7 +77,7 @@ pub enum DataMode {
     Same,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum KeyMode {
     PerSession,

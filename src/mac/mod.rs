@@ -154,7 +154,7 @@ impl Batch<'_> {
 }
 
 /// What to do with each tag (METHODOLOGY §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum VerifyMode {
     /// Sender side: compute the tag only.

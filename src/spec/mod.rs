@@ -1,0 +1,283 @@
+//! The scenario vocabulary: every value a user types to describe what to measure, parsed once, typed,
+//! with one error type that names the flag.
+//!
+//! Subcommands share it (`run`, `model --measure`, `compare`, `net`, `tag`, `list`), so the same text
+//! means the same thing everywhere and a mistake gets the same answer wherever it is typed. Nothing
+//! here runs anything or prints: the CLI turns a [`SpecError`] into one line and exit code 2.
+
+pub mod values;
+
+use crate::engine::{self, SizeSource};
+use crate::mac::{self, Accel, Availability, Function};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use values::{
+    check_count, dedup_list, duration_from_secs, parse_cpus, parse_duration, parse_duration_within,
+};
+
+/// A value the user gave that cannot be used; the message names the flag and what would be accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl SpecError {
+    pub fn new(message: impl Into<String>) -> SpecError {
+        SpecError(message.into())
+    }
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// `--accel` item: `hw` or `sw`.
+pub fn parse_accel(text: &str) -> Result<Accel, SpecError> {
+    match text {
+        "hw" => Ok(Accel::Hw),
+        "sw" => Ok(Accel::Sw),
+        _ => Err(SpecError::new(format!(
+            "--accel: {text:?} is not one of hw, sw"
+        ))),
+    }
+}
+
+/// docs/methodology.md §5 default sizes: powers of two 16 … 65536 plus the IP sizes 40, 576 and 1500.
+pub const DEFAULT_SIZES: &[u32] = &[
+    16, 32, 40, 64, 128, 256, 512, 576, 1024, 1500, 2048, 4096, 8192, 16384, 32768, 65536,
+];
+
+/// Parse a window against the run duration: `a..b` in seconds, or `a%..b%`.
+pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duration), SpecError> {
+    let bad = || {
+        SpecError::new(format!(
+            "--window: {text:?} is not START..END (seconds, e.g. 0.03..0.135, or percent, e.g. 20%..90%)"
+        ))
+    };
+    let (a, b) = text.split_once("..").ok_or_else(bad)?;
+    let point = |s: &str| -> Result<f64, SpecError> {
+        let s = s.trim();
+        let (v, scale) = if let Some(p) = s.strip_suffix('%') {
+            (p, duration.as_secs_f64() / 100.0)
+        } else if let Some(ms) = s.strip_suffix("ms") {
+            (ms, 1e-3)
+        } else {
+            (s.strip_suffix('s').unwrap_or(s), 1.0)
+        };
+        let v: f64 = v.trim().parse().map_err(|_| bad())?;
+        if !v.is_finite() || v < 0.0 {
+            return Err(bad());
+        }
+        Ok(v * scale)
+    };
+    let (start, end) = (point(a)?, point(b)?);
+    if start >= end || end > duration.as_secs_f64() + 1e-12 {
+        return Err(SpecError::new(format!(
+            "--window {text}: the window {start}..{end} s must lie inside the run (0..{} s) and end after it starts",
+            duration.as_secs_f64()
+        )));
+    }
+    Ok((
+        Duration::from_secs_f64(start),
+        Duration::from_secs_f64(end.min(duration.as_secs_f64())),
+    ))
+}
+
+/// Parse `--sizes` into size sources.
+pub fn parse_sizes(text: &str, seed: u64) -> Result<Vec<SizeSource>, SpecError> {
+    let mut out: Vec<SizeSource> = Vec::new();
+    let push_fixed = |out: &mut Vec<SizeSource>, n: u32| {
+        if !out
+            .iter()
+            .any(|s| matches!(s, SizeSource::Fixed { size } if *size == n))
+        {
+            out.push(SizeSource::Fixed { size: n });
+        }
+    };
+    for token in text.split(',').map(str::trim) {
+        if token.is_empty() {
+            continue;
+        }
+        if token == "default" {
+            DEFAULT_SIZES.iter().for_each(|&n| push_fixed(&mut out, n));
+        } else if let Some((a, b)) = token.split_once("..") {
+            let (a, b) = (parse_size(a)?, parse_size(b)?);
+            if a == 0 || a > b {
+                return Err(SpecError::new(format!(
+                    "--sizes: range {token:?} must run from a positive size up to a larger one"
+                )));
+            }
+            let mut n = u64::from(a);
+            while n <= u64::from(b) {
+                push_fixed(&mut out, n as u32);
+                n *= 2;
+            }
+        } else if token.bytes().all(|c| c.is_ascii_digit()) {
+            push_fixed(&mut out, parse_size(token)?);
+        } else if token.starts_with('-') {
+            return Err(SpecError::new(format!(
+                "--sizes: {token:?} is negative; sizes are byte counts ≥ 0"
+            )));
+        } else {
+            let model = crate::traffic::resolve_model(token)
+                .map_err(|e| SpecError::new(format!("--sizes: {e}")))?;
+            let sequence = model.sample_sequence(seed, 65_536);
+            out.push(SizeSource::Model {
+                name: model.name().to_string(),
+                mean_bytes: model.mean(),
+                sequence: Arc::new(sequence),
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(SpecError::new(
+            "--sizes names no size; give e.g. 64,1500 or 16..65536 or default",
+        ));
+    }
+    Ok(out)
+}
+
+fn parse_size(text: &str) -> Result<u32, SpecError> {
+    let t = text.trim();
+    t.parse::<u32>().map_err(|_| {
+        SpecError::new(format!(
+            "--sizes: {t:?} is not a byte count (0 … {}); give numbers, ranges 16..65536 or a model name",
+            engine::MAX_MESSAGE_LEN
+        ))
+    })
+}
+
+/// Resolve `--alg` names (comma-separated, presets allowed) to algorithm names.
+pub fn resolve_algorithms(spec: &str) -> Result<Vec<&'static str>, SpecError> {
+    use crate::mac::{ALGORITHMS, PAPER_PRESET};
+    let mut out: Vec<&'static str> = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match name {
+            "all" => out.extend(ALGORITHMS.iter().map(|a| a.name).filter(|n| *n != "null")),
+            "paper" => out.extend(PAPER_PRESET.iter().copied()),
+            _ => match crate::mac::algorithm(name) {
+                Some(a) => out.push(a.name),
+                None => {
+                    let names = ALGORITHMS.iter().map(|a| a.name);
+                    let hint = crate::mac::nearest(name, names.clone().chain(["all", "paper"]))
+                        .map(|n| format!(" (did you mean {n}?)"))
+                        .unwrap_or_default();
+                    return Err(SpecError::new(format!(
+                        "unknown algorithm {name:?}{hint}; valid: {}, or the presets all, paper",
+                        names.collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            },
+        }
+    }
+    if out.is_empty() {
+        return Err(SpecError::new("--alg names no algorithm"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert(*n));
+    Ok(out)
+}
+
+/// Check a `--backend` name.
+pub fn resolve_backend(name: &str) -> Result<&'static crate::mac::Backend, SpecError> {
+    crate::mac::backend(name).ok_or_else(|| {
+        let names: Vec<&str> = crate::mac::BACKENDS.iter().map(|b| b.name).collect();
+        let hint = crate::mac::nearest(name, names.iter().copied())
+            .map(|n| format!(" (did you mean {n}?)"))
+            .unwrap_or_default();
+        SpecError::new(format!(
+            "unknown backend {name:?}{hint}; valid: {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// Decode a hex flag value with a message naming the flag.
+pub fn parse_hex(flag: &str, value: &str) -> Result<Vec<u8>, SpecError> {
+    let cleaned: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+    let cleaned = cleaned.strip_prefix("0x").unwrap_or(&cleaned);
+    hex::decode(cleaned).map_err(|e| {
+        SpecError::new(format!(
+            "{flag}: not valid hex ({e}); give an even number of hex digits, e.g. 000102…"
+        ))
+    })
+}
+
+/// Functions to run, and the ones asked for that cannot run here (each with its reason).
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub functions: Vec<Function>,
+    pub unavailable: Vec<String>,
+}
+
+/// Resolve algorithms × backends × accel to functions; an error when none can run, otherwise the
+/// unavailable ones listed with their reasons for the caller to say.
+pub fn resolve_functions(
+    alg: &str,
+    backend: Option<&str>,
+    accel: &str,
+) -> Result<Resolved, SpecError> {
+    let algorithms = resolve_algorithms(alg)?;
+    let accels: Vec<Accel> = values::dedup_list(accel)
+        .into_iter()
+        .map(parse_accel)
+        .collect::<Result<_, _>>()?;
+    let backends: Option<Vec<&str>> = match backend {
+        None => None,
+        Some("all") => Some(mac::BACKENDS.iter().map(|b| b.name).collect()),
+        Some(list) => Some(
+            list.split(',')
+                .map(|b| resolve_backend(b.trim()).map(|b| b.name))
+                .collect::<Result<_, _>>()?,
+        ),
+    };
+    let all = mac::functions();
+    let mut out = Vec::new();
+    let mut unavailable = Vec::new();
+    for name in &algorithms {
+        for &acc in &accels {
+            let candidates: Vec<&Function> = all
+                .iter()
+                .filter(|f| f.algorithm.name == *name && f.accel == acc)
+                .filter(|f| {
+                    backends
+                        .as_ref()
+                        .is_none_or(|b| b.contains(&f.backend.name))
+                })
+                .filter(|f| f.availability() == Availability::Available)
+                .collect();
+            let chosen: Vec<&Function> = if backends.is_some() {
+                candidates
+            } else {
+                candidates.into_iter().take(1).collect()
+            };
+            if chosen.is_empty() {
+                let why = mac::PLANNED
+                    .iter()
+                    .find(|(a, _, _)| a == name)
+                    .map(|p| p.2.to_string())
+                    .unwrap_or_else(|| match acc {
+                        Accel::Sw => "no software-only variant in this build".to_string(),
+                        Accel::Hw => {
+                            "no available backend offers it (see `macbench list`)".to_string()
+                        }
+                    });
+                unavailable.push(format!("{name}/{acc}: {why}"));
+            }
+            out.extend(chosen.into_iter().copied());
+        }
+    }
+    if out.is_empty() {
+        return Err(SpecError::new(format!(
+            "no function to run: {}",
+            unavailable.join("; ")
+        )));
+    }
+    Ok(Resolved {
+        functions: out,
+        unavailable,
+    })
+}
