@@ -21,5 +21,6 @@ pub mod report;
 pub mod spec;
 pub mod stats;
 pub mod stdio;
+pub mod sweep;
 pub mod system;
 pub mod traffic;

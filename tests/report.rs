@@ -378,15 +378,18 @@ fn a_real_run_reports() {
             "--sessions",
             "2",
             "--duration",
-            "50ms",
+            "400ms",
             "--repeat",
             "1",
+            "--target-ci",
+            "0",
             "--no-harness",
             "-q",
         ])
         .args(["--json", json.to_str().unwrap()])
         .assert()
-        .code(predicate::in_iter([0, 1])); // 1: a validity check failed on a busy machine; the file is written
+        // A 280 ms window in which both sessions run: a valid result.
+        .code(0);
     let out = dir.path().join("r.html");
     macbench()
         .args([

@@ -181,7 +181,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         for (size, peer_size, label) in cases {
             let mut r = row(alg, label, note.clone().unwrap_or_default());
             r.ours_function = Some(function.id());
-            let entry = compare::measure_ours(
+            let entry = crate::sweep::measure_cache_hot(
                 function,
                 size,
                 f64::from(args.seconds),

@@ -7,8 +7,8 @@
 
 use super::CliError;
 use crate::bench::{self, AutoPolicy};
-use crate::engine::{clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
-use crate::mac::{self, VerifyMode};
+use crate::engine::{clock, DataMode, SizeSource};
+use crate::mac;
 use crate::report::read::{self, ResultRow, ResultsDoc, Size};
 use crate::report::{self, write_atomic};
 use crate::spec::resolve_algorithms;
@@ -245,22 +245,8 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, 
     );
     for f in &functions {
         for size in &sources {
-            let scenario = Scenario {
-                function: *f,
-                size: size.clone(),
-                sessions: 1,
-                cores: vec![args.core],
-                pinning: Pinning::RoundRobin,
-                duration,
-                window_start: duration / 5,
-                window_end: duration * 9 / 10,
-                data: DataMode::Unique,
-                keys: KeyMode::PerSession,
-                verify: VerifyMode::None,
-                rekey_every: None,
-                seed: 1,
-                tick: crate::engine::DEFAULT_TICK,
-            };
+            let scenario =
+                crate::sweep::one_session(*f, size.clone(), args.core, duration, DataMode::Unique);
             let r = bench::run_scenario(scenario, 3, AutoPolicy::default(), &clock, &cancel)
                 .map_err(|e| CliError::failure(e.to_string()))?;
             results.push(r);

@@ -2,19 +2,16 @@
 //! run scenario after scenario, print a line per scenario, rewrite the JSON/CSV after each one.
 
 use super::CliError;
-use crate::bench::{self, AutoPolicy, Document, Harness};
-use crate::engine::{self, clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
-use crate::host::{self, Host};
-use crate::mac::{self, Function, VerifyMode};
+use crate::bench::{self, AutoPolicy, Document};
+use crate::engine::{self, clock, DataMode, KeyMode, Pinning, Scenario};
+use crate::host::Host;
+use crate::mac::VerifyMode;
 use crate::report::{self, csv_export, table, Exporter, JsonExporter};
 use crate::spec;
+use crate::sweep::{self, SweepSpec};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-
-/// Default run duration per scenario when sessions do not outnumber cores.
-pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
 /// Default `--target-ci`, percent: see the README's benchmark figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
 /// Default `--max-repeat`.
@@ -119,32 +116,22 @@ pub use crate::spec::values::parse_duration;
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
-pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    // Parse and validate everything before anything runs or any file is written.
+/// The sweep the flags describe, every value parsed and checked (nothing runs yet).
+fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
     let functions = super::functions(&args.alg, args.backend.as_deref(), &args.accel)?;
-    let sizes = spec::parse_sizes(&args.sizes, args.seed)?;
-    let online = host::online_cpus();
     let cores = match &args.cores {
-        Some(c) => crate::spec::values::parse_cpus("--cores", c)?,
-        None => online.clone(),
+        Some(c) => spec::parse_cpus("--cores", c)?,
+        None => crate::system::online_cpus(),
     };
-    let sessions = crate::spec::values::check_count(
+    let sessions = spec::check_count(
         "--sessions",
         args.sessions.unwrap_or(cores.len().max(1)),
-        crate::spec::values::MAX_SESSIONS,
+        spec::values::MAX_SESSIONS,
     )?;
-    let (data, keys, verify) = (args.data, args.keys, args.verify);
     if args.rekey == Some(0) {
         return Err(CliError::usage("--rekey must be at least 1 message"));
     }
-    crate::spec::values::check_count("--repeat", args.repeat, crate::spec::values::MAX_REPEAT)?;
-    let scenario_count = functions.len() * sizes.len();
-    let tick = crate::spec::values::parse_duration_within(
-        "--tick",
-        &args.tick,
-        engine::MIN_TICK,
-        engine::MAX_TICK,
-    )?;
+    spec::check_count("--repeat", args.repeat, spec::values::MAX_REPEAT)?;
     if !(0.0..=100.0).contains(&args.target_ci) {
         return Err(CliError::usage(format!(
             "--target-ci {}: give a percentage between 0 (off) and 100",
@@ -157,134 +144,152 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             args.max_repeat, args.repeat
         )));
     }
-    let mut duration = match &args.duration {
-        Some(text) => parse_duration("--duration", text)?,
-        None => DEFAULT_DURATION,
+    let budget = match &args.budget {
+        Some(text) => Some((parse_duration("--budget", text)?, text.clone())),
+        None => None,
     };
-    if let Some(text) = &args.budget {
-        let budget = parse_duration("--budget", text)?.as_secs_f64();
-        let per = budget / (scenario_count * args.repeat) as f64;
-        if per < 0.02 {
-            return Err(CliError::usage(format!(
-                "--budget {budget} s leaves {:.1} ms per run for {scenario_count} scenarios × {} repeats; at least 20 ms is needed",
-                per * 1e3,
-                args.repeat
-            )));
-        }
-        duration = crate::spec::values::duration_from_secs("--budget", text, per)?;
-    }
-    // Said once everything is validated, so that a refused command line stays one line.
-    let mut notes: Vec<String> = Vec::new();
-    if args.duration.is_none() && args.budget.is_none() {
-        // The window's share of the run, from the default run length (the window may be in percent).
-        let (a, b) = spec::parse_window(&args.window, duration)?;
-        let fraction = (b - a).as_secs_f64() / duration.as_secs_f64();
-        let (fitted, why) = bench::fitted_duration(
-            duration,
-            sessions,
-            cores.len(),
-            fraction,
-            bench::scheduling_slice(),
-        );
-        duration = fitted;
-        notes.extend(why);
-    }
-    let (window_start, window_end) = spec::parse_window(&args.window, duration)?;
-    let rounds = bench::rounds_in_window(
-        window_end - window_start,
+    Ok(SweepSpec {
+        functions,
+        sizes: spec::parse_sizes(&args.sizes, args.seed)?,
+        cores,
         sessions,
-        cores.len(),
-        bench::scheduling_slice(),
-    );
-    if rounds < 2.0 {
-        // Said before the run, not discovered after it: the window is likely to fail as starved.
-        notes.push(format!(
-            "warning: a {:.2} s window gives each of {sessions} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
-            (window_end - window_start).as_secs_f64(),
-            cores.len()
-        ));
-    }
-    let tick_used = engine::effective_tick(tick, sessions);
-    if tick_used > tick {
-        notes.push(format!(
-            "tick {:.0} ms for {sessions} sessions (at least {} µs per session keeps the sampler near 1 % of a core)",
-            tick_used.as_secs_f64() * 1e3,
-            engine::TICK_PER_SESSION.as_micros()
-        ));
-    }
-    let make = |function: Function, size: &SizeSource| Scenario {
-        function,
-        size: size.clone(),
-        sessions,
-        cores: cores.clone(),
         pinning: if args.float {
             Pinning::Float
         } else {
             Pinning::RoundRobin
         },
-        duration,
-        window_start,
-        window_end,
-        data,
-        keys,
-        verify,
+        duration: args
+            .duration
+            .as_deref()
+            .map(|d| parse_duration("--duration", d))
+            .transpose()?,
+        budget,
+        window: args.window.clone(),
+        repeat: args.repeat,
+        data: args.data,
+        keys: args.keys,
+        verify: args.verify,
         rekey_every: args.rekey,
         seed: args.seed,
-        tick,
-    };
-    let mut scenarios = Vec::with_capacity(scenario_count);
-    for f in &functions {
-        for s in &sizes {
-            let scenario = make(*f, s);
-            engine::validate(&scenario, &online).map_err(|e| CliError::usage(e.to_string()))?;
-            scenarios.push(scenario);
-        }
-    }
-    // Thread, mapping and memory limits: refused before anything runs (they depend only on sessions
-    // and the verify mode, so the first scenario speaks for all).
-    if let Some(first) = scenarios.first() {
-        engine::check_limits(first).map_err(|e| CliError::usage(e.to_string()))?;
-    }
-    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
-    let _locked = super::files::prepare_owned(&outputs, &[])?;
-    for note in &notes {
-        eprintln!("macbench: {note}");
-    }
+        tick: spec::parse_duration_within(
+            "--tick",
+            &args.tick,
+            engine::MIN_TICK,
+            engine::MAX_TICK,
+        )?,
+    })
+}
 
-    let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
-    let clock = clock::clock_info();
-    let mut doc = Document {
+/// The results document before any result: host, clock and the sweep's options as given.
+fn new_document(
+    args: &RunArgs,
+    spec: &SweepSpec,
+    plan: &sweep::Plan,
+    clock: &clock::ClockInfo,
+) -> Document {
+    Document {
         schema_version: bench::SCHEMA_VERSION,
         tool: "macbench",
-        host: Host::for_functions(&functions),
+        host: Host::for_functions(&spec.functions),
         clock: clock.clone(),
         scenario: serde_json::json!({
             "alg": args.alg, "backend": args.backend, "accel": args.accel, "sizes": args.sizes,
-            "sessions": sessions, "cores": engine::format_cpu_list(&cores),
+            "sessions": spec.sessions, "cores": engine::format_cpu_list(&spec.cores),
             "pinning": if args.float { "float" } else { "round-robin" },
-            "duration_s": duration.as_secs_f64(), "window_start_s": window_start.as_secs_f64(),
-            "window_end_s": window_end.as_secs_f64(), "repeat": args.repeat, "data": args.data,
+            "duration_s": plan.duration.as_secs_f64(), "window_start_s": plan.window_start.as_secs_f64(),
+            "window_end_s": plan.window_end.as_secs_f64(), "repeat": args.repeat, "data": args.data,
             "keys": args.keys, "verify": args.verify, "rekey_every": args.rekey, "auto": args.auto,
-            "seed": args.seed, "tick_s": tick.as_secs_f64(),
+            "seed": args.seed, "tick_s": spec.tick.as_secs_f64(),
             "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
         }),
         harness: None,
         results: Vec::new(),
         partial: true,
-    };
+    }
+}
+
+/// Prints a line per finished scenario (through the progress bar on a terminal) and rewrites the files.
+struct Terminal<'a> {
+    args: &'a RunArgs,
+    progress: Option<indicatif::ProgressBar>,
+}
+
+impl Terminal<'_> {
+    fn say(&self, line: String) {
+        match &self.progress {
+            Some(pb) => pb.println(line),
+            None => crate::outln!("{line}"),
+        }
+    }
+}
+
+impl sweep::Observer for Terminal<'_> {
+    fn starting(&mut self, scenario: &Scenario) {
+        if let Some(pb) = &self.progress {
+            pb.set_message(format!(
+                "{} @ {}",
+                scenario.function.id(),
+                scenario.size.label()
+            ));
+        }
+    }
+
+    fn finished(&mut self, doc: &Document) -> Result<(), String> {
+        if let Some(result) = doc.results.last() {
+            if !self.args.quiet {
+                self.say(table::line(result));
+                for a in &result.adjustments {
+                    self.say(format!("    auto: {a}"));
+                }
+            }
+        }
+        write_outputs(doc, self.args, false).map_err(|e| e.message)?;
+        if let Some(pb) = &self.progress {
+            pb.inc(1);
+        }
+        Ok(())
+    }
+}
+
+fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new(len as u64);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} {elapsed_precise} eta {eta} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(pb)
+}
+
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    // Parse and validate everything before anything runs or any file is written.
+    let spec = sweep_spec(args)?;
+    let plan = spec.plan(&crate::system::online_cpus())?;
+    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
+    let _locked = super::files::prepare_owned(&outputs, &[])?;
+    for note in &plan.notes {
+        eprintln!("macbench: {note}");
+    }
+
+    let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
+    let clock = clock::clock_info();
+    let mut doc = new_document(args, &spec, &plan, &clock);
     let auto = AutoPolicy {
         enabled: args.auto,
         max_repeats: args.max_repeat,
         target_ci: (args.target_ci > 0.0).then_some(args.target_ci / 100.0),
         ..AutoPolicy::default()
     };
-
-    let terminal = std::io::stderr().is_terminal();
     eprintln!(
-        "macbench: {} scenario(s) × {} repeat(s), {sessions} session(s) on cores {}, f = {:.3} GHz ({}){}",
-        scenarios.len(),
+        "macbench: {} scenario(s) × {} repeat(s), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
+        plan.scenarios.len(),
         args.repeat,
-        engine::format_cpu_list(&cores),
+        spec.sessions,
+        engine::format_cpu_list(&spec.cores),
         clock.reference_hz / 1e9,
         clock.reference_source,
         clock
@@ -296,96 +301,50 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         "macbench: hardware cycle counters {}",
         clock.hardware_cycles
     );
-
     if !args.no_harness {
-        let null = mac::functions()
-            .into_iter()
-            .find(|f| f.algorithm.name == "null");
-        if let Some(null) = null {
-            let mut s = make(null, &SizeSource::Fixed { size: 64 });
-            s.sessions = 1;
-            s.cores = vec![cores[0]];
-            s.duration = Duration::from_millis(100);
-            s.window_start = Duration::from_millis(20);
-            s.window_end = Duration::from_millis(90);
-            s.verify = VerifyMode::None;
-            s.rekey_every = None;
-            let r = bench::run_scenario(s, 3, AutoPolicy::default(), &clock, &CANCEL)
-                .map_err(|e| CliError::failure(e.to_string()))?;
+        doc.harness = sweep::measure_harness(spec.cores[0], &clock, &CANCEL)
+            .map_err(|e| CliError::failure(e.to_string()))?;
+        if let Some(h) = &doc.harness {
             eprintln!(
                 "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
-                r.metrics
-                    .absolute_cycles_per_message
+                h.absolute_cycles_per_message
                     .map_or("-".into(), |v| format!("{v:.1}"))
             );
-            doc.harness = Some(Harness {
-                size: 64,
-                absolute_cycles_per_message: r.metrics.absolute_cycles_per_message,
-                apparent_cycles_per_message: r.metrics.apparent_cycles_per_message,
-            });
         }
     }
 
-    let progress = if terminal {
-        let pb = indicatif::ProgressBar::new(scenarios.len() as u64);
-        pb.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} {elapsed_precise} eta {eta} {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        Some(pb)
-    } else {
-        None
-    };
-    let say = |line: String| match &progress {
-        Some(pb) => pb.println(line),
-        None => crate::outln!("{line}"),
+    let mut terminal = Terminal {
+        args,
+        progress: progress_bar(plan.scenarios.len()),
     };
     if !args.quiet {
-        say(table::HEADER.to_string());
+        terminal.say(table::HEADER.to_string());
     }
-    for scenario in scenarios {
-        if CANCEL.load(Ordering::SeqCst) {
-            break;
-        }
-        if let Some(pb) = &progress {
-            pb.set_message(format!(
-                "{} @ {}",
-                scenario.function.id(),
-                scenario.size.label()
-            ));
-        }
-        let result = bench::run_scenario(scenario, args.repeat, auto, &clock, &CANCEL)
-            .map_err(|e| CliError::failure(e.to_string()))?;
-        if result.raw.iter().any(|r| r.interrupted) {
-            // Cut short by Ctrl-C: its window never closed, so it is not a result; keep only finished ones.
-            break;
-        }
-        if !args.quiet {
-            say(table::line(&result));
-            for a in &result.adjustments {
-                say(format!("    auto: {a}"));
-            }
-        }
-        doc.results.push(result);
-        write_outputs(&doc, args, false)?;
-        if let Some(pb) = &progress {
-            pb.inc(1);
-        }
-    }
-    if let Some(pb) = progress {
+    let outcome = sweep::run(
+        plan.scenarios,
+        args.repeat,
+        auto,
+        &mut doc,
+        &clock,
+        &CANCEL,
+        &mut terminal,
+    );
+    if let Some(pb) = terminal.progress.take() {
         pb.finish_and_clear();
     }
-    let interrupted = CANCEL.load(Ordering::SeqCst);
+    let interrupted = outcome.map_err(|e| CliError::failure(e.to_string()))?;
     doc.partial = interrupted;
     write_outputs(&doc, args, true)?;
+    summary(&doc, args, interrupted)
+}
 
+/// The matrices, where the results went, and the exit status.
+fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliError> {
     crate::outln!();
     crate::outln!(
         "{}",
         table::matrix(
-            &doc,
+            doc,
             "absolute cycles/byte (CPU time; median of repeats)",
             |r| r.metrics.absolute_cycles_per_byte
         )
@@ -393,12 +352,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     crate::outln!(
         "{}",
         table::matrix(
-            &doc,
+            doc,
             "apparent cycles/byte (wall clock, all sessions together)",
             |r| r.metrics.apparent_cycles_per_byte
         )
     );
-    let warned: usize = doc
+    let warned = doc
         .results
         .iter()
         .filter(|r| !r.warnings.is_empty())

@@ -337,7 +337,14 @@ pub fn coordinate(
         series.t_ns.push(woke - t0);
         series.messages.push(messages);
         series.bytes.push(bytes);
-        series.cpu_ns.push(process.saturating_sub(own));
+        // The kernel sums running threads' CPU time as of their last accounting update (up to a
+        // scheduler tick behind) and exited threads' exactly, so two reads can step back by a little
+        // when other threads of the process start or end (tests run engines side by side): keep the
+        // cumulative series monotonic, as every batch difference assumes.
+        let cpu = process.saturating_sub(own);
+        series
+            .cpu_ns
+            .push(series.cpu_ns.last().map_or(cpu, |&prev| prev.max(cpu)));
         if thread_series && (k % THREAD_SERIES_EVERY_TICKS == 0 || point == Point::End) {
             per_thread.t_ns.push(woke - t0);
             for (i, slot) in slots.iter().enumerate() {

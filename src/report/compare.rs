@@ -15,12 +15,7 @@
 //!
 //! A peer that is not installed becomes a row that says so and how to install it: never an invented number.
 
-use crate::bench::{self, AutoPolicy, ResultEntry};
-use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, SizeSource};
-use crate::mac::{Function, VerifyMode};
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 /// A reference tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -455,39 +450,6 @@ pub struct CompareRow {
 /// Cycles per byte from bytes per second at reference rate `f`.
 pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> {
     (bytes_per_second > 0.0 && reference_hz > 0.0).then(|| reference_hz / bytes_per_second)
-}
-
-/// Our measurement for comparison: one session pinned to `core`, fixed `size`, `seconds` long.
-pub fn measure_ours(
-    function: Function,
-    size: u32,
-    seconds: f64,
-    core: usize,
-    clock: &ClockInfo,
-    cancel: &AtomicBool,
-) -> Result<ResultEntry, engine::EngineError> {
-    let duration = Duration::from_secs_f64(seconds.max(0.02));
-    let scenario = Scenario {
-        function,
-        size: SizeSource::Fixed { size },
-        sessions: 1,
-        cores: vec![core],
-        pinning: Pinning::RoundRobin,
-        duration,
-        window_start: duration.mul_f64(0.2),
-        window_end: duration.mul_f64(0.9),
-        // The peers' benchmarks hash one cache-hot buffer over and over; so do we here, or the
-        // comparison would measure our cache misses rather than the library.
-        data: DataMode::Same,
-        keys: KeyMode::PerSession,
-        verify: VerifyMode::None,
-        rekey_every: None,
-        seed: 1,
-        tick: crate::engine::DEFAULT_TICK,
-    };
-    engine::validate(&scenario, &crate::host::online_cpus())?;
-    // Median of three repeats: a single window on a shared machine can catch a neighbour's burst.
-    bench::run_scenario(scenario, 3, AutoPolicy::default(), clock, cancel)
 }
 
 /// The terminal table.

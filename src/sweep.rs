@@ -1,0 +1,271 @@
+//! The sweep: from typed choices to scenarios, and scenarios run one after another into a results document.
+//!
+//! `run`, `model --measure` and `compare` all measure, so what they share lives here rather than in the
+//! command line or among the exporters: turning the user's choices into validated scenarios (with the
+//! load-fitted duration and the warnings said *before* a run), the one-pinned-session scenario the
+//! harness, model and comparison runs use, the harness measurement, and the loop that runs scenarios,
+//! keeps only finished ones when cancelled and hands each result to an [`Observer`] (which prints it and
+//! rewrites the output files). Nothing here parses text or prints; `spec` parses, `cli` prints.
+
+use crate::bench::{self, AutoPolicy, Document, Harness, ResultEntry};
+use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, SizeSource};
+use crate::mac::{self, Function, VerifyMode};
+use crate::spec::{self, SpecError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Default run duration per scenario when sessions do not outnumber cores.
+pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
+
+/// What the user chose for a sweep, typed (values already parsed by `spec`).
+#[derive(Debug, Clone)]
+pub struct SweepSpec {
+    pub functions: Vec<Function>,
+    pub sizes: Vec<SizeSource>,
+    pub cores: Vec<usize>,
+    pub sessions: usize,
+    pub pinning: Pinning,
+    /// `--duration` if given: obeyed as it is.
+    pub duration: Option<Duration>,
+    /// `--budget` if given, with its text for messages: sets the duration per run.
+    pub budget: Option<(Duration, String)>,
+    /// `--window` text (`20%..90%` or seconds), resolved against the duration.
+    pub window: String,
+    pub repeat: usize,
+    pub data: DataMode,
+    pub keys: KeyMode,
+    pub verify: VerifyMode,
+    pub rekey_every: Option<u64>,
+    pub seed: u64,
+    pub tick: Duration,
+}
+
+/// The scenarios of a sweep and what to say about them before running.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub scenarios: Vec<Scenario>,
+    pub duration: Duration,
+    pub window_start: Duration,
+    pub window_end: Duration,
+    /// Choices made for the user (a fitted duration, a longer tick) and warnings (a window too short
+    /// for the sessions), to print once everything is validated.
+    pub notes: Vec<String>,
+}
+
+impl SweepSpec {
+    /// Scenarios for every function × size, validated against the machine (cores, window, limits).
+    pub fn plan(&self, online: &[usize]) -> Result<Plan, SpecError> {
+        let mut notes = Vec::new();
+        let duration = self.run_duration(&mut notes)?;
+        let (window_start, window_end) = spec::parse_window(&self.window, duration)?;
+        let slice = bench::scheduling_slice();
+        let window = window_end - window_start;
+        let rounds = bench::rounds_in_window(window, self.sessions, self.cores.len(), slice);
+        if rounds < 2.0 {
+            // Said before the run, not discovered after it: the window is likely to fail as starved.
+            notes.push(format!(
+                "warning: a {:.2} s window gives each of {} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
+                window.as_secs_f64(),
+                self.sessions,
+                self.cores.len()
+            ));
+        }
+        let tick_used = engine::effective_tick(self.tick, self.sessions);
+        if tick_used > self.tick {
+            notes.push(format!(
+                "tick {:.0} ms for {} sessions (at least {} µs per session keeps the sampler near 1 % of a core)",
+                tick_used.as_secs_f64() * 1e3,
+                self.sessions,
+                engine::TICK_PER_SESSION.as_micros()
+            ));
+        }
+        let mut scenarios = Vec::with_capacity(self.functions.len() * self.sizes.len());
+        for &function in &self.functions {
+            for size in &self.sizes {
+                let scenario = Scenario {
+                    function,
+                    size: size.clone(),
+                    sessions: self.sessions,
+                    cores: self.cores.clone(),
+                    pinning: self.pinning,
+                    duration,
+                    window_start,
+                    window_end,
+                    data: self.data,
+                    keys: self.keys,
+                    verify: self.verify,
+                    rekey_every: self.rekey_every,
+                    seed: self.seed,
+                    tick: self.tick,
+                };
+                engine::validate(&scenario, online).map_err(|e| SpecError::new(e.to_string()))?;
+                scenarios.push(scenario);
+            }
+        }
+        // Thread, mapping and memory limits depend only on sessions and the verify mode: the first
+        // scenario speaks for all.
+        if let Some(first) = scenarios.first() {
+            engine::check_limits(first).map_err(|e| SpecError::new(e.to_string()))?;
+        }
+        Ok(Plan {
+            scenarios,
+            duration,
+            window_start,
+            window_end,
+            notes,
+        })
+    }
+
+    /// The run length: `--duration` as given, a `--budget` share, or the default fitted to the load.
+    fn run_duration(&self, notes: &mut Vec<String>) -> Result<Duration, SpecError> {
+        if let Some(d) = self.duration {
+            return Ok(d);
+        }
+        if let Some((budget, text)) = &self.budget {
+            let runs = (self.functions.len() * self.sizes.len() * self.repeat).max(1);
+            let per = budget.as_secs_f64() / runs as f64;
+            if per < 0.02 {
+                return Err(SpecError::new(format!(
+                    "--budget {} s leaves {:.1} ms per run for {} scenarios × {} repeats; at least 20 ms is needed",
+                    budget.as_secs_f64(),
+                    per * 1e3,
+                    self.functions.len() * self.sizes.len(),
+                    self.repeat
+                )));
+            }
+            return spec::duration_from_secs("--budget", text, per);
+        }
+        // The window's share of the run, from the default run length (the window may be in percent).
+        let (a, b) = spec::parse_window(&self.window, DEFAULT_DURATION)?;
+        let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
+        let (fitted, why) = bench::fitted_duration(
+            DEFAULT_DURATION,
+            self.sessions,
+            self.cores.len(),
+            fraction,
+            bench::scheduling_slice(),
+        );
+        notes.extend(why);
+        Ok(fitted)
+    }
+}
+
+/// One session pinned to `core`, `duration` long with the window at 20 %..90 %: the scenario of the
+/// harness measurement, `model --measure` and `compare`.
+pub fn one_session(
+    function: Function,
+    size: SizeSource,
+    core: usize,
+    duration: Duration,
+    data: DataMode,
+) -> Scenario {
+    Scenario {
+        function,
+        size,
+        sessions: 1,
+        cores: vec![core],
+        pinning: Pinning::RoundRobin,
+        duration,
+        window_start: duration / 5,
+        window_end: duration * 9 / 10,
+        data,
+        keys: KeyMode::PerSession,
+        verify: VerifyMode::None,
+        rekey_every: None,
+        seed: 1,
+        tick: engine::DEFAULT_TICK,
+    }
+}
+
+/// The harness cost: the null function, 64-byte messages, one session on `core`, median of 3.
+pub fn measure_harness(
+    core: usize,
+    clock: &ClockInfo,
+    cancel: &AtomicBool,
+) -> Result<Option<Harness>, engine::EngineError> {
+    let Some(null) = mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "null")
+    else {
+        return Ok(None);
+    };
+    let s = one_session(
+        null,
+        SizeSource::Fixed { size: 64 },
+        core,
+        Duration::from_millis(100),
+        DataMode::Unique,
+    );
+    let r = bench::run_scenario(s, 3, AutoPolicy::default(), clock, cancel)?;
+    Ok(Some(Harness {
+        size: 64,
+        absolute_cycles_per_message: r.metrics.absolute_cycles_per_message,
+        apparent_cycles_per_message: r.metrics.apparent_cycles_per_message,
+    }))
+}
+
+/// Our side of a comparison with a library's own benchmark: one session on `core`, one cache-hot
+/// buffer (the peers hash one buffer over and over; so do we here, or the comparison would measure our
+/// cache misses rather than the library), median of three repeats.
+pub fn measure_cache_hot(
+    function: Function,
+    size: u32,
+    seconds: f64,
+    core: usize,
+    clock: &ClockInfo,
+    cancel: &AtomicBool,
+) -> Result<ResultEntry, engine::EngineError> {
+    let duration = Duration::from_secs_f64(seconds.max(0.02));
+    let scenario = one_session(
+        function,
+        SizeSource::Fixed { size },
+        core,
+        duration,
+        DataMode::Same,
+    );
+    engine::validate(&scenario, &crate::system::online_cpus())?;
+    bench::run_scenario(scenario, 3, AutoPolicy::default(), clock, cancel)
+}
+
+/// Told about each step of a sweep; the command line prints and rewrites its files here.
+pub trait Observer {
+    /// A scenario is about to run.
+    fn starting(&mut self, _scenario: &Scenario) {}
+    /// A scenario finished and was appended to `doc`.
+    fn finished(&mut self, doc: &Document) -> Result<(), String>;
+}
+
+/// Why a sweep stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error(transparent)]
+    Engine(#[from] engine::EngineError),
+    #[error("{0}")]
+    Observer(String),
+}
+
+/// Run every scenario `repeats` times into `doc.results`. A scenario cut short by `cancel` is not a
+/// result (its window never closed) and ends the sweep; returns whether it was cancelled.
+pub fn run(
+    scenarios: Vec<Scenario>,
+    repeats: usize,
+    auto: AutoPolicy,
+    doc: &mut Document,
+    clock: &ClockInfo,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+) -> Result<bool, SweepError> {
+    for scenario in scenarios {
+        if cancel.load(Ordering::SeqCst) {
+            break;
+        }
+        observer.starting(&scenario);
+        let result = bench::run_scenario(scenario, repeats, auto, clock, cancel)?;
+        if result.raw.iter().any(|r| r.interrupted) {
+            break;
+        }
+        doc.results.push(result);
+        observer.finished(doc).map_err(SweepError::Observer)?;
+    }
+    Ok(cancel.load(Ordering::SeqCst))
+}
