@@ -17,6 +17,7 @@ pub mod isolate;
 pub mod mac;
 pub mod metrics;
 pub mod net;
+pub mod peers;
 pub mod report;
 pub mod spec;
 pub mod stats;

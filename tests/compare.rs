@@ -8,7 +8,7 @@
 mod common;
 
 use assert_cmd::Command;
-use macbench::report::compare::{self, Peer};
+use macbench::peers::{self as compare, Peer};
 use predicates::prelude::*;
 
 fn data(name: &str) -> String {

@@ -3,7 +3,7 @@
 use super::CliError;
 use crate::engine::{clock, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
-use crate::report::compare::{self, CompareRow, Peer, PeerRun};
+use crate::peers::{self as compare, CompareRow, Peer, PeerRun};
 use crate::spec::resolve_algorithms;
 use std::sync::atomic::AtomicBool;
 
@@ -49,7 +49,15 @@ fn our_function(algorithm: &str, backend: Option<&str>) -> Option<Function> {
     }
 }
 
-pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
+/// What to compare, every flag checked before the peer or anything else runs.
+struct Inputs {
+    peer: Peer,
+    algorithms: Vec<&'static str>,
+    sizes: Vec<u32>,
+    core: usize,
+}
+
+fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
     let peer = Peer::parse(&args.against).ok_or_else(|| {
         CliError::usage(format!(
             "--against: {:?} is not a known peer; valid: openssl, cryptopp, botan",
@@ -77,7 +85,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     if let Some(b) = &args.backend {
         crate::spec::resolve_backend(b)?;
     }
-    let online = crate::host::online_cpus();
+    let online = crate::system::online_cpus();
     let core = match args.core {
         Some(c) if !online.contains(&c) => {
             return Err(CliError::usage(format!(
@@ -88,11 +96,17 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         Some(c) => c,
         None => online.first().copied().unwrap_or(0),
     };
+    Ok(Inputs {
+        peer,
+        algorithms,
+        sizes,
+        core,
+    })
+}
 
-    let clock = clock::clock_info();
-    let f = clock.reference_hz;
-    let mut rows: Vec<CompareRow> = Vec::new();
-    let row = |algorithm: &str, size: String, note: String| CompareRow {
+/// A row with nothing measured yet.
+fn empty_row(peer: Peer, algorithm: &str, size: String, note: String) -> CompareRow {
+    CompareRow {
         peer: peer.name(),
         algorithm: algorithm.to_string(),
         size,
@@ -101,7 +115,18 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         theirs: None,
         ratio: None,
         note,
-    };
+    }
+}
+
+pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
+    let Inputs {
+        peer,
+        algorithms,
+        sizes,
+        core,
+    } = inputs(args)?;
+    let clock = clock::clock_info();
+    let f = clock.reference_hz;
     eprintln!(
         "macbench: running {} ({}) on {} algorithm(s) × {} size(s), {} s each",
         peer.name(),
@@ -113,16 +138,13 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let (version, points, note) =
         match compare::run_peer(peer, &algorithms, &sizes, args.seconds, f) {
             PeerRun::Missing { binary, reason } => {
-                rows.push(row(
-                    "-",
-                    "-".into(),
-                    format!(
-                        "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
-                        peer.name(),
-                        peer.install_hint(),
-                        peer.env_var()
-                    ),
-                ));
+                let note = format!(
+                    "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
+                    peer.name(),
+                    peer.install_hint(),
+                    peer.env_var()
+                );
+                let rows = [empty_row(peer, "-", "-".into(), note)];
                 crate::out!("{}", compare::render(&rows, f));
                 return Ok(());
             }
@@ -136,80 +158,99 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             } => (version, points, note),
         };
     eprintln!("macbench: {} {version}", peer.name());
+    let mut rows: Vec<CompareRow> = Vec::new();
+    for alg in &algorithms {
+        rows.extend(algorithm_rows(
+            args,
+            peer,
+            alg,
+            &sizes,
+            core,
+            &points,
+            note.as_deref(),
+            &clock,
+        )?);
+    }
+    crate::out!("{}", compare::render(&rows, f));
+    Ok(())
+}
 
+/// The rows of one algorithm: our cache-hot measurement beside the peer's figure at each size.
+#[allow(clippy::too_many_arguments)]
+fn algorithm_rows(
+    args: &CompareArgs,
+    peer: Peer,
+    alg: &str,
+    sizes: &[u32],
+    core: usize,
+    points: &[compare::PeerPoint],
+    note: Option<&str>,
+    clock: &clock::ClockInfo,
+) -> Result<Vec<CompareRow>, CliError> {
+    let f = clock.reference_hz;
+    let Some(peer_name) = peer.result_name(alg) else {
+        let why = format!("not offered by {}'s benchmark", peer.name());
+        return Ok(vec![empty_row(peer, alg, "-".into(), why)]);
+    };
     let default_backend = args
         .backend
         .clone()
         .unwrap_or_else(|| peer.same_library_backend().to_string());
-    for alg in &algorithms {
-        let Some(peer_name) = peer.result_name(alg) else {
-            rows.push(row(
-                alg,
-                "-".into(),
-                format!("not offered by {}'s benchmark", peer.name()),
-            ));
-            continue;
-        };
-        let function = our_function(alg, Some(&default_backend)).or_else(|| {
-            if args.backend.is_some() {
-                None
-            } else {
-                our_function(alg, None)
-            }
-        });
-        let Some(function) = function else {
-            rows.push(row(
-                alg,
-                "-".into(),
-                format!("no available {default_backend} function for {alg} here"),
-            ));
-            continue;
-        };
-        let theirs_at = |size: Option<u32>| {
-            points
-                .iter()
-                .find(|p| p.algorithm.eq_ignore_ascii_case(&peer_name) && p.size == size)
-                .map(|p| p.bytes_per_second)
-        };
-        // Sized peers: every size; a streaming peer (cryptest): our largest size against its stream.
-        let cases: Vec<(u32, Option<u32>, String)> = if points.iter().any(|p| p.size.is_none()) {
-            let largest = sizes.iter().copied().max().unwrap_or(16384);
-            vec![(largest, None, format!("stream~{largest}"))]
+    let function = our_function(alg, Some(&default_backend)).or_else(|| {
+        if args.backend.is_some() {
+            None
         } else {
-            sizes.iter().map(|&s| (s, Some(s), s.to_string())).collect()
-        };
-        for (size, peer_size, label) in cases {
-            let mut r = row(alg, label, note.clone().unwrap_or_default());
-            r.ours_function = Some(function.id());
-            let entry = crate::sweep::measure_cache_hot(
-                function,
-                size,
-                f64::from(args.seconds),
-                core,
-                &clock,
-                &CANCEL,
-            )
-            .map_err(|e| CliError::failure(e.to_string()))?;
-            if entry.failed {
-                r.note = "our result failed its validity checks".into();
-            } else {
-                r.ours = entry.metrics.absolute_cycles_per_byte;
-            }
-            match theirs_at(peer_size) {
-                Some(bps) => r.theirs = compare::cycles_per_byte(f, bps),
-                None => {
-                    r.note = format!(
-                        "{} printed no result for {peer_name} at this size",
-                        peer.name()
-                    )
-                }
-            }
-            if let (Some(o), Some(t)) = (r.ours, r.theirs) {
-                r.ratio = Some(t / o);
-            }
-            rows.push(r);
+            our_function(alg, None)
         }
+    });
+    let Some(function) = function else {
+        let why = format!("no available {default_backend} function for {alg} here");
+        return Ok(vec![empty_row(peer, alg, "-".into(), why)]);
+    };
+    let theirs_at = |size: Option<u32>| {
+        points
+            .iter()
+            .find(|p| p.algorithm.eq_ignore_ascii_case(&peer_name) && p.size == size)
+            .map(|p| p.bytes_per_second)
+    };
+    // Sized peers: every size; a streaming peer (cryptest): our largest size against its stream.
+    let cases: Vec<(u32, Option<u32>, String)> = if points.iter().any(|p| p.size.is_none()) {
+        let largest = sizes.iter().copied().max().unwrap_or(16384);
+        vec![(largest, None, format!("stream~{largest}"))]
+    } else {
+        sizes.iter().map(|&s| (s, Some(s), s.to_string())).collect()
+    };
+    let mut rows = Vec::new();
+    for (size, peer_size, label) in cases {
+        let mut r = empty_row(peer, alg, label, note.unwrap_or_default().to_string());
+        r.ours_function = Some(function.id());
+        let entry = crate::sweep::measure_cache_hot(
+            function,
+            size,
+            f64::from(args.seconds),
+            core,
+            clock,
+            &CANCEL,
+        )
+        .map_err(|e| CliError::failure(e.to_string()))?;
+        if entry.failed {
+            r.note = "our result failed its validity checks".into();
+        } else {
+            r.ours = entry.metrics.absolute_cycles_per_byte;
+        }
+        match theirs_at(peer_size) {
+            Some(bps) => r.theirs = compare::cycles_per_byte(f, bps),
+            None => {
+                r.note = format!(
+                    "{} printed no result for {peer_name} at this size",
+                    peer.name()
+                )
+            }
+        }
+        if let (Some(o), Some(t)) = (r.ours, r.theirs) {
+            r.ratio = Some(t / o);
+        }
+        rows.push(r);
     }
-    crate::out!("{}", compare::render(&rows, f));
-    Ok(())
+    Ok(rows)
 }

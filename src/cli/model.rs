@@ -292,6 +292,35 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     let _locked = super::files::prepare_owned(&outputs, &inputs)?;
 
     let rows = traffic::model_rows(&models, &algorithms);
+    print_models(&rows);
+
+    let mut fits = Vec::new();
+    let mut predictions = Vec::new();
+    let mut measured_docs = docs;
+    if args.measure {
+        measured_docs.push(measure(args, &models)?);
+    }
+    for doc in &measured_docs {
+        analyse(doc, &models, args.reject_size, &mut fits, &mut predictions)?;
+    }
+    if !fits.is_empty() {
+        print_fits(&fits, &predictions, args.reject_size);
+    } else if !measured_docs.is_empty() {
+        eprintln!(
+            "macbench: no function in the results has a size sweep to fit (need ≥ 2 fixed sizes)"
+        );
+    }
+
+    let output = ModelOutput {
+        models: rows,
+        fits,
+        predictions,
+    };
+    write_outputs(&output, args)
+}
+
+/// The Γ table: mean size, blocks and compressions per packet for each model and algorithm.
+fn print_models(rows: &[traffic::ModelRow]) {
     crate::outln!(
         "{:<16} {:>9} {:<16} {:>8} {:>9} {:>9} {:>9}",
         "model",
@@ -302,7 +331,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         "Γ+3",
         "blk ops"
     );
-    for r in &rows {
+    for r in rows {
         crate::outln!(
             "{:<16} {:>9.2} {:<16} {:>8.3} {:>9} {:>9} {:>9.3}",
             r.model,
@@ -315,77 +344,65 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         );
     }
     crate::outln!("(Γ = mean blocks per packet; HMAC: Γ+1 compressions with precomputed pads, Γ+3 rehashing them)");
+}
 
-    let mut fits = Vec::new();
-    let mut predictions = Vec::new();
-    let mut measured_docs = docs;
-    if args.measure {
-        measured_docs.push(measure(args, &models)?);
-    }
-    for doc in &measured_docs {
-        analyse(doc, &models, args.reject_size, &mut fits, &mut predictions)?;
-    }
-    if !fits.is_empty() {
-        crate::outln!("\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)");
+/// The cost-model fits and each model's predicted against measured cost per packet.
+fn print_fits(fits: &[FitRow], predictions: &[PredictionRow], reject_size: u32) {
+    crate::outln!(
+        "\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)"
+    );
+    crate::outln!(
+        "{:<30} {:>10} {:>10} {:>8} {:>8} {:>16}",
+        "function",
+        "a (fixed)",
+        "b (/blk)",
+        "rms err",
+        "max err",
+        "reject pkt/s"
+    );
+    for f in fits {
         crate::outln!(
-            "{:<30} {:>10} {:>10} {:>8} {:>8} {:>16}",
-            "function",
-            "a (fixed)",
-            "b (/blk)",
-            "rms err",
-            "max err",
-            "reject pkt/s"
-        );
-        for f in &fits {
-            crate::outln!(
-                "{:<30} {:>10.1} {:>10.2} {:>7.1}% {:>7.1}% {:>16.0}",
-                format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
-                f.fixed_cycles,
-                f.cycles_per_block,
-                f.rms_relative_error * 100.0,
-                f.max_relative_error * 100.0,
-                f.rejection_packets_per_second
-            );
-        }
-        crate::outln!(
-            "(reject pkt/s: forged {}-byte packets one core can verify and discard per second)",
-            args.reject_size
-        );
-        crate::outln!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
-        crate::outln!(
-            "{:<30} {:<14} {:>10} {:>12} {:>12} {:>8}",
-            "function",
-            "model",
-            "pred c/pkt",
-            "pkt/s/core",
-            "meas c/pkt",
-            "diff"
-        );
-        for p in &predictions {
-            crate::outln!(
-                "{:<30} {:<14} {:>10.0} {:>12.0} {:>12} {:>8}",
-                format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
-                p.model,
-                p.predicted_cycles_per_packet,
-                p.predicted_packets_per_second_per_core,
-                opt(p.measured_cycles_per_packet, |v| format!("{v:.0}")),
-                opt(p.relative_difference, |v| format!("{:+.1}%", v * 100.0))
-            );
-        }
-    } else if !measured_docs.is_empty() {
-        eprintln!(
-            "macbench: no function in the results has a size sweep to fit (need ≥ 2 fixed sizes)"
+            "{:<30} {:>10.1} {:>10.2} {:>7.1}% {:>7.1}% {:>16.0}",
+            format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
+            f.fixed_cycles,
+            f.cycles_per_block,
+            f.rms_relative_error * 100.0,
+            f.max_relative_error * 100.0,
+            f.rejection_packets_per_second
         );
     }
+    crate::outln!(
+        "(reject pkt/s: forged {}-byte packets one core can verify and discard per second)",
+        reject_size
+    );
+    crate::outln!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
+    crate::outln!(
+        "{:<30} {:<14} {:>10} {:>12} {:>12} {:>8}",
+        "function",
+        "model",
+        "pred c/pkt",
+        "pkt/s/core",
+        "meas c/pkt",
+        "diff"
+    );
+    for p in predictions {
+        crate::outln!(
+            "{:<30} {:<14} {:>10.0} {:>12.0} {:>12} {:>8}",
+            format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
+            p.model,
+            p.predicted_cycles_per_packet,
+            p.predicted_packets_per_second_per_core,
+            opt(p.measured_cycles_per_packet, |v| format!("{v:.0}")),
+            opt(p.relative_difference, |v| format!("{:+.1}%", v * 100.0))
+        );
+    }
+}
 
-    let output = ModelOutput {
-        models: rows,
-        fits,
-        predictions,
-    };
+/// `--json` and `--csv`.
+fn write_outputs(output: &ModelOutput, args: &ModelArgs) -> Result<(), CliError> {
     if let Some(path) = &args.json {
         let mut bytes =
-            serde_json::to_vec_pretty(&output).map_err(|e| CliError::failure(e.to_string()))?;
+            serde_json::to_vec_pretty(output).map_err(|e| CliError::failure(e.to_string()))?;
         bytes.push(b'\n');
         write_atomic(path, &bytes).map_err(CliError::failure)?;
     }

@@ -3,7 +3,6 @@
 //! for standard output), and the sweep rewrites its files after every scenario so an interrupted run keeps
 //! what finished.
 
-pub mod compare;
 pub mod csv_export;
 pub mod diff;
 pub mod figures;
