@@ -1,14 +1,17 @@
 //! Records the git commit in the binary (for result provenance) and detects optional libraries.
 //!
-//! Crypto++ (STYLE §9): with the `cryptopp` feature on (the default) and the library found — pkg-config
-//! `libcrypto++`, else the Debian header `/usr/include/crypto++/cryptlib.h` or `/usr/include/cryptopp/…`
-//! — the C++ shim `csrc/cryptopp_shim.cpp` is compiled with the `cc` crate, linked against the library,
-//! and `cfg(have_cryptopp)` is set. Otherwise the build still succeeds; the backend is compiled as
-//! unavailable and `MACBENCH_CRYPTOPP_MISSING` carries the reason `macbench list` shows.
+//! Optional system libraries (STYLE §9) are the rows of [`SYSTEM_LIBRARIES`] (`build/libraries.rs`),
+//! and this script handles every row the same way. With the row's cargo feature on and the library
+//! found — pkg-config by the row's names first, else its header under each header root × subdirectory,
+//! in table order — the shim in `csrc/` is compiled with the `cc` crate, linked against the library,
+//! and `cfg(have_<name>)` is set. Otherwise the build still succeeds; the backend is compiled as
+//! unavailable and `MACBENCH_<NAME>_MISSING` carries the reason `macbench list` shows. Crypto++
+//! (`cryptopp`): pkg-config `libcrypto++`, else the Debian header `/usr/include/cryptopp/cryptlib.h` or
+//! `/usr/include/crypto++/…`, shim `csrc/cryptopp_shim.cpp`, `cfg(have_cryptopp)`.
 //!
-//! Re-running: Cargo re-runs this script only for what it is told to watch, so installing
-//! `libcrypto++-dev` after a first build would otherwise leave the backend "not built" until a
-//! `cargo clean`. When Crypto++ is found, the header and `.pc` file used are watched (removing the
+//! Re-running: Cargo re-runs this script only for what it is told to watch, so installing a library
+//! (`libcrypto++-dev`) after a first build would otherwise leave its backend "not built" until a
+//! `cargo clean`. When a library is found, the header and `.pc` file used are watched (removing the
 //! package re-runs the script). When it is not, the existing directories it would appear in are watched:
 //! the header roots and the pkg-config search directories. Not the missing files themselves: Cargo
 //! treats a watched path that does not exist as changed on every build, which would rebuild macbench
@@ -17,12 +20,17 @@
 //! and cc crates print `rerun-if-env-changed` for every variable they read (PKG_CONFIG_PATH,
 //! PKG_CONFIG_LIBDIR, PKG_CONFIG_SYSROOT_DIR, their per-target forms, CXX, …), and this script does for
 //! its own.
+#[path = "build/libraries.rs"]
+mod libraries;
+
+use libraries::{SystemLibrary, SYSTEM_LIBRARIES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
     // Emitting any rerun-if-changed turns off Cargo's default "re-run on any package file", so say it.
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/libraries.rs");
     watch_git();
     if let Ok(out) = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
@@ -35,7 +43,9 @@ fn main() {
             }
         }
     }
-    cryptopp();
+    for lib in SYSTEM_LIBRARIES {
+        system_library(lib);
+    }
 }
 
 /// Re-run when the commit changes. In a `git worktree`, `.git` is a file and HEAD and the refs live
@@ -64,119 +74,119 @@ fn watch_git() {
     }
 }
 
-/// Where Crypto++ was found: include directories and how to link it.
+/// Where a library was found: include directories and how to link it.
 struct Found {
     include: Vec<PathBuf>,
-    /// `-l` name(s) and `-L` dirs when pkg-config did not already emit them.
+    /// `-l` name when pkg-config did not already emit the link lines.
     link: Option<&'static str>,
     how: String,
     /// The files it was found by (header, `.pc`), for Cargo to watch.
     watch: Vec<PathBuf>,
 }
 
-/// Where Crypto++'s headers are looked for when pkg-config does not know it.
-const HEADER_ROOTS: [&str; 2] = ["/usr/include", "/usr/local/include"];
-const HEADER_SUBDIRS: [&str; 2] = ["cryptopp", "crypto++"];
-const PKG_CONFIG_NAMES: [&str; 2] = ["libcrypto++", "libcryptopp"];
-
-fn cryptopp() {
-    println!("cargo::rustc-check-cfg=cfg(have_cryptopp)");
-    println!("cargo:rerun-if-changed=csrc/cryptopp_shim.cpp");
-    println!("cargo:rerun-if-env-changed=MACBENCH_NO_CRYPTOPP");
-    if std::env::var_os("CARGO_FEATURE_CRYPTOPP").is_none() {
-        missing("not built: the `cryptopp` cargo feature is off (Crypto++ backend needs default features and libcrypto++-dev)");
+/// One row of the table: emit the cfg when found and built, otherwise the reason it is not.
+fn system_library(lib: &SystemLibrary) {
+    let cfg = lib.cfg();
+    println!("cargo::rustc-check-cfg=cfg({cfg})");
+    for shim in lib.shim {
+        println!("cargo:rerun-if-changed={shim}");
+    }
+    println!("cargo:rerun-if-env-changed={}", lib.disable_var());
+    if std::env::var_os(lib.feature_var()).is_none() {
+        missing(lib, &lib.reason_feature_off());
         return;
     }
     // Lets CI prove the fallback without uninstalling the package.
-    if std::env::var_os("MACBENCH_NO_CRYPTOPP").is_some() {
-        missing("not built: MACBENCH_NO_CRYPTOPP was set at build time (Crypto++ backend; needs libcrypto++-dev)");
+    if std::env::var_os(lib.disable_var()).is_some() {
+        missing(lib, &lib.reason_disabled());
         return;
     }
-    let Some(found) = find_cryptopp() else {
-        watch_for_install();
-        missing("not built: install libcrypto++-dev (Crypto++ headers and library were not found at build time) and rebuild");
+    let Some(found) = find(lib) else {
+        watch_for_install(lib);
+        missing(lib, &lib.reason_not_found());
         return;
     };
     for path in &found.watch {
         println!("cargo:rerun-if-changed={}", path.display());
     }
     let mut build = cc::Build::new();
-    build
-        .cpp(true)
-        .file("csrc/cryptopp_shim.cpp")
-        .flag_if_supported("-std=c++17")
-        .flag_if_supported("-Wno-unused-parameter")
-        .opt_level(2)
-        .warnings(true);
+    build.cpp(lib.cpp).files(lib.shim);
+    for flag in lib.flags {
+        build.flag_if_supported(flag);
+    }
+    build.opt_level(2).warnings(true);
     for dir in &found.include {
         build.include(dir);
     }
-    if let Err(e) = build.try_compile("macbench_cryptopp_shim") {
+    if let Err(e) = build.try_compile(&format!("macbench_{}_shim", lib.name)) {
         println!(
-            "cargo:warning=Crypto++ found ({}), but the shim did not compile: {e}",
-            found.how
+            "cargo:warning={} found ({}), but the shim did not compile: {e}",
+            lib.display, found.how
         );
-        missing("not built: Crypto++ was found but csrc/cryptopp_shim.cpp did not compile (see the build warnings)");
+        missing(lib, &lib.reason_shim_failed());
         return;
     }
-    if let Some(lib) = found.link {
-        println!("cargo:rustc-link-lib=dylib={lib}");
+    if let Some(link) = found.link {
+        println!("cargo:rustc-link-lib=dylib={link}");
     }
-    println!("cargo:rustc-cfg=have_cryptopp");
-    println!("cargo:rustc-env=MACBENCH_CRYPTOPP_FOUND={}", found.how);
+    println!("cargo:rustc-cfg={cfg}");
+    println!("cargo:rustc-env={}_FOUND={}", lib.env_prefix(), found.how);
 }
 
-fn missing(reason: &str) {
-    println!("cargo:rustc-env=MACBENCH_CRYPTOPP_MISSING={reason}");
+fn missing(lib: &SystemLibrary, reason: &str) {
+    println!("cargo:rustc-env={}_MISSING={reason}", lib.env_prefix());
 }
 
-fn find_cryptopp() -> Option<Found> {
-    // pkg-config first (Debian ships `libcrypto++.pc`); its link lines are emitted only if chosen.
-    for name in PKG_CONFIG_NAMES {
+/// pkg-config first, by each of the row's names; then the header locations, in table order.
+fn find(lib: &SystemLibrary) -> Option<Found> {
+    // Where pkg-config's flags leave the header out (it drops `-I/usr/include`): the first location.
+    let system_header = match (lib.header_roots.first(), lib.header_subdirs.first()) {
+        (Some(root), Some(sub)) => Some(Path::new(root).join(sub.dir).join(lib.header)),
+        _ => None,
+    };
+    // Debian ships `.pc` files for some; their link lines are emitted only if chosen.
+    for name in lib.pkg_config {
         // `env_metadata` (the default, said here because we rely on it): rerun-if-env-changed for
         // every variable pkg-config reads.
-        let Ok(lib) = pkg_config::Config::new()
+        let Ok(probed) = pkg_config::Config::new()
             .cargo_metadata(false)
             .env_metadata(true)
             .probe(name)
         else {
             continue;
         };
-        let include: Vec<_> = lib.include_paths.clone();
-        let fallback = Path::new("/usr/include/cryptopp/cryptlib.h");
-        let header = match header_dir(&include) {
-            Some(dir) => dir.join("cryptlib.h"),
-            None if fallback.exists() => fallback.to_path_buf(),
-            None => continue,
+        let include: Vec<_> = probed.include_paths.clone();
+        let header = match include.iter().find(|p| p.join(lib.header).exists()) {
+            Some(dir) => dir.join(lib.header),
+            None => match &system_header {
+                Some(h) if h.exists() => h.clone(),
+                _ => continue,
+            },
         };
         let mut watch = vec![header];
         watch.extend(pc_file(name));
-        for dir in &lib.link_paths {
+        for dir in &probed.link_paths {
             println!("cargo:rustc-link-search=native={}", dir.display());
         }
-        for l in &lib.libs {
+        for l in &probed.libs {
             println!("cargo:rustc-link-lib=dylib={l}");
         }
         return Some(Found {
-            include: parent_includes(&include),
+            include: include_roots(lib, &include),
             link: None,
-            how: format!("pkg-config {name} {}", lib.version),
+            how: format!("pkg-config {name} {}", probed.version),
             watch,
         });
     }
-    // No pkg-config file: look for the headers where Debian and upstream's `make install` put them.
-    for dir in HEADER_ROOTS {
-        for sub in HEADER_SUBDIRS {
-            let header = Path::new(dir).join(sub).join("cryptlib.h");
+    // No pkg-config file: look for the headers where distributions and `make install` put them.
+    for root in lib.header_roots {
+        for sub in lib.header_subdirs {
+            let dir = Path::new(root).join(sub.dir);
+            let header = dir.join(lib.header);
             if header.exists() {
-                let lib = if sub == "crypto++" {
-                    "crypto++"
-                } else {
-                    "cryptopp"
-                };
                 return Some(Found {
-                    include: parent_includes(&[Path::new(dir).join(sub)]),
-                    link: Some(lib),
+                    include: include_roots(lib, &[dir]),
+                    link: Some(sub.link),
                     how: format!("header {}", header.display()),
                     watch: vec![header.clone()],
                 });
@@ -201,13 +211,13 @@ fn pkg_config_exe() -> std::ffi::OsString {
     std::env::var_os("PKG_CONFIG").unwrap_or_else(|| "pkg-config".into())
 }
 
-/// Crypto++ was not found: watch the existing directories where installing it adds an entry (header
-/// roots, pkg-config search path), so the next build after the install re-runs this script.
-fn watch_for_install() {
+/// The library was not found: watch the existing directories where installing it adds an entry
+/// (header roots, pkg-config search path), so the next build after the install re-runs this script.
+fn watch_for_install(lib: &SystemLibrary) {
     for var in ["PKG_CONFIG", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
-    let mut dirs: Vec<PathBuf> = HEADER_ROOTS.iter().map(PathBuf::from).collect();
+    let mut dirs: Vec<PathBuf> = lib.header_roots.iter().map(PathBuf::from).collect();
     // pkg-config's search path: PKG_CONFIG_PATH, then PKG_CONFIG_LIBDIR or the built-in default.
     for var in ["PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR"] {
         if let Some(value) = std::env::var_os(var) {
@@ -230,27 +240,28 @@ fn watch_for_install() {
     }
 }
 
-fn header_dir(include: &[PathBuf]) -> Option<&PathBuf> {
-    include.iter().find(|p| p.join("cryptlib.h").exists())
-}
-
-/// The shim includes `<cryptopp/x.h>`. Given directories that hold `cryptlib.h` (`/usr/include/crypto++`),
-/// provide an include root where `cryptopp/` resolves: the parent when the directory is named `cryptopp`,
-/// otherwise a generated directory with a `cryptopp` symlink to it.
-fn parent_includes(dirs: &[PathBuf]) -> Vec<PathBuf> {
+/// The shim includes `<include_as/x.h>` (Crypto++: `<cryptopp/x.h>`). Given directories that hold the
+/// header (`/usr/include/crypto++`), provide an include root where `include_as/` resolves: the parent
+/// when the directory has that name (or a sibling of that name holds the header), otherwise a
+/// generated directory with an `include_as` symlink to it. Without `include_as`, the directories as
+/// they are.
+fn include_roots(lib: &SystemLibrary, dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let Some(alias) = lib.include_as else {
+        return dirs.to_vec();
+    };
     let mut out = Vec::new();
     for d in dirs {
-        if !d.join("cryptlib.h").exists() {
+        if !d.join(lib.header).exists() {
             out.push(d.clone());
             continue;
         }
         match (d.file_name().and_then(|n| n.to_str()), d.parent()) {
-            (Some("cryptopp"), Some(parent)) => out.push(parent.to_path_buf()),
-            (_, Some(parent)) if parent.join("cryptopp").join("cryptlib.h").exists() => {
+            (Some(name), Some(parent)) if name == alias => out.push(parent.to_path_buf()),
+            (_, Some(parent)) if parent.join(alias).join(lib.header).exists() => {
                 out.push(parent.to_path_buf())
             }
             _ => {
-                if let Some(root) = link_as_cryptopp(d) {
+                if let Some(root) = link_as(lib, alias, d) {
                     out.push(root);
                 }
             }
@@ -260,9 +271,9 @@ fn parent_includes(dirs: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 #[cfg(unix)]
-fn link_as_cryptopp(dir: &Path) -> Option<PathBuf> {
-    let root = Path::new(&std::env::var_os("OUT_DIR")?).join("cryptopp-include");
-    let link = root.join("cryptopp");
+fn link_as(lib: &SystemLibrary, alias: &str, dir: &Path) -> Option<PathBuf> {
+    let root = Path::new(&std::env::var_os("OUT_DIR")?).join(format!("{}-include", lib.name));
+    let link = root.join(alias);
     let _ = std::fs::create_dir_all(&root);
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(dir, &link).ok()?;
@@ -270,6 +281,6 @@ fn link_as_cryptopp(dir: &Path) -> Option<PathBuf> {
 }
 
 #[cfg(not(unix))]
-fn link_as_cryptopp(_: &Path) -> Option<PathBuf> {
+fn link_as(_: &SystemLibrary, _: &str, _: &Path) -> Option<PathBuf> {
     None
 }

@@ -193,7 +193,8 @@ pub struct Backend {
     pub software_only: Option<&'static SoftwareSwitch>,
 }
 
-/// The one table of backends. Adding a backend is one line here.
+/// The one table of backends. Adding a backend is one line here (plus, for an optional C library, its
+/// row in build.rs's table: README "Adding a backend"); `list`, `selftest` and the tests walk it.
 ///
 /// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
 /// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from

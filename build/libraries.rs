@@ -1,0 +1,144 @@
+//! The optional system libraries `build.rs` looks for (STYLE §9): one row per C/C++ library backend.
+//!
+//! Pure data, no dependencies: `build.rs` drives detection, compilation and linking from it, and
+//! `tests/backends.rs` includes this same file to check every row against `Cargo.toml`, `csrc/`,
+//! `src/mac/`, the registry, the README and `.ci/run`.
+//!
+//! For a row named `x` the build script emits `cfg(have_x)` when the library was found and its shim
+//! compiled, `MACBENCH_X_FOUND` (how it was found) or `MACBENCH_X_MISSING` (the reason `macbench list`
+//! shows), and honours `MACBENCH_NO_X` at build time (CI proves the fallback without uninstalling).
+
+/// One optional system library behind a backend.
+pub struct SystemLibrary {
+    /// The backend's name in `BACKENDS` and its module `src/mac/<name>.rs`; also names the cfg
+    /// (`have_<name>`) and the environment variables (`MACBENCH_<NAME>_MISSING`, …).
+    pub name: &'static str,
+    /// How people call the library, in messages ("Crypto++").
+    pub display: &'static str,
+    /// The cargo feature that gates the backend (`[features]` in `Cargo.toml`).
+    pub feature: &'static str,
+    /// Whether that feature is among the default features (the "feature is off" reason says how to
+    /// turn it on).
+    pub default_feature: bool,
+    /// The Debian package that provides headers and library; the reason when missing names it, and
+    /// `.ci/run` installs it.
+    pub package: &'static str,
+    /// pkg-config names, tried in order.
+    pub pkg_config: &'static [&'static str],
+    /// The header whose presence means "installed" (relative to a header directory).
+    pub header: &'static str,
+    /// Where the header is looked for without pkg-config: each root × each subdirectory, in that
+    /// order, with the library to link when it is found there. The roots are also watched when the
+    /// library is missing (installing it adds an entry to one). The first location is also where the
+    /// header of a library pkg-config found is taken from when pkg-config leaves the system include
+    /// directory out of its flags (as it does for `/usr/include`).
+    pub header_roots: &'static [&'static str],
+    pub header_subdirs: &'static [HeaderSubdir],
+    /// The shim includes the library's headers as `<include_as/…>` (e.g. `cryptopp`); `None` when it
+    /// includes them by bare name. A directory holding the header under another name is made
+    /// reachable under this one.
+    pub include_as: Option<&'static str>,
+    /// The shim's source files, compiled with the `cc` crate into `libmacbench_<name>_shim.a`.
+    pub shim: &'static [&'static str],
+    /// Compile the shim as C++ (else C).
+    pub cpp: bool,
+    /// Compiler flags, each passed only if the compiler supports it.
+    pub flags: &'static [&'static str],
+}
+
+/// A subdirectory of a header root and the library linked when the header is found there.
+pub struct HeaderSubdir {
+    pub dir: &'static str,
+    pub link: &'static str,
+}
+
+/// Every optional system library, in detection order.
+pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[SystemLibrary {
+    name: "cryptopp",
+    display: "Crypto++",
+    feature: "cryptopp",
+    default_feature: true,
+    package: "libcrypto++-dev",
+    pkg_config: &["libcrypto++", "libcryptopp"],
+    header: "cryptlib.h",
+    header_roots: &["/usr/include", "/usr/local/include"],
+    header_subdirs: &[
+        HeaderSubdir {
+            dir: "cryptopp",
+            link: "cryptopp",
+        },
+        HeaderSubdir {
+            dir: "crypto++",
+            link: "crypto++",
+        },
+    ],
+    include_as: Some("cryptopp"),
+    shim: &["csrc/cryptopp_shim.cpp"],
+    cpp: true,
+    flags: &["-std=c++17", "-Wno-unused-parameter"],
+}];
+
+impl SystemLibrary {
+    /// `MACBENCH_<NAME>` (upper case, `-` as `_`): the prefix of this library's environment variables.
+    pub fn env_prefix(&self) -> String {
+        format!("MACBENCH_{}", self.name.to_uppercase().replace('-', "_"))
+    }
+
+    /// Set at build time, builds the backend as unavailable although the library is installed.
+    pub fn disable_var(&self) -> String {
+        format!("MACBENCH_NO_{}", self.name.to_uppercase().replace('-', "_"))
+    }
+
+    /// The cfg the Rust code tests (`#[cfg(have_cryptopp)]`).
+    pub fn cfg(&self) -> String {
+        format!("have_{}", self.name.replace('-', "_"))
+    }
+
+    /// Cargo's variable for the feature being on.
+    pub fn feature_var(&self) -> String {
+        format!(
+            "CARGO_FEATURE_{}",
+            self.feature.to_uppercase().replace('-', "_")
+        )
+    }
+
+    /// The reason `list` shows when the feature is off.
+    pub fn reason_feature_off(&self) -> String {
+        let enable = if self.default_feature {
+            "default features".to_string()
+        } else {
+            format!("--features {}", self.feature)
+        };
+        format!(
+            "not built: the `{}` cargo feature is off ({} backend needs {enable} and {})",
+            self.feature, self.display, self.package
+        )
+    }
+
+    /// The reason when [`Self::disable_var`] was set.
+    pub fn reason_disabled(&self) -> String {
+        format!(
+            "not built: {} was set at build time ({} backend; needs {})",
+            self.disable_var(),
+            self.display,
+            self.package
+        )
+    }
+
+    /// The reason when neither pkg-config nor the header locations know the library.
+    pub fn reason_not_found(&self) -> String {
+        format!(
+            "not built: install {} ({} headers and library were not found at build time) and rebuild",
+            self.package, self.display
+        )
+    }
+
+    /// The reason when the library was found but the shim did not compile.
+    pub fn reason_shim_failed(&self) -> String {
+        format!(
+            "not built: {} was found but {} did not compile (see the build warnings)",
+            self.display,
+            self.shim.join(", ")
+        )
+    }
+}

@@ -1,0 +1,273 @@
+//! One place per backend: a backend is declared once, in `BACKENDS` (`src/mac/mod.rs`), and an optional
+//! C library once more as a row of build.rs's table (`build/libraries.rs`). Everything else — `list`,
+//! `selftest`, the known-answer and cross-backend tests — walks the registry. This file pins what each
+//! backend declares (so entries cannot vanish silently from every test at once) and checks that the
+//! places a backend touches agree: the README's backend table, the build table's rows against
+//! `Cargo.toml`, `csrc/`, `src/mac/` and `.ci/run`, and the reasons `list` shows when one is not built.
+
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+#[path = "../build/libraries.rs"]
+#[allow(dead_code)]
+mod libraries;
+
+use libraries::SYSTEM_LIBRARIES;
+use macbench::mac::{self, Accel, Availability, BACKENDS};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Every backend in `BACKENDS` order (the order is the preference of a run without `--backend`), with
+/// the number of algorithms it implements and of entries it registers (`hw` and `sw` each count).
+/// Adding or removing an entry means changing its count here, on purpose.
+const DECLARED: &[(&str, usize, usize)] = &[
+    ("openssl", 15, 30),
+    ("cryptopp", 18, 36),
+    ("rustcrypto", 19, 19),
+    ("null", 1, 1),
+];
+
+fn read(path: &str) -> String {
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
+}
+
+#[test]
+fn every_backend_declares_the_pinned_number_of_entries() {
+    let names: Vec<_> = BACKENDS.iter().map(|b| b.name).collect();
+    let pinned: Vec<_> = DECLARED.iter().map(|d| d.0).collect();
+    assert_eq!(names, pinned, "BACKENDS and this file's table differ");
+    for (backend, &(name, algorithms, entries)) in BACKENDS.iter().zip(DECLARED) {
+        let distinct: BTreeSet<_> = backend.entries.iter().map(|e| e.algorithm).collect();
+        assert_eq!(distinct.len(), algorithms, "{name}: algorithms");
+        assert_eq!(backend.entries.len(), entries, "{name}: entries");
+        let pairs: BTreeSet<_> = backend
+            .entries
+            .iter()
+            .map(|e| (e.algorithm, e.accel))
+            .collect();
+        assert_eq!(pairs.len(), entries, "{name}: an algorithm × accel twice");
+        for alg in &distinct {
+            assert!(
+                mac::algorithm(alg).is_some(),
+                "{name}: {alg} is no algorithm"
+            );
+        }
+        // `functions()` (what `list`, `selftest` and the tests walk) carries every entry, and adds an
+        // unavailable `sw` row per `hw` entry of a backend without a switch.
+        let synthesised = mac::NO_SOFTWARE_ONLY.iter().any(|(b, _)| *b == name);
+        let functions = mac::functions()
+            .into_iter()
+            .filter(|f| f.backend.name == name && !(synthesised && f.accel == Accel::Sw))
+            .count();
+        assert_eq!(functions, entries, "{name}: functions()");
+    }
+}
+
+#[test]
+fn a_backend_with_a_software_switch_registers_sw_for_every_hw_entry() {
+    for backend in BACKENDS {
+        let with = |accel| -> BTreeSet<_> {
+            backend
+                .entries
+                .iter()
+                .filter(|e| e.accel == accel)
+                .map(|e| e.algorithm)
+                .collect()
+        };
+        let (hw, sw) = (with(Accel::Hw), with(Accel::Sw));
+        if backend.software_only.is_some() {
+            assert_eq!(hw, sw, "{}: hw and sw differ", backend.name);
+        } else {
+            assert!(
+                sw.is_empty(),
+                "{}: sw entries without a switch",
+                backend.name
+            );
+        }
+    }
+}
+
+/// The first-column names of the `| backend | library | covers |` table in the README's "## Functions".
+fn readme_backends() -> Vec<String> {
+    let readme = read("README.md");
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Functions\n"))
+        .expect("README has a \"## Functions\" section");
+    let mut lines = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| backend | library | covers |"));
+    assert!(
+        lines.next().is_some(),
+        "no `| backend | library | covers |` table under ## Functions"
+    );
+    lines
+        .take_while(|l| l.starts_with('|'))
+        .filter(|l| !l.starts_with("|---"))
+        .map(|l| {
+            let cell = l.split('|').nth(1).unwrap_or("").trim();
+            cell.trim_matches('`').to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_backend_table_names_every_backend_and_nothing_else() {
+    let listed = readme_backends();
+    let unique: BTreeSet<_> = listed.iter().map(String::as_str).collect();
+    assert_eq!(unique.len(), listed.len(), "a backend twice: {listed:?}");
+    let registered: BTreeSet<_> = BACKENDS.iter().map(|b| b.name).collect();
+    assert_eq!(unique, registered, "README ## Functions table vs BACKENDS");
+}
+
+/// Cargo.toml's `[features]`: name → what it enables.
+fn cargo_features() -> Vec<(String, String)> {
+    read("Cargo.toml")
+        .lines()
+        .skip_while(|l| l.trim() != "[features]")
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .filter(|l| !l.trim_start().starts_with('#') && l.contains('='))
+        .map(|l| {
+            let (name, value) = l.split_once('=').unwrap();
+            (name.trim().to_string(), value.trim().to_string())
+        })
+        .collect()
+}
+
+/// `.ci/run`'s `optional_backends` entries, `backend=package`.
+fn ci_optional_backends() -> Vec<String> {
+    read(".ci/run")
+        .lines()
+        .skip_while(|l| !l.starts_with("optional_backends=("))
+        .skip(1)
+        .take_while(|l| !l.starts_with(')'))
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+#[test]
+fn every_system_library_row_has_its_feature_shim_module_backend_and_ci_package() {
+    let features = cargo_features();
+    let default = features
+        .iter()
+        .find(|(n, _)| n == "default")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let ci = ci_optional_backends();
+    let mut names = BTreeSet::new();
+    let mut shims = BTreeSet::new();
+    for lib in SYSTEM_LIBRARIES {
+        assert!(names.insert(lib.name), "{}: two rows", lib.name);
+        assert!(
+            mac::backend(lib.name).is_some(),
+            "{}: no backend of that name in BACKENDS",
+            lib.name
+        );
+        assert!(
+            features.iter().any(|(n, _)| n == lib.feature),
+            "{}: feature `{}` is not in Cargo.toml [features]",
+            lib.name,
+            lib.feature
+        );
+        assert_eq!(
+            default.contains(&format!("\"{}\"", lib.feature)),
+            lib.default_feature,
+            "{}: default_feature disagrees with Cargo.toml's default = {default}",
+            lib.name
+        );
+        assert!(!lib.shim.is_empty(), "{}: no shim", lib.name);
+        for shim in lib.shim {
+            assert!(shim.starts_with("csrc/"), "{shim}: shims live in csrc/");
+            assert!(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join(shim).is_file(),
+                "{}: shim {shim} does not exist",
+                lib.name
+            );
+            shims.insert(shim.to_string());
+        }
+        // The module reads what build.rs emits for this row.
+        let module = read(&format!("src/mac/{}.rs", lib.name));
+        for needle in [
+            format!("cfg!({})", lib.cfg()),
+            format!("cfg({})", lib.cfg()),
+            format!("option_env!(\"{}_MISSING\")", lib.env_prefix()),
+        ] {
+            assert!(
+                module.contains(&needle),
+                "src/mac/{}.rs does not use {needle}",
+                lib.name
+            );
+        }
+        assert!(
+            !lib.header_roots.is_empty() && !lib.header_subdirs.is_empty(),
+            "{}: no header location",
+            lib.name
+        );
+        let entry = format!("{}={}", lib.name, lib.package);
+        assert!(
+            ci.contains(&entry),
+            ".ci/run's optional_backends lacks {entry}: {ci:?}"
+        );
+    }
+    // Nothing in csrc/ or .ci/run without a row.
+    for file in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("csrc")).unwrap() {
+        let file = format!("csrc/{}", file.unwrap().file_name().to_string_lossy());
+        let source = [".c", ".cc", ".cpp"].iter().any(|e| file.ends_with(e));
+        assert!(
+            !source || shims.contains(&file),
+            "{file} is no row's shim in build/libraries.rs"
+        );
+    }
+    assert_eq!(
+        ci.len(),
+        SYSTEM_LIBRARIES.len(),
+        ".ci/run's optional_backends has entries without a row: {ci:?}"
+    );
+}
+
+#[test]
+fn a_system_library_backend_is_available_or_says_why_in_the_tables_words() {
+    // `list` shows this reason on every row of the backend, so it is what the user reads.
+    for lib in SYSTEM_LIBRARIES {
+        let backend = mac::backend(lib.name).unwrap();
+        // Installed where build.rs looks without pkg-config (pkg-config finds it only with a header too).
+        let installed = lib.header_roots.iter().any(|root| {
+            lib.header_subdirs
+                .iter()
+                .any(|sub| Path::new(root).join(sub.dir).join(lib.header).exists())
+        });
+        match (backend.availability)() {
+            Availability::Available => {}
+            Availability::Unavailable(why) => {
+                assert!(
+                    !installed || why == lib.reason_feature_off() || why == lib.reason_disabled(),
+                    "{}: {} is installed, but: {why}",
+                    lib.name,
+                    lib.package
+                );
+                let expected = [
+                    lib.reason_feature_off(),
+                    lib.reason_disabled(),
+                    lib.reason_not_found(),
+                    lib.reason_shim_failed(),
+                ];
+                assert!(expected.contains(&why), "{}: {why}", lib.name);
+                assert!(why.contains(lib.package), "{}: {why}", lib.name);
+                for f in mac::functions()
+                    .iter()
+                    .filter(|f| f.backend.name == lib.name)
+                {
+                    assert_eq!(
+                        f.availability(),
+                        Availability::Unavailable(why.clone()),
+                        "{}",
+                        f.id()
+                    );
+                }
+            }
+        }
+    }
+}
