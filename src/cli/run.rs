@@ -466,7 +466,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let clock = clock::clock_info();
     let mut doc = Document {
         schema_version: bench::SCHEMA_VERSION,
-        tool: "macbench",
+        tool: bench::TOOL.to_string(),
         host: Host::for_functions(&functions),
         clock: clock.clone(),
         scenario: serde_json::json!({
