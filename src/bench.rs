@@ -502,16 +502,16 @@ pub fn run_scenario(
             if raws.len() >= auto.max_repeats.max(repeats) {
                 break;
             }
-            let all: Vec<Metrics> = computed.iter().map(|c| c.0.clone()).collect();
+            let all: Vec<Metrics> = computed.iter().map(|c| c.metrics.clone()).collect();
             let median = median_metrics(&all);
             match Ci95Set::from_runs(&all, &within).precision(&median) {
                 Some(p) if p <= target => break,
                 // No interval (a failed or empty run): more repeats cannot help.
-                None if computed.iter().any(|c| c.2.iter().any(|w| w.fatal)) => break,
+                None if computed.iter().any(|c| c.warnings.iter().any(|w| w.fatal)) => break,
                 _ => {}
             }
         }
-        let all: Vec<Metrics> = computed.iter().map(|c| c.0.clone()).collect();
+        let all: Vec<Metrics> = computed.iter().map(|c| c.metrics.clone()).collect();
         let median = median_metrics(&all);
         let ci95 = Ci95Set::from_runs(&all, &within);
         let apparent: Vec<f64> = all
@@ -529,11 +529,11 @@ pub fn run_scenario(
                 d(a).total_cmp(&d(b))
             })
             .unwrap_or(0);
-        let mut warnings = computed[median_index].2.clone();
+        let mut warnings = computed[median_index].warnings.clone();
         // Fatal warnings of any repeat fail the result.
         for (i, c) in computed.iter().enumerate() {
             if i != median_index {
-                warnings.extend(c.2.iter().filter(|w| w.fatal).cloned());
+                warnings.extend(c.warnings.iter().filter(|w| w.fatal).cloned());
             }
         }
         if let Some(target) = auto.target_ci {
@@ -631,7 +631,7 @@ pub fn run_scenario(
             },
             ci95,
             series,
-            threads: computed.swap_remove(median_index).1,
+            threads: computed.swap_remove(median_index).threads,
             warnings,
             adjustments,
             failed,

@@ -205,8 +205,16 @@ fn window_of(t: &ThreadCounters) -> (u64, u64, u64, u64) {
     )
 }
 
+/// What one run's raw counters give: its aggregate metrics, per-thread metrics and warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunMetrics {
+    pub metrics: Metrics,
+    pub threads: Vec<ThreadMetrics>,
+    pub warnings: Vec<Warning>,
+}
+
 /// Compute all metrics and warnings of one run.
-pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<Warning>) {
+pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
     let f = ctx.f;
     let n = raw.threads.len();
     let w_s = raw.window_wall_ns as f64 / 1e9;
@@ -406,7 +414,11 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
             )
         });
     }
-    (metrics, threads, warnings)
+    RunMetrics {
+        metrics,
+        threads,
+        warnings,
+    }
 }
 
 /// Relative difference of aggregate throughput between the window's halves: |r1 − r2| / max(r1, r2).
