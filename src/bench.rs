@@ -70,7 +70,7 @@ pub struct ResultEntry {
     #[serde(default)]
     pub repeats: usize,
     /// Medians over repeats.
-    #[serde(default)]
+    #[serde(default = "Metrics::missing")]
     pub metrics: Metrics,
     /// Min/max over repeats of the headline metrics.
     #[serde(default)]

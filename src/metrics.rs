@@ -56,6 +56,15 @@ pub struct Metrics {
     pub window_seconds: f64,
 }
 
+impl Metrics {
+    /// The metrics of a result whose file records none: every measured value missing (NaN or `None`),
+    /// as each field reads when absent, so it follows any metric added.
+    pub fn missing() -> Metrics {
+        serde_json::from_value(serde_json::Value::Object(serde_json::Map::new()))
+            .unwrap_or_default()
+    }
+}
+
 /// Per-thread metrics (the data of seed 000's Figs. 8–11).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]

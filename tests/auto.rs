@@ -49,7 +49,8 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         max_rounds: 3,
         target_ci: None,
     };
-    let r = bench::run_scenario(scenario.clone(), 1, policy, &clock, &AtomicBool::new(false)).unwrap();
+    let r =
+        bench::run_scenario(scenario.clone(), 1, policy, &clock, &AtomicBool::new(false)).unwrap();
     assert!(
         r.warnings.iter().any(|w| w.code == "window-too-short"),
         "{:?}",

@@ -69,7 +69,11 @@ fn two_threads_on_two_cores_follow_the_formulas() {
         thread(0, 0, 1.0, 10_000, 1000),
         thread(1, 1, 1.0, 10_000, 1000),
     ]);
-    let RunMetrics { metrics: m, threads, warnings } = compute(&raw, ctx(2));
+    let RunMetrics {
+        metrics: m,
+        threads,
+        warnings,
+    } = compute(&raw, ctx(2));
     let sum_b = 2.0e7;
     assert!(close(m.absolute_cycles_per_byte.unwrap(), F * 2.0 / sum_b)); // f·Σc/Σb = 200
     assert!(close(m.apparent_cycles_per_byte.unwrap(), F * 1.0 / sum_b)); // f·W/Σb = 100
@@ -108,7 +112,11 @@ fn a_starved_thread_shows_high_per_thread_apparent_and_low_fairness() {
         thread(0, 0, 0.98, 19_000, 1000),
         thread(1, 0, 0.02, 1_000, 1000),
     ]);
-    let RunMetrics { metrics: m, threads, .. } = compute(&raw, ctx(1));
+    let RunMetrics {
+        metrics: m,
+        threads,
+        ..
+    } = compute(&raw, ctx(1));
     assert!(
         threads[1].apparent_cycles_per_byte.unwrap()
             > 10.0 * threads[0].apparent_cycles_per_byte.unwrap()
@@ -127,7 +135,11 @@ fn a_thread_with_zero_bytes_is_flagged_as_starvation() {
         thread(0, 0, 1.0, 10_000, 1000),
         thread(1, 0, 0.0, 0, 1000),
     ]);
-    let RunMetrics { metrics: m, threads, warnings } = compute(&raw, ctx(1));
+    let RunMetrics {
+        metrics: m,
+        threads,
+        warnings,
+    } = compute(&raw, ctx(1));
     assert!(
         threads[1].apparent_cycles_per_byte.is_none(),
         "no division by zero"
@@ -239,7 +251,11 @@ fn a_window_that_measured_nothing_fails_the_result() {
         t.total_messages = 0;
         t
     };
-    let RunMetrics { metrics: m, warnings, .. } = compute(&run((0..100).map(idle).collect()), ctx(2));
+    let RunMetrics {
+        metrics: m,
+        warnings,
+        ..
+    } = compute(&run((0..100).map(idle).collect()), ctx(2));
     assert_eq!(m.bytes, 0);
     let fatal: Vec<_> = warnings.iter().filter(|w| w.fatal).collect();
     assert_eq!(fatal.len(), 1, "{warnings:?}");
@@ -277,7 +293,11 @@ fn fewer_than_ninety_percent_of_sessions_running_fails_the_result() {
 #[test]
 fn empty_messages_are_not_starvation() {
     // --sizes 0: messages run, bytes stay 0.
-    let RunMetrics { metrics: m, warnings, .. } = compute(&run(vec![thread(0, 0, 1.0, 400_000, 0)]), ctx(1));
+    let RunMetrics {
+        metrics: m,
+        warnings,
+        ..
+    } = compute(&run(vec![thread(0, 0, 1.0, 400_000, 0)]), ctx(1));
     assert_eq!(m.bytes, 0);
     assert_eq!(m.messages, 400_000);
     assert!(

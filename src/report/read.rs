@@ -166,5 +166,33 @@ mod tests {
         .unwrap();
         assert_eq!(doc.results[0].scenario_key(), "a/b/hw@64");
         assert_eq!(doc.results[0].core_count(), 4);
+        // What an older file lacks is missing, not zero.
+        assert_eq!(
+            crate::metrics::known(doc.results[0].metrics.bytes_per_second),
+            None
+        );
+        assert!(doc.results[0].ci95.absolute().is_none());
+    }
+
+    #[test]
+    fn lenient_where_a_file_we_could_have_written_says_less_or_more() {
+        // `null` is how serde_json writes a non-finite number; a warning code from a newer build.
+        let doc = parse(
+            "x",
+            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"a","backend":"b","accel":"hw","size":"imix","sessions":1,
+            "metrics":{"bytes_per_second":null,"messages":7},"threads":[{"session":3}],
+            "warnings":[{"code":"from-the-future","message":"m"},{"code":"noisy"}]}]}"#,
+        )
+        .unwrap();
+        let r = &doc.results[0];
+        assert!(r.metrics.bytes_per_second.is_nan());
+        assert_eq!(r.metrics.messages, 7);
+        assert_eq!(r.threads[0].session, 3);
+        assert_eq!(r.size.bytes(), None);
+        let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert_eq!(codes, ["unknown", "noisy"]);
+        assert_eq!(r.function().to_string(), "a/b/hw");
+        assert_eq!("a/b/hw".parse::<crate::mac::FunctionId>(), Ok(r.function()));
+        assert!("a/b".parse::<crate::mac::FunctionId>().is_err());
     }
 }
