@@ -2,14 +2,17 @@
 //! with `--auto` — adjusted and re-run (seed 000's Fig. 3 workflow). Produces the results document that
 //! every exporter writes.
 
-use crate::engine::{self, clock::ClockInfo, RawRun, Scenario, Series};
+use crate::engine::{
+    self, clock::ClockInfo, DataMode, KeyMode, Pinning, RawRun, Scenario, Series, SizeSource,
+};
 use crate::host::Host;
 use crate::isolate;
+use crate::mac::{FunctionId, VerifyMode};
 use crate::metrics::{
     self, Context, Metrics, RunUncertainty, Spread, ThreadMetrics, Warning, WarningCode,
 };
 use crate::stats::{self, BatchEstimate, Interval};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -18,55 +21,184 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// A message size as reported: bytes, or the name of a size model. Serialised untagged, so JSON and CSV
 /// hold a plain number for fixed sizes.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum SizeLabel {
     Bytes(u32),
     Model(String),
 }
 
+impl SizeLabel {
+    /// The size in bytes; `None` for a size model.
+    pub fn bytes(&self) -> Option<u64> {
+        match self {
+            SizeLabel::Bytes(n) => Some(u64::from(*n)),
+            SizeLabel::Model(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SizeLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SizeLabel::Bytes(n) => write!(f, "{n}"),
+            SizeLabel::Model(m) => f.write_str(m),
+        }
+    }
+}
+
+// The results schema. These types are written by `run` and read back by `report`, `diff` and
+// `model --results` (through `report::read`, which only checks the file first): one definition both
+// ways. Fields that files from older builds may lack carry `#[serde(default)]`.
+
 /// One scenario's reported result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResultEntry {
-    pub algorithm: &'static str,
-    pub backend: &'static str,
+    /// With `backend` and `accel`, the function ([`ResultEntry::function`]); flat in the JSON.
+    pub algorithm: String,
+    pub backend: String,
     pub accel: String,
     pub size: SizeLabel,
     /// Mean message size (equals `size` for fixed sizes).
+    #[serde(default)]
     pub mean_message_bytes: f64,
     pub sessions: usize,
+    #[serde(default)]
     pub cores: String,
-    pub scenario: Scenario,
+    #[serde(default)]
+    pub scenario: ScenarioSpec,
+    #[serde(default)]
     pub repeats: usize,
     /// Medians over repeats.
+    #[serde(default = "Metrics::missing")]
     pub metrics: Metrics,
     /// Min/max over repeats of the headline metrics.
+    #[serde(default)]
     pub spread: SpreadSet,
     /// 95 % confidence intervals of the headline metrics (batch means within runs, spread over
     /// repeats; see `stats::confidence_interval`).
+    #[serde(default)]
     pub ci95: Ci95Set,
     /// The tick series of the median repeat (every repeat's is in `raw`).
+    #[serde(default)]
     pub series: Series,
     /// Per-thread metrics of the median repeat.
+    #[serde(default)]
     pub threads: Vec<ThreadMetrics>,
+    #[serde(default)]
     pub warnings: Vec<Warning>,
     /// What `--auto` changed, in order.
+    #[serde(default)]
     pub adjustments: Vec<String>,
     /// A fatal warning: the numbers must not be used.
+    #[serde(default)]
     pub failed: bool,
     /// Raw counters of every repeat, so the metrics can be recomputed.
+    #[serde(default)]
     pub raw: Vec<RawRun>,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
+impl ResultEntry {
+    /// `algorithm/backend/accel`.
+    pub fn function(&self) -> FunctionId {
+        FunctionId {
+            algorithm: self.algorithm.clone(),
+            backend: self.backend.clone(),
+            accel: self.accel.clone(),
+        }
+    }
+
+    /// `algorithm/backend/accel@size`: what `macbench report --scenario` takes.
+    pub fn scenario_key(&self) -> String {
+        format!("{}@{}", self.function(), self.size)
+    }
+
+    /// Number of cores in the core set (`cores` is a CPU list such as `0-3,8`).
+    pub fn core_count(&self) -> usize {
+        crate::host::parse_cpu_list(&self.cores).map_or(0, |c| c.len())
+    }
+
+    /// Metrics that may be used: `None` for a failed result.
+    pub fn usable(&self) -> Option<&Metrics> {
+        (!self.failed).then_some(&self.metrics)
+    }
+}
+
+/// What was run, as recorded in a result: the engine's [`Scenario`] without its function (the entry
+/// names that) and without a size model's generated sequence. Its JSON is the scenario's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScenarioSpec {
+    pub size: SizeSource,
+    pub sessions: usize,
+    pub cores: Vec<usize>,
+    pub pinning: Pinning,
+    pub duration_s: f64,
+    pub window_start_s: f64,
+    pub window_end_s: f64,
+    pub data: DataMode,
+    pub keys: KeyMode,
+    pub verify: VerifyMode,
+    /// Re-key every N messages.
+    pub rekey_every: Option<u64>,
+    pub seed: u64,
+    /// The coordinator's sampling tick.
+    pub tick_s: f64,
+}
+
+impl From<&Scenario> for ScenarioSpec {
+    fn from(s: &Scenario) -> ScenarioSpec {
+        ScenarioSpec {
+            size: s.size.clone(),
+            sessions: s.sessions,
+            cores: s.cores.clone(),
+            pinning: s.pinning,
+            duration_s: s.duration.as_secs_f64(),
+            window_start_s: s.window_start.as_secs_f64(),
+            window_end_s: s.window_end.as_secs_f64(),
+            data: s.data,
+            keys: s.keys,
+            verify: s.verify,
+            rekey_every: s.rekey_every,
+            seed: s.seed,
+            tick_s: s.tick.as_secs_f64(),
+        }
+    }
+}
+
+/// What a file that does not record its scenario reads as (fields the file has replace these).
+impl Default for ScenarioSpec {
+    fn default() -> ScenarioSpec {
+        ScenarioSpec {
+            size: SizeSource::Fixed { size: 0 },
+            sessions: 0,
+            cores: Vec::new(),
+            pinning: Pinning::RoundRobin,
+            duration_s: 0.0,
+            window_start_s: 0.0,
+            window_end_s: 0.0,
+            data: DataMode::Unique,
+            keys: KeyMode::PerSession,
+            verify: VerifyMode::None,
+            rekey_every: None,
+            seed: 0,
+            tick_s: 0.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct SpreadSet {
     pub absolute_cycles_per_byte: Option<Spread>,
     pub apparent_cycles_per_byte: Option<Spread>,
     pub bytes_per_second: Option<Spread>,
 }
 
-/// 95 % confidence intervals of the headline metrics; `None` where a run was too short to batch.
-#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+/// 95 % confidence intervals of the headline metrics; `None` where a run was too short to batch (and
+/// in files written before they existed).
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
 pub struct Ci95Set {
     pub absolute_cycles_per_byte: Option<Interval>,
     pub apparent_cycles_per_byte: Option<Interval>,
@@ -138,29 +270,60 @@ impl Ci95Set {
         }
         widest
     }
+
+    /// The absolute cycles/byte interval as a [min, max] range, for the same overlap test as a spread.
+    pub fn absolute(&self) -> Option<Spread> {
+        self.absolute_cycles_per_byte.map(Spread::from)
+    }
+
+    /// The apparent cycles/byte interval as a [min, max] range.
+    pub fn apparent(&self) -> Option<Spread> {
+        self.apparent_cycles_per_byte.map(Spread::from)
+    }
 }
 
 /// Harness cost: the null function's cycles per message in one pinned session.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Harness {
     pub size: u32,
     pub absolute_cycles_per_message: Option<f64>,
     pub apparent_cycles_per_message: Option<f64>,
 }
 
-/// The whole results file.
-#[derive(Debug, Clone, Serialize)]
+/// The whole results file. `report::read` checks `tool` and `schema_version` before it reads one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Document {
     pub schema_version: u32,
-    pub tool: &'static str,
+    /// Always [`TOOL`].
+    pub tool: String,
+    #[serde(default)]
     pub host: Host,
+    #[serde(default)]
     pub clock: ClockInfo,
     /// The sweep's options as given (common to all results).
+    #[serde(default)]
     pub scenario: serde_json::Value,
+    #[serde(default)]
     pub harness: Option<Harness>,
+    #[serde(default)]
     pub results: Vec<ResultEntry>,
     /// True while a sweep is still running or was interrupted: the file holds what finished.
+    #[serde(default)]
     pub partial: bool,
+}
+
+/// The `tool` of every results file.
+pub const TOOL: &str = "macbench";
+
+/// Host identity used to decide whether two files come from the same machine.
+pub fn host_key(doc: &Document) -> String {
+    format!(
+        "{} ({} CPUs, {})",
+        doc.host.cpu_model,
+        doc.host.online_cpus.len(),
+        doc.host.kernel
+    )
 }
 
 /// Bounds for `--auto` and for the confidence-interval target.
@@ -265,7 +428,8 @@ fn spread(values: &[f64]) -> Option<Spread> {
     })
 }
 
-/// Median of each aggregate metric over repeats.
+/// Median of each aggregate metric over repeats. A new field of [`Metrics`] gets its line here (the
+/// compiler asks for it); nothing else outside `metrics.rs` changes.
 fn median_metrics(all: &[Metrics]) -> Metrics {
     let pick = |f: &dyn Fn(&Metrics) -> Option<f64>| {
         metrics::median(&all.iter().filter_map(f).collect::<Vec<_>>())
@@ -338,16 +502,16 @@ pub fn run_scenario(
             if raws.len() >= auto.max_repeats.max(repeats) {
                 break;
             }
-            let all: Vec<Metrics> = computed.iter().map(|c| c.0.clone()).collect();
+            let all: Vec<Metrics> = computed.iter().map(|c| c.metrics.clone()).collect();
             let median = median_metrics(&all);
             match Ci95Set::from_runs(&all, &within).precision(&median) {
                 Some(p) if p <= target => break,
                 // No interval (a failed or empty run): more repeats cannot help.
-                None if computed.iter().any(|c| c.2.iter().any(|w| w.fatal)) => break,
+                None if computed.iter().any(|c| c.warnings.iter().any(|w| w.fatal)) => break,
                 _ => {}
             }
         }
-        let all: Vec<Metrics> = computed.iter().map(|c| c.0.clone()).collect();
+        let all: Vec<Metrics> = computed.iter().map(|c| c.metrics.clone()).collect();
         let median = median_metrics(&all);
         let ci95 = Ci95Set::from_runs(&all, &within);
         let apparent: Vec<f64> = all
@@ -365,11 +529,11 @@ pub fn run_scenario(
                 d(a).total_cmp(&d(b))
             })
             .unwrap_or(0);
-        let mut warnings = computed[median_index].2.clone();
+        let mut warnings = computed[median_index].warnings.clone();
         // Fatal warnings of any repeat fail the result.
         for (i, c) in computed.iter().enumerate() {
             if i != median_index {
-                warnings.extend(c.2.iter().filter(|w| w.fatal).cloned());
+                warnings.extend(c.warnings.iter().filter(|w| w.fatal).cloned());
             }
         }
         if let Some(target) = auto.target_ci {
@@ -445,8 +609,8 @@ pub fn run_scenario(
             .map(|r| r.series.clone())
             .unwrap_or_default();
         return Ok(ResultEntry {
-            algorithm: f.algorithm.name,
-            backend: f.backend.name,
+            algorithm: f.algorithm.name.to_string(),
+            backend: f.backend.name.to_string(),
             accel: f.accel.to_string(),
             size,
             mean_message_bytes: mean,
@@ -467,12 +631,12 @@ pub fn run_scenario(
             },
             ci95,
             series,
-            threads: computed.swap_remove(median_index).1,
+            threads: computed.swap_remove(median_index).threads,
             warnings,
             adjustments,
             failed,
             raw: raws,
-            scenario,
+            scenario: ScenarioSpec::from(&scenario),
         });
     }
 }

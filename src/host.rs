@@ -5,7 +5,7 @@
 //! libraries. What the software-only child's libraries use is added by [`Host::with_software_only`]
 //! only where it is wanted — `list`, and a run with `sw` functions — since that starts a child.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// CPU features that decide which code paths MAC libraries take.
 pub const RELEVANT_FEATURES: &[&str] = &[
@@ -22,7 +22,9 @@ pub const RELEVANT_FEATURES: &[&str] = &[
     "nonstop_tsc",
 ];
 
-#[derive(Debug, Clone, Serialize)]
+/// Written into every results file and read back from it; fields an older file lacks take their default.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Host {
     pub cpu_model: String,
     /// Relevant feature flags present on this CPU (as `/proc/cpuinfo` names them).

@@ -11,7 +11,13 @@ use crate::stats::{self, BatchEstimate, Trend};
 use serde::{Deserialize, Serialize};
 
 /// Aggregate metrics of one run (or the median of several).
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+///
+/// This one type is written to the results JSON and read back from it (`report::read`); fields missing
+/// in older files take their default. Adding a metric touches this file only — a field here, its
+/// formula in [`compute`] — and its median over repeats in `bench::median_metrics`; the JSON, the CSV
+/// columns and every reader follow from serde.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Metrics {
     /// f·Σc_i / Σb_i
     pub absolute_cycles_per_byte: Option<f64>,
@@ -22,8 +28,10 @@ pub struct Metrics {
     /// f·W / Σm_i
     pub apparent_cycles_per_message: Option<f64>,
     /// Σb_i / W
+    #[serde(default = "unknown", deserialize_with = "null_as_nan")]
     pub bytes_per_second: f64,
     /// Σm_i / W
+    #[serde(default = "unknown", deserialize_with = "null_as_nan")]
     pub messages_per_second: f64,
     /// absolute / apparent ≈ cores effectively used.
     pub parallelism: Option<f64>,
@@ -32,27 +40,42 @@ pub struct Metrics {
     pub min_thread_apparent_cycles_per_byte: Option<f64>,
     pub max_thread_apparent_cycles_per_byte: Option<f64>,
     /// Σc_i / (W·|C|): share of the core set's time spent in session threads.
+    #[serde(default = "unknown", deserialize_with = "null_as_nan")]
     pub cpu_utilisation: f64,
     /// Hardware core cycles per byte (perf counters), when every thread had them.
     pub core_cycles_per_byte: Option<f64>,
     /// absolute cycles/byte × (estimated core clock / f): labelled estimated, see `ClockInfo`.
     pub core_cycles_per_byte_estimated: Option<f64>,
     /// One key setup, in reference cycles.
+    #[serde(default = "unknown", deserialize_with = "null_as_nan")]
     pub key_setup_cycles: f64,
     /// Messages and bytes in the window, all threads.
     pub messages: u64,
     pub bytes: u64,
+    #[serde(default = "unknown", deserialize_with = "null_as_nan")]
     pub window_seconds: f64,
 }
 
+impl Metrics {
+    /// The metrics of a result whose file records none: every measured value missing (NaN or `None`),
+    /// as each field reads when absent, so it follows any metric added.
+    pub fn missing() -> Metrics {
+        serde_json::from_value(serde_json::Value::Object(serde_json::Map::new()))
+            .unwrap_or_default()
+    }
+}
+
 /// Per-thread metrics (the data of seed 000's Figs. 8–11).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct ThreadMetrics {
     pub session: usize,
     pub messages: u64,
     pub bytes: u64,
+    #[serde(deserialize_with = "null_as_nan")]
     pub cpu_seconds: f64,
     /// The thread's sampled interval (the coordinator's end sample − start sample of this thread).
+    #[serde(deserialize_with = "null_as_nan")]
     pub interval_seconds: f64,
     /// f·c_i / b_i
     pub absolute_cycles_per_byte: Option<f64>,
@@ -64,6 +87,21 @@ pub struct ThreadMetrics {
     pub apparent_cycles_per_message: Option<f64>,
     pub cpu_at_start: Option<usize>,
     pub cpu_at_end: Option<usize>,
+}
+
+/// serde_json writes a non-finite `f64` as `null`: read that back as NaN, so every file written loads.
+fn null_as_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+/// A metric an older file does not hold reads as NaN (not 0): readers show it as missing.
+fn unknown() -> f64 {
+    f64::NAN
+}
+
+/// A read metric that may be shown: `None` when it is missing (NaN) or not finite.
+pub fn known(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
 }
 
 /// The stable, machine-readable code of a validity warning, serialised in kebab case
@@ -81,6 +119,9 @@ pub enum WarningCode {
     VerifyFailed,
     OffCore,
     Interrupted,
+    /// A code this build does not know, read from a file a newer build wrote: shown, never raised.
+    #[serde(other)]
+    Unknown,
 }
 
 impl WarningCode {
@@ -96,6 +137,7 @@ impl WarningCode {
             WarningCode::VerifyFailed => "verify-failed",
             WarningCode::OffCore => "off-core",
             WarningCode::Interrupted => "interrupted",
+            WarningCode::Unknown => "unknown",
         }
     }
 }
@@ -114,14 +156,16 @@ impl PartialEq<&str> for WarningCode {
 }
 
 /// A validity warning (docs/methodology.md §4) attached to the result it concerns.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Warning {
     pub code: WarningCode,
+    #[serde(default)]
     pub message: String,
     /// The session concerned, if one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<usize>,
     /// A fatal warning fails the result: its numbers must not be used.
+    #[serde(default)]
     pub fatal: bool,
 }
 
@@ -170,8 +214,16 @@ fn window_of(t: &ThreadCounters) -> (u64, u64, u64, u64) {
     )
 }
 
+/// What one run's raw counters give: its aggregate metrics, per-thread metrics and warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunMetrics {
+    pub metrics: Metrics,
+    pub threads: Vec<ThreadMetrics>,
+    pub warnings: Vec<Warning>,
+}
+
 /// Compute all metrics and warnings of one run.
-pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<Warning>) {
+pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
     let f = ctx.f;
     let n = raw.threads.len();
     let w_s = raw.window_wall_ns as f64 / 1e9;
@@ -371,7 +423,11 @@ pub fn compute(raw: &RawRun, ctx: Context) -> (Metrics, Vec<ThreadMetrics>, Vec<
             )
         });
     }
-    (metrics, threads, warnings)
+    RunMetrics {
+        metrics,
+        threads,
+        warnings,
+    }
 }
 
 /// Relative difference of aggregate throughput between the window's halves: |r1 − r2| / max(r1, r2).
@@ -559,8 +615,25 @@ pub fn median(values: &[f64]) -> Option<f64> {
 }
 
 /// Spread of a metric over repeats.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 pub struct Spread {
     pub min: f64,
     pub max: f64,
+}
+
+impl Spread {
+    /// Whether two [min, max] intervals share any point.
+    pub fn overlaps(&self, other: &Spread) -> bool {
+        self.min <= other.max && other.min <= self.max
+    }
+}
+
+/// A confidence interval as a [min, max] range, for the same overlap test as a spread.
+impl From<stats::Interval> for Spread {
+    fn from(i: stats::Interval) -> Spread {
+        Spread {
+            min: i.low,
+            max: i.high,
+        }
+    }
 }

@@ -49,7 +49,8 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         max_rounds: 3,
         target_ci: None,
     };
-    let r = bench::run_scenario(scenario, 1, policy, &clock, &AtomicBool::new(false)).unwrap();
+    let r =
+        bench::run_scenario(scenario.clone(), 1, policy, &clock, &AtomicBool::new(false)).unwrap();
     assert!(
         r.warnings.iter().any(|w| w.code == "window-too-short"),
         "{:?}",
@@ -65,16 +66,13 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         "{:?}",
         r.adjustments
     );
-    assert_eq!(r.scenario.duration, Duration::from_millis(40));
-    assert!(r.scenario.window_end <= r.scenario.duration);
+    // The result records the adjusted scenario.
+    assert_eq!(r.scenario.duration_s, 0.040);
+    assert!(r.scenario.window_end_s <= r.scenario.duration_s);
 
     // Without --auto nothing is adjusted.
     let mut off = policy;
     off.enabled = false;
-    let mut s = r.scenario.clone();
-    s.duration = Duration::from_millis(20);
-    s.window_start = Duration::from_millis(4);
-    s.window_end = Duration::from_millis(18);
-    let r = bench::run_scenario(s, 1, off, &clock, &AtomicBool::new(false)).unwrap();
+    let r = bench::run_scenario(scenario, 1, off, &clock, &AtomicBool::new(false)).unwrap();
     assert!(r.adjustments.is_empty());
 }

@@ -289,7 +289,11 @@ fn check_many_sessions(sessions: usize, duration_ms: u64) {
         core_ratio: None,
         timer_resolution_ns: 1,
     };
-    let (m, threads, _) = macbench::metrics::compute(&raw, ctx);
+    let macbench::metrics::RunMetrics {
+        metrics: m,
+        threads,
+        ..
+    } = macbench::metrics::compute(&raw, ctx);
     assert_eq!(threads.iter().map(|t| t.bytes).sum::<u64>(), m.bytes);
     assert_eq!(threads.iter().map(|t| t.messages).sum::<u64>(), m.messages);
     // Ticks: strictly increasing instants inside the run, cumulative counters never decrease.

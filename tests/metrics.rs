@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use macbench::engine::{RawRun, Sample, ThreadCounters};
-use macbench::metrics::{self, compute, jain_index, Context};
+use macbench::metrics::{self, compute, jain_index, Context, RunMetrics};
 
 const F: f64 = 2.0e9; // 2 GHz reference clock
 
@@ -69,7 +69,11 @@ fn two_threads_on_two_cores_follow_the_formulas() {
         thread(0, 0, 1.0, 10_000, 1000),
         thread(1, 1, 1.0, 10_000, 1000),
     ]);
-    let (m, threads, warnings) = compute(&raw, ctx(2));
+    let RunMetrics {
+        metrics: m,
+        threads,
+        warnings,
+    } = compute(&raw, ctx(2));
     let sum_b = 2.0e7;
     assert!(close(m.absolute_cycles_per_byte.unwrap(), F * 2.0 / sum_b)); // f·Σc/Σb = 200
     assert!(close(m.apparent_cycles_per_byte.unwrap(), F * 1.0 / sum_b)); // f·W/Σb = 100
@@ -108,7 +112,11 @@ fn a_starved_thread_shows_high_per_thread_apparent_and_low_fairness() {
         thread(0, 0, 0.98, 19_000, 1000),
         thread(1, 0, 0.02, 1_000, 1000),
     ]);
-    let (m, threads, _) = compute(&raw, ctx(1));
+    let RunMetrics {
+        metrics: m,
+        threads,
+        ..
+    } = compute(&raw, ctx(1));
     assert!(
         threads[1].apparent_cycles_per_byte.unwrap()
             > 10.0 * threads[0].apparent_cycles_per_byte.unwrap()
@@ -127,7 +135,11 @@ fn a_thread_with_zero_bytes_is_flagged_as_starvation() {
         thread(0, 0, 1.0, 10_000, 1000),
         thread(1, 0, 0.0, 0, 1000),
     ]);
-    let (m, threads, warnings) = compute(&raw, ctx(1));
+    let RunMetrics {
+        metrics: m,
+        threads,
+        warnings,
+    } = compute(&raw, ctx(1));
     assert!(
         threads[1].apparent_cycles_per_byte.is_none(),
         "no division by zero"
@@ -144,7 +156,7 @@ fn a_thread_with_zero_bytes_is_flagged_as_starvation() {
 fn an_impossible_cpu_share_fails_the_result() {
     // 1.5 CPU seconds in a 1 s window on one core.
     let raw = run(vec![thread(0, 0, 1.5, 10_000, 1000)]);
-    let (_, _, warnings) = compute(&raw, ctx(1));
+    let RunMetrics { warnings, .. } = compute(&raw, ctx(1));
     let w = warnings
         .iter()
         .find(|w| w.code == "impossible")
@@ -158,7 +170,7 @@ fn stolen_time_is_flagged_as_over_utilised() {
         thread(0, 0, 0.5, 10_000, 1000),
         thread(1, 1, 0.5, 10_000, 1000),
     ]);
-    let (_, _, warnings) = compute(&raw, ctx(2));
+    let RunMetrics { warnings, .. } = compute(&raw, ctx(2));
     assert!(
         warnings
             .iter()
@@ -167,7 +179,7 @@ fn stolen_time_is_flagged_as_over_utilised() {
     );
     // Fewer sessions than cores: not runnable on every core, so no such warning.
     let raw = run(vec![thread(0, 0, 0.5, 10_000, 1000)]);
-    let (_, _, warnings) = compute(&raw, ctx(2));
+    let RunMetrics { warnings, .. } = compute(&raw, ctx(2));
     assert!(!warnings.iter().any(|w| w.code == "over-utilised"));
 }
 
@@ -175,12 +187,12 @@ fn stolen_time_is_flagged_as_over_utilised() {
 fn too_few_messages_and_unsteady_throughput_are_flagged() {
     let mut t = thread(0, 0, 1.0, 500, 1000);
     let raw = run(vec![t.clone()]);
-    let (_, _, warnings) = compute(&raw, ctx(1));
+    let RunMetrics { warnings, .. } = compute(&raw, ctx(1));
     assert!(warnings.iter().any(|w| w.code == "window-too-short"));
     // Second half processes twice what the first did.
     t = thread(0, 0, 1.0, 30_000, 1000);
     t.window_mid.bytes = 10_000 * 1000;
-    let (_, _, warnings) = compute(&run(vec![t]), ctx(1));
+    let RunMetrics { warnings, .. } = compute(&run(vec![t]), ctx(1));
     assert!(
         warnings.iter().any(|w| w.code == "not-steady"),
         "{warnings:?}"
@@ -193,7 +205,7 @@ fn descheduled_threads_off_core_runs_and_bad_tags_are_flagged() {
     t.window_end.wall_ns += 50_000_000; // sampled 5 % late
     t.window_end.cpu = Some(3); // ran outside its allowed set
     t.verify_failures = 2;
-    let (_, _, warnings) = compute(&run(vec![t]), ctx(1));
+    let RunMetrics { warnings, .. } = compute(&run(vec![t]), ctx(1));
     let codes: Vec<&str> = warnings.iter().map(|w| w.code.as_str()).collect();
     assert!(codes.contains(&"thread-interval"), "{codes:?}");
     assert!(warnings.iter().any(|w| w.code == "off-core" && w.fatal));
@@ -207,7 +219,7 @@ fn hardware_cycles_are_used_when_every_thread_has_them() {
     let mut t = thread(0, 0, 1.0, 10_000, 1000);
     t.window_start.hw_cycles = Some(100);
     t.window_end.hw_cycles = Some(100 + 3_000_000_000);
-    let (m, _, _) = compute(&run(vec![t]), ctx(1));
+    let RunMetrics { metrics: m, .. } = compute(&run(vec![t]), ctx(1));
     assert!(close(m.core_cycles_per_byte.unwrap(), 300.0));
 }
 
@@ -239,7 +251,11 @@ fn a_window_that_measured_nothing_fails_the_result() {
         t.total_messages = 0;
         t
     };
-    let (m, _, warnings) = compute(&run((0..100).map(idle).collect()), ctx(2));
+    let RunMetrics {
+        metrics: m,
+        warnings,
+        ..
+    } = compute(&run((0..100).map(idle).collect()), ctx(2));
     assert_eq!(m.bytes, 0);
     let fatal: Vec<_> = warnings.iter().filter(|w| w.fatal).collect();
     assert_eq!(fatal.len(), 1, "{warnings:?}");
@@ -258,14 +274,14 @@ fn fewer_than_ninety_percent_of_sessions_running_fails_the_result() {
             .collect()
     };
     let fatal = |ran| {
-        let (_, _, w) = compute(&run(mixed(ran)), ctx(2));
+        let RunMetrics { warnings: w, .. } = compute(&run(mixed(ran)), ctx(2));
         w.iter().any(|w| w.code == "starvation" && w.fatal)
     };
     assert!(!fatal(100));
     assert!(!fatal(90), "90 % ran: warned per thread, not failed");
     assert!(fatal(89));
     // The 10 that did not run are still each named, without failing the result.
-    let (_, _, w) = compute(&run(mixed(90)), ctx(2));
+    let RunMetrics { warnings: w, .. } = compute(&run(mixed(90)), ctx(2));
     assert_eq!(
         w.iter()
             .filter(|w| w.code == "starvation" && !w.fatal)
@@ -277,7 +293,11 @@ fn fewer_than_ninety_percent_of_sessions_running_fails_the_result() {
 #[test]
 fn empty_messages_are_not_starvation() {
     // --sizes 0: messages run, bytes stay 0.
-    let (m, _, warnings) = compute(&run(vec![thread(0, 0, 1.0, 400_000, 0)]), ctx(1));
+    let RunMetrics {
+        metrics: m,
+        warnings,
+        ..
+    } = compute(&run(vec![thread(0, 0, 1.0, 400_000, 0)]), ctx(1));
     assert_eq!(m.bytes, 0);
     assert_eq!(m.messages, 400_000);
     assert!(
@@ -295,7 +315,7 @@ fn empty_messages_are_not_starvation() {
 fn warnings_are_summarised_by_code_with_counts() {
     let mut threads: Vec<ThreadCounters> = (0..3).map(|i| thread(i, 0, 0.0, 0, 1000)).collect();
     threads.push(thread(3, 0, 0.3, 500, 1000));
-    let (_, _, w) = compute(&run(threads), ctx(1));
+    let RunMetrics { warnings: w, .. } = compute(&run(threads), ctx(1));
     let line = metrics::summarise(&w);
     assert!(line.starts_with("starvation×4"), "{line}"); // 3 threads and the fatal aggregate
     assert!(line.contains("window-too-short"), "{line}");

@@ -402,6 +402,15 @@ fn a_real_run_reports() {
         .success();
     let html = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
     assert!(html.select(&sel("#results-table tbody tr")).count() == 2);
+
+    // One schema both ways: what `run` wrote reads into the writer's own types and writes back the
+    // same JSON, every key in its place.
+    let text = std::fs::read_to_string(&json).unwrap();
+    let doc = macbench::report::read::parse("run.json", &text).unwrap();
+    assert_eq!(
+        serde_json::to_value(&doc).unwrap(),
+        serde_json::from_str::<Value>(&text).unwrap()
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use macbench::bench::Ci95Set;
 use macbench::engine::{RawRun, Sample, Series, ThreadCounters};
-use macbench::metrics::{self, compute, Context, Metrics};
+use macbench::metrics::{self, compute, Context, Metrics, RunMetrics};
 use macbench::stats::{self, BatchEstimate, Interval};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -168,7 +168,7 @@ const CTX: Context = Context {
 #[test]
 fn a_rising_series_is_not_steady_and_says_the_warm_up_has_not_ended() {
     let raw = raw_with(series(40, 10, 35, |k| 1_000_000 + 40_000 * k as u64));
-    let (_, _, warnings) = compute(&raw, CTX);
+    let RunMetrics { warnings, .. } = compute(&raw, CTX);
     let w = warnings
         .iter()
         .find(|w| w.code == "not-steady")
@@ -176,7 +176,7 @@ fn a_rising_series_is_not_steady_and_says_the_warm_up_has_not_ended() {
     assert!(w.message.contains("warm-up has not ended"), "{}", w.message);
     // A steady series is not flagged.
     let raw = raw_with(series(40, 10, 35, |_| 1_000_000));
-    let (_, _, warnings) = compute(&raw, CTX);
+    let RunMetrics { warnings, .. } = compute(&raw, CTX);
     assert!(!warnings.iter().any(|w| w.code == "not-steady"));
 }
 
@@ -184,7 +184,7 @@ fn a_rising_series_is_not_steady_and_says_the_warm_up_has_not_ended() {
 fn a_constant_series_has_a_zero_width_interval_at_its_value() {
     // 1 MB per 10 ms tick on one busy core: 1e9 cycles/s × 0.01 s / 1e6 B = 10 cycles/byte.
     let raw = raw_with(series(40, 10, 35, |_| 1_000_000));
-    let (m, _, _) = compute(&raw, CTX);
+    let RunMetrics { metrics: m, .. } = compute(&raw, CTX);
     assert!(close(m.apparent_cycles_per_byte.unwrap(), 10.0, 1e-9));
     let u = metrics::uncertainty(&raw, CTX.f);
     let se = u.apparent_cycles_per_byte.unwrap();

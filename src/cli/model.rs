@@ -6,10 +6,9 @@
 //! the model.
 
 use super::CliError;
-use crate::bench::{self, AutoPolicy};
+use crate::bench::{self, AutoPolicy, Document, ResultEntry, SizeLabel};
 use crate::engine::{clock, DataMode, SizeSource};
-use crate::mac;
-use crate::report::read::{self, ResultRow, ResultsDoc, Size};
+use crate::mac::{self, FunctionId};
 use crate::report::{self, write_atomic};
 use crate::spec::resolve_algorithms;
 use crate::traffic::{self, CostModel, CostPoint, FitWeighting, SizeDistribution};
@@ -120,21 +119,24 @@ fn resolve_models(spec: &str) -> Result<Vec<SizeDistribution>, CliError> {
     Ok(out)
 }
 
-type FunctionKey = (String, String, String, u64);
+/// What one cost fit covers: a function at one session count.
+#[derive(Debug, Clone, PartialEq)]
+struct FitKey {
+    function: FunctionId,
+    sessions: usize,
+}
 
-fn key_of(r: &ResultRow) -> FunctionKey {
-    (
-        r.algorithm.clone(),
-        r.backend.clone(),
-        r.accel.clone(),
-        r.sessions as u64,
-    )
+fn key_of(r: &ResultEntry) -> FitKey {
+    FitKey {
+        function: r.function(),
+        sessions: r.sessions,
+    }
 }
 
 /// Fit every function of a results document that has a fixed-size sweep; predict every model; match
 /// measured model runs in the same document.
 fn analyse(
-    doc: &ResultsDoc,
+    doc: &Document,
     models: &[SizeDistribution],
     reject_size: u32,
     fits: &mut Vec<FitRow>,
@@ -142,7 +144,7 @@ fn analyse(
 ) -> Result<(), CliError> {
     let f = doc.clock.reference_hz;
     let results = &doc.results;
-    let mut keys: Vec<FunctionKey> = Vec::new();
+    let mut keys: Vec<FitKey> = Vec::new();
     for r in results {
         let k = key_of(r);
         if !keys.contains(&k) {
@@ -150,13 +152,13 @@ fn analyse(
         }
     }
     for key in keys {
-        let Some(algorithm) = mac::algorithm(&key.0) else {
+        let Some(algorithm) = mac::algorithm(&key.function.algorithm) else {
             continue;
         };
         if algorithm.family == mac::Family::Null {
             continue;
         }
-        let mine: Vec<&ResultRow> = results
+        let mine: Vec<&ResultEntry> = results
             .iter()
             .filter(|r| key_of(r) == key && !r.failed)
             .collect();
@@ -172,15 +174,15 @@ fn analyse(
         let model = match CostModel::fit(algorithm.block_rule, &points, FitWeighting::Relative) {
             Ok(m) => m,
             Err(e) => {
-                eprintln!("macbench: {}/{}/{}: no cost fit: {e}", key.0, key.1, key.2);
+                eprintln!("macbench: {}: no cost fit: {e}", key.function);
                 continue;
             }
         };
         fits.push(FitRow {
-            algorithm: key.0.clone(),
-            backend: key.1.clone(),
-            accel: key.2.clone(),
-            sessions: key.3,
+            algorithm: key.function.algorithm.clone(),
+            backend: key.function.backend.clone(),
+            accel: key.function.accel.clone(),
+            sessions: key.sessions as u64,
             fixed_cycles: model.fixed_cycles,
             cycles_per_block: model.cycles_per_block,
             points: model.quality.points,
@@ -193,14 +195,14 @@ fn analyse(
         for dist in models {
             let measured = mine
                 .iter()
-                .find(|r| r.size == Size::Model(dist.name().to_string()))
+                .find(|r| r.size == SizeLabel::Model(dist.name().to_string()))
                 .and_then(|r| r.metrics.absolute_cycles_per_message);
             let predicted = model.predict(dist);
             predictions.push(PredictionRow {
                 model: dist.name().to_string(),
-                algorithm: key.0.clone(),
-                backend: key.1.clone(),
-                accel: key.2.clone(),
+                algorithm: key.function.algorithm.clone(),
+                backend: key.function.backend.clone(),
+                accel: key.function.accel.clone(),
                 mean_bytes: dist.mean(),
                 gamma: dist.gamma(algorithm.block_rule),
                 predicted_cycles_per_packet: predicted,
@@ -214,7 +216,7 @@ fn analyse(
 }
 
 /// Run the sweep and the model runs for `--measure`, one pinned session per function.
-fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, CliError> {
+fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Document, CliError> {
     let functions = super::functions(&args.alg, args.backend.as_deref(), "hw")?;
     let duration = super::run::parse_duration("--duration", &args.duration)?;
     let online = crate::host::online_cpus();
@@ -254,7 +256,7 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, 
     }
     let doc = bench::Document {
         schema_version: bench::SCHEMA_VERSION,
-        tool: "macbench",
+        tool: bench::TOOL.to_string(),
         host: crate::host::Host::for_functions(&functions),
         clock,
         scenario: serde_json::json!({"command": "model --measure"}),
@@ -262,9 +264,8 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<ResultsDoc, 
         results,
         partial: false,
     };
-    // Read back through the one results reader, so a measured document is held to the same rules as a file.
-    let text = serde_json::to_string(&doc).map_err(|e| CliError::failure(e.to_string()))?;
-    read::parse("model --measure", &text).map_err(|e| CliError::failure(e.to_string()))
+    // The same type a results file reads into, so it is fitted exactly as a file would be.
+    Ok(doc)
 }
 
 fn opt(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
@@ -279,7 +280,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     let models = resolve_models(&args.models)?;
     let names = resolve_algorithms(&args.alg)?;
     let algorithms: Vec<&mac::Algorithm> = names.iter().filter_map(|n| mac::algorithm(n)).collect();
-    let docs: Vec<ResultsDoc> = super::report::load_all(&args.results)?
+    let docs: Vec<Document> = super::report::load_all(&args.results)?
         .into_iter()
         .map(|l| l.doc)
         .collect();

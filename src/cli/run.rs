@@ -189,7 +189,7 @@ fn new_document(
 ) -> Document {
     Document {
         schema_version: bench::SCHEMA_VERSION,
-        tool: "macbench",
+        tool: bench::TOOL.to_string(),
         host: Host::for_functions(&spec.functions),
         clock: clock.clone(),
         scenario: serde_json::json!({

@@ -59,7 +59,7 @@ pub fn effective_tick(requested: Duration, sessions: usize) -> Duration {
     requested.max(per_session.min(MAX_TICK))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pinning {
     /// Session i is pinned to core C[i mod |C|] (default).
@@ -68,7 +68,7 @@ pub enum Pinning {
     Float,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum DataMode {
     /// Each session cycles through distinct messages in a pool larger than L2.
@@ -77,7 +77,7 @@ pub enum DataMode {
     Same,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum KeyMode {
     PerSession,
@@ -85,7 +85,7 @@ pub enum KeyMode {
 }
 
 /// Where message sizes come from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum SizeSource {
     /// Every message has this many bytes.

@@ -154,7 +154,9 @@ impl Batch<'_> {
 }
 
 /// What to do with each tag (METHODOLOGY §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum VerifyMode {
     /// Sender side: compute the tag only.
@@ -233,6 +235,45 @@ pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[(
      needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)",
 )];
 
+/// The identity of a function as results files record it: `algorithm/backend/accel`. Names, not registry
+/// entries, so a file from another build (or naming a backend this one lacks) still reads; reports join
+/// results on this, never on a joined string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionId {
+    pub algorithm: String,
+    pub backend: String,
+    pub accel: String,
+}
+
+impl fmt::Display for FunctionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.algorithm, self.backend, self.accel)
+    }
+}
+
+impl std::str::FromStr for FunctionId {
+    type Err = String;
+
+    /// `algorithm/backend/accel`, each part non-empty.
+    fn from_str(text: &str) -> Result<FunctionId, String> {
+        let parts: Vec<&str> = text.split('/').collect();
+        match parts[..] {
+            [algorithm, backend, accel]
+                if !algorithm.is_empty() && !backend.is_empty() && !accel.is_empty() =>
+            {
+                Ok(FunctionId {
+                    algorithm: algorithm.to_string(),
+                    backend: backend.to_string(),
+                    accel: accel.to_string(),
+                })
+            }
+            _ => Err(format!(
+                "{text:?} is not a function id; expected algorithm/backend/accel, e.g. hmac-sha256/openssl/hw"
+            )),
+        }
+    }
+}
+
 /// A function: algorithm × backend × acceleration, ready to key.
 #[derive(Clone, Copy)]
 pub struct Function {
@@ -253,10 +294,16 @@ impl fmt::Debug for Function {
 impl Function {
     /// `algorithm/backend/accel`, the identity used in reports.
     pub fn id(&self) -> String {
-        format!(
-            "{}/{}/{}",
-            self.algorithm.name, self.backend.name, self.accel
-        )
+        self.function_id().to_string()
+    }
+
+    /// The typed identity a results entry records.
+    pub fn function_id(&self) -> FunctionId {
+        FunctionId {
+            algorithm: self.algorithm.name.to_string(),
+            backend: self.backend.name.to_string(),
+            accel: self.accel.to_string(),
+        }
     }
 
     /// Key setup: validate the key length, then let the backend precompute.

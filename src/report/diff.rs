@@ -8,7 +8,8 @@
 //! fall back to the [min, max] of the repeats, which with one repeat each are points, so every difference
 //! counts; the table says so.
 
-use super::read::{Interval, ResultRow, ResultsDoc};
+use crate::bench::{Document, ResultEntry};
+use crate::metrics::Spread;
 
 /// One metric's change between the runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,8 +63,8 @@ impl DiffRow {
 fn change(
     old: Option<f64>,
     new: Option<f64>,
-    a: Option<Interval>,
-    b: Option<Interval>,
+    a: Option<Spread>,
+    b: Option<Spread>,
 ) -> Option<Change> {
     let (old, new) = (old?, new?);
     if !(old > 0.0 && new.is_finite()) {
@@ -80,13 +81,13 @@ fn change(
     })
 }
 
-fn same_point(a: &ResultRow, b: &ResultRow) -> bool {
+fn same_point(a: &ResultEntry, b: &ResultEntry) -> bool {
     a.function() == b.function() && a.size == b.size
 }
 
 /// Pair results of two runs per function and size (and sessions, where a file holds several), in the
 /// old run's order, then the new-only ones. Runs at different session counts still pair, with a note.
-pub fn diff(old: &ResultsDoc, new: &ResultsDoc) -> Vec<DiffRow> {
+pub fn diff(old: &Document, new: &Document) -> Vec<DiffRow> {
     let mut used = vec![false; new.results.len()];
     let mut rows = Vec::new();
     for o in &old.results {
@@ -103,7 +104,7 @@ pub fn diff(old: &ResultsDoc, new: &ResultsDoc) -> Vec<DiffRow> {
                 (candidates.len() == 1 && old_twins == 1).then(|| candidates[0])
             });
         let mut row = DiffRow {
-            function: o.function(),
+            function: o.function().to_string(),
             size: o.size.to_string(),
             sessions: o.sessions,
             absolute: None,
@@ -167,7 +168,7 @@ pub fn diff(old: &ResultsDoc, new: &ResultsDoc) -> Vec<DiffRow> {
     for (i, n) in new.results.iter().enumerate() {
         if !used[i] {
             rows.push(DiffRow {
-                function: n.function(),
+                function: n.function().to_string(),
                 size: n.size.to_string(),
                 sessions: n.sessions,
                 absolute: None,

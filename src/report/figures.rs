@@ -18,7 +18,10 @@
 //! A figure without data is left out, and [`FigureSet::notes`] says why.
 
 use super::plots::{self, Figure, Kind, Reference, Series, Statistic, XScale};
-use super::read::{host_key, Loaded, ResultRow};
+use super::read::{host_key, Loaded};
+use crate::bench::ResultEntry;
+use crate::mac::FunctionId;
+use crate::metrics::{known, ThreadMetrics};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -45,7 +48,7 @@ pub struct FigureSet {
     pub figures: Vec<Figure>,
     pub notes: Vec<String>,
     /// The scenario of the per-thread figures: file label and result.
-    pub chosen: Option<(String, ResultRow)>,
+    pub chosen: Option<(String, ResultEntry)>,
 }
 
 const SIZE_AXIS: &str = "message size (bytes, log₂ scale)";
@@ -55,18 +58,18 @@ const SIZE_AXIS: &str = "message size (bytes, log₂ scale)";
 /// on a screen. Past that the per-thread figures become a distribution.
 pub const MAX_SESSIONS_FOR_BARS: usize = 32;
 
-fn usable(r: &ResultRow) -> bool {
+fn usable(r: &ResultEntry) -> bool {
     !r.failed
 }
 
 /// Series of one metric against message size: one per (file, function, sessions/cores). A function keeps
 /// its colour across files and configurations; line style and marker tell those apart.
-fn per_size_series(files: &[Loaded], metric: fn(&ResultRow) -> Option<f64>) -> Vec<Series> {
+fn per_size_series(files: &[Loaded], metric: fn(&ResultEntry) -> Option<f64>) -> Vec<Series> {
     let many_files = files.len() > 1;
     // Orders follow first appearance, so legends list functions as the run did.
-    let mut functions: Vec<String> = Vec::new();
+    let mut functions: Vec<FunctionId> = Vec::new();
     let mut groups: Vec<(usize, usize, String)> = Vec::new();
-    let mut keys: Vec<(String, usize)> = Vec::new();
+    let mut keys: Vec<(FunctionId, usize)> = Vec::new();
     let mut points: Vec<Vec<(f64, f64)>> = Vec::new();
     for (fi, file) in files.iter().enumerate() {
         for r in file.doc.results.iter().filter(|r| usable(r)) {
@@ -99,7 +102,7 @@ fn per_size_series(files: &[Loaded], metric: fn(&ResultRow) -> Option<f64>) -> V
         .map(|((function, gi), mut pts)| {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let (fi, sessions, cores) = &groups[gi];
-            let mut name = function.clone();
+            let mut name = function.to_string();
             if show_config {
                 let _ = write!(name, " n={sessions} C={cores}");
             }
@@ -121,7 +124,7 @@ fn size_figure(
     id: &str,
     title: &str,
     y_label: &str,
-    metric: fn(&ResultRow) -> Option<f64>,
+    metric: fn(&ResultEntry) -> Option<f64>,
 ) -> Figure {
     Figure {
         id: id.into(),
@@ -141,7 +144,7 @@ fn size_figure(
 fn choose_scenario(
     files: &[Loaded],
     wanted: Option<&str>,
-) -> Result<Option<(String, ResultRow)>, ReportError> {
+) -> Result<Option<(String, ResultEntry)>, ReportError> {
     let candidates = files.iter().flat_map(|f| {
         f.doc
             .results
@@ -184,9 +187,9 @@ fn choose_scenario(
         }
         None => {
             // Most sessions first, then the largest fixed size; the first such result on ties.
-            let mut best: Option<(String, &ResultRow)> = None;
+            let mut best: Option<(String, &ResultEntry)> = None;
             for (label, r) in candidates {
-                let rank = |r: &ResultRow| (r.sessions, r.size.bytes().unwrap_or(0));
+                let rank = |r: &ResultEntry| (r.sessions, r.size.bytes().unwrap_or(0));
                 if best.as_ref().is_none_or(|(_, b)| rank(r) > rank(b)) {
                     best = Some((label, r));
                 }
@@ -196,7 +199,7 @@ fn choose_scenario(
     }
 }
 
-fn thread_figures(label: &str, r: &ResultRow, many_files: bool) -> Vec<Figure> {
+fn thread_figures(label: &str, r: &ResultEntry, many_files: bool) -> Vec<Figure> {
     if r.threads.len() > MAX_SESSIONS_FOR_BARS {
         return vec![thread_distribution(label, r, many_files)];
     }
@@ -213,7 +216,7 @@ fn thread_figures(label: &str, r: &ResultRow, many_files: bool) -> Vec<Figure> {
         "{} sessions on cores {}, Jain's fairness {fairness}",
         r.sessions, r.cores
     );
-    let series = |name: &str, index: usize, f: fn(&super::read::ThreadRow) -> Option<f64>| {
+    let series = |name: &str, index: usize, f: fn(&ThreadMetrics) -> Option<f64>| {
         Series::new(
             name,
             r.threads
@@ -283,8 +286,8 @@ const QUANTILES: [(&str, f64); 5] = [
 /// Per-thread figure of many sessions: the empirical CDF of per-thread absolute and apparent cycles/byte.
 /// Apparent rather than wall-clock: wall-clock is exactly n × apparent, so it has the same shape, and
 /// apparent sits on the same scale as absolute, so both fit one axis.
-fn thread_distribution(label: &str, r: &ResultRow, many_files: bool) -> Figure {
-    type Metric = fn(&super::read::ThreadRow) -> Option<f64>;
+fn thread_distribution(label: &str, r: &ResultEntry, many_files: bool) -> Figure {
+    type Metric = fn(&ThreadMetrics) -> Option<f64>;
     let metrics: [(&str, Metric); 2] = [
         ("absolute (thread CPU time, f·c_i / b_i)", |t| {
             t.absolute_cycles_per_byte
@@ -406,9 +409,9 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
     // host → (function, size) → x → (throughput, parallelism)
     type Points = BTreeMap<usize, (f64, Option<f64>)>;
     let mut hosts: Vec<String> = Vec::new();
-    let mut by_sessions: BTreeMap<(usize, String, u64), Points> = BTreeMap::new();
-    let mut by_cores: BTreeMap<(usize, String, u64), Points> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
+    let mut by_sessions: BTreeMap<(usize, FunctionId, u64), Points> = BTreeMap::new();
+    let mut by_cores: BTreeMap<(usize, FunctionId, u64), Points> = BTreeMap::new();
+    let mut order: Vec<FunctionId> = Vec::new();
     for f in files {
         let host = host_key(&f.doc);
         let hi = match hosts.iter().position(|h| *h == host) {
@@ -419,7 +422,8 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
             }
         };
         for r in f.doc.results.iter().filter(|r| usable(r)) {
-            let (Some(size), Some(bps)) = (r.size.bytes(), r.metrics.bytes_per_second) else {
+            let (Some(size), Some(bps)) = (r.size.bytes(), known(r.metrics.bytes_per_second))
+            else {
                 continue;
             };
             if !order.contains(&r.function()) {
@@ -438,7 +442,7 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
                 .or_insert((bps, r.metrics.parallelism));
         }
     }
-    let varies = |m: &BTreeMap<(usize, String, u64), Points>| m.values().any(|p| p.len() > 1);
+    let varies = |m: &BTreeMap<(usize, FunctionId, u64), Points>| m.values().any(|p| p.len() > 1);
     let (axis, data) = if varies(&by_sessions) {
         ("sessions (concurrent threads)", by_sessions)
     } else if varies(&by_cores) {
@@ -447,7 +451,7 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
         return Err("Scaling figures omitted: every function and size was measured at one session count and one core count. Run `macbench run --sessions N` for several N (or several --cores) and pass all the files.".into());
     };
     // Per (host, function): the size with the most x values, the largest on ties.
-    let mut chosen: BTreeMap<(usize, String), (u64, &Points)> = BTreeMap::new();
+    let mut chosen: BTreeMap<(usize, FunctionId), (u64, &Points)> = BTreeMap::new();
     for ((hi, function, size), pts) in &data {
         if pts.len() < 2 {
             continue;
@@ -459,10 +463,10 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
             *entry = (*size, pts);
         }
     }
-    let mut keys: Vec<&(usize, String)> = chosen.keys().collect();
+    let mut keys: Vec<&(usize, FunctionId)> = chosen.keys().collect();
     keys.sort_by_key(|(hi, f)| (*hi, order.iter().position(|o| o == f)));
     let many_hosts = hosts.len() > 1;
-    let name = |hi: usize, function: &str, size: u64| {
+    let name = |hi: usize, function: &FunctionId, size: u64| {
         let mut n = format!("{function} @{size} B");
         if many_hosts {
             let _ = write!(n, " [{}]", hosts[hi]);

@@ -10,6 +10,7 @@
 
 use super::plots::{self, Figure, Kind, XScale};
 use super::read::Loaded;
+use crate::metrics::{known, Spread};
 use std::fmt::Write as _;
 
 pub use super::figures::{
@@ -48,7 +49,7 @@ fn cell(v: Option<f64>) -> String {
     }
 }
 
-fn spread_cell(v: Option<super::read::Interval>) -> String {
+fn spread_cell(v: Option<Spread>) -> String {
     match v {
         Some(i) => format!(
             "<td class=\"n\" data-min=\"{:?}\" data-max=\"{:?}\">{}…{}</td>",
@@ -250,7 +251,7 @@ fn results_section(files: &[Loaded]) -> String {
                 "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
                 if r.failed { " class=\"failed\"" } else { "" },
                 esc(&f.label),
-                esc(&r.function()),
+                esc(&r.function().to_string()),
                 esc(&r.size.to_string()),
                 r.sessions,
                 esc(&r.cores),
@@ -262,10 +263,10 @@ fn results_section(files: &[Loaded]) -> String {
                 spread_cell(r.spread.absolute_cycles_per_byte),
                 spread_cell(r.spread.apparent_cycles_per_byte),
                 cell(m.absolute_cycles_per_message),
-                cell(m.bytes_per_second),
+                cell(known(m.bytes_per_second)),
                 cell(m.parallelism),
                 cell(m.fairness),
-                cell(m.cpu_utilisation),
+                cell(known(m.cpu_utilisation)),
                 esc(&status)
             );
         }
@@ -301,7 +302,7 @@ See METHODOLOGY §4 for each check.</p><table class=\"data\" id=\"warnings-table
                     esc(&f.label),
                     esc(&r.scenario_key()),
                     w.session.map_or("all".into(), |n| n.to_string()),
-                    esc(&w.code),
+                    esc(w.code.as_str()),
                     if w.fatal { "yes" } else { "no" },
                     esc(&w.message)
                 );

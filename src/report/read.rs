@@ -1,12 +1,12 @@
-//! Reading results files back: a read-model of the JSON that `macbench run` writes.
+//! Reading results files back into the very types `macbench run` writes ([`bench::Document`]).
 //!
-//! `bench::Document` is built for writing (it borrows `'static` names from the registry), so reading gets
-//! its own owned types. They are deliberately lenient — every field a report does not strictly need has a
-//! default — so files from older builds of the same schema still load; but a file that is not ours, or that
-//! comes from a newer schema, is refused with a one-line reason rather than half-read.
+//! The schema is defined once, in `bench` and `metrics`, with serde both ways; those types are lenient
+//! (every field an older build may not have written has a default), so files from older builds of the
+//! same schema still load. This module only loads and checks: a bound on the size, then that the file is
+//! ours and not from a newer schema — refused with a one-line reason rather than half-read. `report`,
+//! `diff` and `model --results` all read through here.
 
-use serde::Deserialize;
-use std::fmt;
+use crate::bench::{self, Document};
 use std::path::{Path, PathBuf};
 
 /// Why a results file could not be read. Each message names the file and what was expected.
@@ -34,233 +34,12 @@ pub enum ReadError {
     Malformed { path: String, reason: String },
 }
 
-/// A message size: bytes, or the name of a size model.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum Size {
-    Bytes(u64),
-    Model(String),
-}
-
-impl fmt::Display for Size {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Size::Bytes(n) => write!(f, "{n}"),
-            Size::Model(m) => f.write_str(m),
-        }
-    }
-}
-
-impl Size {
-    pub fn bytes(&self) -> Option<u64> {
-        match self {
-            Size::Bytes(n) => Some(*n),
-            Size::Model(_) => None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct HostFacts {
-    pub cpu_model: String,
-    pub cpu_features: Vec<String>,
-    pub online_cpus: Vec<usize>,
-    pub kernel: String,
-    pub governor: Option<String>,
-    pub library_versions: Vec<(String, String)>,
-    pub macbench_version: String,
-    pub git_commit: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ClockFacts {
-    pub reference_hz: f64,
-    pub reference_source: String,
-    pub core_hz_estimated: Option<f64>,
-    pub core_to_reference_ratio: Option<f64>,
-    pub hardware_cycles: String,
-    pub timer_resolution_ns: u64,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct HarnessFacts {
-    pub size: u32,
-    pub absolute_cycles_per_message: Option<f64>,
-    pub apparent_cycles_per_message: Option<f64>,
-}
-
-/// Aggregate metrics (medians over repeats), as in METHODOLOGY §3.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct MetricsRow {
-    pub absolute_cycles_per_byte: Option<f64>,
-    pub apparent_cycles_per_byte: Option<f64>,
-    pub absolute_cycles_per_message: Option<f64>,
-    pub apparent_cycles_per_message: Option<f64>,
-    pub bytes_per_second: Option<f64>,
-    pub messages_per_second: Option<f64>,
-    pub parallelism: Option<f64>,
-    pub fairness: Option<f64>,
-    pub min_thread_apparent_cycles_per_byte: Option<f64>,
-    pub max_thread_apparent_cycles_per_byte: Option<f64>,
-    pub cpu_utilisation: Option<f64>,
-    pub core_cycles_per_byte: Option<f64>,
-    pub core_cycles_per_byte_estimated: Option<f64>,
-    pub key_setup_cycles: Option<f64>,
-    pub window_seconds: Option<f64>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-pub struct Interval {
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Interval {
-    /// Whether two [min, max] intervals share any point.
-    pub fn overlaps(&self, other: &Interval) -> bool {
-        self.min <= other.max && other.min <= self.max
-    }
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct SpreadRow {
-    pub absolute_cycles_per_byte: Option<Interval>,
-    pub apparent_cycles_per_byte: Option<Interval>,
-    pub bytes_per_second: Option<Interval>,
-}
-
-/// 95 % confidence intervals of the headline metrics (absent in files written before they existed).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct Ci95Row {
-    pub absolute_cycles_per_byte: Option<crate::stats::Interval>,
-    pub apparent_cycles_per_byte: Option<crate::stats::Interval>,
-}
-
-impl Ci95Row {
-    /// As a [min, max] interval, for the same overlap test as a spread.
-    pub fn absolute(&self) -> Option<Interval> {
-        self.absolute_cycles_per_byte.map(|i| Interval {
-            min: i.low,
-            max: i.high,
-        })
-    }
-
-    pub fn apparent(&self) -> Option<Interval> {
-        self.apparent_cycles_per_byte.map(|i| Interval {
-            min: i.low,
-            max: i.high,
-        })
-    }
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ThreadRow {
-    pub session: usize,
-    pub messages: u64,
-    pub bytes: u64,
-    pub cpu_seconds: f64,
-    pub absolute_cycles_per_byte: Option<f64>,
-    pub apparent_cycles_per_byte: Option<f64>,
-    pub wall_clock_cycles_per_byte: Option<f64>,
-    pub cpu_at_start: Option<usize>,
-    pub cpu_at_end: Option<usize>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct WarningRow {
-    pub code: String,
-    pub message: String,
-    pub session: Option<usize>,
-    pub fatal: bool,
-}
-
-/// One scenario's result.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ResultRow {
-    pub algorithm: String,
-    pub backend: String,
-    pub accel: String,
-    pub size: Size,
-    #[serde(default)]
-    pub mean_message_bytes: Option<f64>,
-    pub sessions: usize,
-    #[serde(default)]
-    pub cores: String,
-    #[serde(default)]
-    pub repeats: usize,
-    #[serde(default)]
-    pub metrics: MetricsRow,
-    #[serde(default)]
-    pub spread: SpreadRow,
-    #[serde(default)]
-    pub ci95: Ci95Row,
-    #[serde(default)]
-    pub threads: Vec<ThreadRow>,
-    #[serde(default)]
-    pub warnings: Vec<WarningRow>,
-    #[serde(default)]
-    pub adjustments: Vec<String>,
-    #[serde(default)]
-    pub failed: bool,
-}
-
-impl ResultRow {
-    /// `algorithm/backend/accel`.
-    pub fn function(&self) -> String {
-        format!("{}/{}/{}", self.algorithm, self.backend, self.accel)
-    }
-
-    /// `algorithm/backend/accel@size`: what `macbench report --scenario` takes.
-    pub fn scenario_key(&self) -> String {
-        format!("{}@{}", self.function(), self.size)
-    }
-
-    /// Number of cores in the core set (`cores` is a CPU list such as `0-3,8`).
-    pub fn core_count(&self) -> usize {
-        crate::host::parse_cpu_list(&self.cores)
-            .map(|c| c.len())
-            .unwrap_or(0)
-    }
-
-    /// Metrics that may be used: `None` for a failed result.
-    pub fn usable(&self) -> Option<&MetricsRow> {
-        (!self.failed).then_some(&self.metrics)
-    }
-}
-
-/// The results file.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ResultsDoc {
-    pub schema_version: u64,
-    pub tool: String,
-    #[serde(default)]
-    pub host: HostFacts,
-    #[serde(default)]
-    pub clock: ClockFacts,
-    #[serde(default)]
-    pub scenario: serde_json::Value,
-    #[serde(default)]
-    pub harness: Option<HarnessFacts>,
-    #[serde(default)]
-    pub results: Vec<ResultRow>,
-    #[serde(default)]
-    pub partial: bool,
-}
-
 /// A results file as loaded, with a short label for legends (the file stem).
 #[derive(Debug, Clone)]
 pub struct Loaded {
     pub path: PathBuf,
     pub label: String,
-    pub doc: ResultsDoc,
+    pub doc: Document,
 }
 
 /// The largest results file read: a sweep of thousands of scenarios is a few MiB; the bound keeps
@@ -306,7 +85,7 @@ pub fn read(path: &Path) -> Result<Loaded, ReadError> {
 }
 
 /// Check and parse the text of a results file; `path` only names it in errors.
-pub fn parse(path: &str, text: &str) -> Result<ResultsDoc, ReadError> {
+pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
     let path = path.to_string();
     if text.trim().is_empty() {
         return Err(ReadError::Empty { path });
@@ -322,7 +101,7 @@ pub fn parse(path: &str, text: &str) -> Result<ResultsDoc, ReadError> {
         });
     };
     match object.get("tool") {
-        Some(serde_json::Value::String(t)) if t == "macbench" => {}
+        Some(serde_json::Value::String(t)) if t == bench::TOOL => {}
         Some(other) => {
             return Err(ReadError::NotOurs {
                 path,
@@ -343,11 +122,11 @@ pub fn parse(path: &str, text: &str) -> Result<ResultsDoc, ReadError> {
             path: path.clone(),
             reason: "no numeric \"schema_version\"".to_string(),
         })?;
-    if version > u64::from(crate::bench::SCHEMA_VERSION) {
+    if version > u64::from(bench::SCHEMA_VERSION) {
         return Err(ReadError::Newer {
             path,
             found: version,
-            supported: crate::bench::SCHEMA_VERSION,
+            supported: bench::SCHEMA_VERSION,
         });
     }
     serde_json::from_value(value).map_err(|e| ReadError::Malformed {
@@ -356,15 +135,8 @@ pub fn parse(path: &str, text: &str) -> Result<ResultsDoc, ReadError> {
     })
 }
 
-/// Host identity used to decide whether two files come from the same machine.
-pub fn host_key(doc: &ResultsDoc) -> String {
-    format!(
-        "{} ({} CPUs, {})",
-        doc.host.cpu_model,
-        doc.host.online_cpus.len(),
-        doc.host.kernel
-    )
-}
+// Kept at its old path for the exporters.
+pub use crate::bench::host_key;
 
 #[cfg(test)]
 mod tests {
@@ -394,5 +166,33 @@ mod tests {
         .unwrap();
         assert_eq!(doc.results[0].scenario_key(), "a/b/hw@64");
         assert_eq!(doc.results[0].core_count(), 4);
+        // What an older file lacks is missing, not zero.
+        assert_eq!(
+            crate::metrics::known(doc.results[0].metrics.bytes_per_second),
+            None
+        );
+        assert!(doc.results[0].ci95.absolute().is_none());
+    }
+
+    #[test]
+    fn lenient_where_a_file_we_could_have_written_says_less_or_more() {
+        // `null` is how serde_json writes a non-finite number; a warning code from a newer build.
+        let doc = parse(
+            "x",
+            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"a","backend":"b","accel":"hw","size":"imix","sessions":1,
+            "metrics":{"bytes_per_second":null,"messages":7},"threads":[{"session":3}],
+            "warnings":[{"code":"from-the-future","message":"m"},{"code":"noisy"}]}]}"#,
+        )
+        .unwrap();
+        let r = &doc.results[0];
+        assert!(r.metrics.bytes_per_second.is_nan());
+        assert_eq!(r.metrics.messages, 7);
+        assert_eq!(r.threads[0].session, 3);
+        assert_eq!(r.size.bytes(), None);
+        let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert_eq!(codes, ["unknown", "noisy"]);
+        assert_eq!(r.function().to_string(), "a/b/hw");
+        assert_eq!("a/b/hw".parse::<crate::mac::FunctionId>(), Ok(r.function()));
+        assert!("a/b".parse::<crate::mac::FunctionId>().is_err());
     }
 }

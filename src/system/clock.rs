@@ -6,7 +6,7 @@
 //! core clock with a chain of dependent single-cycle additions, and read hardware cycle counters through
 //! `perf_event_open` where the kernel and hypervisor allow, reporting which of these worked.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// `clock_gettime` in nanoseconds (also for another thread's CPU clock id from `pthread_getcpuclockid`;
@@ -79,8 +79,10 @@ fn rdtsc() -> Option<u64> {
     None
 }
 
-/// How the reference rate and the core clock were obtained; serialised into every result.
-#[derive(Debug, Clone, Serialize)]
+/// How the reference rate and the core clock were obtained; serialised into every result and read back
+/// (fields an older file lacks take their default).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ClockInfo {
     /// `f`: reference cycles per second used for every cycles figure.
     pub reference_hz: f64,
