@@ -9,17 +9,19 @@ use super::functions as resolve_functions;
 use super::CliError;
 use crate::host::{self, Host};
 use crate::mac::{Availability, Function};
-use crate::net::bench::{self, Mode, NetConfig, Path, SizeSpec};
+use crate::net::bench::{self, Mode, NetConfig, Path};
 use crate::net::control::{self, RemotePath, ServeOptions};
 use crate::net::limits;
 use crate::net::netns::NetnsPair;
 use crate::net::report::{self, NetConfigReport, NetDocument, NetResult};
 use crate::net::search::SearchConfig;
 use crate::net::trial::LocalPath;
-use crate::net::wire::{DEFAULT_TAG_LEN, HEADER_LEN, MAX_PACKET_LEN};
-use crate::net::{NetError, DEFAULT_SIZES};
+use crate::net::wire::{DEFAULT_TAG_LEN, HEADER_LEN};
+use crate::net::NetError;
+use crate::spec::net::{
+    parse_addr, parse_loss, parse_rate, parse_rcvbuf, parse_resolution, parse_sizes,
+};
 use crate::spec::parse_duration;
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -142,138 +144,6 @@ pub struct NetOptions {
     /// Seed for keys, payloads and size sequences.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-}
-
-/// Parse `--loss`: `0`, `0.001%`, `1e-5`. Returns a ratio in `0..1`.
-pub fn parse_loss(text: &str) -> Result<f64, CliError> {
-    let t = text.trim();
-    let (number, scale) = match t.strip_suffix('%') {
-        Some(n) => (n.trim(), 0.01),
-        None => (t, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1.0 => Ok(v * scale),
-        _ => Err(CliError::usage(format!(
-            "--loss: {text:?} is not an acceptable loss; give 0, a percentage below 100 (0.001%) or a fraction below 1 (1e-5)"
-        ))),
-    }
-}
-
-/// Parse `--resolution`: `1%` or `0.01`, in `(0, 50 %]`.
-pub fn parse_resolution(text: &str) -> Result<f64, CliError> {
-    let t = text.trim();
-    let (number, scale) = match t.strip_suffix('%') {
-        Some(n) => (n.trim(), 0.01),
-        None => (t, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v * scale > 0.0 && v * scale <= 0.5 => Ok(v * scale),
-        _ => Err(CliError::usage(format!(
-            "--resolution: {text:?} is not a resolution; give a percentage of the maximum rate above 0 and at most 50% (1%, 0.5%)"
-        ))),
-    }
-}
-
-fn parse_rate(text: &str) -> Result<f64, CliError> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if (1.0..=1e9).contains(&v) => Ok(v),
-        _ => Err(CliError::usage(format!(
-            "--rate: {text:?} is not a packet rate; give packets per second from 1 to 1e9, e.g. 2000"
-        ))),
-    }
-}
-
-/// Resolve `ADDR:PORT` for `flag`.
-pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, CliError> {
-    let bad = |why: String| {
-        CliError::usage(format!(
-            "{flag}: {text:?} is not an address: {why}; give HOST:PORT, e.g. 192.0.2.7:7300 or [::1]:7300"
-        ))
-    };
-    text.to_socket_addrs()
-        .map_err(|e| bad(e.to_string()))?
-        .next()
-        .ok_or_else(|| bad("it resolves to nothing".to_string()))
-}
-
-/// Parse `--sizes` into size specs; `min_len` is the smallest valid packet (header + tag).
-pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec>, CliError> {
-    let mut out: Vec<SizeSpec> = Vec::new();
-    for token in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        if token.bytes().all(|c| c.is_ascii_digit()) {
-            let n: usize = token.parse().map_err(|_| {
-                CliError::usage(format!(
-                    "--sizes: {token:?} is too large; at most {MAX_PACKET_LEN} bytes"
-                ))
-            })?;
-            limits::check_packet_size("--sizes", n, min_len).map_err(|e| {
-                CliError::usage(format!(
-                    "{e}; a packet is a {HEADER_LEN}-byte header + payload + tag"
-                ))
-            })?;
-            if !out.iter().any(|s| s.label == token) {
-                out.push(SizeSpec {
-                    label: n.to_string(),
-                    sequence: Arc::new(vec![n as u32]),
-                    mean_bytes: n as f64,
-                });
-            }
-        } else if token.starts_with('-') {
-            return Err(CliError::usage(format!(
-                "--sizes: {token:?} is negative; sizes are byte counts"
-            )));
-        } else {
-            let model = crate::traffic::resolve_model(token)
-                .map_err(|e| CliError::usage(format!("--sizes: {e}")))?;
-            // Model sizes are taken as datagram sizes; the few below header + tag are raised to it.
-            let sequence: Vec<u32> = model
-                .sample_sequence(seed, 65_536)
-                .into_iter()
-                .map(|s| s.clamp(min_len as u32, MAX_PACKET_LEN as u32))
-                .collect();
-            let mean =
-                sequence.iter().map(|&s| f64::from(s)).sum::<f64>() / sequence.len().max(1) as f64;
-            out.push(SizeSpec {
-                label: model.name().to_string(),
-                sequence: Arc::new(sequence),
-                mean_bytes: mean,
-            });
-        }
-    }
-    if out.is_empty() {
-        return Err(CliError::usage(format!(
-            "--sizes names no size; give e.g. {}",
-            DEFAULT_SIZES
-                .iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        )));
-    }
-    Ok(out)
-}
-
-/// Parse `--rcvbuf`: bytes with an optional k/M suffix (binary), or `default`.
-pub fn parse_rcvbuf(text: &str) -> Result<Option<usize>, CliError> {
-    let t = text.trim();
-    if t == "default" {
-        return Ok(None);
-    }
-    let (number, scale) = if let Some(n) = t.strip_suffix(['k', 'K']) {
-        (n, 1usize << 10)
-    } else if let Some(n) = t.strip_suffix('M') {
-        (n, 1 << 20)
-    } else {
-        (t, 1)
-    };
-    match number.parse::<usize>() {
-        Ok(v) => limits::check_rcvbuf("--rcvbuf", v.saturating_mul(scale))
-            .map(Some)
-            .map_err(|e| CliError::usage(format!("{e}, e.g. 4M, 256k, 212992, or default"))),
-        _ => Err(CliError::usage(format!(
-            "--rcvbuf: {text:?} is not a buffer size; give bytes up to 1G, e.g. 4M, 256k, 212992, or default"
-        ))),
-    }
 }
 
 fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), CliError> {

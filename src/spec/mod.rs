@@ -5,6 +5,7 @@
 //! means the same thing everywhere and a mistake gets the same answer wherever it is typed. Nothing
 //! here runs anything or prints: the CLI turns a [`SpecError`] into one line and exit code 2.
 
+pub mod net;
 pub mod values;
 
 use crate::engine::{self, SizeSource};

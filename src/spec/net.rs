@@ -1,0 +1,143 @@
+//! The vocabulary of `macbench net`: loss, resolution, rates, addresses, packet sizes and receive
+//! buffers, parsed with messages that name the flag (the bounds themselves live in `net::limits`, shared
+//! with what `net receive` accepts from a remote sender).
+
+use super::SpecError;
+use crate::net::bench::SizeSpec;
+use crate::net::limits;
+use crate::net::wire::{HEADER_LEN, MAX_PACKET_LEN};
+use crate::net::DEFAULT_SIZES;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
+
+/// Parse `--loss`: `0`, `0.001%`, `1e-5`. Returns a ratio in `0..1`.
+pub fn parse_loss(text: &str) -> Result<f64, SpecError> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), 0.01),
+        None => (t, 1.0),
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1.0 => Ok(v * scale),
+        _ => Err(SpecError::new(format!(
+            "--loss: {text:?} is not an acceptable loss; give 0, a percentage below 100 (0.001%) or a fraction below 1 (1e-5)"
+        ))),
+    }
+}
+
+/// Parse `--resolution`: `1%` or `0.01`, in `(0, 50 %]`.
+pub fn parse_resolution(text: &str) -> Result<f64, SpecError> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), 0.01),
+        None => (t, 1.0),
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v * scale > 0.0 && v * scale <= 0.5 => Ok(v * scale),
+        _ => Err(SpecError::new(format!(
+            "--resolution: {text:?} is not a resolution; give a percentage of the maximum rate above 0 and at most 50% (1%, 0.5%)"
+        ))),
+    }
+}
+
+pub fn parse_rate(text: &str) -> Result<f64, SpecError> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if (1.0..=1e9).contains(&v) => Ok(v),
+        _ => Err(SpecError::new(format!(
+            "--rate: {text:?} is not a packet rate; give packets per second from 1 to 1e9, e.g. 2000"
+        ))),
+    }
+}
+
+/// Resolve `ADDR:PORT` for `flag`.
+pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, SpecError> {
+    let bad = |why: String| {
+        SpecError::new(format!(
+            "{flag}: {text:?} is not an address: {why}; give HOST:PORT, e.g. 192.0.2.7:7300 or [::1]:7300"
+        ))
+    };
+    text.to_socket_addrs()
+        .map_err(|e| bad(e.to_string()))?
+        .next()
+        .ok_or_else(|| bad("it resolves to nothing".to_string()))
+}
+
+/// Parse `--sizes` into size specs; `min_len` is the smallest valid packet (header + tag).
+pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec>, SpecError> {
+    let mut out: Vec<SizeSpec> = Vec::new();
+    for token in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        if token.bytes().all(|c| c.is_ascii_digit()) {
+            let n: usize = token.parse().map_err(|_| {
+                SpecError::new(format!(
+                    "--sizes: {token:?} is too large; at most {MAX_PACKET_LEN} bytes"
+                ))
+            })?;
+            limits::check_packet_size("--sizes", n, min_len).map_err(|e| {
+                SpecError::new(format!(
+                    "{e}; a packet is a {HEADER_LEN}-byte header + payload + tag"
+                ))
+            })?;
+            if !out.iter().any(|s| s.label == token) {
+                out.push(SizeSpec {
+                    label: n.to_string(),
+                    sequence: Arc::new(vec![n as u32]),
+                    mean_bytes: n as f64,
+                });
+            }
+        } else if token.starts_with('-') {
+            return Err(SpecError::new(format!(
+                "--sizes: {token:?} is negative; sizes are byte counts"
+            )));
+        } else {
+            let model = crate::traffic::resolve_model(token)
+                .map_err(|e| SpecError::new(format!("--sizes: {e}")))?;
+            // Model sizes are taken as datagram sizes; the few below header + tag are raised to it.
+            let sequence: Vec<u32> = model
+                .sample_sequence(seed, 65_536)
+                .into_iter()
+                .map(|s| s.clamp(min_len as u32, MAX_PACKET_LEN as u32))
+                .collect();
+            let mean =
+                sequence.iter().map(|&s| f64::from(s)).sum::<f64>() / sequence.len().max(1) as f64;
+            out.push(SizeSpec {
+                label: model.name().to_string(),
+                sequence: Arc::new(sequence),
+                mean_bytes: mean,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(SpecError::new(format!(
+            "--sizes names no size; give e.g. {}",
+            DEFAULT_SIZES
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )));
+    }
+    Ok(out)
+}
+
+/// Parse `--rcvbuf`: bytes with an optional k/M suffix (binary), or `default`.
+pub fn parse_rcvbuf(text: &str) -> Result<Option<usize>, SpecError> {
+    let t = text.trim();
+    if t == "default" {
+        return Ok(None);
+    }
+    let (number, scale) = if let Some(n) = t.strip_suffix(['k', 'K']) {
+        (n, 1usize << 10)
+    } else if let Some(n) = t.strip_suffix('M') {
+        (n, 1 << 20)
+    } else {
+        (t, 1)
+    };
+    match number.parse::<usize>() {
+        Ok(v) => limits::check_rcvbuf("--rcvbuf", v.saturating_mul(scale))
+            .map(Some)
+            .map_err(|e| SpecError::new(format!("{e}, e.g. 4M, 256k, 212992, or default"))),
+        _ => Err(SpecError::new(format!(
+            "--rcvbuf: {text:?} is not a buffer size; give bytes up to 1G, e.g. 4M, 256k, 212992, or default"
+        ))),
+    }
+}
