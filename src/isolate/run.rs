@@ -2,8 +2,8 @@
 //!
 //! The parent sends the scenario as JSON on the child's stdin and reads the [`RawRun`] back from its
 //! stdout; a cancel in the parent becomes SIGINT in the child, which ends the run as interrupted. The
-//! engine's types are `Serialize` only (their JSON is the results format), so the scenario travels as
-//! `ScenarioWire`, converted both ways here.
+//! scenario travels as `ScenarioWire`: the engine's `Scenario` holds a `Function` (a registry entry,
+//! sent as its id) and its results JSON leaves out a size model's drawn sequence, which the child needs.
 
 use super::command;
 use crate::engine::{self, DataMode, EngineError, KeyMode, Pinning, RawRun, Scenario, SizeSource};
@@ -21,13 +21,13 @@ struct ScenarioWire {
     size: SizeWire,
     sessions: usize,
     cores: Vec<usize>,
-    pinning: String,
+    pinning: Pinning,
     duration_ns: u64,
     window_start_ns: u64,
     window_end_ns: u64,
-    data: String,
-    keys: String,
-    verify: String,
+    data: DataMode,
+    keys: KeyMode,
+    verify: VerifyMode,
     rekey_every: Option<u64>,
     seed: u64,
     #[serde(default)]
@@ -45,21 +45,6 @@ enum SizeWire {
         mean_bytes: f64,
         sequence: Vec<u32>,
     },
-}
-
-/// A unit enum value's serialised name ("round-robin"), the same text the results JSON uses.
-fn name_of<T: Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-fn parse_name<T: Serialize + Copy>(what: &str, text: &str, all: &[T]) -> Result<T, String> {
-    all.iter()
-        .copied()
-        .find(|v| name_of(v) == text)
-        .ok_or_else(|| format!("unknown {what} {text:?}"))
 }
 
 impl ScenarioWire {
@@ -80,13 +65,13 @@ impl ScenarioWire {
             },
             sessions: s.sessions,
             cores: s.cores.clone(),
-            pinning: name_of(&s.pinning),
+            pinning: s.pinning,
             duration_ns: s.duration.as_nanos() as u64,
             window_start_ns: s.window_start.as_nanos() as u64,
             window_end_ns: s.window_end.as_nanos() as u64,
-            data: name_of(&s.data),
-            keys: name_of(&s.keys),
-            verify: name_of(&s.verify),
+            data: s.data,
+            keys: s.keys,
+            verify: s.verify,
             rekey_every: s.rekey_every,
             seed: s.seed,
             tick_ns: s.tick.as_nanos() as u64,
@@ -114,25 +99,13 @@ impl ScenarioWire {
             },
             sessions: self.sessions,
             cores: self.cores,
-            pinning: parse_name(
-                "pinning",
-                &self.pinning,
-                &[Pinning::RoundRobin, Pinning::Float],
-            )?,
+            pinning: self.pinning,
             duration: Duration::from_nanos(self.duration_ns),
             window_start: Duration::from_nanos(self.window_start_ns),
             window_end: Duration::from_nanos(self.window_end_ns),
-            data: parse_name("data mode", &self.data, &[DataMode::Unique, DataMode::Same])?,
-            keys: parse_name(
-                "key mode",
-                &self.keys,
-                &[KeyMode::PerSession, KeyMode::Shared],
-            )?,
-            verify: parse_name(
-                "verify mode",
-                &self.verify,
-                &[VerifyMode::None, VerifyMode::Inline, VerifyMode::After],
-            )?,
+            data: self.data,
+            keys: self.keys,
+            verify: self.verify,
             rekey_every: self.rekey_every,
             seed: self.seed,
             tick: if self.tick_ns == 0 {
@@ -286,17 +259,36 @@ mod tests {
     }
 
     #[test]
-    fn enum_names_round_trip() {
-        for p in [Pinning::RoundRobin, Pinning::Float] {
-            assert_eq!(
-                parse_name(
-                    "pinning",
-                    &name_of(&p),
-                    &[Pinning::RoundRobin, Pinning::Float]
-                ),
-                Ok(p)
-            );
-        }
-        assert!(parse_name("pinning", "nope", &[Pinning::Float]).is_err());
+    fn a_scenario_crosses_to_the_child_unchanged() {
+        let function = mac::functions()
+            .into_iter()
+            .find(|f| f.algorithm.name == "null")
+            .unwrap();
+        let scenario = Scenario {
+            function,
+            size: SizeSource::Model {
+                name: "imix".into(),
+                mean_bytes: 340.3,
+                sequence: Arc::new(vec![40, 576, 1500]),
+            },
+            sessions: 3,
+            cores: vec![0, 1],
+            pinning: Pinning::Float,
+            duration: Duration::from_nanos(123_456_789),
+            window_start: Duration::from_nanos(23_456_789),
+            window_end: Duration::from_nanos(103_456_789),
+            data: DataMode::Same,
+            keys: KeyMode::Shared,
+            verify: VerifyMode::After,
+            rekey_every: Some(7),
+            seed: 9,
+            tick: Duration::from_millis(3),
+        };
+        let text = serde_json::to_string(&ScenarioWire::from_scenario(&scenario)).unwrap();
+        let back = serde_json::from_str::<ScenarioWire>(&text)
+            .unwrap()
+            .into_scenario()
+            .unwrap();
+        assert_eq!(format!("{back:?}"), format!("{scenario:?}"));
     }
 }
