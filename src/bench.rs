@@ -1,5 +1,5 @@
 //! A sweep: scenarios run one after another, each repeated `r` times, reduced to medians, checked and —
-//! with `--auto` — adjusted and re-run (seed 000's Fig. 3 workflow). Produces the results document that
+//! with `--auto` — adjusted and re-run (Rashwan et al.'s Fig. 3 workflow). Produces the results document that
 //! every exporter writes.
 
 use crate::engine::{

@@ -7,7 +7,7 @@
 //! `system` (CPU lists, affinity, clocks) sits below them all; `isolate` runs software-only (`sw`)
 //! functions in a child process, above the registry and the engine, which never call up into it.
 //! `tests/architecture.rs` checks that modules import in one direction only.
-//! See `../shared/METHODOLOGY.md` for what is measured and why.
+//! See `docs/methodology.md` for what is measured and why.
 
 pub mod bench;
 pub mod cli;

@@ -1,4 +1,4 @@
-//! Metrics: pure arithmetic from raw counters to the METHODOLOGY §3 table, and the §4 validity checks.
+//! Metrics: pure arithmetic from raw counters to the docs/methodology.md §3 table, and the §4 validity checks.
 //!
 //! Nothing here reads a clock or starts a thread, so every formula is tested on synthetic counters and any
 //! result can be recomputed from the raw counters stored in the JSON. `f` (reference cycles per second) is
@@ -65,7 +65,7 @@ impl Metrics {
     }
 }
 
-/// Per-thread metrics (the data of seed 000's Figs. 8–11).
+/// Per-thread metrics (the data of Rashwan et al.'s Figs. 8–11).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct ThreadMetrics {

@@ -1,5 +1,5 @@
-//! `macbench compare`: validation against the reference benchmark of another library (METHODOLOGY §7,
-//! seed 000 §III.D).
+//! `macbench compare`: validation against the reference benchmark of another library (docs/methodology.md §7,
+//! Rashwan et al. §III.D).
 //!
 //! We run the peer's own tool on the same algorithm and sizes, parse its machine-readable output, convert
 //! its bytes/second to cycles/byte with *our* reference rate `f`, and set it beside our own single-session

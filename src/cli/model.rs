@@ -1,4 +1,4 @@
-//! `macbench model`: packet-size models and per-packet cost (METHODOLOGY §6, seeds 001 and 002).
+//! `macbench model`: packet-size models and per-packet cost (docs/methodology.md §6, seeds 001 and 002).
 //!
 //! Three layers, each usable alone: the analytic table (mean size, Γ, compressions or block encryptions
 //! per packet); the cost fit `a + b·Nblk` from a measured size sweep (a results JSON, or `--measure` to run
@@ -53,7 +53,7 @@ pub struct ModelArgs {
     /// Write the prediction rows as CSV.
     #[arg(long)]
     pub csv: Option<PathBuf>,
-    /// Reproduce seed 001's analysis (Γ as printed and as correct, its errata, Tables 1 and 2).
+    /// Reproduce Deepakumara et al.'s analysis (Γ as printed and as correct, its errata, Tables 1 and 2).
     #[arg(long)]
     pub paper: bool,
 }
@@ -74,7 +74,7 @@ pub struct FitRow {
     pub max_relative_error: f64,
     pub r_squared: f64,
     pub reject_size: u32,
-    /// Forged packets per second one core can reject at `reject_size` (seed 002's DoS question).
+    /// Forged packets per second one core can reject at `reject_size` (Kivinen's denial-of-service question).
     pub rejection_packets_per_second: f64,
 }
 

@@ -1,4 +1,4 @@
-//! `macbench net`: protocol-level zero-loss throughput (METHODOLOGY §8). Parses and validates every flag
+//! `macbench net`: protocol-level zero-loss throughput (docs/methodology.md §8). Parses and validates every flag
 //! before any socket is opened or file written, then hands over to `crate::net`.
 //!
 //! - `macbench net [OPTIONS]`: both ends in this process, over loopback or `--netns`;

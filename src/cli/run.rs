@@ -19,7 +19,7 @@ pub const DEFAULT_MAX_REPEAT: usize = 4;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Algorithms, comma-separated, or the presets `paper` (seed-000 set) and `all`.
+    /// Algorithms, comma-separated, or the presets `paper` (the nine functions of Rashwan et al.'s paper) and `all`.
     #[arg(long, default_value = "paper")]
     pub alg: String,
     /// Backends, comma-separated, or `all`; default: the first available backend of each algorithm.
@@ -77,7 +77,7 @@ pub struct RunArgs {
     /// Re-key every N messages (key setup then counts in the per-byte metrics).
     #[arg(long)]
     pub rekey: Option<u64>,
-    /// Check validity and adjust and re-run until valid or a bound is hit (seed 000, Fig. 3).
+    /// Check validity and adjust and re-run until valid or a bound is hit (Rashwan et al., Fig. 3).
     #[arg(long)]
     pub auto: bool,
     /// Write results JSON here (default for the default run: macbench-results.json).

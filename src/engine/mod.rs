@@ -1,5 +1,5 @@
 //! The workload engine: `n` sessions as real OS threads on a core set, a coordinator that owns the clock,
-//! and raw counters (METHODOLOGY §2, docs/methodology.md).
+//! and raw counters (docs/methodology.md §2, docs/methodology.md).
 //!
 //! The engine knows nothing of any particular MAC: it gets a [`Function`] and hands each session's
 //! keyed object batches of messages from its [`hot_loop::SessionLoop`] until the phase word says stop. It returns raw counters only;
@@ -32,7 +32,7 @@ use std::time::Duration;
 
 /// Largest message the engine accepts (the schedule stores u32 offsets into one shared pool).
 pub const MAX_MESSAGE_LEN: u32 = 64 << 20;
-/// Unique-data pool: larger than L2 on every machine we expect (seed 003 used 50K distinct chunks).
+/// Unique-data pool: larger than L2 on every machine we expect (Waters used 50K distinct chunks).
 pub const MIN_POOL_BYTES: usize = 16 << 20;
 /// Cap on schedule slots; with per-session starting offsets this spans the pool for small messages.
 const MAX_SCHEDULE: usize = 65_536;
@@ -115,7 +115,7 @@ impl SizeSource {
     }
 }
 
-/// One scenario (METHODOLOGY §1).
+/// One scenario (docs/methodology.md §1).
 #[derive(Debug, Clone, Serialize)]
 pub struct Scenario {
     #[serde(skip)]

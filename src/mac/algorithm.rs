@@ -2,12 +2,12 @@
 //!
 //! A descriptor carries the facts other parts of macbench need without instantiating anything:
 //! key and tag sizes for the CLI and the engine, the block-count rule for the per-packet cost model
-//! (METHODOLOGY §6), whether a nonce is taken, and which reference vectors pin it. Backends refer to
+//! (docs/methodology.md §6), whether a nonce is taken, and which reference vectors pin it. Backends refer to
 //! descriptors by name; the registry joins them.
 
 /// How many blocks (compression-function calls or block-cipher calls) one message of `i` bytes costs.
 ///
-/// This is the `Nblk(i)` of METHODOLOGY §6, generalised to the constructions macbench knows.
+/// This is the `Nblk(i)` of docs/methodology.md §6, generalised to the constructions macbench knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockRule {
     /// Merkle–Damgård-style padding: one `0x80`-type byte and a length field of `length_field` bytes are
@@ -443,7 +443,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
         name: "vmac-aes128-64",
         family: Family::Vmac,
         description:
-            "VMAC-AES128, 64-bit tag (seed-000 paper function); nonce: 8-byte schedule slot index",
+            "VMAC-AES128, 64-bit tag (one of Rashwan et al.'s nine functions); nonce: 8-byte schedule slot index",
         key_lengths: AES128,
         default_key_len: 16,
         tag_len: 8,
@@ -497,7 +497,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
     },
 ];
 
-/// The seed-000 paper's nine functions.
+/// Rashwan et al.'s nine functions.
 pub const PAPER_PRESET: &[&str] = &[
     "hmac-md5",
     "hmac-sha1",

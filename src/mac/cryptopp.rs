@@ -8,7 +8,7 @@
 //! the engine's hot loop), so every VMAC message derives a fresh pad (one AES call).
 //!
 //! Crypto++'s HMAC keeps the padded key, not the hashed ipad/opad states: it hashes both key blocks again
-//! for every message (`Γ + 3` compressions per message in METHODOLOGY §6 terms, against OpenSSL's `Γ + 1`).
+//! for every message (`Γ + 3` compressions per message in docs/methodology.md §6 terms, against OpenSSL's `Γ + 1`).
 //! That is the library as shipped, and what this backend measures.
 //!
 //! `sw` variants: Crypto++ picks AES-NI, CLMUL, SHA-NI and AVX code at each call from exported globals

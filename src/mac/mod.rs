@@ -64,7 +64,7 @@ pub enum MacError {
 pub enum Accel {
     /// The library's default: whatever the CPU offers.
     Hw,
-    /// Instruction-set extensions switched off (METHODOLOGY §1).
+    /// Instruction-set extensions switched off (docs/methodology.md §1).
     Sw,
 }
 
@@ -153,7 +153,7 @@ impl Batch<'_> {
     }
 }
 
-/// What to do with each tag (METHODOLOGY §5).
+/// What to do with each tag (docs/methodology.md §5).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
 )]
@@ -200,7 +200,7 @@ pub struct Backend {
 ///
 /// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
 /// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from
-/// the same library (RustCrypto has no `sw`), as METHODOLOGY §1 defines the pair.
+/// the same library (RustCrypto has no `sw`), as docs/methodology.md §1 defines the pair.
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
     &cryptopp::BACKEND,

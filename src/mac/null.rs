@@ -1,5 +1,5 @@
 //! The null function: touches the message and computes nothing, so the harness can measure itself
-//! (METHODOLOGY §2: "Harness overhead is itself measured with a null function").
+//! (docs/methodology.md §2: "Harness overhead is itself measured with a null function").
 
 use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
 

@@ -1,4 +1,4 @@
-//! Software-only variants (`--accel sw`, METHODOLOGY §1): what a backend declares, and the one place a
+//! Software-only variants (`--accel sw`, docs/methodology.md §1): what a backend declares, and the one place a
 //! `sw` function is keyed.
 //!
 //! The libraries choose their instruction-set paths once per process (OpenSSL reads `OPENSSL_ia32cap`

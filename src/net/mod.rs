@@ -1,9 +1,9 @@
-//! Protocol-level zero-loss throughput (METHODOLOGY §8, seed 003): MACs on a real packet path.
+//! Protocol-level zero-loss throughput (docs/methodology.md §8, Waters): MACs on a real packet path.
 //!
 //! `macbench run` measures what a MAC costs per byte on a CPU. A network operator asks something else:
 //! how many authenticated packets per second a receiver accepts *without losing any*. That number
 //! includes the socket path, the copy, the anti-replay check and scheduling, and at small packets those
-//! overheads, not the MAC, decide it (seed 003: at small sizes software overheads "overwhelm
+//! overheads, not the MAC, decide it (Waters: at small sizes software overheads "overwhelm
 //! algorithm-specific performance differences"). So this module measures the MAC inside a minimal
 //! ESP-like protocol over UDP, with the `null` MAC on the same path as the yardstick: the gap between a
 //! function and `null` is what the MAC costs the protocol.

@@ -26,7 +26,7 @@ pub struct SizeSpec {
     pub mean_bytes: f64,
 }
 
-/// Bytes in the payload pool: larger than L2, so payloads are not all cache-hot (seed 003).
+/// Bytes in the payload pool: larger than L2, so payloads are not all cache-hot (Waters).
 pub const POOL_LEN: usize = 4 << 20;
 
 /// Random payload bytes, reproducible from `seed`.

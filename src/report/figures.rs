@@ -3,7 +3,7 @@
 //! [`super::html`] renders them and writes the page around them; `--png` renders the same figures.
 //!
 //! Which figures, and why:
-//! - cycles/byte against message size, absolute and apparent, one series per function and file (seed 000
+//! - cycles/byte against message size, absolute and apparent, one series per function and file (Rashwan et al.
 //!   Figs. 4–7). Several files from different machines simply add series, labelled by file.
 //! - per-thread cycles/byte of one scenario, with Jain's fairness index (Figs. 8–11). By default the
 //!   scenario with the most sessions, at its largest message size: that is where scheduling unfairness shows.

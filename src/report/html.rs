@@ -1,5 +1,5 @@
 //! The HTML report: one self-contained file (inline CSS and SVG, no script, nothing fetched) that shows the
-//! seed-000 figures for one or more results files, with the table of numbers behind every figure, the host
+//! Rashwan et al.'s figures for one or more results files, with the table of numbers behind every figure, the host
 //! facts, the scenario and every warning.
 //!
 //! This module is the page: [`build`] takes the figures [`super::figures`] builds from the results, renders
@@ -289,7 +289,7 @@ fn warnings_section(files: &[Loaded]) -> String {
     let _ = write!(
         s,
         "<p>{count} warning(s). Fatal warnings fail their result: its numbers are shown but not plotted. \
-See METHODOLOGY §4 for each check.</p><table class=\"data\" id=\"warnings-table\"><thead><tr><th>file</th><th>scenario</th>\
+See docs/methodology.md §4 for each check.</p><table class=\"data\" id=\"warnings-table\"><thead><tr><th>file</th><th>scenario</th>\
 <th>session</th><th>code</th><th>fatal</th><th>message</th></tr></thead><tbody>"
     );
     for f in files {
@@ -340,7 +340,7 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
         body,
         "<h1>macbench report</h1><p>{} results file(s): {}. Cycles are reference cycles at each file's <em>f</em> \
 (see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all sessions together \
-(METHODOLOGY §3). Failed results are listed but not plotted.</p>",
+(docs/methodology.md §3). Failed results are listed but not plotted.</p>",
         files.len(),
         esc(&labels.join(", "))
     );

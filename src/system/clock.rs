@@ -1,6 +1,6 @@
 //! Clocks: the reference cycle rate `f`, thread CPU time, wall time, and what the core really runs at.
 //!
-//! METHODOLOGY §3 converts seconds to cycles with one reference rate `f`, the TSC frequency. We calibrate it
+//! docs/methodology.md §3 converts seconds to cycles with one reference rate `f`, the TSC frequency. We calibrate it
 //! against `CLOCK_MONOTONIC_RAW` (not the kernel's claimed value: it is what the TSC actually did here).
 //! Under turbo the core runs faster than the TSC, so "cycles" are reference cycles; we also estimate the
 //! core clock with a chain of dependent single-cycle additions, and read hardware cycle counters through

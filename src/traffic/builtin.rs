@@ -1,11 +1,11 @@
-//! The five built-in packet-size models, exactly as METHODOLOGY §6 defines them.
+//! The five built-in packet-size models, exactly as docs/methodology.md §6 defines them.
 //!
 //! Each is built from its definition (a run of equally likely sizes carries its stated mass), not
 //! from a table of precomputed probabilities, so the code reads like the spec.
 
 use super::distribution::SizeDistribution;
 
-/// Names accepted by [`builtin`], in the order METHODOLOGY §6 lists them.
+/// Names accepted by [`builtin`], in the order docs/methodology.md §6 lists them.
 pub const BUILTIN_NAMES: &[&str] = &["uniform", "rule-of-thumb", "three-impulse", "caida", "imix"];
 
 /// A name that is not a built-in model.
@@ -23,20 +23,20 @@ pub fn builtin(name: &str) -> Result<SizeDistribution, UnknownModel> {
     let run = SizeDistribution::uniform_run;
     let (provenance, weights): (&str, Vec<(u32, f64)>) = match name {
         "uniform" => (
-            "every IP size 40…1500 equally likely (seed 001 case i, with its density corrected to 1/1461)",
+            "every IP size 40…1500 equally likely (Deepakumara et al., case i, with its density corrected to 1/1461)",
             run(40, 1500, 1.0).collect(),
         ),
         "rule-of-thumb" => (
-            "40, 256, 1500 bytes at 1/3 each (seed 001 case ii)",
+            "40, 256, 1500 bytes at 1/3 each (Deepakumara et al., case ii)",
             vec![(40, 1.0), (256, 1.0), (1500, 1.0)],
         ),
         "three-impulse" => (
-            "40 at 0.5, 576 at 0.3, 1500 at 0.2 (seed 001 case iii)",
+            "40 at 0.5, 576 at 0.3, 1500 at 0.2 (Deepakumara et al., case iii)",
             vec![(40, 0.5), (576, 0.3), (1500, 0.2)],
         ),
         "caida" => (
             "CAIDA-like: 40 at 0.5; 41…551 uniform 0.15; 552 at 0.02; 553…575 uniform 0.005; \
-             576 at 0.115; 577…1499 uniform 0.06; 1500 at 0.15 (seed 001 case iv)",
+             576 at 0.115; 577…1499 uniform 0.06; 1500 at 0.15 (Deepakumara et al., case iv)",
             std::iter::once((40, 0.5))
                 .chain(run(41, 551, 0.15))
                 .chain([(552, 0.02)])

@@ -10,7 +10,7 @@ pub enum HmacPads {
     /// ipad/opad chaining states computed once per key: `Γ + 1` compressions per packet (the
     /// outer hash's final block). What OpenSSL and RustCrypto do after key setup.
     Precomputed,
-    /// `K⊕ipad` and `K⊕opad` hashed for every packet: `Γ + 3` (seed 001, eq. 4.2).
+    /// `K⊕ipad` and `K⊕opad` hashed for every packet: `Γ + 3` (Deepakumara et al., eq. 4.2).
     Rehashed,
 }
 
@@ -26,7 +26,7 @@ pub fn hmac_compressions(gamma: f64, pads: HmacPads) -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PacketWork {
     /// Block operations as macbench's backends do them: HMAC `Γ + 1` compressions (pads
-    /// precomputed at key setup); CBC-MAC/CMAC `Γ` block encryptions (seed 001, eq. 4.3); other
+    /// precomputed at key setup); CBC-MAC/CMAC `Γ` block encryptions (Deepakumara et al., eq. 4.3); other
     /// families `Γ` under their own block rule (which already counts, e.g., GMAC's length block).
     pub block_ops: f64,
     /// HMAC only: `Γ + 1`.
@@ -98,7 +98,7 @@ pub struct CostPoint {
 pub enum FitWeighting {
     /// Minimise squared *relative* residuals (weights 1/y²). The default: a power-of-two sweep
     /// spans three decades of cycles, and plain least squares would let the 64 KiB point decide
-    /// the fixed cost `a` that seed 002 says dominates small buffers.
+    /// the fixed cost `a` that Kivinen says dominates small buffers.
     #[default]
     Relative,
     /// Ordinary least squares on cycles.
@@ -226,7 +226,7 @@ impl CostModel {
     }
 
     /// Forged packets of `size` bytes one core can reject per second: a receiver must compute
-    /// the whole MAC before it can discard a forgery (seed 002's DoS question), so this is
+    /// the whole MAC before it can discard a forgery (Kivinen's denial-of-service question), so this is
     /// `f / (a + b·Nblk(size))`.
     pub fn rejection_capacity(&self, size: u64, cycles_per_second: f64) -> f64 {
         cycles_per_second / self.cycles_for_size(size)

@@ -112,7 +112,7 @@ impl SizeDistribution {
         self.points.iter().map(|&(s, p)| p * f64::from(s)).sum()
     }
 
-    /// Average blocks per packet, `Γ = Σ p(i)·Nblk(i)` (seed 001 eq. 4.1, METHODOLOGY §6).
+    /// Average blocks per packet, `Γ = Σ p(i)·Nblk(i)` (Deepakumara et al., eq. 4.1, docs/methodology.md §6).
     pub fn gamma(&self, rule: BlockRule) -> f64 {
         self.points
             .iter()

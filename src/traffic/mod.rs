@@ -1,4 +1,4 @@
-//! Packet-size models and the per-packet cost of a MAC (METHODOLOGY §6; seeds 001 and 002).
+//! Packet-size models and the per-packet cost of a MAC (docs/methodology.md §6; seeds 001 and 002).
 //!
 //! A MAC's speed in cycles per byte at one size says little about a network: real traffic is a
 //! mix of 40-byte ACKs and 1500-byte segments, and a hash pads every packet up to whole blocks
@@ -10,7 +10,7 @@
 //! Why it is split as it is:
 //! - `distribution`: the PDF, its invariants (sorted, positive, normalised), `mean`, `gamma` and
 //!   the seeded sampler. Pure arithmetic, no I/O, so it is tested exactly.
-//! - `builtin`: the five models of METHODOLOGY §6, each written as its definition.
+//! - `builtin`: the five models of docs/methodology.md §6, each written as its definition.
 //! - `csv_file` and `capture`: user models from files. Readers are the only place with I/O and
 //!   the only place that sees untrusted bytes; every error is typed and its one-line message names
 //!   the file and the line or byte offset. A capture never panics, whatever its bytes.
@@ -18,7 +18,7 @@
 //!   needs no measurement; the fitted model `cycles = a + b·Nblk(size)` turns a measured size
 //!   sweep into predictions for any distribution and into a DoS figure (forgeries rejected per
 //!   second, since a receiver must compute the MAC to reject one).
-//! - `paper`: seed 001 recomputed from these same pieces, with its errata, so the reproduction is
+//! - `paper`: Deepakumara et al. recomputed from these same pieces, with its errata, so the reproduction is
 //!   also a test that the models are the paper's models.
 //!
 //! The engine does not draw random sizes in its hot loop: it cycles through a sequence
