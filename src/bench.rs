@@ -458,6 +458,151 @@ fn median_metrics(all: &[Metrics]) -> Metrics {
     }
 }
 
+/// The runs of one scenario: raw counters, their metrics and within-run uncertainty, in order.
+struct Repeats {
+    raws: Vec<RawRun>,
+    computed: Vec<metrics::RunMetrics>,
+    within: Vec<RunUncertainty>,
+    interrupted: bool,
+}
+
+impl Repeats {
+    fn metrics(&self) -> Vec<Metrics> {
+        self.computed.iter().map(|c| c.metrics.clone()).collect()
+    }
+
+    /// The repeat whose apparent cycles/byte is nearest the median: it supplies the per-thread view.
+    fn median_index(&self, all: &[Metrics], median: &Metrics) -> usize {
+        let d = |i: usize| {
+            (all[i].apparent_cycles_per_byte.unwrap_or(f64::MAX)
+                - median.apparent_cycles_per_byte.unwrap_or(0.0))
+            .abs()
+        };
+        (0..all.len())
+            .min_by(|&a, &b| d(a).total_cmp(&d(b)))
+            .unwrap_or(0)
+    }
+}
+
+/// Run `scenario` `repeats` times, then more (up to `auto.max_repeats`) while the 95 % interval is
+/// wider than `auto.target_ci`; stops at once when cancelled.
+fn run_repeats(
+    scenario: &Scenario,
+    repeats: usize,
+    auto: &AutoPolicy,
+    ctx: Context,
+    cancel: &AtomicBool,
+) -> Result<Repeats, engine::EngineError> {
+    let mut r = Repeats {
+        raws: Vec::with_capacity(repeats),
+        computed: Vec::with_capacity(repeats),
+        within: Vec::with_capacity(repeats),
+        interrupted: false,
+    };
+    loop {
+        // `sw` functions run in the software-only child (the same engine there); see `isolate`.
+        let raw = if isolate::needed(scenario) {
+            isolate::run(scenario, cancel)
+        } else {
+            engine::run(scenario, cancel)
+        }?;
+        r.computed.push(metrics::compute(&raw, ctx));
+        r.within.push(metrics::uncertainty(&raw, ctx.f));
+        r.interrupted |= raw.interrupted;
+        r.raws.push(raw);
+        if r.interrupted {
+            return Ok(r);
+        }
+        if r.raws.len() < repeats {
+            continue;
+        }
+        let Some(target) = auto.target_ci else {
+            return Ok(r);
+        };
+        if r.raws.len() >= auto.max_repeats.max(repeats) {
+            return Ok(r);
+        }
+        let all = r.metrics();
+        match Ci95Set::from_runs(&all, &r.within).precision(&median_metrics(&all)) {
+            Some(p) if p <= target => return Ok(r),
+            // No interval (a failed or empty run): more repeats cannot help.
+            None if r
+                .computed
+                .iter()
+                .any(|c| c.warnings.iter().any(|w| w.fatal)) =>
+            {
+                return Ok(r)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The `noisy` warning when the interval stays wider than the target after the allowed repeats.
+fn noisy_warning(ci95: &Ci95Set, median: &Metrics, target: f64, repeats: usize) -> Option<Warning> {
+    match ci95.precision(median) {
+        Some(p) if p <= target => None,
+        Some(p) => Some(Warning::new(
+            WarningCode::Noisy,
+            format!(
+                "the 95 % interval is ±{:.1} % after {repeats} repeat(s), wider than the target ±{:.1} % (--target-ci): more --repeat, a longer --duration, or a quieter machine",
+                p * 100.0,
+                target * 100.0
+            ),
+        )),
+        None => Some(Warning::new(
+            WarningCode::Noisy,
+            "no confidence interval: the window holds too few ticks for batch means and there is one repeat (lengthen --duration or --repeat ≥ 2)".to_string(),
+        )),
+    }
+}
+
+/// `--auto`: lengthen the run (and start the window later when not steady) for the warnings a longer
+/// run can fix. Returns what changed, or `None` when nothing can be fixed; `Err` names what is still
+/// flagged when the duration bound is reached.
+fn auto_adjust(
+    scenario: &mut Scenario,
+    warnings: &[Warning],
+    auto: &AutoPolicy,
+) -> Option<Result<String, String>> {
+    let mut fixable: Vec<WarningCode> = warnings
+        .iter()
+        .filter(|w| !w.fatal)
+        .map(|w| w.code)
+        .filter(|c| {
+            matches!(
+                c,
+                WarningCode::WindowTooShort | WarningCode::Starvation | WarningCode::NotSteady
+            )
+        })
+        .collect();
+    fixable.dedup();
+    if fixable.is_empty() {
+        return None;
+    }
+    let names = fixable
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if scenario.duration * 2 > auto.max_duration {
+        return Some(Err(names));
+    }
+    scenario.duration *= 2;
+    scenario.window_end *= 2;
+    scenario.window_start *= 2;
+    if fixable.contains(&WarningCode::NotSteady) {
+        // A later start, keeping the window inside the run.
+        scenario.window_start += (scenario.window_end - scenario.window_start) / 4;
+    }
+    Some(Ok(format!(
+        "duration → {:.3} s, window {:.3}..{:.3} s because of {names}",
+        scenario.duration.as_secs_f64(),
+        scenario.window_start.as_secs_f64(),
+        scenario.window_end.as_secs_f64(),
+    )))
+}
+
 /// Run one scenario `repeats` times and reduce; with `auto`, adjust and re-run until valid or bounded.
 pub fn run_scenario(
     mut scenario: Scenario,
@@ -476,167 +621,98 @@ pub fn run_scenario(
     let mut adjustments = Vec::new();
     let mut round = 0;
     loop {
-        let mut raws: Vec<RawRun> = Vec::with_capacity(repeats);
-        let mut computed = Vec::with_capacity(repeats);
-        let mut within = Vec::with_capacity(repeats);
-        let mut interrupted = false;
-        // The repeats asked for, then more while the interval is wider than the target.
-        loop {
-            // `sw` functions run in the software-only child (the same engine there); see `isolate`.
-            let raw = if isolate::needed(&scenario) {
-                isolate::run(&scenario, cancel)
-            } else {
-                engine::run(&scenario, cancel)
-            }?;
-            computed.push(metrics::compute(&raw, ctx));
-            within.push(metrics::uncertainty(&raw, ctx.f));
-            interrupted |= raw.interrupted;
-            raws.push(raw);
-            if interrupted {
-                break;
-            }
-            if raws.len() < repeats {
-                continue;
-            }
-            let Some(target) = auto.target_ci else { break };
-            if raws.len() >= auto.max_repeats.max(repeats) {
-                break;
-            }
-            let all: Vec<Metrics> = computed.iter().map(|c| c.metrics.clone()).collect();
-            let median = median_metrics(&all);
-            match Ci95Set::from_runs(&all, &within).precision(&median) {
-                Some(p) if p <= target => break,
-                // No interval (a failed or empty run): more repeats cannot help.
-                None if computed.iter().any(|c| c.warnings.iter().any(|w| w.fatal)) => break,
-                _ => {}
-            }
-        }
-        let all: Vec<Metrics> = computed.iter().map(|c| c.metrics.clone()).collect();
+        let runs = run_repeats(&scenario, repeats, &auto, ctx, cancel)?;
+        let all = runs.metrics();
         let median = median_metrics(&all);
-        let ci95 = Ci95Set::from_runs(&all, &within);
-        let apparent: Vec<f64> = all
-            .iter()
-            .filter_map(|m| m.apparent_cycles_per_byte)
-            .collect();
-        // The repeat whose apparent cycles/byte is nearest the median supplies the per-thread view.
-        let median_index = (0..computed.len())
-            .min_by(|&a, &b| {
-                let d = |i: usize| {
-                    (all[i].apparent_cycles_per_byte.unwrap_or(f64::MAX)
-                        - median.apparent_cycles_per_byte.unwrap_or(0.0))
-                    .abs()
-                };
-                d(a).total_cmp(&d(b))
-            })
-            .unwrap_or(0);
-        let mut warnings = computed[median_index].warnings.clone();
+        let ci95 = Ci95Set::from_runs(&all, &runs.within);
+        let median_index = runs.median_index(&all, &median);
+        let mut warnings = runs.computed[median_index].warnings.clone();
         // Fatal warnings of any repeat fail the result.
-        for (i, c) in computed.iter().enumerate() {
+        for (i, c) in runs.computed.iter().enumerate() {
             if i != median_index {
                 warnings.extend(c.warnings.iter().filter(|w| w.fatal).cloned());
             }
         }
         if let Some(target) = auto.target_ci {
-            if !interrupted && !warnings.iter().any(|w| w.fatal) {
-                match ci95.precision(&median) {
-                    Some(p) if p <= target => {}
-                    Some(p) => warnings.push(Warning::new(
-                        WarningCode::Noisy,
-                        format!(
-                            "the 95 % interval is ±{:.1} % after {} repeat(s), wider than the target ±{:.1} % (--target-ci): more --repeat, a longer --duration, or a quieter machine",
-                            p * 100.0,
-                            raws.len(),
-                            target * 100.0
-                        ),
-                    )),
-                    None => warnings.push(Warning::new(
-                        WarningCode::Noisy,
-                        "no confidence interval: the window holds too few ticks for batch means and there is one repeat (lengthen --duration or --repeat ≥ 2)".to_string(),
-                    )),
-                }
+            if !runs.interrupted && !warnings.iter().any(|w| w.fatal) {
+                warnings.extend(noisy_warning(&ci95, &median, target, runs.raws.len()));
             }
         }
-
-        let fixable: Vec<WarningCode> = warnings
-            .iter()
-            .filter(|w| !w.fatal)
-            .map(|w| w.code)
-            .filter(|c| {
-                matches!(
-                    c,
-                    WarningCode::WindowTooShort | WarningCode::Starvation | WarningCode::NotSteady
-                )
-            })
-            .collect();
-        let fixable_names = || {
-            let mut names: Vec<&str> = fixable.iter().map(|c| c.as_str()).collect();
-            names.dedup();
-            names.join(", ")
-        };
-        if auto.enabled && !interrupted && !fixable.is_empty() && round < auto.max_rounds {
-            round += 1;
-            if scenario.duration * 2 <= auto.max_duration {
-                let scale = |d: Duration| d * 2;
-                scenario.duration = scale(scenario.duration);
-                scenario.window_end = scale(scenario.window_end);
-                scenario.window_start = scale(scenario.window_start);
-                if fixable.contains(&WarningCode::NotSteady) {
-                    // A later start, keeping the window inside the run.
-                    scenario.window_start += (scenario.window_end - scenario.window_start) / 4;
+        if auto.enabled && !runs.interrupted && round < auto.max_rounds {
+            match auto_adjust(&mut scenario, &warnings, &auto) {
+                Some(Ok(change)) => {
+                    round += 1;
+                    adjustments.push(format!("round {round}: {change}"));
+                    continue;
                 }
-                adjustments.push(format!(
-                    "round {round}: duration → {:.3} s, window {:.3}..{:.3} s because of {}",
-                    scenario.duration.as_secs_f64(),
-                    scenario.window_start.as_secs_f64(),
-                    scenario.window_end.as_secs_f64(),
-                    fixable_names()
-                ));
-                continue;
+                Some(Err(flagged)) => {
+                    adjustments.push(format!("bound reached; still flagged: {flagged}"))
+                }
+                None => {}
             }
-            adjustments.push(format!("bound reached; still flagged: {}", fixable_names()));
         }
-
-        let failed = warnings.iter().any(|w| w.fatal);
-        let f = scenario.function;
-        let (size, mean) = match &scenario.size {
-            engine::SizeSource::Fixed { size } => (SizeLabel::Bytes(*size), f64::from(*size)),
-            engine::SizeSource::Model {
-                name, mean_bytes, ..
-            } => (SizeLabel::Model(name.clone()), *mean_bytes),
-        };
-        let series = raws
-            .get(median_index)
-            .map(|r| r.series.clone())
-            .unwrap_or_default();
-        return Ok(ResultEntry {
-            algorithm: f.algorithm.name.to_string(),
-            backend: f.backend.name.to_string(),
-            accel: f.accel.to_string(),
-            size,
-            mean_message_bytes: mean,
-            sessions: scenario.sessions,
-            cores: engine::format_cpu_list(&scenario.cores),
-            repeats: raws.len(),
-            metrics: median,
-            spread: SpreadSet {
-                absolute_cycles_per_byte: spread(
-                    &all.iter()
-                        .filter_map(|m| m.absolute_cycles_per_byte)
-                        .collect::<Vec<_>>(),
-                ),
-                apparent_cycles_per_byte: spread(&apparent),
-                bytes_per_second: spread(
-                    &all.iter().map(|m| m.bytes_per_second).collect::<Vec<_>>(),
-                ),
-            },
+        return Ok(entry(
+            &scenario,
+            runs,
+            all,
+            median,
             ci95,
-            series,
-            threads: computed.swap_remove(median_index).threads,
+            median_index,
             warnings,
             adjustments,
-            failed,
-            raw: raws,
-            scenario: ScenarioSpec::from(&scenario),
-        });
+        ));
+    }
+}
+
+/// The reported result of a scenario from its runs.
+#[allow(clippy::too_many_arguments)]
+fn entry(
+    scenario: &Scenario,
+    mut runs: Repeats,
+    all: Vec<Metrics>,
+    median: Metrics,
+    ci95: Ci95Set,
+    median_index: usize,
+    warnings: Vec<Warning>,
+    adjustments: Vec<String>,
+) -> ResultEntry {
+    let failed = warnings.iter().any(|w| w.fatal);
+    let f = scenario.function;
+    let (size, mean) = match &scenario.size {
+        engine::SizeSource::Fixed { size } => (SizeLabel::Bytes(*size), f64::from(*size)),
+        engine::SizeSource::Model {
+            name, mean_bytes, ..
+        } => (SizeLabel::Model(name.clone()), *mean_bytes),
+    };
+    let series = runs
+        .raws
+        .get(median_index)
+        .map(|r| r.series.clone())
+        .unwrap_or_default();
+    let pick =
+        |g: &dyn Fn(&Metrics) -> Option<f64>| spread(&all.iter().filter_map(g).collect::<Vec<_>>());
+    ResultEntry {
+        algorithm: f.algorithm.name.to_string(),
+        backend: f.backend.name.to_string(),
+        accel: f.accel.to_string(),
+        size,
+        mean_message_bytes: mean,
+        sessions: scenario.sessions,
+        cores: engine::format_cpu_list(&scenario.cores),
+        repeats: runs.raws.len(),
+        metrics: median,
+        spread: SpreadSet {
+            absolute_cycles_per_byte: pick(&|m| m.absolute_cycles_per_byte),
+            apparent_cycles_per_byte: pick(&|m| m.apparent_cycles_per_byte),
+            bytes_per_second: pick(&|m| Some(m.bytes_per_second)),
+        },
+        ci95,
+        series,
+        threads: runs.computed.swap_remove(median_index).threads,
+        warnings,
+        adjustments,
+        failed,
+        raw: runs.raws,
+        scenario: ScenarioSpec::from(scenario),
     }
 }
