@@ -256,73 +256,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
             cpu_at_start: t.window_start.cpu,
             cpu_at_end: t.window_end.cpu,
         });
-        if m == 0 {
-            warnings.push(Warning {
-                session: Some(t.session),
-                ..Warning::new(
-                    WarningCode::Starvation,
-                    format!(
-                        "session {} processed nothing in the window: lengthen --duration",
-                        t.session
-                    ),
-                )
-            });
-        } else if m < 1000 {
-            warnings.push(Warning {
-                session: Some(t.session),
-                ..Warning::new(
-                    WarningCode::WindowTooShort,
-                    format!("session {} processed only {m} messages in the window (< 1000): lengthen --duration", t.session),
-                )
-            });
-        }
-        if raw.window_wall_ns > 0 {
-            let off =
-                (interval_ns as f64 - raw.window_wall_ns as f64).abs() / raw.window_wall_ns as f64;
-            if off > 0.01 {
-                warnings.push(Warning {
-                    session: Some(t.session),
-                    ..Warning::new(
-                    WarningCode::ThreadInterval,
-                        format!(
-                            "session {}'s sampled interval differs from the window by {:.1} % (descheduled across a phase change)",
-                            t.session,
-                            off * 100.0
-                        ),
-                    )
-                });
-            }
-        }
-        for sample in [&t.window_start, &t.window_end] {
-            if let Some(cpu) = sample.cpu {
-                if !t.allowed_cpus.contains(&cpu) {
-                    warnings.push(Warning {
-                        session: Some(t.session),
-                        fatal: true,
-                        ..Warning::new(
-                            WarningCode::OffCore,
-                            format!(
-                                "session {} ran on CPU {cpu}, outside its allowed set {:?}",
-                                t.session, t.allowed_cpus
-                            ),
-                        )
-                    });
-                }
-            }
-        }
-        if t.verify_failures > 0 || t.verify_after_failures > 0 {
-            warnings.push(Warning {
-                session: Some(t.session),
-                fatal: true,
-                ..Warning::new(
-                    WarningCode::VerifyFailed,
-                    format!(
-                        "session {}: {} inline and {} after-window tag mismatches",
-                        t.session, t.verify_failures, t.verify_after_failures
-                    ),
-                )
-            });
-        }
+        thread_warnings(t, m, interval_ns, raw.window_wall_ns, &mut warnings);
     }
     let sum_bf = sum_b as f64;
     let absolute = ratio(f * sum_c, sum_bf);
@@ -360,7 +294,96 @@ pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
         window_seconds: w_s,
     };
 
-    // Aggregate checks.
+    aggregate_warnings(raw, ctx, &metrics, &mut warnings);
+    RunMetrics {
+        metrics,
+        threads,
+        warnings,
+    }
+}
+
+/// The checks of one thread: starvation, too few messages, its sampled interval, its cores, its tags.
+fn thread_warnings(
+    t: &ThreadCounters,
+    m: u64,
+    interval_ns: u64,
+    window_wall_ns: u64,
+    warnings: &mut Vec<Warning>,
+) {
+    if m == 0 {
+        warnings.push(Warning {
+            session: Some(t.session),
+            ..Warning::new(
+                WarningCode::Starvation,
+                format!(
+                    "session {} processed nothing in the window: lengthen --duration",
+                    t.session
+                ),
+            )
+        });
+    } else if m < 1000 {
+        warnings.push(Warning {
+            session: Some(t.session),
+            ..Warning::new(
+                WarningCode::WindowTooShort,
+                format!("session {} processed only {m} messages in the window (< 1000): lengthen --duration", t.session),
+            )
+        });
+    }
+    if window_wall_ns > 0 {
+        let off = (interval_ns as f64 - window_wall_ns as f64).abs() / window_wall_ns as f64;
+        if off > 0.01 {
+            warnings.push(Warning {
+                session: Some(t.session),
+                ..Warning::new(
+                WarningCode::ThreadInterval,
+                    format!(
+                        "session {}'s sampled interval differs from the window by {:.1} % (descheduled across a phase change)",
+                        t.session,
+                        off * 100.0
+                    ),
+                )
+            });
+        }
+    }
+    for sample in [&t.window_start, &t.window_end] {
+        if let Some(cpu) = sample.cpu {
+            if !t.allowed_cpus.contains(&cpu) {
+                warnings.push(Warning {
+                    session: Some(t.session),
+                    fatal: true,
+                    ..Warning::new(
+                        WarningCode::OffCore,
+                        format!(
+                            "session {} ran on CPU {cpu}, outside its allowed set {:?}",
+                            t.session, t.allowed_cpus
+                        ),
+                    )
+                });
+            }
+        }
+    }
+    if t.verify_failures > 0 || t.verify_after_failures > 0 {
+        warnings.push(Warning {
+            session: Some(t.session),
+            fatal: true,
+            ..Warning::new(
+                WarningCode::VerifyFailed,
+                format!(
+                    "session {}: {} inline and {} after-window tag mismatches",
+                    t.session, t.verify_failures, t.verify_after_failures
+                ),
+            )
+        });
+    }
+}
+
+/// The checks of the whole run: window length, core-set utilisation, steadiness, fatal starvation,
+/// interruption.
+fn aggregate_warnings(raw: &RawRun, ctx: Context, metrics: &Metrics, warnings: &mut Vec<Warning>) {
+    let n = raw.threads.len();
+    let (sum_m, sum_b, w_s) = (metrics.messages, metrics.bytes, metrics.window_seconds);
+    let utilisation = metrics.cpu_utilisation;
     if (raw.window_wall_ns as f64) < 1000.0 * ctx.timer_resolution_ns as f64 {
         warnings.push(Warning::new(
             WarningCode::WindowTooShort,
@@ -422,11 +445,6 @@ pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
                 "run interrupted before the window closed".to_string(),
             )
         });
-    }
-    RunMetrics {
-        metrics,
-        threads,
-        warnings,
     }
 }
 
