@@ -266,6 +266,24 @@ fn sleep_until(deadline_ns: u64) {
     }
 }
 
+/// Sample every session at window mark `m` (its CPU clock read from outside): the sums of messages
+/// and bytes.
+fn full_pass(
+    slots: &[SessionSlot],
+    sizes: &ScheduleBytes,
+    marks: &mut [[Sample; 3]],
+    m: usize,
+) -> (u64, u64) {
+    let (mut messages, mut bytes) = (0u64, 0u64);
+    for (i, slot) in slots.iter().enumerate() {
+        let s = slot.sample(sizes);
+        messages += s.messages;
+        bytes += s.bytes;
+        marks[i][m] = s;
+    }
+    (messages, bytes)
+}
+
 /// Run the clock of one scenario: open the gate, tick, mark the window, stop the sessions.
 pub fn coordinate(
     plan: &Plan,
@@ -312,20 +330,14 @@ pub fn coordinate(
             Point::Mark(m) => {
                 phase.fetch_add(1, Ordering::AcqRel);
                 mark_ns[m] = woke;
-                let (mut sm, mut sb) = (0u64, 0u64);
-                for (i, slot) in slots.iter().enumerate() {
-                    let s = slot.sample(sizes);
-                    sm += s.messages;
-                    sb += s.bytes;
-                    marks[i][m] = s;
-                }
+                let sums = full_pass(slots, sizes, &mut marks, m);
                 full_pass_max_ns = full_pass_max_ns.max(clock::wall_ns() - woke);
                 if m == 0 {
                     series.window_first = series.t_ns.len();
                 } else if m == 2 {
                     series.window_last = series.t_ns.len();
                 }
-                (sm, sb)
+                sums
             }
             Point::Tick | Point::End => slots.iter().fold((0, 0), |(m, b), s| {
                 let (sm, sb) = s.counts(sizes);

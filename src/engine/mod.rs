@@ -457,19 +457,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     check_limits(s)?;
     let workload = Workload::build(s);
     let key_setup_ns = measure_key_setup(s)?;
-    let mut master_key = vec![0u8; s.function.algorithm.default_key_len];
-    let mut rng = rand::rngs::StdRng::seed_from_u64(s.seed ^ 0x6b65_7973);
-    rng.fill_bytes(&mut master_key);
-    let keys: Vec<Vec<u8>> = (0..s.sessions)
-        .map(|_| match s.keys {
-            KeyMode::Shared => master_key.clone(),
-            KeyMode::PerSession => {
-                let mut k = vec![0u8; master_key.len()];
-                rng.fill_bytes(&mut k);
-                k
-            }
-        })
-        .collect();
+    let keys = session_keys(s);
     let slots: Vec<SessionSlot> = (0..s.sessions)
         .map(|i| SessionSlot::new(start_slot(i, s.sessions, workload.schedule.len())))
         .collect();
@@ -561,35 +549,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             reason: "the coordinator thread panicked".to_string(),
         })?;
         drop(guard);
-        let mut threads = Vec::with_capacity(s.sessions);
-        for (session, h) in handles.into_iter().enumerate() {
-            match h.join() {
-                Ok(Ok(end)) => {
-                    let [start, mid, stop] = outcome.marks[session];
-                    threads.push(ThreadCounters {
-                        session,
-                        allowed_cpus: end.allowed_cpus,
-                        window_start: start,
-                        window_mid: mid,
-                        window_end: stop,
-                        key_setup_cpu_ns: end.key_setup_cpu_ns,
-                        verify_failures: end.verify_failures,
-                        verified_after: end.verified_after,
-                        verify_after_failures: end.verify_after_failures,
-                        total_messages: end.total_messages,
-                        rekeys: end.rekeys,
-                        start_offset_ns: end.started_ns as i64 - outcome.t0_ns as i64,
-                    })
-                }
-                Ok(Err(reason)) => return Err(EngineError::Thread { session, reason }),
-                Err(_) => {
-                    return Err(EngineError::Thread {
-                        session,
-                        reason: "thread panicked".to_string(),
-                    })
-                }
-            }
-        }
+        let threads = join_sessions(handles, &outcome)?;
         let [m0, m1, m2] = outcome.mark_ns;
         let closed = !outcome.interrupted;
         Ok(RawRun {
@@ -606,6 +566,59 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             },
         })
     })
+}
+
+/// One key per session (random from the scenario's seed), or one shared key.
+fn session_keys(s: &Scenario) -> Vec<Vec<u8>> {
+    let mut master_key = vec![0u8; s.function.algorithm.default_key_len];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(s.seed ^ 0x6b65_7973);
+    rng.fill_bytes(&mut master_key);
+    (0..s.sessions)
+        .map(|_| match s.keys {
+            KeyMode::Shared => master_key.clone(),
+            KeyMode::PerSession => {
+                let mut k = vec![0u8; master_key.len()];
+                rng.fill_bytes(&mut k);
+                k
+            }
+        })
+        .collect()
+}
+
+/// Join every session and pair what it reports with the coordinator's samples of it.
+fn join_sessions(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<SessionEnd, String>>>,
+    outcome: &coordinator::Outcome,
+) -> Result<Vec<ThreadCounters>, EngineError> {
+    let mut threads = Vec::with_capacity(handles.len());
+    for (session, h) in handles.into_iter().enumerate() {
+        let end = match h.join() {
+            Ok(Ok(end)) => end,
+            Ok(Err(reason)) => return Err(EngineError::Thread { session, reason }),
+            Err(_) => {
+                return Err(EngineError::Thread {
+                    session,
+                    reason: "thread panicked".to_string(),
+                })
+            }
+        };
+        let [start, mid, stop] = outcome.marks[session];
+        threads.push(ThreadCounters {
+            session,
+            allowed_cpus: end.allowed_cpus,
+            window_start: start,
+            window_mid: mid,
+            window_end: stop,
+            key_setup_cpu_ns: end.key_setup_cpu_ns,
+            verify_failures: end.verify_failures,
+            verified_after: end.verified_after,
+            verify_after_failures: end.verify_after_failures,
+            total_messages: end.total_messages,
+            rekeys: end.rekeys,
+            start_offset_ns: end.started_ns as i64 - outcome.t0_ns as i64,
+        });
+    }
+    Ok(threads)
 }
 
 /// Mean CPU time of one key setup, from repeated keying in the coordinator (untimed by the window).
