@@ -22,12 +22,18 @@ pub struct CompareArgs {
     /// Our backend; default: the peer's own library where we have it, else the first available.
     #[arg(long)]
     pub backend: Option<String>,
-    /// Seconds per measurement, both sides (openssl speed takes whole seconds).
-    #[arg(long, default_value_t = 1)]
-    pub seconds: u32,
-    /// The core our session is pinned to; default: the first online CPU.
-    #[arg(long)]
-    pub core: Option<usize>,
+    /// Duration of each measurement, both sides: `1s`, `2s` (rounded up to whole seconds, which is
+    /// what openssl speed takes; `--seconds N`, the old form, still works).
+    #[arg(
+        long,
+        alias = "seconds",
+        default_value = "1s",
+        allow_hyphen_values = true
+    )]
+    pub duration: String,
+    /// The CPU our session is pinned to; default: the first online CPU (`--core` still works).
+    #[arg(long = "cores", alias = "core", value_name = "CORES")]
+    pub core: Option<String>,
 }
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
@@ -55,6 +61,8 @@ struct Inputs {
     algorithms: Vec<&'static str>,
     sizes: Vec<u32>,
     core: usize,
+    /// Whole seconds per measurement.
+    seconds: u32,
 }
 
 fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
@@ -65,12 +73,10 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         ))
     })?;
     let algorithms = resolve_algorithms(&args.alg)?;
-    // Whole seconds (openssl speed's unit), within the one duration rule's maximum.
-    crate::spec::values::check_count(
-        "--seconds",
-        args.seconds as usize,
-        crate::spec::values::MAX_DURATION.as_secs() as usize,
-    )?;
+    // Whole seconds (openssl speed's unit): the one duration rule, rounded up.
+    let seconds = crate::spec::parse_duration("--duration", &args.duration)?
+        .as_secs_f64()
+        .ceil() as u32;
     let mut sizes = Vec::new();
     for s in crate::spec::parse_sizes(&args.sizes, 1)? {
         match s {
@@ -86,14 +92,8 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         crate::spec::resolve_backend(b)?;
     }
     let online = crate::system::online_cpus();
-    let core = match args.core {
-        Some(c) if !online.contains(&c) => {
-            return Err(CliError::usage(format!(
-                "--core: CPU {c} is not online; online: {}",
-                crate::engine::format_cpu_list(&online)
-            )))
-        }
-        Some(c) => c,
+    let core = match &args.core {
+        Some(c) => crate::spec::parse_one_cpu("--cores", c, &online)?,
         None => online.first().copied().unwrap_or(0),
     };
     Ok(Inputs {
@@ -101,6 +101,7 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         algorithms,
         sizes,
         core,
+        seconds,
     })
 }
 
@@ -124,6 +125,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         algorithms,
         sizes,
         core,
+        seconds,
     } = inputs(args)?;
     let clock = clock::clock_info();
     let f = clock.reference_hz;
@@ -133,30 +135,29 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         peer.binary(),
         algorithms.len(),
         sizes.len(),
-        args.seconds
+        seconds
     );
-    let (version, points, note) =
-        match compare::run_peer(peer, &algorithms, &sizes, args.seconds, f) {
-            PeerRun::Missing { binary, reason } => {
-                let note = format!(
-                    "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
-                    peer.name(),
-                    peer.install_hint(),
-                    peer.env_var()
-                );
-                let rows = [empty_row(peer, "-", "-".into(), note)];
-                crate::out!("{}", compare::render(&rows, f));
-                return Ok(());
-            }
-            PeerRun::Failed(reason) => {
-                return Err(CliError::failure(format!("{}: {reason}", peer.name())));
-            }
-            PeerRun::Ran {
-                version,
-                points,
-                note,
-            } => (version, points, note),
-        };
+    let (version, points, note) = match compare::run_peer(peer, &algorithms, &sizes, seconds, f) {
+        PeerRun::Missing { binary, reason } => {
+            let note = format!(
+                "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
+                peer.name(),
+                peer.install_hint(),
+                peer.env_var()
+            );
+            let rows = [empty_row(peer, "-", "-".into(), note)];
+            crate::out!("{}", compare::render(&rows, f));
+            return Ok(());
+        }
+        PeerRun::Failed(reason) => {
+            return Err(CliError::failure(format!("{}: {reason}", peer.name())));
+        }
+        PeerRun::Ran {
+            version,
+            points,
+            note,
+        } => (version, points, note),
+    };
     eprintln!("macbench: {} {version}", peer.name());
     let mut rows: Vec<CompareRow> = Vec::new();
     for alg in &algorithms {
@@ -166,6 +167,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             alg,
             &sizes,
             core,
+            seconds,
             &points,
             note.as_deref(),
             &clock,
@@ -183,6 +185,7 @@ fn algorithm_rows(
     alg: &str,
     sizes: &[u32],
     core: usize,
+    seconds: u32,
     points: &[compare::PeerPoint],
     note: Option<&str>,
     clock: &clock::ClockInfo,
@@ -227,7 +230,7 @@ fn algorithm_rows(
         let entry = crate::sweep::measure_cache_hot(
             function,
             size,
-            f64::from(args.seconds),
+            f64::from(seconds),
             core,
             clock,
             &CANCEL,

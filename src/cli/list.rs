@@ -7,9 +7,9 @@ use serde::Serialize;
 
 #[derive(Debug, Default, clap::Args)]
 pub struct ListArgs {
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    /// Write JSON instead of the table: to FILE, or to standard output with no value or `-`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Default, clap::Args)]
@@ -23,9 +23,9 @@ pub struct SelftestArgs {
     /// Print every failing vector, not only the summary.
     #[arg(long, short)]
     pub verbose: bool,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    /// Write JSON instead of the table: to FILE, or to standard output with no value or `-`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Serialize)]
@@ -101,20 +101,26 @@ fn missing_rows() -> Vec<ListRow> {
         .collect()
 }
 
+/// `--json`: standard output for `-`, else a file written by the output rules (atomic for regular
+/// files, written through for devices, never an input).
+fn write_json<T: Serialize>(path: &std::path::Path, value: &T) -> Result<(), CliError> {
+    let mut bytes =
+        serde_json::to_vec_pretty(value).map_err(|e| CliError::failure(e.to_string()))?;
+    bytes.push(b'\n');
+    let _locked = super::files::prepare(&[("--json", path)], &[])?;
+    crate::report::write_atomic(path, &bytes).map_err(CliError::failure)
+}
+
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
     let host = Host::detect().with_software_only();
     let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
     rows.extend(missing_rows());
-    if args.json {
+    if let Some(path) = &args.json {
         let out = ListOutput {
             host,
             functions: rows,
         };
-        crate::outln!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(|e| CliError::failure(e.to_string()))?
-        );
-        return Ok(());
+        return write_json(path, &out);
     }
     crate::outln!(
         "CPU: {} ({} online: {:?})",
@@ -226,11 +232,8 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
         ));
     }
     let failed = results.iter().filter(|r| !r.ok()).count();
-    if args.json {
-        crate::outln!(
-            "{}",
-            serde_json::to_string_pretty(&results).map_err(|e| CliError::failure(e.to_string()))?
-        );
+    if let Some(path) = &args.json {
+        write_json(path, &results)?;
     } else {
         for r in &results {
             let chunked = if r.chunked {

@@ -20,8 +20,14 @@ use std::sync::Arc;
 #[derive(Debug, clap::Args)]
 pub struct ModelArgs {
     /// Size models: built-in names (uniform, rule-of-thumb, three-impulse, caida, imix), `all`,
-    /// a CSV of size,weight, or a pcap/pcapng capture.
-    #[arg(long, default_value = "all")]
+    /// a CSV of size,weight, or a pcap/pcapng capture (`--models`, the old name, still works).
+    #[arg(
+        long = "sizes",
+        alias = "models",
+        value_name = "SIZES",
+        default_value = "all",
+        allow_hyphen_values = true
+    )]
     pub models: String,
     /// Algorithms for the analytic table (comma-separated; presets paper, all).
     #[arg(
@@ -38,9 +44,14 @@ pub struct ModelArgs {
     /// Backend for --measure (default: the first available per algorithm).
     #[arg(long)]
     pub backend: Option<String>,
-    /// Core for --measure.
-    #[arg(long, default_value_t = 0)]
-    pub core: usize,
+    /// The CPU --measure pins its session to (`--core`, the old name, still works).
+    #[arg(
+        long = "cores",
+        alias = "core",
+        value_name = "CORES",
+        default_value = "0"
+    )]
+    pub core: String,
     /// Duration of each --measure run.
     #[arg(long, default_value = "200ms")]
     pub duration: String,
@@ -48,10 +59,10 @@ pub struct ModelArgs {
     #[arg(long, default_value_t = 64)]
     pub reject_size: u32,
     /// Write the tables as JSON.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write the prediction rows as CSV.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Reproduce Deepakumara et al.'s analysis (Γ as printed and as correct, its errata, Tables 1 and 2).
     #[arg(long)]
@@ -109,12 +120,12 @@ fn resolve_models(spec: &str) -> Result<Vec<SizeDistribution>, CliError> {
         } else {
             out.push(
                 traffic::resolve_model(name)
-                    .map_err(|e| CliError::usage(format!("--models: {e}")))?,
+                    .map_err(|e| CliError::usage(format!("--sizes: {e}")))?,
             );
         }
     }
     if out.is_empty() {
-        return Err(CliError::usage("--models names no model"));
+        return Err(CliError::usage("--sizes names no size model"));
     }
     Ok(out)
 }
@@ -220,13 +231,7 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Document, Cl
     let functions = super::functions(&args.alg, args.backend.as_deref(), "hw")?;
     let duration = super::run::parse_duration("--duration", &args.duration)?;
     let online = crate::host::online_cpus();
-    if !online.contains(&args.core) {
-        return Err(CliError::usage(format!(
-            "--core {}: not online; online CPUs: {}",
-            args.core,
-            crate::engine::format_cpu_list(&online)
-        )));
-    }
+    let core = crate::spec::parse_one_cpu("--cores", &args.core, &online)?;
     let clock = clock::clock_info();
     let mut sources: Vec<SizeSource> = crate::spec::DEFAULT_SIZES
         .iter()
@@ -243,12 +248,12 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Document, Cl
         "macbench: measuring {} function(s) × {} sizes/models, 1 session on CPU {}",
         functions.len(),
         sources.len(),
-        args.core
+        core
     );
     for f in &functions {
         for size in &sources {
             let scenario =
-                crate::sweep::one_session(*f, size.clone(), args.core, duration, DataMode::Unique);
+                crate::sweep::one_session(*f, size.clone(), core, duration, DataMode::Unique);
             let r = bench::run_scenario(scenario, 3, AutoPolicy::default(), &clock, &cancel)
                 .map_err(|e| CliError::failure(e.to_string()))?;
             results.push(r);

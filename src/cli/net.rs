@@ -42,6 +42,16 @@ pub struct NetArgs {
     pub mode: Option<NetMode>,
     #[command(flatten)]
     pub options: NetOptions,
+    #[command(flatten)]
+    pub local: LocalOptions,
+}
+
+/// Options of the local test only (both ends on this host): `net send` does not offer them.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LocalOptions {
+    /// Run between two network namespaces joined by veth, created and removed by macbench (root).
+    #[arg(long)]
+    pub netns: bool,
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]
@@ -57,9 +67,9 @@ pub struct ReceiveArgs {
     /// UDP (data) and TCP (control) address to listen on, e.g. 0.0.0.0:7300.
     #[arg(long)]
     pub listen: String,
-    /// Pin the receiving thread to this CPU.
-    #[arg(long)]
-    pub core: Option<usize>,
+    /// Pin the receiving thread to this CPU (`--core` still works).
+    #[arg(long = "cores", alias = "core", value_name = "CORES")]
+    pub core: Option<String>,
     /// Exit after the first sender that ran a trial disconnects.
     #[arg(long)]
     pub once: bool,
@@ -126,9 +136,6 @@ pub struct NetOptions {
     /// CPU for the receiver thread (default: the second online CPU when ≥ 2 are online).
     #[arg(long)]
     pub receiver_core: Option<usize>,
-    /// Run between two network namespaces joined by veth, created and removed by macbench (root).
-    #[arg(long)]
-    pub netns: bool,
     /// Receiver socket buffer in bytes (`4M`, `256k`, `212992`) or `default` for the system's.
     #[arg(long, default_value = "4M")]
     pub rcvbuf: String,
@@ -136,10 +143,10 @@ pub struct NetOptions {
     #[arg(long)]
     pub no_null: bool,
     /// Write results JSON here (rewritten after each result).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write one CSV row per result here.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Seed for keys, payloads and size sequences.
     #[arg(long, default_value_t = 1)]
@@ -271,22 +278,17 @@ pub fn net(args: &NetArgs) -> Result<(), CliError> {
         Some(NetMode::Send(s)) => {
             let to = parse_addr("--to", &s.to)?;
             let plan = plan(&s.options)?;
-            if s.options.netns {
-                return Err(CliError::usage(
-                    "--netns runs both ends on this host; drop it with `net send --to`",
-                ));
-            }
             let cancel = cancel_flag();
             let path = Path::Remote(RemotePath::connect(to, plan.sender_core, cancel)?);
             execute(&s.options, plan, path)
         }
         None => {
             let plan = plan(&args.options)?;
-            if args.options.netns {
+            if args.local.netns {
                 crate::net::netns::check_available()?;
             }
             let cancel = cancel_flag();
-            let netns = if args.options.netns {
+            let netns = if args.local.netns {
                 Some(NetnsPair::create()?)
             } else {
                 None
@@ -395,7 +397,11 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
 fn receive(r: &ReceiveArgs) -> Result<(), CliError> {
     let listen = parse_addr("--listen", &r.listen)?;
     let timeout = parse_duration("--timeout", &r.timeout)?;
-    check_core("--core", r.core, &host::online_cpus())?;
+    let core = r
+        .core
+        .as_deref()
+        .map(|c| crate::spec::parse_one_cpu("--cores", c, &host::online_cpus()))
+        .transpose()?;
     let (udp, tcp) = control::bind(listen)?;
     let local = udp
         .local_addr()
@@ -405,7 +411,7 @@ fn receive(r: &ReceiveArgs) -> Result<(), CliError> {
     crate::outln!("macbench net receive: listening on {local} (UDP data, TCP control)");
     let options = ServeOptions {
         listen: local,
-        core: r.core,
+        core,
         once: r.once,
         timeout,
         cancel,

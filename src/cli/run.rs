@@ -81,10 +81,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub auto: bool,
     /// Write results JSON here (default for the default run: macbench-results.json).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write one CSV row per scenario here, and per-thread rows to NAME-threads.csv.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Seed for data, keys and size sequences.
     #[arg(long, default_value_t = 1)]

@@ -412,26 +412,15 @@ pub fn backend(name: &str) -> Option<&'static Backend> {
     BACKENDS.iter().copied().find(|b| b.name == name)
 }
 
-/// The nearest of `candidates` to `wrong`, for "did you mean" hints (Levenshtein distance ≤ 3).
+/// The candidate nearest to a mistyped name, for "did you mean" hints: Levenshtein distance (the
+/// `strsim` crate) of at most a third of the name's length (at least 1), so `hmac-sha265` suggests
+/// `hmac-sha256` while `foo` suggests nothing rather than the unrelated preset `all`.
 pub fn nearest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-                prev = cur;
-            }
-        }
-        row[b.len()]
-    }
+    let limit = (wrong.chars().count() / 3).max(1);
     candidates
         .into_iter()
-        .map(|c| (distance(wrong, c), c))
-        .filter(|(d, _)| *d <= 3)
+        .map(|c| (strsim::levenshtein(wrong, c), c))
+        .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }

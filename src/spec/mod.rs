@@ -15,6 +15,7 @@ use std::time::Duration;
 
 pub use values::{
     check_count, dedup_list, duration_from_secs, parse_cpus, parse_duration, parse_duration_within,
+    parse_one_cpu,
 };
 
 /// A value the user gave that cannot be used; the message names the flag and what would be accepted.

@@ -131,6 +131,22 @@ pub fn parse_cpus(flag: &str, text: &str) -> Result<Vec<usize>, SpecError> {
     crate::host::parse_cpu_list(text).map_err(|e| SpecError::new(format!("{flag}: {e}")))
 }
 
+/// A `--cores` value where one CPU is meant (a pinned single session): the same CPU-list syntax as
+/// everywhere, holding exactly one online CPU.
+pub fn parse_one_cpu(flag: &str, text: &str, online: &[usize]) -> Result<usize, SpecError> {
+    let cpus = parse_cpus(flag, text)?;
+    match cpus.as_slice() {
+        [cpu] if online.contains(cpu) => Ok(*cpu),
+        [cpu] => Err(SpecError::new(format!(
+            "{flag}: CPU {cpu} is not online; online CPUs: {}",
+            crate::system::format_cpu_list(online)
+        ))),
+        _ => Err(SpecError::new(format!(
+            "{flag} {text:?}: this command pins one session; give one CPU, e.g. 0"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +179,23 @@ mod tests {
     #[test]
     fn repeated_list_items_are_dropped() {
         assert_eq!(dedup_list("hw, hw,sw,hw"), vec!["hw", "sw"]);
+    }
+}
+
+#[cfg(test)]
+mod one_cpu_tests {
+    use super::*;
+
+    #[test]
+    fn one_cpu_is_one_online_cpu() {
+        assert_eq!(parse_one_cpu("--cores", "1", &[0, 1]), Ok(1));
+        assert!(parse_one_cpu("--cores", "0-1", &[0, 1])
+            .unwrap_err()
+            .0
+            .contains("give one CPU"));
+        assert!(parse_one_cpu("--cores", "7", &[0, 1])
+            .unwrap_err()
+            .0
+            .contains("not online"));
     }
 }
