@@ -97,8 +97,9 @@ fn names_and_conversion() {
     assert_eq!(compare::cycles_per_byte(2.0e9, 0.0), None);
 }
 
+/// A missing peer is a row saying how to install it, and exit 1: nothing was compared.
 #[test]
-fn missing_peer_is_a_row_not_an_error() {
+fn missing_peer_is_a_row_and_exit_1() {
     for (peer, var, package) in [
         ("botan", "MACBENCH_BOTAN", "apt-get install botan"),
         (
@@ -121,11 +122,12 @@ fn missing_peer_is_a_row_not_an_error() {
                 "64",
             ])
             .assert()
-            .success()
+            .code(1)
             .stdout(
                 predicate::str::contains(format!("{peer} not installed"))
                     .and(predicate::str::contains(package)),
-            );
+            )
+            .stderr(predicate::str::contains("nothing was compared"));
     }
 }
 

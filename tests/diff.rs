@@ -172,3 +172,26 @@ fn confidence_intervals_decide_significance_when_present() {
         Some(true)
     );
 }
+
+/// A result flagged over-utilised, noisy or not-steady is no basis for a significant change: the note
+/// says so and the verdict stays "within noise".
+#[test]
+fn flagged_results_are_never_called_significant() {
+    let (old, new) = old_new();
+    let mut new = new;
+    new["results"][0]["warnings"] =
+        json!([{"code": "over-utilised", "message": "sessions got 60 %", "fatal": false}]);
+    let old = read::parse("old", &old.to_string()).unwrap();
+    let new = read::parse("new", &new.to_string()).unwrap();
+    let rows = diff::diff(&old, &new);
+    // Row 0 was "faster" (20 % fewer cycles, tight spreads) before the flag.
+    assert_eq!(rows[0].absolute.as_ref().unwrap().significant, Some(false));
+    assert_eq!(rows[0].verdict(), "within noise");
+    assert!(
+        rows[0].note.contains("NEW flagged over-utilised"),
+        "{}",
+        rows[0].note
+    );
+    // Unflagged rows keep their verdicts.
+    assert_eq!(rows[2].verdict(), "slower");
+}

@@ -147,7 +147,11 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             );
             let rows = [empty_row(peer, "-", "-".into(), note)];
             crate::out!("{}", compare::render(&rows, f));
-            return Ok(());
+            // The row says how to install the peer; the exit code says nothing was compared.
+            return Err(CliError::failure(format!(
+                "nothing was compared: {} is not installed",
+                peer.name()
+            )));
         }
         PeerRun::Failed(reason) => {
             return Err(CliError::failure(format!("{}: {reason}", peer.name())));

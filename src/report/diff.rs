@@ -153,6 +153,31 @@ pub fn diff(old: &Document, new: &Document) -> Vec<DiffRow> {
                     if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
                         notes.push("single repeat: no noise estimate".to_string());
                     }
+                    // A result measured while something else took the cores, or whose interval stayed
+                    // wide, or that drifted, is no basis for calling a change significant.
+                    let flagged: Vec<String> = [("OLD", o), ("NEW", n)]
+                        .iter()
+                        .flat_map(|(which, r)| {
+                            let mut codes: Vec<&str> = r
+                                .warnings
+                                .iter()
+                                .map(|w| w.code.as_str())
+                                .filter(|c| matches!(*c, "over-utilised" | "noisy" | "not-steady"))
+                                .collect();
+                            codes.dedup();
+                            codes
+                                .into_iter()
+                                .map(move |c| format!("{which} flagged {c}"))
+                        })
+                        .collect();
+                    if !flagged.is_empty() {
+                        for change in [&mut row.absolute, &mut row.apparent].into_iter().flatten() {
+                            if change.significant == Some(true) {
+                                change.significant = Some(false);
+                            }
+                        }
+                        notes.push(format!("{}: not called significant", flagged.join(", ")));
+                    }
                     if o.sessions != n.sessions {
                         notes.push(format!("sessions {} → {}", o.sessions, n.sessions));
                     }
