@@ -85,6 +85,9 @@ pub struct ResultEntry {
     /// Per-thread metrics of the median repeat.
     #[serde(default)]
     pub threads: Vec<ThreadMetrics>,
+    /// Which repeat (0-based index into `raw`) the per-thread metrics come from.
+    #[serde(default)]
+    pub threads_repeat: usize,
     #[serde(default)]
     pub warnings: Vec<Warning>,
     /// What `--auto` changed, in order.
@@ -709,6 +712,7 @@ fn entry(
         ci95,
         series,
         threads: runs.computed.swap_remove(median_index).threads,
+        threads_repeat: median_index,
         warnings,
         adjustments,
         failed,

@@ -37,6 +37,9 @@ pub struct Host {
     pub library_versions: Vec<(String, String)>,
     pub macbench_version: String,
     pub git_commit: Option<String>,
+    /// The machine's name, so results from many machines can be told apart once concatenated.
+    #[serde(default)]
+    pub hostname: String,
 }
 
 impl Host {
@@ -85,6 +88,9 @@ impl Host {
             library_versions,
             macbench_version: env!("CARGO_PKG_VERSION").to_string(),
             git_commit: option_env!("MACBENCH_GIT_COMMIT").map(str::to_string),
+            hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|h| h.trim().to_string())
+                .unwrap_or_default(),
         }
     }
 }

@@ -257,6 +257,11 @@ fn json_and_csv_follow_the_documented_schema() {
         "fairness",
         "absolute_cycles_per_byte_ci95_low",
         "apparent_cycles_per_byte_ci95_high",
+        "scenario_id",
+        "host",
+        "macbench_version",
+        "reference_hz",
+        "size_model",
     ] {
         assert!(header.contains(&col), "csv column {col}");
     }

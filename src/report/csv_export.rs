@@ -1,5 +1,11 @@
 //! CSV: one flat row per scenario (columns named as in the JSON), and one row per thread in a second file.
 //! pandas reads both as they are (`pd.read_csv`).
+//!
+//! Each row describes itself, so files from many machines can be concatenated and still be read: the
+//! host name, macbench version and reference rate `f` of the file, and a `scenario_id`
+//! (`ALG/BACKEND/ACCEL@SIZE/NSESSIONS`, the same on every machine) that joins a per-thread row to its
+//! scenario; per-thread rows also say which `repeat` they come from (the median one). `size` is
+//! numeric (empty for a size model, whose name is in `size_model`).
 
 use super::Exporter;
 use crate::bench::{Document, ResultEntry};
@@ -7,10 +13,15 @@ use serde_json::Value;
 
 /// Scenario columns shared by both CSVs.
 const KEY_COLUMNS: &[&str] = &[
+    "scenario_id",
+    "host",
+    "macbench_version",
+    "reference_hz",
     "algorithm",
     "backend",
     "accel",
     "size",
+    "size_model",
     "mean_message_bytes",
     "sessions",
     "cores",
@@ -33,12 +44,25 @@ fn cell(v: &Value) -> String {
     }
 }
 
-fn key_cells(r: &ResultEntry) -> Vec<String> {
+fn key_cells(doc: &Document, r: &ResultEntry) -> Vec<String> {
     let scenario = serde_json::to_value(&r.scenario).unwrap_or(Value::Null);
     let entry = serde_json::to_value(r).unwrap_or(Value::Null);
+    let (size, model) = match &r.size {
+        crate::bench::SizeLabel::Bytes(n) => (n.to_string(), String::new()),
+        crate::bench::SizeLabel::Model(m) => (String::new(), m.clone()),
+    };
     KEY_COLUMNS
         .iter()
         .map(|k| match *k {
+            "scenario_id" => format!(
+                "{}/{}/{}@{}/{}",
+                r.algorithm, r.backend, r.accel, r.size, r.sessions
+            ),
+            "host" => doc.host.hostname.clone(),
+            "macbench_version" => doc.host.macbench_version.clone(),
+            "reference_hz" => doc.clock.reference_hz.to_string(),
+            "size" => size.clone(),
+            "size_model" => model.clone(),
             "pinning" | "duration_s" | "window_start_s" | "window_end_s" | "data" | "keys"
             | "verify" | "rekey_every" => cell(&scenario[*k]),
             _ => cell(&entry[*k]),
@@ -78,7 +102,7 @@ impl Exporter for ScenarioCsv {
         w.write_record(&header).map_err(|e| e.to_string())?;
         for r in &doc.results {
             let metrics = serde_json::to_value(&r.metrics).map_err(|e| e.to_string())?;
-            let mut row = key_cells(r);
+            let mut row = key_cells(doc, r);
             row.extend(metric_names.iter().map(|k| cell(&metrics[k])));
             let ci = serde_json::to_value(&r.ci95).map_err(|e| e.to_string())?;
             for name in &ci_names {
@@ -120,11 +144,13 @@ impl Exporter for ThreadsCsv {
                     let names = object_keys(&v);
                     let mut header: Vec<String> =
                         KEY_COLUMNS.iter().map(|s| s.to_string()).collect();
+                    header.push("repeat".to_string());
                     header.extend(names.iter().cloned());
                     let _ = w.write_record(&header);
                     names
                 });
-                let mut row = key_cells(r);
+                let mut row = key_cells(doc, r);
+                row.push(r.threads_repeat.to_string());
                 row.extend(names.iter().map(|k| cell(&v[k])));
                 w.write_record(&row).map_err(|e| e.to_string())?;
             }
