@@ -167,10 +167,27 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         "block",
         "nonce"
     );
+    // A long reason shared by several rows (RustCrypto's missing software switch, a backend not
+    // built) is stated once below the table and referred to by number.
+    let mut shared: Vec<String> = Vec::new();
+    for r in &rows {
+        if let (Some(why), false) = (&r.reason, r.available) {
+            let count = rows
+                .iter()
+                .filter(|o| o.reason.as_ref() == Some(why))
+                .count();
+            if count >= 3 && why.len() > 40 && !shared.contains(why) {
+                shared.push(why.clone());
+            }
+        }
+    }
     for r in &rows {
         let status = if r.available { "available" } else { "unavail." };
         let detail = match (&r.reason, r.available) {
-            (Some(why), false) => why.clone(),
+            (Some(why), false) => match shared.iter().position(|s| s == why) {
+                Some(i) => format!("see [{}] below", i + 1),
+                None => why.clone(),
+            },
             _ => r.selftest.clone(),
         };
         crate::outln!(
@@ -185,6 +202,12 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
             r.nonce_bytes.map_or("-".to_string(), |n| n.to_string()),
             detail
         );
+    }
+    if !shared.is_empty() {
+        crate::outln!();
+        for (i, why) in shared.iter().enumerate() {
+            crate::outln!("[{}] {why}", i + 1);
+        }
     }
     let caveats: Vec<_> = mac::ALGORITHMS
         .iter()

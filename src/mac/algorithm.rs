@@ -71,7 +71,7 @@ impl KeyLengths {
                     format!("{} or {}", parts.join(", "), last)
                 }
             }
-            KeyLengths::Range { min, max } => format!("{min}..={max}"),
+            KeyLengths::Range { min, max } => format!("{min}–{max}"),
         }
     }
 }
