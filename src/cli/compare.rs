@@ -129,13 +129,17 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     } = inputs(args)?;
     let clock = clock::clock_info();
     let f = clock.reference_hz;
+    // The peer runs each case once, we run each three times.
+    let cases = algorithms.len() * sizes.len();
     eprintln!(
-        "macbench: running {} ({}) on {} algorithm(s) × {} size(s), {} s each",
+        "macbench: running {} ({}) on {} algorithm(s) × {} size(s), {} s each, then ours 3 × {} s: {}",
         peer.name(),
         peer.binary(),
         algorithms.len(),
         sizes.len(),
-        seconds
+        seconds,
+        seconds,
+        super::human_duration((cases * 4 * seconds as usize) as f64)
     );
     let (version, points, note) = match compare::run_peer(peer, &algorithms, &sizes, seconds, f) {
         PeerRun::Missing { binary, reason } => {

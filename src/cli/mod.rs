@@ -199,3 +199,30 @@ pub fn functions(
     }
     Ok(resolved.functions)
 }
+
+/// A progress bar on standard error when it is a terminal (never in pipes or files), `len` steps.
+pub fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new(len as u64);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} {elapsed_precise} eta {eta} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(pb)
+}
+
+/// "~40 s", "~3.2 min", "~1.5 h": an expected duration said before a long command starts.
+pub fn human_duration(seconds: f64) -> String {
+    if seconds >= 5400.0 {
+        format!("~{:.1} h", seconds / 3600.0)
+    } else if seconds >= 90.0 {
+        format!("~{:.1} min", seconds / 60.0)
+    } else {
+        format!("~{seconds:.0} s")
+    }
+}

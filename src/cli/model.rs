@@ -244,12 +244,16 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Document, Cl
     }));
     let cancel = AtomicBool::new(false);
     let mut results = Vec::new();
+    let runs = functions.len() * sources.len();
     eprintln!(
-        "macbench: measuring {} function(s) × {} sizes/models, 1 session on CPU {}",
+        "macbench: measuring {} function(s) × {} sizes/models, 1 session on CPU {}, 3 repeats of {:.3} s: {}",
         functions.len(),
         sources.len(),
-        core
+        core,
+        duration.as_secs_f64(),
+        super::human_duration((runs * 3) as f64 * duration.as_secs_f64())
     );
+    let progress = super::progress_bar(runs);
     for f in &functions {
         for size in &sources {
             let scenario =
@@ -257,7 +261,13 @@ fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Document, Cl
             let r = bench::run_scenario(scenario, 3, AutoPolicy::default(), &clock, &cancel)
                 .map_err(|e| CliError::failure(e.to_string()))?;
             results.push(r);
+            if let Some(pb) = &progress {
+                pb.inc(1);
+            }
         }
+    }
+    if let Some(pb) = progress {
+        pb.finish_and_clear();
     }
     let doc = bench::Document {
         schema_version: bench::SCHEMA_VERSION,

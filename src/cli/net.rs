@@ -346,7 +346,27 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         },
         report::SIZE_DEFINITION
     );
-    crate::outln!("{}", report::TABLE_HEADER);
+    // Said up front: the default search runs for many minutes.
+    let results = plan.config.sizes.len()
+        * (plan.config.functions.len() + usize::from(plan.config.null.is_some()));
+    let trials = match plan.config.mode {
+        Mode::Search(_) => {
+            let halvings = (1.0 / plan.search.resolution).log2().ceil().max(0.0) as usize;
+            (1 + halvings).min(plan.search.max_trials)
+        }
+        Mode::FixedRate { .. } => 1,
+    };
+    eprintln!(
+        "macbench net: {results} result(s) × up to {trials} trial(s) of {:.3} s: up to {}",
+        doc.config.trial_s,
+        super::human_duration((results * trials) as f64 * doc.config.trial_s)
+    );
+    let progress = super::progress_bar(results);
+    let say = |line: String| match &progress {
+        Some(pb) => pb.println(line),
+        None => crate::outln!("{line}"),
+    };
+    say(report::TABLE_HEADER.to_string());
     let _locked = super::files::prepare_owned(
         &super::files::run_outputs(o.json.as_deref(), o.csv.as_deref(), false),
         &[],
@@ -369,11 +389,17 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         if CANCEL.load(Ordering::SeqCst) {
             return Ok(());
         }
-        crate::outln!("{}", report::table_line(r));
+        say(report::table_line(r));
+        if let Some(pb) = &progress {
+            pb.inc(1);
+        }
         doc.results.push(r.clone());
         write_at(&doc, false)
     });
     drop(path);
+    if let Some(pb) = &progress {
+        pb.finish_and_clear();
+    }
     let interrupted = CANCEL.load(Ordering::SeqCst);
     // Nothing finished: an existing results file stays as it was. Otherwise standard output
     // (`--json -`) gets its one document now, marked partial if Ctrl-C cut the run short.

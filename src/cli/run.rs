@@ -9,7 +9,6 @@ use crate::mac::VerifyMode;
 use crate::report::{self, csv_export, table, Exporter, JsonExporter};
 use crate::spec;
 use crate::sweep::{self, SweepSpec};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 /// Default `--target-ci`, percent: see the README's benchmark figures for how it was chosen.
@@ -251,20 +250,6 @@ impl sweep::Observer for Terminal<'_> {
     }
 }
 
-fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let pb = indicatif::ProgressBar::new(len as u64);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} {elapsed_precise} eta {eta} {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    Some(pb)
-}
-
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // Parse and validate everything before anything runs or any file is written.
     let spec = sweep_spec(args)?;
@@ -315,7 +300,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
     let mut terminal = Terminal {
         args,
-        progress: progress_bar(plan.scenarios.len()),
+        progress: super::progress_bar(plan.scenarios.len()),
     };
     if !args.quiet {
         terminal.say(table::HEADER.to_string());
