@@ -7,7 +7,10 @@
 //! and `cfg(have_<name>)` is set. Otherwise the build still succeeds; the backend is compiled as
 //! unavailable and `MACBENCH_<NAME>_MISSING` carries the reason `macbench list` shows. Crypto++
 //! (`cryptopp`): pkg-config `libcrypto++`, else the Debian header `/usr/include/cryptopp/cryptlib.h` or
-//! `/usr/include/crypto++/…`, shim `csrc/cryptopp_shim.cpp`, `cfg(have_cryptopp)`.
+//! `/usr/include/crypto++/…`, shim `csrc/cryptopp_shim.cpp`, `cfg(have_cryptopp)`. Mbed TLS
+//! (`mbedtls`): no pkg-config (Debian's 2.28 ships no `.pc` file), the header
+//! `/usr/include/mbedtls/md.h`, linked against `mbedcrypto`, shim `csrc/mbedtls_shim.c` (C),
+//! `cfg(have_mbedtls)`.
 //!
 //! Re-running: Cargo re-runs this script only for what it is told to watch, so installing a library
 //! (`libcrypto++-dev`) after a first build would otherwise leave its backend "not built" until a

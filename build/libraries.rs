@@ -53,30 +53,54 @@ pub struct HeaderSubdir {
 }
 
 /// Every optional system library, in detection order.
-pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[SystemLibrary {
-    name: "cryptopp",
-    display: "Crypto++",
-    feature: "cryptopp",
-    default_feature: true,
-    package: "libcrypto++-dev",
-    pkg_config: &["libcrypto++", "libcryptopp"],
-    header: "cryptlib.h",
-    header_roots: &["/usr/include", "/usr/local/include"],
-    header_subdirs: &[
-        HeaderSubdir {
-            dir: "cryptopp",
-            link: "cryptopp",
-        },
-        HeaderSubdir {
-            dir: "crypto++",
-            link: "crypto++",
-        },
-    ],
-    include_as: Some("cryptopp"),
-    shim: &["csrc/cryptopp_shim.cpp"],
-    cpp: true,
-    flags: &["-std=c++17", "-Wno-unused-parameter"],
-}];
+pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
+    SystemLibrary {
+        name: "cryptopp",
+        display: "Crypto++",
+        feature: "cryptopp",
+        default_feature: true,
+        package: "libcrypto++-dev",
+        pkg_config: &["libcrypto++", "libcryptopp"],
+        header: "cryptlib.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[
+            HeaderSubdir {
+                dir: "cryptopp",
+                link: "cryptopp",
+            },
+            HeaderSubdir {
+                dir: "crypto++",
+                link: "crypto++",
+            },
+        ],
+        include_as: Some("cryptopp"),
+        shim: &["csrc/cryptopp_shim.cpp"],
+        cpp: true,
+        flags: &["-std=c++17", "-Wno-unused-parameter"],
+    },
+    SystemLibrary {
+        name: "mbedtls",
+        display: "Mbed TLS",
+        feature: "mbedtls",
+        default_feature: true,
+        package: "libmbedtls-dev",
+        // Debian's 2.28 ships no .pc file, so the header decides. (Mbed TLS 3 installs `mbedcrypto.pc`,
+        // but the shim is written against the 2.28 API: its config.h and `mbedtls_gcm_starts` with the
+        // additional data. Asking pkg-config could pair a 3.x library with 2.28 headers.)
+        pkg_config: &[],
+        header: "md.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        // The MAC primitives are all in libmbedcrypto; libmbedtls (the TLS layer) is not needed.
+        header_subdirs: &[HeaderSubdir {
+            dir: "mbedtls",
+            link: "mbedcrypto",
+        }],
+        include_as: Some("mbedtls"),
+        shim: &["csrc/mbedtls_shim.c"],
+        cpp: false,
+        flags: &["-std=c99"],
+    },
+];
 
 impl SystemLibrary {
     /// `MACBENCH_<NAME>` (upper case, `-` as `_`): the prefix of this library's environment variables.

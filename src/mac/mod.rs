@@ -16,6 +16,7 @@
 
 pub mod algorithm;
 pub mod cryptopp;
+pub mod mbedtls;
 pub mod null;
 pub mod openssl;
 pub mod rustcrypto;
@@ -200,10 +201,12 @@ pub struct Backend {
 ///
 /// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
 /// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from
-/// the same library (RustCrypto has no `sw`), as docs/methodology.md §1 defines the pair.
+/// the same library (RustCrypto has no `sw`), as docs/methodology.md §1 defines the pair. Mbed TLS
+/// implements nothing OpenSSL lacks, so its place after Crypto++ changes no default.
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
     &cryptopp::BACKEND,
+    &mbedtls::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
@@ -229,11 +232,14 @@ pub static PLANNED: &[(&str, &str, &str)] = &[
 
 /// Backends with no run-time switch for their instruction-set extensions: `list` shows their `sw` rows
 /// as unavailable with this reason, and `--accel sw` skips them.
-pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[(
-    "rustcrypto",
-    "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
-     needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)",
-)];
+pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[
+    ("mbedtls", mbedtls::NO_SOFTWARE_ONLY),
+    (
+        "rustcrypto",
+        "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
+         needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)",
+    ),
+];
 
 /// The identity of a function as results files record it: `algorithm/backend/accel`. Names, not registry
 /// entries, so a file from another build (or naming a backend this one lacks) still reads; reports join
@@ -349,12 +355,12 @@ impl Function {
     /// Whether this function can run here: the backend's own availability, and for `sw` whether the
     /// isolation layer can run it with the switches applied ([`switch`]).
     pub fn availability(&self) -> Availability {
-        if let Some(why) = self.no_switch {
-            return Availability::Unavailable(why.to_string());
-        }
-        match ((self.backend.availability)(), self.accel) {
-            (Availability::Available, Accel::Sw) => switch::availability(),
-            (other, _) => other,
+        // A backend that is not built says so on every row, `sw` rows of backends without a switch
+        // included: installing the library is the first thing to do.
+        match ((self.backend.availability)(), self.accel, self.no_switch) {
+            (Availability::Available, _, Some(why)) => Availability::Unavailable(why.to_string()),
+            (Availability::Available, Accel::Sw, None) => switch::availability(),
+            (other, _, _) => other,
         }
     }
 }
