@@ -53,30 +53,51 @@ pub struct HeaderSubdir {
 }
 
 /// Every optional system library, in detection order.
-pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[SystemLibrary {
-    name: "cryptopp",
-    display: "Crypto++",
-    feature: "cryptopp",
-    default_feature: true,
-    package: "libcrypto++-dev",
-    pkg_config: &["libcrypto++", "libcryptopp"],
-    header: "cryptlib.h",
-    header_roots: &["/usr/include", "/usr/local/include"],
-    header_subdirs: &[
-        HeaderSubdir {
-            dir: "cryptopp",
-            link: "cryptopp",
-        },
-        HeaderSubdir {
-            dir: "crypto++",
-            link: "crypto++",
-        },
-    ],
-    include_as: Some("cryptopp"),
-    shim: &["csrc/cryptopp_shim.cpp"],
-    cpp: true,
-    flags: &["-std=c++17", "-Wno-unused-parameter"],
-}];
+pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
+    SystemLibrary {
+        name: "cryptopp",
+        display: "Crypto++",
+        feature: "cryptopp",
+        default_feature: true,
+        package: "libcrypto++-dev",
+        pkg_config: &["libcrypto++", "libcryptopp"],
+        header: "cryptlib.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[
+            HeaderSubdir {
+                dir: "cryptopp",
+                link: "cryptopp",
+            },
+            HeaderSubdir {
+                dir: "crypto++",
+                link: "crypto++",
+            },
+        ],
+        include_as: Some("cryptopp"),
+        shim: &["csrc/cryptopp_shim.cpp"],
+        cpp: true,
+        flags: &["-std=c++17", "-Wno-unused-parameter"],
+    },
+    // Nettle ≥ 3.5 (CMAC-AES); the header tested is UMAC's, which every 3.x has.
+    SystemLibrary {
+        name: "nettle",
+        display: "Nettle",
+        feature: "nettle",
+        default_feature: true,
+        package: "nettle-dev",
+        pkg_config: &["nettle"],
+        header: "umac.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[HeaderSubdir {
+            dir: "nettle",
+            link: "nettle",
+        }],
+        include_as: Some("nettle"),
+        shim: &["csrc/nettle_shim.c"],
+        cpp: false,
+        flags: &["-std=c99"],
+    },
+];
 
 impl SystemLibrary {
     /// `MACBENCH_<NAME>` (upper case, `-` as `_`): the prefix of this library's environment variables.

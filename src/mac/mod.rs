@@ -16,6 +16,7 @@
 
 pub mod algorithm;
 pub mod cryptopp;
+pub mod nettle;
 pub mod null;
 pub mod openssl;
 pub mod rustcrypto;
@@ -204,6 +205,7 @@ pub struct Backend {
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
     &cryptopp::BACKEND,
+    &nettle::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
