@@ -23,6 +23,7 @@ use std::path::Path;
 const DECLARED: &[(&str, usize, usize)] = &[
     ("openssl", 15, 30),
     ("cryptopp", 18, 36),
+    ("nettle", 12, 12),
     ("rustcrypto", 19, 19),
     ("null", 1, 1),
 ];
