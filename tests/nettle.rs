@@ -153,7 +153,13 @@ fn gmac_fed_in_odd_pieces_matches_the_whole_message() {
     for len in [0usize, 5, 16, 33, 48, 100] {
         let msg = bytes(7 + len as u64, len);
         let whole = tag(k.as_mut(), 16, &nonce, &msg);
-        for cuts in [&[0usize, 0][..], &[1, 15], &[7, 7, 7], &[16, 0, 1], &[15, 2, 20]] {
+        for cuts in [
+            &[0usize, 0][..],
+            &[1, 15],
+            &[7, 7, 7],
+            &[16, 0, 1],
+            &[15, 2, 20],
+        ] {
             let mut pieces: Vec<&[u8]> = Vec::new();
             let mut rest = &msg[..];
             for &c in cuts {
@@ -184,7 +190,12 @@ fn a_nonce_nettle_would_assert_on_gives_a_zero_tag_not_an_abort() {
     assert_eq!(tag(poly.as_mut(), 16, &[1u8; 8], b"abc"), vec![0u8; 16]);
     // …and the context still works afterwards.
     let t = tag(umac.as_mut(), 8, b"bcdefghi", b"abc");
-    let fresh = tag(keyed("umac64-aes128", &bytes(8, 16)).as_mut(), 8, b"bcdefghi", b"abc");
+    let fresh = tag(
+        keyed("umac64-aes128", &bytes(8, 16)).as_mut(),
+        8,
+        b"bcdefghi",
+        b"abc",
+    );
     assert_eq!(t, fresh);
 }
 
@@ -233,10 +244,17 @@ fn poly1305_aes_is_poly1305_of_r_plus_aes_k_of_the_nonce() {
 fn without_the_library_every_row_says_what_to_install() {
     if nettle::BUILT {
         assert_eq!((nettle::BACKEND.availability)(), Availability::Available);
-        assert!(nettle::version().starts_with("Nettle 3."), "{}", nettle::version());
+        assert!(
+            nettle::version().starts_with("Nettle 3."),
+            "{}",
+            nettle::version()
+        );
         return;
     }
-    for f in mac::functions().iter().filter(|f| f.backend.name == "nettle") {
+    for f in mac::functions()
+        .iter()
+        .filter(|f| f.backend.name == "nettle")
+    {
         match f.availability() {
             Availability::Unavailable(why) => {
                 assert!(why.starts_with("not built"), "{}: {why}", f.id());
