@@ -100,6 +100,25 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         cpp: false,
         flags: &["-std=c99"],
     },
+    // Nettle ≥ 3.5 (CMAC-AES); the header tested is UMAC's, which every 3.x has.
+    SystemLibrary {
+        name: "nettle",
+        display: "Nettle",
+        feature: "nettle",
+        default_feature: true,
+        package: "nettle-dev",
+        pkg_config: &["nettle"],
+        header: "umac.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[HeaderSubdir {
+            dir: "nettle",
+            link: "nettle",
+        }],
+        include_as: Some("nettle"),
+        shim: &["csrc/nettle_shim.c"],
+        cpp: false,
+        flags: &["-std=c99"],
+    },
 ];
 
 impl SystemLibrary {

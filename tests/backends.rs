@@ -24,6 +24,7 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("openssl", 15, 30),
     ("cryptopp", 18, 36),
     ("mbedtls", 8, 8),
+    ("nettle", 12, 12),
     ("rustcrypto", 19, 19),
     ("null", 1, 1),
 ];

@@ -90,6 +90,7 @@ pub enum Family {
     Blake3,
     SipHash,
     Vmac,
+    Umac,
     Null,
 }
 
@@ -139,6 +140,14 @@ const MD64: BlockRule = BlockRule::MerkleDamgard {
 };
 const AES_BLOCKS: BlockRule = BlockRule::Blocks {
     block: 16,
+    extra: 0,
+    min: 1,
+};
+/// UMAC (RFC 4418): NH reads the message in 32-byte steps, zero-padding the last (the empty message is
+/// padded to one step); the per-1024-byte L2 polynomial step and the one AES call for the pad are
+/// fixed or minor costs the fit's `a` and `b` absorb, as VMAC's are.
+const UMAC_BLOCKS: BlockRule = BlockRule::Blocks {
+    block: 32,
     extra: 0,
     min: 1,
 };
@@ -480,6 +489,89 @@ pub static ALGORITHMS: &[Algorithm] = &[
         // the first 8 bytes. A 16-byte nonce would put bit 7 of the slot index there.
         nonce_len: Some(8),
         vectors: vectors!("vmac-aes128-128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "umac32-aes128",
+        family: Family::Umac,
+        description:
+            "UMAC-32 with AES-128 (RFC 4418; vectors RFC 4418 §A); nonce: 8-byte schedule slot index",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 4,
+        block_len: 32,
+        block_rule: UMAC_BLOCKS,
+        // 8 bytes, as in RFC 4418's vectors and like VMAC: UMAC takes 1..=16-byte nonces (Nettle's
+        // `umac32_set_nonce`) and the benchmark writes the slot index into the first 8.
+        nonce_len: Some(8),
+        vectors: vectors!("umac32-aes128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "umac64-aes128",
+        family: Family::Umac,
+        description:
+            "UMAC-64 with AES-128 (RFC 4418; vectors RFC 4418 §A); nonce: 8-byte schedule slot index",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 8,
+        block_len: 32,
+        block_rule: UMAC_BLOCKS,
+        // 8 bytes, as in RFC 4418's vectors and like VMAC: UMAC takes 1..=16-byte nonces (Nettle's
+        // `umac64_set_nonce`) and the benchmark writes the slot index into the first 8.
+        nonce_len: Some(8),
+        vectors: vectors!("umac64-aes128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "umac96-aes128",
+        family: Family::Umac,
+        description:
+            "UMAC-96 with AES-128 (RFC 4418; vectors RFC 4418 §A); nonce: 8-byte schedule slot index",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 12,
+        block_len: 32,
+        block_rule: UMAC_BLOCKS,
+        // 8 bytes, as in RFC 4418's vectors and like VMAC: UMAC takes 1..=16-byte nonces (Nettle's
+        // `umac96_set_nonce`) and the benchmark writes the slot index into the first 8.
+        nonce_len: Some(8),
+        vectors: vectors!("umac96-aes128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "umac128-aes128",
+        family: Family::Umac,
+        description:
+            "UMAC-128 with AES-128 (RFC 4418; vectors RFC 4418 §A, 96-bit prefixes); nonce: 8-byte schedule slot index",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 32,
+        block_rule: UMAC_BLOCKS,
+        // 8 bytes, as in RFC 4418's vectors and like VMAC: UMAC takes 1..=16-byte nonces (Nettle's
+        // `umac128_set_nonce`) and the benchmark writes the slot index into the first 8.
+        nonce_len: Some(8),
+        vectors: vectors!("umac128-aes128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "poly1305-aes",
+        family: Family::Poly1305,
+        description:
+            "Poly1305-AES (Bernstein 2005, as Nettle defines it): key = AES-128 key k || r, 16-byte nonce; vectors from the paper's appendix B",
+        key_lengths: KeyLengths::OneOf(&[32]),
+        default_key_len: 32,
+        tag_len: 16,
+        block_len: 16,
+        // Poly1305 over ceil(i/16) blocks plus one AES call on the nonce.
+        block_rule: BlockRule::Blocks {
+            block: 16,
+            extra: 1,
+            min: 0,
+        },
+        nonce_len: Some(16),
+        vectors: vectors!("poly1305-aes.vec"),
         caveat: None,
     },
     Algorithm {

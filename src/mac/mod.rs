@@ -17,6 +17,7 @@
 pub mod algorithm;
 pub mod cryptopp;
 pub mod mbedtls;
+pub mod nettle;
 pub mod null;
 pub mod openssl;
 pub mod rustcrypto;
@@ -207,6 +208,7 @@ pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
     &cryptopp::BACKEND,
     &mbedtls::BACKEND,
+    &nettle::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];

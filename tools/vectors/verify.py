@@ -3,7 +3,8 @@
 
 Usage: python3 tools/vectors/verify.py [VECTOR_DIR]
 
-Needs: Python 3.9+, `cryptography` (CMAC/AES/GCM/Poly1305), `pycryptodome`
+Needs: Python 3.9+, `cryptography` (CMAC/AES/GCM/Poly1305; AES under the UMAC and Poly1305-AES
+written out here), `pycryptodome`
 (KMAC), `blake3`, and for the Twofish/Serpent/RC6 files a C++ compiler with
 Crypto++ (`apt-get install libcrypto++-dev`): tools/vectors/gen_cmac.cpp is
 built into a temporary directory and used as the reference for those files.
@@ -29,13 +30,18 @@ TAG_LEN = {
     "hmac-sha3-256": 32, "cmac-aes128": 16, "cmac-aes256": 16, "cbcmac-aes128": 16,
     "gmac-aes128": 16, "poly1305": 16, "kmac128": 32, "kmac256": 64,
     "blake2b-keyed": 64, "blake2s-keyed": 32, "blake3-keyed": 32, "siphash-2-4": 8,
-    "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16,
+    "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 16,
+    "umac32-aes128": 4, "umac64-aes128": 8, "umac96-aes128": 12, "umac128-aes128": 16,
 }
 KEY_LEN = {  # required key length in bytes, where the algorithm fixes one
     "cmac-aes128": 16, "cmac-aes256": 32, "cbcmac-aes128": 16, "gmac-aes128": 16,
     "poly1305": 32, "blake3-keyed": 32, "siphash-2-4": 16,
-    "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16,
+    "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 32,
+    "umac32-aes128": 16, "umac64-aes128": 16, "umac96-aes128": 16, "umac128-aes128": 16,
 }
+# Algorithms whose records carry a nonce, and its length (None: any).
+NONCE_LEN = {"gmac-aes128": 12, "poly1305-aes": 16, "umac32-aes128": None, "umac64-aes128": None,
+             "umac96-aes128": None, "umac128-aes128": None}
 MAC_FIELDS = {"source", "key", "msg", "nonce", "custom", "tag", "truncated"}
 CIPHER_FIELDS = {"source", "key", "pt", "ct"}
 HEX_RE = re.compile(r"^(?:[0-9a-f]{2})*$")
@@ -164,6 +170,106 @@ def poly1305(key, msg):
     return Poly1305.generate_tag(key, msg)
 
 
+def poly1305_aes(key, nonce, msg):
+    """Bernstein's Poly1305-AES with Nettle's key layout: key = k || r (r clamped here, as the paper
+    requires of r and Nettle does); tag = (Poly1305_r(m) + AES_k(n)) mod 2^128. Written out rather than
+    through `cryptography`'s Poly1305 so the AES half and the key layout are checked too."""
+    k, r = key[:16], int.from_bytes(key[16:], "little") & 0x0ffffffc0ffffffc0ffffffc0fffffff
+    p = (1 << 130) - 5
+    h = 0
+    for i in range(0, len(msg), 16):
+        h = (h + int.from_bytes(msg[i:i + 16] + b"\x01", "little")) * r % p
+    s = int.from_bytes(aes_ecb(k, nonce), "little")
+    return ((h + s) % (1 << 128)).to_bytes(16, "little")
+
+
+def umac(key, nonce, msg, taglen):
+    """UMAC with AES-128 as RFC 4418 section 4-6 define it (KDF, PDF, UHASH = L1 NH, L2 POLY, L3),
+    written from the RFC's pseudocode: NH reads message words little-endian and key words big-endian;
+    everything else is big-endian."""
+    def kdf(index, n):
+        out = b""
+        i = 1
+        while len(out) < n:
+            out += aes_ecb(key, index.to_bytes(8, "big") + i.to_bytes(8, "big"))
+            i += 1
+        return out[:n]
+
+    def pdf():
+        nl = len(nonce)
+        nn = bytearray(nonce)
+        idx = 0
+        if taglen in (4, 8):
+            idx = int.from_bytes(nonce, "big") % (16 // taglen)
+            nn = bytearray(a ^ b for a, b in zip(nonce, idx.to_bytes(nl, "big")))
+        t = aes_ecb(kdf(0, 16), bytes(nn) + bytes(16 - nl))
+        return t[idx * taglen: idx * taglen + taglen] if taglen in (4, 8) else t[:taglen]
+
+    def nh(k, m):
+        mw = [int.from_bytes(m[i:i + 4], "little") for i in range(0, len(m), 4)]
+        kw = [int.from_bytes(k[i:i + 4], "big") for i in range(0, len(m), 4)]
+        y = 0
+        for i in range(0, len(mw), 8):
+            for j in range(4):
+                y += ((mw[i + j] + kw[i + j]) & 0xffffffff) * ((mw[i + j + 4] + kw[i + j + 4]) & 0xffffffff)
+        return y & (2**64 - 1)
+
+    def l1(k, m):
+        chunks = [m[i:i + 1024] for i in range(0, len(m), 1024)] or [b""]
+        y = b""
+        for c in chunks:
+            bits = len(c) * 8
+            c = c + bytes((-len(c)) % 32) if c else bytes(32)
+            y += ((nh(k, c) + bits) & (2**64 - 1)).to_bytes(8, "big")
+        return y
+
+    def poly(wordbits, maxwordrange, k, m):
+        wb = wordbits // 8
+        p = 2**64 - 59 if wordbits == 64 else 2**128 - 159
+        offset = 2**wordbits - p
+        marker = p - 1
+        y = 1
+        for i in range(0, len(m), wb):
+            w = int.from_bytes(m[i:i + wb], "big")
+            if w >= maxwordrange:
+                y = (k * y + marker) % p
+                y = (k * y + (w - offset)) % p
+            else:
+                y = (k * y + w) % p
+        return y
+
+    def l2(k, m):
+        k64 = int.from_bytes(k[:8], "big") & 0x01FFFFFF01FFFFFF
+        k128 = int.from_bytes(k[8:24], "big") & 0x01FFFFFF01FFFFFF01FFFFFF01FFFFFF
+        if len(m) <= 2**17:
+            y = poly(64, 2**64 - 2**32, k64, m)
+        else:
+            m1, m2 = m[:2**17], m[2**17:] + b"\x80"
+            m2 += bytes((-len(m2)) % 16)
+            y = poly(64, 2**64 - 2**32, k64, m1)
+            y = poly(128, 2**128 - 2**96, k128, y.to_bytes(16, "big") + m2)
+        return y.to_bytes(16, "big")
+
+    def l3(k1, k2, m):
+        p36 = 2**36 - 5
+        y = sum(int.from_bytes(m[2 * i:2 * i + 2], "big") * (int.from_bytes(k1[8 * i:8 * i + 8], "big") % p36)
+                for i in range(8)) % p36
+        y &= 0xffffffff
+        return bytes(a ^ b for a, b in zip(y.to_bytes(4, "big"), k2))
+
+    iters = taglen // 4
+    L1 = kdf(1, 1024 + (iters - 1) * 16)
+    L2 = kdf(2, iters * 24)
+    L31 = kdf(3, iters * 64)
+    L32 = kdf(4, iters * 4)
+    h = b""
+    for i in range(iters):
+        a = l1(L1[16 * i:16 * i + 1024], msg)
+        b = bytes(8) + a if len(msg) <= 1024 else l2(L2[24 * i:24 * i + 24], a)
+        h += l3(L31[64 * i:64 * i + 64], L32[4 * i:4 * i + 4], b)
+    return bytes(x ^ y for x, y in zip(pdf(), h))
+
+
 def kmac(bits, key, msg, custom, tag_len):
     if bits == 128:
         from Crypto.Hash import KMAC128 as K
@@ -191,6 +297,12 @@ def compute(alg, rec, tag_len, crypto_pp):
         return gmac_aes(key, rec["nonce_b"], msg)
     if alg == "poly1305":
         return poly1305(key, msg)
+    if alg == "poly1305-aes":
+        return poly1305_aes(key, rec["nonce_b"], msg)
+    if alg.startswith("umac") and alg.endswith("-aes128"):
+        if not 1 <= len(rec["nonce_b"]) <= 16:
+            raise ValueError("UMAC nonce must be 1..16 bytes")
+        return umac(key, rec["nonce_b"], msg, tag_len)
     if alg in ("kmac128", "kmac256"):
         return kmac(int(alg[4:]), key, msg, rec.get("custom_b", b""), tag_len)
     if alg == "blake2b-keyed":
@@ -295,11 +407,14 @@ def check_mac_file(alg, records, crypto_pp):
             rec["key_b"] = parse_hex(rec["key"], "key")
             rec["msg_b"] = parse_msg(rec["msg"])
             if "nonce" in rec:
-                if alg != "gmac-aes128":
-                    raise ValueError("nonce only allowed for GMAC")
+                if alg not in NONCE_LEN:
+                    raise ValueError(f"nonce only allowed for {sorted(NONCE_LEN)}")
                 rec["nonce_b"] = parse_hex(rec["nonce"], "nonce")
-            elif alg == "gmac-aes128":
-                raise ValueError("GMAC record without nonce")
+                want = NONCE_LEN[alg]
+                if want is not None and len(rec["nonce_b"]) != want:
+                    raise ValueError(f"nonce length {len(rec['nonce_b'])}, expected {want}")
+            elif alg in NONCE_LEN:
+                raise ValueError(f"{alg} record without nonce")
             if "custom" in rec:
                 if not alg.startswith("kmac"):
                     raise ValueError("custom only allowed for KMAC")

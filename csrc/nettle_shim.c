@@ -1,0 +1,277 @@
+/* nettle_shim.c - a small C face on Nettle for macbench's `nettle` backend.
+ *
+ * Why a shim: Nettle's contexts are C structs whose layout and sizes Rust should not copy, and each MAC
+ * has its own set of functions. Here one heap object holds the context of one algorithm; the Rust side
+ * keys it once (mbnettle_new: AES key schedule, CMAC subkeys, HMAC inner and outer states, GHASH table,
+ * UMAC's NH/L2/L3 keys), then per message calls mbnettle_tag (one shot) or begin/update/final
+ * (streaming, for the chunked self-test). Nothing allocates per message.
+ *
+ * Per message, only what the construction needs: HMAC and CMAC nothing at begin (Nettle's digest
+ * functions leave the context in its keyed state, ready for the next message); GMAC sets the IV (which
+ * also restarts GHASH); UMAC and Poly1305-AES set the nonce (their pad is one AES call on it, done at
+ * digest).
+ *
+ * Plain C: no error crosses the boundary other than as a return code (MBNETTLE_*, below), which the
+ * Rust side turns into a message. Built by build.rs with the `cc` crate only when Nettle is found
+ * (cfg `have_nettle`).
+ */
+
+#include <nettle/cmac.h>
+#include <nettle/gcm.h>
+#include <nettle/hmac.h>
+#include <nettle/poly1305.h>
+#include <nettle/umac.h>
+#include <nettle/version.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Return codes; src/mac/nettle.rs names them. */
+#define MBNETTLE_OK 0
+#define MBNETTLE_UNKNOWN_ALGORITHM 1
+#define MBNETTLE_KEY_LENGTH 2
+#define MBNETTLE_TAG_LENGTH 3
+#define MBNETTLE_NONCE_LENGTH 4
+#define MBNETTLE_NO_MEMORY 5
+
+enum algorithm {
+    HMAC_MD5,
+    HMAC_SHA1,
+    HMAC_SHA256,
+    HMAC_SHA512,
+    CMAC_AES128,
+    CMAC_AES256,
+    GMAC_AES128,
+    UMAC32,
+    UMAC64,
+    UMAC96,
+    UMAC128,
+    POLY1305_AES,
+};
+
+struct keyed {
+    enum algorithm algorithm;
+    size_t tag_len;
+    /* GMAC, streaming only: Nettle's gcm_*_update takes associated data in whole 16-byte blocks except
+     * in its last call (it asserts so), so pieces are gathered here until a block is full. */
+    uint8_t aad_block[GCM_BLOCK_SIZE];
+    size_t aad_fill;
+    union {
+        struct hmac_md5_ctx hmac_md5;
+        struct hmac_sha1_ctx hmac_sha1;
+        struct hmac_sha256_ctx hmac_sha256;
+        struct hmac_sha512_ctx hmac_sha512;
+        struct cmac_aes128_ctx cmac_aes128;
+        struct cmac_aes256_ctx cmac_aes256;
+        struct gcm_aes128_ctx gcm_aes128;
+        struct umac32_ctx umac32;
+        struct umac64_ctx umac64;
+        struct umac96_ctx umac96;
+        struct umac128_ctx umac128;
+        struct poly1305_aes_ctx poly1305_aes;
+    } ctx;
+};
+
+struct row {
+    const char *name;
+    enum algorithm algorithm;
+    /* 0: any key length (HMAC). */
+    size_t key_len;
+    size_t tag_len;
+};
+
+static const struct row ROWS[] = {
+    {"hmac-md5", HMAC_MD5, 0, MD5_DIGEST_SIZE},
+    {"hmac-sha1", HMAC_SHA1, 0, SHA1_DIGEST_SIZE},
+    {"hmac-sha256", HMAC_SHA256, 0, SHA256_DIGEST_SIZE},
+    {"hmac-sha512", HMAC_SHA512, 0, SHA512_DIGEST_SIZE},
+    {"cmac-aes128", CMAC_AES128, AES128_KEY_SIZE, CMAC128_DIGEST_SIZE},
+    {"cmac-aes256", CMAC_AES256, AES256_KEY_SIZE, CMAC128_DIGEST_SIZE},
+    {"gmac-aes128", GMAC_AES128, AES128_KEY_SIZE, GCM_DIGEST_SIZE},
+    {"umac32-aes128", UMAC32, UMAC_KEY_SIZE, UMAC32_DIGEST_SIZE},
+    {"umac64-aes128", UMAC64, UMAC_KEY_SIZE, UMAC64_DIGEST_SIZE},
+    {"umac96-aes128", UMAC96, UMAC_KEY_SIZE, UMAC96_DIGEST_SIZE},
+    {"umac128-aes128", UMAC128, UMAC_KEY_SIZE, UMAC128_DIGEST_SIZE},
+    {"poly1305-aes", POLY1305_AES, POLY1305_AES_KEY_SIZE, POLY1305_AES_DIGEST_SIZE},
+};
+
+/* Key setup. Returns MBNETTLE_OK and a handle in *out, or another code and *out = NULL. `tag_len` is the
+ * registry's full tag length and must be the algorithm's. */
+int mbnettle_new(const char *name, const uint8_t *key, size_t key_len, size_t tag_len, void **out) {
+    const struct row *row = NULL;
+    struct keyed *k;
+    size_t i;
+
+    *out = NULL;
+    for (i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+        if (strcmp(ROWS[i].name, name) == 0) {
+            row = &ROWS[i];
+            break;
+        }
+    }
+    if (row == NULL) {
+        return MBNETTLE_UNKNOWN_ALGORITHM;
+    }
+    if (row->key_len != 0 && key_len != row->key_len) {
+        return MBNETTLE_KEY_LENGTH;
+    }
+    if (tag_len != row->tag_len) {
+        return MBNETTLE_TAG_LENGTH;
+    }
+    k = calloc(1, sizeof *k);
+    if (k == NULL) {
+        return MBNETTLE_NO_MEMORY;
+    }
+    k->algorithm = row->algorithm;
+    k->tag_len = row->tag_len;
+    switch (k->algorithm) {
+    case HMAC_MD5: hmac_md5_set_key(&k->ctx.hmac_md5, key_len, key); break;
+    case HMAC_SHA1: hmac_sha1_set_key(&k->ctx.hmac_sha1, key_len, key); break;
+    case HMAC_SHA256: hmac_sha256_set_key(&k->ctx.hmac_sha256, key_len, key); break;
+    case HMAC_SHA512: hmac_sha512_set_key(&k->ctx.hmac_sha512, key_len, key); break;
+    case CMAC_AES128: cmac_aes128_set_key(&k->ctx.cmac_aes128, key); break;
+    case CMAC_AES256: cmac_aes256_set_key(&k->ctx.cmac_aes256, key); break;
+    case GMAC_AES128: gcm_aes128_set_key(&k->ctx.gcm_aes128, key); break;
+    case UMAC32: umac32_set_key(&k->ctx.umac32, key); break;
+    case UMAC64: umac64_set_key(&k->ctx.umac64, key); break;
+    case UMAC96: umac96_set_key(&k->ctx.umac96, key); break;
+    case UMAC128: umac128_set_key(&k->ctx.umac128, key); break;
+    case POLY1305_AES: poly1305_aes_set_key(&k->ctx.poly1305_aes, key); break;
+    }
+    *out = k;
+    return MBNETTLE_OK;
+}
+
+void mbnettle_free(void *handle) { free(handle); }
+
+/* Start a message: the nonce where the construction takes one. */
+int mbnettle_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
+    struct keyed *k = handle;
+    int umac = k->algorithm == UMAC32 || k->algorithm == UMAC64 || k->algorithm == UMAC96 ||
+               k->algorithm == UMAC128;
+    if (umac && (nonce_len < UMAC_MIN_NONCE_SIZE || nonce_len > UMAC_MAX_NONCE_SIZE)) {
+        return MBNETTLE_NONCE_LENGTH;
+    }
+    switch (k->algorithm) {
+    case HMAC_MD5:
+    case HMAC_SHA1:
+    case HMAC_SHA256:
+    case HMAC_SHA512:
+    case CMAC_AES128:
+    case CMAC_AES256:
+        /* The last digest left the keyed state. */
+        return nonce_len == 0 ? MBNETTLE_OK : MBNETTLE_NONCE_LENGTH;
+    case GMAC_AES128:
+        if (nonce_len == 0) {
+            return MBNETTLE_NONCE_LENGTH;
+        }
+        gcm_aes128_set_iv(&k->ctx.gcm_aes128, nonce_len, nonce);
+        k->aad_fill = 0;
+        return MBNETTLE_OK;
+    case UMAC32: umac32_set_nonce(&k->ctx.umac32, nonce_len, nonce); return MBNETTLE_OK;
+    case UMAC64: umac64_set_nonce(&k->ctx.umac64, nonce_len, nonce); return MBNETTLE_OK;
+    case UMAC96: umac96_set_nonce(&k->ctx.umac96, nonce_len, nonce); return MBNETTLE_OK;
+    case UMAC128: umac128_set_nonce(&k->ctx.umac128, nonce_len, nonce); return MBNETTLE_OK;
+    case POLY1305_AES:
+        if (nonce_len != POLY1305_AES_NONCE_SIZE) {
+            return MBNETTLE_NONCE_LENGTH;
+        }
+        poly1305_aes_set_nonce(&k->ctx.poly1305_aes, nonce);
+        return MBNETTLE_OK;
+    }
+    return MBNETTLE_UNKNOWN_ALGORITHM;
+}
+
+/* GMAC streaming: the message is GCM's associated data (no plaintext follows), fed to Nettle in whole
+ * blocks; the partial last block waits in aad_block for mbnettle_final. */
+static void gmac_update(struct keyed *k, const uint8_t *data, size_t len) {
+    size_t whole;
+    if (k->aad_fill > 0) {
+        size_t take = GCM_BLOCK_SIZE - k->aad_fill;
+        if (take > len) {
+            take = len;
+        }
+        memcpy(k->aad_block + k->aad_fill, data, take);
+        k->aad_fill += take;
+        data += take;
+        len -= take;
+        if (k->aad_fill < GCM_BLOCK_SIZE) {
+            return;
+        }
+        gcm_aes128_update(&k->ctx.gcm_aes128, GCM_BLOCK_SIZE, k->aad_block);
+        k->aad_fill = 0;
+    }
+    whole = len - len % GCM_BLOCK_SIZE;
+    gcm_aes128_update(&k->ctx.gcm_aes128, whole, data);
+    memcpy(k->aad_block, data + whole, len - whole);
+    k->aad_fill = len - whole;
+}
+
+void mbnettle_update(void *handle, const uint8_t *data, size_t len) {
+    struct keyed *k = handle;
+    switch (k->algorithm) {
+    case HMAC_MD5: hmac_md5_update(&k->ctx.hmac_md5, len, data); break;
+    case HMAC_SHA1: hmac_sha1_update(&k->ctx.hmac_sha1, len, data); break;
+    case HMAC_SHA256: hmac_sha256_update(&k->ctx.hmac_sha256, len, data); break;
+    case HMAC_SHA512: hmac_sha512_update(&k->ctx.hmac_sha512, len, data); break;
+    case CMAC_AES128: cmac_aes128_update(&k->ctx.cmac_aes128, len, data); break;
+    case CMAC_AES256: cmac_aes256_update(&k->ctx.cmac_aes256, len, data); break;
+    case GMAC_AES128: gmac_update(k, data, len); break;
+    case UMAC32: umac32_update(&k->ctx.umac32, len, data); break;
+    case UMAC64: umac64_update(&k->ctx.umac64, len, data); break;
+    case UMAC96: umac96_update(&k->ctx.umac96, len, data); break;
+    case UMAC128: umac128_update(&k->ctx.umac128, len, data); break;
+    case POLY1305_AES: poly1305_aes_update(&k->ctx.poly1305_aes, len, data); break;
+    }
+}
+
+/* Finish a message into tag[0..tag_len]; tag_len may be shorter than the full tag (a prefix). */
+int mbnettle_final(void *handle, uint8_t *tag, size_t tag_len) {
+    struct keyed *k = handle;
+    if (tag_len == 0 || tag_len > k->tag_len) {
+        return MBNETTLE_TAG_LENGTH;
+    }
+    switch (k->algorithm) {
+    case HMAC_MD5: hmac_md5_digest(&k->ctx.hmac_md5, tag_len, tag); break;
+    case HMAC_SHA1: hmac_sha1_digest(&k->ctx.hmac_sha1, tag_len, tag); break;
+    case HMAC_SHA256: hmac_sha256_digest(&k->ctx.hmac_sha256, tag_len, tag); break;
+    case HMAC_SHA512: hmac_sha512_digest(&k->ctx.hmac_sha512, tag_len, tag); break;
+    case CMAC_AES128: cmac_aes128_digest(&k->ctx.cmac_aes128, tag_len, tag); break;
+    case CMAC_AES256: cmac_aes256_digest(&k->ctx.cmac_aes256, tag_len, tag); break;
+    case GMAC_AES128:
+        if (k->aad_fill > 0) {
+            gcm_aes128_update(&k->ctx.gcm_aes128, k->aad_fill, k->aad_block);
+            k->aad_fill = 0;
+        }
+        gcm_aes128_digest(&k->ctx.gcm_aes128, tag_len, tag);
+        break;
+    case UMAC32: umac32_digest(&k->ctx.umac32, tag_len, tag); break;
+    case UMAC64: umac64_digest(&k->ctx.umac64, tag_len, tag); break;
+    case UMAC96: umac96_digest(&k->ctx.umac96, tag_len, tag); break;
+    case UMAC128: umac128_digest(&k->ctx.umac128, tag_len, tag); break;
+    case POLY1305_AES: poly1305_aes_digest(&k->ctx.poly1305_aes, tag_len, tag); break;
+    }
+    return MBNETTLE_OK;
+}
+
+/* One message, whole. */
+int mbnettle_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+                 uint8_t *tag, size_t tag_len) {
+    struct keyed *k = handle;
+    int status = mbnettle_begin(handle, nonce, nonce_len);
+    if (status != MBNETTLE_OK) {
+        return status;
+    }
+    if (k->algorithm == GMAC_AES128) {
+        /* The whole message in one (hence last) call: no gathering. */
+        gcm_aes128_update(&k->ctx.gcm_aes128, len, msg);
+    } else {
+        mbnettle_update(handle, msg, len);
+    }
+    return mbnettle_final(handle, tag, tag_len);
+}
+
+/* The library's version (run time), major * 100 + minor: 308 for 3.8. */
+int mbnettle_version(void) { return nettle_version_major() * 100 + nettle_version_minor(); }

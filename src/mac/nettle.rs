@@ -1,0 +1,236 @@
+//! Nettle backend: the system libnettle (GnuTLS's crypto library; Debian's nettle-dev) through a small C
+//! shim, `csrc/nettle_shim.c`: key a context by algorithm name, tag a message (nonce, message → tag), or
+//! stream it (begin/update/final) for the chunked self-test, and free it. The shim reports failures as
+//! return codes only; [`reason`] turns them into words here.
+//!
+//! Key setup happens once in `mbnettle_new`; per message the shim does only what the library must:
+//! - HMAC-MD5/SHA-1/SHA-256/SHA-512: `hmac_*_update` and `hmac_*_digest`. Nettle keeps the hashed
+//!   ipad/opad states from `hmac_*_set_key`, and the digest resets the context to the keyed state, so a
+//!   message costs `Γ + 1` compressions (docs/methodology.md §6), like OpenSSL.
+//! - CMAC-AES128/256: `cmac_aes*_update` and `_digest` (subkeys and AES schedule from key setup; the
+//!   digest restarts the chain).
+//! - GMAC-AES128: `gcm_aes128_set_iv` with the nonce (which restarts GHASH), `gcm_aes128_update` with the
+//!   message as associated data, `gcm_aes128_digest`; the GHASH table is built at key setup.
+//! - UMAC-32/64/96/128 (RFC 4418, AES-128): `umacXX_set_nonce` with the 8-byte nonce, `umacXX_update`,
+//!   `umacXX_digest`; NH, L2 and L3 keys come from key setup, and the digest computes the pad (one AES
+//!   call on the nonce, since setting a nonce drops Nettle's pad cache).
+//! - Poly1305-AES (Bernstein's, as Nettle defines it: key = AES key k || r): `poly1305_aes_set_nonce`,
+//!   `poly1305_aes_update`, `poly1305_aes_digest` (which encrypts the nonce with k for the pad).
+//!
+//! No `sw` entries yet: Nettle's fat build picks AES-NI, SHA-NI and PCLMULQDQ code when the library
+//! loads and honours `NETTLE_FAT_OVERRIDE`, but nothing here can yet check from inside the process that
+//! an override took effect (the [`super::SoftwareSwitch`] contract), so the backend registers `hw` only.
+//!
+//! Built only with `cfg(have_nettle)` (build.rs found the library and compiled the shim); otherwise every
+//! entry is listed as unavailable with the reason build.rs recorded.
+
+use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+
+/// One `hw` line per algorithm, all keyed through the shim by name.
+macro_rules! entries {
+    ($($alg:literal),* $(,)?) => {
+        &[$(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, k, p) },)*]
+    };
+}
+
+pub static BACKEND: Backend = Backend {
+    name: "nettle",
+    description: "system Nettle (libnettle) through csrc/nettle_shim.c; contexts keyed once, nonce set per message where the construction takes one",
+    version,
+    availability,
+    software_only: None,
+    entries: entries![
+        "hmac-md5",
+        "hmac-sha1",
+        "hmac-sha256",
+        "hmac-sha512",
+        "cmac-aes128",
+        "cmac-aes256",
+        "gmac-aes128",
+        "umac32-aes128",
+        "umac64-aes128",
+        "umac96-aes128",
+        "umac128-aes128",
+        "poly1305-aes",
+    ],
+};
+
+/// Whether the shim was compiled and linked into this binary.
+pub const BUILT: bool = cfg!(have_nettle);
+
+fn availability() -> Availability {
+    match option_env!("MACBENCH_NETTLE_MISSING") {
+        Some(reason) if !BUILT => Availability::Unavailable(reason.to_string()),
+        _ if !BUILT => Availability::Unavailable(
+            "not built: install nettle-dev (Nettle) and rebuild".to_string(),
+        ),
+        _ => Availability::Available,
+    }
+}
+
+/// `Nettle 3.8` (the library loaded at run time).
+pub fn version() -> String {
+    if !BUILT {
+        return "Nettle not built".to_string();
+    }
+    let v = imp::library_version();
+    format!("Nettle {}.{}", v / 100, v % 100)
+}
+
+fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
+    MacError::Backend {
+        backend: "nettle",
+        algorithm,
+        reason: reason.to_string(),
+    }
+}
+
+/// The shim's return codes (`MBNETTLE_*` in `csrc/nettle_shim.c`) in words.
+pub fn reason(code: i32) -> &'static str {
+    match code {
+        0 => "ok",
+        1 => "algorithm not implemented by the shim",
+        2 => "key length not accepted by Nettle",
+        3 => "tag length differs from Nettle's",
+        4 => "nonce length not accepted by Nettle",
+        5 => "out of memory",
+        _ => "unknown shim status",
+    }
+}
+
+#[cfg(have_nettle)]
+mod imp {
+    use super::{backend_error, reason, KeyParams, KeyedMac, MacError};
+    use libc::{c_char, c_int, c_void, size_t};
+    use std::ffi::CString;
+
+    extern "C" {
+        fn mbnettle_new(
+            algorithm: *const c_char,
+            key: *const u8,
+            key_len: size_t,
+            tag_len: size_t,
+            out: *mut *mut c_void,
+        ) -> c_int;
+        fn mbnettle_free(handle: *mut c_void);
+        fn mbnettle_tag(
+            handle: *mut c_void,
+            nonce: *const u8,
+            nonce_len: size_t,
+            msg: *const u8,
+            len: size_t,
+            tag: *mut u8,
+            tag_len: size_t,
+        ) -> c_int;
+        fn mbnettle_begin(handle: *mut c_void, nonce: *const u8, nonce_len: size_t) -> c_int;
+        fn mbnettle_update(handle: *mut c_void, data: *const u8, len: size_t);
+        fn mbnettle_final(handle: *mut c_void, tag: *mut u8, tag_len: size_t) -> c_int;
+        fn mbnettle_version() -> c_int;
+    }
+
+    /// A keyed Nettle context owned through the shim.
+    struct NettleMac {
+        handle: *mut c_void,
+    }
+
+    // SAFETY: the context behind `handle` is owned by this value alone and used by one thread at a time;
+    // Nettle contexts are plain structs with no thread-affine state.
+    unsafe impl Send for NettleMac {}
+
+    impl Drop for NettleMac {
+        fn drop(&mut self) {
+            // SAFETY: handle came from mbnettle_new and is freed exactly once.
+            unsafe { mbnettle_free(self.handle) };
+        }
+    }
+
+    pub fn new(
+        algorithm: &'static str,
+        key: &[u8],
+        _: KeyParams<'_>,
+    ) -> Result<Box<dyn KeyedMac>, MacError> {
+        let tag_len = crate::mac::algorithm(algorithm)
+            .map(|a| a.tag_len)
+            .ok_or_else(|| backend_error(algorithm, "not a registered algorithm"))?;
+        let name = CString::new(algorithm).map_err(|e| backend_error(algorithm, e))?;
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        // SAFETY: name is NUL-terminated, key is valid for key.len() bytes (the shim checks the length
+        // before reading a fixed-size key), and on success handle owns a new context.
+        let status =
+            unsafe { mbnettle_new(name.as_ptr(), key.as_ptr(), key.len(), tag_len, &mut handle) };
+        if status != 0 || handle.is_null() {
+            return Err(backend_error(
+                algorithm,
+                format!("key setup: {}", reason(status)),
+            ));
+        }
+        Ok(Box::new(NettleMac { handle }))
+    }
+
+    impl KeyedMac for NettleMac {
+        #[inline]
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+            // SAFETY: handle is a live context; nonce, msg and tag are valid for their lengths.
+            let status = unsafe {
+                mbnettle_tag(
+                    self.handle,
+                    nonce.as_ptr(),
+                    nonce.len(),
+                    msg.as_ptr(),
+                    msg.len(),
+                    tag.as_mut_ptr(),
+                    tag.len(),
+                )
+            };
+            if status != 0 {
+                // A zero tag fails every vector instead of panicking inside a timed loop.
+                tag.fill(0);
+            }
+        }
+
+        fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+            // SAFETY: as in tag_into, piece by piece.
+            let ok = unsafe {
+                let ok = mbnettle_begin(self.handle, nonce.as_ptr(), nonce.len()) == 0;
+                for c in chunks {
+                    mbnettle_update(self.handle, c.as_ptr(), c.len());
+                }
+                ok & (mbnettle_final(self.handle, tag.as_mut_ptr(), tag.len()) == 0)
+            };
+            if !ok {
+                tag.fill(0);
+            }
+        }
+
+        fn streams(&self) -> bool {
+            true
+        }
+    }
+
+    pub fn library_version() -> i32 {
+        // SAFETY: no arguments; asks the loaded library for its version.
+        unsafe { mbnettle_version() }
+    }
+}
+
+#[cfg(not(have_nettle))]
+mod imp {
+    use super::{availability, backend_error, KeyParams, KeyedMac, MacError};
+    use crate::mac::Availability;
+
+    pub fn new(
+        algorithm: &'static str,
+        _: &[u8],
+        _: KeyParams<'_>,
+    ) -> Result<Box<dyn KeyedMac>, MacError> {
+        let reason = match availability() {
+            Availability::Unavailable(why) => why,
+            Availability::Available => "not built".to_string(),
+        };
+        Err(backend_error(algorithm, reason))
+    }
+
+    pub fn library_version() -> i32 {
+        0
+    }
+}
