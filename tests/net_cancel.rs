@@ -86,8 +86,11 @@ fn ctrl_c_during_net_exits_130_and_marks_json_partial() {
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr:?}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
+    // The expected duration said up front, then the one-line error.
+    let lines: Vec<&str> = stderr.trim_end().lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr:?}");
+    assert!(lines[0].starts_with("macbench net: ") && lines[0].contains("up to"), "{stderr}");
+    assert!(lines[1].contains("interrupted"), "{stderr}");
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(doc["partial"], true, "{doc}");
     // What finished is kept; the trial cut short by Ctrl-C is not reported as a result.
