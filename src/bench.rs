@@ -147,6 +147,9 @@ pub struct ScenarioSpec {
     pub seed: u64,
     /// The coordinator's sampling tick.
     pub tick_s: f64,
+    /// How messages were handed to the backend.
+    #[serde(default)]
+    pub dispatch: engine::Dispatch,
 }
 
 impl From<&Scenario> for ScenarioSpec {
@@ -165,6 +168,7 @@ impl From<&Scenario> for ScenarioSpec {
             rekey_every: s.rekey_every,
             seed: s.seed,
             tick_s: s.tick.as_secs_f64(),
+            dispatch: s.dispatch,
         }
     }
 }
@@ -186,6 +190,7 @@ impl Default for ScenarioSpec {
             rekey_every: None,
             seed: 0,
             tick_s: 0.0,
+            dispatch: engine::Dispatch::Single,
         }
     }
 }
@@ -458,6 +463,8 @@ fn median_metrics(all: &[Metrics]) -> Metrics {
         messages: must(&|m| m.messages as f64) as u64,
         bytes: must(&|m| m.bytes as f64) as u64,
         window_seconds: must(&|m| m.window_seconds),
+        latency_p50_ns: pick(&|m| m.latency_p50_ns),
+        latency_p99_ns: pick(&|m| m.latency_p99_ns),
     }
 }
 

@@ -54,6 +54,12 @@ pub struct Metrics {
     pub bytes: u64,
     #[serde(default = "unknown", deserialize_with = "null_as_nan")]
     pub window_seconds: f64,
+    /// Per-message latency, submission to tag (sampled one batch in 64, in the window), ns: what
+    /// batching trades for throughput (`--dispatch`).
+    #[serde(default)]
+    pub latency_p50_ns: Option<f64>,
+    #[serde(default)]
+    pub latency_p99_ns: Option<f64>,
 }
 
 impl Metrics {
@@ -266,6 +272,11 @@ pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
         .filter_map(|t| t.apparent_cycles_per_byte)
         .collect();
     let utilisation = ratio(sum_c, w_s * ctx.cores as f64).unwrap_or(0.0);
+    let latencies: Vec<f64> = raw
+        .threads
+        .iter()
+        .flat_map(|t| t.latency_ns.iter().map(|&l| l as f64))
+        .collect();
     let metrics = Metrics {
         absolute_cycles_per_byte: absolute,
         apparent_cycles_per_byte: apparent,
@@ -292,6 +303,8 @@ pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
         messages: sum_m,
         bytes: sum_b,
         window_seconds: w_s,
+        latency_p50_ns: stats::quantile(&latencies, 0.5),
+        latency_p99_ns: stats::quantile(&latencies, 0.99),
     };
 
     aggregate_warnings(raw, ctx, &metrics, &mut warnings);

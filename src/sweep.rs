@@ -38,6 +38,7 @@ pub struct SweepSpec {
     pub rekey_every: Option<u64>,
     pub seed: u64,
     pub tick: Duration,
+    pub dispatch: engine::Dispatch,
 }
 
 /// The scenarios of a sweep and what to say about them before running.
@@ -97,6 +98,7 @@ impl SweepSpec {
                     rekey_every: self.rekey_every,
                     seed: self.seed,
                     tick: self.tick,
+                    dispatch: self.dispatch,
                 };
                 engine::validate(&scenario, online).map_err(|e| SpecError::new(e.to_string()))?;
                 scenarios.push(scenario);
@@ -174,6 +176,7 @@ pub fn one_session(
         rekey_every: None,
         seed: 1,
         tick: engine::DEFAULT_TICK,
+        dispatch: engine::Dispatch::Single,
     }
 }
 

@@ -33,6 +33,7 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         rekey_every: None,
         seed: 1,
         tick: macbench::engine::DEFAULT_TICK,
+        dispatch: macbench::engine::Dispatch::Single,
     };
     let clock = clock::ClockInfo {
         reference_hz: 2e9,

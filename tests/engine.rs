@@ -33,6 +33,7 @@ fn scenario(f: Function, size: u32, sessions: usize) -> Scenario {
         rekey_every: None,
         seed: 7,
         tick: engine::DEFAULT_TICK,
+        dispatch: engine::Dispatch::Single,
     }
 }
 

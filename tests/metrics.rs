@@ -35,6 +35,7 @@ fn thread(session: usize, cpu: usize, cpu_s: f64, m: u64, size: u64) -> ThreadCo
         total_messages: m * 2,
         rekeys: 0,
         start_offset_ns: 0,
+        latency_ns: Vec::new(),
     }
 }
 

@@ -58,6 +58,10 @@ pub struct RunArgs {
     /// Most repeats per scenario, those added for --target-ci included.
     #[arg(long, default_value_t = DEFAULT_MAX_REPEAT)]
     pub max_repeat: usize,
+    /// How messages reach the backend: `single` (one at a time), `burst:N` (N per call; multi-buffer
+    /// backends compute them in SIMD lanes) or `inflight:N` (N kept queued), N from 1 to 16.
+    #[arg(long, default_value = "single")]
+    pub dispatch: String,
     /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
     #[arg(long, default_value = "10ms")]
     pub tick: String,
@@ -170,6 +174,7 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         verify: args.verify,
         rekey_every: args.rekey,
         seed: args.seed,
+        dispatch: args.dispatch.parse().map_err(CliError::usage)?,
         tick: spec::parse_duration_within(
             "--tick",
             &args.tick,
@@ -200,6 +205,7 @@ fn new_document(
             "keys": args.keys, "verify": args.verify, "rekey_every": args.rekey, "auto": args.auto,
             "seed": args.seed, "tick_s": spec.tick.as_secs_f64(),
             "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
+            "dispatch": spec.dispatch,
         }),
         harness: None,
         results: Vec::new(),

@@ -11,6 +11,7 @@
 //! Per batch: no allocation, lock or clock read; one relaxed load of the phase word and one relaxed
 //! store of the message count.
 
+use super::Dispatch;
 use crate::mac::{Batch, KeyedMac, VerifyMode, MAX_BATCH, MAX_TAG_LEN};
 use std::sync::atomic::{AtomicU32, Ordering};
 use subtle::ConstantTimeEq;
@@ -21,6 +22,12 @@ use subtle::ConstantTimeEq;
 /// with 2 KiB batches 1500-byte messages went one at a time and the harness cost 12.7 cycles/message
 /// against 5.2 for the earlier fully monomorphised loop.
 pub const BATCH_BYTES: usize = 16 << 10;
+
+/// One batch in this many is timed for the latency figures: two clock reads per 64 batches.
+pub const LATENCY_EVERY: u64 = 64;
+/// Phase-word values inside the window: the coordinator increments the word at t1 (to 2) and at the
+/// window's middle (to 3), and at t2 (to 4).
+const WINDOW_PHASES: std::ops::RangeInclusive<u32> = 2..=3;
 
 /// Longest nonce the loop prepares (the engine writes the slot index into its first 8 bytes).
 pub const MAX_NONCE_LEN: usize = 16;
@@ -54,8 +61,12 @@ pub struct SessionLoop<'a> {
     pub next: usize,
     pub nonce_len: usize,
     pub tag_len: usize,
-    /// Messages per batch (≥ 1, ≤ [`MAX_BATCH`]).
+    /// Messages per batch (≥ 1, ≤ [`MAX_BATCH`]); `burst:N` and `inflight:N` use N.
     pub batch: usize,
+    pub dispatch: Dispatch,
+    /// Sampled latencies (submission to tag, ns) inside the window; filled up to its capacity, never
+    /// reallocated in the loop.
+    pub latency: &'a mut Vec<u64>,
     pub verify: VerifyMode,
     /// Inline verify: expected tags, `tag_len` bytes per schedule slot.
     pub expected: &'a [u8],
@@ -89,12 +100,14 @@ impl SessionLoop<'_> {
         let mut messages = self.messages;
         let mut failures = self.verify_failures;
         let stop_at = messages.saturating_add(limit);
+        let batch_len = self.dispatch.depth().unwrap_or(self.batch);
+        let mut batches = 0u64;
         let mut msgs: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
         let mut slots = [0usize; MAX_BATCH];
         let mut nonces = [0u8; MAX_BATCH * MAX_NONCE_LEN];
         let mut tags = [0u8; MAX_BATCH * MAX_TAG_LEN];
         loop {
-            let n = (self.batch as u64).min(stop_at - messages).max(1) as usize;
+            let n = (batch_len as u64).min(stop_at - messages).max(1) as usize;
             for i in 0..n {
                 let slot = next;
                 next = if slot + 1 == schedule.len() {
@@ -109,13 +122,33 @@ impl SessionLoop<'_> {
                     fill_nonce(&mut nonces[i * nonce_len..(i + 1) * nonce_len], slot);
                 }
             }
-            mac.tag_batch(&mut Batch {
+            let mut batch = Batch {
                 msgs: &msgs[..n],
                 nonces: &nonces[..n * nonce_len],
                 nonce_len,
                 tags: &mut tags[..n * tag_len],
                 tag_len,
-            });
+            };
+            batches += 1;
+            let timed = batches % LATENCY_EVERY == 0
+                && self.latency.len() < self.latency.capacity()
+                && WINDOW_PHASES.contains(&self.seen);
+            let start = if timed { super::clock::wall_ns() } else { 0 };
+            match self.dispatch {
+                Dispatch::Single => mac.tag_each(&mut batch),
+                Dispatch::Burst(_) => mac.tag_batch(&mut batch),
+                Dispatch::Inflight(depth) => mac.tag_inflight(&mut batch, depth),
+            }
+            if timed {
+                let took = super::clock::wall_ns().saturating_sub(start);
+                // Burst: every message was submitted at the start and tagged by the end. One at a
+                // time (and a backend without a queue): each message's own share.
+                let latency = match self.dispatch {
+                    Dispatch::Burst(_) => took,
+                    Dispatch::Single | Dispatch::Inflight(_) => took / n as u64,
+                };
+                self.latency.push(latency);
+            }
             match self.verify {
                 VerifyMode::None => {}
                 VerifyMode::Inline => {
@@ -154,7 +187,9 @@ mod tests {
     #[derive(Default)]
     struct Recorder {
         seen: Vec<(u8, usize)>,
+        /// Calls of the one-at-a-time path and of the all-at-once path.
         calls: usize,
+        bursts: Vec<usize>,
     }
 
     impl KeyedMac for Recorder {
@@ -164,8 +199,16 @@ mod tests {
             tag.fill(msg.len() as u8 ^ n);
         }
 
-        fn tag_batch(&mut self, batch: &mut Batch<'_>) {
+        fn tag_each(&mut self, batch: &mut Batch<'_>) {
             self.calls += 1;
+            for i in 0..batch.msgs.len() {
+                let (nonce, msg, tag) = batch.item(i);
+                self.tag_into(nonce, msg, tag);
+            }
+        }
+
+        fn tag_batch(&mut self, batch: &mut Batch<'_>) {
+            self.bursts.push(batch.msgs.len());
             for i in 0..batch.msgs.len() {
                 let (nonce, msg, tag) = batch.item(i);
                 self.tag_into(nonce, msg, tag);
@@ -186,6 +229,8 @@ mod tests {
             nonce_len: 12,
             tag_len: 4,
             batch: 4,
+            dispatch: Dispatch::Single,
+            latency: &mut Vec::new(),
             verify: VerifyMode::None,
             expected: &[],
             kept: &mut [],
@@ -230,6 +275,8 @@ mod tests {
             nonce_len: 8,
             tag_len: 2,
             batch: 3,
+            dispatch: Dispatch::Single,
+            latency: &mut Vec::new(),
             verify: VerifyMode::Inline,
             expected: &expected,
             kept: &mut [],
@@ -245,6 +292,58 @@ mod tests {
             lp.verify_failures, 4,
             "two rounds of the schedule, two wrong each"
         );
+    }
+
+    /// `burst:N` hands the backend N messages per call through its all-at-once path, and in the window
+    /// one batch in [`LATENCY_EVERY`] is timed; outside the window none is.
+    #[test]
+    fn burst_dispatch_uses_the_all_at_once_path_and_samples_latency_in_the_window() {
+        let pool = vec![0u8; 64];
+        let schedule: Vec<(u32, u32)> = (0..4).map(|_| (0, 8)).collect();
+        let phase = AtomicU32::new(2);
+        let progress = Progress::default();
+        let mut latency = Vec::with_capacity(8);
+        let mut lp = SessionLoop {
+            pool: &pool,
+            schedule: &schedule,
+            next: 0,
+            nonce_len: 0,
+            tag_len: 4,
+            batch: 16,
+            dispatch: Dispatch::Burst(5),
+            latency: &mut latency,
+            verify: VerifyMode::None,
+            expected: &[],
+            kept: &mut [],
+            kept_slots: &mut [],
+            phase: &phase,
+            seen: 2,
+            progress: &progress,
+            messages: 0,
+            verify_failures: 0,
+        };
+        let mut mac = Recorder::default();
+        lp.run(&mut mac, 5 * 130);
+        assert_eq!(mac.calls, 0, "no one-at-a-time call");
+        assert_eq!(mac.bursts.len(), 130);
+        assert!(mac.bursts.iter().all(|&n| n == 5));
+        assert_eq!(lp.latency.len(), 2, "batches 64 and 128 are timed");
+        // Outside the window (phase 1: warm-up) nothing is sampled.
+        lp.latency.clear();
+        lp.seen = 1;
+        phase.store(1, Ordering::Relaxed);
+        lp.run(&mut mac, 5 * 130);
+        assert!(lp.latency.is_empty());
+    }
+
+    #[test]
+    fn dispatch_modes_parse_and_print_alike() {
+        for text in ["single", "burst:8", "inflight:4", "burst:16"] {
+            assert_eq!(text.parse::<Dispatch>().unwrap().to_string(), text);
+        }
+        for bad in ["burst:0", "burst:17", "inflight", "burst:x", "many"] {
+            assert!(bad.parse::<Dispatch>().is_err(), "{bad}");
+        }
     }
 
     #[test]

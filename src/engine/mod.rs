@@ -40,6 +40,8 @@ const MAX_SCHEDULE: usize = 65_536;
 const MAX_INLINE_SCHEDULE: usize = 4096;
 /// Tags kept per session for verify-after.
 const KEPT_TAGS: usize = 1024;
+/// Latency samples kept per run, all sessions together (at least 16 per session).
+const LATENCY_SAMPLES: usize = 4096;
 /// No re-keying: the hot loop returns only on a phase change.
 const NO_LIMIT: u64 = u64::MAX;
 /// Default coordinator tick.
@@ -139,6 +141,80 @@ pub struct Scenario {
     /// The coordinator's sampling tick.
     #[serde(rename = "tick_s", serialize_with = "secs")]
     pub tick: Duration,
+    /// How messages are handed to the backend.
+    pub dispatch: Dispatch,
+}
+
+/// How messages are handed to the backend (docs/methodology.md §5, after Waters's "dispatch" set-up
+/// variable): one at a time, N at once, or N kept in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dispatch {
+    /// One message, its tag, the next (the default, and what every backend does natively).
+    #[default]
+    Single,
+    /// N messages handed over in one call: a multi-buffer backend computes them in SIMD lanes;
+    /// one-at-a-time libraries loop, so the comparison is honest.
+    Burst(usize),
+    /// N messages kept in the backend's queue, one submitted as each completes ("n + 1").
+    Inflight(usize),
+}
+
+impl Dispatch {
+    /// Messages per call, when the mode fixes it.
+    pub fn depth(self) -> Option<usize> {
+        match self {
+            Dispatch::Single => None,
+            Dispatch::Burst(n) | Dispatch::Inflight(n) => Some(n),
+        }
+    }
+}
+
+impl std::fmt::Display for Dispatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dispatch::Single => f.write_str("single"),
+            Dispatch::Burst(n) => write!(f, "burst:{n}"),
+            Dispatch::Inflight(n) => write!(f, "inflight:{n}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Dispatch {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Dispatch, String> {
+        let bad = || {
+            format!(
+                "--dispatch: {text:?} is not single, burst:N or inflight:N (N from 1 to {})",
+                crate::mac::MAX_BATCH
+            )
+        };
+        let depth = |n: &str| -> Result<usize, String> {
+            match n.parse::<usize>() {
+                Ok(n) if (1..=crate::mac::MAX_BATCH).contains(&n) => Ok(n),
+                _ => Err(bad()),
+            }
+        };
+        match text.trim().split_once(':') {
+            None if text.trim() == "single" => Ok(Dispatch::Single),
+            Some(("burst", n)) => Ok(Dispatch::Burst(depth(n)?)),
+            Some(("inflight", n)) => Ok(Dispatch::Inflight(depth(n)?)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Serialize for Dispatch {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Dispatch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dispatch, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -210,6 +286,9 @@ pub struct ThreadCounters {
     /// When the thread passed the start gate, relative to the gate's opening (never negative).
     #[serde(default)]
     pub start_offset_ns: i64,
+    /// Sampled per-message latencies inside the window, submission to tag, ns (every 64th batch).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_ns: Vec<u64>,
 }
 
 /// How long the sessions took to be ready.
@@ -490,6 +569,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
                 function: s.function,
                 verify: s.verify,
                 rekey_every: s.rekey_every,
+                dispatch: s.dispatch,
                 workload: &workload,
                 slot: &slots[session],
                 gate: &gate,
@@ -616,6 +696,7 @@ fn join_sessions(
             total_messages: end.total_messages,
             rekeys: end.rekeys,
             start_offset_ns: end.started_ns as i64 - outcome.t0_ns as i64,
+            latency_ns: end.latency_ns,
         });
     }
     Ok(threads)
@@ -647,6 +728,7 @@ struct SessionContext<'a> {
     function: Function,
     verify: VerifyMode,
     rekey_every: Option<u64>,
+    dispatch: Dispatch,
     workload: &'a Workload,
     slot: &'a SessionSlot,
     gate: &'a StartGate,
@@ -663,6 +745,7 @@ struct SessionEnd {
     total_messages: u64,
     rekeys: u64,
     started_ns: u64,
+    latency_ns: Vec<u64>,
 }
 
 fn publish_cpu(slot: &SessionSlot) {
@@ -692,6 +775,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
             total_messages: 0,
             rekeys: 0,
             started_ns: 0,
+            latency_ns: Vec::new(),
         });
     }
     let started_ns = clock::wall_ns();
@@ -710,6 +794,8 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     let mut kept = vec![0u8; ring * tag_len];
     let mut kept_slots = vec![0u32; ring];
     let mean_len = wl.schedule.iter().map(|&(_, l)| l as usize).sum::<usize>() / slots.max(1);
+    // Latency samples: bounded so that 10,000 sessions keep a few thousand in all.
+    let mut latency = Vec::with_capacity((LATENCY_SAMPLES / ctx.sessions.max(1)).max(16));
     let mut work = SessionLoop {
         pool: &wl.pool,
         schedule: &wl.schedule,
@@ -717,6 +803,8 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         nonce_len: nonce.len(),
         tag_len,
         batch: hot_loop::batch_len(mean_len),
+        dispatch: ctx.dispatch,
+        latency: &mut latency,
         verify: ctx.verify,
         expected: &expected,
         kept: &mut kept,
@@ -779,6 +867,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         total_messages: messages,
         rekeys,
         started_ns,
+        latency_ns: latency,
     })
 }
 

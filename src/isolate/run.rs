@@ -32,6 +32,8 @@ struct ScenarioWire {
     seed: u64,
     #[serde(default)]
     tick_ns: u64,
+    #[serde(default)]
+    dispatch: engine::Dispatch,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -75,6 +77,7 @@ impl ScenarioWire {
             rekey_every: s.rekey_every,
             seed: s.seed,
             tick_ns: s.tick.as_nanos() as u64,
+            dispatch: s.dispatch,
         }
     }
 
@@ -113,6 +116,7 @@ impl ScenarioWire {
             } else {
                 Duration::from_nanos(self.tick_ns)
             },
+            dispatch: self.dispatch,
         })
     }
 }
@@ -237,6 +241,7 @@ mod tests {
                 total_messages: 8,
                 rekeys: 9,
                 start_offset_ns: 11,
+                latency_ns: vec![12, 13],
             }],
             key_setup_ns: 1.5,
             interrupted: false,
@@ -283,6 +288,7 @@ mod tests {
             rekey_every: Some(7),
             seed: 9,
             tick: Duration::from_millis(3),
+            dispatch: engine::Dispatch::Burst(4),
         };
         let text = serde_json::to_string(&ScenarioWire::from_scenario(&scenario)).unwrap();
         let back = serde_json::from_str::<ScenarioWire>(&text)

@@ -123,10 +123,25 @@ pub trait KeyedMac: Send {
     /// is compiled once per backend type, so `tag_into` is a static call inside it. A multi-buffer
     /// backend (several messages in SIMD lanes) overrides this one method.
     fn tag_batch(&mut self, batch: &mut Batch<'_>) {
+        self.tag_each(batch);
+    }
+
+    /// Tag a batch one message at a time, each finished before the next starts: `--dispatch single`.
+    /// Provided (so compiled per backend, `tag_into` a static call inside) and not to be overridden:
+    /// a multi-buffer backend overrides [`KeyedMac::tag_batch`] and keeps this one-at-a-time path.
+    fn tag_each(&mut self, batch: &mut Batch<'_>) {
         for i in 0..batch.msgs.len() {
             let (nonce, msg, tag) = batch.item(i);
             self.tag_into(nonce, msg, tag);
         }
+    }
+
+    /// Tag a batch keeping at most `depth` messages in the backend's queue, submitting one as each
+    /// completes (`--dispatch inflight:N`). Libraries that finish one message per call have no queue:
+    /// the default is [`KeyedMac::tag_each`].
+    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) {
+        let _ = depth;
+        self.tag_each(batch);
     }
 }
 
