@@ -111,6 +111,52 @@ fn write_json<T: Serialize>(path: &std::path::Path, value: &T) -> Result<(), Cli
     crate::report::write_atomic(path, &bytes).map_err(CliError::failure)
 }
 
+/// The table of functions, a long reason shared by many rows given once below it.
+fn print_rows(rows: &[ListRow]) {
+    // A long reason shared by several rows (RustCrypto's missing software switch, a backend not
+    // built) is stated once below the table and referred to by number.
+    let mut shared: Vec<String> = Vec::new();
+    for r in rows {
+        if let (Some(why), false) = (&r.reason, r.available) {
+            let count = rows
+                .iter()
+                .filter(|o| o.reason.as_ref() == Some(why))
+                .count();
+            if count >= 3 && why.len() > 40 && !shared.contains(why) {
+                shared.push(why.clone());
+            }
+        }
+    }
+    for r in rows {
+        let status = if r.available { "available" } else { "unavail." };
+        let detail = match (&r.reason, r.available) {
+            (Some(why), false) => match shared.iter().position(|s| s == why) {
+                Some(i) => format!("see [{}] below", i + 1),
+                None => why.clone(),
+            },
+            _ => r.selftest.clone(),
+        };
+        crate::outln!(
+            "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
+            r.algorithm,
+            r.backend,
+            r.accel,
+            status,
+            r.key_bytes,
+            r.tag_bytes,
+            r.block_bytes,
+            r.nonce_bytes.map_or("-".to_string(), |n| n.to_string()),
+            detail
+        );
+    }
+    if !shared.is_empty() {
+        crate::outln!();
+        for (i, why) in shared.iter().enumerate() {
+            crate::outln!("[{}] {why}", i + 1);
+        }
+    }
+}
+
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
     let host = Host::detect().with_software_only();
     let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
@@ -167,48 +213,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         "block",
         "nonce"
     );
-    // A long reason shared by several rows (RustCrypto's missing software switch, a backend not
-    // built) is stated once below the table and referred to by number.
-    let mut shared: Vec<String> = Vec::new();
-    for r in &rows {
-        if let (Some(why), false) = (&r.reason, r.available) {
-            let count = rows
-                .iter()
-                .filter(|o| o.reason.as_ref() == Some(why))
-                .count();
-            if count >= 3 && why.len() > 40 && !shared.contains(why) {
-                shared.push(why.clone());
-            }
-        }
-    }
-    for r in &rows {
-        let status = if r.available { "available" } else { "unavail." };
-        let detail = match (&r.reason, r.available) {
-            (Some(why), false) => match shared.iter().position(|s| s == why) {
-                Some(i) => format!("see [{}] below", i + 1),
-                None => why.clone(),
-            },
-            _ => r.selftest.clone(),
-        };
-        crate::outln!(
-            "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
-            r.algorithm,
-            r.backend,
-            r.accel,
-            status,
-            r.key_bytes,
-            r.tag_bytes,
-            r.block_bytes,
-            r.nonce_bytes.map_or("-".to_string(), |n| n.to_string()),
-            detail
-        );
-    }
-    if !shared.is_empty() {
-        crate::outln!();
-        for (i, why) in shared.iter().enumerate() {
-            crate::outln!("[{}] {why}", i + 1);
-        }
-    }
+    print_rows(&rows);
     let caveats: Vec<_> = mac::ALGORITHMS
         .iter()
         .filter_map(|a| a.caveat.map(|c| (a.name, c)))

@@ -304,6 +304,26 @@ pub fn net(args: &NetArgs) -> Result<(), CliError> {
     }
 }
 
+/// Say up front how long the run can take (the default search runs for many minutes); returns the
+/// number of results.
+fn expected_duration(plan: &Plan, trial_s: f64) -> usize {
+    let results = plan.config.sizes.len()
+        * (plan.config.functions.len() + usize::from(plan.config.null.is_some()));
+    let trials = match plan.config.mode {
+        Mode::Search(_) => {
+            let halvings = (1.0 / plan.search.resolution).log2().ceil().max(0.0) as usize;
+            (1 + halvings).min(plan.search.max_trials)
+        }
+        Mode::FixedRate { .. } => 1,
+    };
+    eprintln!(
+        "macbench net: {results} result(s) × up to {trials} trial(s) of {:.3} s: up to {}",
+        trial_s,
+        super::human_duration((results * trials) as f64 * trial_s)
+    );
+    results
+}
+
 fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
     let receiver_core = match &path {
         Path::Local(_) => plan.receiver_core,
@@ -346,21 +366,7 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         },
         report::SIZE_DEFINITION
     );
-    // Said up front: the default search runs for many minutes.
-    let results = plan.config.sizes.len()
-        * (plan.config.functions.len() + usize::from(plan.config.null.is_some()));
-    let trials = match plan.config.mode {
-        Mode::Search(_) => {
-            let halvings = (1.0 / plan.search.resolution).log2().ceil().max(0.0) as usize;
-            (1 + halvings).min(plan.search.max_trials)
-        }
-        Mode::FixedRate { .. } => 1,
-    };
-    eprintln!(
-        "macbench net: {results} result(s) × up to {trials} trial(s) of {:.3} s: up to {}",
-        doc.config.trial_s,
-        super::human_duration((results * trials) as f64 * doc.config.trial_s)
-    );
+    let results = expected_duration(&plan, doc.config.trial_s);
     let progress = super::progress_bar(results);
     let say = |line: String| match &progress {
         Some(pb) => pb.println(line),
