@@ -76,3 +76,19 @@ fn net_send_offers_only_what_works() {
     let netns: Vec<&str> = flags["netns"].iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(netns, ["macbench net"], "--netns is local-only");
 }
+
+/// `-q` and `-v` work on every command (global flags), as `--help` shows.
+#[test]
+fn quiet_and_verbose_are_offered_everywhere() {
+    let mut cmd = macbench::cli::Cli::command();
+    cmd.build();
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
+        let longs: Vec<&str> = sub.get_arguments().filter_map(|a| a.get_long()).collect();
+        for flag in ["quiet", "verbose"] {
+            assert!(longs.contains(&flag), "{} lacks --{flag}", sub.get_name());
+        }
+    }
+}

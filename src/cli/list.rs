@@ -20,9 +20,6 @@ pub struct SelftestArgs {
     /// Only this backend.
     #[arg(long)]
     pub backend: Option<String>,
-    /// Print every failing vector, not only the summary.
-    #[arg(long, short)]
-    pub verbose: bool,
     /// Write JSON instead of the table: to FILE, or to standard output with no value or `-`.
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<std::path::PathBuf>,
@@ -270,7 +267,7 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
                 ""
             };
             crate::outln!("{:<34} {}{}", r.function, r.status(), chunked);
-            if args.verbose || !r.ok() {
+            if super::verbose() || !r.ok() {
                 for f in &r.failures {
                     crate::outln!("    {f}");
                 }

@@ -78,6 +78,25 @@ Every function passes its known-answer tests before it is timed."
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Say less: results only (for `run`, only the final matrices, not a line per scenario).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Say more (for `selftest`, every vector, not only failures).
+    #[arg(long, short, global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
+}
+
+/// -1 quiet, 0 normal, 1 verbose: set once from the global `-q`/`-v` before a subcommand runs.
+static VERBOSITY: std::sync::atomic::AtomicI8 = std::sync::atomic::AtomicI8::new(0);
+
+/// `-q` was given.
+pub fn quiet() -> bool {
+    VERBOSITY.load(std::sync::atomic::Ordering::Relaxed) < 0
+}
+
+/// `-v` was given.
+pub fn verbose() -> bool {
+    VERBOSITY.load(std::sync::atomic::Ordering::Relaxed) > 0
 }
 
 #[derive(Debug, Subcommand)]
@@ -124,6 +143,8 @@ pub fn main() -> i32 {
             return EXIT_USAGE;
         }
     };
+    let level = if cli.quiet { -1 } else { i8::from(cli.verbose) };
+    VERBOSITY.store(level, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Some(Command::List(args)) => list::list(&args),
         Some(Command::Selftest(args)) => list::selftest(&args),

@@ -95,9 +95,6 @@ pub struct RunArgs {
     /// Skip measuring the harness overhead (null function) first.
     #[arg(long)]
     pub no_harness: bool,
-    /// Print only the final matrix, not a line per scenario.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 impl Default for RunArgs {
@@ -241,7 +238,7 @@ impl sweep::Observer for Terminal<'_> {
 
     fn finished(&mut self, doc: &Document) -> Result<(), String> {
         if let Some(result) = doc.results.last() {
-            if !self.args.quiet {
+            if !super::quiet() {
                 self.say(table::line(result));
                 for a in &result.adjustments {
                     self.say(format!("    auto: {a}"));
@@ -308,7 +305,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         args,
         progress: super::progress_bar(plan.scenarios.len()),
     };
-    if !args.quiet {
+    if !super::quiet() {
         terminal.say(table::HEADER.to_string());
     }
     let outcome = sweep::run(
