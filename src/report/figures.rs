@@ -655,6 +655,9 @@ pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, R
 pub fn num(v: f64) -> String {
     if !v.is_finite() {
         "-".into()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        // Sizes, sessions, counts: an integer reads as one ("16", not "16.00").
+        format!("{v:.0}")
     } else if v.abs() >= 1000.0 {
         format!("{v:.0}")
     } else if v.abs() >= 100.0 {
@@ -663,5 +666,20 @@ pub fn num(v: f64) -> String {
         format!("{v:.2}")
     } else {
         format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::num;
+
+    #[test]
+    fn integers_print_as_integers_and_fractions_by_magnitude() {
+        assert_eq!(num(16.0), "16");
+        assert_eq!(num(65536.0), "65536");
+        assert_eq!(num(1.565), "1.565");
+        assert_eq!(num(40.49), "40.49");
+        assert_eq!(num(128.5), "128.5");
+        assert_eq!(num(f64::NAN), "-");
     }
 }
