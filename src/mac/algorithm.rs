@@ -83,6 +83,7 @@ pub enum Family {
     Hmac,
     Cmac,
     CbcMac,
+    Xcbc,
     Gmac,
     Kmac,
     Poly1305,
@@ -311,6 +312,20 @@ pub static ALGORITHMS: &[Algorithm] = &[
         caveat: Some(
             "UNSAFE for variable-length messages (forgeable by extension); benchmark use only",
         ),
+    },
+    Algorithm {
+        name: "xcbc-aes128",
+        family: Family::Xcbc,
+        description: "AES-XCBC-MAC, full 16-byte tag (RFC 3566; IPsec's XCBC-MAC-96 is its first 12 bytes)",
+        key_lengths: AES128,
+        default_key_len: 16,
+        tag_len: 16,
+        block_len: 16,
+        // Like CMAC: ceil(i/16) AES calls, one for the empty message; K1/K2/K3 come from key setup.
+        block_rule: AES_BLOCKS,
+        nonce_len: None,
+        vectors: vectors!("xcbc-aes128.vec"),
+        caveat: None,
     },
     Algorithm {
         name: "gmac-aes128",

@@ -16,6 +16,7 @@
 
 pub mod algorithm;
 pub mod cryptopp;
+pub mod ipsecmb;
 pub mod mbedtls;
 pub mod nettle;
 pub mod null;
@@ -209,6 +210,7 @@ pub static BACKENDS: &[&Backend] = &[
     &cryptopp::BACKEND,
     &mbedtls::BACKEND,
     &nettle::BACKEND,
+    &ipsecmb::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
@@ -236,6 +238,7 @@ pub static PLANNED: &[(&str, &str, &str)] = &[
 /// as unavailable with this reason, and `--accel sw` skips them.
 pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[
     ("mbedtls", mbedtls::NO_SOFTWARE_ONLY),
+    ("ipsecmb", ipsecmb::NO_SOFTWARE_ONLY),
     (
         "rustcrypto",
         "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
