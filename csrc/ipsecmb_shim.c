@@ -7,7 +7,7 @@
  *     job takes (the header's documented HMAC key preparation).
  *   CMAC-AES128: the AES key schedule (IMB_AES_KEYEXP_128) and subkeys K1/K2
  *     (IMB_AES_CMAC_SUBKEY_GEN_128).
- *   XCBC-AES128: K1's schedule and K2, K3 (IMB_AES_XCBC_KEYEXP).
+ *   XCBC-AES128-96: K1's schedule and K2, K3 (IMB_AES_XCBC_KEYEXP); 1.3 writes only the 12-byte tag.
  *   GMAC-AES128: the AES schedule and GHASH key table (IMB_AES128_GCM_PRE).
  * Per message a job is filled in (pointers and lengths only) and submitted; imb_shim_tag flushes at
  * once (one message), imb_shim_tag_batch submits up to MAX_BATCH jobs before flushing, so the manager
@@ -42,6 +42,9 @@ typedef struct {
         struct {
             uint8_t ipad[64];
             uint8_t opad[64];
+            /* The padded key xor ipad/opad blocks themselves, kept only for the empty message. */
+            uint8_t ipad_block[128];
+            uint8_t opad_block[128];
         } hmac;
         struct {
             uint32_t enc[4 * 15];
@@ -97,6 +100,7 @@ static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, siz
     for (i = 0; i < block; i++) {
         buf[i] = padded[i] ^ 0x36;
     }
+    memcpy(m->key.hmac.ipad_block, buf, block);
     switch (m->hash) {
     case IMB_AUTH_HMAC_SHA_1: IMB_SHA1_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
     case IMB_AUTH_HMAC_SHA_256: IMB_SHA256_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
@@ -105,6 +109,7 @@ static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, siz
     for (i = 0; i < block; i++) {
         buf[i] = padded[i] ^ 0x5c;
     }
+    memcpy(m->key.hmac.opad_block, buf, block);
     switch (m->hash) {
     case IMB_AUTH_HMAC_SHA_1: IMB_SHA1_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
     case IMB_AUTH_HMAC_SHA_256: IMB_SHA256_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
@@ -153,13 +158,15 @@ int imb_shim_new(const char *algorithm, const uint8_t *key, size_t key_len, void
             IMB_AES_KEYEXP_128(m->mgr, key, m->key.cmac.enc, m->key.cmac.dec);
             IMB_AES_CMAC_SUBKEY_GEN_128(m->mgr, m->key.cmac.enc, m->key.cmac.k1, m->key.cmac.k2);
         }
-    } else if (strcmp(algorithm, "xcbc-aes128") == 0) {
+    } else if (strcmp(algorithm, "xcbc-aes128-96") == 0) {
         if (key_len != 16) {
             ret = IMB_SHIM_ERR_KEY_LENGTH;
         } else {
             m->kind = KIND_XCBC;
             m->hash = IMB_AUTH_AES_XCBC;
-            m->full_len = 16;
+            /* ipsec-mb 1.3 rejects any other tag length for XCBC (job status IMB_STATUS_INVALID_ARGS):
+             * it implements AES-XCBC-MAC-96, not the 16-byte MAC. */
+            m->full_len = 12;
             IMB_AES_XCBC_KEYEXP(m->mgr, key, m->key.xcbc.k1, m->key.xcbc.k2, m->key.xcbc.k3);
         }
     } else if (strcmp(algorithm, "gmac-aes128") == 0) {
@@ -194,6 +201,30 @@ void imb_shim_free(void *handle) {
     free(m);
 }
 
+/* Where an empty message's job points: Rust hands over a dangling (non-null, unreadable) pointer for
+ * an empty slice, and ipsec-mb's CMAC reads through src even when the length is 0. */
+static const uint8_t empty_message[16] __attribute__((aligned(16)));
+
+/* HMAC of the empty message: ipsec-mb 1.3 rejects a zero-length HMAC job (IMB_STATUS_INVALID_ARGS),
+ * so it is computed with the whole-hash calls over the stored key blocks: four compressions instead
+ * of two, for the empty message only. */
+static void hmac_empty(imb_shim_mac *m, uint8_t *out) {
+    uint8_t buf[128 + 64];
+    size_t block = m->hash == IMB_AUTH_HMAC_SHA_512 ? 128 : 64;
+    memcpy(buf, m->key.hmac.ipad_block, block);
+    switch (m->hash) {
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, buf, block, buf + block); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, buf, block, buf + block); break;
+    default: IMB_SHA512(m->mgr, buf, block, buf + block); break;
+    }
+    memcpy(buf, m->key.hmac.opad_block, block);
+    switch (m->hash) {
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, buf, block + 20, out); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, buf, block + 32, out); break;
+    default: IMB_SHA512(m->mgr, buf, block + 64, out); break;
+    }
+}
+
 /* Fill in one job: message index i of the batch, its nonce (GMAC's IV) and message. */
 static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *nonce, size_t nonce_len,
                      const uint8_t *msg, size_t len) {
@@ -201,7 +232,7 @@ static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *non
     job->cipher_direction = IMB_DIR_ENCRYPT;
     job->chain_order = IMB_ORDER_HASH_CIPHER;
     job->hash_alg = m->hash;
-    job->src = msg;
+    job->src = len == 0 ? empty_message : msg;
     job->dst = NULL;
     job->msg_len_to_cipher_in_bytes = 0;
     job->cipher_start_src_offset_in_bytes = 0;
@@ -267,6 +298,11 @@ int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const
     }
     all = (1u << n) - 1u;
     for (i = 0; i < n; i++) {
+        if (lens[i] == 0 && m->kind == KIND_HMAC) {
+            hmac_empty(m, m->scratch[i]);
+            done |= 1u << i;
+            continue;
+        }
         job = IMB_GET_NEXT_JOB(m->mgr);
         fill_job(m, job, i, nonces + i * nonce_len, nonce_len, msgs[i], lens[i]);
         job = IMB_SUBMIT_JOB(m->mgr);

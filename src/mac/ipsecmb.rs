@@ -20,6 +20,11 @@
 //!   side by side: what makes ipsec-mb fast for a gateway that has many packets in flight. Jobs may come
 //!   back out of order; each carries its index and writes into its own scratch slot.
 //!
+//! Two gaps of the 1.3 job API, worked around in the shim: an XCBC job writes only the 12-byte tag
+//! (any other `auth_tag_output_len_in_bytes` is rejected), so this backend implements
+//! `xcbc-aes128-96` and not the full 16-byte `xcbc-aes128`; and an HMAC job of length 0 is rejected,
+//! so the empty message is hashed with the whole-hash calls (`IMB_SHAx`) over the stored key blocks.
+//!
 //! The job API is one-shot (no streaming for these MACs), so `tag_chunks` keeps the trait's default
 //! and `streams()` is false. No HMAC-MD5: keys longer than a block must be hashed first and ipsec-mb
 //! exposes MD5 only as a one-block compression, not a whole hash.
@@ -52,7 +57,7 @@ pub static BACKEND: Backend = Backend {
         "hmac-sha256",
         "hmac-sha512",
         "cmac-aes128",
-        "xcbc-aes128",
+        "xcbc-aes128-96",
         "gmac-aes128",
     ],
 };

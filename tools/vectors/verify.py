@@ -32,14 +32,14 @@ TAG_LEN = {
     "blake2b-keyed": 64, "blake2s-keyed": 32, "blake3-keyed": 32, "siphash-2-4": 8,
     "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 16,
     "umac32-aes128": 4, "umac64-aes128": 8, "umac96-aes128": 12, "umac128-aes128": 16,
-    "xcbc-aes128": 16,
+    "xcbc-aes128": 16, "xcbc-aes128-96": 12,
 }
 KEY_LEN = {  # required key length in bytes, where the algorithm fixes one
     "cmac-aes128": 16, "cmac-aes256": 32, "cbcmac-aes128": 16, "gmac-aes128": 16,
     "poly1305": 32, "blake3-keyed": 32, "siphash-2-4": 16,
     "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 32,
     "umac32-aes128": 16, "umac64-aes128": 16, "umac96-aes128": 16, "umac128-aes128": 16,
-    "xcbc-aes128": 16,
+    "xcbc-aes128": 16, "xcbc-aes128-96": 16,
 }
 # Algorithms whose records carry a nonce, and its length (None: any).
 NONCE_LEN = {"gmac-aes128": 12, "poly1305-aes": 16, "umac32-aes128": None, "umac64-aes128": None,
@@ -315,6 +315,8 @@ def compute(alg, rec, tag_len, crypto_pp):
         return cbcmac_aes(key, msg)
     if alg == "xcbc-aes128":
         return xcbc_aes(key, msg)
+    if alg == "xcbc-aes128-96":
+        return xcbc_aes(key, msg)[:12]  # RFC 3566 §2.3: the first 96 bits
     if alg == "gmac-aes128":
         return gmac_aes(key, rec["nonce_b"], msg)
     if alg == "poly1305":
