@@ -41,7 +41,9 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 }
 
 /// Lengths around every block boundary the entries have (16, 64, 128), the empty message included.
-const LENGTHS: [usize; 16] = [0, 1, 15, 16, 17, 31, 32, 55, 56, 63, 64, 65, 111, 112, 128, 1500];
+const LENGTHS: [usize; 16] = [
+    0, 1, 15, 16, 17, 31, 32, 55, 56, 63, 64, 65, 111, 112, 128, 1500,
+];
 
 #[test]
 fn a_batch_of_jobs_gives_the_tags_of_one_job_at_a_time() {
@@ -85,7 +87,11 @@ fn a_batch_of_jobs_gives_the_tags_of_one_job_at_a_time() {
                     "{f:?}: message {i} ({} bytes) of a batch of {n}",
                     msg.len()
                 );
-                assert_ne!(&one[..tag_len], &[0u8; MAX_TAG_LEN][..tag_len], "{f:?}: zero tag");
+                assert_ne!(
+                    &one[..tag_len],
+                    &[0u8; MAX_TAG_LEN][..tag_len],
+                    "{f:?}: zero tag"
+                );
             }
         }
     }

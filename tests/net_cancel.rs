@@ -89,7 +89,10 @@ fn ctrl_c_during_net_exits_130_and_marks_json_partial() {
     // The expected duration said up front, then the one-line error.
     let lines: Vec<&str> = stderr.trim_end().lines().collect();
     assert_eq!(lines.len(), 2, "{stderr:?}");
-    assert!(lines[0].starts_with("macbench net: ") && lines[0].contains("up to"), "{stderr}");
+    assert!(
+        lines[0].starts_with("macbench net: ") && lines[0].contains("up to"),
+        "{stderr}"
+    );
     assert!(lines[1].contains("interrupted"), "{stderr}");
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(doc["partial"], true, "{doc}");

@@ -210,14 +210,6 @@ mod imp {
         Ok(Box::new(IpsecMbMac { handle }))
     }
 
-    impl IpsecMbMac {
-        /// The description of a failed call, for tests and diagnostics.
-        #[allow(dead_code)]
-        fn error(&self, code: c_int) -> String {
-            describe(self.handle, code)
-        }
-    }
-
     impl KeyedMac for IpsecMbMac {
         /// One job, submitted and flushed at once.
         #[inline]

@@ -188,7 +188,8 @@ fn xcbc_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
         k.encrypt_block(&mut block);
         block.into()
     };
-    let k1 = aes::Aes128::new_from_slice(&derive(1)).map_err(|e| backend_error("xcbc-aes128", e))?;
+    let k1 =
+        aes::Aes128::new_from_slice(&derive(1)).map_err(|e| backend_error("xcbc-aes128", e))?;
     Ok(Box::new(XcbcAes128 {
         k1,
         k2: derive(2),
