@@ -29,10 +29,11 @@
 //! and `streams()` is false. No HMAC-MD5: keys longer than a block must be hashed first and ipsec-mb
 //! exposes MD5 only as a one-block compression, not a whole hash.
 //!
-//! No `sw` variants: `init_mb_mgr_auto` picks the path once per manager; the SSE path itself needs
-//! AES-NI (the `noaesni` path only covers the AES modes, not SHA-NI-free HMAC in the same way), and
-//! which path to force is a choice of this backend, not a switch of the library's instruction use; the
-//! registry lists its `sw` rows as unavailable with that reason.
+//! No `sw` variants: `init_mb_mgr_auto` picks an SSE/AVX/AVX2/AVX-512 path from CPUID. The only
+//! switches are `alloc_mb_mgr` flags (`IMB_FLAG_AESNI_OFF`, `IMB_FLAG_SHANI_OFF`) that select the
+//! no-AES-NI path, which still needs SSE4.2 and PCLMULQDQ and emulates AES with SSE: not the portable
+//! code docs/methodology.md §1 compares. The registry lists the `sw` rows as unavailable with that
+//! reason.
 //!
 //! Built only with `cfg(have_ipsecmb)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
@@ -63,9 +64,10 @@ pub static BACKEND: Backend = Backend {
 };
 
 /// Why `list` shows the `sw` rows as unavailable ([`super::NO_SOFTWARE_ONLY`]).
-pub const NO_SOFTWARE_ONLY: &str = "no run-time switch: ipsec-mb's init_mb_mgr_auto picks an \
-     SSE/AVX/AVX2/AVX-512 path from CPUID and every path uses AES-NI (and SHA-NI where present); its \
-     no-AES-NI path is an emulation for AES modes only, not a portable build of the library";
+pub const NO_SOFTWARE_ONLY: &str = "not offered yet: alloc_mb_mgr's IMB_FLAG_AESNI_OFF and \
+     IMB_FLAG_SHANI_OFF select ipsec-mb's no-AES-NI path, which still runs SSE4.2 and PCLMULQDQ and \
+     emulates AES in SSE: not the portable code docs/methodology.md §1 compares, and the library has no \
+     switch for the rest";
 
 /// Whether the shim was compiled and linked into this binary.
 pub const BUILT: bool = cfg!(have_ipsecmb);

@@ -204,7 +204,8 @@ pub struct Backend {
 /// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
 /// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from
 /// the same library (RustCrypto has no `sw`), as docs/methodology.md §1 defines the pair. Mbed TLS
-/// implements nothing OpenSSL lacks, so its place after Crypto++ changes no default.
+/// implements nothing OpenSSL lacks, so its place after Crypto++ changes no default. ipsec-mb comes after
+/// Nettle and before RustCrypto: it is the default only for AES-XCBC-MAC-96, which OpenSSL lacks.
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
     &cryptopp::BACKEND,
