@@ -10,7 +10,9 @@
 //! `/usr/include/crypto++/…`, shim `csrc/cryptopp_shim.cpp`, `cfg(have_cryptopp)`. Mbed TLS
 //! (`mbedtls`): no pkg-config (Debian's 2.28 ships no `.pc` file), the header
 //! `/usr/include/mbedtls/md.h`, linked against `mbedcrypto`, shim `csrc/mbedtls_shim.c` (C),
-//! `cfg(have_mbedtls)`.
+//! `cfg(have_mbedtls)`. Intel ipsec-mb (`ipsecmb`): no pkg-config (Debian ships no `.pc` file), the
+//! header `/usr/include/intel-ipsec-mb.h` directly in the root, linked against `IPSec_MB`, shim
+//! `csrc/ipsecmb_shim.c` (C), `cfg(have_ipsecmb)`.
 //!
 //! Re-running: Cargo re-runs this script only for what it is told to watch, so installing a library
 //! (`libcrypto++-dev`) after a first build would otherwise leave its backend "not built" until a

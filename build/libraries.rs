@@ -119,6 +119,26 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         cpp: false,
         flags: &["-std=c99"],
     },
+    // Intel ipsec-mb ≥ 1.0 (the job API with IMB_* names, init_mb_mgr_auto); Debian ships no .pc file,
+    // and the header sits directly in the include root.
+    SystemLibrary {
+        name: "ipsecmb",
+        display: "Intel ipsec-mb",
+        feature: "ipsecmb",
+        default_feature: true,
+        package: "libipsec-mb-dev",
+        pkg_config: &[],
+        header: "intel-ipsec-mb.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[HeaderSubdir {
+            dir: "",
+            link: "IPSec_MB",
+        }],
+        include_as: None,
+        shim: &["csrc/ipsecmb_shim.c"],
+        cpp: false,
+        flags: &["-std=c99"],
+    },
 ];
 
 impl SystemLibrary {

@@ -25,7 +25,8 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("cryptopp", 18, 36),
     ("mbedtls", 8, 8),
     ("nettle", 12, 12),
-    ("rustcrypto", 19, 19),
+    ("ipsecmb", 6, 6),
+    ("rustcrypto", 21, 21),
     ("null", 1, 1),
 ];
 

@@ -16,6 +16,7 @@
 
 pub mod algorithm;
 pub mod cryptopp;
+pub mod ipsecmb;
 pub mod mbedtls;
 pub mod nettle;
 pub mod null;
@@ -218,12 +219,14 @@ pub struct Backend {
 /// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
 /// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from
 /// the same library (RustCrypto has no `sw`), as docs/methodology.md §1 defines the pair. Mbed TLS
-/// implements nothing OpenSSL lacks, so its place after Crypto++ changes no default.
+/// implements nothing OpenSSL lacks, so its place after Crypto++ changes no default. ipsec-mb comes after
+/// Nettle and before RustCrypto: it is the default only for AES-XCBC-MAC-96, which OpenSSL lacks.
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
     &cryptopp::BACKEND,
     &mbedtls::BACKEND,
     &nettle::BACKEND,
+    &ipsecmb::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
@@ -251,6 +254,7 @@ pub static PLANNED: &[(&str, &str, &str)] = &[
 /// as unavailable with this reason, and `--accel sw` skips them.
 pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[
     ("mbedtls", mbedtls::NO_SOFTWARE_ONLY),
+    ("ipsecmb", ipsecmb::NO_SOFTWARE_ONLY),
     (
         "rustcrypto",
         "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \

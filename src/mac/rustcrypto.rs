@@ -11,7 +11,7 @@ use digest::{KeyInit, Mac};
 
 pub static BACKEND: Backend = Backend {
     name: "rustcrypto",
-    description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher) and tiny-keccak for KMAC",
+    description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher), tiny-keccak for KMAC, AES-XCBC over the aes crate",
     version,
     availability: || Availability::Available,
     software_only: None,
@@ -29,6 +29,8 @@ pub static BACKEND: Backend = Backend {
         hw("cmac-serpent", resetting::<cmac::Cmac<serpent::Serpent>>),
         hw("cmac-rc6", resetting::<cmac::Cmac<rc6::RC6_32_20_16>>),
         hw("cbcmac-aes128", cbcmac_aes128),
+        hw("xcbc-aes128", xcbc_aes128),
+        hw("xcbc-aes128-96", xcbc_aes128),
         hw("gmac-aes128", gmac_aes128),
         hw("poly1305", poly1305_new),
         hw("kmac128", |k, p| kmac(k, p, false)),
@@ -164,6 +166,70 @@ impl KeyedMac for CbcMacAes128 {
 
     fn streams(&self) -> bool {
         true
+    }
+}
+
+/// AES-XCBC-MAC (RFC 3566 §2): no RustCrypto crate implements it, so it is written out here over the
+/// `aes` crate's block cipher. Key setup derives K1 = E(K, 0x01…), K2 = E(K, 0x02…), K3 = E(K, 0x03…)
+/// and keys AES with K1 once; per message CBC over all blocks but the last, whose input is xored with
+/// K2 when it is whole (and the message not empty) or padded with 0x80 0x00… and xored with K3. The
+/// `-96` variant is the same MAC with the tag buffer cut to 12 bytes.
+struct XcbcAes128 {
+    k1: aes::Aes128,
+    k2: [u8; 16],
+    k3: [u8; 16],
+}
+
+fn xcbc_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    use aes::cipher::BlockCipherEncrypt;
+    let k = aes::Aes128::new_from_slice(key).map_err(|e| backend_error("xcbc-aes128", e))?;
+    let derive = |byte: u8| -> [u8; 16] {
+        let mut block = aes::Block::from([byte; 16]);
+        k.encrypt_block(&mut block);
+        block.into()
+    };
+    let k1 =
+        aes::Aes128::new_from_slice(&derive(1)).map_err(|e| backend_error("xcbc-aes128", e))?;
+    Ok(Box::new(XcbcAes128 {
+        k1,
+        k2: derive(2),
+        k3: derive(3),
+    }))
+}
+
+impl KeyedMac for XcbcAes128 {
+    #[inline]
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        use aes::cipher::BlockCipherEncrypt;
+        // The last block is the final whole one when the length is a non-zero multiple of 16.
+        let whole = !msg.is_empty() && msg.len() % 16 == 0;
+        let body = if whole {
+            msg.len() - 16
+        } else {
+            msg.len() - msg.len() % 16
+        };
+        let mut state = aes::Block::default();
+        for chunk in msg[..body].chunks_exact(16) {
+            for (s, m) in state.iter_mut().zip(chunk) {
+                *s ^= m;
+            }
+            self.k1.encrypt_block(&mut state);
+        }
+        let mut last = [0u8; 16];
+        let tail = &msg[body..];
+        last[..tail.len()].copy_from_slice(tail);
+        let pad_key = if whole {
+            &self.k2
+        } else {
+            last[tail.len()] = 0x80;
+            &self.k3
+        };
+        for ((s, m), k) in state.iter_mut().zip(&last).zip(pad_key) {
+            *s ^= m ^ k;
+        }
+        self.k1.encrypt_block(&mut state);
+        let n = tag.len().min(16);
+        tag[..n].copy_from_slice(&state[..n]);
     }
 }
 

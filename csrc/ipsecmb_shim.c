@@ -1,0 +1,387 @@
+/* macbench shim over Intel ipsec-mb (libIPSec_MB, 1.x): keyed MACs through the job API.
+ *
+ * One object = one IMB_MGR (its own job queue, so objects never share lanes) plus the key material
+ * the jobs point at, prepared once in imb_shim_new:
+ *   HMAC-SHA1/256/512: the key (hashed first when longer than a block) xor ipad/opad, each block run
+ *     through the one-block compression (IMB_SHAx_ONE_BLOCK): the inner and outer starting states the
+ *     job takes (the header's documented HMAC key preparation).
+ *   CMAC-AES128: the AES key schedule (IMB_AES_KEYEXP_128) and subkeys K1/K2
+ *     (IMB_AES_CMAC_SUBKEY_GEN_128).
+ *   XCBC-AES128-96: K1's schedule and K2, K3 (IMB_AES_XCBC_KEYEXP); 1.3 writes only the 12-byte tag.
+ *   GMAC-AES128: the AES schedule and GHASH key table (IMB_AES128_GCM_PRE).
+ * Per message a job is filled in (pointers and lengths only) and submitted; imb_shim_tag flushes at
+ * once (one message), imb_shim_tag_batch submits up to MAX_BATCH jobs before flushing, so the manager
+ * can run them side by side in its SIMD lanes. Jobs may complete out of order; each carries its index
+ * in user_data and writes its full tag into a per-index scratch slot, copied out (truncated) at the end.
+ */
+#define _POSIX_C_SOURCE 200112L
+#include <intel-ipsec-mb.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IMB_SHIM_MAX_BATCH 16
+#define IMB_SHIM_MAX_TAG 64
+
+enum {
+    IMB_SHIM_ERR_UNKNOWN_ALGORITHM = -1,
+    IMB_SHIM_ERR_NO_MEMORY = -2,
+    IMB_SHIM_ERR_TAG_LENGTH = -3,
+    IMB_SHIM_ERR_NONCE_LENGTH = -4,
+    IMB_SHIM_ERR_KEY_LENGTH = -5,
+    IMB_SHIM_ERR_JOB = -6,
+    IMB_SHIM_ERR_BATCH = -7,
+};
+
+enum kind { KIND_HMAC, KIND_CMAC, KIND_XCBC, KIND_GMAC };
+
+typedef struct {
+    /* First: the job API wants the key material 16-byte aligned; the object is allocated 64-aligned. */
+    union {
+        struct {
+            uint8_t ipad[64];
+            uint8_t opad[64];
+            /* The padded key xor ipad/opad blocks themselves, kept only for the empty message. */
+            uint8_t ipad_block[128];
+            uint8_t opad_block[128];
+        } hmac;
+        struct {
+            uint32_t enc[4 * 15];
+            uint32_t dec[4 * 15];
+            uint8_t k1[16];
+            uint8_t k2[16];
+        } cmac;
+        struct {
+            uint32_t k1[4 * 11];
+            uint8_t k2[16];
+            uint8_t k3[16];
+        } xcbc;
+        struct gcm_key_data gmac;
+    } key __attribute__((aligned(64)));
+    uint8_t scratch[IMB_SHIM_MAX_BATCH][IMB_SHIM_MAX_TAG] __attribute__((aligned(16)));
+    IMB_MGR *mgr;
+    enum kind kind;
+    IMB_HASH_ALG hash;
+    size_t full_len; /* the construction's whole tag */
+    size_t job_len;  /* what the job is asked to write */
+    int last_error;  /* imb_errno / job status of the last failure, for imb_shim_strerror */
+} imb_shim_mac;
+
+static IMB_MGR *new_mgr(IMB_ARCH *arch) {
+    IMB_MGR *mgr = alloc_mb_mgr(0);
+    if (mgr == NULL) {
+        return NULL;
+    }
+    init_mb_mgr_auto(mgr, arch);
+    if (imb_get_errno(mgr) != 0) {
+        free_mb_mgr(mgr);
+        return NULL;
+    }
+    return mgr;
+}
+
+/* ipad/opad starting states: block = key (hashed if longer than a block) zero-padded, xor 0x36/0x5c. */
+static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, size_t block) {
+    uint8_t padded[128];
+    uint8_t buf[128];
+    size_t i;
+    memset(padded, 0, sizeof padded);
+    if (key_len > block) {
+        switch (m->hash) {
+        case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, key, key_len, padded); break;
+        case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, key, key_len, padded); break;
+        case IMB_AUTH_HMAC_SHA_512: IMB_SHA512(m->mgr, key, key_len, padded); break;
+        default: return IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
+        }
+    } else if (key_len > 0) {
+        memcpy(padded, key, key_len);
+    }
+    for (i = 0; i < block; i++) {
+        buf[i] = padded[i] ^ 0x36;
+    }
+    memcpy(m->key.hmac.ipad_block, buf, block);
+    switch (m->hash) {
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
+    default: IMB_SHA512_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
+    }
+    for (i = 0; i < block; i++) {
+        buf[i] = padded[i] ^ 0x5c;
+    }
+    memcpy(m->key.hmac.opad_block, buf, block);
+    switch (m->hash) {
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
+    default: IMB_SHA512_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
+    }
+    memset(padded, 0, sizeof padded);
+    memset(buf, 0, sizeof buf);
+    return 0;
+}
+
+int imb_shim_new(const char *algorithm, const uint8_t *key, size_t key_len, void **out) {
+    imb_shim_mac *m = NULL;
+    int ret = 0;
+    *out = NULL;
+    if (posix_memalign((void **)&m, 64, sizeof *m) != 0 || m == NULL) {
+        return IMB_SHIM_ERR_NO_MEMORY;
+    }
+    memset(m, 0, sizeof *m);
+    m->mgr = new_mgr(NULL);
+    if (m->mgr == NULL) {
+        free(m);
+        return IMB_SHIM_ERR_NO_MEMORY;
+    }
+    if (strcmp(algorithm, "hmac-sha1") == 0) {
+        m->kind = KIND_HMAC;
+        m->hash = IMB_AUTH_HMAC_SHA_1;
+        m->full_len = 20;
+        ret = hmac_prepare(m, key, key_len, 64);
+    } else if (strcmp(algorithm, "hmac-sha256") == 0) {
+        m->kind = KIND_HMAC;
+        m->hash = IMB_AUTH_HMAC_SHA_256;
+        m->full_len = 32;
+        ret = hmac_prepare(m, key, key_len, 64);
+    } else if (strcmp(algorithm, "hmac-sha512") == 0) {
+        m->kind = KIND_HMAC;
+        m->hash = IMB_AUTH_HMAC_SHA_512;
+        m->full_len = 64;
+        ret = hmac_prepare(m, key, key_len, 128);
+    } else if (strcmp(algorithm, "cmac-aes128") == 0) {
+        if (key_len != 16) {
+            ret = IMB_SHIM_ERR_KEY_LENGTH;
+        } else {
+            m->kind = KIND_CMAC;
+            m->hash = IMB_AUTH_AES_CMAC;
+            m->full_len = 16;
+            IMB_AES_KEYEXP_128(m->mgr, key, m->key.cmac.enc, m->key.cmac.dec);
+            IMB_AES_CMAC_SUBKEY_GEN_128(m->mgr, m->key.cmac.enc, m->key.cmac.k1, m->key.cmac.k2);
+        }
+    } else if (strcmp(algorithm, "xcbc-aes128-96") == 0) {
+        if (key_len != 16) {
+            ret = IMB_SHIM_ERR_KEY_LENGTH;
+        } else {
+            m->kind = KIND_XCBC;
+            m->hash = IMB_AUTH_AES_XCBC;
+            /* ipsec-mb 1.3 rejects any other tag length for XCBC (job status IMB_STATUS_INVALID_ARGS):
+             * it implements AES-XCBC-MAC-96, not the 16-byte MAC. */
+            m->full_len = 12;
+            IMB_AES_XCBC_KEYEXP(m->mgr, key, m->key.xcbc.k1, m->key.xcbc.k2, m->key.xcbc.k3);
+        }
+    } else if (strcmp(algorithm, "gmac-aes128") == 0) {
+        if (key_len != 16) {
+            ret = IMB_SHIM_ERR_KEY_LENGTH;
+        } else {
+            m->kind = KIND_GMAC;
+            m->hash = IMB_AUTH_AES_GMAC_128;
+            m->full_len = 16;
+            IMB_AES128_GCM_PRE(m->mgr, key, &m->key.gmac);
+        }
+    } else {
+        ret = IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
+    }
+    if (ret != 0) {
+        free_mb_mgr(m->mgr);
+        free(m);
+        return ret;
+    }
+    m->job_len = m->full_len;
+    *out = m;
+    return 0;
+}
+
+void imb_shim_free(void *handle) {
+    imb_shim_mac *m = handle;
+    if (m == NULL) {
+        return;
+    }
+    free_mb_mgr(m->mgr);
+    memset(m, 0, sizeof *m);
+    free(m);
+}
+
+/* Where an empty message's job points: Rust hands over a dangling (non-null, unreadable) pointer for
+ * an empty slice, and ipsec-mb's CMAC reads through src even when the length is 0. */
+static const uint8_t empty_message[16] __attribute__((aligned(16)));
+
+/* HMAC of the empty message: ipsec-mb 1.3 rejects a zero-length HMAC job (IMB_STATUS_INVALID_ARGS),
+ * so it is computed with the whole-hash calls over the stored key blocks: four compressions instead
+ * of two, for the empty message only. */
+static void hmac_empty(imb_shim_mac *m, uint8_t *out) {
+    uint8_t buf[128 + 64];
+    size_t block = m->hash == IMB_AUTH_HMAC_SHA_512 ? 128 : 64;
+    memcpy(buf, m->key.hmac.ipad_block, block);
+    switch (m->hash) {
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, buf, block, buf + block); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, buf, block, buf + block); break;
+    default: IMB_SHA512(m->mgr, buf, block, buf + block); break;
+    }
+    memcpy(buf, m->key.hmac.opad_block, block);
+    switch (m->hash) {
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, buf, block + 20, out); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, buf, block + 32, out); break;
+    default: IMB_SHA512(m->mgr, buf, block + 64, out); break;
+    }
+}
+
+/* Fill in one job: message index i of the batch, its nonce (GMAC's IV) and message. */
+static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *nonce, size_t nonce_len,
+                     const uint8_t *msg, size_t len) {
+    job->cipher_mode = IMB_CIPHER_NULL;
+    job->cipher_direction = IMB_DIR_ENCRYPT;
+    job->chain_order = IMB_ORDER_HASH_CIPHER;
+    job->hash_alg = m->hash;
+    job->src = len == 0 ? empty_message : msg;
+    job->dst = NULL;
+    job->msg_len_to_cipher_in_bytes = 0;
+    job->cipher_start_src_offset_in_bytes = 0;
+    job->hash_start_src_offset_in_bytes = 0;
+    job->msg_len_to_hash_in_bytes = len;
+    job->auth_tag_output = m->scratch[i];
+    job->auth_tag_output_len_in_bytes = m->job_len;
+    job->user_data = (void *)(uintptr_t)i;
+    switch (m->kind) {
+    case KIND_HMAC:
+        job->u.HMAC._hashed_auth_key_xor_ipad = m->key.hmac.ipad;
+        job->u.HMAC._hashed_auth_key_xor_opad = m->key.hmac.opad;
+        break;
+    case KIND_CMAC:
+        job->u.CMAC._key_expanded = m->key.cmac.enc;
+        job->u.CMAC._skey1 = m->key.cmac.k1;
+        job->u.CMAC._skey2 = m->key.cmac.k2;
+        break;
+    case KIND_XCBC:
+        job->u.XCBC._k1_expanded = m->key.xcbc.k1;
+        job->u.XCBC._k2 = m->key.xcbc.k2;
+        job->u.XCBC._k3 = m->key.xcbc.k3;
+        break;
+    case KIND_GMAC:
+        job->u.GMAC._key = &m->key.gmac;
+        job->u.GMAC._iv = nonce;
+        job->u.GMAC.iv_len_in_bytes = nonce_len;
+        break;
+    }
+}
+
+/* A job the manager handed back: remember a failure, mark its slot done. */
+static void retire(imb_shim_mac *m, IMB_JOB *job, uint32_t *done, int *ret) {
+    size_t i = (size_t)(uintptr_t)job->user_data;
+    if (job->status != IMB_STATUS_COMPLETED) {
+        m->last_error = (int)job->status;
+        *ret = IMB_SHIM_ERR_JOB;
+        return;
+    }
+    if (i < IMB_SHIM_MAX_BATCH) {
+        *done |= 1u << i;
+    }
+}
+
+/* Tag n messages (n <= 16): msgs[i] of lens[i] bytes, nonce i at nonces + i * nonce_len, tag i at
+ * tags + i * tag_len. Submits all n jobs, then flushes until every one is back. */
+int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                       const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
+    imb_shim_mac *m = handle;
+    uint32_t done = 0;
+    uint32_t all;
+    int ret = 0;
+    size_t i;
+    IMB_JOB *job;
+    if (n > IMB_SHIM_MAX_BATCH) {
+        return IMB_SHIM_ERR_BATCH;
+    }
+    if (tag_len > m->full_len) {
+        return IMB_SHIM_ERR_TAG_LENGTH;
+    }
+    if (m->kind == KIND_GMAC && nonce_len != 12) {
+        return IMB_SHIM_ERR_NONCE_LENGTH;
+    }
+    all = (1u << n) - 1u;
+    for (i = 0; i < n; i++) {
+        if (lens[i] == 0 && m->kind == KIND_HMAC) {
+            hmac_empty(m, m->scratch[i]);
+            done |= 1u << i;
+            continue;
+        }
+        job = IMB_GET_NEXT_JOB(m->mgr);
+        fill_job(m, job, i, nonces + i * nonce_len, nonce_len, msgs[i], lens[i]);
+        job = IMB_SUBMIT_JOB(m->mgr);
+        while (job != NULL) {
+            retire(m, job, &done, &ret);
+            job = IMB_GET_COMPLETED_JOB(m->mgr);
+        }
+    }
+    while ((job = IMB_FLUSH_JOB(m->mgr)) != NULL) {
+        retire(m, job, &done, &ret);
+        while ((job = IMB_GET_COMPLETED_JOB(m->mgr)) != NULL) {
+            retire(m, job, &done, &ret);
+        }
+    }
+    if (ret == 0 && done != all) {
+        m->last_error = imb_get_errno(m->mgr);
+        ret = IMB_SHIM_ERR_JOB;
+    }
+    if (ret != 0) {
+        if (m->last_error == 0) {
+            m->last_error = imb_get_errno(m->mgr);
+        }
+        return ret;
+    }
+    for (i = 0; i < n; i++) {
+        memcpy(tags + i * tag_len, m->scratch[i], tag_len);
+    }
+    return 0;
+}
+
+/* One message: submit one job and flush it. */
+int imb_shim_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+                 uint8_t *tag, size_t tag_len) {
+    return imb_shim_tag_batch(handle, 1, &msg, &len, nonce, nonce_len, tag, tag_len);
+}
+
+/* The error of the last failed call on this object (imb_errno or job status), described. */
+void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
+    const imb_shim_mac *m = handle;
+    const char *what = NULL;
+    if (out == NULL || out_len == 0) {
+        return;
+    }
+    switch (code) {
+    case IMB_SHIM_ERR_UNKNOWN_ALGORITHM: what = "algorithm not implemented by the shim"; break;
+    case IMB_SHIM_ERR_NO_MEMORY: what = "alloc_mb_mgr/init_mb_mgr_auto failed (out of memory or no usable CPU path)"; break;
+    case IMB_SHIM_ERR_TAG_LENGTH: what = "tag longer than the construction's"; break;
+    case IMB_SHIM_ERR_NONCE_LENGTH: what = "GMAC needs a 12-byte nonce"; break;
+    case IMB_SHIM_ERR_KEY_LENGTH: what = "AES-128 needs a 16-byte key"; break;
+    case IMB_SHIM_ERR_BATCH: what = "more than 16 messages in one batch"; break;
+    default: break;
+    }
+    if (what != NULL) {
+        snprintf(out, out_len, "%s", what);
+        return;
+    }
+    if (code == IMB_SHIM_ERR_JOB && m != NULL) {
+        /* last_error is the job's IMB_STATUS (4: invalid arguments, 8: error) or imb_errno. */
+        snprintf(out, out_len, "job not completed (status/errno %d; imb_errno: %s)", m->last_error,
+                 imb_get_strerror(imb_get_errno(m->mgr)));
+        return;
+    }
+    snprintf(out, out_len, "ipsec-mb shim error %d", code);
+}
+
+/* The run-time library's version ("1.3.0"). */
+const char *imb_shim_version(void) {
+    return imb_get_version_str();
+}
+
+/* The path init_mb_mgr_auto picks on this CPU: arch (IMB_ARCH_*) and the manager's feature bits.
+ * Returns -1 when no manager could be made. */
+int imb_shim_arch(uint64_t *features) {
+    IMB_ARCH arch = IMB_ARCH_NONE;
+    IMB_MGR *mgr = new_mgr(&arch);
+    if (mgr == NULL) {
+        return -1;
+    }
+    *features = mgr->features;
+    free_mb_mgr(mgr);
+    return (int)arch;
+}
