@@ -278,15 +278,21 @@ static void retire(imb_shim_mac *m, IMB_JOB *job, uint32_t *done, int *ret) {
 }
 
 /* Tag n messages (n <= 16): msgs[i] of lens[i] bytes, nonce i at nonces + i * nonce_len, tag i at
- * tags + i * tag_len. Submits all n jobs, then flushes until every one is back. */
-int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
-                       const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
-    imb_shim_mac *m = handle;
+ * tags + i * tag_len, keeping at most `depth` jobs in the manager: when that many are in flight, one
+ * flush forces the oldest out before the next is submitted ("inflight:N"). depth >= n submits every
+ * job, then flushes until each is back ("burst:N"). */
+static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                    const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
+                    size_t depth) {
     uint32_t done = 0;
+    uint32_t submitted = 0;
     uint32_t all;
     int ret = 0;
     size_t i;
     IMB_JOB *job;
+    if (depth == 0) {
+        depth = 1;
+    }
     if (n > IMB_SHIM_MAX_BATCH) {
         return IMB_SHIM_ERR_BATCH;
     }
@@ -306,9 +312,21 @@ int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const
         job = IMB_GET_NEXT_JOB(m->mgr);
         fill_job(m, job, i, nonces + i * nonce_len, nonce_len, msgs[i], lens[i]);
         job = IMB_SUBMIT_JOB(m->mgr);
+        submitted |= 1u << i;
         while (job != NULL) {
             retire(m, job, &done, &ret);
             job = IMB_GET_COMPLETED_JOB(m->mgr);
+        }
+        /* In flight: submitted and not yet back. At the bound, flush the oldest out. */
+        while ((size_t)__builtin_popcount(submitted & ~done) >= depth) {
+            job = IMB_FLUSH_JOB(m->mgr);
+            if (job == NULL) {
+                break;
+            }
+            retire(m, job, &done, &ret);
+            while ((job = IMB_GET_COMPLETED_JOB(m->mgr)) != NULL) {
+                retire(m, job, &done, &ret);
+            }
         }
     }
     while ((job = IMB_FLUSH_JOB(m->mgr)) != NULL) {
@@ -331,6 +349,19 @@ int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const
         memcpy(tags + i * tag_len, m->scratch[i], tag_len);
     }
     return 0;
+}
+
+/* All n jobs submitted, then flushed: the lanes fill up. */
+int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                       const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
+    return tag_jobs(handle, n, msgs, lens, nonces, nonce_len, tags, tag_len, IMB_SHIM_MAX_BATCH);
+}
+
+/* At most depth jobs in the manager, one submitted as the oldest completes. */
+int imb_shim_tag_inflight(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                          const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
+                          size_t depth) {
+    return tag_jobs(handle, n, msgs, lens, nonces, nonce_len, tags, tag_len, depth);
 }
 
 /* One message: submit one job and flush it. */

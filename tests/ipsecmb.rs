@@ -140,3 +140,51 @@ fn the_list_line_names_the_managers_path_or_why_not_built() {
         }
     }
 }
+
+/// `inflight:N`: with at most N jobs in the manager (one flush forcing the oldest out at the bound),
+/// every tag is still the tag of that message alone.
+#[test]
+fn jobs_kept_in_flight_give_the_tags_of_one_job_at_a_time() {
+    if skip_unless_built() {
+        return;
+    }
+    for f in functions() {
+        let key = bytes(11, f.algorithm.default_key_len);
+        let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
+        let tag_len = f.algorithm.tag_len;
+        let mut k = f.with_key(&key, KeyParams::default()).unwrap();
+        let messages: Vec<Vec<u8>> = LENGTHS
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| bytes(300 + i as u64, n))
+            .collect();
+        let msgs: Vec<&[u8]> = messages.iter().map(Vec::as_slice).collect();
+        let nonces = bytes(77, msgs.len() * nonce_len);
+        for depth in [1, 2, 3, 4, 8, 16] {
+            let mut tags = vec![0u8; msgs.len() * tag_len];
+            k.tag_inflight(
+                &mut Batch {
+                    msgs: &msgs,
+                    nonces: &nonces,
+                    nonce_len,
+                    tags: &mut tags,
+                    tag_len,
+                },
+                depth,
+            );
+            for (i, msg) in msgs.iter().enumerate() {
+                let mut one = [0u8; MAX_TAG_LEN];
+                k.tag_into(
+                    &nonces[i * nonce_len..(i + 1) * nonce_len],
+                    msg,
+                    &mut one[..tag_len],
+                );
+                assert_eq!(
+                    &tags[i * tag_len..(i + 1) * tag_len],
+                    &one[..tag_len],
+                    "{f:?}: message {i} with {depth} in flight"
+                );
+            }
+        }
+    }
+}

@@ -142,10 +142,13 @@ impl SessionLoop<'_> {
             if timed {
                 let took = super::clock::wall_ns().saturating_sub(start);
                 // Burst: every message was submitted at the start and tagged by the end. One at a
-                // time (and a backend without a queue): each message's own share.
+                // time: each message's own share. In flight: a message waits while up to `depth`
+                // messages' worth of work passes (a backend without a queue runs one at a time, so its
+                // queue is short in fact; the figure is then an upper bound).
                 let latency = match self.dispatch {
                     Dispatch::Burst(_) => took,
-                    Dispatch::Single | Dispatch::Inflight(_) => took / n as u64,
+                    Dispatch::Single => took / n as u64,
+                    Dispatch::Inflight(depth) => took * depth.min(n) as u64 / n as u64,
                 };
                 self.latency.push(latency);
             }

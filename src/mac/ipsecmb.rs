@@ -163,6 +163,18 @@ mod imp {
             tags: *mut u8,
             tag_len: size_t,
         ) -> c_int;
+        #[allow(clippy::too_many_arguments)]
+        fn imb_shim_tag_inflight(
+            handle: *mut c_void,
+            n: size_t,
+            msgs: *const *const u8,
+            lens: *const size_t,
+            nonces: *const u8,
+            nonce_len: size_t,
+            tags: *mut u8,
+            tag_len: size_t,
+            depth: size_t,
+        ) -> c_int;
         fn imb_shim_strerror(handle: *mut c_void, code: c_int, out: *mut c_char, out_len: size_t);
         fn imb_shim_version() -> *const c_char;
         fn imb_shim_arch(features: *mut u64) -> c_int;
@@ -236,6 +248,20 @@ mod imp {
 
         /// Every message of the batch submitted as a job, then one flush: the lanes fill up.
         fn tag_batch(&mut self, batch: &mut Batch<'_>) {
+            self.tag_jobs(batch, None);
+        }
+
+        /// At most `depth` jobs in the manager; when that many are in flight a flush forces the
+        /// oldest out before the next is submitted (`--dispatch inflight:N`).
+        fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) {
+            self.tag_jobs(batch, Some(depth.max(1)));
+        }
+    }
+
+    impl IpsecMbMac {
+        /// Submit the batch's messages as jobs: all then a flush (`None`), or with at most `depth`
+        /// in flight.
+        fn tag_jobs(&mut self, batch: &mut Batch<'_>, depth: Option<usize>) {
             let mut start = 0;
             while start < batch.msgs.len() {
                 let n = (batch.msgs.len() - start).min(MAX_BATCH);
@@ -251,16 +277,29 @@ mod imp {
                 // (borrowed from batch.msgs for the call); nonces holds n × nonce_len bytes and tags
                 // n × tag_len writable bytes; n ≤ 16, the shim's limit.
                 let status = unsafe {
-                    imb_shim_tag_batch(
-                        self.handle,
-                        n,
-                        ptrs.as_ptr(),
-                        lens.as_ptr(),
-                        nonces.as_ptr(),
-                        batch.nonce_len,
-                        tags.as_mut_ptr(),
-                        batch.tag_len,
-                    )
+                    match depth {
+                        None => imb_shim_tag_batch(
+                            self.handle,
+                            n,
+                            ptrs.as_ptr(),
+                            lens.as_ptr(),
+                            nonces.as_ptr(),
+                            batch.nonce_len,
+                            tags.as_mut_ptr(),
+                            batch.tag_len,
+                        ),
+                        Some(depth) => imb_shim_tag_inflight(
+                            self.handle,
+                            n,
+                            ptrs.as_ptr(),
+                            lens.as_ptr(),
+                            nonces.as_ptr(),
+                            batch.nonce_len,
+                            tags.as_mut_ptr(),
+                            batch.tag_len,
+                            depth,
+                        ),
+                    }
                 };
                 if status != 0 {
                     tags.fill(0);
