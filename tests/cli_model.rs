@@ -209,3 +209,20 @@ fn run_accepts_a_size_model_and_reports_it_by_name() {
     assert_eq!(sizes, vec![&json!("imix"), &json!(64)]);
     assert!((v["results"][0]["mean_message_bytes"].as_f64().unwrap() - 340.333).abs() < 0.01);
 }
+
+/// `--measure`'s flags are checked before anything is printed: a refused command prints no table.
+#[test]
+fn bad_measure_flags_are_refused_before_any_output() {
+    let out = assert_cmd::Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["model", "--measure", "--cores", "99"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CPU 99 is not online"));
+}

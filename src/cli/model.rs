@@ -226,12 +226,28 @@ fn analyse(
     Ok(())
 }
 
+/// What `--measure` runs, every flag checked before anything is printed.
+struct MeasurePlan {
+    functions: Vec<mac::Function>,
+    duration: std::time::Duration,
+    core: usize,
+}
+
+fn measure_plan(args: &ModelArgs) -> Result<MeasurePlan, CliError> {
+    Ok(MeasurePlan {
+        functions: super::functions(&args.alg, args.backend.as_deref(), "hw")?,
+        duration: super::run::parse_duration("--duration", &args.duration)?,
+        core: crate::spec::parse_one_cpu("--cores", &args.core, &crate::host::online_cpus())?,
+    })
+}
+
 /// Run the sweep and the model runs for `--measure`, one pinned session per function.
-fn measure(args: &ModelArgs, models: &[SizeDistribution]) -> Result<Document, CliError> {
-    let functions = super::functions(&args.alg, args.backend.as_deref(), "hw")?;
-    let duration = super::run::parse_duration("--duration", &args.duration)?;
-    let online = crate::host::online_cpus();
-    let core = crate::spec::parse_one_cpu("--cores", &args.core, &online)?;
+fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, CliError> {
+    let MeasurePlan {
+        functions,
+        duration,
+        core,
+    } = plan;
     let clock = clock::clock_info();
     let mut sources: Vec<SizeSource> = crate::spec::DEFAULT_SIZES
         .iter()
@@ -306,6 +322,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         .collect();
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), false);
     let _locked = super::files::prepare_owned(&outputs, &inputs)?;
+    let plan = args.measure.then(|| measure_plan(args)).transpose()?;
 
     let rows = traffic::model_rows(&models, &algorithms);
     print_models(&rows);
@@ -313,8 +330,8 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     let mut fits = Vec::new();
     let mut predictions = Vec::new();
     let mut measured_docs = docs;
-    if args.measure {
-        measured_docs.push(measure(args, &models)?);
+    if let Some(plan) = plan {
+        measured_docs.push(measure(plan, &models)?);
     }
     for doc in &measured_docs {
         analyse(doc, &models, args.reject_size, &mut fits, &mut predictions)?;

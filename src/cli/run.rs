@@ -53,17 +53,17 @@ pub struct RunArgs {
     /// Target precision: the 95 % confidence interval's half-width, in percent of the median
     /// cycles/byte. Repeats are added (up to --max-repeat) until it is met, else the result is
     /// flagged `noisy`. `0` turns the target off.
-    #[arg(long, default_value_t = DEFAULT_TARGET_CI_PERCENT)]
+    #[arg(long, default_value_t = DEFAULT_TARGET_CI_PERCENT, allow_negative_numbers = true)]
     pub target_ci: f64,
     /// Most repeats per scenario, those added for --target-ci included.
     #[arg(long, default_value_t = DEFAULT_MAX_REPEAT)]
     pub max_repeat: usize,
     /// How messages reach the backend: `single` (one at a time), `burst:N` (N per call; multi-buffer
     /// backends compute them in SIMD lanes) or `inflight:N` (N kept queued), N from 1 to 16.
-    #[arg(long, default_value = "single")]
+    #[arg(long, default_value = "single", allow_hyphen_values = true)]
     pub dispatch: String,
     /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
-    #[arg(long, default_value = "10ms")]
+    #[arg(long, default_value = "10ms", allow_hyphen_values = true)]
     pub tick: String,
     /// Total time budget for the sweep (`90`, `90s`, `10m`): sets the duration per scenario.
     #[arg(long, allow_hyphen_values = true)]
