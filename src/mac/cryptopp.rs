@@ -164,6 +164,7 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 #[cfg(have_cryptopp)]
 mod imp {
     use super::{backend_error, Features, KeyParams, KeyedMac, MacError};
+    use crate::mac::shim::{Shim, ShimMac};
     use libc::{c_char, c_int, c_uint, c_void, size_t};
     use std::ffi::{CStr, CString};
 
@@ -196,19 +197,34 @@ mod imp {
         fn mbcpp_provider(which: c_int, out: *mut c_char, out_len: size_t);
     }
 
-    /// A keyed Crypto++ object owned through the shim.
-    struct CppMac {
-        handle: *mut c_void,
-    }
+    /// Crypto++'s shim entry points for [`ShimMac`].
+    struct CppShim;
 
-    // SAFETY: the Crypto++ object behind `handle` is owned by this value alone and used by one thread
-    // at a time; Crypto++ objects hold no thread-affine state.
-    unsafe impl Send for CppMac {}
-
-    impl Drop for CppMac {
-        fn drop(&mut self) {
-            // SAFETY: handle came from mbcpp_new and is freed exactly once.
-            unsafe { mbcpp_free(self.handle) };
+    // SAFETY: each function forwards to the shim with the given handle and slices.
+    unsafe impl Shim for CppShim {
+        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
+            let (n, m, t) = (nonce, msg, tag);
+            mbcpp_tag(
+                h,
+                n.as_ptr(),
+                n.len(),
+                m.as_ptr(),
+                m.len(),
+                t.as_mut_ptr(),
+                t.len(),
+            ) == 0
+        }
+        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> bool {
+            mbcpp_begin(h, nonce.as_ptr(), nonce.len()) == 0
+        }
+        unsafe fn update(h: *mut c_void, data: &[u8]) -> bool {
+            mbcpp_update(h, data.as_ptr(), data.len()) == 0
+        }
+        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> bool {
+            mbcpp_final(h, tag.as_mut_ptr(), tag.len()) == 0
+        }
+        unsafe fn free(h: *mut c_void) {
+            mbcpp_free(h)
         }
     }
 
@@ -241,47 +257,9 @@ mod imp {
             let why = unsafe { CStr::from_ptr(err.as_ptr()) }.to_string_lossy();
             return Err(backend_error(algorithm, format!("key setup: {why}")));
         }
-        Ok(Box::new(CppMac { handle }))
-    }
-
-    impl KeyedMac for CppMac {
-        #[inline]
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
-            // SAFETY: handle is a live object; nonce, msg and tag are valid for their lengths.
-            let status = unsafe {
-                mbcpp_tag(
-                    self.handle,
-                    nonce.as_ptr(),
-                    nonce.len(),
-                    msg.as_ptr(),
-                    msg.len(),
-                    tag.as_mut_ptr(),
-                    tag.len(),
-                )
-            };
-            if status != 0 {
-                // A zero tag fails every vector instead of panicking inside a timed loop.
-                tag.fill(0);
-            }
-        }
-
-        fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
-            // SAFETY: as in tag_into, piece by piece.
-            let ok = unsafe {
-                let mut ok = mbcpp_begin(self.handle, nonce.as_ptr(), nonce.len()) == 0;
-                for c in chunks {
-                    ok &= mbcpp_update(self.handle, c.as_ptr(), c.len()) == 0;
-                }
-                ok & (mbcpp_final(self.handle, tag.as_mut_ptr(), tag.len()) == 0)
-            };
-            if !ok {
-                tag.fill(0);
-            }
-        }
-
-        fn streams(&self) -> bool {
-            true
-        }
+        let mac = ShimMac::<CppShim>::new(handle)
+            .ok_or_else(|| backend_error(algorithm, "key setup: no context"))?;
+        Ok(Box::new(mac))
     }
 
     pub fn library_version() -> i32 {

@@ -95,6 +95,7 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 #[cfg(have_mbedtls)]
 mod imp {
     use super::{backend_error, KeyParams, KeyedMac, MacError};
+    use crate::mac::shim::{Shim, ShimMac};
     use libc::{c_char, c_int, c_uint, c_void, size_t};
     use std::ffi::{CStr, CString};
 
@@ -125,30 +126,48 @@ mod imp {
         fn mbtls_aesni() -> c_uint;
     }
 
-    /// A keyed Mbed TLS context owned through the shim.
-    struct MbedMac {
-        handle: *mut c_void,
-        /// GMAC cannot stream: 2.28 takes the additional data in one piece.
-        streams: bool,
-    }
-
-    // SAFETY: the context behind `handle` is owned by this value alone and used by one thread at a
-    // time; Mbed TLS contexts hold no thread-affine state.
-    unsafe impl Send for MbedMac {}
-
-    impl Drop for MbedMac {
-        fn drop(&mut self) {
-            // SAFETY: handle came from mbtls_new and is freed exactly once.
-            unsafe { mbtls_free(self.handle) };
-        }
-    }
-
     fn describe(code: c_int) -> String {
         let mut out = [0 as c_char; 256];
         // SAFETY: out has out.len() bytes; the shim NUL-terminates (snprintf, mbedtls_strerror).
         unsafe {
             mbtls_strerror(code, out.as_mut_ptr(), out.len());
             CStr::from_ptr(out.as_ptr()).to_string_lossy().into_owned()
+        }
+    }
+
+    /// Mbed TLS's shim entry points for [`ShimMac`].
+    struct MbedShim;
+
+    // SAFETY: each function forwards to the shim with the given handle and slices.
+    unsafe impl Shim for MbedShim {
+        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
+            let (n, m, t) = (nonce, msg, tag);
+            mbtls_tag(
+                h,
+                n.as_ptr(),
+                n.len(),
+                m.as_ptr(),
+                m.len(),
+                t.as_mut_ptr(),
+                t.len(),
+            ) == 0
+        }
+        unsafe fn begin(h: *mut c_void, _nonce: &[u8]) -> bool {
+            mbtls_begin(h) == 0
+        }
+        unsafe fn update(h: *mut c_void, data: &[u8]) -> bool {
+            mbtls_update(h, data.as_ptr(), data.len()) == 0
+        }
+        // finish runs even after a failed update, so the context is reset for the next message.
+        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> bool {
+            mbtls_finish(h, tag.as_mut_ptr(), tag.len()) == 0
+        }
+        unsafe fn free(h: *mut c_void) {
+            mbtls_free(h)
+        }
+        /// GMAC cannot stream: 2.28 takes the additional data in one piece.
+        unsafe fn streams(h: *mut c_void) -> bool {
+            mbtls_streams(h) != 0
         }
     }
 
@@ -171,55 +190,9 @@ mod imp {
                 format!("key setup: {}", describe(status)),
             ));
         }
-        // SAFETY: handle is a live context.
-        let streams = unsafe { mbtls_streams(handle) } != 0;
-        Ok(Box::new(MbedMac { handle, streams }))
-    }
-
-    impl KeyedMac for MbedMac {
-        #[inline]
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
-            // SAFETY: handle is a live context; nonce, msg and tag are valid for their lengths.
-            let status = unsafe {
-                mbtls_tag(
-                    self.handle,
-                    nonce.as_ptr(),
-                    nonce.len(),
-                    msg.as_ptr(),
-                    msg.len(),
-                    tag.as_mut_ptr(),
-                    tag.len(),
-                )
-            };
-            if status != 0 {
-                // A zero tag fails every vector instead of panicking inside a timed loop.
-                tag.fill(0);
-            }
-        }
-
-        fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
-            if !self.streams {
-                let joined: Vec<u8> = chunks.concat();
-                self.tag_into(nonce, &joined, tag);
-                return;
-            }
-            // SAFETY: as in tag_into, piece by piece; finish runs even after a failed update so the
-            // context is reset for the next message.
-            let ok = unsafe {
-                let mut ok = mbtls_begin(self.handle) == 0;
-                for c in chunks {
-                    ok &= mbtls_update(self.handle, c.as_ptr(), c.len()) == 0;
-                }
-                ok & (mbtls_finish(self.handle, tag.as_mut_ptr(), tag.len()) == 0)
-            };
-            if !ok {
-                tag.fill(0);
-            }
-        }
-
-        fn streams(&self) -> bool {
-            self.streams
-        }
+        let mac = ShimMac::<MbedShim>::new(handle)
+            .ok_or_else(|| backend_error(algorithm, "key setup: no context"))?;
+        Ok(Box::new(mac))
     }
 
     /// The run-time library's version, `2.28.3`.

@@ -22,6 +22,7 @@ pub mod nettle;
 pub mod null;
 pub mod openssl;
 pub mod rustcrypto;
+pub mod shim;
 pub mod switch;
 pub mod vectors;
 

@@ -101,6 +101,7 @@ pub fn reason(code: i32) -> &'static str {
 #[cfg(have_nettle)]
 mod imp {
     use super::{backend_error, reason, KeyParams, KeyedMac, MacError};
+    use crate::mac::shim::{Shim, ShimMac};
     use libc::{c_char, c_int, c_void, size_t};
     use std::ffi::CString;
 
@@ -128,19 +129,35 @@ mod imp {
         fn mbnettle_version() -> c_int;
     }
 
-    /// A keyed Nettle context owned through the shim.
-    struct NettleMac {
-        handle: *mut c_void,
-    }
+    /// Nettle's shim entry points for [`ShimMac`].
+    struct NettleShim;
 
-    // SAFETY: the context behind `handle` is owned by this value alone and used by one thread at a time;
-    // Nettle contexts are plain structs with no thread-affine state.
-    unsafe impl Send for NettleMac {}
-
-    impl Drop for NettleMac {
-        fn drop(&mut self) {
-            // SAFETY: handle came from mbnettle_new and is freed exactly once.
-            unsafe { mbnettle_free(self.handle) };
+    // SAFETY: each function forwards to the shim with the given handle and slices.
+    unsafe impl Shim for NettleShim {
+        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
+            let (n, m, t) = (nonce, msg, tag);
+            mbnettle_tag(
+                h,
+                n.as_ptr(),
+                n.len(),
+                m.as_ptr(),
+                m.len(),
+                t.as_mut_ptr(),
+                t.len(),
+            ) == 0
+        }
+        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> bool {
+            mbnettle_begin(h, nonce.as_ptr(), nonce.len()) == 0
+        }
+        unsafe fn update(h: *mut c_void, data: &[u8]) -> bool {
+            mbnettle_update(h, data.as_ptr(), data.len());
+            true
+        }
+        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> bool {
+            mbnettle_final(h, tag.as_mut_ptr(), tag.len()) == 0
+        }
+        unsafe fn free(h: *mut c_void) {
+            mbnettle_free(h)
         }
     }
 
@@ -164,47 +181,9 @@ mod imp {
                 format!("key setup: {}", reason(status)),
             ));
         }
-        Ok(Box::new(NettleMac { handle }))
-    }
-
-    impl KeyedMac for NettleMac {
-        #[inline]
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
-            // SAFETY: handle is a live context; nonce, msg and tag are valid for their lengths.
-            let status = unsafe {
-                mbnettle_tag(
-                    self.handle,
-                    nonce.as_ptr(),
-                    nonce.len(),
-                    msg.as_ptr(),
-                    msg.len(),
-                    tag.as_mut_ptr(),
-                    tag.len(),
-                )
-            };
-            if status != 0 {
-                // A zero tag fails every vector instead of panicking inside a timed loop.
-                tag.fill(0);
-            }
-        }
-
-        fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
-            // SAFETY: as in tag_into, piece by piece.
-            let ok = unsafe {
-                let ok = mbnettle_begin(self.handle, nonce.as_ptr(), nonce.len()) == 0;
-                for c in chunks {
-                    mbnettle_update(self.handle, c.as_ptr(), c.len());
-                }
-                ok & (mbnettle_final(self.handle, tag.as_mut_ptr(), tag.len()) == 0)
-            };
-            if !ok {
-                tag.fill(0);
-            }
-        }
-
-        fn streams(&self) -> bool {
-            true
-        }
+        let mac = ShimMac::<NettleShim>::new(handle)
+            .ok_or_else(|| backend_error(algorithm, "key setup: no context"))?;
+        Ok(Box::new(mac))
     }
 
     pub fn library_version() -> i32 {

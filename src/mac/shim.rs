@@ -1,0 +1,97 @@
+//! The keyed object of a C-library backend: a handle to a context owned by the backend's C shim.
+//!
+//! Crypto++, Mbed TLS and Nettle each expose the same per-message contract through their shim (tag a
+//! whole message; or begin / update / finish for a message fed in pieces; free the context), so the
+//! Rust side of that contract is written once here. A backend implements [`Shim`] with one thin line
+//! per entry point; [`ShimMac`] is generic over it, so every call stays a direct call into that
+//! backend's shim (no per-message indirection). A backend with more to offer (ipsec-mb's batches of
+//! jobs) keeps its own type.
+
+use super::KeyedMac;
+use std::marker::PhantomData;
+use std::os::raw::c_void;
+
+/// One backend's shim entry points. Each takes a live handle made by that shim and slices valid for
+/// their lengths; returning `false` (or a non-zero status from the shim) means "no tag".
+///
+/// # Safety
+/// Implementations must only forward to the shim's functions with the arguments given; callers pass a
+/// handle the same shim made and have not freed.
+// The trait's `# Safety` section covers every entry point: each has the same contract.
+#[allow(clippy::missing_safety_doc)]
+pub unsafe trait Shim: 'static {
+    /// Tag one whole message into `tag`.
+    unsafe fn tag(handle: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool;
+    /// Start a message fed in pieces.
+    unsafe fn begin(handle: *mut c_void, nonce: &[u8]) -> bool;
+    unsafe fn update(handle: *mut c_void, data: &[u8]) -> bool;
+    unsafe fn finish(handle: *mut c_void, tag: &mut [u8]) -> bool;
+    unsafe fn free(handle: *mut c_void);
+    /// Whether begin/update/finish really feed the library piece by piece for this context.
+    unsafe fn streams(_handle: *mut c_void) -> bool {
+        true
+    }
+}
+
+/// A keyed context owned through a backend's shim.
+pub struct ShimMac<S: Shim> {
+    handle: *mut c_void,
+    shim: PhantomData<S>,
+}
+
+impl<S: Shim> ShimMac<S> {
+    /// Own `handle`, a context the shim `S` made; `None` for a null handle.
+    pub fn new(handle: *mut c_void) -> Option<ShimMac<S>> {
+        (!handle.is_null()).then_some(ShimMac {
+            handle,
+            shim: PhantomData,
+        })
+    }
+}
+
+// SAFETY: the context behind `handle` is owned by this value alone and used by one thread at a time;
+// the three libraries' contexts are plain structs with no thread-affine state.
+unsafe impl<S: Shim> Send for ShimMac<S> {}
+
+impl<S: Shim> Drop for ShimMac<S> {
+    fn drop(&mut self) {
+        // SAFETY: handle came from S's shim and is freed exactly once.
+        unsafe { S::free(self.handle) };
+    }
+}
+
+impl<S: Shim> KeyedMac for ShimMac<S> {
+    #[inline]
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        // SAFETY: handle is a live context of S; the slices are valid for their lengths.
+        if !unsafe { S::tag(self.handle, nonce, msg, tag) } {
+            // A zero tag fails every vector instead of panicking inside a timed loop.
+            tag.fill(0);
+        }
+    }
+
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+        if !self.streams() {
+            let joined: Vec<u8> = chunks.concat();
+            self.tag_into(nonce, &joined, tag);
+            return;
+        }
+        // SAFETY: as in tag_into, piece by piece; finish runs even after a failed update, so the
+        // context is reset for the next message.
+        let ok = unsafe {
+            let mut ok = S::begin(self.handle, nonce);
+            for c in chunks {
+                ok &= S::update(self.handle, c);
+            }
+            ok & S::finish(self.handle, tag)
+        };
+        if !ok {
+            tag.fill(0);
+        }
+    }
+
+    fn streams(&self) -> bool {
+        // SAFETY: handle is a live context of S.
+        unsafe { S::streams(self.handle) }
+    }
+}
