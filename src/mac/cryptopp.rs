@@ -64,13 +64,12 @@ pub static BACKEND: Backend = Backend {
 pub const BUILT: bool = cfg!(have_cryptopp);
 
 fn availability() -> Availability {
-    match option_env!("MACBENCH_CRYPTOPP_MISSING") {
-        Some(reason) if !BUILT => Availability::Unavailable(reason.to_string()),
-        _ if !BUILT => Availability::Unavailable(
-            "not built: install libcrypto++-dev (Crypto++) and rebuild".to_string(),
-        ),
-        _ => Availability::Available,
-    }
+    super::shim::availability(
+        BUILT,
+        option_env!("MACBENCH_CRYPTOPP_MISSING"),
+        "libcrypto++-dev",
+        "Crypto++",
+    )
 }
 
 /// `Crypto++ 8.7.0`. Which code paths it picks here and in the software-only process is

@@ -73,13 +73,12 @@ pub const NO_SOFTWARE_ONLY: &str = "not offered yet: alloc_mb_mgr's IMB_FLAG_AES
 pub const BUILT: bool = cfg!(have_ipsecmb);
 
 fn availability() -> Availability {
-    match option_env!("MACBENCH_IPSECMB_MISSING") {
-        Some(reason) if !BUILT => Availability::Unavailable(reason.to_string()),
-        _ if !BUILT => Availability::Unavailable(
-            "not built: install libipsec-mb-dev (Intel ipsec-mb) and rebuild".to_string(),
-        ),
-        _ => Availability::Available,
-    }
+    super::shim::availability(
+        BUILT,
+        option_env!("MACBENCH_IPSECMB_MISSING"),
+        "libipsec-mb-dev",
+        "Intel ipsec-mb",
+    )
 }
 
 /// `Intel ipsec-mb 1.3.0 (avx512 path; AES-NI, SHA-NI, VAES, …)`: the run-time library's version and

@@ -59,13 +59,12 @@ pub const NO_SOFTWARE_ONLY: &str = "no run-time switch: Mbed TLS detects AES-NI/
 pub const BUILT: bool = cfg!(have_mbedtls);
 
 fn availability() -> Availability {
-    match option_env!("MACBENCH_MBEDTLS_MISSING") {
-        Some(reason) if !BUILT => Availability::Unavailable(reason.to_string()),
-        _ if !BUILT => Availability::Unavailable(
-            "not built: install libmbedtls-dev (Mbed TLS) and rebuild".to_string(),
-        ),
-        _ => Availability::Available,
-    }
+    super::shim::availability(
+        BUILT,
+        option_env!("MACBENCH_MBEDTLS_MISSING"),
+        "libmbedtls-dev",
+        "Mbed TLS",
+    )
 }
 
 /// `Mbed TLS 2.28.3 (AES-NI yes, PCLMULQDQ yes)`: the run-time library's version and the AES and

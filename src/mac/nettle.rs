@@ -59,13 +59,12 @@ pub static BACKEND: Backend = Backend {
 pub const BUILT: bool = cfg!(have_nettle);
 
 fn availability() -> Availability {
-    match option_env!("MACBENCH_NETTLE_MISSING") {
-        Some(reason) if !BUILT => Availability::Unavailable(reason.to_string()),
-        _ if !BUILT => Availability::Unavailable(
-            "not built: install nettle-dev (Nettle) and rebuild".to_string(),
-        ),
-        _ => Availability::Available,
-    }
+    super::shim::availability(
+        BUILT,
+        option_env!("MACBENCH_NETTLE_MISSING"),
+        "nettle-dev",
+        "Nettle",
+    )
 }
 
 /// `Nettle 3.8` (the library loaded at run time).

@@ -7,7 +7,7 @@
 //! backend's shim (no per-message indirection). A backend with more to offer (ipsec-mb's batches of
 //! jobs) keeps its own type.
 
-use super::KeyedMac;
+use super::{Availability, KeyedMac};
 use std::marker::PhantomData;
 use std::os::raw::c_void;
 
@@ -93,5 +93,23 @@ impl<S: Shim> KeyedMac for ShimMac<S> {
     fn streams(&self) -> bool {
         // SAFETY: handle is a live context of S.
         unsafe { S::streams(self.handle) }
+    }
+}
+
+/// A C-library backend's availability: available when its shim was built in, else the reason
+/// `build.rs` recorded (`MACBENCH_<NAME>_MISSING`, passed in as `option_env!` gives it), else
+/// "not built" with the package to install.
+pub fn availability(
+    built: bool,
+    missing: Option<&'static str>,
+    package: &str,
+    library: &str,
+) -> Availability {
+    match missing {
+        _ if built => Availability::Available,
+        Some(reason) => Availability::Unavailable(reason.to_string()),
+        None => Availability::Unavailable(format!(
+            "not built: install {package} ({library}) and rebuild"
+        )),
     }
 }
