@@ -82,8 +82,11 @@ fn watch_git() {
 /// Where a library was found: include directories and how to link it.
 struct Found {
     include: Vec<PathBuf>,
-    /// `-l` name when pkg-config did not already emit the link lines.
-    link: Option<&'static str>,
+    /// Library search directories and `-l` names. Emitted after the shim is compiled: the linker
+    /// resolves left to right, and the shim (which `cc` emits when it compiles it) uses the library,
+    /// so the library must come after it (a cross build for aarch64 fails to link otherwise).
+    link_search: Vec<PathBuf>,
+    link: Vec<String>,
     how: String,
     /// The files it was found by (header, `.pc`), for Cargo to watch.
     watch: Vec<PathBuf>,
@@ -106,10 +109,13 @@ fn system_library(lib: &SystemLibrary) {
         missing(lib, &lib.reason_disabled());
         return;
     }
-    let Some(found) = find(lib) else {
-        watch_for_install(lib);
-        missing(lib, &lib.reason_not_found());
-        return;
+    let found = match find(lib) {
+        Ok(found) => found,
+        Err(reason) => {
+            watch_for_install(lib);
+            missing(lib, &reason);
+            return;
+        }
     };
     for path in &found.watch {
         println!("cargo:rerun-if-changed={}", path.display());
@@ -131,8 +137,11 @@ fn system_library(lib: &SystemLibrary) {
         missing(lib, &lib.reason_shim_failed());
         return;
     }
-    if let Some(link) = found.link {
-        println!("cargo:rustc-link-lib=dylib={link}");
+    for dir in &found.link_search {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+    }
+    for name in &found.link {
+        println!("cargo:rustc-link-lib=dylib={name}");
     }
     println!("cargo:rustc-cfg={cfg}");
     println!("cargo:rustc-env={}_FOUND={}", lib.env_prefix(), found.how);
@@ -142,8 +151,9 @@ fn missing(lib: &SystemLibrary, reason: &str) {
     println!("cargo:rustc-env={}_MISSING={reason}", lib.env_prefix());
 }
 
-/// pkg-config first, by each of the row's names; then the header locations, in table order.
-fn find(lib: &SystemLibrary) -> Option<Found> {
+/// pkg-config first, by each of the row's names; then the header locations, in table order. The
+/// error is the reason `macbench list` shows.
+fn find(lib: &SystemLibrary) -> Result<Found, String> {
     // Where pkg-config's flags leave the header out (it drops `-I/usr/include`): the first location.
     let system_header = match (lib.header_roots.first(), lib.header_subdirs.first()) {
         (Some(root), Some(sub)) => Some(Path::new(root).join(sub.dir).join(lib.header)),
@@ -170,35 +180,64 @@ fn find(lib: &SystemLibrary) -> Option<Found> {
         };
         let mut watch = vec![header];
         watch.extend(pc_file(name));
-        for dir in &probed.link_paths {
-            println!("cargo:rustc-link-search=native={}", dir.display());
-        }
-        for l in &probed.libs {
-            println!("cargo:rustc-link-lib=dylib={l}");
-        }
-        return Some(Found {
+        return Ok(Found {
             include: include_roots(lib, &include),
-            link: None,
+            link_search: probed.link_paths.clone(),
+            link: probed.libs.clone(),
             how: format!("pkg-config {name} {}", probed.version),
             watch,
         });
     }
     // No pkg-config file: look for the headers where distributions and `make install` put them.
+    // Headers under /usr/include are shared by every architecture, so a header alone does not mean
+    // the library exists for the target (cross-building for aarch64 finds the x86-64 ipsec-mb
+    // header): the target's compiler must also find the library.
+    let mut reason = lib.reason_not_found();
     for root in lib.header_roots {
         for sub in lib.header_subdirs {
             let dir = Path::new(root).join(sub.dir);
             let header = dir.join(lib.header);
-            if header.exists() {
-                return Some(Found {
-                    include: include_roots(lib, &[dir]),
-                    link: Some(sub.link),
-                    how: format!("header {}", header.display()),
-                    watch: vec![header.clone()],
-                });
+            if !header.exists() {
+                continue;
             }
+            if !target_has_library(sub.link) {
+                reason = lib.reason_no_library_for_target(&header, sub.link, &target());
+                continue;
+            }
+            return Ok(Found {
+                include: include_roots(lib, &[dir]),
+                link_search: Vec::new(),
+                link: vec![sub.link.to_string()],
+                how: format!("header {}", header.display()),
+                watch: vec![header.clone()],
+            });
         }
     }
-    None
+    Err(reason)
+}
+
+fn target() -> String {
+    std::env::var("TARGET").unwrap_or_default()
+}
+
+/// Whether the target's C compiler finds `lib<name>.so` (or `.a`) on its library path: gcc and clang
+/// print the full path of a file they find with `-print-file-name`, and the bare name otherwise.
+fn target_has_library(name: &str) -> bool {
+    let Ok(compiler) = cc::Build::new().cargo_metadata(false).try_get_compiler() else {
+        return false;
+    };
+    ["so", "a"].iter().any(|ext| {
+        let file = format!("lib{name}.{ext}");
+        compiler
+            .to_command()
+            .arg(format!("-print-file-name={file}"))
+            .output()
+            .map(|out| {
+                let printed = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                out.status.success() && printed != file && Path::new(&printed).exists()
+            })
+            .unwrap_or(false)
+    })
 }
 
 /// The `.pc` file pkg-config read for `name`.

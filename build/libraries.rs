@@ -196,6 +196,29 @@ impl SystemLibrary {
         )
     }
 
+    /// The reason when the header is there (headers are shared by every architecture) but the
+    /// target's compiler finds no library: typically a cross build for an architecture the
+    /// library's package is not installed for, or not made for.
+    pub fn reason_no_library_for_target(
+        &self,
+        header: &std::path::Path,
+        link: &str,
+        target: &str,
+    ) -> String {
+        format!(
+            "{}{}) but no lib{link} for {target}; install {} for this architecture if the \
+             library supports it, and rebuild",
+            self.no_library_for_target_prefix(),
+            header.display(),
+            self.package
+        )
+    }
+
+    /// How [`Self::reason_no_library_for_target`] begins, for tests that cannot know the target.
+    pub fn no_library_for_target_prefix(&self) -> String {
+        format!("not built: {} has a header (", self.display)
+    }
+
     /// The reason when the library was found but the shim did not compile.
     pub fn reason_shim_failed(&self) -> String {
         format!(

@@ -258,7 +258,8 @@ int mbcpp_final(void *handle, uint8_t *tag, size_t tag_len) {
 int mbcpp_library_version(void) { return CryptoPP::LibraryVersion(); }
 int mbcpp_header_version(void) { return CRYPTOPP_VERSION; }
 
-// Bits of the x86 features Crypto++ will use (after detection): see cryptopp.rs `Features`.
+// Bits of the features Crypto++ will use (after detection), per architecture: see cryptopp.rs
+// `Features`.
 unsigned mbcpp_features(void) {
 #if defined(__x86_64__) || defined(__i386__)
     using namespace CryptoPP;
@@ -273,13 +274,27 @@ unsigned mbcpp_features(void) {
     f |= HasAVX() ? 1u << 7 : 0;
     f |= HasAVX2() ? 1u << 8 : 0;
     return f;
+#elif defined(__aarch64__)
+    // The aarch64 bits, in cryptopp.rs `Features::NAMES` order there.
+    using namespace CryptoPP;
+    unsigned f = 0;
+    f |= HasNEON() ? 1u << 0 : 0;
+    f |= HasPMULL() ? 1u << 1 : 0;
+    f |= HasAES() ? 1u << 2 : 0;
+    f |= HasSHA1() ? 1u << 3 : 0;
+    f |= HasSHA2() ? 1u << 4 : 0;
+    f |= HasSHA512() ? 1u << 5 : 0;
+    f |= HasSHA3() ? 1u << 6 : 0;
+    f |= HasSM3() ? 1u << 7 : 0;
+    f |= HasSM4() ? 1u << 8 : 0;
+    return f;
 #else
     return 0;
 #endif
 }
 
 // Switch off the instruction-set extensions macbench's `sw` variants exclude: AES-NI, PCLMULQDQ,
-// SHA-NI, AVX, AVX2. Crypto++ decides each call through HasAESNI() etc., which read these exported
+// SHA-NI, AVX, AVX2 on x86-64; AES, PMULL, SHA-1/2/512/3, SM3/SM4 on aarch64. Crypto++ decides each call through HasAESNI() etc., which read these exported
 // globals once detection has run, so the switch must happen before any object is keyed (the sw child
 // process does it first thing). Returns the feature bits afterwards.
 unsigned mbcpp_disable_extensions(void) {
@@ -293,6 +308,20 @@ unsigned mbcpp_disable_extensions(void) {
     g_hasSHA = false;
     g_hasAVX = false;
     g_hasAVX2 = false;
+#elif defined(__aarch64__)
+    // The Armv8 cryptographic extensions; NEON stays (the aarch64 baseline, like SSE2 on x86-64).
+    using namespace CryptoPP;
+    if (!g_ArmDetectionDone) {
+        DetectArmFeatures();
+    }
+    g_hasPMULL = false;
+    g_hasAES = false;
+    g_hasSHA1 = false;
+    g_hasSHA2 = false;
+    g_hasSHA512 = false;
+    g_hasSHA3 = false;
+    g_hasSM3 = false;
+    g_hasSM4 = false;
 #endif
     return mbcpp_features();
 }

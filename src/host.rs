@@ -27,8 +27,12 @@ pub const RELEVANT_FEATURES: &[&str] = &[
 #[serde(default)]
 pub struct Host {
     pub cpu_model: String,
-    /// Relevant feature flags present on this CPU (as `/proc/cpuinfo` names them).
+    /// Relevant feature flags present on this CPU (as `/proc/cpuinfo` names them; on aarch64 from
+    /// the kernel's hardware capabilities).
     pub cpu_features: Vec<String>,
+    /// The kinds of core, slowest first: a phone's little, middle and big clusters; one entry on a
+    /// homogeneous machine (docs/methodology.md §2).
+    pub core_types: Vec<crate::system::topology::CoreType>,
     /// Online CPUs as the kernel lists them.
     pub online_cpus: Vec<usize>,
     pub kernel: String,
@@ -52,16 +56,23 @@ impl Host {
                 .and_then(|l| l.split_once(':'))
                 .map(|(_, v)| v.trim().to_string())
         };
-        let flags: Vec<String> = field("flags")
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_string)
-            .collect();
-        let cpu_features = RELEVANT_FEATURES
-            .iter()
-            .filter(|f| flags.iter().any(|g| g == *f))
-            .map(|f| f.to_string())
-            .collect();
+        let cpu_features = if cfg!(target_arch = "aarch64") {
+            // The kernel's hardware capabilities, which qemu-user emulates faithfully (its
+            // /proc/cpuinfo is the host's).
+            crate::system::topology::aarch64_features()
+        } else {
+            let flags: Vec<String> = field("flags")
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_string)
+                .collect();
+            RELEVANT_FEATURES
+                .iter()
+                .filter(|f| flags.iter().any(|g| g == *f))
+                .map(|f| f.to_string())
+                .collect()
+        };
+        let cores = crate::system::topology::cores();
         // Each backend's version, then for the record what it uses in this process (its switch's
         // capability report): "; hw: …", or "; this sw child: …" inside the software-only child.
         let here = if crate::isolate::in_software_only_child() {
@@ -80,7 +91,8 @@ impl Host {
             })
             .collect();
         Host {
-            cpu_model: field("model name").unwrap_or_else(|| std::env::consts::ARCH.to_string()),
+            cpu_model: cpu_model(&cores, field("model name")),
+            core_types: crate::system::topology::core_types(&cores),
             cpu_features,
             online_cpus: online_cpus(),
             kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_default(),
@@ -137,6 +149,27 @@ impl Host {
             }
         }
         self
+    }
+}
+
+/// The CPU's name: `model name` on x86; on ARM the core designs (`Cortex-A55 + Cortex-X1`), or the
+/// architecture when neither is known. An aarch64 process whose /proc/cpuinfo names no ARM core is
+/// running under emulation on another machine, and says so rather than show that machine's name.
+fn cpu_model(cores: &[crate::system::topology::Core], model_name: Option<String>) -> String {
+    let mut designs: Vec<&str> = Vec::new();
+    for d in cores.iter().filter_map(|c| c.design.as_deref()) {
+        if !designs.contains(&d) {
+            designs.push(d);
+        }
+    }
+    let arch = std::env::consts::ARCH;
+    match (designs.is_empty(), model_name) {
+        (false, _) => designs.join(" + "),
+        (true, Some(name)) if arch == "aarch64" => {
+            format!("aarch64 (emulated? /proc/cpuinfo names no ARM core but {name})")
+        }
+        (true, Some(name)) => name,
+        (true, None) => arch.to_string(),
     }
 }
 

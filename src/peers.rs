@@ -286,8 +286,33 @@ impl ToolError {
     }
 }
 
+/// Where `binary` is: itself when it names a path, else the first executable of that name on `PATH`.
+/// Looked up before starting it, so a missing tool is told apart from one that failed the same way
+/// everywhere: under qemu-user, and wherever a launcher reports a failed exec as exit status 127
+/// rather than as an error from spawn.
+fn locate(binary: &str) -> Result<std::path::PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if binary.contains('/') {
+        let path = std::path::PathBuf::from(binary);
+        return if executable(&path) {
+            Ok(path)
+        } else {
+            Err(format!("{binary}: no such executable file"))
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(binary))
+        .find(|p| executable(p))
+        .ok_or_else(|| format!("{binary}: not found on PATH"))
+}
+
 fn run_tool(binary: &str, args: &[String]) -> Result<String, ToolError> {
-    let out = Command::new(binary)
+    let path = locate(binary).map_err(ToolError::Spawn)?;
+    let out = Command::new(path)
         .args(args)
         .output()
         .map_err(|e| ToolError::Spawn(e.to_string()))?;

@@ -15,7 +15,14 @@ fn macbench() -> Command {
     Command::cargo_bin("macbench").unwrap()
 }
 
+/// Whether the CPU has a feature, by the names `/proc/cpuinfo` uses on x86 ("aes", "sha_ni") and the
+/// kernel's hardware capabilities on aarch64 ("aes", "pmull", "sha2"; right under qemu-user too).
 fn cpu_has(flag: &str) -> bool {
+    if cfg!(target_arch = "aarch64") {
+        return macbench::system::topology::aarch64_features()
+            .iter()
+            .any(|f| f == flag);
+    }
     std::fs::read_to_string("/proc/cpuinfo")
         .unwrap_or_default()
         .lines()
@@ -23,8 +30,14 @@ fn cpu_has(flag: &str) -> bool {
         .is_some_and(|l| l.split_whitespace().any(|f| f == flag))
 }
 
-const NOT_X86_64: &str = "the software-only switch (OPENSSL_ia32cap) exists on x86_64 only";
+const NO_SWITCH: &str =
+    "the software-only switches (OPENSSL_ia32cap, OPENSSL_armcap) exist on x86_64 and aarch64 only";
 const CRYPTOPP_NOT_BUILT: &str = "Crypto++ backend not built (install libcrypto++-dev)";
+
+/// An architecture with software-only switches.
+fn has_switch() -> bool {
+    cfg!(any(target_arch = "x86_64", target_arch = "aarch64"))
+}
 
 fn x86_64() -> bool {
     cfg!(target_arch = "x86_64")
@@ -32,10 +45,13 @@ fn x86_64() -> bool {
 
 #[test]
 fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
-    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64) {
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH) {
         return;
     }
     let caps = isolate::capabilities().expect("sw child starts");
+    if !x86_64() {
+        return arm_child_libcrypto_reports_the_masked_bits_cleared(&caps);
+    }
     let sw: openssl::Ia32Cap = serde_json::from_value(
         caps.of("openssl")
             .expect("libcrypto reports its capability vector")
@@ -77,6 +93,70 @@ fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
     }
 }
 
+/// aarch64: libcrypto takes `OPENSSL_armcap` as the whole word, so the child's word is this process's
+/// without the masked bits, NEON kept.
+fn arm_child_libcrypto_reports_the_masked_bits_cleared(caps: &isolate::Capabilities) {
+    let sw: openssl::ArmCap = serde_json::from_value(
+        caps.of("openssl")
+            .expect("libcrypto reports its capability word")
+            .detail
+            .clone(),
+    )
+    .unwrap();
+    assert!(
+        sw.extensions_left().is_empty(),
+        "still set in the child: {:?}",
+        sw.extensions_left()
+    );
+    let hw = openssl::armcap().expect("capability word here");
+    if std::env::var_os("OPENSSL_armcap").is_none() {
+        let mask = openssl::ARM_SOFTWARE_ONLY_MASK
+            .iter()
+            .fold(0u32, |m, &(_, bit)| m | 1 << bit);
+        assert_eq!(sw.bits, hw.bits & !mask, "hw {:#x}", hw.bits);
+        assert_eq!(sw.env.as_deref(), Some(format!("{:#x}", sw.bits).as_str()));
+    }
+    if cpu_has("asimd") {
+        assert!(hw.has(0) && sw.has(0), "NEON (bit 0) stays");
+    }
+    if cpu_has("aes") {
+        assert!(hw.has(2) && !sw.has(2), "AES (bit 2)");
+    }
+    if cpu_has("pmull") {
+        assert!(hw.has(5) && !sw.has(5), "PMULL (bit 5)");
+    }
+    if cpu_has("sha2") {
+        assert!(hw.has(4) && !sw.has(4), "SHA256 (bit 4)");
+    }
+}
+
+#[test]
+fn arm_mask_has_the_documented_bit_positions() {
+    // crypto/arm_arch.h: ARMV8_AES 1<<2, SHA1 1<<3, SHA256 1<<4, PMULL 1<<5, SHA512 1<<6, SHA3 1<<11.
+    let bit = |name: &str| {
+        openssl::ARM_SOFTWARE_ONLY_MASK
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, b)| b)
+    };
+    assert_eq!(
+        ["aes", "sha1", "sha256", "pmull", "sha512", "sha3"].map(bit),
+        [Some(2), Some(3), Some(4), Some(5), Some(6), Some(11)]
+    );
+    assert_eq!(bit("neon"), None, "NEON is the aarch64 baseline and stays");
+    let parsed = openssl::ArmCap::parse("CPUINFO: OPENSSL_armcap=0xbd env:0x81").unwrap();
+    assert_eq!(parsed.bits, 0xbd);
+    assert_eq!(parsed.env.as_deref(), Some("0x81"));
+    assert_eq!(
+        parsed.extensions_left(),
+        vec!["aes", "sha1", "sha256", "pmull"]
+    );
+    assert_eq!(
+        openssl::ArmCap::parse("OPENSSL_armcap=0x81").unwrap().describe(),
+        "OPENSSL_armcap=0x81 (+neon -aes -pmull -sha1 -sha256 -sha512 -sha3)"
+    );
+}
+
 #[test]
 fn mask_has_the_documented_bit_positions() {
     // OPENSSL_ia32cap(3): LV0 bit 33 PCLMULQDQ, 57 AES-NI, 60 AVX; LV1 bit 5 AVX2, 16 AVX512F, 29 SHA,
@@ -103,7 +183,7 @@ fn mask_has_the_documented_bit_positions() {
 
 #[test]
 fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
-    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64)
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH)
         || common::skip_unless(cryptopp::BUILT, "cryptopp", CRYPTOPP_NOT_BUILT)
     {
         return;
@@ -118,17 +198,21 @@ fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
         );
     }
     let paths = &reported.summary;
-    assert!(!paths.contains("AESNI"), "{paths}");
-    assert!(!paths.contains("SHANI"), "{paths}");
-    // This process is hw: on a CPU with AES-NI, Crypto++ uses it here.
+    // Crypto++'s provider names: AESNI, SHANI on x86-64; ARMv8 on aarch64.
+    for accelerated in ["AESNI", "SHANI", "ARMv8"] {
+        assert!(!paths.contains(accelerated), "{paths}");
+    }
+    // This process is hw: on a CPU with AES instructions, Crypto++ uses them here.
     if cpu_has("aes") {
-        assert!(cryptopp::code_paths().unwrap().contains("AESNI"));
+        let here = cryptopp::code_paths().unwrap();
+        let name = if x86_64() { "AES AESNI" } else { "AES ARMv8" };
+        assert!(here.contains(name), "{here}");
     }
 }
 
 #[test]
 fn the_child_refuses_to_run_without_the_mask() {
-    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64)
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH)
         || common::skip_unless(
             cpu_has("aes"),
             "cpu-aes",
@@ -139,7 +223,7 @@ fn the_child_refuses_to_run_without_the_mask() {
     }
     macbench()
         .args(["__child", "caps"])
-        .env_remove("OPENSSL_ia32cap")
+        .env_remove(openssl::CAP_ENV)
         .assert()
         .failure()
         .stderr(predicates::str::contains("not in effect"));
@@ -153,7 +237,7 @@ fn sw_availability_per_backend() {
             .find(|f| f.algorithm.name == alg && f.backend.name == backend && f.accel == Accel::Sw)
             .unwrap_or_else(|| panic!("no sw row for {alg}/{backend}"))
     };
-    if x86_64() {
+    if has_switch() {
         assert_eq!(
             row("hmac-sha256", "openssl").availability(),
             Availability::Available
@@ -167,7 +251,7 @@ fn sw_availability_per_backend() {
 
 #[test]
 fn paper_preset_has_all_nine_functions_in_hw_and_sw() {
-    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64)
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH)
         || common::skip_unless(cryptopp::BUILT, "cryptopp", CRYPTOPP_NOT_BUILT)
     {
         return;
@@ -192,7 +276,7 @@ fn paper_preset_has_all_nine_functions_in_hw_and_sw() {
 
 #[test]
 fn selftest_runs_the_sw_variants_in_the_child() {
-    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64) {
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH) {
         return;
     }
     let mut expect = vec!["hmac-sha256/openssl/sw", "cmac-aes128/openssl/sw"];
@@ -220,7 +304,7 @@ fn selftest_runs_the_sw_variants_in_the_child() {
 
 #[test]
 fn a_sw_run_goes_through_the_child_and_reports_sw() {
-    if common::skip_unless(x86_64(), "x86_64", NOT_X86_64) {
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -260,10 +344,11 @@ fn a_sw_run_goes_through_the_child_and_reports_sw() {
     // The library versions record what the sw child saw.
     let versions = doc["host"]["library_versions"].to_string();
     assert!(
-        versions.contains("sw child: OPENSSL_ia32cap="),
+        versions.contains(&format!("sw child: {}=", openssl::CAP_ENV)),
         "{versions}"
     );
-    assert!(versions.contains("-aesni"), "{versions}");
+    let no_aes = if x86_64() { "-aesni" } else { "-aes" };
+    assert!(versions.contains(no_aes), "{versions}");
 }
 
 #[test]
@@ -281,7 +366,7 @@ fn every_backend_with_sw_entries_declares_its_switch() {
 
 #[test]
 fn sw_keys_go_through_the_child_with_nothing_set_up_by_the_caller() {
-    if !x86_64() {
+    if !has_switch() {
         return;
     }
     // This test binary never calls `isolate::install`: the isolation layer installed itself before main.
@@ -314,13 +399,14 @@ fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
     };
     let here = openssl(&host);
     assert!(!here.contains("sw child"), "{here}");
-    if !x86_64() {
+    if !has_switch() {
         return;
     }
-    assert!(here.contains("; hw: OPENSSL_ia32cap="), "{here}");
+    let env = openssl::CAP_ENV;
+    assert!(here.contains(&format!("; hw: {env}=")), "{here}");
     let with_child = openssl(&host.with_software_only());
     assert!(
-        with_child.starts_with(&here) && with_child.contains("; sw child: OPENSSL_ia32cap="),
+        with_child.starts_with(&here) && with_child.contains(&format!("; sw child: {env}=")),
         "{with_child}"
     );
 }

@@ -42,6 +42,7 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         core_to_reference_ratio: None,
         hardware_cycles: "test".into(),
         timer_resolution_ns: 1,
+        ..Default::default()
     };
     let policy = AutoPolicy {
         enabled: true,

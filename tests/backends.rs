@@ -245,6 +245,13 @@ fn a_system_library_backend_is_available_or_says_why_in_the_tables_words() {
         match (backend.availability)() {
             Availability::Available => {}
             Availability::Unavailable(why) => {
+                // A header shared by every architecture, but no library for this one (a cross build
+                // for aarch64 of a library Debian ships for x86-64 only).
+                if why.starts_with(&lib.no_library_for_target_prefix()) {
+                    assert!(installed, "{}: {why}", lib.name);
+                    assert!(why.contains(lib.package), "{}: {why}", lib.name);
+                    continue;
+                }
                 assert!(
                     !installed || why == lib.reason_feature_off() || why == lib.reason_disabled(),
                     "{}: {} is installed, but: {why}",

@@ -44,6 +44,8 @@ struct ListRow {
 #[derive(Debug, Serialize)]
 struct ListOutput {
     host: Host,
+    /// The reference rate, time base and cycle counters, as a run would record them.
+    clock: crate::system::clock::ClockInfo,
     functions: Vec<ListRow>,
 }
 
@@ -154,50 +156,72 @@ fn print_rows(rows: &[ListRow]) {
     }
 }
 
+/// The machine above the table: CPU, core types, the features MAC libraries test, the clocks, and
+/// what each backend is and uses.
+fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
+    crate::outln!(
+        "CPU: {} ({} online: {})",
+        host.cpu_model,
+        host.online_cpus.len(),
+        crate::system::format_cpu_list(&host.online_cpus)
+    );
+    // Worth a line when the cores differ (big.LITTLE) or the kernel says something about them.
+    let informative = host.core_types.len() > 1
+        || host
+            .core_types
+            .iter()
+            .any(|t| t.design.is_some() || t.capacity.is_some() || t.max_khz.is_some());
+    if informative {
+        let types: Vec<String> = host.core_types.iter().map(|t| t.describe()).collect();
+        crate::outln!("cores: {}", types.join("; "));
+    }
+    let wanted: &[&str] = if cfg!(target_arch = "aarch64") {
+        &["asimd", "aes", "pmull", "sha1", "sha2", "sha512", "sha3", "sve", "sve2"]
+    } else {
+        &["aes", "pclmulqdq", "sha_ni", "avx2", "avx512f", "vaes", "vpclmulqdq"]
+    };
+    let feats: Vec<String> = wanted
+        .iter()
+        .map(|f| {
+            let sign = if host.cpu_features.iter().any(|g| g == f) {
+                "+"
+            } else {
+                "-"
+            };
+            format!("{sign}{f}")
+        })
+        .collect();
+    crate::outln!("features: {}", feats.join(" "));
+    crate::outln!(
+        "clock: f = {:.4} GHz, {}",
+        clock.reference_hz / 1e9,
+        clock.reference_source
+    );
+    crate::outln!(
+        "timer: {}, resolution {} ns; hardware cycle counters {}",
+        clock.timebase.as_deref().unwrap_or("no readable time base"),
+        clock.timer_resolution_ns,
+        clock.hardware_cycles
+    );
+    for (name, version) in &host.library_versions {
+        crate::outln!("backend {name}: {version}");
+    }
+}
+
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
     let host = Host::detect().with_software_only();
+    let clock = crate::system::clock::clock_info();
     let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
     rows.extend(missing_rows());
     if let Some(path) = &args.json {
         let out = ListOutput {
             host,
+            clock,
             functions: rows,
         };
         return write_json(path, &out);
     }
-    crate::outln!(
-        "CPU: {} ({} online: {:?})",
-        host.cpu_model,
-        host.online_cpus.len(),
-        host.online_cpus
-    );
-    let wanted = [
-        "aes",
-        "pclmulqdq",
-        "sha_ni",
-        "avx2",
-        "avx512f",
-        "vaes",
-        "vpclmulqdq",
-    ];
-    let feats: Vec<String> = wanted
-        .iter()
-        .map(|f| {
-            format!(
-                "{}{}",
-                if host.cpu_features.iter().any(|g| g == f) {
-                    "+"
-                } else {
-                    "-"
-                },
-                f
-            )
-        })
-        .collect();
-    crate::outln!("features: {}", feats.join(" "));
-    for (name, version) in &host.library_versions {
-        crate::outln!("backend {name}: {version}");
-    }
+    print_host(&host, &clock);
     crate::outln!();
     crate::outln!(
         "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  self-test / reason",

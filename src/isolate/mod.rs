@@ -1,7 +1,7 @@
 //! Software-only isolation: `sw` functions run in a child process with every backend's switch applied.
 //!
 //! Why a process: the libraries decide their instruction-set paths once per process. OpenSSL reads the
-//! `OPENSSL_ia32cap` environment variable when libcrypto initialises, so the mask must be in the
+//! `OPENSSL_ia32cap` (aarch64: `OPENSSL_armcap`) environment variable when libcrypto initialises, so the mask must be in the
 //! environment before the process starts; Crypto++ reads exported globals (`CryptoPP::g_hasAESNI`, …)
 //! that are process-wide. A `sw` function therefore runs in a re-executed copy of this binary
 //! (`std::env::current_exe()`, hidden subcommand `macbench __child MODE`) started with the environment
@@ -65,14 +65,16 @@ pub fn needed(s: &Scenario) -> bool {
 struct ChildProcess;
 
 impl Isolation for ChildProcess {
-    /// x86-64 (the masks are x86 capability bits) and a macbench executable to start.
+    /// x86-64 or aarch64 (the switches mask those architectures' capability bits) and a macbench
+    /// executable to start.
     fn availability(&self) -> Availability {
         if in_software_only_child() {
             return Availability::Available;
         }
-        if !cfg!(target_arch = "x86_64") {
+        if !cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
             return Availability::Unavailable(format!(
-                "software-only variants mask x86 capability bits (OPENSSL_ia32cap); this is {}",
+                "software-only variants mask x86-64 or aarch64 capability bits \
+                 (OPENSSL_ia32cap, OPENSSL_armcap); this is {}",
                 std::env::consts::ARCH
             ));
         }

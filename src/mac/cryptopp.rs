@@ -119,22 +119,33 @@ pub fn code_paths() -> Option<String> {
     BUILT.then(imp::paths)
 }
 
-/// Switch Crypto++'s AES-NI, CLMUL, SHA-NI, AVX and AVX2 paths off for this whole process. Only the sw
+/// Switch Crypto++'s AES-NI, CLMUL, SHA-NI, AVX and AVX2 paths (aarch64: AES, PMULL, SHA, SM3/SM4)
+/// off for this whole process. Only the sw
 /// child calls it, before keying anything. Returns the features Crypto++ then reports.
 pub fn disable_extensions() -> Option<Features> {
     BUILT.then(imp::disable_extensions)
 }
 
-/// Crypto++'s view of the x86 features (bits as `mbcpp_features` returns them).
+/// Crypto++'s view of this architecture's features (bits as `mbcpp_features` returns them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Features(pub u32);
 
 impl Features {
-    pub const NAMES: [&'static str; 9] = [
+    /// Bit `i` is `NAMES[i]`.
+    #[cfg(not(target_arch = "aarch64"))]
+    pub const NAMES: &'static [&'static str] = &[
         "sse2", "ssse3", "sse4.1", "sse4.2", "aesni", "clmul", "sha", "avx", "avx2",
     ];
+    #[cfg(target_arch = "aarch64")]
+    pub const NAMES: &'static [&'static str] = &[
+        "neon", "pmull", "aes", "sha1", "sha2", "sha512", "sha3", "sm3", "sm4",
+    ];
     /// The extensions the sw variant must not use.
-    pub const EXCLUDED: [&'static str; 5] = ["aesni", "clmul", "sha", "avx", "avx2"];
+    #[cfg(not(target_arch = "aarch64"))]
+    pub const EXCLUDED: &'static [&'static str] = &["aesni", "clmul", "sha", "avx", "avx2"];
+    #[cfg(target_arch = "aarch64")]
+    pub const EXCLUDED: &'static [&'static str] =
+        &["pmull", "aes", "sha1", "sha2", "sha512", "sha3", "sm3", "sm4"];
 
     pub fn has(&self, name: &str) -> bool {
         Self::NAMES

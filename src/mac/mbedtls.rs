@@ -51,9 +51,15 @@ pub static BACKEND: Backend = Backend {
 };
 
 /// Why `list` shows the `sw` rows as unavailable ([`super::NO_SOFTWARE_ONLY`]).
+#[cfg(not(target_arch = "aarch64"))]
 pub const NO_SOFTWARE_ONLY: &str = "no run-time switch: Mbed TLS detects AES-NI/PCLMULQDQ once \
      (private statics in mbedtls_aesni_has_support); the portable code needs a library built without \
      MBEDTLS_AESNI_C";
+/// On aarch64 there is nothing to switch: 2.28 has no Armv8 code at all (MBEDTLS_AESCE_C came in 3.5).
+#[cfg(target_arch = "aarch64")]
+pub const NO_SOFTWARE_ONLY: &str = "no separate sw variant: Mbed TLS 2.28 has no Armv8 \
+     cryptographic code (its AES extension support, MBEDTLS_AESCE_C, came in 3.5), so the hw rows \
+     already run its portable C here";
 
 /// Whether the shim was compiled and linked into this binary.
 pub const BUILT: bool = cfg!(have_mbedtls);
@@ -72,6 +78,14 @@ fn availability() -> Availability {
 pub fn version() -> String {
     if !BUILT {
         return "Mbed TLS not built".to_string();
+    }
+    if !cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
+        // 2.28's only accelerated paths are AES-NI and PCLMULQDQ.
+        return format!(
+            "Mbed TLS {} (portable C: no {} code in 2.28)",
+            imp::library_version(),
+            std::env::consts::ARCH
+        );
     }
     let (aes, clmul) = imp::aesni();
     let yes = |b: bool| if b { "yes" } else { "no" };

@@ -256,12 +256,17 @@ pub static PLANNED: &[(&str, &str, &str)] = &[
 pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[
     ("mbedtls", mbedtls::NO_SOFTWARE_ONLY),
     ("ipsecmb", ipsecmb::NO_SOFTWARE_ONLY),
-    (
-        "rustcrypto",
-        "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
-         needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)",
-    ),
+    ("rustcrypto", RUSTCRYPTO_NO_SOFTWARE_ONLY),
 ];
+
+#[cfg(not(target_arch = "aarch64"))]
+const RUSTCRYPTO_NO_SOFTWARE_ONLY: &str =
+    "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
+     needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)";
+#[cfg(target_arch = "aarch64")]
+const RUSTCRYPTO_NO_SOFTWARE_ONLY: &str =
+    "no run-time switch: RustCrypto picks the Armv8 AES/PMULL/SHA-2 instructions via `cpufeatures`; \
+     the portable code needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)";
 
 /// The identity of a function as results files record it: `algorithm/backend/accel`. Names, not registry
 /// entries, so a file from another build (or naming a backend this one lacks) still reads; reports join

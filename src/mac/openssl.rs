@@ -33,7 +33,8 @@ use std::ptr;
 
 /// One line per algorithm gives two entries, `hw` and `sw`, with the same key function: `sw` differs
 /// only in running where [`SOFTWARE_SWITCH`] is applied (`OPENSSL_ia32cap` masking AES-NI, PCLMULQDQ,
-/// SHA, AVX, AVX2 and AVX-512), which the registry arranges through its isolation layer.
+/// SHA, AVX, AVX2 and AVX-512; on aarch64 `OPENSSL_armcap` without the Armv8 AES, PMULL, SHA and SVE
+/// bits), which the registry arranges through its isolation layer.
 macro_rules! entries {
     ($($alg:literal => $new:expr),* $(,)?) => {
         &[
@@ -115,35 +116,169 @@ pub fn version() -> String {
     openssl::version::version().to_string()
 }
 
-/// libcrypto reads `OPENSSL_ia32cap` once, when it initialises: the software-only process is started
-/// with [`software_only_env`] in its environment, and refuses to run if the bits are still set.
+/// The environment variable libcrypto reads its CPU capabilities from on this architecture.
+pub const CAP_ENV: &str = if cfg!(target_arch = "aarch64") {
+    "OPENSSL_armcap"
+} else {
+    "OPENSSL_ia32cap"
+};
+
+/// libcrypto reads [`CAP_ENV`] once, when it initialises: the software-only process is started with
+/// [`software_only_env`] (x86-64) or [`arm_software_only_env`] (aarch64) in its environment, and
+/// refuses to run if the masked bits are still set.
 pub static SOFTWARE_SWITCH: SoftwareSwitch = SoftwareSwitch {
-    env: || vec![("OPENSSL_ia32cap", software_only_env())],
+    env: || {
+        let value = if cfg!(target_arch = "aarch64") {
+            arm_software_only_env()
+        } else {
+            software_only_env()
+        };
+        vec![(CAP_ENV, value)]
+    },
     apply: || {},
     check: check_software_only,
     capability: || {
-        ia32cap().map(|cap| Capability {
-            summary: cap.describe(),
-            detail: serde_json::to_value(&cap).unwrap_or_default(),
-        })
+        if cfg!(target_arch = "aarch64") {
+            armcap().map(|cap| Capability {
+                summary: cap.describe(),
+                detail: serde_json::to_value(&cap).unwrap_or_default(),
+            })
+        } else {
+            ia32cap().map(|cap| Capability {
+                summary: cap.describe(),
+                detail: serde_json::to_value(&cap).unwrap_or_default(),
+            })
+        }
     },
 };
 
-/// The mask is in effect: libcrypto reports none of [`SOFTWARE_ONLY_MASK`] (x86-64 only; elsewhere
-/// there is no capability vector to mask).
+/// The mask is in effect: libcrypto reports none of the masked bits ([`SOFTWARE_ONLY_MASK`] on
+/// x86-64, [`ARM_SOFTWARE_ONLY_MASK`] on aarch64; elsewhere there is no capability vector to mask).
 fn check_software_only() -> Result<(), String> {
-    if !cfg!(target_arch = "x86_64") {
+    let (left, expected) = if cfg!(target_arch = "x86_64") {
+        match ia32cap() {
+            Some(cap) => (cap.extensions_left(), software_only_env()),
+            None => return Err("libcrypto reports no capability vector".to_string()),
+        }
+    } else if cfg!(target_arch = "aarch64") {
+        match armcap() {
+            Some(cap) => (cap.extensions_left(), "the detected bits without them".to_string()),
+            None => return Err("libcrypto reports no capability vector".to_string()),
+        }
+    } else {
+        return Ok(());
+    };
+    if left.is_empty() {
         return Ok(());
     }
-    match ia32cap() {
-        Some(cap) if cap.extensions_left().is_empty() => Ok(()),
-        Some(cap) => Err(format!(
-            "the software-only mask is not in effect: libcrypto still reports {} \
-             (OPENSSL_ia32cap must be {} in the environment; this command is internal)",
-            cap.extensions_left().join(", "),
-            software_only_env()
-        )),
-        None => Err("libcrypto reports no capability vector".to_string()),
+    Err(format!(
+        "the software-only mask is not in effect: libcrypto still reports {} \
+         ({CAP_ENV} must be {expected} in the environment; this command is internal)",
+        left.join(", ")
+    ))
+}
+
+/// What `OPENSSL_info(OPENSSL_INFO_CPU_SETTINGS)` reports: `[CPUINFO: ]OPENSSL_ia32cap=…` on x86,
+/// `OPENSSL_armcap=0x…` on ARM, each followed by ` env:<value>` when the variable was set.
+fn cpu_settings() -> Option<String> {
+    // SAFETY: OPENSSL_info returns NULL or a pointer to a static NUL-terminated string.
+    unsafe {
+        let p = OPENSSL_info(OPENSSL_INFO_CPU_SETTINGS);
+        if p.is_null() {
+            return None;
+        }
+        Some(CStr::from_ptr(p).to_string_lossy().into_owned())
+    }
+}
+
+/// The ARM capability word libcrypto uses (`OPENSSL_armcap_P`, after any `OPENSSL_armcap` value).
+pub fn armcap() -> Option<ArmCap> {
+    ArmCap::parse(&cpu_settings()?)
+}
+
+/// libcrypto's ARM capability word, `OPENSSL_armcap_P` (bits of OpenSSL's `crypto/arm_arch.h`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ArmCap {
+    pub bits: u32,
+    /// The `OPENSSL_armcap` environment value libcrypto applied, if any.
+    pub env: Option<String>,
+}
+
+/// What `--accel sw` switches off on ARM, with `crypto/arm_arch.h`'s bit numbers: the Armv8
+/// cryptographic extensions and the wide vector units (as AVX is on x86). NEON (ASIMD, bit 0) stays:
+/// it is the baseline of every aarch64 core, as SSE2/SSSE3 are of x86-64, and OpenSSL's bit-sliced
+/// and vector-permute AES use it without any AES instruction.
+pub const ARM_SOFTWARE_ONLY_MASK: &[(&str, u32)] = &[
+    ("aes", 2),
+    ("sha1", 3),
+    ("sha256", 4),
+    ("pmull", 5),
+    ("sha512", 6),
+    ("sm3", 9),
+    ("sm4", 10),
+    ("sha3", 11),
+    ("unroll8-eor3", 12),
+    ("sve", 13),
+    ("sve2", 14),
+    ("sha3-worth-using", 15),
+    ("unroll12-eor3", 16),
+];
+
+/// Bits shown by [`ArmCap::describe`].
+const ARM_SHOWN: &[(&str, u32)] = &[
+    ("neon", 0),
+    ("aes", 2),
+    ("pmull", 5),
+    ("sha1", 3),
+    ("sha256", 4),
+    ("sha512", 6),
+    ("sha3", 11),
+];
+
+/// The `OPENSSL_armcap` value for the software-only process: libcrypto takes the variable as the
+/// whole word (not a mask), so it is this process's word with [`ARM_SOFTWARE_ONLY_MASK`] cleared,
+/// or 0 (nothing, not even NEON) when this process cannot read its word.
+pub fn arm_software_only_env() -> String {
+    let mask = ARM_SOFTWARE_ONLY_MASK
+        .iter()
+        .fold(0u32, |m, &(_, bit)| m | 1 << bit);
+    format!("{:#x}", armcap().map_or(0, |cap| cap.bits & !mask))
+}
+
+impl ArmCap {
+    /// Parse `[CPUINFO: ]OPENSSL_armcap=0x…[ env:…]`.
+    pub fn parse(text: &str) -> Option<ArmCap> {
+        let rest = &text[text.find("OPENSSL_armcap=")? + "OPENSSL_armcap=".len()..];
+        let (word, env) = match rest.split_once(" env:") {
+            Some((w, e)) => (w, Some(e.trim().to_string())),
+            None => (rest.trim(), None),
+        };
+        Some(ArmCap {
+            bits: u32::from_str_radix(word.trim().trim_start_matches("0x"), 16).ok()?,
+            env,
+        })
+    }
+
+    pub fn has(&self, bit: u32) -> bool {
+        self.bits & (1 << bit) != 0
+    }
+
+    /// Names of the [`ARM_SOFTWARE_ONLY_MASK`] bits still set (empty when the sw switch took effect).
+    pub fn extensions_left(&self) -> Vec<&'static str> {
+        ARM_SOFTWARE_ONLY_MASK
+            .iter()
+            .filter(|&&(_, bit)| self.has(bit))
+            .map(|&(name, _)| name)
+            .collect()
+    }
+
+    /// `OPENSSL_armcap=0x… (+neon +aes -sha512 …)`.
+    pub fn describe(&self) -> String {
+        let flags: Vec<String> = ARM_SHOWN
+            .iter()
+            .map(|&(name, bit)| format!("{}{name}", if self.has(bit) { "+" } else { "-" }))
+            .collect();
+        format!("OPENSSL_armcap={:#x} ({})", self.bits, flags.join(" "))
     }
 }
 
@@ -151,15 +286,7 @@ fn check_software_only() -> Result<(), String> {
 /// `OPENSSL_ia32cap=0x<LV0>:0x<LV1>` (after any `OPENSSL_ia32cap` environment mask) ` env:<mask>`.
 /// This is the public API over the internal `OPENSSL_ia32cap_P`, which Debian's libcrypto does not export.
 pub fn ia32cap() -> Option<Ia32Cap> {
-    // SAFETY: OPENSSL_info returns NULL or a pointer to a static NUL-terminated string.
-    let text = unsafe {
-        let p = OPENSSL_info(OPENSSL_INFO_CPU_SETTINGS);
-        if p.is_null() {
-            return None;
-        }
-        CStr::from_ptr(p).to_string_lossy().into_owned()
-    };
-    Ia32Cap::parse(&text)
+    Ia32Cap::parse(&cpu_settings()?)
 }
 
 /// OpenSSL's first two logical capability vectors (OPENSSL_ia32cap(3)): LV0 = CPUID(1).EDX | ECX << 32,

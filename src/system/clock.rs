@@ -1,10 +1,23 @@
 //! Clocks: the reference cycle rate `f`, thread CPU time, wall time, and what the core really runs at.
 //!
-//! docs/methodology.md §3 converts seconds to cycles with one reference rate `f`, the TSC frequency. We calibrate it
-//! against `CLOCK_MONOTONIC_RAW` (not the kernel's claimed value: it is what the TSC actually did here).
-//! Under turbo the core runs faster than the TSC, so "cycles" are reference cycles; we also estimate the
-//! core clock with a chain of dependent single-cycle additions, and read hardware cycle counters through
-//! `perf_event_open` where the kernel and hypervisor allow, reporting which of these worked.
+//! docs/methodology.md §3 converts seconds to cycles with one reference rate `f`. All times are read
+//! with `clock_gettime`, whose hardware time base is the TSC on x86-64 and the generic timer
+//! (`CNTVCT_EL0` at `CNTFRQ_EL0`) on aarch64; `f` depends on the architecture:
+//!
+//! - **x86-64**: the TSC frequency, calibrated against `CLOCK_MONOTONIC_RAW` (not the kernel's claimed
+//!   value: it is what the TSC actually did here). The TSC ticks at about the nominal core clock, so
+//!   reference cycles are close to core cycles.
+//! - **aarch64**: the generic timer ticks at 24–54 MHz on most devices (1 GHz on Armv8.6+), far from
+//!   any core clock, so using its rate as `f` would make "cycles" meaningless. `f` is the highest
+//!   `cpuinfo_max_freq` the kernel reports (the fastest core's nominal maximum, the closest analogue
+//!   of the TSC's nominal rate); without cpufreq, the core clock estimated below; failing that 1 GHz
+//!   (cycles are then nanoseconds). The timer's rate is measured and reported, and its tick (e.g.
+//!   41.7 ns at 24 MHz) is the timer resolution the validity checks use.
+//!
+//! Under turbo or frequency scaling the core runs faster or slower than `f`, so "cycles" are reference
+//! cycles; we also estimate the core clock with a chain of dependent single-cycle additions (portable:
+//! x86-64 `add`, aarch64 `add`), and read hardware cycle counters through `perf_event_open` where the
+//! kernel and hypervisor allow, reporting which of these worked and, when not, why.
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -48,7 +61,9 @@ pub fn read_counter_fd(fd: i32) -> Option<u64> {
     (n == 8).then_some(value)
 }
 
-/// Resolution of the monotonic clock in nanoseconds (for the "window too short" check).
+/// Resolution of the monotonic clock in nanoseconds (for the "window too short" check): what
+/// `clock_getres` says, and on aarch64 at least one tick of the generic timer the vDSO reads (the
+/// kernel reports 1 ns whatever the timer's rate).
 pub fn timer_resolution_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -56,7 +71,11 @@ pub fn timer_resolution_ns() -> u64 {
     };
     // SAFETY: valid pointer to a timespec.
     unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC, &mut ts) };
-    (ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64).max(1)
+    let reported = (ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64).max(1);
+    match timebase_nominal_hz() {
+        Some(hz) if hz > 0 => reported.max(1_000_000_000u64.div_ceil(hz)),
+        _ => reported,
+    }
 }
 
 /// The CPU this thread is running on now.
@@ -66,18 +85,55 @@ pub fn current_cpu() -> Option<usize> {
     (cpu >= 0).then_some(cpu as usize)
 }
 
+/// The hardware time base: the TSC on x86-64, the generic timer's virtual count on aarch64.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn rdtsc() -> Option<u64> {
+fn timebase() -> Option<u64> {
     // SAFETY: RDTSC exists on every x86_64 CPU.
     Some(unsafe { core::arch::x86_64::_rdtsc() })
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
 #[inline]
-fn rdtsc() -> Option<u64> {
+fn timebase() -> Option<u64> {
+    let count: u64;
+    // SAFETY: CNTVCT_EL0 is readable from user space on Linux and Android (the kernel sets
+    // CNTKCTL_EL1.EL0VCTEN; the vDSO reads it too). The ISB keeps the read from being hoisted.
+    unsafe {
+        core::arch::asm!("isb", "mrs {c}, cntvct_el0", c = out(reg) count, options(nostack));
+    }
+    Some(count)
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[inline]
+fn timebase() -> Option<u64> {
     None
 }
+
+/// The rate the time base claims: `CNTFRQ_EL0` on aarch64 (set by firmware, usually right);
+/// x86-64 has no architectural register for it.
+#[cfg(target_arch = "aarch64")]
+fn timebase_nominal_hz() -> Option<u64> {
+    let hz: u64;
+    // SAFETY: CNTFRQ_EL0 is readable from user space wherever CNTVCT_EL0 is.
+    unsafe {
+        core::arch::asm!("mrs {f}, cntfrq_el0", f = out(reg) hz, options(nomem, nostack));
+    }
+    (hz > 0).then_some(hz)
+}
+
+#[cfg(not(target_arch = "aarch64"))]
+fn timebase_nominal_hz() -> Option<u64> {
+    None
+}
+
+/// The time base's name, as reports print it.
+const TIMEBASE_NAME: &str = if cfg!(target_arch = "x86_64") {
+    "TSC"
+} else {
+    "CNTVCT_EL0"
+};
 
 /// How the reference rate and the core clock were obtained; serialised into every result and read back
 /// (fields an older file lacks take their default).
@@ -95,54 +151,105 @@ pub struct ClockInfo {
     /// Whether per-thread hardware cycle counters (perf_event_open) work here, and why not.
     pub hardware_cycles: String,
     pub timer_resolution_ns: u64,
+    /// The hardware time base `clock_gettime` reads, as measured: "TSC at 2596.0 MHz",
+    /// "CNTVCT_EL0 at 24.000 MHz". `None` where it cannot be read.
+    pub timebase: Option<String>,
+    pub timebase_hz: Option<f64>,
 }
 
-/// Calibrate the TSC against CLOCK_MONOTONIC_RAW over `span`, taking the median of three rounds.
-pub fn calibrate_reference(span: Duration) -> (f64, String) {
-    if rdtsc().is_none() {
-        return (
-            1e9,
-            "no TSC on this architecture: f = 1 GHz, i.e. cycles are nanoseconds".to_string(),
-        );
-    }
+/// Measure the time base's rate against `CLOCK_MONOTONIC_RAW` over `span`: the median of three rounds.
+fn calibrate_timebase(span: Duration) -> Option<f64> {
+    timebase()?;
     let mut rates = Vec::new();
     for _ in 0..3 {
         let t0 = clock_ns(libc::CLOCK_MONOTONIC_RAW);
-        let c0 = rdtsc().unwrap_or(0);
+        let c0 = timebase().unwrap_or(0);
         std::thread::sleep(span / 3);
         let t1 = clock_ns(libc::CLOCK_MONOTONIC_RAW);
-        let c1 = rdtsc().unwrap_or(0);
+        let c1 = timebase().unwrap_or(0);
         if t1 > t0 && c1 > c0 {
             rates.push((c1 - c0) as f64 * 1e9 / (t1 - t0) as f64);
         }
     }
     rates.sort_by(f64::total_cmp);
-    match rates.get(rates.len() / 2) {
-        Some(&hz) => (
+    rates.get(rates.len() / 2).copied()
+}
+
+/// The reference rate `f` and how it was obtained (see the module comment for the rule per
+/// architecture), without the core clock estimate [`clock_info`] adds as aarch64's fallback.
+pub fn calibrate_reference(span: Duration) -> (f64, String) {
+    reference_from(calibrate_timebase(span), span, None)
+}
+
+/// `f` from the measured time base rate and, on aarch64, cpufreq or the estimated core clock.
+fn reference_from(timebase_hz: Option<f64>, span: Duration, core_hz: Option<f64>) -> (f64, String) {
+    let rounds = format!("median of 3 × {} ms", (span / 3).as_millis());
+    if cfg!(target_arch = "x86_64") {
+        return match timebase_hz {
+            Some(hz) => (
+                hz,
+                format!("TSC calibrated against CLOCK_MONOTONIC_RAW: {rounds}"),
+            ),
+            None => (1e9, "TSC calibration failed: f = 1 GHz".to_string()),
+        };
+    }
+    let timer = match timebase_hz {
+        Some(hz) => format!(
+            "; time base {TIMEBASE_NAME} at {:.3} MHz ({rounds}), one tick = {:.1} ns",
+            hz / 1e6,
+            1e9 / hz
+        ),
+        None => String::new(),
+    };
+    if let Some((cpu, khz)) = super::topology::highest_max_freq_khz() {
+        return (
+            khz as f64 * 1e3,
+            format!(
+                "nominal: the highest cpuinfo_max_freq ({:.0} MHz, cpu{cpu}); reference cycles at \
+                 that clock, not counted cycles{timer}",
+                khz as f64 / 1e3
+            ),
+        );
+    }
+    if let Some(hz) = core_hz {
+        return (
             hz,
             format!(
-                "TSC calibrated against CLOCK_MONOTONIC_RAW: median of 3 × {} ms",
-                (span / 3).as_millis()
+                "estimated core clock (dependent-add chain; no cpufreq here): reference cycles at \
+                 that clock{timer}"
             ),
-        ),
-        None => (1e9, "TSC calibration failed: f = 1 GHz".to_string()),
+        );
     }
+    (
+        1e9,
+        format!("no cpufreq and no core clock estimate: f = 1 GHz, i.e. cycles are nanoseconds{timer}"),
+    )
 }
 
 /// Estimate the core clock: time a long chain of dependent 1-cycle additions on this thread.
 ///
 /// Each `add` depends on the previous one, so the chain runs at one addition per core cycle whatever the
 /// pipeline width; dividing by wall time gives the core frequency under the current load and turbo state.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub fn estimate_core_hz(span: Duration) -> Option<f64> {
     const ADDS_PER_ITER: u64 = 100;
     let chain = |iterations: u64| {
         let mut x: u64 = 0;
         for _ in 0..iterations {
             // SAFETY: pure register arithmetic, no memory access.
+            #[cfg(target_arch = "x86_64")]
             unsafe {
                 core::arch::asm!(
                     ".rept 100", "add {x}, 1", ".endr",
+                    x = inout(reg) x,
+                    options(nomem, nostack, pure)
+                );
+            }
+            // SAFETY: pure register arithmetic, no memory access.
+            #[cfg(target_arch = "aarch64")]
+            unsafe {
+                core::arch::asm!(
+                    ".rept 100", "add {x}, {x}, #1", ".endr",
                     x = inout(reg) x,
                     options(nomem, nostack, pure)
                 );
@@ -170,7 +277,7 @@ pub fn estimate_core_hz(span: Duration) -> Option<f64> {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub fn estimate_core_hz(_span: Duration) -> Option<f64> {
     None
 }
@@ -219,7 +326,7 @@ impl CycleCounter {
         };
         if fd < 0 {
             let err = std::io::Error::last_os_error();
-            return Err(format!("perf_event_open(cycles): {err}"));
+            return Err(format!("perf_event_open(cycles): {err}{}", paranoid_hint(&err)));
         }
         let counter = CycleCounter { fd: fd as i32 };
         // A counter that opens but never counts (some hypervisors) is as good as none.
@@ -253,13 +360,30 @@ impl Drop for CycleCounter {
     }
 }
 
+/// Why a permission error happened, when `perf_event_paranoid` is the cause (phones ship 2 or 3;
+/// counting one's own threads in user space needs 2 or less, and Android's 3 forbids it).
+fn paranoid_hint(err: &std::io::Error) -> String {
+    if !matches!(err.raw_os_error(), Some(libc::EACCES) | Some(libc::EPERM)) {
+        return String::new();
+    }
+    match std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid") {
+        Ok(level) => format!(
+            "; kernel.perf_event_paranoid is {}: `sysctl kernel.perf_event_paranoid=1` as root allows it",
+            level.trim()
+        ),
+        Err(_) => String::new(),
+    }
+}
+
 /// Measure everything about clocks once per process.
 pub fn clock_info() -> ClockInfo {
-    let (reference_hz, reference_source) = calibrate_reference(Duration::from_millis(150));
+    let span = Duration::from_millis(150);
+    let timebase_hz = calibrate_timebase(span);
     let core = estimate_core_hz(Duration::from_millis(40));
+    let (reference_hz, reference_source) = reference_from(timebase_hz, span, core);
     let hardware_cycles = match CycleCounter::open() {
         Ok(_) => "available: perf_event_open PERF_COUNT_HW_CPU_CYCLES (user space)".to_string(),
-        Err(why) => format!("unavailable ({why}): cycles are TSC reference cycles"),
+        Err(why) => format!("unavailable ({why}): cycles are reference cycles at f"),
     };
     ClockInfo {
         reference_hz,
@@ -268,6 +392,8 @@ pub fn clock_info() -> ClockInfo {
         core_to_reference_ratio: core.map(|c| c / reference_hz),
         hardware_cycles,
         timer_resolution_ns: timer_resolution_ns(),
+        timebase: timebase_hz.map(|hz| format!("{TIMEBASE_NAME} at {:.3} MHz", hz / 1e6)),
+        timebase_hz,
     }
 }
 

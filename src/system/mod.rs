@@ -1,5 +1,5 @@
 //! What macbench asks of the operating system and the CPU: which CPUs are online and how CPU lists are
-//! written ([`cpus`]), binding threads to them ([`affinity`]), and the clocks ([`clock`]).
+//! written ([`cpus`]), what kind of core each is ([`topology`]), binding threads to them ([`affinity`]), and the clocks ([`clock`]).
 //!
 //! Why a module of its own: these are services that several layers need — the engine pins sessions and
 //! reads clocks, `net` pins its sender and receiver, the CLI parses `--cores`, host facts list the
@@ -11,5 +11,6 @@
 pub mod affinity;
 pub mod clock;
 pub mod cpus;
+pub mod topology;
 
 pub use cpus::{format_cpu_list, online_cpus, parse_cpu_list, MAX_CPU};
