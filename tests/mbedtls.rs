@@ -100,7 +100,12 @@ fn the_version_names_the_library_and_its_aes_paths() {
     let version = mbedtls::version();
     if mbedtls::BUILT {
         assert!(version.starts_with("Mbed TLS 2."), "{version}");
-        assert!(version.contains("AES-NI"), "{version}");
+        // x86: which of its two accelerated paths it took; elsewhere: that it has none.
+        if cfg!(target_arch = "x86_64") {
+            assert!(version.contains("AES-NI"), "{version}");
+        } else {
+            assert!(version.contains("portable C"), "{version}");
+        }
     } else {
         assert_eq!(version, "Mbed TLS not built");
     }
