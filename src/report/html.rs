@@ -10,6 +10,7 @@
 
 use super::plots::{self, Figure, Kind, XScale};
 use super::read::Loaded;
+use crate::bench::SizeLabel;
 use crate::metrics::{known, Spread};
 use std::fmt::Write as _;
 
@@ -59,6 +60,20 @@ fn spread_cell(v: Option<Spread>) -> String {
             num(i.max)
         ),
         None => "<td class=\"n\">-</td>".into(),
+    }
+}
+
+/// A result's size: bytes as an integer (with `data-value`), or a size model's name and mean.
+fn size_cell(r: &crate::bench::ResultEntry) -> String {
+    match &r.size {
+        SizeLabel::Bytes(n) => format!("<td class=\"n\" data-value=\"{n}\">{n}</td>"),
+        SizeLabel::Model(m) => format!(
+            "<td data-size-model=\"{}\" data-mean=\"{:?}\">{} (mean {} B)</td>",
+            esc(m),
+            r.mean_message_bytes,
+            esc(m),
+            num(r.mean_message_bytes)
+        ),
     }
 }
 
@@ -248,11 +263,11 @@ fn results_section(files: &[Loaded]) -> String {
             };
             let _ = write!(
                 s,
-                "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
+                "<tr{}><td>{}</td><td>{}</td>{}<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
                 if r.failed { " class=\"failed\"" } else { "" },
                 esc(&f.label),
                 esc(&r.function().to_string()),
-                esc(&r.size.to_string()),
+                size_cell(r),
                 r.sessions,
                 esc(&r.cores),
                 r.repeats,
