@@ -19,13 +19,98 @@ use std::time::Duration;
 /// Version of the results JSON layout; bumped on incompatible change. Readers reject newer ones.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// A message size as reported: bytes, or the name of a size model. Serialised untagged, so JSON and CSV
-/// hold a plain number for fixed sizes.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(untagged)]
+/// A message size as reported: bytes, or the name of a size model (imix, a CSV, a capture, …).
+///
+/// In a result's JSON it is two fields, flattened into the entry: `"size"`, the fixed size in bytes or
+/// `null` for a model, and `"size_model"`, the model's name or `null` — so `size` is always a number a
+/// reader can plot or sort, as in the CSV's `size`/`size_model` columns, and the model's mean is beside
+/// them in `mean_message_bytes`. Files written before `size_model` existed put the model's name in
+/// `size` itself; they still read, and are written back in the new form.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "SizeFields")]
 pub enum SizeLabel {
     Bytes(u32),
     Model(String),
+}
+
+/// The two JSON fields of a [`SizeLabel`] as a file may hold them.
+#[derive(Deserialize)]
+struct SizeFields {
+    #[serde(default)]
+    size: Option<SizeField>,
+    #[serde(default)]
+    size_model: Option<String>,
+}
+
+/// `size` as written now (bytes) or by older builds (bytes, or a model's name).
+enum SizeField {
+    Bytes(u32),
+    Model(String),
+}
+
+impl<'de> Deserialize<'de> for SizeField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SizeField, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = SizeField;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a message size in bytes (0 to 4294967295), or a size model's name")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<SizeField, E> {
+                u32::try_from(v)
+                    .map(SizeField::Bytes)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<SizeField, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SizeField, E> {
+                Ok(SizeField::Model(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl TryFrom<SizeFields> for SizeLabel {
+    type Error = String;
+
+    fn try_from(f: SizeFields) -> Result<SizeLabel, String> {
+        match (f.size, f.size_model) {
+            (Some(SizeField::Bytes(n)), None) => Ok(SizeLabel::Bytes(n)),
+            (None, Some(m)) => Ok(SizeLabel::Model(m)),
+            // The older form: the model's name in `size`.
+            (Some(SizeField::Model(m)), None) => Ok(SizeLabel::Model(m)),
+            (Some(SizeField::Model(a)), Some(b)) if a == b => Ok(SizeLabel::Model(a)),
+            (Some(SizeField::Bytes(n)), Some(m)) => Err(format!(
+                "\"size\": {n} and \"size_model\": {m:?} contradict each other (a size model's \"size\" is null)"
+            )),
+            (Some(SizeField::Model(a)), Some(b)) => Err(format!(
+                "\"size\": {a:?} and \"size_model\": {b:?} name different size models"
+            )),
+            (None, None) => Err(
+                "a result needs \"size\" (bytes) or \"size_model\" (a size model's name)"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+/// Written only in the new form: `size` numeric or null, `size_model` a name or null.
+impl Serialize for SizeLabel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (size, model) = match self {
+            SizeLabel::Bytes(n) => (Some(*n), None),
+            SizeLabel::Model(m) => (None, Some(m.as_str())),
+        };
+        let mut fields = s.serialize_struct("SizeLabel", 2)?;
+        fields.serialize_field("size", &size)?;
+        fields.serialize_field("size_model", &model)?;
+        fields.end()
+    }
 }
 
 impl SizeLabel {
@@ -58,8 +143,10 @@ pub struct ResultEntry {
     pub algorithm: String,
     pub backend: String,
     pub accel: String,
+    /// `"size"` and `"size_model"` in the JSON (see [`SizeLabel`]).
+    #[serde(flatten)]
     pub size: SizeLabel,
-    /// Mean message size (equals `size` for fixed sizes).
+    /// Mean message size (equals `size` for fixed sizes; a size model's mean).
     #[serde(default)]
     pub mean_message_bytes: f64,
     pub sessions: usize,

@@ -200,14 +200,171 @@ fn run_accepts_a_size_model_and_reports_it_by_name() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let sizes: Vec<&serde_json::Value> = v["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| &r["size"])
-        .collect();
-    assert_eq!(sizes, vec![&json!("imix"), &json!(64)]);
+    let field = |key: &str| -> Vec<&serde_json::Value> {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r.get(key)
+                    .unwrap_or_else(|| panic!("results[].{key} missing"))
+            })
+            .collect()
+    };
+    // `size` is numeric or null, never a name: the model's name is in `size_model`.
+    assert_eq!(field("size"), [&json!(null), &json!(64)]);
+    assert_eq!(field("size_model"), [&json!("imix"), &json!(null)]);
     assert!((v["results"][0]["mean_message_bytes"].as_f64().unwrap() - 340.333).abs() < 0.01);
+    assert_eq!(v["results"][1]["mean_message_bytes"], 64.0);
+
+    // What a script does with the file (a pandas user's `df["size"]` must be numeric): every size is
+    // a number or null, a null one comes with its model's name and mean, and fixed sizes sort as numbers.
+    let script = r#"
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+for r in rows:
+    assert r["size"] is None or (isinstance(r["size"], int) and not isinstance(r["size"], bool)), r["size"]
+    assert (r["size"] is None) == isinstance(r["size_model"], str), (r["size"], r["size_model"])
+    assert isinstance(r["mean_message_bytes"], (int, float)), r["mean_message_bytes"]
+fixed = sorted(r["size"] for r in rows if r["size"] is not None)
+models = [(r["size_model"], round(r["mean_message_bytes"], 1)) for r in rows if r["size"] is None]
+print(fixed, models)
+"#;
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&json)
+        .output()
+        .expect("python3 is needed for this check of the file as a script reads it");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        "[64] [('imix', 340.3)]"
+    );
+
+    // `report` and `diff` read it back: the model's row is named by its model.
+    let html = dir.path().join("r.html");
+    let out = macbench()
+        .args([
+            "report",
+            json.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<td data-size-model=\"imix\" data-mean=\"340.3"),
+        "the model named in the report's results table"
+    );
+    let out = macbench()
+        .args(["diff", json.to_str().unwrap(), json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("null/null/hw") && l.contains(" imix ")),
+        "{table}"
+    );
+}
+
+/// A results file written before `size_model` existed named the model in `size`; `report` and `diff`
+/// still read it, `diff` pairs it with the same model in a new-form file, and `model --results` finds
+/// the measured model in the new form as in the old.
+#[test]
+fn older_results_with_the_model_name_in_size_still_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.json");
+    let doc = constructed_results();
+    assert_eq!(doc["results"][6]["size"], "imix", "the older form");
+    std::fs::write(&old, doc.to_string()).unwrap();
+    let mut new_form = doc.clone();
+    new_form["results"][6]["size"] = json!(null);
+    new_form["results"][6]["size_model"] = json!("imix");
+    let new = dir.path().join("new.json");
+    std::fs::write(&new, new_form.to_string()).unwrap();
+
+    let out = macbench()
+        .args(["diff", old.to_str().unwrap(), new.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    let imix: Vec<&str> = table.lines().filter(|l| l.contains(" imix ")).collect();
+    assert_eq!(imix.len(), 1, "{table}");
+    assert!(
+        !imix[0].contains("only in"),
+        "paired across the two forms: {table}"
+    );
+
+    // `model --results` finds the measured model in either form (the fit test above reads the older).
+    let out = macbench()
+        .args([
+            "model",
+            "--sizes",
+            "imix",
+            "--alg",
+            "hmac-sha256",
+            "--results",
+        ])
+        .arg(&new)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let imix = &v["predictions"][0];
+    assert_eq!(imix["model"], "imix");
+    assert!((imix["relative_difference"].as_f64().unwrap() - 0.1).abs() < 1e-9);
+
+    let html = dir.path().join("r.html");
+    let out = macbench()
+        .args([
+            "report",
+            old.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("<td data-size-model=\"imix\""));
 }
 
 /// `--measure`'s flags are checked before anything is printed: a refused command prints no table.

@@ -670,3 +670,190 @@ fn few_threads_keep_one_bar_per_session() {
         }
     }
 }
+
+/// The error bar and warnings behind each point of figure `id`: (series, x, kind, low, high, warnings).
+fn figure_marks(html: &Html, id: &str) -> Vec<(String, f64, String, f64, f64, String)> {
+    html.select(&sel(&format!("table[data-figure=\"{id}\"] tbody tr")))
+        .filter_map(|row| {
+            let cells: Vec<_> = row.select(&sel("td")).collect();
+            let bar = cells.get(3)?.value();
+            let attr = |k: &str| bar.attr(k).map(str::to_string);
+            Some((
+                cells[0].text().collect(),
+                cells[1].value().attr("data-value")?.parse().ok()?,
+                attr("data-kind").unwrap_or_default(),
+                attr("data-low")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::NAN),
+                attr("data-high")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::NAN),
+                cells.get(4)?.text().collect(),
+            ))
+        })
+        .collect()
+}
+
+/// Red rings (the warning marker) in the SVG of figure `id`.
+fn red_rings(html: &Html, id: &str) -> usize {
+    html.select(&sel(&format!("#{id} svg circle")))
+        .filter(|c| c.value().attr("stroke") == Some("#D00000"))
+        .count()
+}
+
+#[test]
+fn figures_draw_each_results_interval_and_ring_the_warned_ones() {
+    // hmac-sha256 has 95 % intervals and no warnings; cmac-aes128 (as a file from before intervals)
+    // only min–max spreads, and its 256-byte result is flagged noisy and over-utilised.
+    let mut doc = sweep(2, 1.0);
+    for r in doc["results"].as_array_mut().unwrap() {
+        let hmac = r["algorithm"] == "hmac-sha256";
+        if hmac {
+            let a = r["metrics"]["absolute_cycles_per_byte"].as_f64().unwrap();
+            let p = r["metrics"]["apparent_cycles_per_byte"].as_f64().unwrap();
+            r["ci95"] = json!({
+                "absolute_cycles_per_byte": {"low": a * 0.9, "high": a * 1.2},
+                "apparent_cycles_per_byte": {"low": p * 0.95, "high": p * 1.05}
+            });
+        }
+        r["warnings"] = if !hmac && r["size"] == 256 {
+            json!([{"code": "noisy", "message": "m"}, {"code": "over-utilised", "message": "m"}])
+        } else {
+            json!([])
+        };
+    }
+    let html = report_of(&doc);
+    let marks = figure_marks(&html, "cpb-absolute");
+    assert_eq!(marks.len(), FUNCTIONS.len() * SIZES.len());
+    for r in doc["results"].as_array().unwrap() {
+        let function =
+            format!("{}/{}/{}", r["algorithm"], r["backend"], r["accel"]).replace('"', "");
+        let size = r["size"].as_f64().unwrap();
+        let (kind, want) = if r["ci95"].is_object() {
+            ("ci95", &r["ci95"]["absolute_cycles_per_byte"])
+        } else {
+            ("min-max", &r["spread"]["absolute_cycles_per_byte"])
+        };
+        let (low, high) = if kind == "ci95" {
+            (
+                want["low"].as_f64().unwrap(),
+                want["high"].as_f64().unwrap(),
+            )
+        } else {
+            (want["min"].as_f64().unwrap(), want["max"].as_f64().unwrap())
+        };
+        let row = marks
+            .iter()
+            .find(|m| m.0 == function && m.1 == size)
+            .unwrap_or_else(|| panic!("{function}@{size} in {marks:?}"));
+        // Within an ulp or two: serde_json's default float parser is not always correctly rounded.
+        assert_eq!(row.2, kind, "{function}@{size}");
+        assert!(
+            close(row.3, low) && close(row.4, high),
+            "{function}@{size}: {row:?} against {low}…{high}"
+        );
+        let flagged = function.starts_with("cmac") && size == 256.0;
+        assert_eq!(
+            row.5,
+            if flagged { "noisy, over-utilised" } else { "" },
+            "{function}@{size}"
+        );
+    }
+    // One flagged point in each size figure, plus the legend's sample ring.
+    assert_eq!(red_rings(&html, "cpb-absolute"), 2);
+    assert_eq!(red_rings(&html, "cpb-apparent"), 2);
+    let caption: String = html
+        .select(&sel("#cpb-absolute figcaption"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    assert!(
+        caption
+            .contains("95 % confidence interval, or the min–max of its repeats where it has none"),
+        "{caption}"
+    );
+    assert!(caption.contains("noisy ×1, over-utilised ×1"), "{caption}");
+    let svg: String = html
+        .select(&sel("#cpb-absolute svg"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    for key in [
+        "bar: 95 % confidence interval",
+        "bar: min–max of repeats (no 95 % interval)",
+        "red ring: the result carries a warning",
+    ] {
+        assert!(svg.contains(key), "legend: {key}");
+    }
+
+    // Nothing flagged, nothing ringed, and the legend does not mention rings.
+    for r in doc["results"].as_array_mut().unwrap() {
+        r["warnings"] = json!([]);
+    }
+    let html = report_of(&doc);
+    assert_eq!(red_rings(&html, "cpb-absolute"), 0);
+    let svg: String = html
+        .select(&sel("#cpb-absolute svg"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    assert!(!svg.contains("red ring"));
+}
+
+#[test]
+fn html_tables_print_whole_numbers_as_integers() {
+    let mut doc = sweep(2, 1.0);
+    // serde writes an f64 option as `5.0`; the page shows 5.
+    doc["scenario"]["target_ci_percent"] = json!(5.0);
+    doc["scenario"]["duration_s"] = json!(0.15);
+    doc["scenario"]["rekey_every"] = json!(null);
+    let html = report_of(&doc);
+    let results: Vec<Vec<String>> = html
+        .select(&sel("#results-table tbody tr"))
+        .map(|row| row.select(&sel("td")).map(|c| c.text().collect()).collect())
+        .collect();
+    assert_eq!(results.len(), FUNCTIONS.len() * SIZES.len());
+    for row in &results {
+        // file, function, size, sessions, cores, repeats
+        assert!(
+            SIZES.iter().any(|s| row[2] == s.to_string()),
+            "size {:?}",
+            row[2]
+        );
+        assert_eq!(row[3], "2", "sessions");
+        assert_eq!(row[5], "3", "repeats");
+    }
+    let scenario: Vec<(String, String)> = html
+        .select(&sel("#scenario table.kv tr"))
+        .map(|row| {
+            (
+                row.select(&sel("th")).next().unwrap().text().collect(),
+                row.select(&sel("td")).next().unwrap().text().collect(),
+            )
+        })
+        .collect();
+    let value = |k: &str| {
+        scenario
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("{k} in {scenario:?}"))
+    };
+    assert_eq!(value("target_ci_percent"), "5");
+    assert_eq!(value("duration_s"), "0.15");
+    assert_eq!(value("sessions"), "2");
+    assert_eq!(value("rekey_every"), "none");
+    // Sizes behind the figures are integers too.
+    for (_, x, _) in figure_numbers(&html, "cpb-absolute") {
+        let shown: Vec<String> = html
+            .select(&sel(&format!(
+                "table[data-figure=\"cpb-absolute\"] td[data-value=\"{x:?}\"]"
+            )))
+            .map(|c| c.text().collect())
+            .collect();
+        assert!(shown.iter().all(|t| *t == format!("{x:.0}")), "{shown:?}");
+    }
+}

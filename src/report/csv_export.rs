@@ -5,7 +5,7 @@
 //! host name, macbench version and reference rate `f` of the file, and a `scenario_id`
 //! (`ALG/BACKEND/ACCEL@SIZE/NSESSIONS`, the same on every machine) that joins a per-thread row to its
 //! scenario; per-thread rows also say which `repeat` they come from (the median one). `size` is
-//! numeric (empty for a size model, whose name is in `size_model`).
+//! numeric (empty for a size model, whose name is in `size_model`): the JSON's two fields, cell for cell.
 
 use super::Exporter;
 use crate::bench::{Document, ResultEntry};
@@ -47,10 +47,6 @@ fn cell(v: &Value) -> String {
 fn key_cells(doc: &Document, r: &ResultEntry) -> Vec<String> {
     let scenario = serde_json::to_value(&r.scenario).unwrap_or(Value::Null);
     let entry = serde_json::to_value(r).unwrap_or(Value::Null);
-    let (size, model) = match &r.size {
-        crate::bench::SizeLabel::Bytes(n) => (n.to_string(), String::new()),
-        crate::bench::SizeLabel::Model(m) => (String::new(), m.clone()),
-    };
     KEY_COLUMNS
         .iter()
         .map(|k| match *k {
@@ -61,8 +57,6 @@ fn key_cells(doc: &Document, r: &ResultEntry) -> Vec<String> {
             "host" => doc.host.hostname.clone(),
             "macbench_version" => doc.host.macbench_version.clone(),
             "reference_hz" => doc.clock.reference_hz.to_string(),
-            "size" => size.clone(),
-            "size_model" => model.clone(),
             "pinning" | "duration_s" | "window_start_s" | "window_end_s" | "data" | "keys"
             | "verify" | "rekey_every" => cell(&scenario[*k]),
             _ => cell(&entry[*k]),
@@ -170,4 +164,47 @@ pub fn threads_path(path: &std::path::Path) -> std::path::PathBuf {
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
     path.with_file_name(format!("{stem}-threads{ext}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_columns_hold_what_the_json_holds() {
+        let doc = crate::report::read::parse(
+            "x",
+            r#"{"tool":"macbench","schema_version":1,"results":[
+            {"algorithm":"a","backend":"b","accel":"hw","size":64,"mean_message_bytes":64,"sessions":1},
+            {"algorithm":"a","backend":"b","accel":"hw","size":"imix","mean_message_bytes":340.5,"sessions":1}]}"#,
+        )
+        .unwrap();
+        let csv = String::from_utf8(ScenarioCsv.serialize(&doc).unwrap()).unwrap();
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let header = reader.headers().unwrap().clone();
+        let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (size, model, mean) = (
+            column("size"),
+            column("size_model"),
+            column("mean_message_bytes"),
+        );
+        let rows: Vec<(String, String, String)> = reader
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                (r[size].into(), r[model].into(), r[mean].into())
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("64".into(), "".into(), "64.0".into()),
+                ("".into(), "imix".into(), "340.5".into())
+            ]
+        );
+        let json = serde_json::to_value(&doc).unwrap();
+        assert_eq!(json["results"][0]["size"], 64);
+        assert!(json["results"][1]["size"].is_null());
+        assert_eq!(json["results"][1]["size_model"], "imix");
+    }
 }

@@ -16,12 +16,21 @@
 //! - hardware-assisted against software-only, where both accelerations of a function were measured.
 //!
 //! A figure without data is left out, and [`FigureSet::notes`] says why.
+//!
+//! Every point drawn from a result carries that result's uncertainty and warnings
+//! ([`plots::Annotation`]): the 95 % confidence interval of the metric drawn (`ci95`), or, in a file
+//! without one, the min–max of the repeats; and the codes of its validity warnings. A median without
+//! its interval invites reading differences that are noise, and a `noisy` or `over-utilised` result
+//! drawn like any other invites trusting it.
 
-use super::plots::{self, Figure, Kind, Reference, Series, Statistic, XScale};
+use super::plots::{
+    self, Annotation, BarKind, ErrorBar, Figure, Kind, Reference, Series, Statistic, XScale,
+};
 use super::read::{host_key, Loaded};
 use crate::bench::ResultEntry;
 use crate::mac::FunctionId;
-use crate::metrics::{known, ThreadMetrics};
+use crate::metrics::{known, Spread, ThreadMetrics};
+use crate::stats::Interval;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -62,18 +71,98 @@ fn usable(r: &ResultEntry) -> bool {
     !r.failed
 }
 
+/// A metric drawn against message size, with where its uncertainty is recorded.
+#[derive(Clone, Copy)]
+struct SizeMetric {
+    value: fn(&ResultEntry) -> Option<f64>,
+    ci95: fn(&ResultEntry) -> Option<Interval>,
+    spread: fn(&ResultEntry) -> Option<Spread>,
+}
+
+const ABSOLUTE: SizeMetric = SizeMetric {
+    value: |r| r.metrics.absolute_cycles_per_byte,
+    ci95: |r| r.ci95.absolute_cycles_per_byte,
+    spread: |r| r.spread.absolute_cycles_per_byte,
+};
+
+const APPARENT: SizeMetric = SizeMetric {
+    value: |r| r.metrics.apparent_cycles_per_byte,
+    ci95: |r| r.ci95.apparent_cycles_per_byte,
+    spread: |r| r.spread.apparent_cycles_per_byte,
+};
+
+/// What a point drawn from `r` carries: the bar of its 95 % interval, else of its repeats' min–max
+/// (both multiplied by `scale`, the unit of the axis), and its warning codes.
+fn annotation(
+    r: &ResultEntry,
+    ci95: Option<Interval>,
+    spread: Option<Spread>,
+    scale: f64,
+) -> Annotation {
+    let interval = ci95
+        .filter(|i| i.low.is_finite() && i.high.is_finite())
+        .map(|i| ErrorBar {
+            low: i.low * scale,
+            high: i.high * scale,
+            kind: BarKind::Ci95,
+        });
+    let range = spread.map(|s| ErrorBar {
+        low: s.min * scale,
+        high: s.max * scale,
+        kind: BarKind::MinMax,
+    });
+    let mut warnings: Vec<String> = r
+        .warnings
+        .iter()
+        .map(|w| w.code.as_str().to_string())
+        .collect();
+    warnings.sort();
+    warnings.dedup();
+    Annotation {
+        bar: interval.or(range),
+        warnings,
+    }
+}
+
+/// A sentence under a figure on what its bars and rings mean, when it draws any.
+fn explain_marks(fig: &mut Figure) {
+    let kinds = fig.bar_kinds();
+    let warned = fig.warning_counts();
+    let mut sentences = Vec::new();
+    match kinds.as_slice() {
+        [] => {}
+        [BarKind::Ci95] => sentences.push("Error bars: each result's 95 % confidence interval.".to_string()),
+        [BarKind::MinMax] => sentences.push(
+            "Error bars: the min–max of each result's repeats (these files record no 95 % confidence interval).".to_string(),
+        ),
+        _ => sentences.push(
+            "Error bars: each result's 95 % confidence interval, or the min–max of its repeats where it has none.".to_string(),
+        ),
+    }
+    if !warned.is_empty() {
+        let codes: Vec<String> = warned.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+        sentences.push(format!(
+            "Ringed in red: results that carry a validity warning ({}; see Warnings).",
+            codes.join(", ")
+        ));
+    }
+    if !sentences.is_empty() {
+        fig.notes.push(sentences.join(" "));
+    }
+}
+
 /// Series of one metric against message size: one per (file, function, sessions/cores). A function keeps
 /// its colour across files and configurations; line style and marker tell those apart.
-fn per_size_series(files: &[Loaded], metric: fn(&ResultEntry) -> Option<f64>) -> Vec<Series> {
+fn per_size_series(files: &[Loaded], metric: SizeMetric) -> Vec<Series> {
     let many_files = files.len() > 1;
     // Orders follow first appearance, so legends list functions as the run did.
     let mut functions: Vec<FunctionId> = Vec::new();
     let mut groups: Vec<(usize, usize, String)> = Vec::new();
     let mut keys: Vec<(FunctionId, usize)> = Vec::new();
-    let mut points: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut points: Vec<Vec<(f64, f64, Annotation)>> = Vec::new();
     for (fi, file) in files.iter().enumerate() {
         for r in file.doc.results.iter().filter(|r| usable(r)) {
-            let (Some(x), Some(y)) = (r.size.bytes(), metric(r)) else {
+            let (Some(x), Some(y)) = (r.size.bytes(), (metric.value)(r)) else {
                 continue;
             };
             let group = (fi, r.sessions, r.cores.clone());
@@ -90,7 +179,8 @@ fn per_size_series(files: &[Loaded], metric: fn(&ResultEntry) -> Option<f64>) ->
                 points.push(Vec::new());
                 keys.len() - 1
             });
-            points[idx].push((x as f64, y));
+            let marks = annotation(r, (metric.ci95)(r), (metric.spread)(r), 1.0);
+            points[idx].push((x as f64, y, marks));
         }
     }
     let mut configs: Vec<(usize, String)> = groups.iter().map(|g| (g.1, g.2.clone())).collect();
@@ -109,11 +199,13 @@ fn per_size_series(files: &[Loaded], metric: fn(&ResultEntry) -> Option<f64>) ->
             if many_files {
                 let _ = write!(name, " [{}]", files[*fi].label);
             }
+            let (points, annotations) = pts.into_iter().map(|(x, y, a)| ((x, y), a)).unzip();
             Series {
                 name,
-                points: pts,
+                points,
                 color: functions.iter().position(|f| *f == function).unwrap_or(0),
                 variant: gi,
+                annotations,
             }
         })
         .collect()
@@ -124,9 +216,9 @@ fn size_figure(
     id: &str,
     title: &str,
     y_label: &str,
-    metric: fn(&ResultEntry) -> Option<f64>,
+    metric: SizeMetric,
 ) -> Figure {
-    Figure {
+    let mut fig = Figure {
         id: id.into(),
         title: title.into(),
         subtitle: "one colour per function; line style and marker tell files and session/core configurations apart".into(),
@@ -137,7 +229,9 @@ fn size_figure(
         references: vec![],
         notes: vec![],
         statistics: vec![],
-    }
+    };
+    explain_marks(&mut fig);
+    fig
 }
 
 /// Pick the per-thread scenario: the user's, or the one with most sessions at its largest size.
@@ -213,8 +307,10 @@ fn thread_figures(label: &str, r: &ResultEntry, many_files: bool) -> Vec<Figure>
         String::new()
     };
     let head = format!(
-        "{} sessions on cores {}, Jain's fairness {fairness}",
-        r.sessions, r.cores
+        "{} session{} on cores {}, Jain's fairness {fairness}",
+        r.sessions,
+        if r.sessions == 1 { "" } else { "s" },
+        r.cores
     );
     let series = |name: &str, index: usize, f: fn(&ThreadMetrics) -> Option<f64>| {
         Series::new(
@@ -345,6 +441,7 @@ fn thread_distribution(label: &str, r: &ResultEntry, many_files: bool) -> Figure
                 .collect(),
             color: i,
             variant: i,
+            annotations: Vec::new(),
         });
     }
     let all = "all sessions";
@@ -406,8 +503,9 @@ fn thread_distribution(label: &str, r: &ResultEntry, many_files: bool) -> Figure
 
 /// Scaling figures: per host, per function, at the size with the most session (or core) counts.
 fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
-    // host → (function, size) → x → (throughput, parallelism)
-    type Points = BTreeMap<usize, (f64, Option<f64>)>;
+    // host → (function, size) → x → (throughput, parallelism, what the result carries: the bar in
+    // bytes/s)
+    type Points = BTreeMap<usize, (f64, Option<f64>, Annotation)>;
     let mut hosts: Vec<String> = Vec::new();
     let mut by_sessions: BTreeMap<(usize, FunctionId, u64), Points> = BTreeMap::new();
     let mut by_cores: BTreeMap<(usize, FunctionId, u64), Points> = BTreeMap::new();
@@ -430,16 +528,17 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
                 order.push(r.function());
             }
             let key = (hi, r.function(), size);
+            let marks = annotation(r, r.ci95.bytes_per_second, r.spread.bytes_per_second, 1.0);
             by_sessions
                 .entry(key.clone())
                 .or_default()
                 .entry(r.sessions)
-                .or_insert((bps, r.metrics.parallelism));
+                .or_insert((bps, r.metrics.parallelism, marks.clone()));
             by_cores
                 .entry(key)
                 .or_default()
                 .entry(r.core_count())
-                .or_insert((bps, r.metrics.parallelism));
+                .or_insert((bps, r.metrics.parallelism, marks));
         }
     }
     let varies = |m: &BTreeMap<(usize, FunctionId, u64), Points>| m.values().any(|p| p.len() > 1);
@@ -483,19 +582,44 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
             points: pts.iter().map(|(x, v)| (*x as f64, v.0 / 1e6)).collect(),
             color,
             variant: key.0,
+            // The axis is in MB/s.
+            annotations: pts
+                .values()
+                .map(|v| Annotation {
+                    bar: v.2.bar.map(|b| ErrorBar {
+                        low: b.low / 1e6,
+                        high: b.high / 1e6,
+                        kind: b.kind,
+                    }),
+                    warnings: v.2.warnings.clone(),
+                })
+                .collect(),
         });
+        // Parallelism has no interval of its own; its points carry the warnings.
+        let (points, annotations) = pts
+            .iter()
+            .filter_map(|(x, v)| {
+                v.1.map(|p| {
+                    (
+                        (*x as f64, p),
+                        Annotation {
+                            bar: None,
+                            warnings: v.2.warnings.clone(),
+                        },
+                    )
+                })
+            })
+            .unzip();
         parallelism.push(Series {
             name: name(key.0, &key.1, size),
-            points: pts
-                .iter()
-                .filter_map(|(x, v)| v.1.map(|p| (*x as f64, p)))
-                .collect(),
+            points,
             color,
             variant: key.0,
+            annotations,
         });
     }
     let subtitle = "each function at the message size measured at the most session counts; one line style per host";
-    Ok(vec![
+    let mut figs = vec![
         Figure {
             id: "scaling-throughput".into(),
             title: format!(
@@ -526,7 +650,9 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
             notes: vec![],
             statistics: vec![],
         },
-    ])
+    ];
+    figs.iter_mut().for_each(explain_marks);
+    Ok(figs)
 }
 
 /// Hardware-assisted against software-only: functions measured with both accelerations.
@@ -555,7 +681,7 @@ fn accel_figure(files: &[Loaded]) -> Option<Figure> {
         }
         for (alg, backend, sessions) in pairs {
             for accel in ["hw", "sw"] {
-                let mut pts: Vec<(f64, f64)> = f
+                let mut pts: Vec<((f64, f64), Annotation)> = f
                     .doc
                     .results
                     .iter()
@@ -567,10 +693,14 @@ fn accel_figure(files: &[Loaded]) -> Option<Figure> {
                             && r.sessions == sessions
                     })
                     .filter_map(|r| {
-                        Some((r.size.bytes()? as f64, r.metrics.absolute_cycles_per_byte?))
+                        let point = (r.size.bytes()? as f64, (ABSOLUTE.value)(r)?);
+                        let marks = annotation(r, (ABSOLUTE.ci95)(r), (ABSOLUTE.spread)(r), 1.0);
+                        Some((point, marks))
                     })
                     .collect();
-                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                pts.sort_by(|a, b| a.0 .0.total_cmp(&b.0 .0));
+                let (pts, annotations): (Vec<(f64, f64)>, Vec<Annotation>) =
+                    pts.into_iter().unzip();
                 let mut name = format!("{alg}/{backend}/{accel} n={sessions}");
                 if many_files {
                     let _ = write!(name, " [{}]", f.label);
@@ -581,11 +711,13 @@ fn accel_figure(files: &[Loaded]) -> Option<Figure> {
                     points: pts,
                     color,
                     variant: usize::from(accel == "sw"),
+                    annotations,
                 });
             }
         }
     }
-    (!series.is_empty()).then(|| Figure {
+    (!series.is_empty()).then(|| {
+        let mut fig = Figure {
         id: "accel-hw-sw".into(),
         title: "Hardware-assisted (hw) against software-only (sw): absolute cycles/byte".into(),
         subtitle: "solid: hw (the backend may use AES-NI, SHA-NI, …); dashed: sw (those extensions switched off)".into(),
@@ -596,6 +728,9 @@ fn accel_figure(files: &[Loaded]) -> Option<Figure> {
         references: vec![],
         notes: vec![],
         statistics: vec![],
+        };
+        explain_marks(&mut fig);
+        fig
     })
 }
 
@@ -609,14 +744,14 @@ pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, R
             "cpb-absolute",
             "Absolute cycles/byte (CPU time of all sessions) against message size",
             "absolute cycles/byte (f·Σc_i / Σb_i)",
-            |r| r.metrics.absolute_cycles_per_byte,
+            ABSOLUTE,
         ),
         size_figure(
             files,
             "cpb-apparent",
             "Apparent cycles/byte (wall clock, all sessions together) against message size",
             "apparent cycles/byte (f·W / Σb_i)",
-            |r| r.metrics.apparent_cycles_per_byte,
+            APPARENT,
         ),
     ];
     for f in cpb {

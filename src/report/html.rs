@@ -8,8 +8,9 @@
 //! host facts, scenario, all results and warnings. Numbers are shown rounded ([`num`]) with the full value
 //! in a `data-` attribute, so the page reads well and a script can still check it.
 
-use super::plots::{self, Figure, Kind, XScale};
+use super::plots::{self, BarKind, Figure, Kind, XScale};
 use super::read::Loaded;
+use crate::bench::SizeLabel;
 use crate::metrics::{known, Spread};
 use std::fmt::Write as _;
 
@@ -62,6 +63,20 @@ fn spread_cell(v: Option<Spread>) -> String {
     }
 }
 
+/// A result's size: bytes as an integer (with `data-value`), or a size model's name and mean.
+fn size_cell(r: &crate::bench::ResultEntry) -> String {
+    match &r.size {
+        SizeLabel::Bytes(n) => format!("<td class=\"n\" data-value=\"{n}\">{n}</td>"),
+        SizeLabel::Model(m) => format!(
+            "<td data-size-model=\"{}\" data-mean=\"{:?}\">{} (mean {} B)</td>",
+            esc(m),
+            r.mean_message_bytes,
+            esc(m),
+            num(r.mean_message_bytes)
+        ),
+    }
+}
+
 fn figure_table(fig: &Figure) -> String {
     let x_head = match fig.kind {
         Kind::Lines(XScale::Log2) => "size (bytes)",
@@ -69,8 +84,10 @@ fn figure_table(fig: &Figure) -> String {
         Kind::Bars => "session",
         Kind::Cdf => "statistic",
     };
+    // Columns for what the points carry, when any does: the bar drawn and the warnings ringed.
+    let annotated = fig.series.iter().any(|s| !s.annotations.is_empty());
     let mut t = format!(
-        "<table class=\"data\" data-figure=\"{}\"><caption>Numbers behind the figure</caption><thead><tr><th>series</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+        "<table class=\"data\" data-figure=\"{}\"><caption>Numbers behind the figure</caption><thead><tr><th>series</th><th>{}</th><th>{}</th>{}</tr></thead><tbody>",
         esc(&fig.id),
         esc(x_head),
         // A CDF's table holds statistics (cycles/byte, an index, a count), not its y fractions.
@@ -78,16 +95,48 @@ fn figure_table(fig: &Figure) -> String {
             "value"
         } else {
             &fig.y_label
-        })
+        }),
+        if annotated {
+            "<th>error bar</th><th>warnings</th>"
+        } else {
+            ""
+        }
     );
+    let blank = if annotated { "<td></td><td></td>" } else { "" };
     // A CDF has a point per session, which is what it replaces; its statistics summarise them, and every
     // per-session value is in the results JSON.
     let points = fig.series.iter().filter(|_| fig.kind != Kind::Cdf);
     for s in points {
-        for &(x, y) in &s.points {
+        for (i, &(x, y)) in s.points.iter().enumerate() {
+            let marks = if annotated {
+                let a = s.annotation(i);
+                let bar = match a.and_then(|a| a.bar) {
+                    Some(b) => format!(
+                        "<td class=\"n\" data-low=\"{:?}\" data-high=\"{:?}\" data-kind=\"{}\" title=\"{}\">{}…{}</td>",
+                        b.low,
+                        b.high,
+                        match b.kind {
+                            BarKind::Ci95 => "ci95",
+                            BarKind::MinMax => "min-max",
+                        },
+                        esc(b.kind.describe()),
+                        num(b.low),
+                        num(b.high)
+                    ),
+                    None => "<td class=\"n\">-</td>".into(),
+                };
+                let warnings = a.map(|a| a.warnings.join(", ")).unwrap_or_default();
+                format!(
+                    "{bar}<td class=\"{}\">{}</td>",
+                    if warnings.is_empty() { "" } else { "warned" },
+                    esc(&warnings)
+                )
+            } else {
+                String::new()
+            };
             let _ = write!(
                 t,
-                "<tr><td>{}</td><td class=\"n\" data-value=\"{x:?}\">{}</td>{}</tr>",
+                "<tr><td>{}</td><td class=\"n\" data-value=\"{x:?}\">{}</td>{}{marks}</tr>",
                 esc(&s.name),
                 num(x),
                 cell(Some(y))
@@ -97,7 +146,7 @@ fn figure_table(fig: &Figure) -> String {
     for r in &fig.references {
         let _ = write!(
             t,
-            "<tr><td>{}</td><td>all</td>{}</tr>",
+            "<tr><td>{}</td><td>all</td>{}{blank}</tr>",
             esc(&r.name),
             cell(Some(r.y))
         );
@@ -105,7 +154,7 @@ fn figure_table(fig: &Figure) -> String {
     for st in &fig.statistics {
         let _ = write!(
             t,
-            "<tr class=\"statistic\"><td>{}</td><td>{}</td>{}</tr>",
+            "<tr class=\"statistic\"><td>{}</td><td>{}</td>{}{blank}</tr>",
             esc(&st.of),
             esc(&st.name),
             if st.count {
@@ -204,20 +253,25 @@ fn host_section(files: &[Loaded]) -> String {
     s
 }
 
+/// A scenario value as text, as given: strings bare, whole numbers without a decimal point (`5`, not
+/// the `5.0` serde writes for an f64), `null` as "none".
+fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(t) => t.clone(),
+        serde_json::Value::Null => "none".into(),
+        serde_json::Value::Number(n) => match n.as_f64() {
+            Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => format!("{x:.0}"),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
 fn scenario_section(files: &[Loaded]) -> String {
     let mut s = String::from("<section id=\"scenario\"><h2>Scenario</h2>");
     for f in files {
         let rows: Vec<(&str, String)> = match f.doc.scenario.as_object() {
-            Some(o) => o
-                .iter()
-                .map(|(k, v)| {
-                    let text = match v {
-                        serde_json::Value::String(t) => t.clone(),
-                        other => other.to_string(),
-                    };
-                    (k.as_str(), text)
-                })
-                .collect(),
+            Some(o) => o.iter().map(|(k, v)| (k.as_str(), json_text(v))).collect(),
             None => vec![("scenario", f.doc.scenario.to_string())],
         };
         let _ = write!(s, "<h3>{}</h3>{}", esc(&f.label), kv_table(&rows));
@@ -228,7 +282,7 @@ fn scenario_section(files: &[Loaded]) -> String {
 
 fn results_section(files: &[Loaded]) -> String {
     let mut s = String::from(
-        "<section id=\"results\"><h2>All results</h2><table class=\"data\" id=\"results-table\"><thead><tr>\
+        "<section id=\"results\"><h2>All results</h2><div class=\"wide\"><table class=\"data\" id=\"results-table\"><thead><tr>\
 <th>file</th><th>function</th><th>size</th><th>sessions</th><th>cores</th><th>repeats</th>\
 <th>absolute c/B</th><th>apparent c/B</th><th>absolute c/B 95 % CI</th><th>apparent c/B 95 % CI</th>\
 <th>absolute c/B min…max</th><th>apparent c/B min…max</th>\
@@ -248,11 +302,11 @@ fn results_section(files: &[Loaded]) -> String {
             };
             let _ = write!(
                 s,
-                "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
+                "<tr{}><td>{}</td><td>{}</td>{}<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
                 if r.failed { " class=\"failed\"" } else { "" },
                 esc(&f.label),
                 esc(&r.function().to_string()),
-                esc(&r.size.to_string()),
+                size_cell(r),
                 r.sessions,
                 esc(&r.cores),
                 r.repeats,
@@ -271,7 +325,7 @@ fn results_section(files: &[Loaded]) -> String {
             );
         }
     }
-    s.push_str("</tbody></table></section>");
+    s.push_str("</tbody></table></div></section>");
     s
 }
 
@@ -289,7 +343,7 @@ fn warnings_section(files: &[Loaded]) -> String {
     let _ = write!(
         s,
         "<p>{count} warning(s). Fatal warnings fail their result: its numbers are shown but not plotted. \
-See docs/methodology.md §4 for each check.</p><table class=\"data\" id=\"warnings-table\"><thead><tr><th>file</th><th>scenario</th>\
+See docs/methodology.md §4 for each check.</p><div class=\"wide\"><table class=\"data\" id=\"warnings-table\"><thead><tr><th>file</th><th>scenario</th>\
 <th>session</th><th>code</th><th>fatal</th><th>message</th></tr></thead><tbody>"
     );
     for f in files {
@@ -318,7 +372,7 @@ See docs/methodology.md §4 for each check.</p><table class=\"data\" id=\"warnin
             }
         }
     }
-    s.push_str("</tbody></table></section>");
+    s.push_str("</tbody></table></div></section>");
     s
 }
 
@@ -327,7 +381,8 @@ h1{font-size:1.6rem}h2{border-bottom:2px solid #4E79A7;padding-bottom:.2rem;marg
 figure{margin:1.5rem 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}\
 figcaption{font-size:.9rem;color:#555}\
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#f3f5f8}table.kv th{background:#f3f5f8;width:14rem}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.warned{color:#D00000}\
+.wide{overflow-x:auto}#results-table td:nth-child(2){white-space:nowrap}thead th{background:#f3f5f8}table.kv th{background:#f3f5f8;width:14rem}\
 tr.failed td{background:#fde8e8}details{margin:.3rem 0 1rem}summary{cursor:pointer;color:#4E79A7}\
 .note{background:#fff8e1;border-left:4px solid #EDC948;padding:.4rem .8rem;margin:.5rem 0}";
 
@@ -367,7 +422,7 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
         );
         let _ = write!(
             body,
-            "<figure id=\"{}\" class=\"plot\">{svg}<figcaption>Figure {}: {}{}</figcaption>\
+            "<figure id=\"{}\" class=\"plot\">{svg}<figcaption>Figure {}: {}.{}</figcaption>\
 <details open><summary>Numbers behind figure {}</summary>{}</details></figure>",
             esc(&f.id),
             i + 1,

@@ -7,9 +7,20 @@
 //! labels, and the SVG's text measurements match the PNG's.
 //!
 //! The legend sits in its own pane to the right of the plot so it never hides a curve.
+//!
+//! A point can carry what is known about it besides its value ([`Annotation`]): how uncertain it is,
+//! drawn as an error bar (the result's 95 % confidence interval, or the min–max of its repeats when it
+//! has none), and the validity warnings its result carries, drawn as a hollow red ring around the marker —
+//! so a number that should not be trusted cannot look like one that can. The legend says what the bars
+//! and rings mean. A size axis has a tick at every measured size and no others: ticks at powers of two
+//! between measured sizes would suggest measurements that were not made, and 40, 576 or 1500 would have
+//! none.
 
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 use std::sync::Once;
 
@@ -18,6 +29,8 @@ pub const WIDTH: u32 = 1100;
 pub const HEIGHT: u32 = 560;
 /// Width of the legend pane on the right.
 const LEGEND_WIDTH: u32 = 360;
+/// Characters of legend text that fit beside a sample in that pane.
+const LEGEND_CHARS: usize = 44;
 const FONT: &str = "sans-serif";
 /// Largest-to-smallest ratio beyond which an axis goes logarithmic: past about a decade and a half a linear
 /// axis squeezes the small values onto zero, where they can no longer be read or compared.
@@ -68,6 +81,8 @@ pub struct Series {
     pub color: usize,
     /// Line style and marker index: tells files/configurations of one function apart.
     pub variant: usize,
+    /// Empty, or one per point in the order of `points`: its uncertainty and warnings (line figures).
+    pub annotations: Vec<Annotation>,
 }
 
 impl Series {
@@ -78,8 +93,57 @@ impl Series {
             points,
             color: index,
             variant: 0,
+            annotations: Vec::new(),
         }
     }
+
+    /// What is known about point `i` besides its value, if anything.
+    pub fn annotation(&self, i: usize) -> Option<&Annotation> {
+        self.annotations.get(i)
+    }
+}
+
+/// What a bar around a point stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum BarKind {
+    /// The result's 95 % confidence interval (`ci95` in the JSON).
+    Ci95,
+    /// The min–max over its repeats, for a result without a confidence interval.
+    MinMax,
+}
+
+impl BarKind {
+    /// What the legend and the tables call it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BarKind::Ci95 => "95 % confidence interval",
+            BarKind::MinMax => "min–max of repeats (no 95 % interval)",
+        }
+    }
+}
+
+/// A vertical error bar from `low` to `high`, in the units of the point's y.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ErrorBar {
+    pub low: f64,
+    pub high: f64,
+    pub kind: BarKind,
+}
+
+impl ErrorBar {
+    /// A bar worth drawing: finite ends, some width.
+    pub fn drawable(&self) -> bool {
+        self.low.is_finite() && self.high.is_finite() && self.low < self.high
+    }
+}
+
+/// What is known about a point besides its value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Annotation {
+    pub bar: Option<ErrorBar>,
+    /// Codes of the validity warnings its result carries (`noisy`, `not-steady`, …): the point is
+    /// drawn with a hollow red ring.
+    pub warnings: Vec<String>,
 }
 
 /// A number stated with a figure rather than drawn (a quantile, a fairness index, a count), listed in the
@@ -130,7 +194,65 @@ impl Figure {
     pub fn is_empty(&self) -> bool {
         self.finite_points().next().is_none()
     }
+
+    /// Annotations of the finite points, with their series.
+    fn annotated(&self) -> impl Iterator<Item = (&Series, (f64, f64), &Annotation)> + '_ {
+        self.series.iter().flat_map(|s| {
+            s.points
+                .iter()
+                .enumerate()
+                .filter(|(_, (x, y))| x.is_finite() && y.is_finite())
+                .filter_map(move |(i, &p)| Some((s, p, s.annotation(i)?)))
+        })
+    }
+
+    /// The kinds of error bar drawn, in legend order.
+    pub fn bar_kinds(&self) -> Vec<BarKind> {
+        let mut kinds: Vec<BarKind> = self
+            .annotated()
+            .filter_map(|(_, _, a)| a.bar.filter(ErrorBar::drawable).map(|b| b.kind))
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        kinds
+    }
+
+    /// Warning codes of the drawn points with how many points carry each, in order of first appearance.
+    pub fn warning_counts(&self) -> Vec<(String, usize)> {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for (_, _, a) in self.annotated() {
+            let mut codes: Vec<&String> = a.warnings.iter().collect();
+            codes.sort();
+            codes.dedup();
+            for code in codes {
+                match counts.iter_mut().find(|(c, _)| c == code) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((code.clone(), 1)),
+                }
+            }
+        }
+        counts
+    }
 }
+
+/// Colour of the ring around a point whose result carries a warning: a pure red that no series uses.
+pub const WARNING_RED: RGBColor = RGBColor(0xD0, 0x00, 0x00);
+/// Radius of that ring: larger than every marker, so the marker stays visible inside it.
+const WARNING_RING_RADIUS: i32 = 8;
+/// Half the width of an error bar's caps, in pixels.
+const BAR_CAP: i32 = 4;
+/// Sideways nudge between the error bars of neighbouring series, and the most any bar is moved.
+const BAR_DODGE: f64 = 4.0;
+const MAX_DODGE: f64 = 16.0;
+/// Size-axis tick labels: rows below the axis they may be staggered over, the gap between labels in
+/// one row, and the height of a row (the label font is 14 px).
+const LABEL_ROWS: usize = 3;
+const LABEL_GAP: f64 = 6.0;
+const LABEL_ROW_HEIGHT: i32 = 17;
+/// Height of the x label area with one row of tick labels (plus the axis description).
+const X_LABEL_AREA: u32 = 56;
+const Y_LABEL_AREA: u32 = 78;
+const CHART_MARGIN: u32 = 12;
 
 /// A rendering failure, as text (plotters' error types are generic over the backend).
 #[derive(Debug, thiserror::Error)]
@@ -271,6 +393,10 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     }
 
     let points: Vec<(f64, f64)> = fig.finite_points().collect();
+    let bars: Vec<ErrorBar> = fig
+        .annotated()
+        .filter_map(|(_, _, a)| a.bar.filter(ErrorBar::drawable))
+        .collect();
     let ref_max = fig
         .references
         .iter()
@@ -288,12 +414,23 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     let log_y =
         matches!(fig.kind, Kind::Lines(XScale::Log2)) && y_min > 0.0 && y_max / y_min > LOG_SPAN;
     let to_y = |y: f64| if log_y { y.log10() } else { y };
-    let y_top = y_max * 1.1;
+    // The axis takes in the error bars, but a bar from a run too short to say much (an interval many
+    // times its value) may not squash the points: past twice the largest value (a decade on a log
+    // axis) it is cut at the edge, its cap left off to show it goes on.
+    let bar_top = bars.iter().map(|b| b.high).fold(y_max, f64::max);
+    let bar_bottom = bars
+        .iter()
+        .map(|b| b.low)
+        .filter(|&l| l > 0.0)
+        .fold(y_min, f64::min);
     let y_range = if log_y {
-        (y_min.log10() - 0.1)..(y_max.log10() + 0.1)
+        let lo = bar_bottom.max(y_min / 10.0);
+        let hi = bar_top.min(y_max * 10.0);
+        (lo.log10() - 0.1)..(hi.log10() + 0.1)
     } else {
-        0.0..y_top
+        0.0..bar_top.min(2.0 * y_max) * 1.1
     };
+    let y_top = y_range.end;
     let (x_lo, x_hi) = points
         .iter()
         .map(|p| p.0)
@@ -303,6 +440,7 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     // Per-thread cycles/byte of thousands of sessions can run from a few (busy threads) to thousands
     // (starved ones): the same reason as log y above.
     let log_x = fig.kind == Kind::Cdf && x_lo > 0.0 && x_hi / x_lo > LOG_SPAN;
+    let size_axis = fig.kind == Kind::Lines(XScale::Log2);
     // x in plot coordinates: log₂ of bytes for size axes, log₁₀ of a wide-ranging value.
     let to_x = |x: f64| match fig.kind {
         Kind::Lines(XScale::Log2) => x.max(1.0).log2(),
@@ -324,17 +462,68 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
             (lo - pad)..(hi + pad)
         }
     };
-    let x_ticks = match fig.kind {
-        Kind::Cdf => 10,
-        _ => ((x_range.end - x_range.start).ceil() as usize + 1).clamp(2, 20),
-    };
     let x_top = x_range.end;
+    // Ticks: on a size axis, one at every measured size (labelled below, staggered where they would
+    // collide); elsewhere plotters' choice, kept to whole numbers on a count axis.
+    let (x_ticks, x_light): (Vec<f64>, Vec<f64>) = if size_axis {
+        (size_ticks(&points), Vec::new())
+    } else {
+        let count = match fig.kind {
+            Kind::Cdf => 10,
+            _ => ((x_range.end - x_range.start).ceil() as usize + 1).clamp(2, 20),
+        };
+        let mut bold = RangedCoordf64::from(x_range.clone()).key_points(count);
+        // Sessions and counts are whole: a tick at 0.5 would only be an unlabelled mark.
+        if fig.kind != Kind::Cdf {
+            bold.retain(|v| (v - v.round()).abs() < 1e-6);
+        }
+        let light = bold.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+        (bold, light)
+    };
+    let label_style = (FONT, 14).into_font();
+    let size_labels: Vec<(f64, String, Option<usize>)> = if size_axis {
+        let span = x_range.end - x_range.start;
+        let plot_px = f64::from(WIDTH - LEGEND_WIDTH - 2 * CHART_MARGIN - Y_LABEL_AREA);
+        let texts: Vec<String> = x_ticks.iter().map(|&t| size_text(2f64.powf(t))).collect();
+        let placed: Vec<(f64, f64)> = x_ticks
+            .iter()
+            .zip(&texts)
+            .map(|(&t, text)| {
+                let width = root
+                    .estimate_text_size(text, &label_style.clone().into())
+                    .map_or(8.0 * text.len() as f64, |(w, _)| f64::from(w));
+                ((t - x_range.start) / span * plot_px, width)
+            })
+            .collect();
+        let rows = label_rows(&placed);
+        x_ticks
+            .iter()
+            .zip(texts)
+            .zip(rows)
+            .map(|((&t, text), row)| (t, text, row))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let label_rows_used = size_labels
+        .iter()
+        .filter_map(|l| l.2)
+        .max()
+        .map_or(1, |r| r + 1);
+    let x_label_area = X_LABEL_AREA + LABEL_ROW_HEIGHT as u32 * (label_rows_used as u32 - 1);
 
     let mut chart = ChartBuilder::on(&plot_area)
-        .margin(12)
-        .x_label_area_size(56)
-        .y_label_area_size(78)
-        .build_cartesian_2d(x_range, y_range)
+        .margin(CHART_MARGIN)
+        .x_label_area_size(x_label_area)
+        .y_label_area_size(Y_LABEL_AREA)
+        .build_cartesian_2d(
+            TickedAxis {
+                inner: x_range.into(),
+                bold: x_ticks,
+                light: x_light,
+            },
+            y_axis(&y_range, log_y),
+        )
         .map_err(|e| err(fig, e))?;
     let x_format = |v: &f64| -> String {
         if fig.kind == Kind::Cdf {
@@ -345,13 +534,11 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
                 y_text(*v, x_top)
             };
         }
-        if (v - v.round()).abs() > 1e-6 {
+        // A size axis's labels are drawn below, where they can be staggered.
+        if size_axis || (v - v.round()).abs() > 1e-6 {
             return String::new();
         }
-        match fig.kind {
-            Kind::Lines(XScale::Log2) => size_text(2f64.powf(v.round())),
-            _ => format!("{}", v.round() as i64),
-        }
+        format!("{}", v.round() as i64)
     };
     let y_format = |v: &f64| {
         if log_y {
@@ -373,8 +560,6 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
         } else {
             fig.y_label.clone()
         })
-        .x_labels(x_ticks)
-        .y_labels(10)
         .x_label_formatter(&x_format)
         .y_label_formatter(&y_format)
         .label_style((FONT, 14))
@@ -384,9 +569,64 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
         .bold_line_style(RGBColor(0xDD, 0xDD, 0xDD))
         .draw()
         .map_err(|e| err(fig, e))?;
+    for (t, text, row) in &size_labels {
+        let Some(row) = row else { continue };
+        let (px, py) = chart.plotting_area().map_coordinate(&(*t, y_range.start));
+        let style = label_style
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        root.draw(&Text::new(
+            text.clone(),
+            (px, py + 10 + LABEL_ROW_HEIGHT * *row as i32),
+            style,
+        ))
+        .map_err(|e| err(fig, e))?;
+    }
 
     match fig.kind {
         Kind::Lines(_) => {
+            // Bars first, so lines and markers stay on top of them. Series measured at the same
+            // sizes would stack their bars on one line: each is nudged sideways a few pixels.
+            let (y_lo, y_hi) = (y_range.start, y_range.end);
+            let middle = (fig.series.len() as f64 - 1.0) / 2.0;
+            for (k, s) in fig.series.iter().enumerate() {
+                let c = color(s.color);
+                let dx = ((k as f64 - middle) * BAR_DODGE).clamp(-MAX_DODGE, MAX_DODGE) as i32;
+                for (i, &(x, _)) in s.points.iter().enumerate() {
+                    let Some(bar) = s
+                        .annotation(i)
+                        .and_then(|a| a.bar)
+                        .filter(|b| x.is_finite() && b.drawable())
+                    else {
+                        continue;
+                    };
+                    let x = to_x(x);
+                    // Either end beyond the axis is cut there, without its cap.
+                    let end = |v: f64| {
+                        if log_y && v <= 0.0 {
+                            (y_lo, false)
+                        } else {
+                            let v = to_y(v);
+                            (v.clamp(y_lo, y_hi), (y_lo..=y_hi).contains(&v))
+                        }
+                    };
+                    let ((low, low_cap), (high, high_cap)) = (end(bar.low), end(bar.high));
+                    // In pixels from the low end, so the nudge is the same at every scale.
+                    let rise = chart.backend_coord(&(x, high)).1 - chart.backend_coord(&(x, low)).1;
+                    let style = c.stroke_width(2);
+                    let mut segments = vec![vec![(dx, 0), (dx, rise)]];
+                    for (dy, cap) in [(0, low_cap), (rise, high_cap)] {
+                        if cap {
+                            segments.push(vec![(dx - BAR_CAP, dy), (dx + BAR_CAP, dy)]);
+                        }
+                    }
+                    chart
+                        .draw_series(segments.into_iter().map(|segment| {
+                            EmptyElement::at((x, low)) + PathElement::new(segment, style)
+                        }))
+                        .map_err(|e| err(fig, e))?;
+                }
+            }
             for s in &fig.series {
                 let c = color(s.color);
                 let pts: Vec<(f64, f64)> = s
@@ -416,6 +656,12 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
                     .draw_series(pts.iter().map(|&p| marker(s.variant, p, c)))
                     .map_err(|e| err(fig, e))?;
             }
+            // Rings last: a warning must not hide behind another series' line.
+            let rings = fig
+                .annotated()
+                .filter(|(_, _, a)| !a.warnings.is_empty())
+                .map(|(_, (x, y), _)| warning_ring((to_x(x), to_y(y))));
+            chart.draw_series(rings).map_err(|e| err(fig, e))?;
         }
         Kind::Bars => {
             let groups = fig.series.len().max(1) as f64;
@@ -480,6 +726,35 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     Ok(())
 }
 
+/// An f64 axis with the ticks given: plotters' own `WithKeyPoints` over an f64 range has no label
+/// formatter, so the mesh could not be drawn with it.
+struct TickedAxis {
+    inner: RangedCoordf64,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl Ranged for TickedAxis {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.light.clone()
+        } else {
+            self.bold.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
 /// Dash pattern (on, off) of a variant; `None` is solid.
 fn dash(variant: usize) -> Option<(u32, u32)> {
     match variant % 4 {
@@ -504,6 +779,37 @@ fn marker<DB: DrawingBackend, C: Clone + 'static>(
     }
 }
 
+/// The legend's closing rows: what error bars and red rings mean, when the figure draws any.
+enum LegendKey {
+    Bar(BarKind),
+    Warned,
+    /// The warning codes, with how many points carry each.
+    Codes(String),
+}
+
+fn legend_keys(fig: &Figure) -> Vec<LegendKey> {
+    let mut keys: Vec<LegendKey> = fig.bar_kinds().into_iter().map(LegendKey::Bar).collect();
+    let warned = fig.warning_counts();
+    if !warned.is_empty() {
+        keys.push(LegendKey::Warned);
+        // Every code is named, over as many lines as it takes (there are ten codes at most).
+        let mut line = String::new();
+        for (code, n) in &warned {
+            let item = format!("{code} ×{n}");
+            if !line.is_empty() && line.chars().count() + 2 + item.chars().count() > LEGEND_CHARS {
+                keys.push(LegendKey::Codes(format!("{line},")));
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push_str(", ");
+            }
+            line.push_str(&item);
+        }
+        keys.push(LegendKey::Codes(line));
+    }
+    keys
+}
+
 fn draw_legend<DB: DrawingBackend>(
     fig: &Figure,
     area: &DrawingArea<DB, Shift>,
@@ -511,9 +817,11 @@ fn draw_legend<DB: DrawingBackend>(
     let style = (FONT, 13).into_font().color(&BLACK);
     let line_height = 21;
     let (x0, mut y) = (10, 22);
+    let keys = legend_keys(fig);
     let rows = fig.series.len() + fig.references.len();
-    // Too many to list: say how many more rather than overflow the pane.
-    let max_rows = ((HEIGHT as i32 - 80) / line_height) as usize;
+    // Too many to list: say how many more rather than overflow the pane. The keys to bars and rings
+    // always show: without them the marks cannot be read.
+    let max_rows = ((HEIGHT as i32 - 80) / line_height) as usize - keys.len();
     let sample_line = |y: i32, c: RGBColor, pattern: Option<(u32, u32)>| {
         let segments: Vec<(i32, i32)> = match pattern {
             None => vec![(0, 30)],
@@ -530,55 +838,156 @@ fn draw_legend<DB: DrawingBackend>(
             .into_iter()
             .map(move |(a, b)| PathElement::new(vec![(x0 + a, y), (x0 + b, y)], c.stroke_width(2)))
     };
-    for (i, s) in fig.series.iter().enumerate() {
+    let entries = fig
+        .series
+        .iter()
+        .map(Some)
+        .chain(fig.references.iter().map(|_| None));
+    for (i, series) in entries.enumerate() {
         if i + 1 == max_rows && rows > max_rows {
             area.draw(&Text::new(
                 format!("… and {} more (see the table)", rows - i),
                 (x0, y - 7),
                 style.clone(),
             ))?;
-            return Ok(());
+            y += line_height;
+            break;
         }
-        let c = color(s.color);
-        match fig.kind {
-            Kind::Lines(_) => {
-                for seg in sample_line(y, c, dash(s.variant)) {
+        let name = match series {
+            Some(s) => {
+                let c = color(s.color);
+                match fig.kind {
+                    Kind::Lines(_) => {
+                        for seg in sample_line(y, c, dash(s.variant)) {
+                            area.draw(&seg)?;
+                        }
+                        area.draw(&marker(s.variant, (x0 + 15, y), c))?;
+                    }
+                    Kind::Cdf => {
+                        for seg in sample_line(y, c, dash(s.variant)) {
+                            area.draw(&seg)?;
+                        }
+                    }
+                    Kind::Bars => {
+                        area.draw(&Rectangle::new(
+                            [(x0 + 4, y - 7), (x0 + 26, y + 7)],
+                            c.filled(),
+                        ))?;
+                    }
+                }
+                &s.name
+            }
+            None => {
+                let k = i - fig.series.len();
+                let c = color(fig.series.len() + k);
+                for seg in sample_line(y, c, Some((8, 5))) {
                     area.draw(&seg)?;
                 }
-                area.draw(&marker(s.variant, (x0 + 15, y), c))?;
+                &fig.references[k].name
             }
-            Kind::Cdf => {
-                for seg in sample_line(y, c, dash(s.variant)) {
-                    area.draw(&seg)?;
-                }
-            }
-            Kind::Bars => {
-                area.draw(&Rectangle::new(
-                    [(x0 + 4, y - 7), (x0 + 26, y + 7)],
-                    c.filled(),
-                ))?;
-            }
-        }
+        };
         area.draw(&Text::new(
-            shorten(&s.name, 44),
+            shorten(name, LEGEND_CHARS),
             (x0 + 38, y - 8),
             style.clone(),
         ))?;
         y += line_height;
     }
-    for (k, r) in fig.references.iter().enumerate() {
-        let c = color(fig.series.len() + k);
-        for seg in sample_line(y, c, Some((8, 5))) {
-            area.draw(&seg)?;
-        }
+    let grey = RGBColor(0x55, 0x55, 0x55);
+    for key in keys {
+        let text = match key {
+            LegendKey::Bar(kind) => {
+                let bar = grey.stroke_width(2);
+                let cx = x0 + 15;
+                area.draw(&PathElement::new(vec![(cx, y - 8), (cx, y + 8)], bar))?;
+                for cy in [y - 8, y + 8] {
+                    area.draw(&PathElement::new(
+                        vec![(cx - BAR_CAP, cy), (cx + BAR_CAP, cy)],
+                        bar,
+                    ))?;
+                }
+                format!("bar: {}", kind.describe())
+            }
+            LegendKey::Warned => {
+                area.draw(&Circle::new((x0 + 15, y), 4, grey.filled()))?;
+                area.draw(&warning_ring((x0 + 15, y)))?;
+                "red ring: the result carries a warning".to_string()
+            }
+            LegendKey::Codes(codes) => codes,
+        };
         area.draw(&Text::new(
-            shorten(&r.name, 44),
+            shorten(&text, LEGEND_CHARS),
             (x0 + 38, y - 8),
             style.clone(),
         ))?;
         y += line_height;
     }
     Ok(())
+}
+
+/// The hollow red ring around a point whose result carries a warning.
+fn warning_ring<C>(at: C) -> Circle<C, i32> {
+    Circle::new(at, WARNING_RING_RADIUS, WARNING_RED.stroke_width(2))
+}
+
+/// The y axis: plotters' ten ticks on a linear axis; on a log₁₀ axis ticks at 1, 2 and 5 times a power
+/// of ten (only the powers when the axis spans more than five decades), where plotters' even steps in
+/// the logarithm would label 3.16 and 31.6.
+fn y_axis(range: &std::ops::Range<f64>, log: bool) -> TickedAxis {
+    let inner: RangedCoordf64 = range.clone().into();
+    let bold = if log {
+        let steps: &[f64] = if range.end - range.start > 5.0 {
+            &[1.0]
+        } else {
+            &[1.0, 2.0, 5.0]
+        };
+        let mut ticks = Vec::new();
+        for decade in range.start.floor() as i32..=range.end.ceil() as i32 {
+            for step in steps {
+                let t = (step * 10f64.powi(decade)).log10();
+                if range.contains(&t) {
+                    ticks.push(t);
+                }
+            }
+        }
+        ticks
+    } else {
+        inner.key_points(10)
+    };
+    // One light line between ticks, as the mesh drew before.
+    let light = bold.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+    TickedAxis { inner, bold, light }
+}
+
+/// Tick positions of a size axis (log₂ of bytes): every distinct measured size.
+fn size_ticks(points: &[(f64, f64)]) -> Vec<f64> {
+    let mut ticks: Vec<f64> = points
+        .iter()
+        .map(|p| p.0)
+        .filter(|x| x.is_finite())
+        .map(|x| x.max(1.0).log2())
+        .collect();
+    ticks.sort_by(f64::total_cmp);
+    ticks.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    ticks
+}
+
+/// Rows for tick labels given as (centre, width) in pixels from left to right: each goes to the first
+/// row where it clears the last label by [`LABEL_GAP`], so neighbours such as 512 and 576 are
+/// staggered rather than overprinted; `None` when no row of [`LABEL_ROWS`] has room (its tick stays,
+/// and the value is in the table behind the figure).
+fn label_rows(labels: &[(f64, f64)]) -> Vec<Option<usize>> {
+    let mut right_edge = [f64::NEG_INFINITY; LABEL_ROWS];
+    labels
+        .iter()
+        .map(|&(centre, width)| {
+            let row = right_edge
+                .iter()
+                .position(|&edge| centre - width / 2.0 >= edge + LABEL_GAP)?;
+            right_edge[row] = centre + width / 2.0;
+            Some(row)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -618,5 +1027,161 @@ mod tests {
         assert_eq!(size_text(65536.0), "64K");
         assert_eq!(size_text(1500.0), "1500");
         assert_eq!(size_text(1048576.0), "1M");
+    }
+
+    /// The text of every `<text>` element of an SVG, trimmed.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                Some(body[..body.find("</text>")?].trim().to_string())
+            })
+            .collect()
+    }
+
+    /// Rings drawn in [`WARNING_RED`].
+    fn red_rings(svg: &str) -> usize {
+        svg.split("<circle")
+            .skip(1)
+            .filter(|c| c[..c.find('>').unwrap_or(c.len())].contains("stroke=\"#D00000\""))
+            .count()
+    }
+
+    fn sized(sizes: &[f64]) -> Figure {
+        let mut fig = sample();
+        fig.series = vec![Series::new(
+            "a",
+            sizes.iter().map(|&x| (x, 1000.0 / x + 1.0)).collect(),
+            0,
+        )];
+        fig
+    }
+
+    #[test]
+    fn a_size_axis_has_a_tick_label_at_every_measured_size_and_no_other() {
+        let svg = render_svg(&sized(&[40.0, 576.0, 1500.0, 4096.0])).unwrap();
+        let labels = texts(&svg);
+        for want in ["40", "576", "1500", "4K"] {
+            assert_eq!(
+                labels.iter().filter(|l| *l == want).count(),
+                1,
+                "{want} in {labels:?}"
+            );
+        }
+        // Powers of two in between were not measured: no tick may suggest they were.
+        for unmeasured in ["32", "64", "512", "1K", "2K"] {
+            assert!(
+                !labels.iter().any(|l| l == unmeasured),
+                "{unmeasured}: {labels:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tick_labels_that_would_collide_are_staggered_not_overprinted() {
+        // 30 px wide labels: 0 and 100 fit in one row; 110 collides with 100, 115 with both.
+        let rows = label_rows(&[(0.0, 30.0), (100.0, 30.0), (110.0, 30.0), (115.0, 30.0)]);
+        assert_eq!(rows, [Some(0), Some(0), Some(1), Some(2)]);
+        // A fourth label on top of three full rows gets none (its tick stays).
+        let crowded = label_rows(&[(0.0, 30.0), (1.0, 30.0), (2.0, 30.0), (3.0, 30.0)]);
+        assert_eq!(crowded, [Some(0), Some(1), Some(2), None]);
+        // Far enough apart, a later label returns to the first row.
+        let back = label_rows(&[(0.0, 30.0), (5.0, 30.0), (200.0, 30.0)]);
+        assert_eq!(back, [Some(0), Some(1), Some(0)]);
+        // The default sweep's 512 and 576 (and 1K, 1500) both get a label.
+        let svg = render_svg(&sized(&[
+            16.0, 32.0, 40.0, 64.0, 128.0, 256.0, 512.0, 576.0, 1024.0, 1500.0, 2048.0, 4096.0,
+            8192.0, 16384.0, 32768.0, 65536.0,
+        ]))
+        .unwrap();
+        let labels = texts(&svg);
+        for want in ["16", "40", "512", "576", "1K", "1500", "64K"] {
+            assert!(labels.iter().any(|l| l == want), "{want} in {labels:?}");
+        }
+    }
+
+    fn annotated(bars: [Option<ErrorBar>; 3], warnings: [&[&str]; 3]) -> Figure {
+        let mut fig = sized(&[16.0, 64.0, 4096.0]);
+        fig.series[0].annotations = bars
+            .into_iter()
+            .zip(warnings)
+            .map(|(bar, w)| Annotation {
+                bar,
+                warnings: w.iter().map(|c| c.to_string()).collect(),
+            })
+            .collect();
+        fig
+    }
+
+    #[test]
+    fn warned_points_are_ringed_in_red_and_the_legend_says_what_bars_and_rings_mean() {
+        let ci = |low: f64, high: f64| {
+            Some(ErrorBar {
+                low,
+                high,
+                kind: BarKind::Ci95,
+            })
+        };
+        let fig = annotated(
+            [ci(60.0, 65.0), ci(16.0, 17.5), None],
+            [&["noisy"], &[], &["noisy", "over-utilised"]],
+        );
+        assert_eq!(fig.bar_kinds(), [BarKind::Ci95]);
+        assert_eq!(
+            fig.warning_counts(),
+            [("noisy".to_string(), 2), ("over-utilised".to_string(), 1)]
+        );
+        let svg = render_svg(&fig).unwrap();
+        // Two points carry warnings, and the legend shows the ring once.
+        assert_eq!(red_rings(&svg), 3);
+        let labels = texts(&svg);
+        for want in [
+            "bar: 95 % confidence interval",
+            "red ring: the result carries a warning",
+            "noisy ×2, over-utilised ×1",
+        ] {
+            assert!(labels.iter().any(|l| l == want), "{want} in {labels:?}");
+        }
+
+        // Without annotations, neither marks nor keys.
+        let plain = render_svg(&sized(&[16.0, 64.0, 4096.0])).unwrap();
+        assert_eq!(red_rings(&plain), 0);
+        assert!(!plain.contains("bar: ") && !plain.contains("red ring"));
+
+        // Min–max bars say so; a zero-width bar (one repeat) is no bar at all.
+        let minmax = |low: f64, high: f64| {
+            Some(ErrorBar {
+                low,
+                high,
+                kind: BarKind::MinMax,
+            })
+        };
+        let fig = annotated(
+            [minmax(60.0, 66.0), minmax(17.0, 17.0), None],
+            [&[], &[], &[]],
+        );
+        assert_eq!(fig.bar_kinds(), [BarKind::MinMax]);
+        let fig = annotated([minmax(60.0, 60.0), None, None], [&[], &[], &[]]);
+        assert!(fig.bar_kinds().is_empty());
+    }
+
+    #[test]
+    fn a_bar_far_wider_than_the_values_does_not_squash_the_points() {
+        // Values 1.2…63.5 on a log axis; one interval reaches 10⁶ (a run too short to say much).
+        let huge = Some(ErrorBar {
+            low: 1.0,
+            high: 1e6,
+            kind: BarKind::Ci95,
+        });
+        let svg = render_svg(&annotated([huge, None, None], [&[], &[], &[]])).unwrap();
+        let numbers: Vec<f64> = texts(&svg)
+            .iter()
+            .filter_map(|t| t.parse().ok())
+            .filter(|&v: &f64| v != 16.0 && v != 64.0)
+            .collect();
+        let top = numbers.iter().copied().fold(0.0, f64::max);
+        // The axis stops within a decade of the largest value (the bar is cut there).
+        assert!((63.5..=635.0).contains(&top), "y labels {numbers:?}");
     }
 }

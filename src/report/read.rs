@@ -195,4 +195,75 @@ mod tests {
         assert_eq!("a/b/hw".parse::<crate::mac::FunctionId>(), Ok(r.function()));
         assert!("a/b".parse::<crate::mac::FunctionId>().is_err());
     }
+
+    fn entry_json(size_fields: &str) -> String {
+        format!(
+            r#"{{"tool":"macbench","schema_version":1,"results":[{{"algorithm":"a","backend":"b","accel":"hw",{size_fields},"sessions":1}}]}}"#
+        )
+    }
+
+    #[test]
+    fn size_is_a_number_and_a_model_is_named_in_size_model() {
+        use crate::bench::SizeLabel;
+        for (fields, want) in [
+            (r#""size":64,"size_model":null"#, SizeLabel::Bytes(64)),
+            (r#""size":64"#, SizeLabel::Bytes(64)),
+            (r#""size":0,"size_model":null"#, SizeLabel::Bytes(0)),
+            (
+                r#""size":null,"size_model":"imix""#,
+                SizeLabel::Model("imix".into()),
+            ),
+            (r#""size_model":"caida""#, SizeLabel::Model("caida".into())),
+        ] {
+            let doc = parse("x", &entry_json(fields)).unwrap();
+            assert_eq!(doc.results[0].size, want, "{fields}");
+        }
+        // Written back: `size` numeric or null, `size_model` a name or null, both always present.
+        let doc = parse("x", &entry_json(r#""size":64"#)).unwrap();
+        let v = serde_json::to_value(&doc.results[0]).unwrap();
+        assert_eq!(v["size"], 64);
+        assert!(v["size_model"].is_null() && v.get("size_model").is_some());
+    }
+
+    #[test]
+    fn an_older_file_with_the_model_name_in_size_loads_and_is_written_in_the_new_form() {
+        let doc = parse(
+            "x",
+            &entry_json(r#""size":"imix","mean_message_bytes":340.33"#),
+        )
+        .unwrap();
+        let r = &doc.results[0];
+        assert_eq!(r.size, crate::bench::SizeLabel::Model("imix".into()));
+        assert_eq!(r.scenario_key(), "a/b/hw@imix");
+        let v = serde_json::to_value(r).unwrap();
+        assert!(v["size"].is_null(), "{}", v["size"]);
+        assert_eq!(v["size_model"], "imix");
+        assert_eq!(v["mean_message_bytes"], 340.33);
+        // A file that says it twice, consistently, reads too.
+        let both = parse("x", &entry_json(r#""size":"imix","size_model":"imix""#)).unwrap();
+        assert_eq!(both.results[0].size, r.size);
+    }
+
+    #[test]
+    fn contradictory_or_impossible_sizes_are_refused_with_the_reason() {
+        for (fields, reason) in [
+            (r#""size":64,"size_model":"imix""#, "contradict"),
+            (
+                r#""size":"imix","size_model":"caida""#,
+                "different size models",
+            ),
+            (r#""size":null,"size_model":null"#, "needs \"size\""),
+            (r#""sessions_":1"#, "needs \"size\""),
+            (r#""size":-1"#, "a message size in bytes"),
+            (r#""size":64.5"#, "a message size in bytes"),
+            (r#""size":4294967296"#, "a message size in bytes"),
+        ] {
+            match parse("x", &entry_json(fields)) {
+                Err(ReadError::Malformed { reason: got, .. }) => {
+                    assert!(got.contains(reason), "{fields}: {got}")
+                }
+                other => panic!("{fields}: {other:?}"),
+            }
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! Terminal output: a line per scenario as it finishes, then a functions × sizes matrix to read at a glance.
 
-use crate::bench::{Document, ResultEntry, SizeLabel};
+use crate::bench::{Document, ResultEntry};
 
 fn num(v: Option<f64>) -> String {
     match v {
@@ -19,13 +19,6 @@ pub fn rate(bytes_per_second: f64) -> String {
         format!("{:.0} MB/s", bytes_per_second / 1e6)
     } else {
         format!("{:.0} kB/s", bytes_per_second / 1e3)
-    }
-}
-
-fn size_text(s: &SizeLabel) -> String {
-    match s {
-        SizeLabel::Bytes(n) => n.to_string(),
-        SizeLabel::Model(m) => m.clone(),
     }
 }
 
@@ -52,7 +45,7 @@ pub fn line(r: &ResultEntry) -> String {
     format!(
         "{:<30} {:>8} {:>8} {:>8} {:>5} {:>11} {:>13} {:>5} {:>5}  {}",
         format!("{}/{}/{}", r.algorithm, r.backend, r.accel),
-        size_text(&r.size),
+        r.size.to_string(),
         num(m.absolute_cycles_per_byte),
         num(m.apparent_cycles_per_byte),
         precision(r),
@@ -69,7 +62,7 @@ pub fn matrix(doc: &Document, title: &str, metric: fn(&ResultEntry) -> Option<f6
     let mut sizes: Vec<String> = Vec::new();
     let mut functions: Vec<String> = Vec::new();
     for r in &doc.results {
-        let s = size_text(&r.size);
+        let s = r.size.to_string();
         if !sizes.contains(&s) {
             sizes.push(s);
         }
@@ -92,7 +85,7 @@ pub fn matrix(doc: &Document, title: &str, metric: fn(&ResultEntry) -> Option<f6
                 .iter()
                 .find(|r| {
                     &format!("{}/{}/{}", r.algorithm, r.backend, r.accel) == f
-                        && &size_text(&r.size) == s
+                        && &r.size.to_string() == s
                 })
                 .and_then(|r| if r.failed { None } else { metric(r) });
             out.push_str(&format!(" {:>7}", num(v)));
