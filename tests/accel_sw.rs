@@ -152,7 +152,9 @@ fn arm_mask_has_the_documented_bit_positions() {
         vec!["aes", "sha1", "sha256", "pmull"]
     );
     assert_eq!(
-        openssl::ArmCap::parse("OPENSSL_armcap=0x81").unwrap().describe(),
+        openssl::ArmCap::parse("OPENSSL_armcap=0x81")
+            .unwrap()
+            .describe(),
         "OPENSSL_armcap=0x81 (+neon -aes -pmull -sha1 -sha256 -sha512 -sha3)"
     );
 }

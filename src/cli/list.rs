@@ -176,9 +176,19 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
         crate::outln!("cores: {}", types.join("; "));
     }
     let wanted: &[&str] = if cfg!(target_arch = "aarch64") {
-        &["asimd", "aes", "pmull", "sha1", "sha2", "sha512", "sha3", "sve", "sve2"]
+        &[
+            "asimd", "aes", "pmull", "sha1", "sha2", "sha512", "sha3", "sve", "sve2",
+        ]
     } else {
-        &["aes", "pclmulqdq", "sha_ni", "avx2", "avx512f", "vaes", "vpclmulqdq"]
+        &[
+            "aes",
+            "pclmulqdq",
+            "sha_ni",
+            "avx2",
+            "avx512f",
+            "vaes",
+            "vpclmulqdq",
+        ]
     };
     let feats: Vec<String> = wanted
         .iter()

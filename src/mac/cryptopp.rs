@@ -144,8 +144,9 @@ impl Features {
     #[cfg(not(target_arch = "aarch64"))]
     pub const EXCLUDED: &'static [&'static str] = &["aesni", "clmul", "sha", "avx", "avx2"];
     #[cfg(target_arch = "aarch64")]
-    pub const EXCLUDED: &'static [&'static str] =
-        &["pmull", "aes", "sha1", "sha2", "sha512", "sha3", "sm3", "sm4"];
+    pub const EXCLUDED: &'static [&'static str] = &[
+        "pmull", "aes", "sha1", "sha2", "sha512", "sha3", "sm3", "sm4",
+    ];
 
     pub fn has(&self, name: &str) -> bool {
         Self::NAMES

@@ -162,7 +162,10 @@ fn check_software_only() -> Result<(), String> {
         }
     } else if cfg!(target_arch = "aarch64") {
         match armcap() {
-            Some(cap) => (cap.extensions_left(), "the detected bits without them".to_string()),
+            Some(cap) => (
+                cap.extensions_left(),
+                "the detected bits without them".to_string(),
+            ),
             None => return Err("libcrypto reports no capability vector".to_string()),
         }
     } else {

@@ -222,7 +222,9 @@ fn reference_from(timebase_hz: Option<f64>, span: Duration, core_hz: Option<f64>
     }
     (
         1e9,
-        format!("no cpufreq and no core clock estimate: f = 1 GHz, i.e. cycles are nanoseconds{timer}"),
+        format!(
+            "no cpufreq and no core clock estimate: f = 1 GHz, i.e. cycles are nanoseconds{timer}"
+        ),
     )
 }
 
@@ -326,7 +328,10 @@ impl CycleCounter {
         };
         if fd < 0 {
             let err = std::io::Error::last_os_error();
-            return Err(format!("perf_event_open(cycles): {err}{}", paranoid_hint(&err)));
+            return Err(format!(
+                "perf_event_open(cycles): {err}{}",
+                paranoid_hint(&err)
+            ));
         }
         let counter = CycleCounter { fd: fd as i32 };
         // A counter that opens but never counts (some hypervisors) is as good as none.

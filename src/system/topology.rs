@@ -294,9 +294,6 @@ mod tests {
             aarch64_feature_names(hwcap, 0),
             ["asimd", "aes", "pmull", "sha1", "sha2", "crc32"]
         );
-        assert_eq!(
-            aarch64_feature_names(1 << 21, 1 << 1),
-            ["sha512", "sve2"]
-        );
+        assert_eq!(aarch64_feature_names(1 << 21, 1 << 1), ["sha512", "sve2"]);
     }
 }
