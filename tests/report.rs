@@ -66,9 +66,13 @@ fn document(results: Vec<Value>, sessions: usize) -> Value {
         "schema_version": 1, "tool": "macbench",
         "host": {"cpu_model": "Test CPU", "cpu_features": ["aes"], "online_cpus": [0, 1], "kernel": "6.0",
                  "governor": null, "library_versions": [["openssl", "OpenSSL 3.0"]],
-                 "macbench_version": "0.1.0", "git_commit": null},
+                 "macbench_version": "0.1.0", "git_commit": null,
+                 "core_types": [
+                     {"cpus": [0], "design": "Cortex-A55", "capacity": 446, "max_khz": 1800000},
+                     {"cpus": [1], "design": "Cortex-X1", "capacity": 1024, "max_khz": 2840000}]},
         "clock": {"reference_hz": 2.4e9, "reference_source": "test", "core_hz_estimated": null,
-                  "core_to_reference_ratio": null, "hardware_cycles": "unavailable", "timer_resolution_ns": 1},
+                  "core_to_reference_ratio": null, "hardware_cycles": "unavailable", "timer_resolution_ns": 42,
+                  "timebase": "CNTVCT_EL0 at 24.000 MHz", "timebase_hz": 24e6},
         "scenario": {"alg": "hmac-sha256,cmac-aes128", "sessions": sessions},
         "harness": {"size": 64, "absolute_cycles_per_message": 14.0, "apparent_cycles_per_message": 14.0},
         "results": results, "partial": false
@@ -223,6 +227,12 @@ fn html_has_one_svg_per_expected_figure_with_the_json_numbers() {
     assert!(scaling.iter().all(|(name, _, _)| name.contains("@4096 B")));
     // Host facts, scenario, every warning, the hw/sw note.
     assert!(text.contains("Test CPU"));
+    // A phone's core types and its generic timer, as the host facts recorded them.
+    assert!(
+        text.contains("1× Cortex-A55 (capacity 446, 1.80 GHz): cpu 0; 1× Cortex-X1 (capacity 1024, 2.84 GHz): cpu 1"),
+        "core types missing"
+    );
+    assert!(text.contains("CNTVCT_EL0 at 24.000 MHz, resolution 42 ns"));
     let warnings = html.select(&sel("#warnings-table tbody tr")).count();
     assert_eq!(warnings, 2 * FUNCTIONS.len() * SIZES.len());
     assert!(text.contains("synthetic warning for cmac-aes128/rustcrypto/hw@4096"));

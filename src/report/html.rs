@@ -209,6 +209,18 @@ fn host_section(files: &[Loaded]) -> String {
                 "online CPUs",
                 crate::engine::format_cpu_list(&h.online_cpus),
             ),
+            (
+                "core types",
+                if h.core_types.is_empty() {
+                    "not recorded".into()
+                } else {
+                    h.core_types
+                        .iter()
+                        .map(|t| t.describe())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                },
+            ),
             ("kernel", h.kernel.clone()),
             (
                 "cpufreq governor",
@@ -236,7 +248,14 @@ fn host_section(files: &[Loaded]) -> String {
                     .map_or("not measured".into(), |hz| format!("{:.3} GHz", hz / 1e9)),
             ),
             ("hardware cycle counters", c.hardware_cycles.clone()),
-            ("timer resolution", format!("{} ns", c.timer_resolution_ns)),
+            (
+                "timer",
+                format!(
+                    "{}, resolution {} ns",
+                    c.timebase.as_deref().unwrap_or("time base not recorded"),
+                    c.timer_resolution_ns
+                ),
+            ),
             ("harness overhead", harness),
             (
                 "complete",
