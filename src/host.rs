@@ -61,6 +61,8 @@ impl Host {
             // /proc/cpuinfo is the host's).
             crate::system::topology::aarch64_features()
         } else {
+            // The kernel's flags, not CPUID's (raw-cpuid): the kernel lists what it enabled (XSAVE
+            // state for AVX/AVX-512, `clearcpuid=` masks), which is what the libraries can use.
             let flags: Vec<String> = field("flags")
                 .unwrap_or_default()
                 .split_whitespace()

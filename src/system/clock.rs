@@ -292,40 +292,22 @@ pub struct CycleCounter {
 impl CycleCounter {
     /// Open a counter for the calling thread; `Err` says why it is not available.
     pub fn open() -> Result<CycleCounter, String> {
-        // perf_event_attr, laid out as in <linux/perf_event.h> (size PERF_ATTR_SIZE_VER5 = 112 bytes).
-        #[repr(C)]
-        struct Attr {
-            type_: u32,
-            size: u32,
-            config: u64,
-            sample_period: u64,
-            sample_type: u64,
-            read_format: u64,
-            flags: u64,
-            rest: [u64; 9],
-        }
-        let attr = Attr {
-            type_: 0,  // PERF_TYPE_HARDWARE
-            size: 112, // PERF_ATTR_SIZE_VER5
-            config: 0, // PERF_COUNT_HW_CPU_CYCLES
-            sample_period: 0,
-            sample_type: 0,
-            read_format: 0,
-            // exclude_kernel (bit 5) | exclude_hv (bit 6)
-            flags: (1 << 5) | (1 << 6),
-            rest: [0; 9],
+        use perf_event_open_sys::bindings as perf;
+        // The kernel's own layout (perf-event-open-sys's bindings of <linux/perf_event.h>), sized as
+        // this build knows it; older kernels accept a larger size when the extra fields are zero.
+        let mut attr = perf::perf_event_attr {
+            type_: perf::PERF_TYPE_HARDWARE,
+            size: std::mem::size_of::<perf::perf_event_attr>() as u32,
+            config: u64::from(perf::PERF_COUNT_HW_CPU_CYCLES),
+            ..Default::default()
         };
-        // SAFETY: attr is a valid perf_event_attr of the declared size; pid 0 = this thread, cpu -1 = any.
-        let fd = unsafe {
-            libc::syscall(
-                libc::SYS_perf_event_open,
-                &attr as *const Attr,
-                0,
-                -1,
-                -1,
-                0u64,
-            )
-        };
+        // User space only: the MAC's cycles, not the kernel's or a hypervisor's. `read_format` stays 0,
+        // so a read is one u64, which the coordinator's [`read_counter_fd`] relies on.
+        attr.set_exclude_kernel(1);
+        attr.set_exclude_hv(1);
+        // SAFETY: attr is a fully initialised perf_event_attr; pid 0 = this thread, cpu -1 = any,
+        // no group, no flags.
+        let fd = unsafe { perf_event_open_sys::perf_event_open(&mut attr, 0, -1, -1, 0) };
         if fd < 0 {
             let err = std::io::Error::last_os_error();
             return Err(format!(
@@ -333,7 +315,7 @@ impl CycleCounter {
                 paranoid_hint(&err)
             ));
         }
-        let counter = CycleCounter { fd: fd as i32 };
+        let counter = CycleCounter { fd };
         // A counter that opens but never counts (some hypervisors) is as good as none.
         let a = counter.read();
         let mut x = 0u64;
