@@ -243,7 +243,7 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     );
     assert!(stdout.contains("hmac-sha256/"), "{stdout}");
     let doc = json(&j);
-    assert_eq!(doc["schema"], "macbench-net/1");
+    assert_eq!(doc["schema"], "macbench-net/2");
     assert_eq!(doc["config"]["replay_window"], 1024);
     assert_eq!(doc["config"]["rcvbuf"], 4 << 20);
     let results = doc["results"].as_array().unwrap();
@@ -256,8 +256,11 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
         assert_eq!(r["tag_len"], 16);
         assert!(t["sender_cpu"].as_f64().is_some() && t["receiver_cpu"].as_f64().is_some());
     }
-    assert_eq!(results[1]["size"], "64");
-    assert_eq!(results[3]["size"], "imix");
+    // As in `run`'s results: a number, or null with the model in `size_model`.
+    assert_eq!(results[1]["size"], 64);
+    assert!(results[1]["size_model"].is_null());
+    assert!(results[3]["size"].is_null());
+    assert_eq!(results[3]["size_model"], "imix");
     assert!(results[1]["pps_vs_null"].as_f64().is_some());
     let csv = std::fs::read_to_string(&c).unwrap();
     assert_eq!(csv.lines().count(), 5);

@@ -74,8 +74,10 @@ pub struct NetResult {
     pub accel: String,
     /// The null function's row, the baseline of this size.
     pub baseline: bool,
-    /// `64` or a size model's name.
-    pub size: String,
+    /// The fixed datagram payload size in bytes; `null` for a size model (named in `size_model`),
+    /// as in `macbench run`'s results.
+    pub size: Option<u32>,
+    pub size_model: Option<String>,
     /// Mean UDP payload bytes per packet (the size itself when fixed).
     pub mean_size_bytes: f64,
     pub tag_len: usize,
@@ -100,7 +102,8 @@ impl NetResult {
             backend: function.backend.name.to_string(),
             accel: function.accel.to_string(),
             baseline: false,
-            size: size.label.clone(),
+            size: size.bytes,
+            size_model: size.bytes.is_none().then(|| size.label.clone()),
             mean_size_bytes: size.mean_bytes,
             tag_len,
             mode: "search",
@@ -147,7 +150,8 @@ pub struct NetDocument {
     pub partial: bool,
 }
 
-pub const SCHEMA: &str = "macbench-net/1";
+/// 2: `size` became a number (null for a size model, named in `size_model`), as in `run`'s results.
+pub const SCHEMA: &str = "macbench-net/2";
 
 pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {
     let mut v = serde_json::to_vec_pretty(doc).map_err(|e| e.to_string())?;
@@ -162,6 +166,7 @@ pub const CSV_HEADER: &[&str] = &[
     "accel",
     "baseline",
     "size",
+    "size_model",
     "mean_size_bytes",
     "tag_len",
     "mode",
@@ -203,7 +208,8 @@ pub fn to_csv(doc: &NetDocument) -> Result<Vec<u8>, String> {
             r.backend.clone(),
             r.accel.clone(),
             r.baseline.to_string(),
-            r.size.clone(),
+            r.size.map(|n| n.to_string()).unwrap_or_default(),
+            r.size_model.clone().unwrap_or_default(),
             format!("{}", r.mean_size_bytes),
             r.tag_len.to_string(),
             r.mode.to_string(),
@@ -274,7 +280,10 @@ pub fn table_line(r: &NetResult) -> String {
     let mut line = format!(
         "{:<30} {:>6} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8} {:>7}",
         r.function,
-        r.size,
+        r.size
+            .map(|n| n.to_string())
+            .or_else(|| r.size_model.clone())
+            .unwrap_or_default(),
         pps,
         mbps,
         loss,

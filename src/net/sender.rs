@@ -22,6 +22,8 @@ use std::time::Duration;
 pub struct SizeSpec {
     /// `64`, or the model's name.
     pub label: String,
+    /// The fixed size in bytes; `None` for a size model.
+    pub bytes: Option<u32>,
     pub sequence: Arc<Vec<u32>>,
     pub mean_bytes: f64,
 }

@@ -80,6 +80,7 @@ pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec
             if !out.iter().any(|s| s.label == token) {
                 out.push(SizeSpec {
                     label: n.to_string(),
+                    bytes: Some(n as u32),
                     sequence: Arc::new(vec![n as u32]),
                     mean_bytes: n as f64,
                 });
@@ -101,6 +102,7 @@ pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec
                 sequence.iter().map(|&s| f64::from(s)).sum::<f64>() / sequence.len().max(1) as f64;
             out.push(SizeSpec {
                 label: model.name().to_string(),
+                bytes: None,
                 sequence: Arc::new(sequence),
                 mean_bytes: mean,
             });
