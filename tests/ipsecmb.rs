@@ -16,7 +16,11 @@ fn skip_unless_built() -> bool {
     common::skip_unless(
         ipsecmb::BUILT,
         "ipsecmb",
-        "ipsec-mb backend not built (install libipsec-mb-dev)",
+        if cfg!(target_arch = "x86_64") {
+            "ipsec-mb backend not built (install libipsec-mb-dev)"
+        } else {
+            "ipsec-mb backend not built: Debian's libipsec-mb is x86-64 only"
+        },
     )
 }
 
