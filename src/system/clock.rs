@@ -404,6 +404,32 @@ mod tests {
     }
 
     #[test]
+    fn the_reference_rate_follows_the_architectures_rule() {
+        let span = Duration::from_millis(30);
+        let (hz, how) = reference_from(Some(24e6), span, Some(1.5e9));
+        if cfg!(target_arch = "x86_64") {
+            // The TSC's own rate, whatever the core clock estimate says.
+            assert_eq!(hz, 24e6);
+            assert!(how.starts_with("TSC calibrated"), "{how}");
+            assert_eq!(reference_from(None, span, Some(1.5e9)).0, 1e9);
+        } else {
+            // Never the 24 MHz generic timer: cpufreq's highest maximum, else the core estimate;
+            // the timer is named with its tick.
+            assert!(how.contains("CNTVCT_EL0 at 24.000 MHz"), "{how}");
+            assert!(how.contains("one tick = 41.7 ns"), "{how}");
+            match super::super::topology::highest_max_freq_khz() {
+                Some((_, khz)) => assert_eq!(hz, khz as f64 * 1e3, "{how}"),
+                None => {
+                    assert_eq!(hz, 1.5e9, "{how}");
+                    assert!(how.starts_with("estimated core clock"), "{how}");
+                    let (fallback, why) = reference_from(Some(24e6), span, None);
+                    assert_eq!(fallback, 1e9, "{why}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn calibration_gives_a_plausible_rate() {
         let (hz, how) = calibrate_reference(Duration::from_millis(30));
         assert!(hz > 1e8 && hz < 1e11, "{hz} from {how}");
