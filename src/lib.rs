@@ -4,8 +4,9 @@
 //! `mac` is the registry of functions (algorithm × backend × acceleration), `engine` runs sessions and
 //! returns raw counters, `metrics` is pure arithmetic on them, `bench` runs sweeps with repeats and
 //! validity checks, `report` exports, `traffic` holds packet-size models and the cost model.
-//! `system` (CPU lists, affinity, clocks) sits below them all; `isolate` runs software-only (`sw`)
-//! functions in a child process, above the registry and the engine, which never call up into it.
+//! `system` (CPU lists, affinity, clocks) sits below them all, and so do `stdio` and `table` (where
+//! printed lines go, and the one renderer every table goes through); `isolate` runs software-only
+//! (`sw`) functions in a child process, above the registry and the engine, which never call up into it.
 //! `tests/architecture.rs` checks that modules import in one direction only.
 //! See `docs/methodology.md` for what is measured and why.
 
@@ -24,4 +25,5 @@ pub mod stats;
 pub mod stdio;
 pub mod sweep;
 pub mod system;
+pub mod table;
 pub mod traffic;

@@ -17,6 +17,8 @@
 
 use std::process::Command;
 
+use crate::table::{Style, Table};
+
 /// A reference tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Peer {
@@ -477,37 +479,38 @@ pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> 
     (bytes_per_second > 0.0 && reference_hz > 0.0).then(|| reference_hz / bytes_per_second)
 }
 
-/// The terminal table.
-pub fn render(rows: &[CompareRow], reference_hz: f64) -> String {
+/// The terminal table, with the reference rate above it and what the ratio means below.
+pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
     let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.2}"));
-    let fw = rows
+    let table = Table::new(style)
+        .left("peer")
+        .left("ours")
+        .right("size")
+        .right("ours c/B")
+        .right("theirs c/B")
+        .right("ratio")
+        .left("note");
+    let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.ours_function.as_deref().unwrap_or("-").len())
-        .max()
-        .unwrap_or(8)
-        .max(8);
+        .map(|r| {
+            vec![
+                r.peer.to_string(),
+                r.ours_function
+                    .clone()
+                    .unwrap_or_else(|| r.algorithm.clone()),
+                r.size.clone(),
+                fmt(r.ours),
+                fmt(r.theirs),
+                r.ratio.map_or("-".to_string(), |x| format!("{x:.3}")),
+                r.note.clone(),
+            ]
+        })
+        .collect();
     let mut out = format!(
-        "f = {:.3} GHz (our reference rate, used for both sides)\n{:<8} {:<fw$} {:>16} {:>10} {:>11} {:>7}  note\n",
+        "f = {:.3} GHz (our reference rate, used for both sides)\n{}",
         reference_hz / 1e9,
-        "peer",
-        "ours",
-        "size",
-        "ours c/B",
-        "theirs c/B",
-        "ratio"
+        table.render(&cells)
     );
-    for r in rows {
-        out.push_str(&format!(
-            "{:<8} {:<fw$} {:>16} {:>10} {:>11} {:>7}  {}\n",
-            r.peer,
-            r.ours_function.as_deref().unwrap_or(&r.algorithm),
-            r.size,
-            fmt(r.ours),
-            fmt(r.theirs),
-            r.ratio.map_or("-".to_string(), |x| format!("{x:.3}")),
-            r.note
-        ));
-    }
     out.push_str("ratio = our throughput / theirs (= their cycles/byte / ours); ours = absolute cycles/byte of one session pinned to one core, on one cache-hot buffer as the peers do.\n");
     out
 }

@@ -19,6 +19,17 @@ pub fn take_stdout() {
     STDOUT_TAKEN.store(true, Ordering::SeqCst);
 }
 
+/// Whether printed lines land on a terminal (standard output, or standard error once [`take_stdout`]
+/// was called): tables are drawn with rules for a person and plainly for a pipe or a file.
+pub fn prints_to_terminal() -> bool {
+    use std::io::IsTerminal;
+    if STDOUT_TAKEN.load(Ordering::SeqCst) {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    }
+}
+
 /// End the process as a Unix tool does when its standard output is a closed pipe: killed by SIGPIPE,
 /// with nothing on standard error.
 pub fn closed_stdout() -> ! {

@@ -199,6 +199,80 @@ fn selftest_passes_and_list_json_parses() {
     assert!(v["host"]["cpu_model"].is_string());
 }
 
+/// In a pipe the tables are plain text (src/table.rs): the header names its columns, a row starts
+/// with its first cell and splits on whitespace into its cells, and no box-drawing character appears.
+#[test]
+fn piped_tables_are_plain_columns() {
+    let out = macbench().arg("list").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains(['│', '─', '┼']), "{text}");
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("algorithm "))
+        .unwrap_or_else(|| panic!("no header in\n{text}"));
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        [
+            "algorithm",
+            "backend",
+            "accel",
+            "status",
+            "key",
+            "tag",
+            "block",
+            "nonce",
+            "self-test",
+            "/",
+            "reason"
+        ]
+    );
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("hmac-sha256 ") && l.contains(" rustcrypto "))
+        .unwrap_or_else(|| panic!("no rustcrypto hmac-sha256 row in\n{text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells[..8],
+        [
+            "hmac-sha256",
+            "rustcrypto",
+            "hw",
+            "available",
+            "0–1024",
+            "32",
+            "64",
+            "-"
+        ],
+        "{row}"
+    );
+    // Numbers are right-aligned: the tag size ends where the header's "tag" ends (counted in
+    // characters: the key sizes' en dash is three bytes).
+    let end_of = |line: &str, needle: &str| {
+        line.find(needle)
+            .map(|i| line[..i].chars().count() + needle.trim_end().chars().count())
+    };
+    assert_eq!(
+        end_of(header, " tag"),
+        end_of(row, " 32 "),
+        "{header}\n{row}"
+    );
+
+    let out = macbench()
+        .args(["selftest", "--alg", "hmac-sha256"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("function "), "{text}");
+    assert!(
+        text.lines().any(|l| l
+            .split_whitespace()
+            .take(2)
+            .eq(["hmac-sha256/rustcrypto/hw", "pass"])),
+        "{text}"
+    );
+}
+
 fn tempfile_with(data: &[u8]) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     f.write_all(data).unwrap();

@@ -882,6 +882,59 @@ fn ip_length_comes_from_the_header_not_the_captured_bytes() {
     assert_eq!(frame_ip_length(105, &ipv4(100)), None);
 }
 
+/// A size is read only from a whole IP header (etherparse's header slices): a header cut short by
+/// the snap length is malformed, not half-read.
+#[test]
+fn an_ip_header_cut_short_is_malformed() {
+    assert_eq!(
+        frame_ip_length(101, &ipv4(1500)[..19]),
+        Some(FrameSize::Malformed)
+    );
+    assert_eq!(
+        frame_ip_length(229, &ipv6(1460)[..39]),
+        Some(FrameSize::Malformed)
+    );
+    // IHL 6: a 24-byte header, of which 20 bytes were captured; with its options it counts.
+    let mut with_options = ipv4(1500);
+    with_options[0] = 0x46;
+    assert_eq!(
+        frame_ip_length(228, &with_options),
+        Some(FrameSize::Malformed)
+    );
+    with_options.extend([1, 1, 1, 0]);
+    assert_eq!(
+        frame_ip_length(228, &with_options),
+        Some(FrameSize::Ipv4(1500))
+    );
+    assert_eq!(
+        frame_ip_length(1, &ethernet(0x0800, &ipv4(1500)[..10])),
+        Some(FrameSize::Malformed)
+    );
+}
+
+/// What the hand-read link headers are kept for (src/traffic/capture.rs): SLL from `tcpdump -i any`
+/// on loopback and tun devices, whose hardware types etherparse's SLL reader refuses, and VLAN
+/// stacks deeper than etherparse's packet slicers follow.
+#[test]
+fn sll_from_loopback_and_tun_devices_and_deep_vlan_stacks_give_sizes() {
+    for hardware_type in [1u16, 772, 0xfffe, 512] {
+        let mut frame = sll(0x0800, &ipv4(100));
+        frame[2..4].copy_from_slice(&hardware_type.to_be_bytes());
+        assert_eq!(
+            frame_ip_length(113, &frame),
+            Some(FrameSize::Ipv4(100)),
+            "ARPHRD {hardware_type}"
+        );
+    }
+    let deep = vlan(&[0x88a8, 0x8100, 0x8100, 0x9100, 0x8100], 0x86dd, &ipv6(60));
+    assert_eq!(frame_ip_length(1, &deep), Some(FrameSize::Ipv6(100)));
+    assert_eq!(
+        frame_ip_length(1, &deep[..deep.len() - 42]),
+        Some(FrameSize::Malformed),
+        "the innermost tag cut"
+    );
+}
+
 #[test]
 fn pcapng_interfaces_simple_packets_and_unsupported_interfaces() {
     let dir = tempfile::tempdir().unwrap();

@@ -150,7 +150,10 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
                 peer.env_var()
             );
             let rows = [empty_row(peer, "-", "-".into(), note)];
-            crate::out!("{}", compare::render(&rows, f));
+            crate::out!(
+                "{}",
+                compare::render(&rows, f, crate::table::Style::detect())
+            );
             // The row says how to install the peer; the exit code says nothing was compared.
             return Err(CliError::failure(format!(
                 "nothing was compared: {} is not installed",
@@ -181,7 +184,10 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             &clock,
         )?);
     }
-    crate::out!("{}", compare::render(&rows, f));
+    crate::out!(
+        "{}",
+        compare::render(&rows, f, crate::table::Style::detect())
+    );
     Ok(())
 }
 

@@ -22,7 +22,7 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
         crate::outln!("no results in either file");
         return Ok(());
     }
-    crate::out!("{}", diff::render(&rows));
+    crate::out!("{}", diff::render(&rows, crate::table::Style::detect()));
     let (old_hz, new_hz) = (
         files[0].doc.clock.reference_hz,
         files[1].doc.clock.reference_hz,

@@ -3,6 +3,7 @@
 use super::CliError;
 use crate::host::Host;
 use crate::mac::{self, vectors, Availability, Function};
+use crate::table::{Style, Table};
 use serde::Serialize;
 
 #[derive(Debug, Default, clap::Args)]
@@ -110,7 +111,7 @@ fn write_json<T: Serialize>(path: &std::path::Path, value: &T) -> Result<(), Cli
     crate::report::write_atomic(path, &bytes).map_err(CliError::failure)
 }
 
-/// The table of functions, a long reason shared by many rows given once below it.
+/// The table of functions under its header, a long reason shared by many rows given once below it.
 fn print_rows(rows: &[ListRow]) {
     // A long reason shared by several rows (RustCrypto's missing software switch, a backend not
     // built) is stated once below the table and referred to by number.
@@ -126,28 +127,41 @@ fn print_rows(rows: &[ListRow]) {
             }
         }
     }
-    for r in rows {
-        let status = if r.available { "available" } else { "unavail." };
-        let detail = match (&r.reason, r.available) {
-            (Some(why), false) => match shared.iter().position(|s| s == why) {
-                Some(i) => format!("see [{}] below", i + 1),
-                None => why.clone(),
-            },
-            _ => r.selftest.clone(),
-        };
-        crate::outln!(
-            "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
-            r.algorithm,
-            r.backend,
-            r.accel,
-            status,
-            r.key_bytes,
-            r.tag_bytes,
-            r.block_bytes,
-            r.nonce_bytes.map_or("-".to_string(), |n| n.to_string()),
-            detail
-        );
-    }
+    let table = Table::new(Style::detect())
+        .left("algorithm")
+        .left("backend")
+        .left("accel")
+        .left("status")
+        .right("key")
+        .right("tag")
+        .right("block")
+        .right("nonce")
+        .left("self-test / reason");
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let status = if r.available { "available" } else { "unavail." };
+            let detail = match (&r.reason, r.available) {
+                (Some(why), false) => match shared.iter().position(|s| s == why) {
+                    Some(i) => format!("see [{}] below", i + 1),
+                    None => why.clone(),
+                },
+                _ => r.selftest.clone(),
+            };
+            vec![
+                r.algorithm.to_string(),
+                r.backend.to_string(),
+                r.accel.clone(),
+                status.to_string(),
+                r.key_bytes.clone(),
+                r.tag_bytes.to_string(),
+                r.block_bytes.to_string(),
+                r.nonce_bytes.map_or("-".to_string(), |n| n.to_string()),
+                detail,
+            ]
+        })
+        .collect();
+    crate::out!("{}", table.render(&cells));
     if !shared.is_empty() {
         crate::outln!();
         for (i, why) in shared.iter().enumerate() {
@@ -233,17 +247,6 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     }
     print_host(&host, &clock);
     crate::outln!();
-    crate::outln!(
-        "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  self-test / reason",
-        "algorithm",
-        "backend",
-        "accel",
-        "status",
-        "key",
-        "tag",
-        "block",
-        "nonce"
-    );
     print_rows(&rows);
     let caveats: Vec<_> = mac::ALGORITHMS
         .iter()
@@ -294,21 +297,33 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
     if let Some(path) = &args.json {
         write_json(path, &results)?;
     } else {
+        let mut rows: Vec<Vec<String>> = results
+            .iter()
+            .map(|r| {
+                let chunked = if r.chunked {
+                    ", streamed in chunks"
+                } else {
+                    ""
+                };
+                vec![r.function.clone(), format!("{}{chunked}", r.status())]
+            })
+            .collect();
+        rows.extend(
+            skipped
+                .iter()
+                .map(|(id, why)| vec![id.clone(), format!("unavailable: {why}")]),
+        );
+        let table = Table::new(Style::detect())
+            .left("function")
+            .left("self-test");
+        crate::out!("{}", table.render(&rows));
+        // What failed, vector by vector, below the table (indented: not rows of it).
         for r in &results {
-            let chunked = if r.chunked {
-                ", streamed in chunks"
-            } else {
-                ""
-            };
-            crate::outln!("{:<34} {}{}", r.function, r.status(), chunked);
             if super::verbose() || !r.ok() {
                 for f in &r.failures {
-                    crate::outln!("    {f}");
+                    crate::outln!("    {}: {f}", r.function);
                 }
             }
-        }
-        for (id, why) in &skipped {
-            crate::outln!("{id:<34} unavailable: {why}");
         }
         let vectors: usize = results.iter().map(|r| r.vectors).sum();
         crate::outln!("{} passed, {} failed", results.len() - failed, failed);

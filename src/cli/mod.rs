@@ -237,6 +237,16 @@ pub fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
+/// Print a line of results. With a progress bar on standard error the bar is cleared first and
+/// redrawn after, so the two never mix, and the line still goes to standard output (`> out.txt` keeps
+/// every row; the bar's own `println` would have put it on standard error).
+pub fn say(progress: Option<&indicatif::ProgressBar>, line: &str) {
+    match progress {
+        Some(pb) => pb.suspend(|| crate::outln!("{line}")),
+        None => crate::outln!("{line}"),
+    }
+}
+
 /// "~40 s", "~3.2 min", "~1.5 h": an expected duration said before a long command starts.
 pub fn human_duration(seconds: f64) -> String {
     if seconds >= 5400.0 {

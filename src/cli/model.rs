@@ -11,6 +11,7 @@ use crate::engine::{clock, DataMode, SizeSource};
 use crate::mac::{self, FunctionId};
 use crate::report::{self, write_atomic};
 use crate::spec::resolve_algorithms;
+use crate::table::{Style, Table};
 use crate::traffic::{self, CostModel, CostPoint, FitWeighting, SizeDistribution};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -354,28 +355,29 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
 
 /// The Γ table: mean size, blocks and compressions per packet for each model and algorithm.
 fn print_models(rows: &[traffic::ModelRow]) {
-    crate::outln!(
-        "{:<16} {:>9} {:<16} {:>8} {:>9} {:>9} {:>9}",
-        "model",
-        "mean B",
-        "algorithm",
-        "Γ",
-        "Γ+1",
-        "Γ+3",
-        "blk ops"
-    );
-    for r in rows {
-        crate::outln!(
-            "{:<16} {:>9.2} {:<16} {:>8.3} {:>9} {:>9} {:>9.3}",
-            r.model,
-            r.mean_bytes,
-            r.algorithm,
-            r.gamma,
-            opt(r.compressions_per_packet_precomputed, |v| format!("{v:.3}")),
-            opt(r.compressions_per_packet_rehashed, |v| format!("{v:.3}")),
-            r.block_ops_per_packet
-        );
-    }
+    let table = Table::new(Style::detect())
+        .left("model")
+        .right("mean B")
+        .left("algorithm")
+        .right("Γ")
+        .right("Γ+1")
+        .right("Γ+3")
+        .right("blk ops");
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.model.to_string(),
+                format!("{:.2}", r.mean_bytes),
+                r.algorithm.to_string(),
+                format!("{:.3}", r.gamma),
+                opt(r.compressions_per_packet_precomputed, |v| format!("{v:.3}")),
+                opt(r.compressions_per_packet_rehashed, |v| format!("{v:.3}")),
+                format!("{:.3}", r.block_ops_per_packet),
+            ]
+        })
+        .collect();
+    crate::out!("{}", table.render(&cells));
     crate::outln!("(Γ = mean blocks per packet; HMAC: Γ+1 compressions with precomputed pads, Γ+3 rehashing them)");
 }
 
@@ -384,51 +386,53 @@ fn print_fits(fits: &[FitRow], predictions: &[PredictionRow], reject_size: u32) 
     crate::outln!(
         "\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)"
     );
-    crate::outln!(
-        "{:<30} {:>10} {:>10} {:>8} {:>8} {:>16}",
-        "function",
-        "a (fixed)",
-        "b (/blk)",
-        "rms err",
-        "max err",
-        "reject pkt/s"
-    );
-    for f in fits {
-        crate::outln!(
-            "{:<30} {:>10.1} {:>10.2} {:>7.1}% {:>7.1}% {:>16.0}",
-            format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
-            f.fixed_cycles,
-            f.cycles_per_block,
-            f.rms_relative_error * 100.0,
-            f.max_relative_error * 100.0,
-            f.rejection_packets_per_second
-        );
-    }
+    let table = Table::new(Style::detect())
+        .left("function")
+        .right("a (fixed)")
+        .right("b (/blk)")
+        .right("rms err")
+        .right("max err")
+        .right("reject pkt/s");
+    let cells: Vec<Vec<String>> = fits
+        .iter()
+        .map(|f| {
+            vec![
+                format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
+                format!("{:.1}", f.fixed_cycles),
+                format!("{:.2}", f.cycles_per_block),
+                format!("{:.1}%", f.rms_relative_error * 100.0),
+                format!("{:.1}%", f.max_relative_error * 100.0),
+                format!("{:.0}", f.rejection_packets_per_second),
+            ]
+        })
+        .collect();
+    crate::out!("{}", table.render(&cells));
     crate::outln!(
         "(reject pkt/s: forged {}-byte packets one core can verify and discard per second)",
         reject_size
     );
     crate::outln!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
-    crate::outln!(
-        "{:<30} {:<14} {:>10} {:>12} {:>12} {:>8}",
-        "function",
-        "model",
-        "pred c/pkt",
-        "pkt/s/core",
-        "meas c/pkt",
-        "diff"
-    );
-    for p in predictions {
-        crate::outln!(
-            "{:<30} {:<14} {:>10.0} {:>12.0} {:>12} {:>8}",
-            format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
-            p.model,
-            p.predicted_cycles_per_packet,
-            p.predicted_packets_per_second_per_core,
-            opt(p.measured_cycles_per_packet, |v| format!("{v:.0}")),
-            opt(p.relative_difference, |v| format!("{:+.1}%", v * 100.0))
-        );
-    }
+    let table = Table::new(Style::detect())
+        .left("function")
+        .left("model")
+        .right("pred c/pkt")
+        .right("pkt/s/core")
+        .right("meas c/pkt")
+        .right("diff");
+    let cells: Vec<Vec<String>> = predictions
+        .iter()
+        .map(|p| {
+            vec![
+                format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
+                p.model.to_string(),
+                format!("{:.0}", p.predicted_cycles_per_packet),
+                format!("{:.0}", p.predicted_packets_per_second_per_core),
+                opt(p.measured_cycles_per_packet, |v| format!("{v:.0}")),
+                opt(p.relative_difference, |v| format!("{:+.1}%", v * 100.0)),
+            ]
+        })
+        .collect();
+    crate::out!("{}", table.render(&cells));
 }
 
 /// `--json` and `--csv`.

@@ -368,11 +368,9 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
     );
     let results = expected_duration(&plan, doc.config.trial_s);
     let progress = super::progress_bar(results);
-    let say = |line: String| match &progress {
-        Some(pb) => pb.println(line),
-        None => crate::outln!("{line}"),
-    };
-    say(report::TABLE_HEADER.to_string());
+    let table = report::table(crate::table::Style::detect());
+    let say = |line: String| super::say(progress.as_ref(), &line);
+    say(table.header());
     let _locked = super::files::prepare_owned(
         &super::files::run_outputs(o.json.as_deref(), o.csv.as_deref(), false),
         &[],
@@ -395,7 +393,7 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         if CANCEL.load(Ordering::SeqCst) {
             return Ok(());
         }
-        say(report::table_line(r));
+        say(report::table_line(&table, r));
         if let Some(pb) = &progress {
             pb.inc(1);
         }

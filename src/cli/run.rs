@@ -9,6 +9,7 @@ use crate::mac::VerifyMode;
 use crate::report::{self, csv_export, table, Exporter, JsonExporter};
 use crate::spec;
 use crate::sweep::{self, SweepSpec};
+use crate::table::{Style, Table};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 /// Default `--target-ci`, percent: see the README's benchmark figures for how it was chosen.
@@ -210,18 +211,16 @@ fn new_document(
     }
 }
 
-/// Prints a line per finished scenario (through the progress bar on a terminal) and rewrites the files.
+/// Prints a line per finished scenario and rewrites the files.
 struct Terminal<'a> {
     args: &'a RunArgs,
     progress: Option<indicatif::ProgressBar>,
+    table: Table,
 }
 
 impl Terminal<'_> {
     fn say(&self, line: String) {
-        match &self.progress {
-            Some(pb) => pb.println(line),
-            None => crate::outln!("{line}"),
-        }
+        super::say(self.progress.as_ref(), &line);
     }
 }
 
@@ -239,7 +238,7 @@ impl sweep::Observer for Terminal<'_> {
     fn finished(&mut self, doc: &Document) -> Result<(), String> {
         if let Some(result) = doc.results.last() {
             if !super::quiet() {
-                self.say(table::line(result));
+                self.say(table::line(&self.table, result));
                 for a in &result.adjustments {
                     self.say(format!("    auto: {a}"));
                 }
@@ -304,9 +303,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut terminal = Terminal {
         args,
         progress: super::progress_bar(plan.scenarios.len()),
+        table: table::scenario_table(Style::detect()),
     };
     if !super::quiet() {
-        terminal.say(table::HEADER.to_string());
+        terminal.say(terminal.table.header());
     }
     let outcome = sweep::run(
         plan.scenarios,
@@ -334,7 +334,8 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
         table::matrix(
             doc,
             "absolute cycles/byte (CPU time; median of repeats)",
-            |r| r.metrics.absolute_cycles_per_byte
+            |r| r.metrics.absolute_cycles_per_byte,
+            Style::detect()
         )
     );
     crate::outln!(
@@ -342,7 +343,8 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
         table::matrix(
             doc,
             "apparent cycles/byte (wall clock, all sessions together)",
-            |r| r.metrics.apparent_cycles_per_byte
+            |r| r.metrics.apparent_cycles_per_byte,
+            Style::detect()
         )
     );
     let warned = doc

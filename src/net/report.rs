@@ -11,6 +11,7 @@ use super::sender::{InjectedCounts, SizeSpec};
 use super::trial::TrialResult;
 use crate::host::Host;
 use crate::mac::Function;
+use crate::table::{Style, Table};
 use serde::Serialize;
 
 /// One trial as reported.
@@ -236,8 +237,29 @@ pub fn to_csv(doc: &NetDocument) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
-pub const TABLE_HEADER: &str =
-    "function                         size       pps      Mbps      loss  tx cpu  rx cpu  vs null  trials";
+/// The terminal table: its columns are fixed up front because rows print as results arrive.
+pub fn table(style: Style) -> Table {
+    Table::new(style)
+        .left("function")
+        .min_width(30)
+        .right("size")
+        .min_width(6)
+        .right("pps")
+        .min_width(9)
+        .right("Mbps")
+        .min_width(9)
+        .right("loss")
+        .min_width(9)
+        .right("tx cpu")
+        .min_width(7)
+        .right("rx cpu")
+        .min_width(7)
+        .right("vs null")
+        .min_width(8)
+        .right("trials")
+        .min_width(7)
+        .left("warnings")
+}
 
 fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{:.0}%", x * 100.0))
@@ -252,8 +274,8 @@ fn loss_text(loss: f64) -> String {
     }
 }
 
-/// One table line.
-pub fn table_line(r: &NetResult) -> String {
+/// One row of [`table`].
+pub fn table_line(table: &Table, r: &NetResult) -> String {
     let (pps, mbps, loss, tx, rx) = match &r.throughput {
         Some(t) => (
             format!("{:.0}", t.achieved_pps),
@@ -277,9 +299,8 @@ pub fn table_line(r: &NetResult) -> String {
             .map(|v| format!("{:.2}×", v))
             .unwrap_or_else(|| "-".to_string())
     };
-    let mut line = format!(
-        "{:<30} {:>6} {:>9} {:>9} {:>9} {:>7} {:>7} {:>8} {:>7}",
-        r.function,
+    table.row(&[
+        r.function.clone(),
         r.size
             .map(|n| n.to_string())
             .or_else(|| r.size_model.clone())
@@ -290,11 +311,7 @@ pub fn table_line(r: &NetResult) -> String {
         tx,
         rx,
         vs_null,
-        r.trials.len()
-    );
-    if !r.warnings.is_empty() {
-        line.push_str("  ! ");
-        line.push_str(&r.warnings.join("; "));
-    }
-    line
+        r.trials.len().to_string(),
+        r.warnings.join("; "),
+    ])
 }

@@ -10,6 +10,7 @@
 
 use crate::bench::{Document, ResultEntry};
 use crate::metrics::Spread;
+use crate::table::{Style, Table};
 
 /// One metric's change between the runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,45 +229,41 @@ fn change_text(c: &Option<Change>) -> (String, String, String) {
     }
 }
 
-/// The terminal table.
-pub fn render(rows: &[DiffRow]) -> String {
-    let width = rows
+/// The terminal table, with what its columns mean below it.
+pub fn render(rows: &[DiffRow], style: Style) -> String {
+    let table = Table::new(style)
+        .left("function")
+        .right("size")
+        .right("n")
+        .right("absolute c/B")
+        .right("ratio")
+        .right("sig")
+        .right("apparent c/B")
+        .right("ratio")
+        .right("sig")
+        .left("verdict")
+        .left("note");
+    let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.function.len())
-        .max()
-        .unwrap_or(8)
-        .max(8);
-    let mut out = format!(
-        "{:<width$} {:>7} {:>4}  {:>17} {:>6} {:>4}  {:>17} {:>6} {:>4}  {:<12} note\n",
-        "function",
-        "size",
-        "n",
-        "absolute c/B",
-        "ratio",
-        "sig",
-        "apparent c/B",
-        "ratio",
-        "sig",
-        "verdict"
-    );
-    for r in rows {
-        let (a, ar, asig) = change_text(&r.absolute);
-        let (p, pr, psig) = change_text(&r.apparent);
-        out.push_str(&format!(
-            "{:<width$} {:>7} {:>4}  {:>17} {:>6} {:>4}  {:>17} {:>6} {:>4}  {:<12} {}\n",
-            r.function,
-            r.size,
-            r.sessions,
-            a,
-            ar,
-            asig,
-            p,
-            pr,
-            psig,
-            r.verdict(),
-            r.note
-        ));
-    }
+        .map(|r| {
+            let (a, ar, asig) = change_text(&r.absolute);
+            let (p, pr, psig) = change_text(&r.apparent);
+            vec![
+                r.function.clone(),
+                r.size.to_string(),
+                r.sessions.to_string(),
+                a,
+                ar,
+                asig,
+                p,
+                pr,
+                psig,
+                r.verdict().to_string(),
+                r.note.clone(),
+            ]
+        })
+        .collect();
+    let mut out = table.render(&cells);
     out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]).\n");
     out
 }

@@ -1,6 +1,7 @@
 //! Terminal output: a line per scenario as it finishes, then a functions × sizes matrix to read at a glance.
 
 use crate::bench::{Document, ResultEntry};
+use crate::table::{Style, Table};
 
 fn num(v: Option<f64>) -> String {
     match v {
@@ -22,8 +23,29 @@ pub fn rate(bytes_per_second: f64) -> String {
     }
 }
 
-pub const HEADER: &str =
-    "function                           size  abs c/B  app c/B  ±95%   abs c/msg    throughput   par  fair  flags";
+/// The per-scenario table: its columns are fixed up front because rows print as scenarios finish.
+pub fn scenario_table(style: Style) -> Table {
+    Table::new(style)
+        .left("function")
+        .min_width(30)
+        .right("size")
+        .min_width(8)
+        .right("abs c/B")
+        .min_width(8)
+        .right("app c/B")
+        .min_width(8)
+        .right("±95%")
+        .min_width(5)
+        .right("abs c/msg")
+        .min_width(11)
+        .right("throughput")
+        .min_width(13)
+        .right("par")
+        .min_width(5)
+        .right("fair")
+        .min_width(5)
+        .left("flags")
+}
 
 /// The 95 % interval's half-width in percent of the median cycles/byte: "2.1%", or "-".
 fn precision(r: &ResultEntry) -> String {
@@ -34,16 +56,15 @@ fn precision(r: &ResultEntry) -> String {
     }
 }
 
-/// One line for one finished scenario.
-pub fn line(r: &ResultEntry) -> String {
+/// One row of [`scenario_table`] for one finished scenario.
+pub fn line(table: &Table, r: &ResultEntry) -> String {
     let m = &r.metrics;
     // Counted by code ("starvation×98"): at 1000 sessions a line per thread would bury the result.
     let mut flags = crate::metrics::summarise(&r.warnings);
     if r.failed {
         flags = format!("FAILED {flags}");
     }
-    format!(
-        "{:<30} {:>8} {:>8} {:>8} {:>5} {:>11} {:>13} {:>5} {:>5}  {}",
+    table.row(&[
         format!("{}/{}/{}", r.algorithm, r.backend, r.accel),
         r.size.to_string(),
         num(m.absolute_cycles_per_byte),
@@ -53,12 +74,17 @@ pub fn line(r: &ResultEntry) -> String {
         rate(m.bytes_per_second),
         num(m.parallelism),
         num(m.fairness),
-        flags
-    )
+        flags,
+    ])
 }
 
-/// Matrix of one metric: functions as rows, sizes as columns.
-pub fn matrix(doc: &Document, title: &str, metric: fn(&ResultEntry) -> Option<f64>) -> String {
+/// Matrix of one metric: functions as rows, sizes as columns, under a title line.
+pub fn matrix(
+    doc: &Document,
+    title: &str,
+    metric: fn(&ResultEntry) -> Option<f64>,
+    style: Style,
+) -> String {
     let mut sizes: Vec<String> = Vec::new();
     let mut functions: Vec<String> = Vec::new();
     for r in &doc.results {
@@ -71,26 +97,26 @@ pub fn matrix(doc: &Document, title: &str, metric: fn(&ResultEntry) -> Option<f6
             functions.push(f);
         }
     }
-    let width = functions.iter().map(|f| f.len()).max().unwrap_or(8).max(8);
-    let mut out = format!("{title}\n{:<width$}", "function");
-    for s in &sizes {
-        out.push_str(&format!(" {s:>7}"));
-    }
-    out.push('\n');
-    for f in &functions {
-        out.push_str(&format!("{f:<width$}"));
-        for s in &sizes {
-            let v = doc
-                .results
-                .iter()
-                .find(|r| {
-                    &format!("{}/{}/{}", r.algorithm, r.backend, r.accel) == f
-                        && &r.size.to_string() == s
-                })
-                .and_then(|r| if r.failed { None } else { metric(r) });
-            out.push_str(&format!(" {:>7}", num(v)));
-        }
-        out.push('\n');
-    }
-    out
+    let table = sizes
+        .iter()
+        .fold(Table::new(style).left("function"), |t, s| t.right(s));
+    let rows: Vec<Vec<String>> = functions
+        .iter()
+        .map(|f| {
+            std::iter::once(f.clone())
+                .chain(sizes.iter().map(|s| {
+                    let v = doc
+                        .results
+                        .iter()
+                        .find(|r| {
+                            &format!("{}/{}/{}", r.algorithm, r.backend, r.accel) == f
+                                && &r.size.to_string() == s
+                        })
+                        .and_then(|r| if r.failed { None } else { metric(r) });
+                    num(v)
+                }))
+                .collect()
+        })
+        .collect();
+    format!("{title}\n{}", table.render(&rows))
 }

@@ -3,8 +3,10 @@
 //! The size of each packet is the *IP total length* from its IP header (IPv4 Total Length; IPv6
 //! Payload Length + 40), not the captured or on-the-wire frame length: that is what an IPsec-style
 //! MAC covers, it is independent of the link layer, and it stays right when the capture was taken
-//! with a small snap length. Container parsing is `pcap-parser` (rusticata, fuzzed, no `unsafe`);
-//! link layers are peeled here by hand, bounds-checked, so no input can make this panic.
+//! with a small snap length. Two crates do the parsing, neither of which panics on any input:
+//! `pcap-parser` (rusticata, fuzzed) reads the pcap/pcapng container, and `etherparse` the headers
+//! in each frame — Ethernet II, each VLAN tag, IPv4 and IPv6. A length is taken only from a
+//! complete IP header (20 bytes and its options for IPv4, 40 for IPv6).
 //!
 //! Link types: Ethernet (with any number of 802.1Q / 802.1ad / QinQ tags), Linux cooked SLL and
 //! SLL2, raw IP (101, and the DLT_RAW values 12 and 14), raw IPv4 (228), raw IPv6 (229), BSD
@@ -12,11 +14,21 @@
 //! not carry IP (ARP, LLDP, …) are skipped and counted, as are IP headers too broken to give a
 //! length. In pcapng, packets on interfaces of other link types are skipped and counted too; a
 //! capture whose only packets are of such interfaces is reported as an unsupported link type.
+//!
+//! Three link-layer headers are still read here, because etherparse does not read them as captures
+//! carry them: SLL2 and BSD null/loop it does not know at all, and its SLL reader refuses the
+//! hardware types `tcpdump -i any` records for loopback, tun and PPP devices (ARPHRD_LOOPBACK,
+//! ARPHRD_NONE, ARPHRD_PPP). Each is a fixed-size header with the protocol at a known offset; past
+//! it, the frame goes to etherparse like any other.
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use etherparse::{
+    EtherType, Ethernet2HeaderSlice, IpNumber, Ipv4HeaderSlice, Ipv6HeaderSlice,
+    SingleVlanHeaderSlice,
+};
 use pcap_parser::pcapng::Block;
 use pcap_parser::traits::{PcapNGPacketBlock, PcapReaderIterator};
 use pcap_parser::{create_reader, PcapBlockOwned, PcapError};
@@ -192,18 +204,24 @@ pub enum FrameSize {
 /// IP total length of one captured frame of the given link type (`None`: link type unsupported).
 pub fn frame_ip_length(link_type: u16, frame: &[u8]) -> Option<FrameSize> {
     let size = match link_type {
-        LINKTYPE_ETHERNET => match frame.get(12..14) {
-            Some(ethertype) => by_ethertype(be16(ethertype), frame.get(14..).unwrap_or(&[])),
-            None => FrameSize::Malformed,
+        LINKTYPE_ETHERNET => match Ethernet2HeaderSlice::from_slice(frame) {
+            Ok(ethernet) => by_ethertype(
+                ethernet.ether_type(),
+                frame.get(ethernet.slice().len()..).unwrap_or_default(),
+            ),
+            Err(_) => FrameSize::Malformed,
         },
-        LINKTYPE_LINUX_SLL => match frame.get(14..16) {
-            Some(proto) => by_ethertype(be16(proto), frame.get(16..).unwrap_or(&[])),
-            None => FrameSize::Malformed,
-        },
-        LINKTYPE_LINUX_SLL2 => match frame.get(0..2) {
-            Some(proto) if frame.len() >= 20 => by_ethertype(be16(proto), &frame[20..]),
+        // By hand (see the module notes): 16 bytes, the protocol in the last two.
+        LINKTYPE_LINUX_SLL => match (ether_type_at(frame, 14), frame.get(16..)) {
+            (Some(protocol), Some(rest)) => by_ethertype(protocol, rest),
             _ => FrameSize::Malformed,
         },
+        // By hand: 20 bytes, the protocol in the first two.
+        LINKTYPE_LINUX_SLL2 => match (ether_type_at(frame, 0), frame.get(20..)) {
+            (Some(protocol), Some(rest)) => by_ethertype(protocol, rest),
+            _ => FrameSize::Malformed,
+        },
+        // No link header: the version nibble says which IP it is.
         LINKTYPE_RAW | DLT_RAW_12 | DLT_RAW_14 => match frame.first().map(|b| b >> 4) {
             Some(4) => ipv4(frame),
             Some(6) => ipv6(frame),
@@ -211,9 +229,9 @@ pub fn frame_ip_length(link_type: u16, frame: &[u8]) -> Option<FrameSize> {
         },
         LINKTYPE_IPV4 => ipv4(frame),
         LINKTYPE_IPV6 => ipv6(frame),
-        LINKTYPE_NULL | LINKTYPE_LOOP => match frame.get(0..4) {
-            Some(family) => {
-                let family = [family[0], family[1], family[2], family[3]];
+        // By hand: a 4-byte address family.
+        LINKTYPE_NULL | LINKTYPE_LOOP => match frame.get(0..4).map(<[u8; 4]>::try_from) {
+            Some(Ok(family)) => {
                 // DLT_NULL is in the capturing host's byte order; LOOP is big-endian. Accept both
                 // orders for both: the AF values cannot be confused.
                 let candidates = [u32::from_le_bytes(family), u32::from_be_bytes(family)];
@@ -227,65 +245,74 @@ pub fn frame_ip_length(link_type: u16, frame: &[u8]) -> Option<FrameSize> {
                     FrameSize::NotIp
                 }
             }
-            None => FrameSize::Malformed,
+            _ => FrameSize::Malformed,
         },
         _ => return None,
     };
     Some(size)
 }
 
-fn be16(b: &[u8]) -> u16 {
-    u16::from_be_bytes([b[0], b[1]])
+/// The big-endian EtherType at byte `at`, if the frame reaches that far.
+fn ether_type_at(frame: &[u8], at: usize) -> Option<EtherType> {
+    let bytes = <[u8; 2]>::try_from(frame.get(at..at + 2)?).ok()?;
+    Some(EtherType(u16::from_be_bytes(bytes)))
 }
 
-fn by_ethertype(mut ethertype: u16, mut rest: &[u8]) -> FrameSize {
-    // VLAN tags: 802.1Q (0x8100), 802.1ad (0x88a8), old QinQ (0x9100). Each is TCI(2) + type(2).
-    while matches!(ethertype, 0x8100 | 0x88a8 | 0x9100) {
-        match rest.get(2..4) {
-            Some(inner) => {
-                ethertype = be16(inner);
-                rest = &rest[4..];
+/// The frame after its link header, by the EtherType the link header gave: VLAN tags peeled, then IP.
+fn by_ethertype(mut ether_type: EtherType, mut rest: &[u8]) -> FrameSize {
+    // 802.1Q, 802.1ad and the old QinQ type, as many as there are (etherparse's packet slicers
+    // stop after three link extensions; one tag at a time they do not).
+    while matches!(
+        ether_type,
+        EtherType::VLAN_TAGGED_FRAME
+            | EtherType::PROVIDER_BRIDGING
+            | EtherType::VLAN_DOUBLE_TAGGED_FRAME
+    ) {
+        match SingleVlanHeaderSlice::from_slice(rest) {
+            Ok(tag) => {
+                ether_type = tag.ether_type();
+                rest = rest.get(tag.slice().len()..).unwrap_or_default();
             }
-            None => return FrameSize::Malformed,
+            Err(_) => return FrameSize::Malformed,
         }
     }
-    match ethertype {
-        0x0800 => ipv4(rest),
-        0x86dd => ipv6(rest),
+    match ether_type {
+        EtherType::IPV4 => ipv4(rest),
+        EtherType::IPV6 => ipv6(rest),
         _ => FrameSize::NotIp,
     }
 }
 
 fn ipv4(packet: &[u8]) -> FrameSize {
-    match packet.get(0..4) {
-        Some(h) if h[0] >> 4 == 4 => {
-            let header_len = u32::from(h[0] & 0x0f) * 4;
-            let total = u32::from(be16(&h[2..4]));
+    match Ipv4HeaderSlice::from_slice(packet) {
+        Ok(header) => {
+            let header_len = u32::from(header.ihl()) * 4;
+            let total = u32::from(header.total_len());
             // Total length 0 is what TSO/BIG TCP super-packets carry: not a size.
-            if header_len < 20 || total < header_len {
+            if total < header_len {
                 FrameSize::Malformed
             } else {
                 FrameSize::Ipv4(total)
             }
         }
-        _ => FrameSize::Malformed,
+        // Too short for its header, not version 4, or a header length below 20.
+        Err(_) => FrameSize::Malformed,
     }
 }
 
 fn ipv6(packet: &[u8]) -> FrameSize {
-    match packet.get(0..7) {
-        Some(h) if h[0] >> 4 == 6 => {
-            let payload = u32::from(be16(&h[4..6]));
-            let next_header = h[6];
+    match Ipv6HeaderSlice::from_slice(packet) {
+        Ok(header) => {
+            let payload = u32::from(header.payload_length());
             // Payload length 0 with a hop-by-hop header is a jumbogram (or BIG TCP): its size is
             // in an option, and it is not a packet size an IP MAC model should use.
-            if payload == 0 && next_header == 0 {
+            if payload == 0 && header.next_header() == IpNumber::IPV6_HEADER_HOP_BY_HOP {
                 FrameSize::Malformed
             } else {
                 FrameSize::Ipv6(payload + 40)
             }
         }
-        _ => FrameSize::Malformed,
+        Err(_) => FrameSize::Malformed,
     }
 }
 

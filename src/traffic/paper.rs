@@ -393,38 +393,24 @@ pub fn analysis() -> PaperAnalysis {
     }
 }
 
-/// Left-align the first `left` columns, right-align the rest.
+/// The first row is the header; the first `left` columns are left-aligned, the rest right-aligned.
+/// Always plain: the report is a text document, the same on a terminal as in a file.
 fn render_table(rows: &[Vec<String>], left: usize) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let pad = widths[c].saturating_sub(cell.chars().count());
-            if c > 0 {
-                line.push_str("  ");
-            }
-            if c < left {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
+    let Some((header, body)) = rows.split_first() else {
+        return String::new();
+    };
+    let table = header.iter().enumerate().fold(
+        crate::table::Table::new(crate::table::Style::Plain),
+        |t, (c, name)| {
+            let align = if c < left {
+                crate::table::Align::Left
             } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+                crate::table::Align::Right
+            };
+            t.column(name, align)
+        },
+    );
+    table.render(body)
 }
 
 fn time_rows(label: &str, cells: &[TimeCell]) -> Vec<Vec<String>> {
