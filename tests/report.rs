@@ -867,3 +867,50 @@ fn html_tables_print_whole_numbers_as_integers() {
         assert!(shown.iter().all(|t| *t == format!("{x:.0}")), "{shown:?}");
     }
 }
+
+/// The (header, value) rows of the host facts table.
+fn host_facts(html: &Html) -> Vec<(String, String)> {
+    html.select(&sel("#hosts table.kv tr"))
+        .map(|row| {
+            (
+                row.select(&sel("th")).next().unwrap().text().collect(),
+                row.select(&sel("td")).next().unwrap().text().collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn markup_in_a_results_file_is_shown_as_text_not_run() {
+    // Any text a results file carries reaches the page; these three are spliced in different places
+    // (a host fact, a joined list of library versions, a warnings table cell).
+    const HOSTILE: &str = "<script>alert(1)</script> & \"quoted\" 'single'";
+    let mut doc = sweep(2, 1.0);
+    doc["host"]["cpu_model"] = json!(format!("CPU {HOSTILE}"));
+    doc["host"]["library_versions"][0][1] = json!(format!("OpenSSL {HOSTILE}"));
+    doc["results"][0]["warnings"][0]["message"] = json!(format!("warned {HOSTILE}"));
+    let html = report_of(&doc);
+
+    assert_eq!(html.select(&sel("script")).count(), 0, "a script element");
+    let facts = host_facts(&html);
+    let fact = |k: &str| {
+        facts
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("{k} in {facts:?}"))
+    };
+    assert_eq!(fact("CPU"), format!("CPU {HOSTILE}"));
+    assert_eq!(fact("libraries"), format!("openssl: OpenSSL {HOSTILE}"));
+    let messages: Vec<String> = html
+        .select(&sel("#warnings-table tbody tr td:nth-child(6)"))
+        .map(|c| c.text().collect())
+        .collect();
+    assert!(
+        messages.contains(&format!("warned {HOSTILE}")),
+        "{messages:?}"
+    );
+    // Shown as text, each once, and in full: no part of it was taken for markup.
+    let body: String = html.select(&sel("body")).next().unwrap().text().collect();
+    assert_eq!(body.matches(HOSTILE).count(), 3, "each shown once");
+}

@@ -7,11 +7,17 @@
 //! figures left out, the table behind each figure (made from the very points drawn), and the sections of
 //! host facts, scenario, all results and warnings. Numbers are shown rounded ([`num`]) with the full value
 //! in a `data-` attribute, so the page reads well and a script can still check it.
+//!
+//! The page is written with maud's `html!` templates rather than by joining strings: every value spliced
+//! into one is escaped, so a results file cannot put markup into the page through a CPU model, a library
+//! version, a warning or a file name. The only text that goes in unescaped (`PreEscaped`) is markup that
+//! is already markup — the SVG figures and this file's own style sheet — each with its reason beside it.
 
-use super::plots::{self, BarKind, Figure, Kind, XScale};
+use super::plots::{self, Annotation, BarKind, Figure, Kind, XScale};
 use super::read::Loaded;
 use crate::bench::SizeLabel;
 use crate::metrics::{known, Spread};
+use maud::{html, Escaper, Markup, PreEscaped, DOCTYPE};
 use std::fmt::Write as _;
 
 pub use super::figures::{
@@ -26,250 +32,231 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-/// Escape text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+/// A number's full value for a `data-` attribute: Rust's shortest text that reads back as the same f64
+/// (`{:?}`, so `2.0` stays `2.0` and a script sees a float, where maud's own rendering would print `2`).
+fn exact(x: f64) -> String {
+    format!("{x:?}")
 }
 
 /// A table cell holding a number: the full value in `data-value` (machine-readable), rounded as text.
-fn cell(v: Option<f64>) -> String {
-    match v {
-        Some(x) if x.is_finite() => format!("<td class=\"n\" data-value=\"{x:?}\">{}</td>", num(x)),
-        _ => "<td class=\"n\">-</td>".into(),
+fn cell(v: Option<f64>) -> Markup {
+    html! {
+        @match v {
+            Some(x) if x.is_finite() => td.n data-value=(exact(x)) { (num(x)) },
+            _ => td.n { "-" },
+        }
     }
 }
 
-fn spread_cell(v: Option<Spread>) -> String {
-    match v {
-        Some(i) => format!(
-            "<td class=\"n\" data-min=\"{:?}\" data-max=\"{:?}\">{}…{}</td>",
-            i.min,
-            i.max,
-            num(i.min),
-            num(i.max)
-        ),
-        None => "<td class=\"n\">-</td>".into(),
+fn spread_cell(v: Option<Spread>) -> Markup {
+    html! {
+        @match v {
+            Some(i) => td.n data-min=(exact(i.min)) data-max=(exact(i.max)) { (num(i.min)) "…" (num(i.max)) },
+            None => td.n { "-" },
+        }
     }
 }
 
 /// A result's size: bytes as an integer (with `data-value`), or a size model's name and mean.
-fn size_cell(r: &crate::bench::ResultEntry) -> String {
-    match &r.size {
-        SizeLabel::Bytes(n) => format!("<td class=\"n\" data-value=\"{n}\">{n}</td>"),
-        SizeLabel::Model(m) => format!(
-            "<td data-size-model=\"{}\" data-mean=\"{:?}\">{} (mean {} B)</td>",
-            esc(m),
-            r.mean_message_bytes,
-            esc(m),
-            num(r.mean_message_bytes)
-        ),
+fn size_cell(r: &crate::bench::ResultEntry) -> Markup {
+    html! {
+        @match &r.size {
+            SizeLabel::Bytes(n) => td.n data-value=(n) { (n) },
+            SizeLabel::Model(m) => td data-size-model=(m) data-mean=(exact(r.mean_message_bytes)) {
+                (m) " (mean " (num(r.mean_message_bytes)) " B)"
+            },
+        }
     }
 }
 
-fn figure_table(fig: &Figure) -> String {
+/// The error bar and warning cells of a point in an annotated figure's table.
+fn annotation_cells(a: Option<&Annotation>) -> Markup {
+    let warnings = a.map(|a| a.warnings.join(", ")).unwrap_or_default();
+    html! {
+        @match a.and_then(|a| a.bar) {
+            Some(b) => td.n data-low=(exact(b.low)) data-high=(exact(b.high))
+                data-kind=(match b.kind { BarKind::Ci95 => "ci95", BarKind::MinMax => "min-max" })
+                title=(b.kind.describe()) { (num(b.low)) "…" (num(b.high)) },
+            None => td.n { "-" },
+        }
+        td.warned[!warnings.is_empty()] { (warnings) }
+    }
+}
+
+fn figure_table(fig: &Figure) -> Markup {
     let x_head = match fig.kind {
         Kind::Lines(XScale::Log2) => "size (bytes)",
         Kind::Lines(XScale::Integer) => fig.x_label.split(' ').next().unwrap_or("x"),
         Kind::Bars => "session",
         Kind::Cdf => "statistic",
     };
+    // A CDF's table holds statistics (cycles/byte, an index, a count), not its y fractions.
+    let y_head = if fig.kind == Kind::Cdf {
+        "value"
+    } else {
+        fig.y_label.as_str()
+    };
     // Columns for what the points carry, when any does: the bar drawn and the warnings ringed.
     let annotated = fig.series.iter().any(|s| !s.annotations.is_empty());
-    let mut t = format!(
-        "<table class=\"data\" data-figure=\"{}\"><caption>Numbers behind the figure</caption><thead><tr><th>series</th><th>{}</th><th>{}</th>{}</tr></thead><tbody>",
-        esc(&fig.id),
-        esc(x_head),
-        // A CDF's table holds statistics (cycles/byte, an index, a count), not its y fractions.
-        esc(if fig.kind == Kind::Cdf {
-            "value"
-        } else {
-            &fig.y_label
-        }),
-        if annotated {
-            "<th>error bar</th><th>warnings</th>"
-        } else {
-            ""
-        }
-    );
-    let blank = if annotated { "<td></td><td></td>" } else { "" };
     // A CDF has a point per session, which is what it replaces; its statistics summarise them, and every
     // per-session value is in the results JSON.
     let points = fig.series.iter().filter(|_| fig.kind != Kind::Cdf);
-    for s in points {
-        for (i, &(x, y)) in s.points.iter().enumerate() {
-            let marks = if annotated {
-                let a = s.annotation(i);
-                let bar = match a.and_then(|a| a.bar) {
-                    Some(b) => format!(
-                        "<td class=\"n\" data-low=\"{:?}\" data-high=\"{:?}\" data-kind=\"{}\" title=\"{}\">{}…{}</td>",
-                        b.low,
-                        b.high,
-                        match b.kind {
-                            BarKind::Ci95 => "ci95",
-                            BarKind::MinMax => "min-max",
-                        },
-                        esc(b.kind.describe()),
-                        num(b.low),
-                        num(b.high)
-                    ),
-                    None => "<td class=\"n\">-</td>".into(),
-                };
-                let warnings = a.map(|a| a.warnings.join(", ")).unwrap_or_default();
-                format!(
-                    "{bar}<td class=\"{}\">{}</td>",
-                    if warnings.is_empty() { "" } else { "warned" },
-                    esc(&warnings)
-                )
-            } else {
-                String::new()
-            };
-            let _ = write!(
-                t,
-                "<tr><td>{}</td><td class=\"n\" data-value=\"{x:?}\">{}</td>{}{marks}</tr>",
-                esc(&s.name),
-                num(x),
-                cell(Some(y))
-            );
+    html! {
+        table.data data-figure=(fig.id) {
+            caption { "Numbers behind the figure" }
+            thead {
+                tr {
+                    th { "series" }
+                    th { (x_head) }
+                    th { (y_head) }
+                    @if annotated { th { "error bar" } th { "warnings" } }
+                }
+            }
+            tbody {
+                @for s in points {
+                    @for (i, &(x, y)) in s.points.iter().enumerate() {
+                        tr {
+                            td { (s.name) }
+                            td.n data-value=(exact(x)) { (num(x)) }
+                            (cell(Some(y)))
+                            @if annotated { (annotation_cells(s.annotation(i))) }
+                        }
+                    }
+                }
+                @for r in &fig.references {
+                    tr {
+                        td { (r.name) }
+                        td { "all" }
+                        (cell(Some(r.y)))
+                        @if annotated { td {} td {} }
+                    }
+                }
+                @for st in &fig.statistics {
+                    tr.statistic {
+                        td { (st.of) }
+                        td { (st.name) }
+                        @if st.count {
+                            td.n data-value=(exact(st.value)) { (format!("{:.0}", st.value)) }
+                        } @else {
+                            (cell(Some(st.value)))
+                        }
+                        @if annotated { td {} td {} }
+                    }
+                }
+            }
         }
     }
-    for r in &fig.references {
-        let _ = write!(
-            t,
-            "<tr><td>{}</td><td>all</td>{}{blank}</tr>",
-            esc(&r.name),
-            cell(Some(r.y))
-        );
-    }
-    for st in &fig.statistics {
-        let _ = write!(
-            t,
-            "<tr class=\"statistic\"><td>{}</td><td>{}</td>{}{blank}</tr>",
-            esc(&st.of),
-            esc(&st.name),
-            if st.count {
-                format!(
-                    "<td class=\"n\" data-value=\"{:?}\">{:.0}</td>",
-                    st.value, st.value
-                )
-            } else {
-                cell(Some(st.value))
+}
+
+fn kv_table(rows: &[(&str, String)]) -> Markup {
+    html! {
+        table.kv {
+            tbody {
+                @for (k, v) in rows {
+                    tr { th { (k) } td { (v) } }
+                }
             }
-        );
+        }
     }
-    t.push_str("</tbody></table>");
-    t
 }
 
-fn kv_table(rows: &[(&str, String)]) -> String {
-    let mut t = String::from("<table class=\"kv\"><tbody>");
-    for (k, v) in rows {
-        let _ = write!(t, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
-    }
-    t.push_str("</tbody></table>");
-    t
+/// The host facts and clock of one results file, as (name, value) rows.
+fn host_rows(f: &Loaded) -> Vec<(&'static str, String)> {
+    let h = &f.doc.host;
+    let c = &f.doc.clock;
+    let libs: Vec<String> = h
+        .library_versions
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    let harness = f
+        .doc
+        .harness
+        .as_ref()
+        .map_or("not measured".to_string(), |h| {
+            format!(
+                "null function, {} B, 1 session: {} cycles/message",
+                h.size,
+                h.absolute_cycles_per_message.map_or("-".into(), num)
+            )
+        });
+    vec![
+        ("file", f.path.display().to_string()),
+        ("CPU", h.cpu_model.clone()),
+        ("CPU features", h.cpu_features.join(" ")),
+        (
+            "online CPUs",
+            crate::engine::format_cpu_list(&h.online_cpus),
+        ),
+        (
+            "core types",
+            if h.core_types.is_empty() {
+                "not recorded".into()
+            } else {
+                h.core_types
+                    .iter()
+                    .map(|t| t.describe())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            },
+        ),
+        ("kernel", h.kernel.clone()),
+        (
+            "cpufreq governor",
+            h.governor.clone().unwrap_or_else(|| "unknown".into()),
+        ),
+        ("libraries", libs.join("; ")),
+        (
+            "macbench",
+            format!(
+                "{}{}",
+                h.macbench_version,
+                h.git_commit
+                    .as_ref()
+                    .map(|c| format!(" ({c})"))
+                    .unwrap_or_default()
+            ),
+        ),
+        (
+            "f (reference cycles/s)",
+            format!("{:.4} GHz: {}", c.reference_hz / 1e9, c.reference_source),
+        ),
+        (
+            "core clock (estimated)",
+            c.core_hz_estimated
+                .map_or("not measured".into(), |hz| format!("{:.3} GHz", hz / 1e9)),
+        ),
+        ("hardware cycle counters", c.hardware_cycles.clone()),
+        (
+            "timer",
+            format!(
+                "{}, resolution {} ns",
+                c.timebase.as_deref().unwrap_or("time base not recorded"),
+                c.timer_resolution_ns
+            ),
+        ),
+        ("harness overhead", harness),
+        (
+            "complete",
+            if f.doc.partial {
+                "NO: the run was interrupted; the file holds what finished".into()
+            } else {
+                "yes".into()
+            },
+        ),
+    ]
 }
 
-fn host_section(files: &[Loaded]) -> String {
-    let mut s = String::from("<section id=\"hosts\"><h2>Hosts and clocks</h2>");
-    for f in files {
-        let h = &f.doc.host;
-        let c = &f.doc.clock;
-        let libs: Vec<String> = h
-            .library_versions
-            .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
-            .collect();
-        let harness = f
-            .doc
-            .harness
-            .as_ref()
-            .map_or("not measured".to_string(), |h| {
-                format!(
-                    "null function, {} B, 1 session: {} cycles/message",
-                    h.size,
-                    h.absolute_cycles_per_message.map_or("-".into(), num)
-                )
-            });
-        let rows = [
-            ("file", f.path.display().to_string()),
-            ("CPU", h.cpu_model.clone()),
-            ("CPU features", h.cpu_features.join(" ")),
-            (
-                "online CPUs",
-                crate::engine::format_cpu_list(&h.online_cpus),
-            ),
-            (
-                "core types",
-                if h.core_types.is_empty() {
-                    "not recorded".into()
-                } else {
-                    h.core_types
-                        .iter()
-                        .map(|t| t.describe())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                },
-            ),
-            ("kernel", h.kernel.clone()),
-            (
-                "cpufreq governor",
-                h.governor.clone().unwrap_or_else(|| "unknown".into()),
-            ),
-            ("libraries", libs.join("; ")),
-            (
-                "macbench",
-                format!(
-                    "{}{}",
-                    h.macbench_version,
-                    h.git_commit
-                        .as_ref()
-                        .map(|c| format!(" ({c})"))
-                        .unwrap_or_default()
-                ),
-            ),
-            (
-                "f (reference cycles/s)",
-                format!("{:.4} GHz: {}", c.reference_hz / 1e9, c.reference_source),
-            ),
-            (
-                "core clock (estimated)",
-                c.core_hz_estimated
-                    .map_or("not measured".into(), |hz| format!("{:.3} GHz", hz / 1e9)),
-            ),
-            ("hardware cycle counters", c.hardware_cycles.clone()),
-            (
-                "timer",
-                format!(
-                    "{}, resolution {} ns",
-                    c.timebase.as_deref().unwrap_or("time base not recorded"),
-                    c.timer_resolution_ns
-                ),
-            ),
-            ("harness overhead", harness),
-            (
-                "complete",
-                if f.doc.partial {
-                    "NO: the run was interrupted; the file holds what finished".into()
-                } else {
-                    "yes".into()
-                },
-            ),
-        ];
-        let _ = write!(s, "<h3>{}</h3>{}", esc(&f.label), kv_table(&rows));
+fn host_section(files: &[Loaded]) -> Markup {
+    html! {
+        section #hosts {
+            h2 { "Hosts and clocks" }
+            @for f in files {
+                h3 { (f.label) }
+                (kv_table(&host_rows(f)))
+            }
+        }
     }
-    s.push_str("</section>");
-    s
 }
 
 /// A scenario value as text, as given: strings bare, whole numbers without a decimal point (`5`, not
@@ -286,113 +273,150 @@ fn json_text(v: &serde_json::Value) -> String {
     }
 }
 
-fn scenario_section(files: &[Loaded]) -> String {
-    let mut s = String::from("<section id=\"scenario\"><h2>Scenario</h2>");
-    for f in files {
-        let rows: Vec<(&str, String)> = match f.doc.scenario.as_object() {
-            Some(o) => o.iter().map(|(k, v)| (k.as_str(), json_text(v))).collect(),
-            None => vec![("scenario", f.doc.scenario.to_string())],
-        };
-        let _ = write!(s, "<h3>{}</h3>{}", esc(&f.label), kv_table(&rows));
-    }
-    s.push_str("</section>");
-    s
-}
-
-fn results_section(files: &[Loaded]) -> String {
-    let mut s = String::from(
-        "<section id=\"results\"><h2>All results</h2><div class=\"wide\"><table class=\"data\" id=\"results-table\"><thead><tr>\
-<th>file</th><th>function</th><th>size</th><th>sessions</th><th>cores</th><th>repeats</th>\
-<th>absolute c/B</th><th>apparent c/B</th><th>absolute c/B 95 % CI</th><th>apparent c/B 95 % CI</th>\
-<th>absolute c/B min…max</th><th>apparent c/B min…max</th>\
-<th>abs. c/message</th><th>throughput (B/s)</th><th>parallelism</th><th>fairness</th><th>CPU use</th><th>status</th>\
-</tr></thead><tbody>",
-    );
-    for f in files {
-        for r in &f.doc.results {
-            let m = &r.metrics;
-            let status = if r.failed {
-                "FAILED".to_string()
-            } else if r.warnings.is_empty() {
-                "ok".to_string()
-            } else {
-                let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
-                codes.join(", ")
-            };
-            let _ = write!(
-                s,
-                "<tr{}><td>{}</td><td>{}</td>{}<td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
-                if r.failed { " class=\"failed\"" } else { "" },
-                esc(&f.label),
-                esc(&r.function().to_string()),
-                size_cell(r),
-                r.sessions,
-                esc(&r.cores),
-                r.repeats,
-                cell(m.absolute_cycles_per_byte),
-                cell(m.apparent_cycles_per_byte),
-                spread_cell(r.ci95.absolute()),
-                spread_cell(r.ci95.apparent()),
-                spread_cell(r.spread.absolute_cycles_per_byte),
-                spread_cell(r.spread.apparent_cycles_per_byte),
-                cell(m.absolute_cycles_per_message),
-                cell(known(m.bytes_per_second)),
-                cell(m.parallelism),
-                cell(m.fairness),
-                cell(known(m.cpu_utilisation)),
-                esc(&status)
-            );
+fn scenario_section(files: &[Loaded]) -> Markup {
+    html! {
+        section #scenario {
+            h2 { "Scenario" }
+            @for f in files {
+                @let rows: Vec<(&str, String)> = match f.doc.scenario.as_object() {
+                    Some(o) => o.iter().map(|(k, v)| (k.as_str(), json_text(v))).collect(),
+                    None => vec![("scenario", f.doc.scenario.to_string())],
+                };
+                h3 { (f.label) }
+                (kv_table(&rows))
+            }
         }
     }
-    s.push_str("</tbody></table></div></section>");
-    s
 }
 
-fn warnings_section(files: &[Loaded]) -> String {
-    let mut s = String::from("<section id=\"warnings\"><h2>Warnings</h2>");
+/// A result's status cell: failed, ok, or the codes of its warnings.
+fn status(r: &crate::bench::ResultEntry) -> String {
+    if r.failed {
+        "FAILED".to_string()
+    } else if r.warnings.is_empty() {
+        "ok".to_string()
+    } else {
+        let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
+        codes.join(", ")
+    }
+}
+
+fn results_section(files: &[Loaded]) -> Markup {
+    const HEADINGS: [&str; 18] = [
+        "file",
+        "function",
+        "size",
+        "sessions",
+        "cores",
+        "repeats",
+        "absolute c/B",
+        "apparent c/B",
+        "absolute c/B 95 % CI",
+        "apparent c/B 95 % CI",
+        "absolute c/B min…max",
+        "apparent c/B min…max",
+        "abs. c/message",
+        "throughput (B/s)",
+        "parallelism",
+        "fairness",
+        "CPU use",
+        "status",
+    ];
+    html! {
+        section #results {
+            h2 { "All results" }
+            div.wide {
+                table.data #results-table {
+                    thead { tr { @for h in HEADINGS { th { (h) } } } }
+                    tbody {
+                        @for f in files {
+                            @for r in &f.doc.results {
+                                @let m = &r.metrics;
+                                tr class=[r.failed.then_some("failed")] {
+                                    td { (f.label) }
+                                    td { (maud::display(r.function())) }
+                                    (size_cell(r))
+                                    td.n { (r.sessions) }
+                                    td { (r.cores) }
+                                    td.n { (r.repeats) }
+                                    (cell(m.absolute_cycles_per_byte))
+                                    (cell(m.apparent_cycles_per_byte))
+                                    (spread_cell(r.ci95.absolute()))
+                                    (spread_cell(r.ci95.apparent()))
+                                    (spread_cell(r.spread.absolute_cycles_per_byte))
+                                    (spread_cell(r.spread.apparent_cycles_per_byte))
+                                    (cell(m.absolute_cycles_per_message))
+                                    (cell(known(m.bytes_per_second)))
+                                    (cell(m.parallelism))
+                                    (cell(m.fairness))
+                                    (cell(known(m.cpu_utilisation)))
+                                    td { (status(r)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn warnings_section(files: &[Loaded]) -> Markup {
     let count: usize = files
         .iter()
         .flat_map(|f| &f.doc.results)
         .map(|r| r.warnings.len())
         .sum();
-    if count == 0 {
-        s.push_str("<p>No result carries a validity warning.</p></section>");
-        return s;
-    }
-    let _ = write!(
-        s,
-        "<p>{count} warning(s). Fatal warnings fail their result: its numbers are shown but not plotted. \
-See docs/methodology.md §4 for each check.</p><div class=\"wide\"><table class=\"data\" id=\"warnings-table\"><thead><tr><th>file</th><th>scenario</th>\
-<th>session</th><th>code</th><th>fatal</th><th>message</th></tr></thead><tbody>"
-    );
-    for f in files {
-        for r in &f.doc.results {
-            for w in &r.warnings {
-                let _ = write!(
-                    s,
-                    "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    if w.fatal { " class=\"failed\"" } else { "" },
-                    esc(&f.label),
-                    esc(&r.scenario_key()),
-                    w.session.map_or("all".into(), |n| n.to_string()),
-                    esc(w.code.as_str()),
-                    if w.fatal { "yes" } else { "no" },
-                    esc(&w.message)
-                );
-            }
-            for a in &r.adjustments {
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td>{}</td><td>all</td><td>auto</td><td>no</td><td>{}</td></tr>",
-                    esc(&f.label),
-                    esc(&r.scenario_key()),
-                    esc(a)
-                );
+    html! {
+        section #warnings {
+            h2 { "Warnings" }
+            @if count == 0 {
+                p { "No result carries a validity warning." }
+            } @else {
+                p {
+                    (count)
+                    " warning(s). Fatal warnings fail their result: its numbers are shown but not \
+                     plotted. See docs/methodology.md §4 for each check."
+                }
+                div.wide {
+                    table.data #warnings-table {
+                        thead {
+                            tr {
+                                th { "file" } th { "scenario" } th { "session" } th { "code" }
+                                th { "fatal" } th { "message" }
+                            }
+                        }
+                        tbody {
+                            @for f in files {
+                                @for r in &f.doc.results {
+                                    @for w in &r.warnings {
+                                        tr class=[w.fatal.then_some("failed")] {
+                                            td { (f.label) }
+                                            td { (r.scenario_key()) }
+                                            td { @match w.session { Some(n) => (n), None => "all" } }
+                                            td { (w.code.as_str()) }
+                                            td { @if w.fatal { "yes" } @else { "no" } }
+                                            td { (w.message) }
+                                        }
+                                    }
+                                    @for a in &r.adjustments {
+                                        tr {
+                                            td { (f.label) }
+                                            td { (r.scenario_key()) }
+                                            td { "all" }
+                                            td { "auto" }
+                                            td { "no" }
+                                            td { (a) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }
-    s.push_str("</tbody></table></div></section>");
-    s
 }
 
 const STYLE: &str = "body{font-family:'DejaVu Sans',system-ui,sans-serif;margin:2rem auto;max-width:1180px;color:#222;line-height:1.4;padding:0 1rem}\
@@ -405,68 +429,120 @@ td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.wa
 tr.failed td{background:#fde8e8}details{margin:.3rem 0 1rem}summary{cursor:pointer;color:#4E79A7}\
 .note{background:#fff8e1;border-left:4px solid #EDC948;padding:.4rem .8rem;margin:.5rem 0}";
 
+/// A figure as inline SVG, with its title as the SVG's accessible name.
+///
+/// The SVG text is plotters' output, already well-formed markup in which plotters escapes every piece of
+/// text it writes (titles, legends, tick labels), so it goes into the page as it is (`PreEscaped`); escaping
+/// it again would show the markup instead of the figure. The one attribute added here, the title, is
+/// escaped with maud's escaper like every other value on the page.
+fn labelled_svg(fig: &Figure) -> Result<PreEscaped<String>, ReportError> {
+    let svg = plots::render_svg(fig)?;
+    let mut open = String::from("<svg role=\"img\" aria-label=\"");
+    // Writing into a String cannot fail; the Result is fmt::Write's signature, not an outcome.
+    let _ = Escaper::new(&mut open).write_str(&fig.title);
+    open.push_str("\" ");
+    Ok(PreEscaped(svg.replacen("<svg ", &open, 1)))
+}
+
 /// Render the figures and write the page.
 pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, ReportError> {
     let set = figures(files, options)?;
-    let mut body = String::new();
-    let labels: Vec<&str> = files.iter().map(|f| f.label.as_str()).collect();
-    let _ = write!(
-        body,
-        "<h1>macbench report</h1><p>{} results file(s): {}. Cycles are reference cycles at each file's <em>f</em> \
-(see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all sessions together \
-(docs/methodology.md §3). Failed results are listed but not plotted.</p>",
-        files.len(),
-        esc(&labels.join(", "))
-    );
-    body.push_str("<nav><ul>");
-    for f in &set.figures {
-        let _ = write!(
-            body,
-            "<li><a href=\"#{}\">{}</a></li>",
-            esc(&f.id),
-            esc(&f.title)
-        );
-    }
-    body.push_str("<li><a href=\"#hosts\">Hosts and clocks</a></li><li><a href=\"#scenario\">Scenario</a></li><li><a href=\"#results\">All results</a></li><li><a href=\"#warnings\">Warnings</a></li></ul></nav>");
-    body.push_str("<section id=\"figures\"><h2>Figures</h2>");
-    for n in &set.notes {
-        let _ = write!(body, "<p class=\"note\">{}</p>", esc(n));
-    }
-    for (i, f) in set.figures.iter().enumerate() {
-        let svg = plots::render_svg(f)?;
-        let svg = svg.replacen(
-            "<svg ",
-            &format!("<svg role=\"img\" aria-label=\"{}\" ", esc(&f.title)),
-            1,
-        );
-        let _ = write!(
-            body,
-            "<figure id=\"{}\" class=\"plot\">{svg}<figcaption>Figure {}: {}.{}</figcaption>\
-<details open><summary>Numbers behind figure {}</summary>{}</details></figure>",
-            esc(&f.id),
-            i + 1,
-            esc(&f.title),
-            f.notes
-                .iter()
-                .map(|n| format!("<span class=\"figure-note\"> {}</span>", esc(n)))
-                .collect::<String>(),
-            i + 1,
-            figure_table(f)
-        );
-    }
-    body.push_str("</section>");
-    body.push_str(&host_section(files));
-    body.push_str(&scenario_section(files));
-    body.push_str(&results_section(files));
-    body.push_str(&warnings_section(files));
-    let html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>macbench report: {}</title><style>{STYLE}</style></head><body>{body}</body></html>\n",
-        esc(&labels.join(", "))
-    );
+    let svgs = set
+        .figures
+        .iter()
+        .map(labelled_svg)
+        .collect::<Result<Vec<_>, _>>()?;
+    let labels = files
+        .iter()
+        .map(|f| f.label.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let page = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "macbench report: " (labels) }
+                // The style sheet is a constant of this file, not data, and `<style>` is raw text in which
+                // an entity such as `&gt;` would not be decoded: escaping it would break a selector, not
+                // protect anything.
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                h1 { "macbench report" }
+                p {
+                    (files.len()) " results file(s): " (labels)
+                    ". Cycles are reference cycles at each file's " em { "f" }
+                    " (see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all \
+                     sessions together (docs/methodology.md §3). Failed results are listed but not plotted."
+                }
+                nav {
+                    ul {
+                        @for f in &set.figures {
+                            li { a href={ "#" (f.id) } { (f.title) } }
+                        }
+                        li { a href="#hosts" { "Hosts and clocks" } }
+                        li { a href="#scenario" { "Scenario" } }
+                        li { a href="#results" { "All results" } }
+                        li { a href="#warnings" { "Warnings" } }
+                    }
+                }
+                section #figures {
+                    h2 { "Figures" }
+                    @for n in &set.notes {
+                        p.note { (n) }
+                    }
+                    @for (i, (f, svg)) in set.figures.iter().zip(&svgs).enumerate() {
+                        figure id=(f.id) class="plot" {
+                            (svg)
+                            figcaption {
+                                "Figure " (i + 1) ": " (f.title) "."
+                                @for n in &f.notes {
+                                    span class="figure-note" { " " (n) }
+                                }
+                            }
+                            details open {
+                                summary { "Numbers behind figure " (i + 1) }
+                                (figure_table(f))
+                            }
+                        }
+                    }
+                }
+                (host_section(files))
+                (scenario_section(files))
+                (results_section(files))
+                (warnings_section(files))
+            }
+        }
+    };
+    let mut html = page.into_string();
+    html.push('\n');
     Ok(Report {
         html,
         figures: set.figures,
         notes: set.notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_style_sheet_cannot_end_its_element() {
+        // It goes into `<style>` unescaped: a `</` in it would close the element early.
+        assert!(!STYLE.contains("</"));
+    }
+
+    #[test]
+    fn cells_escape_what_they_splice_and_keep_the_exact_value() {
+        let c = cell(Some(2.0)).into_string();
+        assert_eq!(c, "<td class=\"n\" data-value=\"2.0\">2</td>");
+        assert_eq!(cell(Some(f64::NAN)).into_string(), "<td class=\"n\">-</td>");
+        let rows = [("k<&>\"", "v<script>&\"".to_string())];
+        let t = kv_table(&rows).into_string();
+        assert!(t.contains("<th>k&lt;&amp;&gt;&quot;</th>"), "{t}");
+        assert!(t.contains("<td>v&lt;script&gt;&amp;&quot;</td>"), "{t}");
+    }
 }
