@@ -136,7 +136,7 @@ fn print_rows(rows: &[ListRow]) {
             _ => r.selftest.clone(),
         };
         crate::outln!(
-            "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
+            "{:<16} {:<11} {:<6} {:<10} {:>9} {:>4} {:>6} {:>6}  {}",
             r.algorithm,
             r.backend,
             r.accel,
@@ -234,7 +234,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     print_host(&host, &clock);
     crate::outln!();
     crate::outln!(
-        "{:<16} {:<11} {:<5} {:<10} {:>9} {:>4} {:>6} {:>6}  self-test / reason",
+        "{:<16} {:<11} {:<6} {:<10} {:>9} {:>4} {:>6} {:>6}  self-test / reason",
         "algorithm",
         "backend",
         "accel",

@@ -38,7 +38,7 @@
 //! Built only with `cfg(have_ipsecmb)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 
 /// One line per algorithm, `hw` only (see the module comment).
 macro_rules! entries {
@@ -53,6 +53,7 @@ pub static BACKEND: Backend = Backend {
     version,
     availability,
     software_only: None,
+    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: entries![
         "hmac-sha1",
         "hmac-sha256",
@@ -62,6 +63,9 @@ pub static BACKEND: Backend = Backend {
         "gmac-aes128",
     ],
 };
+
+/// Why `list` shows the ISA-level rows as unavailable (until the levels are wired to the manager).
+pub const NO_ISA_LEVELS: &str = "ipsecmb: only hw so far";
 
 /// Why `list` shows the `sw` rows as unavailable ([`super::NO_SOFTWARE_ONLY`]).
 pub const NO_SOFTWARE_ONLY: &str = "not offered yet: alloc_mb_mgr's IMB_FLAG_AESNI_OFF and \
