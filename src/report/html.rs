@@ -81,6 +81,7 @@ fn figure_table(fig: &Figure) -> String {
     let x_head = match fig.kind {
         Kind::Lines(XScale::Log2) => "size (bytes)",
         Kind::Lines(XScale::Integer) => fig.x_label.split(' ').next().unwrap_or("x"),
+        Kind::Lines(XScale::Categories(_)) => fig.x_label.split(" (").next().unwrap_or("x"),
         Kind::Bars => "session",
         Kind::Cdf => "statistic",
     };
@@ -138,7 +139,11 @@ fn figure_table(fig: &Figure) -> String {
                 t,
                 "<tr><td>{}</td><td class=\"n\" data-value=\"{x:?}\">{}</td>{}{marks}</tr>",
                 esc(&s.name),
-                num(x),
+                match fig.kind {
+                    // A step of a categorical axis by its name; data-value keeps its index.
+                    Kind::Lines(scale) => scale.category(x).map_or_else(|| num(x), esc),
+                    _ => num(x),
+                },
                 cell(Some(y))
             );
         }
