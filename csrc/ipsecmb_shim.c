@@ -13,6 +13,13 @@
  * once (one message), imb_shim_tag_batch submits up to MAX_BATCH jobs before flushing, so the manager
  * can run them side by side in its SIMD lanes. Jobs may complete out of order; each carries its index
  * in user_data and writes its full tag into a per-index scratch slot, copied out (truncated) at the end.
+ *
+ * The manager's code path: `level` 0 is the library's own choice (init_mb_mgr_auto, macbench's `hw`);
+ * IMB_ARCH_SSE … IMB_ARCH_AVX512 ask for that path (init_mb_mgr_sse/avx/avx2/avx512, the ISA levels).
+ * A level is initialised only when the features the library detected (mgr->features after
+ * alloc_mb_mgr) hold all its IMB_CPUFLAGS_* bits, the check the library's own init_mb_mgr_auto makes,
+ * so an unsupported path is never entered; the path the manager then reports (mgr->used_arch) goes
+ * back to the caller, which refuses a manager on any other path.
  */
 #define _POSIX_C_SOURCE 200112L
 #include <intel-ipsec-mb.h>
@@ -32,6 +39,8 @@ enum {
     IMB_SHIM_ERR_KEY_LENGTH = -5,
     IMB_SHIM_ERR_JOB = -6,
     IMB_SHIM_ERR_BATCH = -7,
+    IMB_SHIM_ERR_LEVEL = -8,  /* the CPU lacks the level's flags, or the level is unknown */
+    IMB_SHIM_ERR_INIT = -9,   /* init_mb_mgr_* set imb_errno */
 };
 
 enum kind { KIND_HMAC, KIND_CMAC, KIND_XCBC, KIND_GMAC };
@@ -68,13 +77,45 @@ typedef struct {
     int last_error;  /* imb_errno / job status of the last failure, for imb_shim_strerror */
 } imb_shim_mac;
 
-static IMB_MGR *new_mgr(IMB_ARCH *arch) {
+/* The CPU flags (IMB_CPUFLAGS_*) a level's init_mb_mgr_* needs; 0 for an unknown level. */
+static uint64_t level_flags(int level) {
+    switch (level) {
+    case IMB_ARCH_SSE: return IMB_CPUFLAGS_SSE;
+    case IMB_ARCH_AVX: return IMB_CPUFLAGS_AVX;
+    case IMB_ARCH_AVX2: return IMB_CPUFLAGS_AVX2;
+    case IMB_ARCH_AVX512: return IMB_CPUFLAGS_AVX512;
+    default: return 0;
+    }
+}
+
+/* A manager on the path `level` asks for (0: the library's choice). On failure NULL, *err one of the
+ * IMB_SHIM_ERR_* codes and, for IMB_SHIM_ERR_INIT, *detail the imb_errno init_mb_mgr_* left. */
+static IMB_MGR *new_mgr(int level, int *err, int *detail) {
     IMB_MGR *mgr = alloc_mb_mgr(0);
+    uint64_t needed = level_flags(level);
+    *err = 0;
+    *detail = 0;
     if (mgr == NULL) {
+        *err = IMB_SHIM_ERR_NO_MEMORY;
         return NULL;
     }
-    init_mb_mgr_auto(mgr, arch);
+    if (level == 0) {
+        init_mb_mgr_auto(mgr, NULL);
+    } else if (needed == 0 || (mgr->features & needed) != needed) {
+        free_mb_mgr(mgr);
+        *err = IMB_SHIM_ERR_LEVEL;
+        return NULL;
+    } else {
+        switch (level) {
+        case IMB_ARCH_SSE: init_mb_mgr_sse(mgr); break;
+        case IMB_ARCH_AVX: init_mb_mgr_avx(mgr); break;
+        case IMB_ARCH_AVX2: init_mb_mgr_avx2(mgr); break;
+        default: init_mb_mgr_avx512(mgr); break;
+        }
+    }
     if (imb_get_errno(mgr) != 0) {
+        *err = IMB_SHIM_ERR_INIT;
+        *detail = imb_get_errno(mgr);
         free_mb_mgr(mgr);
         return NULL;
     }
@@ -120,19 +161,25 @@ static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, siz
     return 0;
 }
 
-int imb_shim_new(const char *algorithm, const uint8_t *key, size_t key_len, void **out) {
+/* Key an object whose manager runs on `level` (0: the library's choice). *used_arch: the path the
+ * manager reports (IMB_ARCH_*), for the caller to check; *detail: imb_errno when init failed. */
+int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t key_len, void **out,
+                 int *used_arch, int *detail) {
     imb_shim_mac *m = NULL;
     int ret = 0;
     *out = NULL;
+    *used_arch = IMB_ARCH_NONE;
+    *detail = 0;
     if (posix_memalign((void **)&m, 64, sizeof *m) != 0 || m == NULL) {
         return IMB_SHIM_ERR_NO_MEMORY;
     }
     memset(m, 0, sizeof *m);
-    m->mgr = new_mgr(NULL);
+    m->mgr = new_mgr(level, &ret, detail);
     if (m->mgr == NULL) {
         free(m);
-        return IMB_SHIM_ERR_NO_MEMORY;
+        return ret;
     }
+    *used_arch = (int)m->mgr->used_arch;
     if (strcmp(algorithm, "hmac-sha1") == 0) {
         m->kind = KIND_HMAC;
         m->hash = IMB_AUTH_HMAC_SHA_1;
@@ -379,11 +426,13 @@ void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
     }
     switch (code) {
     case IMB_SHIM_ERR_UNKNOWN_ALGORITHM: what = "algorithm not implemented by the shim"; break;
-    case IMB_SHIM_ERR_NO_MEMORY: what = "alloc_mb_mgr/init_mb_mgr_auto failed (out of memory or no usable CPU path)"; break;
+    case IMB_SHIM_ERR_NO_MEMORY: what = "alloc_mb_mgr failed (out of memory)"; break;
     case IMB_SHIM_ERR_TAG_LENGTH: what = "tag longer than the construction's"; break;
     case IMB_SHIM_ERR_NONCE_LENGTH: what = "GMAC needs a 12-byte nonce"; break;
     case IMB_SHIM_ERR_KEY_LENGTH: what = "AES-128 needs a 16-byte key"; break;
     case IMB_SHIM_ERR_BATCH: what = "more than 16 messages in one batch"; break;
+    case IMB_SHIM_ERR_INIT: what = "init_mb_mgr_* left an error (imb_errno)"; break;
+    case IMB_SHIM_ERR_LEVEL: what = "this CPU lacks the CPU flags of the requested code path (mgr->features)"; break;
     default: break;
     }
     if (what != NULL) {
@@ -404,15 +453,38 @@ const char *imb_shim_version(void) {
     return imb_get_version_str();
 }
 
-/* The path init_mb_mgr_auto picks on this CPU: arch (IMB_ARCH_*) and the manager's feature bits.
- * Returns -1 when no manager could be made. */
-int imb_shim_arch(uint64_t *features) {
-    IMB_ARCH arch = IMB_ARCH_NONE;
-    IMB_MGR *mgr = new_mgr(&arch);
-    if (mgr == NULL) {
-        return -1;
+/* What the library reports for a level (0: the library's choice): the features it detected on this
+ * CPU (mgr->features after alloc_mb_mgr) and, when the manager could be initialised, the path it then
+ * runs (mgr->used_arch). Returns 0, or an IMB_SHIM_ERR_* code with *detail the imb_errno of a failed
+ * init; *features is set in every case but a failed allocation. */
+int imb_shim_probe(int level, uint64_t *features, int *used_arch, int *detail) {
+    IMB_MGR *probe = alloc_mb_mgr(0);
+    IMB_MGR *mgr;
+    int err = 0;
+    *features = 0;
+    *used_arch = IMB_ARCH_NONE;
+    *detail = 0;
+    if (probe == NULL) {
+        return IMB_SHIM_ERR_NO_MEMORY;
     }
-    *features = mgr->features;
+    *features = probe->features;
+    free_mb_mgr(probe);
+    mgr = new_mgr(level, &err, detail);
+    if (mgr == NULL) {
+        return err;
+    }
+    *used_arch = (int)mgr->used_arch;
     free_mb_mgr(mgr);
-    return (int)arch;
+    return 0;
+}
+
+/* The IMB_CPUFLAGS_* mask a level needs, as this header defines it (0 for an unknown level): the
+ * tests check macbench's own copy of the masks against it. */
+uint64_t imb_shim_level_flags(int level) {
+    return level_flags(level);
+}
+
+/* The library's text for an imb_errno value. */
+const char *imb_shim_errno_string(int errnum) {
+    return imb_get_strerror(errnum);
 }

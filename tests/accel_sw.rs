@@ -258,7 +258,7 @@ fn paper_preset_has_all_nine_functions_in_hw_and_sw() {
     {
         return;
     }
-    let functions = macbench::spec::resolve_functions("paper", None, "hw,sw")
+    let functions = macbench::spec::resolve_functions("paper", None, &[Accel::Hw, Accel::Sw])
         .unwrap()
         .functions;
     assert_eq!(

@@ -13,19 +13,20 @@
 mod libraries;
 
 use libraries::SYSTEM_LIBRARIES;
-use macbench::mac::{self, Accel, Availability, BACKENDS};
+use macbench::mac::{self, Accel, Availability, IsaLevels, BACKENDS};
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Every backend in `BACKENDS` order (the order is the preference of a run without `--backend`), with
-/// the number of algorithms it implements and of entries it registers (`hw` and `sw` each count).
+/// the number of algorithms it implements and of entries it registers (`hw`, `sw` and each ISA level
+/// count).
 /// Adding or removing an entry means changing its count here, on purpose.
 const DECLARED: &[(&str, usize, usize)] = &[
     ("openssl", 15, 30),
     ("cryptopp", 18, 36),
     ("mbedtls", 8, 8),
     ("nettle", 12, 12),
-    ("ipsecmb", 6, 6),
+    ("ipsecmb", 6, 30),
     ("rustcrypto", 21, 21),
     ("null", 1, 1),
 ];
@@ -57,13 +58,29 @@ fn every_backend_declares_the_pinned_number_of_entries() {
             );
         }
         // `functions()` (what `list`, `selftest` and the tests walk) carries every entry, and adds an
-        // unavailable `sw` row per `hw` entry of a backend without a switch.
-        let synthesised = mac::NO_SOFTWARE_ONLY.iter().any(|(b, _)| *b == name);
-        let functions = mac::functions()
+        // unavailable `sw` row per algorithm of a backend without a switch and an unavailable row per
+        // ISA level per algorithm of a backend that offers no levels.
+        let no_sw = mac::NO_SOFTWARE_ONLY.iter().any(|(b, _)| *b == name);
+        let no_levels = matches!(backend.isa_levels, IsaLevels::NotOffered(_));
+        let all: Vec<_> = mac::functions()
             .into_iter()
-            .filter(|f| f.backend.name == name && !(synthesised && f.accel == Accel::Sw))
-            .count();
-        assert_eq!(functions, entries, "{name}: functions()");
+            .filter(|f| f.backend.name == name)
+            .collect();
+        let added = |f: &mac::Function| {
+            (no_sw && f.accel == Accel::Sw) || (no_levels && f.accel.is_isa_level())
+        };
+        assert_eq!(
+            all.iter().filter(|f| !added(f)).count(),
+            entries,
+            "{name}: functions()"
+        );
+        let expected_added =
+            algorithms * (usize::from(no_sw) + if no_levels { Accel::LEVELS.len() } else { 0 });
+        assert_eq!(
+            all.iter().filter(|f| added(f)).count(),
+            expected_added,
+            "{name}: rows added for variants it lacks"
+        );
     }
 }
 
@@ -89,6 +106,71 @@ fn a_backend_with_a_software_switch_registers_sw_for_every_hw_entry() {
             );
         }
     }
+}
+
+#[test]
+fn a_backend_offering_isa_levels_registers_every_level_for_every_hw_entry() {
+    for backend in BACKENDS {
+        let with = |accel| -> BTreeSet<_> {
+            backend
+                .entries
+                .iter()
+                .filter(|e| e.accel == accel)
+                .map(|e| e.algorithm)
+                .collect()
+        };
+        let hw = with(Accel::Hw);
+        for level in Accel::LEVELS {
+            match backend.isa_levels {
+                IsaLevels::Offered(_) => {
+                    assert_eq!(with(level), hw, "{}: {level} and hw differ", backend.name)
+                }
+                IsaLevels::NotOffered(why) => {
+                    assert!(
+                        with(level).is_empty(),
+                        "{}: {level} entries, yet NotOffered",
+                        backend.name
+                    );
+                    // Read where the backend column is not beside it (`run`'s skipped line).
+                    assert!(
+                        why.starts_with(&format!("{}: ", backend.name)),
+                        "{}: {why}",
+                        backend.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_isa_level_a_backend_lacks_is_listed_unavailable_with_its_reason() {
+    // Never left out in silence: `list` shows the row, `--accel` says why it is skipped.
+    let mut checked = 0;
+    for f in mac::functions().iter().filter(|f| f.accel.is_isa_level()) {
+        let IsaLevels::NotOffered(why) = f.backend.isa_levels else {
+            continue;
+        };
+        if (f.backend.availability)() != Availability::Available {
+            continue; // a library not built says that first (the test below)
+        }
+        let expected = if cfg!(target_arch = "x86_64") {
+            why.to_string()
+        } else {
+            mac::NO_ISA_LEVELS_HERE.to_string()
+        };
+        assert_eq!(
+            f.availability(),
+            Availability::Unavailable(expected),
+            "{}",
+            f.id()
+        );
+        assert!(f
+            .with_key(&vec![0u8; f.algorithm.default_key_len], Default::default())
+            .is_err());
+        checked += 1;
+    }
+    assert!(checked > 0, "no backend without levels to check");
 }
 
 /// The first-column names of the `| backend | library | covers |` table in the README's "## Functions".

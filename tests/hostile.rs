@@ -8,6 +8,7 @@
 mod common;
 
 use assert_cmd::Command;
+use macbench::mac::Accel;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 use std::collections::BTreeMap;
@@ -240,8 +241,9 @@ fn help_and_version_keep_clap_output_and_exit_0() {
 
 #[test]
 fn repeated_accel_runs_each_function_once() {
-    let once = macbench::spec::resolve_functions("hmac-sha256", None, "hw").unwrap();
-    let twice = macbench::spec::resolve_functions("hmac-sha256", None, "hw,hw").unwrap();
+    let once = macbench::spec::resolve_functions("hmac-sha256", None, &[Accel::Hw]).unwrap();
+    let twice =
+        macbench::spec::resolve_functions("hmac-sha256", None, &[Accel::Hw, Accel::Hw]).unwrap();
     assert_eq!(once.functions.len(), 1);
     assert_eq!(once.functions.len(), twice.functions.len());
 }

@@ -244,6 +244,10 @@ fn html_has_one_svg_per_expected_figure_with_the_json_numbers() {
         notes.iter().any(|n| n.contains("software-only omitted")),
         "{notes:?}"
     );
+    assert!(
+        notes.iter().any(|n| n.contains("ISA level omitted")),
+        "{notes:?}"
+    );
     assert_eq!(
         html.select(&sel("#results-table tbody tr")).count(),
         2 * FUNCTIONS.len() * SIZES.len()
@@ -316,6 +320,85 @@ fn hw_against_sw_figure_when_both_exist_and_scenario_flag_chooses() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("ALG/BACKEND/ACCEL@SIZE"));
+}
+
+/// `result` with its dispatch recorded, as `run` writes it.
+fn with_dispatch(mut r: Value, dispatch: &str) -> Value {
+    r["scenario"]["dispatch"] = json!(dispatch);
+    r
+}
+
+#[test]
+fn isa_ladder_figure_when_a_function_has_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    // ipsec-mb at three levels and hw, two sizes, two dispatch modes; OpenSSL at hw and sw only (the
+    // hw/sw figure's, not a ladder); RustCrypto at hw alone.
+    let levels = [("sse", 1.0), ("avx2", 1.5), ("avx512", 1.25), ("hw", 1.25)];
+    let mut results = Vec::new();
+    for dispatch in ["single", "burst:16"] {
+        for (accel, scale) in levels {
+            for s in [64u64, 1500] {
+                let f = format!("hmac-sha256/ipsecmb/{accel}");
+                let v = scale * (4.0 + 400.0 / s as f64);
+                results.push(with_dispatch(result(&f, s, 1, "1", v, v), dispatch));
+            }
+        }
+    }
+    for accel in ["hw", "sw"] {
+        results.push(result(
+            &format!("hmac-sha256/openssl/{accel}"),
+            64,
+            1,
+            "1",
+            9.0,
+            9.0,
+        ));
+    }
+    results.push(result("cmac-aes128/rustcrypto/hw", 64, 1, "1", 3.0, 3.0));
+    let p = write(dir.path(), "ladder.json", &document(results, 1));
+    let out = dir.path().join("r.html");
+    let pngs = dir.path().join("png");
+    macbench()
+        .args(["report", p.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .args(["--png", pngs.to_str().unwrap()])
+        .assert()
+        .success();
+    assert!(pngs.join("accel-ladder.png").is_file());
+    let html = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
+    let ids = figure_ids(&html);
+    assert!(ids.contains(&"accel-ladder".to_string()), "{ids:?}");
+    let numbers = figure_numbers(&html, "accel-ladder");
+    // 2 sizes × 2 dispatch modes: a ladder line of 3 points and an hw marker each; nothing else.
+    assert_eq!(numbers.len(), 2 * 2 * levels.len(), "{numbers:?}");
+    assert!(numbers
+        .iter()
+        .all(|(n, _, _)| n.starts_with("hmac-sha256/ipsecmb ")));
+    let at = |name: &str, x: f64| {
+        numbers
+            .iter()
+            .find(|(n, px, _)| n == name && *px == x)
+            .map(|p| p.2)
+            .unwrap_or_else(|| panic!("no {name} at {x}: {numbers:?}"))
+    };
+    // x is the step on the ladder: sse 1, avx2 3, avx512 4; hw apart at 5, in a series of its own.
+    let line = "hmac-sha256/ipsecmb 64 B burst:16 n=1";
+    assert_eq!(at(line, 1.0), 4.0 + 400.0 / 64.0);
+    assert_eq!(at(line, 3.0), 1.5 * (4.0 + 400.0 / 64.0));
+    assert_eq!(at(line, 4.0), 1.25 * (4.0 + 400.0 / 64.0));
+    assert_eq!(at(&format!("{line} hw"), 5.0), 1.25 * (4.0 + 400.0 / 64.0));
+    assert!(numbers
+        .iter()
+        .any(|(n, _, _)| n == "hmac-sha256/ipsecmb 1500 B single n=1"));
+    // The table names the steps, not their indices.
+    let cells: Vec<String> = html
+        .select(&sel(
+            "table[data-figure=\"accel-ladder\"] tbody tr td:nth-child(2)",
+        ))
+        .map(|c| c.text().collect())
+        .collect();
+    for label in ["sse", "avx2", "avx512", "hw"] {
+        assert!(cells.iter().any(|c| c == label), "{label}: {cells:?}");
+    }
 }
 
 #[test]

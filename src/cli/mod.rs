@@ -212,7 +212,7 @@ pub fn one_line_usage_error(text: &str) -> String {
 pub fn functions(
     alg: &str,
     backend: Option<&str>,
-    accel: &str,
+    accel: &[crate::mac::Accel],
 ) -> Result<Vec<crate::mac::Function>, CliError> {
     let resolved = crate::spec::resolve_functions(alg, backend, accel)?;
     for u in &resolved.unavailable {

@@ -236,7 +236,7 @@ struct MeasurePlan {
 
 fn measure_plan(args: &ModelArgs) -> Result<MeasurePlan, CliError> {
     Ok(MeasurePlan {
-        functions: super::functions(&args.alg, args.backend.as_deref(), "hw")?,
+        functions: super::functions(&args.alg, args.backend.as_deref(), &[crate::mac::Accel::Hw])?,
         duration: super::run::parse_duration("--duration", &args.duration)?,
         core: crate::spec::parse_one_cpu("--cores", &args.core, &crate::host::online_cpus())?,
     })

@@ -98,9 +98,11 @@ pub struct NetOptions {
     /// Backends, comma-separated, or `all`; default: the first available backend of each algorithm.
     #[arg(long)]
     pub backend: Option<String>,
-    /// Acceleration: `hw`, `sw` or `hw,sw`.
-    #[arg(long, default_value = "hw")]
-    pub accel: String,
+    /// Acceleration, comma-separated: `hw` (the library's default), `sw` (extensions off), or an x86-64
+    /// ISA level the backend offers (`sse`, `avx`, `avx2`, `avx512`: ipsecmb), e.g. `hw,sw` or
+    /// `sse,avx2,avx512`.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "hw")]
+    pub accel: Vec<crate::mac::Accel>,
     /// Packet sizes in bytes of UDP payload (header + payload + tag), or size models
     /// (imix, uniform, rule-of-thumb, three-impulse, caida, a .csv, a pcap).
     #[arg(

@@ -25,9 +25,11 @@ pub struct RunArgs {
     /// Backends, comma-separated, or `all`; default: the first available backend of each algorithm.
     #[arg(long)]
     pub backend: Option<String>,
-    /// Acceleration: `hw`, `sw` or `hw,sw`.
-    #[arg(long, default_value = "hw")]
-    pub accel: String,
+    /// Acceleration, comma-separated: `hw` (the library's default), `sw` (extensions off), or an x86-64
+    /// ISA level the backend offers (`sse`, `avx`, `avx2`, `avx512`: ipsecmb), e.g. `hw,sw` or
+    /// `sse,avx2,avx512`.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "hw")]
+    pub accel: Vec<crate::mac::Accel>,
     /// Message sizes: `default`, numbers, power-of-two ranges `16..65536`, or a size model
     /// (`imix`, `uniform`, `rule-of-thumb`, `three-impulse`, `caida`, a `.csv` of size,weight, a pcap).
     #[arg(long, default_value = "default", allow_hyphen_values = true)]
@@ -195,7 +197,7 @@ fn new_document(
         host: Host::for_functions(&spec.functions),
         clock: clock.clone(),
         scenario: serde_json::json!({
-            "alg": args.alg, "backend": args.backend, "accel": args.accel, "sizes": args.sizes,
+            "alg": args.alg, "backend": args.backend, "accel": spec::accel_list(&args.accel), "sizes": args.sizes,
             "sessions": spec.sessions, "cores": engine::format_cpu_list(&spec.cores),
             "pinning": if args.float { "float" } else { "round-robin" },
             "duration_s": plan.duration.as_secs_f64(), "window_start_s": plan.window_start.as_secs_f64(),

@@ -19,7 +19,8 @@
 //! unavailable with the reason build.rs recorded.
 
 use super::{
-    Accel, Availability, Backend, Capability, Entry, KeyParams, KeyedMac, MacError, SoftwareSwitch,
+    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    SoftwareSwitch,
 };
 
 /// One line per algorithm: hw, and sw (the same key function, run where [`SOFTWARE_SWITCH`] is applied).
@@ -32,12 +33,16 @@ macro_rules! entries {
     };
 }
 
+/// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
+pub const NO_ISA_LEVELS: &str = "cryptopp: only hw and sw; ISA levels are offered by ipsecmb";
+
 pub static BACKEND: Backend = Backend {
     name: "cryptopp",
     description: "system Crypto++ (libcrypto++) through csrc/cryptopp_shim.cpp; objects keyed once, restarted or resynchronised per message",
     version,
     availability,
     software_only: Some(&SOFTWARE_SWITCH),
+    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: entries![
         "hmac-md5",
         "hmac-sha1",

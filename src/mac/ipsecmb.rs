@@ -1,11 +1,11 @@
 //! Intel ipsec-mb backend: the system libIPSec_MB (1.x, Debian's libipsec-mb-dev; the multi-buffer
 //! library DPDK and VPP use) through a small C shim, `csrc/ipsecmb_shim.c`, over its job API.
 //!
-//! Each keyed object owns one `IMB_MGR` (`alloc_mb_mgr` + `init_mb_mgr_auto`, which picks the fastest
-//! code path this CPU runs: SSE, AVX, AVX2 or AVX-512) and the key material its jobs point at, prepared
-//! once at key setup: for HMAC the inner and outer starting states (key xor ipad/opad run through
-//! `IMB_SHAx_ONE_BLOCK`, the header's documented HMAC key preparation; keys longer than a block hashed
-//! first), for CMAC the AES key schedule and subkeys K1/K2 (`IMB_AES_KEYEXP_128`,
+//! Each keyed object owns one `IMB_MGR` (`alloc_mb_mgr`, then `init_mb_mgr_auto`, which picks the
+//! fastest code path this CPU runs: SSE, AVX, AVX2 or AVX-512, or one ISA level's init, below) and the
+//! key material its jobs point at, prepared once at key setup: for HMAC the inner and outer starting
+//! states (key xor ipad/opad run through `IMB_SHAx_ONE_BLOCK`, the header's documented HMAC key
+//! preparation; keys longer than a block hashed first), for CMAC the AES key schedule and subkeys K1/K2 (`IMB_AES_KEYEXP_128`,
 //! `IMB_AES_CMAC_SUBKEY_GEN_128`), for XCBC K1's schedule and K2/K3 (`IMB_AES_XCBC_KEYEXP`), for GMAC the
 //! AES schedule and GHASH table (`IMB_AES128_GCM_PRE`). Per message the shim only fills in a job
 //! (pointers and lengths) and hands it to the manager.
@@ -29,30 +29,51 @@
 //! and `streams()` is false. No HMAC-MD5: keys longer than a block must be hashed first and ipsec-mb
 //! exposes MD5 only as a one-block compression, not a whole hash.
 //!
-//! No `sw` variants: `init_mb_mgr_auto` picks an SSE/AVX/AVX2/AVX-512 path from CPUID. The only
-//! switches are `alloc_mb_mgr` flags (`IMB_FLAG_AESNI_OFF`, `IMB_FLAG_SHANI_OFF`) that select the
-//! no-AES-NI path, which still needs SSE4.2 and PCLMULQDQ and emulates AES with SSE: not the portable
-//! code docs/methodology.md §1 compares. The registry lists the `sw` rows as unavailable with that
-//! reason.
+//! ISA levels (`--accel sse|avx|avx2|avx512`, docs/methodology.md §5): ipsec-mb has one code path per
+//! x86 architecture and a manager is initialised for one of them, so a level needs no second process,
+//! only another init call: `init_mb_mgr_sse` / `_avx` / `_avx2` / `_avx512` instead of
+//! `init_mb_mgr_auto`, which stays `hw` ("the library's default"). Each level is an entry of its own.
+//! Whether this CPU runs a level is the library's own answer: the features `alloc_mb_mgr` detected
+//! (`mgr->features`) must hold the level's `IMB_CPUFLAGS_*` bits, the test `init_mb_mgr_auto` itself
+//! makes; otherwise the row is unavailable with the missing features named ([`level_reason`]). And a
+//! level is proven, not assumed: after init the manager's `used_arch` must be the level asked for, or
+//! key setup fails ([`prove_arch`]); `list`'s version line shows what each level's manager reported.
+//!
+//! No `sw` variants: the only switches are `alloc_mb_mgr` flags (`IMB_FLAG_AESNI_OFF`,
+//! `IMB_FLAG_SHANI_OFF`) that select the no-AES-NI path, which still needs SSE4.2 and PCLMULQDQ and
+//! emulates AES with SSE: not the portable code docs/methodology.md §1 compares (and on this 1.3
+//! build `alloc_mb_mgr(IMB_FLAG_AESNI_OFF)` returns no manager at all). The registry lists the `sw`
+//! rows as unavailable with that reason.
 //!
 //! Built only with `cfg(have_ipsecmb)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 
-/// One line per algorithm, `hw` only (see the module comment).
+/// One line per algorithm: `hw` (`init_mb_mgr_auto`) and each ISA level (see the module comment).
 macro_rules! entries {
     ($($alg:literal),* $(,)?) => {
-        &[$(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, k, p) },)*]
+        &[$(
+            Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, Accel::Hw, k, p) },
+            Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| imp::new($alg, Accel::Sse, k, p) },
+            Entry { algorithm: $alg, accel: Accel::Avx, new: |k, p| imp::new($alg, Accel::Avx, k, p) },
+            Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| imp::new($alg, Accel::Avx2, k, p) },
+            Entry {
+                algorithm: $alg,
+                accel: Accel::Avx512,
+                new: |k, p| imp::new($alg, Accel::Avx512, k, p),
+            },
+        )*]
     };
 }
 
 pub static BACKEND: Backend = Backend {
     name: "ipsecmb",
-    description: "system Intel ipsec-mb (libIPSec_MB) through csrc/ipsecmb_shim.c; job API, a batch submitted as jobs then flushed (SIMD lanes)",
+    description: "system Intel ipsec-mb (libIPSec_MB) through csrc/ipsecmb_shim.c; job API, a batch submitted as jobs then flushed (SIMD lanes); ISA levels by init_mb_mgr_sse/avx/avx2/avx512",
     version,
     availability,
     software_only: None,
+    isa_levels: IsaLevels::Offered(level_availability),
     entries: entries![
         "hmac-sha1",
         "hmac-sha256",
@@ -81,35 +102,200 @@ fn availability() -> Availability {
     )
 }
 
-/// `Intel ipsec-mb 1.3.0 (avx512 path; AES-NI, SHA-NI, VAES, …)`: the run-time library's version and
-/// the path `init_mb_mgr_auto` chose on this CPU.
+/// `IMB_ARCH_*` of intel-ipsec-mb.h: what `mgr->used_arch` reports.
+const ARCHES: &[(i32, &str)] = &[
+    (0, "none"),
+    (1, "no-aesni"),
+    (2, "sse"),
+    (3, "avx"),
+    (4, "avx2"),
+    (5, "avx512"),
+];
+
+/// The name of an `IMB_ARCH_*` value: `avx2`.
+pub fn arch_name(arch: i32) -> &'static str {
+    ARCHES
+        .iter()
+        .find(|(a, _)| *a == arch)
+        .map_or("unknown", |(_, name)| name)
+}
+
+/// The `IMB_ARCH_*` value of an ISA level (its init function's path); `None` for `hw` and `sw`.
+pub fn level_arch(level: Accel) -> Option<i32> {
+    match level {
+        Accel::Sse => Some(2),
+        Accel::Avx => Some(3),
+        Accel::Avx2 => Some(4),
+        Accel::Avx512 => Some(5),
+        Accel::Hw | Accel::Sw => None,
+    }
+}
+
+/// The `init_mb_mgr_*` function a level's manager is initialised with.
+pub fn init_function(level: Accel) -> &'static str {
+    match level {
+        Accel::Sse => "init_mb_mgr_sse",
+        Accel::Avx => "init_mb_mgr_avx",
+        Accel::Avx2 => "init_mb_mgr_avx2",
+        Accel::Avx512 => "init_mb_mgr_avx512",
+        Accel::Hw | Accel::Sw => "init_mb_mgr_auto",
+    }
+}
+
+/// The proof that a manager runs the level asked for: its `used_arch` after init must be that level's
+/// `IMB_ARCH_*` (for `hw`, any real path). `Err` says what was asked and what the library reports.
+pub fn prove_arch(level: Accel, used_arch: i32) -> Result<(), String> {
+    let ok = match level_arch(level) {
+        Some(wanted) => used_arch == wanted,
+        None => used_arch > 0 && arch_name(used_arch) != "unknown",
+    };
+    if ok {
+        return Ok(());
+    }
+    if level_arch(level).is_none() {
+        return Err(format!(
+            "init_mb_mgr_auto left the manager on no code path (used_arch {used_arch}, {})",
+            arch_name(used_arch)
+        ));
+    }
+    Err(format!(
+        "{level}: {} left the manager on used_arch {used_arch} ({}), not the {level} path; \
+         refusing to time a path other than the one asked for",
+        init_function(level),
+        arch_name(used_arch)
+    ))
+}
+
+/// `IMB_FEATURE_*` bits of intel-ipsec-mb.h that the levels need, by the names the header uses.
+const FEATURE_NAMES: &[(u64, &str)] = &[
+    (1 << 0, "SHA-NI"),
+    (1 << 1, "AES-NI"),
+    (1 << 2, "PCLMULQDQ"),
+    (1 << 3, "CMOV"),
+    (1 << 4, "SSE4.2"),
+    (1 << 5, "AVX"),
+    (1 << 6, "AVX2"),
+    (1 << 7, "AVX512F"),
+    (1 << 8, "AVX512DQ"),
+    (1 << 9, "AVX512CD"),
+    (1 << 10, "AVX512BW"),
+    (1 << 11, "AVX512VL"),
+    (1 << 12, "VAES"),
+    (1 << 13, "VPCLMULQDQ"),
+    (1 << 16, "GFNI"),
+    (1 << 17, "AVX512-IFMA"),
+    (1 << 18, "BMI2"),
+];
+
+/// `IMB_CPUFLAGS_SSE` / `_AVX` / `_AVX2` / `_AVX512` of intel-ipsec-mb.h 1.3: the features the
+/// library's `init_mb_mgr_*` of a level needs (`tests/ipsecmb.rs` checks this copy against the
+/// header the shim was compiled with). `None` for `hw` and `sw`.
+pub fn level_flags(level: Accel) -> Option<u64> {
+    const SSE: u64 = (1 << 4) | (1 << 3) | (1 << 1) | (1 << 2); // SSE4.2, CMOV, AES-NI, PCLMULQDQ
+    const AVX: u64 = SSE | (1 << 5);
+    const AVX2: u64 = AVX | (1 << 6) | (1 << 18); // + AVX2, BMI2
+    const AVX512: u64 = AVX2 | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11); // + F/DQ/CD/BW/VL
+    match level {
+        Accel::Sse => Some(SSE),
+        Accel::Avx => Some(AVX),
+        Accel::Avx2 => Some(AVX2),
+        Accel::Avx512 => Some(AVX512),
+        Accel::Hw | Accel::Sw => None,
+    }
+}
+
+/// Why this CPU cannot run `level`, given the features ipsec-mb detected (`mgr->features`), or
+/// `None` when it can. One line: `avx512: this CPU lacks AVX512F, AVX512BW (ipsec-mb reports …)`.
+pub fn level_reason(level: Accel, features: u64) -> Option<String> {
+    let needed = level_flags(level)?;
+    let missing = needed & !features;
+    if missing == 0 {
+        return None;
+    }
+    let names: Vec<&str> = FEATURE_NAMES
+        .iter()
+        .filter(|(bit, _)| missing & bit != 0)
+        .map(|(_, name)| *name)
+        .collect();
+    Some(format!(
+        "{level}: this CPU lacks {} ({} needs them; ipsec-mb's alloc_mb_mgr reports features {features:#x})",
+        names.join(", "),
+        init_function(level)
+    ))
+}
+
+/// The `IMB_CPUFLAGS_*` mask of a level as the compiled-in header defines it (`None` when not built),
+/// to check [`level_flags`] against.
+pub fn header_level_flags(level: Accel) -> Option<u64> {
+    imp::header_level_flags(level)
+}
+
+/// The features ipsec-mb detects on this CPU (`mgr->features` after `alloc_mb_mgr`); `None` when the
+/// backend is not built or no manager could be allocated.
+pub fn library_features() -> Option<u64> {
+    imp::features()
+}
+
+/// Whether this CPU runs ISA level `level`, by the features the library detected.
+fn level_availability(level: Accel) -> Availability {
+    if let Availability::Unavailable(why) = availability() {
+        return Availability::Unavailable(why);
+    }
+    if level_flags(level).is_none() {
+        return Availability::Unavailable(format!("{level} is no ISA level of ipsec-mb"));
+    }
+    match imp::features() {
+        Some(features) => match level_reason(level, features) {
+            Some(why) => Availability::Unavailable(why),
+            None => Availability::Available,
+        },
+        None => Availability::Unavailable(
+            "alloc_mb_mgr returned no manager, so ipsec-mb reports no CPU features".to_string(),
+        ),
+    }
+}
+
+/// What the library reports for a manager initialised for `level` (`hw`: `init_mb_mgr_auto`): its
+/// `used_arch` (`IMB_ARCH_*`), or why no such manager could be made.
+pub fn manager_arch(level: Accel) -> Result<i32, String> {
+    imp::probe(level)
+}
+
+/// `Intel ipsec-mb 1.3.0 (avx512 path; levels by used_arch: sse=sse avx=avx avx2=avx2 avx512=avx512;
+/// AES-NI, SHA-NI, …)`: the run-time library's version, the path `init_mb_mgr_auto` chose on this
+/// CPU, what each level's manager reports running, and the features the library detected.
 pub fn version() -> String {
     if !BUILT {
         return "Intel ipsec-mb not built".to_string();
     }
-    let path = match imp::arch() {
-        Some((arch, features)) => {
-            let name = match arch {
-                1 => "no-aesni",
-                2 => "sse",
-                3 => "avx",
-                4 => "avx2",
-                5 => "avx512",
-                _ => "unknown",
-            };
+    let path = match (manager_arch(Accel::Hw), imp::features()) {
+        (Ok(arch), Some(features)) => {
+            let levels: Vec<String> = Accel::LEVELS
+                .iter()
+                .map(|&level| match manager_arch(level) {
+                    Ok(arch) => format!("{level}={}", arch_name(arch)),
+                    Err(_) => format!("{level}=unavailable"),
+                })
+                .collect();
             let flags: Vec<&str> = FEATURES
                 .iter()
                 .filter(|(bit, _)| features & bit != 0)
                 .map(|(_, name)| *name)
                 .collect();
-            format!("{name} path; {}", flags.join(", "))
+            format!(
+                "{} path; levels by used_arch: {}; {}",
+                arch_name(arch),
+                levels.join(" "),
+                flags.join(", ")
+            )
         }
-        None => "no manager: init_mb_mgr_auto failed".to_string(),
+        (Err(why), _) => format!("no manager: {why}"),
+        (_, None) => "no manager: alloc_mb_mgr failed".to_string(),
     };
     format!("Intel ipsec-mb {} ({path})", imp::library_version())
 }
 
-/// The manager's feature bits worth naming (`IMB_FEATURE_*` in intel-ipsec-mb.h).
+/// The manager's feature bits worth naming on the version line (`IMB_FEATURE_*` in intel-ipsec-mb.h).
 const FEATURES: &[(u64, &str)] = &[
     (1 << 1, "AES-NI"),
     (1 << 0, "SHA-NI"),
@@ -130,17 +316,23 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 
 #[cfg(have_ipsecmb)]
 mod imp {
-    use super::{backend_error, KeyParams, KeyedMac, MacError};
+    use super::{
+        backend_error, level_arch, level_reason, prove_arch, Accel, KeyParams, KeyedMac, MacError,
+    };
     use crate::mac::{Batch, MAX_BATCH};
     use libc::{c_char, c_int, c_void, size_t};
     use std::ffi::{CStr, CString};
+    use std::sync::OnceLock;
 
     extern "C" {
         fn imb_shim_new(
             algorithm: *const c_char,
+            level: c_int,
             key: *const u8,
             key_len: size_t,
             out: *mut *mut c_void,
+            used_arch: *mut c_int,
+            detail: *mut c_int,
         ) -> c_int;
         fn imb_shim_free(handle: *mut c_void);
         fn imb_shim_tag(
@@ -176,7 +368,14 @@ mod imp {
         ) -> c_int;
         fn imb_shim_strerror(handle: *mut c_void, code: c_int, out: *mut c_char, out_len: size_t);
         fn imb_shim_version() -> *const c_char;
-        fn imb_shim_arch(features: *mut u64) -> c_int;
+        fn imb_shim_probe(
+            level: c_int,
+            features: *mut u64,
+            used_arch: *mut c_int,
+            detail: *mut c_int,
+        ) -> c_int;
+        fn imb_shim_level_flags(level: c_int) -> u64;
+        fn imb_shim_errno_string(errnum: c_int) -> *const c_char;
     }
 
     /// A keyed ipsec-mb manager and its key material, owned through the shim.
@@ -205,22 +404,61 @@ mod imp {
         }
     }
 
+    /// The shim's code for `IMB_SHIM_ERR_LEVEL` (csrc/ipsecmb_shim.c): the CPU lacks the level's flags.
+    const ERR_LEVEL: c_int = -8;
+    /// `IMB_SHIM_ERR_INIT`: `init_mb_mgr_*` left an `imb_errno`, returned in `detail`.
+    const ERR_INIT: c_int = -9;
+
+    /// Why the shim made no manager: its own description, and the library's words where it has some.
+    fn failure(level: Accel, status: c_int, detail: c_int) -> String {
+        match status {
+            ERR_LEVEL => features()
+                .and_then(|f| level_reason(level, f))
+                .unwrap_or_else(|| describe(std::ptr::null_mut(), status)),
+            ERR_INIT => {
+                // SAFETY: imb_get_strerror returns a static NUL-terminated string for any value.
+                let text = unsafe { CStr::from_ptr(imb_shim_errno_string(detail)) };
+                format!(
+                    "{}: {} (imb_errno {detail})",
+                    describe(std::ptr::null_mut(), status),
+                    text.to_string_lossy()
+                )
+            }
+            _ => describe(std::ptr::null_mut(), status),
+        }
+    }
+
     pub fn new(
         algorithm: &'static str,
+        level: Accel,
         key: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
         let name = CString::new(algorithm).map_err(|e| backend_error(algorithm, e))?;
         let mut handle: *mut c_void = std::ptr::null_mut();
+        let (mut used_arch, mut detail): (c_int, c_int) = (0, 0);
         // SAFETY: all pointers are valid for the call; on success handle owns a new object.
-        let status = unsafe { imb_shim_new(name.as_ptr(), key.as_ptr(), key.len(), &mut handle) };
+        let status = unsafe {
+            imb_shim_new(
+                name.as_ptr(),
+                level_arch(level).unwrap_or(0),
+                key.as_ptr(),
+                key.len(),
+                &mut handle,
+                &mut used_arch,
+                &mut detail,
+            )
+        };
         if status != 0 || handle.is_null() {
             return Err(backend_error(
                 algorithm,
-                format!("key setup: {}", describe(std::ptr::null_mut(), status)),
+                format!("key setup: {}", failure(level, status, detail)),
             ));
         }
-        Ok(Box::new(IpsecMbMac { handle }))
+        // Owned from here, so a refused manager is freed on the way out.
+        let keyed = IpsecMbMac { handle };
+        prove_arch(level, used_arch).map_err(|why| backend_error(algorithm, why))?;
+        Ok(Box::new(keyed))
     }
 
     impl KeyedMac for IpsecMbMac {
@@ -316,37 +554,79 @@ mod imp {
             .into_owned()
     }
 
-    /// The path `init_mb_mgr_auto` picks here (`IMB_ARCH_*`) and the manager's feature bits.
-    pub fn arch() -> Option<(c_int, u64)> {
-        let mut features = 0u64;
-        // SAFETY: features is a valid u64 to write; the shim makes and frees its own manager.
-        let arch = unsafe { imb_shim_arch(&mut features) };
-        (arch >= 0).then_some((arch, features))
+    /// The features ipsec-mb detects on this CPU (`mgr->features` after `alloc_mb_mgr`), asked once:
+    /// they do not change while the process runs.
+    pub fn features() -> Option<u64> {
+        static FEATURES: OnceLock<Option<u64>> = OnceLock::new();
+        *FEATURES.get_or_init(|| {
+            let (mut features, mut used_arch, mut detail) = (0u64, 0, 0);
+            // SAFETY: the three outputs are valid to write; the shim makes and frees its managers.
+            let status = unsafe { imb_shim_probe(0, &mut features, &mut used_arch, &mut detail) };
+            // Features are read before any init, so they are good unless allocation failed.
+            (status == 0 || features != 0).then_some(features)
+        })
+    }
+
+    /// The `used_arch` of a manager initialised for `level`, or why there is none.
+    pub fn probe(level: Accel) -> Result<c_int, String> {
+        let (mut features, mut used_arch, mut detail) = (0u64, 0, 0);
+        // SAFETY: the three outputs are valid to write; the shim makes and frees its own manager.
+        let status = unsafe {
+            imb_shim_probe(
+                level_arch(level).unwrap_or(0),
+                &mut features,
+                &mut used_arch,
+                &mut detail,
+            )
+        };
+        if status != 0 {
+            return Err(failure(level, status, detail));
+        }
+        Ok(used_arch)
+    }
+
+    /// The `IMB_CPUFLAGS_*` mask of a level as the header the shim was compiled with defines it.
+    pub fn header_level_flags(level: Accel) -> Option<u64> {
+        let arch = level_arch(level)?;
+        // SAFETY: a pure function of its argument.
+        Some(unsafe { imb_shim_level_flags(arch) })
     }
 }
 
 #[cfg(not(have_ipsecmb))]
 mod imp {
-    use super::{availability, backend_error, KeyParams, KeyedMac, MacError};
+    use super::{availability, backend_error, Accel, KeyParams, KeyedMac, MacError};
     use crate::mac::Availability;
+
+    fn not_built() -> String {
+        match availability() {
+            Availability::Unavailable(why) => why,
+            Availability::Available => "not built".to_string(),
+        }
+    }
 
     pub fn new(
         algorithm: &'static str,
+        _: Accel,
         _: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let reason = match availability() {
-            Availability::Unavailable(why) => why,
-            Availability::Available => "not built".to_string(),
-        };
-        Err(backend_error(algorithm, reason))
+        Err(backend_error(algorithm, not_built()))
     }
 
     pub fn library_version() -> String {
         String::new()
     }
 
-    pub fn arch() -> Option<(i32, u64)> {
+    pub fn features() -> Option<u64> {
+        None
+    }
+
+    pub fn probe(_: Accel) -> Result<i32, String> {
+        Err(not_built())
+    }
+
+    pub fn header_level_flags(_: Accel) -> Option<u64> {
         None
     }
 }

@@ -23,7 +23,7 @@
 //! Built only with `cfg(have_mbedtls)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 
 /// One line per algorithm, `hw` only (see the module comment).
 macro_rules! entries {
@@ -32,12 +32,17 @@ macro_rules! entries {
     };
 }
 
+/// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
+pub const NO_ISA_LEVELS: &str =
+    "mbedtls: only hw (AES-NI/PCLMULQDQ use is decided once, with no run-time switch); ISA levels are offered by ipsecmb";
+
 pub static BACKEND: Backend = Backend {
     name: "mbedtls",
     description: "system Mbed TLS 2.28 (libmbedcrypto) through csrc/mbedtls_shim.c; contexts keyed once, reset per message",
     version,
     availability,
     software_only: None,
+    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: entries![
         "hmac-md5",
         "hmac-sha1",

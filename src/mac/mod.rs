@@ -62,24 +62,101 @@ pub enum MacError {
     },
 }
 
-/// Whether the backend may use instruction-set extensions (AES-NI, SHA-NI, PCLMULQDQ, AVX…).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+/// Which instruction-set extensions the backend may use (docs/methodology.md §1, §5).
+///
+/// `hw` and `sw` are what every backend is asked for; the ISA levels (`sse` … `avx512`) are x86-64 rungs
+/// between them, offered by the backends that can be told to use exactly one ([`IsaLevels`]). The names
+/// are what results files record: `hw` and `sw` are spelled as before the ladder existed, so old files
+/// still read. Declaration order is the order of `--help`'s possible values, `hw` and `sw` first.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Accel {
-    /// The library's default: whatever the CPU offers.
+    /// The library's default dispatch: whatever the CPU offers.
     Hw,
-    /// Instruction-set extensions switched off (docs/methodology.md §1).
+    /// Instruction-set extensions switched off (a child process; docs/methodology.md §1).
     Sw,
+    /// x86-64 SSE code paths (SSE4.2, AES-NI, PCLMULQDQ; SHA-NI where the CPU has it).
+    Sse,
+    /// x86-64 AVX code paths.
+    Avx,
+    /// x86-64 AVX2 code paths.
+    Avx2,
+    /// x86-64 AVX-512 code paths.
+    Avx512,
+}
+
+impl Accel {
+    /// The ISA levels, in ladder order.
+    pub const LEVELS: [Accel; 4] = [Accel::Sse, Accel::Avx, Accel::Avx2, Accel::Avx512];
+
+    /// Every acceleration, in declaration order (what `--accel` accepts).
+    pub const ALL: [Accel; 6] = [
+        Accel::Hw,
+        Accel::Sw,
+        Accel::Sse,
+        Accel::Avx,
+        Accel::Avx2,
+        Accel::Avx512,
+    ];
+
+    /// The name results files, `list` and `--accel` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Accel::Hw => "hw",
+            Accel::Sw => "sw",
+            Accel::Sse => "sse",
+            Accel::Avx => "avx",
+            Accel::Avx2 => "avx2",
+            Accel::Avx512 => "avx512",
+        }
+    }
+
+    /// The acceleration a results file names, if this build knows it.
+    pub fn from_name(name: &str) -> Option<Accel> {
+        Accel::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Whether this is one of the ISA levels (`sse` … `avx512`), not `hw` or `sw`.
+    pub fn is_isa_level(self) -> bool {
+        Accel::LEVELS.contains(&self)
+    }
+
+    /// Place on the ladder `sw` < `sse` < `avx` < `avx2` < `avx512`; `hw` ("whatever the library
+    /// picks") has none.
+    pub fn ladder_rank(self) -> Option<usize> {
+        match self {
+            Accel::Hw => None,
+            Accel::Sw => Some(0),
+            Accel::Sse => Some(1),
+            Accel::Avx => Some(2),
+            Accel::Avx2 => Some(3),
+            Accel::Avx512 => Some(4),
+        }
+    }
 }
 
 impl fmt::Display for Accel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Accel::Hw => "hw",
-            Accel::Sw => "sw",
-        })
+        f.write_str(self.name())
     }
 }
+
+/// Whether a backend offers the ISA levels, declared on [`Backend`].
+#[derive(Clone, Copy)]
+pub enum IsaLevels {
+    /// Not offered; why, as `list` and `--accel` say it (one line, naming the backend).
+    NotOffered(&'static str),
+    /// Offered: each level is one entry of the backend; this says whether this CPU runs a level
+    /// (by the library's own detection), or why not.
+    Offered(fn(Accel) -> Availability),
+}
+
+/// Why no ISA level runs on another architecture (the levels are x86-64 instruction sets).
+pub const NO_ISA_LEVELS_HERE: &str =
+    "the ISA levels sse, avx, avx2 and avx512 are x86-64 code paths; \
+     this is not an x86-64 build (hw and sw remain)";
 
 /// Per-key parameters beyond the key itself.
 #[derive(Debug, Clone, Copy, Default)]
@@ -212,6 +289,8 @@ pub struct Backend {
     pub entries: &'static [Entry],
     /// How this library's instruction-set extensions are switched off, if it registers `sw` entries.
     pub software_only: Option<&'static SoftwareSwitch>,
+    /// Whether it offers the ISA levels (`sse` … `avx512`), registered as entries of their own.
+    pub isa_levels: IsaLevels,
 }
 
 /// The one table of backends. Adding a backend is one line here (plus, for an optional C library, its
@@ -314,8 +393,10 @@ pub struct Function {
     pub backend: &'static Backend,
     pub accel: Accel,
     new: KeyFn,
-    /// Set on `sw` rows of backends without a run-time switch ([`NO_SOFTWARE_ONLY`]): why not.
-    no_switch: Option<&'static str>,
+    /// Set on the rows [`functions`] adds so that nothing is missing in silence: `sw` of a backend
+    /// without a run-time switch ([`NO_SOFTWARE_ONLY`]), an ISA level of a backend that offers none
+    /// ([`IsaLevels::NotOffered`]). Why not.
+    not_offered: Option<&'static str>,
 }
 
 impl fmt::Debug for Function {
@@ -352,9 +433,11 @@ impl Function {
                 accepted: self.algorithm.key_lengths.describe(),
             });
         }
-        match (self.accel, self.no_switch) {
+        match (self.accel, self.not_offered) {
             // Every `sw` key setup goes through the isolation layer ([`switch`]).
             (Accel::Sw, None) => switch::key(self, self.new, key, params),
+            // An ISA level is keyed in this process: the backend's key function initialises its
+            // code path for that level and checks the library reports using it.
             _ => (self.new)(key, params),
         }
     }
@@ -379,64 +462,92 @@ impl Function {
         }
     }
 
-    /// Whether this function can run here: the backend's own availability, and for `sw` whether the
-    /// isolation layer can run it with the switches applied ([`switch`]).
+    /// Whether this function can run here: the backend's own availability; for `sw` whether the
+    /// isolation layer can run it with the switches applied ([`switch`]); for an ISA level whether
+    /// this is x86-64 and the CPU runs that level, as the backend's library reports it.
     pub fn availability(&self) -> Availability {
-        // A backend that is not built says so on every row, `sw` rows of backends without a switch
-        // included: installing the library is the first thing to do.
-        match ((self.backend.availability)(), self.accel, self.no_switch) {
-            (Availability::Available, _, Some(why)) => Availability::Unavailable(why.to_string()),
-            (Availability::Available, Accel::Sw, None) => switch::availability(),
-            (other, _, _) => other,
+        // A backend that is not built says so on every row, the rows of variants it lacks included:
+        // installing the library is the first thing to do.
+        match (self.backend.availability)() {
+            Availability::Available => {}
+            other => return other,
+        }
+        if self.accel.is_isa_level() && !cfg!(target_arch = "x86_64") {
+            return Availability::Unavailable(NO_ISA_LEVELS_HERE.to_string());
+        }
+        if let Some(why) = self.not_offered {
+            return Availability::Unavailable(why.to_string());
+        }
+        match (self.accel, self.backend.isa_levels) {
+            (Accel::Hw, _) => Availability::Available,
+            (Accel::Sw, _) => switch::availability(),
+            (level, IsaLevels::Offered(on_this_cpu)) => on_this_cpu(level),
+            (_, IsaLevels::NotOffered(why)) => Availability::Unavailable(why.to_string()),
         }
     }
 }
 
-/// Every registered function, in registry order (algorithm order of `ALGORITHMS`, then backend order).
+/// Every registered function, in registry order (algorithm order of `ALGORITHMS`, then backend order;
+/// within a backend by acceleration: `hw`, `sw`, then the ISA levels up the ladder).
 ///
-/// Backends listed in [`NO_SOFTWARE_ONLY`] get an unavailable `sw` row next to each `hw` entry, so `list`
-/// says why there is no software-only variant instead of leaving it out.
+/// Nothing is left out in silence: a backend listed in [`NO_SOFTWARE_ONLY`] gets an unavailable `sw`
+/// row for each algorithm it implements, and a backend whose [`IsaLevels`] is `NotOffered` an
+/// unavailable row per ISA level, each saying why, so `list` and `--accel` can tell the user.
 pub fn functions() -> Vec<Function> {
     let mut out = Vec::new();
     for algorithm in ALGORITHMS {
         for backend in BACKENDS {
-            let no_switch = NO_SOFTWARE_ONLY
-                .iter()
-                .find(|(b, _)| *b == backend.name)
-                .map(|(_, why)| *why);
-            for entry in backend
+            let entries: Vec<&Entry> = backend
                 .entries
                 .iter()
                 .filter(|e| e.algorithm == algorithm.name)
-            {
-                out.push(Function {
+                .collect();
+            if entries.is_empty() {
+                continue;
+            }
+            let mut group: Vec<Function> = entries
+                .iter()
+                .map(|entry| Function {
                     algorithm,
                     backend,
                     accel: entry.accel,
                     new: entry.new,
-                    no_switch: None,
-                });
-                if let (Some(why), Accel::Hw) = (no_switch, entry.accel) {
-                    out.push(Function {
-                        algorithm,
-                        backend,
-                        accel: Accel::Sw,
-                        new: no_software_only,
-                        no_switch: Some(why),
-                    });
-                }
+                    not_offered: None,
+                })
+                .collect();
+            let mut missing: Vec<(Accel, &'static str)> = Vec::new();
+            if let Some((_, why)) = NO_SOFTWARE_ONLY.iter().find(|(b, _)| *b == backend.name) {
+                missing.push((Accel::Sw, why));
             }
+            if let IsaLevels::NotOffered(why) = backend.isa_levels {
+                missing.extend(Accel::LEVELS.iter().map(|&level| (level, why)));
+            }
+            for (accel, why) in missing {
+                if entries.iter().any(|e| e.accel == accel) {
+                    continue;
+                }
+                group.push(Function {
+                    algorithm,
+                    backend,
+                    accel,
+                    new: key_not_offered,
+                    not_offered: Some(why),
+                });
+            }
+            // hw, sw, then the levels up the ladder, whichever are entries and whichever added.
+            group.sort_by_key(|f| f.accel);
+            out.extend(group);
         }
     }
     out
 }
 
-/// Key function of the synthesised `sw` rows of [`NO_SOFTWARE_ONLY`] backends.
-fn no_software_only(_: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+/// Key function of the rows [`functions`] adds for variants a backend lacks.
+fn key_not_offered(_: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
     Err(MacError::Backend {
         backend: "-",
         algorithm: "-",
-        reason: "this backend has no software-only variant (see `macbench list`)".to_string(),
+        reason: "this backend does not offer this acceleration (see `macbench list`)".to_string(),
     })
 }
 

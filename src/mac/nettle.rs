@@ -24,7 +24,7 @@
 //! Built only with `cfg(have_nettle)` (build.rs found the library and compiled the shim); otherwise every
 //! entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 
 /// One `hw` line per algorithm, all keyed through the shim by name.
 macro_rules! entries {
@@ -33,12 +33,17 @@ macro_rules! entries {
     };
 }
 
+/// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
+pub const NO_ISA_LEVELS: &str =
+    "nettle: only hw (its fat build picks its code paths when it loads); ISA levels are offered by ipsecmb";
+
 pub static BACKEND: Backend = Backend {
     name: "nettle",
     description: "system Nettle (libnettle) through csrc/nettle_shim.c; contexts keyed once, nonce set per message where the construction takes one",
     version,
     availability,
     software_only: None,
+    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: entries![
         "hmac-md5",
         "hmac-sha1",

@@ -1,7 +1,11 @@
 //! The null function: touches the message and computes nothing, so the harness can measure itself
 //! (docs/methodology.md §2: "Harness overhead is itself measured with a null function").
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
+
+/// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
+pub const NO_ISA_LEVELS: &str =
+    "null: computes nothing, so has no code path to choose; ISA levels are offered by ipsecmb";
 
 pub static BACKEND: Backend = Backend {
     name: "null",
@@ -9,6 +13,7 @@ pub static BACKEND: Backend = Backend {
     version: || env!("CARGO_PKG_VERSION").to_string(),
     availability: || Availability::Available,
     software_only: None,
+    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: &[Entry {
         algorithm: "null",
         accel: Accel::Hw,

@@ -24,7 +24,8 @@
 //! fixed size receives the discarded ciphertext.
 
 use super::{
-    Accel, Availability, Backend, Capability, Entry, KeyParams, KeyedMac, MacError, SoftwareSwitch,
+    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    SoftwareSwitch,
 };
 use libc::{c_char, c_int, c_void, size_t};
 use openssl_sys as ffi;
@@ -44,12 +45,16 @@ macro_rules! entries {
     };
 }
 
+/// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
+pub const NO_ISA_LEVELS: &str = "openssl: only hw and sw; ISA levels are offered by ipsecmb";
+
 pub static BACKEND: Backend = Backend {
     name: "openssl",
     description: "system OpenSSL 3 libcrypto, EVP_MAC API (contexts reused across messages); GMAC through the AES-128-GCM EVP_CIPHER",
     version,
     availability,
     software_only: Some(&SOFTWARE_SWITCH),
+    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: entries![
         "hmac-md5" => |k, p| {
             EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)

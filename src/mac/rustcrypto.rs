@@ -5,9 +5,13 @@
 //! keyed state is built once and cloned per message (a copy of a few hundred bytes, no allocation), which is
 //! how the HMAC ipad/opad states and the CMAC subkeys are precomputed once. The others are one-shot APIs.
 
-use super::{Accel, Availability, Backend, Entry, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 use aes_gcm::aead::AeadInOut;
 use digest::{KeyInit, Mac};
+
+/// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
+pub const NO_ISA_LEVELS: &str =
+    "rustcrypto: only hw (the crates pick their code paths through `cpufeatures`); ISA levels are offered by ipsecmb";
 
 pub static BACKEND: Backend = Backend {
     name: "rustcrypto",
@@ -15,6 +19,7 @@ pub static BACKEND: Backend = Backend {
     version,
     availability: || Availability::Available,
     software_only: None,
+    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
         hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),

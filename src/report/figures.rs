@@ -14,6 +14,10 @@
 //! - scaling: throughput and parallelism factor against sessions (or cores), for functions measured at
 //!   several session counts on one host — usually several files from `run --sessions N`.
 //! - hardware-assisted against software-only, where both accelerations of a function were measured.
+//! - cycles/byte against ISA level (sw < sse < avx < avx2 < avx512, with hw, the library's own choice,
+//!   as a marker of its own at the end), where a function was measured at an ISA level and at least
+//!   one other acceleration: one line per function at one size, dispatch and session count, so what
+//!   each rung of the ladder buys is read along the line.
 //!
 //! A figure without data is left out, and [`FigureSet::notes`] says why.
 //!
@@ -28,10 +32,10 @@ use super::plots::{
 };
 use super::read::{host_key, Loaded};
 use crate::bench::ResultEntry;
-use crate::mac::FunctionId;
+use crate::mac::{Accel, FunctionId};
 use crate::metrics::{known, Spread, ThreadMetrics};
 use crate::stats::Interval;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// What the user chose.
@@ -734,6 +738,110 @@ fn accel_figure(files: &[Loaded]) -> Option<Figure> {
     })
 }
 
+/// The steps of the ISA-ladder figure's x axis: the ladder in order, then `hw` apart from it (it is
+/// whichever path the library picks, not a rung).
+pub const LADDER_AXIS: &[&str] = &["sw", "sse", "avx", "avx2", "avx512", "hw"];
+
+/// Where an acceleration a results file names sits on [`LADDER_AXIS`]; `None` for one this build
+/// does not know.
+fn ladder_x(accel: &str) -> Option<f64> {
+    let accel = Accel::from_name(accel)?;
+    Some(accel.ladder_rank().unwrap_or(LADDER_AXIS.len() - 1) as f64)
+}
+
+/// Cycles/byte against ISA level: functions measured at an ISA level and at least one other
+/// acceleration, each at one size, dispatch and session count.
+fn ladder_figure(files: &[Loaded]) -> Option<Figure> {
+    let many_files = files.len() > 1;
+    let mut series = Vec::new();
+    let mut color = 0;
+    for f in files {
+        type Key = (String, String, usize, u64, String);
+        let mut groups: Vec<(Key, Vec<&ResultEntry>)> = Vec::new();
+        for r in f.doc.results.iter().filter(|r| usable(r)) {
+            let (Some(bytes), Some(_)) = (r.size.bytes(), ladder_x(&r.accel)) else {
+                continue;
+            };
+            let key = (
+                r.algorithm.clone(),
+                r.backend.clone(),
+                r.sessions,
+                bytes,
+                r.scenario.dispatch.to_string(),
+            );
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push(r),
+                None => groups.push((key, vec![r])),
+            }
+        }
+        for ((alg, backend, sessions, bytes, dispatch), members) in groups {
+            let accels: BTreeSet<&str> = members.iter().map(|r| r.accel.as_str()).collect();
+            let on_a_level = accels
+                .iter()
+                .any(|a| Accel::from_name(a).is_some_and(Accel::is_isa_level));
+            if accels.len() < 2 || !on_a_level {
+                continue;
+            }
+            let point = |r: &&ResultEntry| {
+                let x = ladder_x(&r.accel)?;
+                let y = (ABSOLUTE.value)(r)?;
+                let marks = annotation(r, (ABSOLUTE.ci95)(r), (ABSOLUTE.spread)(r), 1.0);
+                Some(((x, y), marks))
+            };
+            let mut name = format!(
+                "{alg}/{backend} {} B {dispatch} n={sessions}",
+                plots::size_text(bytes as f64)
+            );
+            if many_files {
+                let _ = write!(name, " [{}]", f.label);
+            }
+            // The rungs measured, joined by a line; hw beside them as a marker of its own.
+            let mut ladder: Vec<_> = members
+                .iter()
+                .filter(|r| r.accel != "hw")
+                .filter_map(point)
+                .collect();
+            ladder.sort_by(|a, b| a.0 .0.total_cmp(&b.0 .0));
+            let hw: Vec<_> = members
+                .iter()
+                .filter(|r| r.accel == "hw")
+                .filter_map(point)
+                .collect();
+            for (points, suffix, variant) in [(ladder, "", 0), (hw, " hw", 1)] {
+                if points.is_empty() {
+                    continue;
+                }
+                let (points, annotations): (Vec<(f64, f64)>, Vec<Annotation>) =
+                    points.into_iter().unzip();
+                series.push(Series {
+                    name: format!("{name}{suffix}"),
+                    points,
+                    color,
+                    variant,
+                    annotations,
+                });
+            }
+            color += 1;
+        }
+    }
+    (!series.is_empty()).then(|| {
+        let mut fig = Figure {
+            id: "accel-ladder".into(),
+            title: "Cycles/byte against ISA level: absolute cycles/byte".into(),
+            subtitle: "a line per function, size, dispatch, sessions: sw < sse < avx < avx2 < avx512; triangle: hw (library's choice)".into(),
+            x_label: "ISA level (ladder order; hw: the library's default)".into(),
+            y_label: "absolute cycles/byte (CPU time)".into(),
+            kind: Kind::Lines(XScale::Categories(LADDER_AXIS)),
+            series,
+            references: vec![],
+            notes: vec![],
+            statistics: vec![],
+        };
+        explain_marks(&mut fig);
+        fig
+    })
+}
+
 /// Every figure the results support, in page order, and notes on those left out.
 pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, ReportError> {
     let mut figs = Vec::new();
@@ -779,6 +887,10 @@ pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, R
         Some(f) => figs.push(f),
         None => notes.push("Hardware-assisted against software-only omitted: no function was measured with both --accel hw and sw (run with --accel hw,sw where a backend offers a software-only variant).".into()),
     }
+    match ladder_figure(files) {
+        Some(f) => figs.push(f),
+        None => notes.push("Cycles/byte against ISA level omitted: no function was measured at an ISA level and another acceleration (run e.g. --backend ipsecmb --accel sse,avx,avx2,avx512,hw).".into()),
+    }
     Ok(FigureSet {
         figures: figs,
         notes,
@@ -801,6 +913,21 @@ pub fn num(v: f64) -> String {
         format!("{v:.2}")
     } else {
         format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod ladder_tests {
+    use super::{ladder_x, LADDER_AXIS};
+    use crate::mac::Accel;
+
+    #[test]
+    fn every_acceleration_sits_on_its_own_labelled_step() {
+        for accel in Accel::ALL {
+            let x = ladder_x(accel.name()).unwrap();
+            assert_eq!(LADDER_AXIS[x as usize], accel.name());
+        }
+        assert_eq!(ladder_x("turbo"), None);
     }
 }
 

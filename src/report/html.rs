@@ -87,6 +87,7 @@ fn figure_table(fig: &Figure) -> Markup {
     let x_head = match fig.kind {
         Kind::Lines(XScale::Log2) => "size (bytes)",
         Kind::Lines(XScale::Integer) => fig.x_label.split(' ').next().unwrap_or("x"),
+        Kind::Lines(XScale::Categories(_)) => fig.x_label.split(" (").next().unwrap_or("x"),
         Kind::Bars => "session",
         Kind::Cdf => "statistic",
     };
@@ -117,7 +118,13 @@ fn figure_table(fig: &Figure) -> Markup {
                     @for (i, &(x, y)) in s.points.iter().enumerate() {
                         tr {
                             td { (s.name) }
-                            td.n data-value=(exact(x)) { (num(x)) }
+                            // A step of a categorical axis by its name; data-value keeps its index.
+                            td.n data-value=(exact(x)) {
+                                @match fig.kind {
+                                    Kind::Lines(scale) => (scale.category(x).map_or_else(|| num(x), str::to_string)),
+                                    _ => (num(x)),
+                                }
+                            }
                             (cell(Some(y)))
                             @if annotated { (annotation_cells(s.annotation(i))) }
                         }

@@ -57,6 +57,21 @@ pub enum XScale {
     Log2,
     /// Counts (sessions, cores): linear, integer ticks.
     Integer,
+    /// Named steps (the ISA ladder): x is the index into these labels, one tick and label each, all
+    /// shown whether or not a series has a point there.
+    Categories(&'static [&'static str]),
+}
+
+impl XScale {
+    /// The label of category `x`, for a categorical axis and a whole `x` inside it.
+    pub fn category(self, x: f64) -> Option<&'static str> {
+        match self {
+            XScale::Categories(labels) if x >= 0.0 && (x - x.round()).abs() < 1e-6 => {
+                labels.get(x.round() as usize).copied()
+            }
+            _ => None,
+        }
+    }
 }
 
 /// What kind of chart.
@@ -451,6 +466,8 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     let x_range = match fig.kind {
         Kind::Lines(XScale::Log2) => (lo - 0.3)..(hi + 0.3),
         Kind::Lines(XScale::Integer) => (lo - 0.3).min(hi - 1.0)..(hi + 0.3).max(lo + 1.0),
+        // Every step of the ladder, so a missing level shows as a gap, not a shorter axis.
+        Kind::Lines(XScale::Categories(labels)) => -0.4..(labels.len() as f64 - 0.6),
         Kind::Bars => (lo - 0.6)..(hi + 0.6),
         Kind::Cdf => {
             // One value (every session alike) still needs an axis of some width around it.
@@ -467,6 +484,8 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     // collide); elsewhere plotters' choice, kept to whole numbers on a count axis.
     let (x_ticks, x_light): (Vec<f64>, Vec<f64>) = if size_axis {
         (size_ticks(&points), Vec::new())
+    } else if let Kind::Lines(XScale::Categories(labels)) = fig.kind {
+        ((0..labels.len()).map(|i| i as f64).collect(), Vec::new())
     } else {
         let count = match fig.kind {
             Kind::Cdf => 10,
@@ -533,6 +552,9 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
             } else {
                 y_text(*v, x_top)
             };
+        }
+        if let Kind::Lines(scale @ XScale::Categories(_)) = fig.kind {
+            return scale.category(*v).unwrap_or_default().to_string();
         }
         // A size axis's labels are drawn below, where they can be staggered.
         if size_axis || (v - v.round()).abs() > 1e-6 {

@@ -36,15 +36,25 @@ impl std::fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
-/// `--accel` item: `hw` or `sw`.
+/// `--accel` item: `hw`, `sw` or an ISA level (`sse`, `avx`, `avx2`, `avx512`). The command line parses
+/// `--accel` with clap (`Accel` is a `ValueEnum`); this is for the same words arriving as text.
 pub fn parse_accel(text: &str) -> Result<Accel, SpecError> {
-    match text {
-        "hw" => Ok(Accel::Hw),
-        "sw" => Ok(Accel::Sw),
-        _ => Err(SpecError::new(format!(
-            "--accel: {text:?} is not one of hw, sw"
-        ))),
-    }
+    Accel::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = Accel::ALL.iter().map(|a| a.name()).collect();
+        SpecError::new(format!(
+            "--accel: {text:?} is not one of {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// `--accel` as typed, for the record of a run's options: `hw,sw`.
+pub fn accel_list(accels: &[Accel]) -> String {
+    accels
+        .iter()
+        .map(|a| a.name())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// docs/methodology.md §5 default sizes: powers of two 16 … 65536 plus the IP sizes 40, 576 and 1500.
@@ -215,18 +225,25 @@ pub struct Resolved {
     pub unavailable: Vec<String>,
 }
 
-/// Resolve algorithms × backends × accel to functions; an error when none can run, otherwise the
-/// unavailable ones listed with their reasons for the caller to say.
+/// Resolve algorithms × backends × accelerations to functions; an error when none can run, otherwise
+/// the unavailable ones listed with their reasons for the caller to say.
 pub fn resolve_functions(
     alg: &str,
     backend: Option<&str>,
-    accel: &str,
+    accel: &[Accel],
 ) -> Result<Resolved, SpecError> {
     let algorithms = resolve_algorithms(alg)?;
-    let accels: Vec<Accel> = values::dedup_list(accel)
-        .into_iter()
-        .map(parse_accel)
-        .collect::<Result<_, _>>()?;
+    let mut accels: Vec<Accel> = Vec::new();
+    for &a in accel {
+        if !accels.contains(&a) {
+            accels.push(a);
+        }
+    }
+    if accels.is_empty() {
+        return Err(SpecError::new("--accel names no acceleration"));
+    }
+    // Backends named one by one: each that cannot run what was asked is said, even when another can.
+    let named = backend.is_some_and(|b| b != "all");
     let backends: Option<Vec<&str>> = match backend {
         None => None,
         Some("all") => Some(mac::BACKENDS.iter().map(|b| b.name).collect()),
@@ -241,7 +258,7 @@ pub fn resolve_functions(
     let mut unavailable = Vec::new();
     for name in &algorithms {
         for &acc in &accels {
-            let candidates: Vec<&Function> = all
+            let asked: Vec<(&Function, Availability)> = all
                 .iter()
                 .filter(|f| f.algorithm.name == *name && f.accel == acc)
                 .filter(|f| {
@@ -249,23 +266,43 @@ pub fn resolve_functions(
                         .as_ref()
                         .is_none_or(|b| b.contains(&f.backend.name))
                 })
-                .filter(|f| f.availability() == Availability::Available)
+                .map(|f| (f, f.availability()))
                 .collect();
+            let candidates = asked
+                .iter()
+                .filter(|(_, a)| *a == Availability::Available)
+                .map(|(f, _)| *f);
             let chosen: Vec<&Function> = if backends.is_some() {
-                candidates
+                candidates.collect()
             } else {
-                candidates.into_iter().take(1).collect()
+                candidates.take(1).collect()
             };
+            if named && !chosen.is_empty() {
+                for (f, a) in &asked {
+                    if let Availability::Unavailable(why) = a {
+                        unavailable.push(format!("{}: {why}", f.id()));
+                    }
+                }
+            }
             if chosen.is_empty() {
+                // The rows' own reasons (a level this CPU lacks, a backend without the variant, a
+                // library not built), each once; the planned backend's when no row exists at all.
+                let mut reasons: Vec<String> = Vec::new();
+                for (_, a) in &asked {
+                    if let Availability::Unavailable(why) = a {
+                        if !reasons.contains(why) {
+                            reasons.push(why.clone());
+                        }
+                    }
+                }
                 let why = mac::PLANNED
                     .iter()
                     .find(|(a, _, _)| a == name)
                     .map(|p| p.2.to_string())
+                    .or_else(|| (!reasons.is_empty()).then(|| reasons.join("; ")))
                     .unwrap_or_else(|| match acc {
                         Accel::Sw => "no software-only variant in this build".to_string(),
-                        Accel::Hw => {
-                            "no available backend offers it (see `macbench list`)".to_string()
-                        }
+                        _ => "no available backend offers it (see `macbench list`)".to_string(),
                     });
                 unavailable.push(format!("{name}/{acc}: {why}"));
             }
