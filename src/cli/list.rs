@@ -232,6 +232,43 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
     }
 }
 
+/// A row of an ISA level (`sse` … `avx512`) that its backend does not offer at all (as opposed to a
+/// level the backend offers but this CPU lacks, which stays a row of its own).
+fn level_not_offered(accel: &str, reason: Option<&str>) -> bool {
+    let level = mac::Accel::from_name(accel).is_some_and(|a| a.is_isa_level());
+    level
+        && reason.is_some_and(|why| {
+            mac::BACKENDS
+                .iter()
+                .any(|b| matches!(b.isa_levels, mac::IsaLevels::NotOffered(r) if r == why))
+                || why == mac::NO_ISA_LEVELS_HERE
+        })
+}
+
+/// "ISA levels sse, avx, avx2, avx512: not offered by openssl, cryptopp (why)", one line per reason.
+fn print_levels_not_offered(rows: &[ListRow]) {
+    let mut by_reason: Vec<(String, Vec<&str>)> = Vec::new();
+    for r in rows {
+        let why = r.reason.clone().unwrap_or_default();
+        match by_reason.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, backends)) if backends.contains(&r.backend) => {}
+            Some((_, backends)) => backends.push(r.backend),
+            None => by_reason.push((why, vec![r.backend])),
+        }
+    }
+    let levels: Vec<&str> = mac::Accel::LEVELS.iter().map(|a| a.name()).collect();
+    for (why, backends) in by_reason {
+        crate::outln!(
+            "ISA levels {}: not offered by {} ({} rows in --json): {why}",
+            levels.join(", "),
+            backends.join(", "),
+            rows.iter()
+                .filter(|r| r.reason.as_deref() == Some(why.as_str()))
+                .count()
+        );
+    }
+}
+
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
     let host = Host::detect().with_software_only();
     let clock = crate::system::clock::clock_info();
@@ -247,7 +284,13 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     }
     print_host(&host, &clock);
     crate::outln!();
-    print_rows(&rows);
+    // On a terminal, the ISA-level rows of backends that offer no levels (four per algorithm each,
+    // all saying the same) become one line per reason below the table; `--json` keeps every row.
+    let (not_offered, shown): (Vec<ListRow>, Vec<ListRow>) = rows
+        .into_iter()
+        .partition(|r| level_not_offered(&r.accel, r.reason.as_deref()));
+    print_rows(&shown);
+    print_levels_not_offered(&not_offered);
     let caveats: Vec<_> = mac::ALGORITHMS
         .iter()
         .filter_map(|a| a.caveat.map(|c| (a.name, c)))
@@ -308,11 +351,21 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
                 vec![r.function.clone(), format!("{}{chunked}", r.status())]
             })
             .collect();
+        // Levels a backend does not offer at all are counted, not listed (four rows per algorithm).
+        let (levels, others): (Vec<_>, Vec<_>) = skipped.iter().partition(|(id, why)| {
+            level_not_offered(id.rsplit('/').next().unwrap_or(""), Some(why))
+        });
         rows.extend(
-            skipped
+            others
                 .iter()
                 .map(|(id, why)| vec![id.clone(), format!("unavailable: {why}")]),
         );
+        if !levels.is_empty() {
+            rows.push(vec![
+                format!("{} ISA-level rows", levels.len()),
+                "not offered by their backends (`macbench list`)".to_string(),
+            ]);
+        }
         let table = Table::new(Style::detect())
             .left("function")
             .left("self-test");
