@@ -169,20 +169,12 @@ impl Features {
     }
 }
 
-fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
-    MacError::Backend {
-        backend: "cryptopp",
-        algorithm,
-        reason: reason.to_string(),
-    }
-}
-
 #[cfg(have_cryptopp)]
 mod imp {
-    use super::{backend_error, Features, KeyParams, KeyedMac, MacError};
-    use crate::mac::shim::{Shim, ShimMac};
+    use super::{Features, KeyParams, KeyedMac, MacError};
+    use crate::mac::shim::Shim;
     use libc::{c_char, c_int, c_uint, c_void, size_t};
-    use std::ffi::{CStr, CString};
+    use std::ffi::CStr;
 
     extern "C" {
         fn mbcpp_new(
@@ -218,6 +210,29 @@ mod imp {
 
     // SAFETY: each function forwards to the shim with the given handle and slices.
     unsafe impl Shim for CppShim {
+        const BACKEND: &'static str = "cryptopp";
+        unsafe fn create(
+            name: &CStr,
+            key: &[u8],
+            tag_len: usize,
+            handle: &mut *mut c_void,
+        ) -> Result<(), String> {
+            let mut err = [0 as c_char; 256];
+            // err has err.len() bytes and comes back NUL-terminated (snprintf), or stays zeroed.
+            let status = mbcpp_new(
+                name.as_ptr(),
+                key.as_ptr(),
+                key.len(),
+                tag_len,
+                handle,
+                err.as_mut_ptr(),
+                err.len(),
+            );
+            if status == 0 {
+                return Ok(());
+            }
+            Err(CStr::from_ptr(err.as_ptr()).to_string_lossy().into_owned())
+        }
         unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
             let (n, m, t) = (nonce, msg, tag);
             mbcpp_tag(
@@ -249,33 +264,7 @@ mod imp {
         key: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let tag_len = crate::mac::algorithm(algorithm)
-            .map(|a| a.tag_len)
-            .ok_or_else(|| backend_error(algorithm, "not a registered algorithm"))?;
-        let name = CString::new(algorithm).map_err(|e| backend_error(algorithm, e))?;
-        let mut handle: *mut c_void = std::ptr::null_mut();
-        let mut err = [0 as c_char; 256];
-        // SAFETY: all pointers are valid for the call; err has err.len() bytes and comes back
-        // NUL-terminated (snprintf); on success handle owns a new object.
-        let status = unsafe {
-            mbcpp_new(
-                name.as_ptr(),
-                key.as_ptr(),
-                key.len(),
-                tag_len,
-                &mut handle,
-                err.as_mut_ptr(),
-                err.len(),
-            )
-        };
-        if status != 0 || handle.is_null() {
-            // SAFETY: the shim wrote a NUL-terminated string into err (or left it zeroed).
-            let why = unsafe { CStr::from_ptr(err.as_ptr()) }.to_string_lossy();
-            return Err(backend_error(algorithm, format!("key setup: {why}")));
-        }
-        let mac = ShimMac::<CppShim>::new(handle)
-            .ok_or_else(|| backend_error(algorithm, "key setup: no context"))?;
-        Ok(Box::new(mac))
+        crate::mac::shim::keyed::<CppShim>(algorithm, key)
     }
 
     pub fn library_version() -> i32 {
@@ -318,19 +307,14 @@ mod imp {
 
 #[cfg(not(have_cryptopp))]
 mod imp {
-    use super::{availability, backend_error, Features, KeyParams, KeyedMac, MacError};
-    use crate::mac::Availability;
+    use super::{availability, Features, KeyParams, KeyedMac, MacError};
 
     pub fn new(
         algorithm: &'static str,
         _: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let reason = match availability() {
-            Availability::Unavailable(why) => why,
-            Availability::Available => "not built".to_string(),
-        };
-        Err(backend_error(algorithm, reason))
+        crate::mac::shim::not_built("cryptopp", algorithm, availability())
     }
 
     pub fn library_version() -> i32 {

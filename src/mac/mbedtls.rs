@@ -102,20 +102,12 @@ pub fn version() -> String {
     )
 }
 
-fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
-    MacError::Backend {
-        backend: "mbedtls",
-        algorithm,
-        reason: reason.to_string(),
-    }
-}
-
 #[cfg(have_mbedtls)]
 mod imp {
-    use super::{backend_error, KeyParams, KeyedMac, MacError};
-    use crate::mac::shim::{Shim, ShimMac};
+    use super::{KeyParams, KeyedMac, MacError};
+    use crate::mac::shim::Shim;
     use libc::{c_char, c_int, c_uint, c_void, size_t};
-    use std::ffi::{CStr, CString};
+    use std::ffi::CStr;
 
     extern "C" {
         fn mbtls_new(
@@ -158,6 +150,18 @@ mod imp {
 
     // SAFETY: each function forwards to the shim with the given handle and slices.
     unsafe impl Shim for MbedShim {
+        const BACKEND: &'static str = "mbedtls";
+        unsafe fn create(
+            name: &CStr,
+            key: &[u8],
+            tag_len: usize,
+            handle: &mut *mut c_void,
+        ) -> Result<(), String> {
+            match mbtls_new(name.as_ptr(), key.as_ptr(), key.len(), tag_len, handle) {
+                0 => Ok(()),
+                status => Err(describe(status)),
+            }
+        }
         unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
             let (n, m, t) = (nonce, msg, tag);
             mbtls_tag(
@@ -194,23 +198,7 @@ mod imp {
         key: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let tag_len = crate::mac::algorithm(algorithm)
-            .map(|a| a.tag_len)
-            .ok_or_else(|| backend_error(algorithm, "not a registered algorithm"))?;
-        let name = CString::new(algorithm).map_err(|e| backend_error(algorithm, e))?;
-        let mut handle: *mut c_void = std::ptr::null_mut();
-        // SAFETY: all pointers are valid for the call; on success handle owns a new context.
-        let status =
-            unsafe { mbtls_new(name.as_ptr(), key.as_ptr(), key.len(), tag_len, &mut handle) };
-        if status != 0 || handle.is_null() {
-            return Err(backend_error(
-                algorithm,
-                format!("key setup: {}", describe(status)),
-            ));
-        }
-        let mac = ShimMac::<MbedShim>::new(handle)
-            .ok_or_else(|| backend_error(algorithm, "key setup: no context"))?;
-        Ok(Box::new(mac))
+        crate::mac::shim::keyed::<MbedShim>(algorithm, key)
     }
 
     /// The run-time library's version, `2.28.3`.
@@ -234,19 +222,14 @@ mod imp {
 
 #[cfg(not(have_mbedtls))]
 mod imp {
-    use super::{availability, backend_error, KeyParams, KeyedMac, MacError};
-    use crate::mac::Availability;
+    use super::{availability, KeyParams, KeyedMac, MacError};
 
     pub fn new(
         algorithm: &'static str,
         _: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let reason = match availability() {
-            Availability::Unavailable(why) => why,
-            Availability::Available => "not built".to_string(),
-        };
-        Err(backend_error(algorithm, reason))
+        crate::mac::shim::not_built("mbedtls", algorithm, availability())
     }
 
     pub fn library_version() -> String {

@@ -81,14 +81,6 @@ pub fn version() -> String {
     format!("Nettle {}.{}", v / 100, v % 100)
 }
 
-fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
-    MacError::Backend {
-        backend: "nettle",
-        algorithm,
-        reason: reason.to_string(),
-    }
-}
-
 /// The shim's return codes (`MBNETTLE_*` in `csrc/nettle_shim.c`) in words.
 pub fn reason(code: i32) -> &'static str {
     match code {
@@ -104,10 +96,10 @@ pub fn reason(code: i32) -> &'static str {
 
 #[cfg(have_nettle)]
 mod imp {
-    use super::{backend_error, reason, KeyParams, KeyedMac, MacError};
-    use crate::mac::shim::{Shim, ShimMac};
+    use super::{reason, KeyParams, KeyedMac, MacError};
+    use crate::mac::shim::Shim;
     use libc::{c_char, c_int, c_void, size_t};
-    use std::ffi::CString;
+    use std::ffi::CStr;
 
     extern "C" {
         fn mbnettle_new(
@@ -138,6 +130,19 @@ mod imp {
 
     // SAFETY: each function forwards to the shim with the given handle and slices.
     unsafe impl Shim for NettleShim {
+        const BACKEND: &'static str = "nettle";
+        // The shim checks the key length before reading a fixed-size key.
+        unsafe fn create(
+            name: &CStr,
+            key: &[u8],
+            tag_len: usize,
+            handle: &mut *mut c_void,
+        ) -> Result<(), String> {
+            match mbnettle_new(name.as_ptr(), key.as_ptr(), key.len(), tag_len, handle) {
+                0 => Ok(()),
+                status => Err(reason(status).to_string()),
+            }
+        }
         unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
             let (n, m, t) = (nonce, msg, tag);
             mbnettle_tag(
@@ -170,24 +175,7 @@ mod imp {
         key: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let tag_len = crate::mac::algorithm(algorithm)
-            .map(|a| a.tag_len)
-            .ok_or_else(|| backend_error(algorithm, "not a registered algorithm"))?;
-        let name = CString::new(algorithm).map_err(|e| backend_error(algorithm, e))?;
-        let mut handle: *mut c_void = std::ptr::null_mut();
-        // SAFETY: name is NUL-terminated, key is valid for key.len() bytes (the shim checks the length
-        // before reading a fixed-size key), and on success handle owns a new context.
-        let status =
-            unsafe { mbnettle_new(name.as_ptr(), key.as_ptr(), key.len(), tag_len, &mut handle) };
-        if status != 0 || handle.is_null() {
-            return Err(backend_error(
-                algorithm,
-                format!("key setup: {}", reason(status)),
-            ));
-        }
-        let mac = ShimMac::<NettleShim>::new(handle)
-            .ok_or_else(|| backend_error(algorithm, "key setup: no context"))?;
-        Ok(Box::new(mac))
+        crate::mac::shim::keyed::<NettleShim>(algorithm, key)
     }
 
     pub fn library_version() -> i32 {
@@ -198,19 +186,14 @@ mod imp {
 
 #[cfg(not(have_nettle))]
 mod imp {
-    use super::{availability, backend_error, KeyParams, KeyedMac, MacError};
-    use crate::mac::Availability;
+    use super::{availability, KeyParams, KeyedMac, MacError};
 
     pub fn new(
         algorithm: &'static str,
         _: &[u8],
         _: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let reason = match availability() {
-            Availability::Unavailable(why) => why,
-            Availability::Available => "not built".to_string(),
-        };
-        Err(backend_error(algorithm, reason))
+        crate::mac::shim::not_built("nettle", algorithm, availability())
     }
 
     pub fn library_version() -> i32 {

@@ -7,7 +7,8 @@
 //! backend's shim (no per-message indirection). A backend with more to offer (ipsec-mb's batches of
 //! jobs) keeps its own type.
 
-use super::{Availability, KeyedMac};
+use super::{Availability, KeyedMac, MacError};
+use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
 use std::os::raw::c_void;
 
@@ -20,6 +21,16 @@ use std::os::raw::c_void;
 // The trait's `# Safety` section covers every entry point: each has the same contract.
 #[allow(clippy::missing_safety_doc)]
 pub unsafe trait Shim: 'static {
+    /// The backend's name, as errors name it.
+    const BACKEND: &'static str;
+    /// Make a context for algorithm `name` keyed with `key`, producing `tag_len`-byte tags, into
+    /// `handle`; `Err` is the shim's own reason (its status in words, or its error text).
+    unsafe fn create(
+        name: &CStr,
+        key: &[u8],
+        tag_len: usize,
+        handle: &mut *mut c_void,
+    ) -> Result<(), String>;
     /// Tag one whole message into `tag`.
     unsafe fn tag(handle: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool;
     /// Start a message fed in pieces.
@@ -94,6 +105,45 @@ impl<S: Shim> KeyedMac for ShimMac<S> {
         // SAFETY: handle is a live context of S.
         unsafe { S::streams(self.handle) }
     }
+}
+
+/// Key setup of a C-library backend's function: the registered tag length, the shim's context, the
+/// object that owns it. One place for what the three backends did alike, so their errors read alike.
+pub fn keyed<S: Shim>(algorithm: &'static str, key: &[u8]) -> Result<Box<dyn KeyedMac>, MacError> {
+    let error = |reason: String| MacError::Backend {
+        backend: S::BACKEND,
+        algorithm,
+        reason,
+    };
+    let tag_len = super::algorithm(algorithm)
+        .map(|a| a.tag_len)
+        .ok_or_else(|| error("not a registered algorithm".to_string()))?;
+    let name = CString::new(algorithm).map_err(|e| error(e.to_string()))?;
+    let mut handle: *mut c_void = std::ptr::null_mut();
+    // SAFETY: name is NUL-terminated, key is valid for its length, handle is writable; on success
+    // the shim has put a new context there, which ShimMac then owns.
+    unsafe { S::create(&name, key, tag_len, &mut handle) }
+        .map_err(|why| error(format!("key setup: {why}")))?;
+    let mac =
+        ShimMac::<S>::new(handle).ok_or_else(|| error("key setup: no context".to_string()))?;
+    Ok(Box::new(mac))
+}
+
+/// Key setup in a build without the backend's shim: the reason it is unavailable, as the error.
+pub fn not_built(
+    backend: &'static str,
+    algorithm: &'static str,
+    availability: Availability,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    let reason = match availability {
+        Availability::Unavailable(why) => why,
+        Availability::Available => "not built".to_string(),
+    };
+    Err(MacError::Backend {
+        backend,
+        algorithm,
+        reason,
+    })
 }
 
 /// A C-library backend's availability: available when its shim was built in, else the reason
