@@ -120,26 +120,35 @@ pub fn arch_name(arch: i32) -> &'static str {
         .map_or("unknown", |(_, name)| name)
 }
 
-/// The `IMB_ARCH_*` value of an ISA level (its init function's path); `None` for `hw` and `sw`.
-pub fn level_arch(level: Accel) -> Option<i32> {
-    match level {
-        Accel::Sse => Some(2),
-        Accel::Avx => Some(3),
-        Accel::Avx2 => Some(4),
-        Accel::Avx512 => Some(5),
-        Accel::Hw | Accel::Sw => None,
-    }
+/// Each ISA level's manager: its `IMB_ARCH_*` path, the init function that selects it, and the
+/// `IMB_CPUFLAGS_*` features of intel-ipsec-mb.h 1.3 that init needs (`tests/ipsecmb.rs` checks
+/// these masks against the header the shim was compiled with). One row per level, so the three
+/// questions below cannot disagree.
+const LEVEL_PATHS: &[(Accel, i32, &str, u64)] = {
+    const SSE: u64 = (1 << 4) | (1 << 3) | (1 << 1) | (1 << 2); // SSE4.2, CMOV, AES-NI, PCLMULQDQ
+    const AVX: u64 = SSE | (1 << 5);
+    const AVX2: u64 = AVX | (1 << 6) | (1 << 18); // + AVX2, BMI2
+    const AVX512: u64 = AVX2 | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11); // + F/DQ/CD/BW/VL
+    &[
+        (Accel::Sse, 2, "init_mb_mgr_sse", SSE),
+        (Accel::Avx, 3, "init_mb_mgr_avx", AVX),
+        (Accel::Avx2, 4, "init_mb_mgr_avx2", AVX2),
+        (Accel::Avx512, 5, "init_mb_mgr_avx512", AVX512),
+    ]
+};
+
+fn level_path(level: Accel) -> Option<&'static (Accel, i32, &'static str, u64)> {
+    LEVEL_PATHS.iter().find(|row| row.0 == level)
 }
 
-/// The `init_mb_mgr_*` function a level's manager is initialised with.
+/// The `IMB_ARCH_*` value of an ISA level (its init function's path); `None` for `hw` and `sw`.
+pub fn level_arch(level: Accel) -> Option<i32> {
+    level_path(level).map(|row| row.1)
+}
+
+/// The `init_mb_mgr_*` function a level's manager is initialised with (`hw`: `init_mb_mgr_auto`).
 pub fn init_function(level: Accel) -> &'static str {
-    match level {
-        Accel::Sse => "init_mb_mgr_sse",
-        Accel::Avx => "init_mb_mgr_avx",
-        Accel::Avx2 => "init_mb_mgr_avx2",
-        Accel::Avx512 => "init_mb_mgr_avx512",
-        Accel::Hw | Accel::Sw => "init_mb_mgr_auto",
-    }
+    level_path(level).map_or("init_mb_mgr_auto", |row| row.2)
 }
 
 /// The proof that a manager runs the level asked for: its `used_arch` after init must be that level's
@@ -187,21 +196,10 @@ const FEATURE_NAMES: &[(u64, &str)] = &[
     (1 << 18, "BMI2"),
 ];
 
-/// `IMB_CPUFLAGS_SSE` / `_AVX` / `_AVX2` / `_AVX512` of intel-ipsec-mb.h 1.3: the features the
-/// library's `init_mb_mgr_*` of a level needs (`tests/ipsecmb.rs` checks this copy against the
-/// header the shim was compiled with). `None` for `hw` and `sw`.
+/// The features the library's `init_mb_mgr_*` of a level needs ([`LEVEL_PATHS`]); `None` for `hw`
+/// and `sw`.
 pub fn level_flags(level: Accel) -> Option<u64> {
-    const SSE: u64 = (1 << 4) | (1 << 3) | (1 << 1) | (1 << 2); // SSE4.2, CMOV, AES-NI, PCLMULQDQ
-    const AVX: u64 = SSE | (1 << 5);
-    const AVX2: u64 = AVX | (1 << 6) | (1 << 18); // + AVX2, BMI2
-    const AVX512: u64 = AVX2 | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11); // + F/DQ/CD/BW/VL
-    match level {
-        Accel::Sse => Some(SSE),
-        Accel::Avx => Some(AVX),
-        Accel::Avx2 => Some(AVX2),
-        Accel::Avx512 => Some(AVX512),
-        Accel::Hw | Accel::Sw => None,
-    }
+    level_path(level).map(|row| row.3)
 }
 
 /// Why this CPU cannot run `level`, given the features ipsec-mb detected (`mgr->features`), or
@@ -277,10 +275,14 @@ pub fn version() -> String {
                     Err(_) => format!("{level}=unavailable"),
                 })
                 .collect();
-            let flags: Vec<&str> = FEATURES
+            let flags: Vec<&str> = VERSION_LINE_FEATURES
                 .iter()
-                .filter(|(bit, _)| features & bit != 0)
-                .map(|(_, name)| *name)
+                .copied()
+                .filter(|name| {
+                    FEATURE_NAMES
+                        .iter()
+                        .any(|(bit, n)| n == name && features & bit != 0)
+                })
                 .collect();
             format!(
                 "{} path; levels by used_arch: {}; {}",
@@ -295,15 +297,15 @@ pub fn version() -> String {
     format!("Intel ipsec-mb {} ({path})", imp::library_version())
 }
 
-/// The manager's feature bits worth naming on the version line (`IMB_FEATURE_*` in intel-ipsec-mb.h).
-const FEATURES: &[(u64, &str)] = &[
-    (1 << 1, "AES-NI"),
-    (1 << 0, "SHA-NI"),
-    (1 << 2, "PCLMULQDQ"),
-    (1 << 6, "AVX2"),
-    (1 << 7, "AVX512F"),
-    (1 << 12, "VAES"),
-    (1 << 13, "VPCLMULQDQ"),
+/// The manager's features worth naming on the version line, in that order (bits in [`FEATURE_NAMES`]).
+const VERSION_LINE_FEATURES: &[&str] = &[
+    "AES-NI",
+    "SHA-NI",
+    "PCLMULQDQ",
+    "AVX2",
+    "AVX512F",
+    "VAES",
+    "VPCLMULQDQ",
 ];
 
 fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
