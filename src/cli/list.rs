@@ -40,6 +40,10 @@ struct ListRow {
     nonce_bytes: Option<usize>,
     selftest: String,
     caveat: Option<&'static str>,
+    /// An ISA level its backend does not offer ([`Function::is_level_not_offered`]): summarised
+    /// below the terminal table, kept in the JSON as a row like any other.
+    #[serde(skip)]
+    level_not_offered: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -71,14 +75,16 @@ fn row_for(f: &Function) -> ListRow {
         nonce_bytes: f.algorithm.nonce_len,
         selftest,
         caveat: f.algorithm.caveat,
+        level_not_offered: f.is_level_not_offered(),
     }
 }
 
 /// Rows for algorithms that no built backend implements (so nothing is silently missing).
 fn missing_rows() -> Vec<ListRow> {
+    let functions = mac::functions();
     mac::ALGORITHMS
         .iter()
-        .filter(|a| !mac::functions().iter().any(|f| f.algorithm.name == a.name))
+        .filter(|a| !functions.iter().any(|f| f.algorithm.name == a.name))
         .map(|a| {
             let planned = mac::PLANNED.iter().find(|(alg, _, _)| *alg == a.name);
             ListRow {
@@ -96,6 +102,7 @@ fn missing_rows() -> Vec<ListRow> {
                 nonce_bytes: a.nonce_len,
                 selftest: "not run".to_string(),
                 caveat: a.caveat,
+                level_not_offered: false,
             }
         })
         .collect()
@@ -232,19 +239,6 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
     }
 }
 
-/// A row of an ISA level (`sse` … `avx512`) that its backend does not offer at all (as opposed to a
-/// level the backend offers but this CPU lacks, which stays a row of its own).
-fn level_not_offered(accel: &str, reason: Option<&str>) -> bool {
-    let level = mac::Accel::from_name(accel).is_some_and(|a| a.is_isa_level());
-    level
-        && reason.is_some_and(|why| {
-            mac::BACKENDS
-                .iter()
-                .any(|b| matches!(b.isa_levels, mac::IsaLevels::NotOffered(r) if r == why))
-                || why == mac::NO_ISA_LEVELS_HERE
-        })
-}
-
 /// "ISA levels sse, avx, avx2, avx512: not offered by openssl, cryptopp (why)", one line per reason.
 fn print_levels_not_offered(rows: &[ListRow]) {
     let mut by_reason: Vec<(String, Vec<&str>)> = Vec::new();
@@ -286,9 +280,8 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     crate::outln!();
     // On a terminal, the ISA-level rows of backends that offer no levels (four per algorithm each,
     // all saying the same) become one line per reason below the table; `--json` keeps every row.
-    let (not_offered, shown): (Vec<ListRow>, Vec<ListRow>) = rows
-        .into_iter()
-        .partition(|r| level_not_offered(&r.accel, r.reason.as_deref()));
+    let (not_offered, shown): (Vec<ListRow>, Vec<ListRow>) =
+        rows.into_iter().partition(|r| r.level_not_offered);
     print_rows(&shown);
     print_levels_not_offered(&not_offered);
     let caveats: Vec<_> = mac::ALGORITHMS
@@ -328,7 +321,7 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
         }
         match f.availability() {
             Availability::Available => results.push(vectors::self_test(&f)),
-            Availability::Unavailable(why) => skipped.push((f.id(), why)),
+            Availability::Unavailable(why) => skipped.push((f.id(), why, f.is_level_not_offered())),
         }
     }
     if results.is_empty() {
@@ -352,13 +345,12 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
             })
             .collect();
         // Levels a backend does not offer at all are counted, not listed (four rows per algorithm).
-        let (levels, others): (Vec<_>, Vec<_>) = skipped.iter().partition(|(id, why)| {
-            level_not_offered(id.rsplit('/').next().unwrap_or(""), Some(why))
-        });
+        let (levels, others): (Vec<_>, Vec<_>) =
+            skipped.iter().partition(|(_, _, not_offered)| *not_offered);
         rows.extend(
             others
                 .iter()
-                .map(|(id, why)| vec![id.clone(), format!("unavailable: {why}")]),
+                .map(|(id, why, _)| vec![id.clone(), format!("unavailable: {why}")]),
         );
         if !levels.is_empty() {
             rows.push(vec![

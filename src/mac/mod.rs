@@ -462,6 +462,13 @@ impl Function {
         }
     }
 
+    /// Whether this row is an ISA level its backend does not offer at all (one of the rows
+    /// [`functions`] adds so nothing is missing in silence, or any level off x86-64), as opposed to a
+    /// level the backend offers and this CPU lacks. `list` and `selftest` summarise these rows.
+    pub fn is_level_not_offered(&self) -> bool {
+        self.accel.is_isa_level() && (self.not_offered.is_some() || !cfg!(target_arch = "x86_64"))
+    }
+
     /// Whether this function can run here: the backend's own availability; for `sw` whether the
     /// isolation layer can run it with the switches applied ([`switch`]); for an ISA level whether
     /// this is x86-64 and the CPU runs that level, as the backend's library reports it.
