@@ -144,18 +144,20 @@ pub static SOFTWARE_SWITCH: SoftwareSwitch = SoftwareSwitch {
     check: check_software_only,
     capability: || {
         if cfg!(target_arch = "aarch64") {
-            armcap().map(|cap| Capability {
-                summary: cap.describe(),
-                detail: serde_json::to_value(&cap).unwrap_or_default(),
-            })
+            armcap().map(|cap| capability(cap.describe(), &cap))
         } else {
-            ia32cap().map(|cap| Capability {
-                summary: cap.describe(),
-                detail: serde_json::to_value(&cap).unwrap_or_default(),
-            })
+            ia32cap().map(|cap| capability(cap.describe(), &cap))
         }
     },
 };
+
+/// A capability report: the one-line summary and the word(s) themselves for the record.
+fn capability(summary: String, detail: &impl serde::Serialize) -> Capability {
+    Capability {
+        summary,
+        detail: serde_json::to_value(detail).unwrap_or_default(),
+    }
+}
 
 /// The mask is in effect: libcrypto reports none of the masked bits ([`SOFTWARE_ONLY_MASK`] on
 /// x86-64, [`ARM_SOFTWARE_ONLY_MASK`] on aarch64; elsewhere there is no capability vector to mask).
