@@ -160,7 +160,9 @@ Keyed *make(const std::string &alg, const byte *key, size_t key_len) {
     const byte first_nonce[8] = {0};
     if (alg == "hmac-md5") return keyed<HMAC<Weak::MD5>>(key, key_len);
     if (alg == "hmac-sha1") return keyed<HMAC<SHA1>>(key, key_len);
+    if (alg == "hmac-sha224") return keyed<HMAC<SHA224>>(key, key_len);
     if (alg == "hmac-sha256") return keyed<HMAC<SHA256>>(key, key_len);
+    if (alg == "hmac-sha384") return keyed<HMAC<SHA384>>(key, key_len);
     if (alg == "hmac-sha512") return keyed<HMAC<SHA512>>(key, key_len);
     if (alg == "hmac-sha3-256") return keyed<HMAC<SHA3_256>>(key, key_len);
     if (alg == "cmac-aes128" || alg == "cmac-aes256") return keyed<CMAC<AES>>(key, key_len);
@@ -168,7 +170,9 @@ Keyed *make(const std::string &alg, const byte *key, size_t key_len) {
     if (alg == "cmac-serpent") return keyed<CMAC<Serpent>>(key, key_len);
     if (alg == "cmac-rc6") return keyed<CMAC<RC6>>(key, key_len);
     if (alg == "cbcmac-aes128") return keyed<CBC_MAC<AES>>(key, key_len, true);
-    if (alg == "gmac-aes128") return new GmacKeyed(key, key_len);
+    // GCM<AES> takes the AES key size from the key: 16, 24 or 32 bytes (checked by the registry).
+    if (alg == "gmac-aes128" || alg == "gmac-aes192" || alg == "gmac-aes256")
+        return new GmacKeyed(key, key_len);
     if (alg == "poly1305") return keyed<Poly1305TLS>(key, key_len);
     if (alg == "siphash-2-4") return keyed<SipHash<2, 4, false>>(key, key_len);
     if (alg == "blake2b-keyed") return keyed<BLAKE2b>(key, key_len);

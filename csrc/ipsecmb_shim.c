@@ -2,13 +2,16 @@
  *
  * One object = one IMB_MGR (its own job queue, so objects never share lanes) plus the key material
  * the jobs point at, prepared once in imb_shim_new:
- *   HMAC-SHA1/256/512: the key (hashed first when longer than a block) xor ipad/opad, each block run
- *     through the one-block compression (IMB_SHAx_ONE_BLOCK): the inner and outer starting states the
- *     job takes (the header's documented HMAC key preparation).
- *   CMAC-AES128: the AES key schedule (IMB_AES_KEYEXP_128) and subkeys K1/K2
- *     (IMB_AES_CMAC_SUBKEY_GEN_128).
+ *   HMAC-MD5/SHA1/224/256/384/512: the key (hashed first when longer than a block) xor ipad/opad,
+ *     each block run through the one-block compression (IMB_SHAx_ONE_BLOCK, IMB_MD5_ONE_BLOCK): the
+ *     inner and outer starting states the job takes (the header's documented HMAC key preparation).
+ *     ipsec-mb has no whole MD5 hash, so for HMAC-MD5 the caller shortens a long key itself and hands
+ *     over the empty message's tag (imb_shim_set_empty_tag; see hmac_empty).
+ *   CMAC-AES128/256: the AES key schedule (IMB_AES_KEYEXP_128/256) and subkeys K1/K2
+ *     (IMB_AES_CMAC_SUBKEY_GEN_128/256).
  *   XCBC-AES128-96: K1's schedule and K2, K3 (IMB_AES_XCBC_KEYEXP); 1.3 writes only the 12-byte tag.
- *   GMAC-AES128: the AES schedule and GHASH key table (IMB_AES128_GCM_PRE).
+ *   GMAC-AES128/192/256: the AES schedule and GHASH key table (IMB_AES128/192/256_GCM_PRE).
+ *   Poly1305: the 32-byte key itself, which the job reads per message (the one-time key reused).
  * Per message a job is filled in (pointers and lengths only) and submitted; imb_shim_tag flushes at
  * once (one message), imb_shim_tag_batch submits up to MAX_BATCH jobs before flushing, so the manager
  * can run them side by side in its SIMD lanes. Jobs may complete out of order; each carries its index
@@ -41,9 +44,10 @@ enum {
     IMB_SHIM_ERR_BATCH = -7,
     IMB_SHIM_ERR_LEVEL = -8,  /* the CPU lacks the level's flags, or the level is unknown */
     IMB_SHIM_ERR_INIT = -9,   /* init_mb_mgr_* set imb_errno */
+    IMB_SHIM_ERR_EMPTY = -10, /* HMAC-MD5 of the empty message without the caller's tag */
 };
 
-enum kind { KIND_HMAC, KIND_CMAC, KIND_XCBC, KIND_GMAC };
+enum kind { KIND_HMAC, KIND_CMAC, KIND_XCBC, KIND_GMAC, KIND_POLY1305 };
 
 typedef struct {
     /* First: the job API wants the key material 16-byte aligned; the object is allocated 64-aligned. */
@@ -54,6 +58,9 @@ typedef struct {
             /* The padded key xor ipad/opad blocks themselves, kept only for the empty message. */
             uint8_t ipad_block[128];
             uint8_t opad_block[128];
+            /* HMAC-MD5 only: the empty message's tag, from the caller (no whole MD5 here). */
+            uint8_t empty_tag[16];
+            int has_empty_tag;
         } hmac;
         struct {
             uint32_t enc[4 * 15];
@@ -67,6 +74,7 @@ typedef struct {
             uint8_t k3[16];
         } xcbc;
         struct gcm_key_data gmac;
+        uint8_t poly1305[32];
     } key __attribute__((aligned(64)));
     uint8_t scratch[IMB_SHIM_MAX_BATCH][IMB_SHIM_MAX_TAG] __attribute__((aligned(16)));
     IMB_MGR *mgr;
@@ -122,6 +130,18 @@ static IMB_MGR *new_mgr(int level, int *err, int *detail) {
     return mgr;
 }
 
+/* The hash's state after one block from its initial value: an HMAC job's ipad/opad starting state. */
+static void one_block(imb_shim_mac *m, const uint8_t *block, uint8_t *state) {
+    switch (m->hash) {
+    case IMB_AUTH_MD5: IMB_MD5_ONE_BLOCK(m->mgr, block, state); break;
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1_ONE_BLOCK(m->mgr, block, state); break;
+    case IMB_AUTH_HMAC_SHA_224: IMB_SHA224_ONE_BLOCK(m->mgr, block, state); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256_ONE_BLOCK(m->mgr, block, state); break;
+    case IMB_AUTH_HMAC_SHA_384: IMB_SHA384_ONE_BLOCK(m->mgr, block, state); break;
+    default: IMB_SHA512_ONE_BLOCK(m->mgr, block, state); break;
+    }
+}
+
 /* ipad/opad starting states: block = key (hashed if longer than a block) zero-padded, xor 0x36/0x5c. */
 static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, size_t block) {
     uint8_t padded[128];
@@ -131,9 +151,12 @@ static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, siz
     if (key_len > block) {
         switch (m->hash) {
         case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, key, key_len, padded); break;
+        case IMB_AUTH_HMAC_SHA_224: IMB_SHA224(m->mgr, key, key_len, padded); break;
         case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, key, key_len, padded); break;
+        case IMB_AUTH_HMAC_SHA_384: IMB_SHA384(m->mgr, key, key_len, padded); break;
         case IMB_AUTH_HMAC_SHA_512: IMB_SHA512(m->mgr, key, key_len, padded); break;
-        default: return IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
+        /* MD5: no whole hash in ipsec-mb; the caller shortens long keys (RFC 2104 §2) first. */
+        default: return IMB_SHIM_ERR_KEY_LENGTH;
         }
     } else if (key_len > 0) {
         memcpy(padded, key, key_len);
@@ -142,23 +165,46 @@ static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, siz
         buf[i] = padded[i] ^ 0x36;
     }
     memcpy(m->key.hmac.ipad_block, buf, block);
-    switch (m->hash) {
-    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
-    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
-    default: IMB_SHA512_ONE_BLOCK(m->mgr, buf, m->key.hmac.ipad); break;
-    }
+    one_block(m, buf, m->key.hmac.ipad);
     for (i = 0; i < block; i++) {
         buf[i] = padded[i] ^ 0x5c;
     }
     memcpy(m->key.hmac.opad_block, buf, block);
-    switch (m->hash) {
-    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
-    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
-    default: IMB_SHA512_ONE_BLOCK(m->mgr, buf, m->key.hmac.opad); break;
-    }
+    one_block(m, buf, m->key.hmac.opad);
     memset(padded, 0, sizeof padded);
     memset(buf, 0, sizeof buf);
     return 0;
+}
+
+/* The HMACs: registry name, job hash, block size, full tag (= inner digest) length. */
+struct hmac_row {
+    const char *name;
+    IMB_HASH_ALG hash;
+    size_t block;
+    size_t tag_len;
+};
+
+static const struct hmac_row HMACS[] = {
+    {"hmac-md5", IMB_AUTH_MD5, 64, 16},
+    {"hmac-sha1", IMB_AUTH_HMAC_SHA_1, 64, 20},
+    {"hmac-sha224", IMB_AUTH_HMAC_SHA_224, 64, 28},
+    {"hmac-sha256", IMB_AUTH_HMAC_SHA_256, 64, 32},
+    {"hmac-sha384", IMB_AUTH_HMAC_SHA_384, 128, 48},
+    {"hmac-sha512", IMB_AUTH_HMAC_SHA_512, 128, 64},
+};
+
+static const struct hmac_row *find_hmac(const char *name) {
+    size_t i;
+    for (i = 0; i < sizeof HMACS / sizeof HMACS[0]; i++) {
+        if (strcmp(HMACS[i].name, name) == 0) {
+            return &HMACS[i];
+        }
+    }
+    return NULL;
+}
+
+static size_t hmac_block(IMB_HASH_ALG hash) {
+    return hash == IMB_AUTH_HMAC_SHA_384 || hash == IMB_AUTH_HMAC_SHA_512 ? 128 : 64;
 }
 
 /* Key an object whose manager runs on `level` (0: the library's choice). *used_arch: the path the
@@ -166,6 +212,7 @@ static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, siz
 int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t key_len, void **out,
                  int *used_arch, int *detail) {
     imb_shim_mac *m = NULL;
+    const struct hmac_row *hmac;
     int ret = 0;
     *out = NULL;
     *used_arch = IMB_ARCH_NONE;
@@ -180,24 +227,21 @@ int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t ke
         return ret;
     }
     *used_arch = (int)m->mgr->used_arch;
-    if (strcmp(algorithm, "hmac-sha1") == 0) {
+    if ((hmac = find_hmac(algorithm)) != NULL) {
         m->kind = KIND_HMAC;
-        m->hash = IMB_AUTH_HMAC_SHA_1;
-        m->full_len = 20;
-        ret = hmac_prepare(m, key, key_len, 64);
-    } else if (strcmp(algorithm, "hmac-sha256") == 0) {
-        m->kind = KIND_HMAC;
-        m->hash = IMB_AUTH_HMAC_SHA_256;
-        m->full_len = 32;
-        ret = hmac_prepare(m, key, key_len, 64);
-    } else if (strcmp(algorithm, "hmac-sha512") == 0) {
-        m->kind = KIND_HMAC;
-        m->hash = IMB_AUTH_HMAC_SHA_512;
-        m->full_len = 64;
-        ret = hmac_prepare(m, key, key_len, 128);
-    } else if (strcmp(algorithm, "cmac-aes128") == 0) {
-        if (key_len != 16) {
+        m->hash = hmac->hash;
+        m->full_len = hmac->tag_len;
+        ret = hmac_prepare(m, key, key_len, hmac->block);
+    } else if (strcmp(algorithm, "cmac-aes128") == 0 || strcmp(algorithm, "cmac-aes256") == 0) {
+        int aes256 = strcmp(algorithm, "cmac-aes256") == 0;
+        if (key_len != (aes256 ? 32u : 16u)) {
             ret = IMB_SHIM_ERR_KEY_LENGTH;
+        } else if (aes256) {
+            m->kind = KIND_CMAC;
+            m->hash = IMB_AUTH_AES_CMAC_256;
+            m->full_len = 16;
+            IMB_AES_KEYEXP_256(m->mgr, key, m->key.cmac.enc, m->key.cmac.dec);
+            IMB_AES_CMAC_SUBKEY_GEN_256(m->mgr, m->key.cmac.enc, m->key.cmac.k1, m->key.cmac.k2);
         } else {
             m->kind = KIND_CMAC;
             m->hash = IMB_AUTH_AES_CMAC;
@@ -216,14 +260,32 @@ int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t ke
             m->full_len = 12;
             IMB_AES_XCBC_KEYEXP(m->mgr, key, m->key.xcbc.k1, m->key.xcbc.k2, m->key.xcbc.k3);
         }
-    } else if (strcmp(algorithm, "gmac-aes128") == 0) {
-        if (key_len != 16) {
+    } else if (strncmp(algorithm, "gmac-aes", 8) == 0) {
+        m->kind = KIND_GMAC;
+        m->full_len = 16;
+        if (strcmp(algorithm, "gmac-aes128") == 0 && key_len == 16) {
+            m->hash = IMB_AUTH_AES_GMAC_128;
+            IMB_AES128_GCM_PRE(m->mgr, key, &m->key.gmac);
+        } else if (strcmp(algorithm, "gmac-aes192") == 0 && key_len == 24) {
+            m->hash = IMB_AUTH_AES_GMAC_192;
+            IMB_AES192_GCM_PRE(m->mgr, key, &m->key.gmac);
+        } else if (strcmp(algorithm, "gmac-aes256") == 0 && key_len == 32) {
+            m->hash = IMB_AUTH_AES_GMAC_256;
+            IMB_AES256_GCM_PRE(m->mgr, key, &m->key.gmac);
+        } else {
+            ret = strcmp(algorithm, "gmac-aes128") == 0 || strcmp(algorithm, "gmac-aes192") == 0 ||
+                          strcmp(algorithm, "gmac-aes256") == 0
+                      ? IMB_SHIM_ERR_KEY_LENGTH
+                      : IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
+        }
+    } else if (strcmp(algorithm, "poly1305") == 0) {
+        if (key_len != 32) {
             ret = IMB_SHIM_ERR_KEY_LENGTH;
         } else {
-            m->kind = KIND_GMAC;
-            m->hash = IMB_AUTH_AES_GMAC_128;
+            m->kind = KIND_POLY1305;
+            m->hash = IMB_AUTH_POLY1305;
             m->full_len = 16;
-            IMB_AES128_GCM_PRE(m->mgr, key, &m->key.gmac);
+            memcpy(m->key.poly1305, key, 32);
         }
     } else {
         ret = IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
@@ -252,24 +314,49 @@ void imb_shim_free(void *handle) {
  * an empty slice, and ipsec-mb's CMAC reads through src even when the length is 0. */
 static const uint8_t empty_message[16] __attribute__((aligned(16)));
 
+/* A whole SHA hash of len bytes (the IMB_SHAx calls). */
+static void whole_hash(imb_shim_mac *m, const uint8_t *src, size_t len, uint8_t *out) {
+    switch (m->hash) {
+    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, src, len, out); break;
+    case IMB_AUTH_HMAC_SHA_224: IMB_SHA224(m->mgr, src, len, out); break;
+    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, src, len, out); break;
+    case IMB_AUTH_HMAC_SHA_384: IMB_SHA384(m->mgr, src, len, out); break;
+    default: IMB_SHA512(m->mgr, src, len, out); break;
+    }
+}
+
+/* HMAC-MD5's empty-message tag, computed by the caller at key setup (ipsec-mb rejects an empty HMAC
+ * job and has no whole MD5 hash to compute it with). Only the empty message ever uses it. */
+int imb_shim_set_empty_tag(void *handle, const uint8_t *tag, size_t len) {
+    imb_shim_mac *m = handle;
+    if (m->hash != IMB_AUTH_MD5 || len != 16) {
+        return IMB_SHIM_ERR_TAG_LENGTH;
+    }
+    memcpy(m->key.hmac.empty_tag, tag, 16);
+    m->key.hmac.has_empty_tag = 1;
+    return 0;
+}
+
 /* HMAC of the empty message: ipsec-mb 1.3 rejects a zero-length HMAC job (IMB_STATUS_INVALID_ARGS),
  * so it is computed with the whole-hash calls over the stored key blocks: four compressions instead
  * of two, for the empty message only. */
-static void hmac_empty(imb_shim_mac *m, uint8_t *out) {
+static int hmac_empty(imb_shim_mac *m, uint8_t *out) {
     uint8_t buf[128 + 64];
-    size_t block = m->hash == IMB_AUTH_HMAC_SHA_512 ? 128 : 64;
+    size_t block = hmac_block(m->hash);
+    if (m->hash == IMB_AUTH_MD5) {
+        /* No whole MD5 hash in ipsec-mb: the tag the caller computed at key setup, or a failure. */
+        if (!m->key.hmac.has_empty_tag) {
+            return IMB_SHIM_ERR_EMPTY;
+        }
+        memcpy(out, m->key.hmac.empty_tag, 16);
+        return 0;
+    }
     memcpy(buf, m->key.hmac.ipad_block, block);
-    switch (m->hash) {
-    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, buf, block, buf + block); break;
-    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, buf, block, buf + block); break;
-    default: IMB_SHA512(m->mgr, buf, block, buf + block); break;
-    }
+    whole_hash(m, buf, block, buf + block);
     memcpy(buf, m->key.hmac.opad_block, block);
-    switch (m->hash) {
-    case IMB_AUTH_HMAC_SHA_1: IMB_SHA1(m->mgr, buf, block + 20, out); break;
-    case IMB_AUTH_HMAC_SHA_256: IMB_SHA256(m->mgr, buf, block + 32, out); break;
-    default: IMB_SHA512(m->mgr, buf, block + 64, out); break;
-    }
+    /* The outer hash reads the inner digest, as long as the tag (SHA-224/384: the truncated state). */
+    whole_hash(m, buf, block + m->full_len, out);
+    return 0;
 }
 
 /* Fill in one job: message index i of the batch, its nonce (GMAC's IV) and message. */
@@ -307,6 +394,9 @@ static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *non
         job->u.GMAC._key = &m->key.gmac;
         job->u.GMAC._iv = nonce;
         job->u.GMAC.iv_len_in_bytes = nonce_len;
+        break;
+    case KIND_POLY1305:
+        job->u.POLY1305._key = m->key.poly1305;
         break;
     }
 }
@@ -352,7 +442,10 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
     all = (1u << n) - 1u;
     for (i = 0; i < n; i++) {
         if (lens[i] == 0 && m->kind == KIND_HMAC) {
-            hmac_empty(m, m->scratch[i]);
+            int err = hmac_empty(m, m->scratch[i]);
+            if (err != 0) {
+                return err;
+            }
             done |= 1u << i;
             continue;
         }
@@ -429,7 +522,11 @@ void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
     case IMB_SHIM_ERR_NO_MEMORY: what = "alloc_mb_mgr failed (out of memory)"; break;
     case IMB_SHIM_ERR_TAG_LENGTH: what = "tag longer than the construction's"; break;
     case IMB_SHIM_ERR_NONCE_LENGTH: what = "GMAC needs a 12-byte nonce"; break;
-    case IMB_SHIM_ERR_KEY_LENGTH: what = "AES-128 needs a 16-byte key"; break;
+    case IMB_SHIM_ERR_KEY_LENGTH:
+        what = "key length not taken (AES: 16, 24 or 32 bytes as named; Poly1305: 32; HMAC-MD5: at most "
+               "64, longer keys are hashed by the caller)";
+        break;
+    case IMB_SHIM_ERR_EMPTY: what = "HMAC-MD5 of the empty message needs the tag from key setup"; break;
     case IMB_SHIM_ERR_BATCH: what = "more than 16 messages in one batch"; break;
     case IMB_SHIM_ERR_INIT: what = "init_mb_mgr_* left an error (imb_errno)"; break;
     case IMB_SHIM_ERR_LEVEL: what = "this CPU lacks the CPU flags of the requested code path (mgr->features)"; break;

@@ -209,13 +209,19 @@ int mbtls_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t 
         ret = new_hmac(m, MBEDTLS_MD_MD5, key, key_len);
     } else if (strcmp(algorithm, "hmac-sha1") == 0) {
         ret = new_hmac(m, MBEDTLS_MD_SHA1, key, key_len);
+    } else if (strcmp(algorithm, "hmac-sha224") == 0) {
+        ret = new_hmac(m, MBEDTLS_MD_SHA224, key, key_len);
     } else if (strcmp(algorithm, "hmac-sha256") == 0) {
         ret = new_hmac(m, MBEDTLS_MD_SHA256, key, key_len);
+    } else if (strcmp(algorithm, "hmac-sha384") == 0) {
+        ret = new_hmac(m, MBEDTLS_MD_SHA384, key, key_len);
     } else if (strcmp(algorithm, "hmac-sha512") == 0) {
         ret = new_hmac(m, MBEDTLS_MD_SHA512, key, key_len);
     } else if (strcmp(algorithm, "cmac-aes128") == 0 || strcmp(algorithm, "cmac-aes256") == 0) {
         ret = new_cmac(m, key, key_len);
-    } else if (strcmp(algorithm, "gmac-aes128") == 0) {
+    } else if (strcmp(algorithm, "gmac-aes128") == 0 || strcmp(algorithm, "gmac-aes192") == 0 ||
+               strcmp(algorithm, "gmac-aes256") == 0) {
+        /* The AES key size follows the key (16, 24 or 32 bytes, checked by the registry). */
         ret = new_gmac(m, key, key_len);
     } else if (strcmp(algorithm, "poly1305") == 0) {
         ret = new_poly1305(m, key, key_len);

@@ -40,10 +40,14 @@ enum algorithm {
     HMAC_MD5,
     HMAC_SHA1,
     HMAC_SHA256,
+    HMAC_SHA224,
+    HMAC_SHA384,
     HMAC_SHA512,
     CMAC_AES128,
     CMAC_AES256,
     GMAC_AES128,
+    GMAC_AES192,
+    GMAC_AES256,
     UMAC32,
     UMAC64,
     UMAC96,
@@ -62,10 +66,14 @@ struct keyed {
         struct hmac_md5_ctx hmac_md5;
         struct hmac_sha1_ctx hmac_sha1;
         struct hmac_sha256_ctx hmac_sha256;
+        struct hmac_sha224_ctx hmac_sha224;
+        struct hmac_sha384_ctx hmac_sha384;
         struct hmac_sha512_ctx hmac_sha512;
         struct cmac_aes128_ctx cmac_aes128;
         struct cmac_aes256_ctx cmac_aes256;
         struct gcm_aes128_ctx gcm_aes128;
+        struct gcm_aes192_ctx gcm_aes192;
+        struct gcm_aes256_ctx gcm_aes256;
         struct umac32_ctx umac32;
         struct umac64_ctx umac64;
         struct umac96_ctx umac96;
@@ -86,10 +94,14 @@ static const struct row ROWS[] = {
     {"hmac-md5", HMAC_MD5, 0, MD5_DIGEST_SIZE},
     {"hmac-sha1", HMAC_SHA1, 0, SHA1_DIGEST_SIZE},
     {"hmac-sha256", HMAC_SHA256, 0, SHA256_DIGEST_SIZE},
+    {"hmac-sha224", HMAC_SHA224, 0, SHA224_DIGEST_SIZE},
+    {"hmac-sha384", HMAC_SHA384, 0, SHA384_DIGEST_SIZE},
     {"hmac-sha512", HMAC_SHA512, 0, SHA512_DIGEST_SIZE},
     {"cmac-aes128", CMAC_AES128, AES128_KEY_SIZE, CMAC128_DIGEST_SIZE},
     {"cmac-aes256", CMAC_AES256, AES256_KEY_SIZE, CMAC128_DIGEST_SIZE},
     {"gmac-aes128", GMAC_AES128, AES128_KEY_SIZE, GCM_DIGEST_SIZE},
+    {"gmac-aes192", GMAC_AES192, AES192_KEY_SIZE, GCM_DIGEST_SIZE},
+    {"gmac-aes256", GMAC_AES256, AES256_KEY_SIZE, GCM_DIGEST_SIZE},
     {"umac32-aes128", UMAC32, UMAC_KEY_SIZE, UMAC32_DIGEST_SIZE},
     {"umac64-aes128", UMAC64, UMAC_KEY_SIZE, UMAC64_DIGEST_SIZE},
     {"umac96-aes128", UMAC96, UMAC_KEY_SIZE, UMAC96_DIGEST_SIZE},
@@ -130,10 +142,14 @@ int mbnettle_new(const char *name, const uint8_t *key, size_t key_len, size_t ta
     case HMAC_MD5: hmac_md5_set_key(&k->ctx.hmac_md5, key_len, key); break;
     case HMAC_SHA1: hmac_sha1_set_key(&k->ctx.hmac_sha1, key_len, key); break;
     case HMAC_SHA256: hmac_sha256_set_key(&k->ctx.hmac_sha256, key_len, key); break;
+    case HMAC_SHA224: hmac_sha224_set_key(&k->ctx.hmac_sha224, key_len, key); break;
+    case HMAC_SHA384: hmac_sha384_set_key(&k->ctx.hmac_sha384, key_len, key); break;
     case HMAC_SHA512: hmac_sha512_set_key(&k->ctx.hmac_sha512, key_len, key); break;
     case CMAC_AES128: cmac_aes128_set_key(&k->ctx.cmac_aes128, key); break;
     case CMAC_AES256: cmac_aes256_set_key(&k->ctx.cmac_aes256, key); break;
     case GMAC_AES128: gcm_aes128_set_key(&k->ctx.gcm_aes128, key); break;
+    case GMAC_AES192: gcm_aes192_set_key(&k->ctx.gcm_aes192, key); break;
+    case GMAC_AES256: gcm_aes256_set_key(&k->ctx.gcm_aes256, key); break;
     case UMAC32: umac32_set_key(&k->ctx.umac32, key); break;
     case UMAC64: umac64_set_key(&k->ctx.umac64, key); break;
     case UMAC96: umac96_set_key(&k->ctx.umac96, key); break;
@@ -157,17 +173,25 @@ int mbnettle_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
     switch (k->algorithm) {
     case HMAC_MD5:
     case HMAC_SHA1:
+    case HMAC_SHA224:
     case HMAC_SHA256:
+    case HMAC_SHA384:
     case HMAC_SHA512:
     case CMAC_AES128:
     case CMAC_AES256:
         /* The last digest left the keyed state. */
         return nonce_len == 0 ? MBNETTLE_OK : MBNETTLE_NONCE_LENGTH;
     case GMAC_AES128:
+    case GMAC_AES192:
+    case GMAC_AES256:
         if (nonce_len == 0) {
             return MBNETTLE_NONCE_LENGTH;
         }
-        gcm_aes128_set_iv(&k->ctx.gcm_aes128, nonce_len, nonce);
+        switch (k->algorithm) {
+        case GMAC_AES192: gcm_aes192_set_iv(&k->ctx.gcm_aes192, nonce_len, nonce); break;
+        case GMAC_AES256: gcm_aes256_set_iv(&k->ctx.gcm_aes256, nonce_len, nonce); break;
+        default: gcm_aes128_set_iv(&k->ctx.gcm_aes128, nonce_len, nonce); break;
+        }
         k->aad_fill = 0;
         return MBNETTLE_OK;
     case UMAC32: umac32_set_nonce(&k->ctx.umac32, nonce_len, nonce); return MBNETTLE_OK;
@@ -182,6 +206,19 @@ int mbnettle_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
         return MBNETTLE_OK;
     }
     return MBNETTLE_UNKNOWN_ALGORITHM;
+}
+
+static int is_gmac(const struct keyed *k) {
+    return k->algorithm == GMAC_AES128 || k->algorithm == GMAC_AES192 || k->algorithm == GMAC_AES256;
+}
+
+/* Associated data into the GCM context of this key size. */
+static void gcm_aad(struct keyed *k, size_t len, const uint8_t *data) {
+    switch (k->algorithm) {
+    case GMAC_AES192: gcm_aes192_update(&k->ctx.gcm_aes192, len, data); break;
+    case GMAC_AES256: gcm_aes256_update(&k->ctx.gcm_aes256, len, data); break;
+    default: gcm_aes128_update(&k->ctx.gcm_aes128, len, data); break;
+    }
 }
 
 /* GMAC streaming: the message is GCM's associated data (no plaintext follows), fed to Nettle in whole
@@ -200,11 +237,11 @@ static void gmac_update(struct keyed *k, const uint8_t *data, size_t len) {
         if (k->aad_fill < GCM_BLOCK_SIZE) {
             return;
         }
-        gcm_aes128_update(&k->ctx.gcm_aes128, GCM_BLOCK_SIZE, k->aad_block);
+        gcm_aad(k, GCM_BLOCK_SIZE, k->aad_block);
         k->aad_fill = 0;
     }
     whole = len - len % GCM_BLOCK_SIZE;
-    gcm_aes128_update(&k->ctx.gcm_aes128, whole, data);
+    gcm_aad(k, whole, data);
     memcpy(k->aad_block, data + whole, len - whole);
     k->aad_fill = len - whole;
 }
@@ -215,10 +252,14 @@ void mbnettle_update(void *handle, const uint8_t *data, size_t len) {
     case HMAC_MD5: hmac_md5_update(&k->ctx.hmac_md5, len, data); break;
     case HMAC_SHA1: hmac_sha1_update(&k->ctx.hmac_sha1, len, data); break;
     case HMAC_SHA256: hmac_sha256_update(&k->ctx.hmac_sha256, len, data); break;
+    case HMAC_SHA224: hmac_sha224_update(&k->ctx.hmac_sha224, len, data); break;
+    case HMAC_SHA384: hmac_sha384_update(&k->ctx.hmac_sha384, len, data); break;
     case HMAC_SHA512: hmac_sha512_update(&k->ctx.hmac_sha512, len, data); break;
     case CMAC_AES128: cmac_aes128_update(&k->ctx.cmac_aes128, len, data); break;
     case CMAC_AES256: cmac_aes256_update(&k->ctx.cmac_aes256, len, data); break;
-    case GMAC_AES128: gmac_update(k, data, len); break;
+    case GMAC_AES128:
+    case GMAC_AES192:
+    case GMAC_AES256: gmac_update(k, data, len); break;
     case UMAC32: umac32_update(&k->ctx.umac32, len, data); break;
     case UMAC64: umac64_update(&k->ctx.umac64, len, data); break;
     case UMAC96: umac96_update(&k->ctx.umac96, len, data); break;
@@ -237,15 +278,23 @@ int mbnettle_final(void *handle, uint8_t *tag, size_t tag_len) {
     case HMAC_MD5: hmac_md5_digest(&k->ctx.hmac_md5, tag_len, tag); break;
     case HMAC_SHA1: hmac_sha1_digest(&k->ctx.hmac_sha1, tag_len, tag); break;
     case HMAC_SHA256: hmac_sha256_digest(&k->ctx.hmac_sha256, tag_len, tag); break;
+    case HMAC_SHA224: hmac_sha224_digest(&k->ctx.hmac_sha224, tag_len, tag); break;
+    case HMAC_SHA384: hmac_sha384_digest(&k->ctx.hmac_sha384, tag_len, tag); break;
     case HMAC_SHA512: hmac_sha512_digest(&k->ctx.hmac_sha512, tag_len, tag); break;
     case CMAC_AES128: cmac_aes128_digest(&k->ctx.cmac_aes128, tag_len, tag); break;
     case CMAC_AES256: cmac_aes256_digest(&k->ctx.cmac_aes256, tag_len, tag); break;
     case GMAC_AES128:
+    case GMAC_AES192:
+    case GMAC_AES256:
         if (k->aad_fill > 0) {
-            gcm_aes128_update(&k->ctx.gcm_aes128, k->aad_fill, k->aad_block);
+            gcm_aad(k, k->aad_fill, k->aad_block);
             k->aad_fill = 0;
         }
-        gcm_aes128_digest(&k->ctx.gcm_aes128, tag_len, tag);
+        switch (k->algorithm) {
+        case GMAC_AES192: gcm_aes192_digest(&k->ctx.gcm_aes192, tag_len, tag); break;
+        case GMAC_AES256: gcm_aes256_digest(&k->ctx.gcm_aes256, tag_len, tag); break;
+        default: gcm_aes128_digest(&k->ctx.gcm_aes128, tag_len, tag); break;
+        }
         break;
     case UMAC32: umac32_digest(&k->ctx.umac32, tag_len, tag); break;
     case UMAC64: umac64_digest(&k->ctx.umac64, tag_len, tag); break;
@@ -264,9 +313,9 @@ int mbnettle_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uin
     if (status != MBNETTLE_OK) {
         return status;
     }
-    if (k->algorithm == GMAC_AES128) {
+    if (is_gmac(k)) {
         /* The whole message in one (hence last) call: no gathering. */
-        gcm_aes128_update(&k->ctx.gcm_aes128, len, msg);
+        gcm_aad(k, len, msg);
     } else {
         mbnettle_update(handle, msg, len);
     }

@@ -22,12 +22,12 @@ use std::path::Path;
 /// count).
 /// Adding or removing an entry means changing its count here, on purpose.
 const DECLARED: &[(&str, usize, usize)] = &[
-    ("openssl", 15, 30),
-    ("cryptopp", 18, 36),
-    ("mbedtls", 8, 8),
-    ("nettle", 12, 12),
-    ("ipsecmb", 6, 30),
-    ("rustcrypto", 21, 21),
+    ("openssl", 19, 38),
+    ("cryptopp", 22, 44),
+    ("mbedtls", 12, 12),
+    ("nettle", 16, 16),
+    ("ipsecmb", 13, 65),
+    ("rustcrypto", 25, 25),
     ("null", 1, 1),
 ];
 

@@ -91,7 +91,7 @@ fn every_entry_streams_except_gmac() {
         let f = function(alg, Accel::Hw);
         let key = bytes(3, f.algorithm.default_key_len);
         let keyed = f.with_key(&key, KeyParams::default()).unwrap();
-        assert_eq!(keyed.streams(), alg != "gmac-aes128", "{alg}");
+        assert_eq!(keyed.streams(), !alg.starts_with("gmac-"), "{alg}");
     }
 }
 

@@ -154,7 +154,19 @@ const UMAC_BLOCKS: BlockRule = BlockRule::Blocks {
 };
 const HMAC_KEYS: KeyLengths = KeyLengths::Range { min: 0, max: 1024 };
 const AES128: KeyLengths = KeyLengths::OneOf(&[16]);
+const AES192: KeyLengths = KeyLengths::OneOf(&[24]);
 const AES256: KeyLengths = KeyLengths::OneOf(&[32]);
+/// SHA-384 and SHA-512: 128-byte blocks and a 16-byte length field.
+const MD128: BlockRule = BlockRule::MerkleDamgard {
+    block: 128,
+    length_field: 16,
+};
+/// GMAC: GHASH over ceil(i/16) AAD blocks plus the length block.
+const GHASH_BLOCKS: BlockRule = BlockRule::Blocks {
+    block: 16,
+    extra: 1,
+    min: 0,
+};
 
 /// Every algorithm macbench knows, in the order `list` shows them.
 pub static ALGORITHMS: &[Algorithm] = &[
@@ -185,6 +197,19 @@ pub static ALGORITHMS: &[Algorithm] = &[
         caveat: None,
     },
     Algorithm {
+        name: "hmac-sha224",
+        family: Family::Hmac,
+        description: "HMAC over SHA-224 (RFC 2104; vectors RFC 4231)",
+        key_lengths: HMAC_KEYS,
+        default_key_len: 28,
+        tag_len: 28,
+        block_len: 64,
+        block_rule: MD64,
+        nonce_len: None,
+        vectors: vectors!("hmac-sha224.vec"),
+        caveat: None,
+    },
+    Algorithm {
         name: "hmac-sha256",
         family: Family::Hmac,
         description: "HMAC over SHA-256 (RFC 2104; vectors RFC 4231)",
@@ -198,6 +223,19 @@ pub static ALGORITHMS: &[Algorithm] = &[
         caveat: None,
     },
     Algorithm {
+        name: "hmac-sha384",
+        family: Family::Hmac,
+        description: "HMAC over SHA-384 (RFC 2104; vectors RFC 4231)",
+        key_lengths: HMAC_KEYS,
+        default_key_len: 48,
+        tag_len: 48,
+        block_len: 128,
+        block_rule: MD128,
+        nonce_len: None,
+        vectors: vectors!("hmac-sha384.vec"),
+        caveat: None,
+    },
+    Algorithm {
         name: "hmac-sha512",
         family: Family::Hmac,
         description: "HMAC over SHA-512 (RFC 2104; vectors RFC 4231)",
@@ -205,10 +243,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
         default_key_len: 64,
         tag_len: 64,
         block_len: 128,
-        block_rule: BlockRule::MerkleDamgard {
-            block: 128,
-            length_field: 16,
-        },
+        block_rule: MD128,
         nonce_len: None,
         vectors: vectors!("hmac-sha512.vec"),
         caveat: None,
@@ -348,14 +383,35 @@ pub static ALGORITHMS: &[Algorithm] = &[
         default_key_len: 16,
         tag_len: 16,
         block_len: 16,
-        // GHASH over ceil(i/16) AAD blocks plus the length block.
-        block_rule: BlockRule::Blocks {
-            block: 16,
-            extra: 1,
-            min: 0,
-        },
+        block_rule: GHASH_BLOCKS,
         nonce_len: Some(12),
         vectors: vectors!("gmac-aes128.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "gmac-aes192",
+        family: Family::Gmac,
+        description: "GMAC: AES-192-GCM with the message as AAD and empty plaintext (SP 800-38D)",
+        key_lengths: AES192,
+        default_key_len: 24,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: GHASH_BLOCKS,
+        nonce_len: Some(12),
+        vectors: vectors!("gmac-aes192.vec"),
+        caveat: None,
+    },
+    Algorithm {
+        name: "gmac-aes256",
+        family: Family::Gmac,
+        description: "GMAC: AES-256-GCM with the message as AAD and empty plaintext (SP 800-38D)",
+        key_lengths: AES256,
+        default_key_len: 32,
+        tag_len: 16,
+        block_len: 16,
+        block_rule: GHASH_BLOCKS,
+        nonce_len: Some(12),
+        vectors: vectors!("gmac-aes256.vec"),
         caveat: None,
     },
     Algorithm {

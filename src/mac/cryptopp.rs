@@ -46,7 +46,9 @@ pub static BACKEND: Backend = Backend {
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
+        "hmac-sha224",
         "hmac-sha256",
+        "hmac-sha384",
         "hmac-sha512",
         "hmac-sha3-256",
         "cmac-aes128",
@@ -56,6 +58,8 @@ pub static BACKEND: Backend = Backend {
         "cmac-rc6",
         "cbcmac-aes128",
         "gmac-aes128",
+        "gmac-aes192",
+        "gmac-aes256",
         "poly1305",
         "blake2b-keyed",
         "blake2s-keyed",

@@ -46,11 +46,15 @@ pub static BACKEND: Backend = Backend {
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
+        "hmac-sha224",
         "hmac-sha256",
+        "hmac-sha384",
         "hmac-sha512",
         "cmac-aes128",
         "cmac-aes256",
         "gmac-aes128",
+        "gmac-aes192",
+        "gmac-aes256",
         "poly1305",
     ],
 };

@@ -563,14 +563,15 @@ pub fn backend(name: &str) -> Option<&'static Backend> {
     BACKENDS.iter().copied().find(|b| b.name == name)
 }
 
-/// The candidate nearest to a mistyped name, for "did you mean" hints: Levenshtein distance (the
-/// `strsim` crate) of at most a third of the name's length (at least 1), so `hmac-sha265` suggests
-/// `hmac-sha256` while `foo` suggests nothing rather than the unrelated preset `all`.
+/// The candidate nearest to a mistyped name, for "did you mean" hints: edit distance with adjacent
+/// transpositions (the `strsim` crate's optimal string alignment) of at most a third of the name's
+/// length (at least 1), so `hmac-sha265` suggests `hmac-sha256` (one swap) rather than `hmac-sha224`
+/// (two substitutions), while `foo` suggests nothing rather than the unrelated preset `all`.
 pub fn nearest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (wrong.chars().count() / 3).max(1);
     candidates
         .into_iter()
-        .map(|c| (strsim::levenshtein(wrong, c), c))
+        .map(|c| (strsim::osa_distance(wrong, c), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)

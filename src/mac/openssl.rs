@@ -18,7 +18,7 @@
 //! - Poly1305 is a one-time authenticator: OpenSSL refuses to re-initialise it without a key, so the key
 //!   is passed again each message (32 bytes of setup, as a protocol with a fresh key per message does).
 //!
-//! GMAC is not taken from `EVP_MAC` but from the AES-128-GCM `EVP_CIPHER`, as IPsec and TLS code computes
+//! GMAC is not taken from `EVP_MAC` but from the AES-GCM `EVP_CIPHER`s, as IPsec and TLS code computes
 //! it (see [`GcmGmac`] for why). CBC-MAC is not an EVP_MAC either: it is built from the `aes-128-cbc`
 //! cipher with a zero IV reset per message, keeping only the last ciphertext block; a scratch buffer of
 //! fixed size receives the discarded ciphertext.
@@ -50,7 +50,7 @@ pub const NO_ISA_LEVELS: &str = "openssl: only hw and sw; ISA levels are offered
 
 pub static BACKEND: Backend = Backend {
     name: "openssl",
-    description: "system OpenSSL 3 libcrypto, EVP_MAC API (contexts reused across messages); GMAC through the AES-128-GCM EVP_CIPHER",
+    description: "system OpenSSL 3 libcrypto, EVP_MAC API (contexts reused across messages); GMAC through the AES-GCM EVP_CIPHERs",
     version,
     availability,
     software_only: Some(&SOFTWARE_SWITCH),
@@ -62,8 +62,14 @@ pub static BACKEND: Backend = Backend {
         "hmac-sha1" => |k, p| {
             EvpMac::keyed("hmac-sha1", "HMAC", Some(("digest", "SHA1")), k, p)
         },
+        "hmac-sha224" => |k, p| {
+            EvpMac::keyed("hmac-sha224", "HMAC", Some(("digest", "SHA2-224")), k, p)
+        },
         "hmac-sha256" => |k, p| {
             EvpMac::keyed("hmac-sha256", "HMAC", Some(("digest", "SHA2-256")), k, p)
+        },
+        "hmac-sha384" => |k, p| {
+            EvpMac::keyed("hmac-sha384", "HMAC", Some(("digest", "SHA2-384")), k, p)
         },
         "hmac-sha512" => |k, p| {
             EvpMac::keyed("hmac-sha512", "HMAC", Some(("digest", "SHA2-512")), k, p)
@@ -79,6 +85,8 @@ pub static BACKEND: Backend = Backend {
         },
         "cbcmac-aes128" => CbcMac::new_aes128,
         "gmac-aes128" => GcmGmac::new_aes128,
+        "gmac-aes192" => GcmGmac::new_aes192,
+        "gmac-aes256" => GcmGmac::new_aes256,
         "poly1305" => |k, p| {
             EvpMac::keyed("poly1305", "POLY1305", None, k, p)
         },
@@ -752,12 +760,32 @@ const GCM_DEFAULT_IV_LEN: usize = 12;
 
 impl GcmGmac {
     fn new_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-        let algorithm = "gmac-aes128";
-        if key.len() != 16 {
+        // SAFETY: EVP_aes_*_gcm return static cipher descriptions.
+        Self::keyed("gmac-aes128", unsafe { ffi::EVP_aes_128_gcm() }, ("aes-128-gcm", 16), key)
+    }
+
+    fn new_aes192(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+        // SAFETY: as above.
+        Self::keyed("gmac-aes192", unsafe { ffi::EVP_aes_192_gcm() }, ("aes-192-gcm", 24), key)
+    }
+
+    fn new_aes256(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+        // SAFETY: as above.
+        Self::keyed("gmac-aes256", unsafe { ffi::EVP_aes_256_gcm() }, ("aes-256-gcm", 32), key)
+    }
+
+    /// Key setup of GMAC over one AES-GCM cipher, named and with its key length for the checks.
+    fn keyed(
+        algorithm: &'static str,
+        cipher: *const ffi::EVP_CIPHER,
+        (name, key_len): (&str, usize),
+        key: &[u8],
+    ) -> Result<Box<dyn KeyedMac>, MacError> {
+        if key.len() != key_len {
             return Err(MacError::Backend {
                 backend: "openssl",
                 algorithm,
-                reason: format!("AES-128-GCM takes a 16-byte key; got {} bytes", key.len()),
+                reason: format!("{name} takes a {key_len}-byte key; got {} bytes", key.len()),
             });
         }
         // SAFETY: FFI calls with valid pointers (the key is 16 bytes, checked above); the context is
@@ -774,13 +802,13 @@ impl GcmGmac {
             // Key setup, once: the AES key schedule and the GHASH table. No IV yet; each message sets its own.
             if ffi::EVP_EncryptInit_ex(
                 ctx,
-                ffi::EVP_aes_128_gcm(),
+                cipher,
                 ptr::null_mut(),
                 key.as_ptr(),
                 ptr::null(),
             ) != 1
             {
-                return Err(error(algorithm, "EVP_EncryptInit_ex(aes-128-gcm)"));
+                return Err(error(algorithm, &format!("EVP_EncryptInit_ex({name})")));
             }
             Ok(Box::new(this))
         }

@@ -23,7 +23,9 @@ pub static BACKEND: Backend = Backend {
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
         hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),
+        hw("hmac-sha224", template::<hmac::Hmac<sha2::Sha224>>),
         hw("hmac-sha256", template::<hmac::Hmac<sha2::Sha256>>),
+        hw("hmac-sha384", template::<hmac::Hmac<sha2::Sha384>>),
         hw("hmac-sha512", template::<hmac::Hmac<sha2::Sha512>>),
         // SHA-3 exposes no block-level core, so HMAC over it is `SimpleHmac`: the ipad state is still
         // precomputed, but the opad block is hashed again for every message (one extra permutation).
@@ -37,6 +39,8 @@ pub static BACKEND: Backend = Backend {
         hw("xcbc-aes128", xcbc_aes128),
         hw("xcbc-aes128-96", xcbc_aes128),
         hw("gmac-aes128", gmac_aes128),
+        hw("gmac-aes192", gmac_aes192),
+        hw("gmac-aes256", gmac_aes256),
         hw("poly1305", poly1305_new),
         hw("kmac128", |k, p| kmac(k, p, false)),
         hw("kmac256", |k, p| kmac(k, p, true)),
@@ -238,18 +242,39 @@ impl KeyedMac for XcbcAes128 {
     }
 }
 
-/// GMAC: AES-GCM with the message as associated data and an empty plaintext (SP 800-38D §3).
-struct Gmac {
-    cipher: aes_gcm::Aes128Gcm,
+/// GMAC: AES-GCM with the message as associated data and an empty plaintext (SP 800-38D §3), over
+/// one of the crate's AES-GCM types (96-bit nonce).
+struct Gmac<C> {
+    cipher: C,
 }
 
-fn gmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-    let cipher =
-        aes_gcm::Aes128Gcm::new_from_slice(key).map_err(|e| backend_error("gmac-aes128", e))?;
+/// AES-192-GCM, which `aes-gcm` names no alias for.
+type Aes192Gcm = aes_gcm::AesGcm<aes::Aes192, aes_gcm::aead::consts::U12>;
+
+fn gmac<C>(algorithm: &'static str, key: &[u8]) -> Result<Box<dyn KeyedMac>, MacError>
+where
+    C: AeadInOut<NonceSize = aes_gcm::aead::consts::U12> + aes_gcm::KeyInit + Send + 'static,
+{
+    let cipher = C::new_from_slice(key).map_err(|e| backend_error(algorithm, e))?;
     Ok(Box::new(Gmac { cipher }))
 }
 
-impl KeyedMac for Gmac {
+fn gmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    gmac::<aes_gcm::Aes128Gcm>("gmac-aes128", key)
+}
+
+fn gmac_aes192(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    gmac::<Aes192Gcm>("gmac-aes192", key)
+}
+
+fn gmac_aes256(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    gmac::<aes_gcm::Aes256Gcm>("gmac-aes256", key)
+}
+
+impl<C> KeyedMac for Gmac<C>
+where
+    C: AeadInOut<NonceSize = aes_gcm::aead::consts::U12> + Send,
+{
     #[inline]
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
         let Ok(nonce) = <&aes_gcm::Nonce<_>>::try_from(nonce) else {

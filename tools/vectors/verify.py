@@ -26,9 +26,10 @@ DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "vectors"))
 
 # Full tag length in bytes of every MAC file (name without .vec).
 TAG_LEN = {
-    "hmac-md5": 16, "hmac-sha1": 20, "hmac-sha256": 32, "hmac-sha512": 64,
+    "hmac-md5": 16, "hmac-sha1": 20, "hmac-sha224": 28, "hmac-sha256": 32, "hmac-sha384": 48,
+    "hmac-sha512": 64,
     "hmac-sha3-256": 32, "cmac-aes128": 16, "cmac-aes256": 16, "cbcmac-aes128": 16,
-    "gmac-aes128": 16, "poly1305": 16, "kmac128": 32, "kmac256": 64,
+    "gmac-aes128": 16, "gmac-aes192": 16, "gmac-aes256": 16, "poly1305": 16, "kmac128": 32, "kmac256": 64,
     "blake2b-keyed": 64, "blake2s-keyed": 32, "blake3-keyed": 32, "siphash-2-4": 8,
     "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 16,
     "umac32-aes128": 4, "umac64-aes128": 8, "umac96-aes128": 12, "umac128-aes128": 16,
@@ -36,13 +37,13 @@ TAG_LEN = {
 }
 KEY_LEN = {  # required key length in bytes, where the algorithm fixes one
     "cmac-aes128": 16, "cmac-aes256": 32, "cbcmac-aes128": 16, "gmac-aes128": 16,
-    "poly1305": 32, "blake3-keyed": 32, "siphash-2-4": 16,
+    "gmac-aes192": 24, "gmac-aes256": 32, "poly1305": 32, "blake3-keyed": 32, "siphash-2-4": 16,
     "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 32,
     "umac32-aes128": 16, "umac64-aes128": 16, "umac96-aes128": 16, "umac128-aes128": 16,
     "xcbc-aes128": 16, "xcbc-aes128-96": 16,
 }
 # Algorithms whose records carry a nonce, and its length (None: any).
-NONCE_LEN = {"gmac-aes128": 12, "poly1305-aes": 16, "umac32-aes128": None, "umac64-aes128": None,
+NONCE_LEN = {"gmac-aes128": 12, "gmac-aes192": 12, "gmac-aes256": 12, "poly1305-aes": 16, "umac32-aes128": None, "umac64-aes128": None,
              "umac96-aes128": None, "umac128-aes128": None}
 MAC_FIELDS = {"source", "key", "msg", "nonce", "custom", "tag", "truncated"}
 CIPHER_FIELDS = {"source", "key", "pt", "ct"}
@@ -306,8 +307,8 @@ def blake3_keyed(key, msg):
 def compute(alg, rec, tag_len, crypto_pp):
     key, msg = rec["key_b"], rec["msg_b"]
     if alg.startswith("hmac-"):
-        h = {"hmac-md5": hashlib.md5, "hmac-sha1": hashlib.sha1, "hmac-sha256": hashlib.sha256,
-             "hmac-sha512": hashlib.sha512, "hmac-sha3-256": hashlib.sha3_256}[alg]
+        h = {"hmac-md5": hashlib.md5, "hmac-sha1": hashlib.sha1, "hmac-sha224": hashlib.sha224,
+             "hmac-sha256": hashlib.sha256, "hmac-sha384": hashlib.sha384, "hmac-sha512": hashlib.sha512, "hmac-sha3-256": hashlib.sha3_256}[alg]
         return hmac.new(key, msg, h).digest()
     if alg in ("cmac-aes128", "cmac-aes256"):
         return cmac_aes(key, msg)
@@ -317,7 +318,7 @@ def compute(alg, rec, tag_len, crypto_pp):
         return xcbc_aes(key, msg)
     if alg == "xcbc-aes128-96":
         return xcbc_aes(key, msg)[:12]  # RFC 3566 §2.3: the first 96 bits
-    if alg == "gmac-aes128":
+    if alg in ("gmac-aes128", "gmac-aes192", "gmac-aes256"):
         return gmac_aes(key, rec["nonce_b"], msg)
     if alg == "poly1305":
         return poly1305(key, msg)
