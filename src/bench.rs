@@ -198,6 +198,16 @@ impl ResultEntry {
         }
     }
 
+    /// `algorithm/backend/accel`, and the dispatch after a space when it is not `single`: how the
+    /// terminal tables and `diff` name a result, so a run over several `--dispatch` modes keeps its
+    /// rows apart (`hmac-sha256/ipsecmb/hw burst:16`).
+    pub fn label(&self) -> String {
+        match self.scenario.dispatch {
+            crate::engine::Dispatch::Single => self.function().to_string(),
+            other => format!("{} {other}", self.function()),
+        }
+    }
+
     /// `algorithm/backend/accel@size`: what `macbench report --scenario` takes.
     pub fn scenario_key(&self) -> String {
         format!("{}@{}", self.function(), self.size)

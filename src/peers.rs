@@ -12,11 +12,16 @@
 //!   once, so its small sizes are not per-message costs; botan 3 finalises per message.
 //! - `cryptest b2 SECONDS GHZ` (Crypto++): streams 2 KiB updates, no per-message size at all; it is compared
 //!   with our largest size.
+//! - `ipsec_perf --hash-algo A --job-size N,… -o 0 --arch L --force-job-api` (Intel ipsec-mb's own
+//!   tool, built from the library's source: README "Intel ipsec-mb"): jobs of exactly N bytes submitted
+//!   back to back through the job API, flushed once at the end; it prints TSC cycles per job, which on
+//!   x86 are our reference cycles as they are. Compared with our `burst:16` dispatch by default.
 //!
 //! A peer that is not installed becomes a row that says so and how to install it: never an invented number.
 
 use std::process::Command;
 
+use crate::mac::Accel;
 use crate::table::{Style, Table};
 
 /// A reference tool.
@@ -25,16 +30,18 @@ pub enum Peer {
     Openssl,
     Cryptopp,
     Botan,
+    IpsecMb,
 }
 
 impl Peer {
-    pub const ALL: [Peer; 3] = [Peer::Openssl, Peer::Cryptopp, Peer::Botan];
+    pub const ALL: [Peer; 4] = [Peer::Openssl, Peer::Cryptopp, Peer::Botan, Peer::IpsecMb];
 
     pub fn parse(name: &str) -> Option<Peer> {
         match name {
             "openssl" => Some(Peer::Openssl),
             "cryptopp" | "crypto++" | "cryptest" => Some(Peer::Cryptopp),
             "botan" => Some(Peer::Botan),
+            "ipsecmb" | "ipsec-mb" | "ipsec_perf" => Some(Peer::IpsecMb),
             _ => None,
         }
     }
@@ -44,6 +51,7 @@ impl Peer {
             Peer::Openssl => "openssl",
             Peer::Cryptopp => "cryptopp",
             Peer::Botan => "botan",
+            Peer::IpsecMb => "ipsecmb",
         }
     }
 
@@ -53,6 +61,7 @@ impl Peer {
             Peer::Openssl => "MACBENCH_OPENSSL",
             Peer::Cryptopp => "MACBENCH_CRYPTEST",
             Peer::Botan => "MACBENCH_BOTAN",
+            Peer::IpsecMb => "MACBENCH_IPSEC_PERF",
         }
     }
 
@@ -61,6 +70,7 @@ impl Peer {
             Peer::Openssl => "openssl",
             Peer::Cryptopp => "cryptest",
             Peer::Botan => "botan",
+            Peer::IpsecMb => "ipsec_perf",
         }
     }
 
@@ -78,6 +88,10 @@ impl Peer {
             Peer::Openssl => "apt-get install openssl",
             Peer::Cryptopp => "apt-get install libcrypto++-utils",
             Peer::Botan => "apt-get install botan",
+            // No Debian package ships it: it is built from the library's own source package.
+            Peer::IpsecMb => {
+                "tools/build-ipsec-perf (Debian's intel-ipsec-mb source package, nasm, make)"
+            }
         }
     }
 
@@ -87,6 +101,7 @@ impl Peer {
             Peer::Openssl => "openssl",
             Peer::Cryptopp => "cryptopp",
             Peer::Botan => "botan",
+            Peer::IpsecMb => "ipsecmb",
         }
     }
 
@@ -117,6 +132,23 @@ impl Peer {
                 ("poly1305", "Poly1305"),
                 ("siphash-2-4", "SipHash(2,4)"),
             ],
+            // ipsec_perf --hash-algo names (1.3). Its `aes-cmac-bitlen` hashes 8N − 4 bits, not N
+            // bytes, so EIA2 is not paired with it.
+            Peer::IpsecMb => &[
+                ("hmac-md5", "md5-hmac"),
+                ("hmac-sha1", "sha1-hmac"),
+                ("hmac-sha224", "sha224-hmac"),
+                ("hmac-sha256", "sha256-hmac"),
+                ("hmac-sha384", "sha384-hmac"),
+                ("hmac-sha512", "sha512-hmac"),
+                ("cmac-aes128", "aes-cmac"),
+                ("cmac-aes256", "aes-cmac-256"),
+                ("xcbc-aes128-96", "aes-xcbc"),
+                ("gmac-aes128", "aes-gmac-128"),
+                ("gmac-aes192", "aes-gmac-192"),
+                ("gmac-aes256", "aes-gmac-256"),
+                ("poly1305", "poly-1305"),
+            ],
             Peer::Cryptopp => &[
                 ("hmac-sha1", "HMAC(SHA-1)"),
                 ("hmac-sha256", "HMAC(SHA-256)"),
@@ -137,6 +169,7 @@ impl Peer {
         Some(match self {
             Peer::Openssl if ours.starts_with("cmac") => format!("cmac({n})"),
             Peer::Openssl => format!("hmac({n})"),
+            Peer::IpsecMb => n.to_string(),
             _ => n.to_string(),
         })
     }
@@ -226,6 +259,77 @@ pub fn parse_botan_json(text: &str) -> Result<Vec<PeerPoint>, String> {
     Ok(out)
 }
 
+/// One figure of `ipsec_perf`: TSC cycles per job of `size` bytes on the code path `arch`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IpsecPerfPoint {
+    pub arch: String,
+    pub size: u32,
+    pub cycles: f64,
+}
+
+/// Parse `ipsec_perf`'s table: an `ARCH` line naming one column per code path (`SSE`, `AVX`, …),
+/// a few more header lines, then `size<TAB>cycles…` rows, one cycle count per column.
+pub fn parse_ipsec_perf(text: &str) -> Result<Vec<IpsecPerfPoint>, String> {
+    let mut arches: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let fields: Vec<&str> = line.split('\t').map(str::trim).collect();
+        if fields.first() == Some(&"ARCH") {
+            arches = fields[1..].iter().map(|a| a.to_string()).collect();
+            continue;
+        }
+        let Ok(size) = fields[0].parse::<u32>() else {
+            continue;
+        };
+        if arches.is_empty() {
+            return Err(format!(
+                "ipsec_perf line {}: a result before the ARCH line",
+                n + 1
+            ));
+        }
+        if fields.len() != arches.len() + 1 {
+            return Err(format!(
+                "ipsec_perf line {}: {} values for {} code paths",
+                n + 1,
+                fields.len() - 1,
+                arches.len()
+            ));
+        }
+        for (arch, value) in arches.iter().zip(&fields[1..]) {
+            let cycles = value
+                .parse::<f64>()
+                .ok()
+                .filter(|c| c.is_finite() && *c > 0.0)
+                .ok_or_else(|| format!("ipsec_perf line {}: bad cycle count {value:?}", n + 1))?;
+            out.push(IpsecPerfPoint {
+                arch: arch.clone(),
+                size,
+                cycles,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err("ipsec_perf printed no result row".into());
+    }
+    Ok(out)
+}
+
+/// `ipsec_perf --arch` for one of our accelerations: the level's code path, or for `hw` the
+/// library's best (`--arch-best`, the path `init_mb_mgr_auto` also takes).
+pub fn ipsec_perf_arch(accel: Accel) -> Result<Vec<String>, String> {
+    let arch = match accel {
+        Accel::Hw => return Ok(vec!["--arch-best".into()]),
+        Accel::Sse => "SSE",
+        Accel::Avx => "AVX",
+        Accel::Avx2 => "AVX2",
+        Accel::Avx512 => "AVX512",
+        Accel::Sw => {
+            return Err("ipsec_perf has no software-only path (--accel sw)".into());
+        }
+    };
+    Ok(vec!["--arch".into(), arch.into()])
+}
+
 /// Parse `cryptest b2` output: HTML rows `<TR><TD>name<TD>provider<TD>MiB/s<TD>cycles/byte…`.
 /// Names such as `HMAC(SHA-256) (128-bit key)` lose their key-length suffix.
 pub fn parse_cryptest(text: &str) -> Result<Vec<PeerPoint>, String> {
@@ -313,6 +417,11 @@ fn locate(binary: &str) -> Result<std::path::PathBuf, String> {
 }
 
 fn run_tool(binary: &str, args: &[String]) -> Result<String, ToolError> {
+    run_tool_with_stderr(binary, args).map(|(stdout, _)| stdout)
+}
+
+/// [`run_tool`], keeping standard error too (ipsec_perf prints its versions there).
+fn run_tool_with_stderr(binary: &str, args: &[String]) -> Result<(String, String), ToolError> {
     let path = locate(binary).map_err(ToolError::Spawn)?;
     let out = Command::new(path)
         .args(args)
@@ -327,7 +436,10 @@ fn run_tool(binary: &str, args: &[String]) -> Result<String, ToolError> {
             out.status
         )));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok((
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
 }
 
 /// Check the peer's binary and ask its version; `Err` is the `Missing` outcome.
@@ -336,8 +448,11 @@ pub fn probe(peer: Peer) -> Result<String, PeerRun> {
     let args: Vec<String> = match peer {
         Peer::Openssl | Peer::Botan => vec!["version".into()],
         Peer::Cryptopp => vec!["V".into()],
+        // No version flag: its usage text proves it runs; the versions come with the results.
+        Peer::IpsecMb => vec!["-h".into()],
     };
     match run_tool(&binary, &args) {
+        Ok(_) if peer == Peer::IpsecMb => Ok("ipsec_perf".to_string()),
         Ok(v) => Ok(v.lines().next().unwrap_or("").trim().to_string()),
         Err(ToolError::Spawn(reason)) => Err(PeerRun::Missing { binary, reason }),
         Err(ToolError::Exit(reason)) => Err(PeerRun::Failed(reason)),
@@ -351,6 +466,7 @@ pub fn run_peer(
     sizes: &[u32],
     seconds: u32,
     reference_hz: f64,
+    accel: Accel,
 ) -> PeerRun {
     let version = match probe(peer) {
         Ok(v) => v,
@@ -435,6 +551,7 @@ pub fn run_peer(
                 Err(e) => PeerRun::Failed(e),
             }
         }
+        Peer::IpsecMb => run_ipsec_perf(&binary, &names, sizes, reference_hz, accel),
         Peer::Cryptopp => {
             // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
             let per_algorithm = (f64::from(seconds) / 5.0).max(0.05);
@@ -454,6 +571,74 @@ pub fn run_peer(
                 Err(e) => PeerRun::Failed(e),
             }
         }
+    }
+}
+
+/// `ipsec_perf` once per algorithm on one code path: exactly `size` bytes hashed per job (`-o 0`;
+/// its default adds 24), the job API for every algorithm (`--force-job-api`: GMAC would otherwise
+/// go through the direct GCM API, which our backend does not use). It takes no duration: its own
+/// iteration counts decide (16 runs per size).
+fn run_ipsec_perf(
+    binary: &str,
+    names: &[(&str, &str)],
+    sizes: &[u32],
+    reference_hz: f64,
+    accel: Accel,
+) -> PeerRun {
+    let arch = match ipsec_perf_arch(accel) {
+        Ok(arch) => arch,
+        Err(e) => return PeerRun::Failed(e),
+    };
+    let job_sizes = sizes
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut points = Vec::new();
+    let mut version = String::from("ipsec_perf");
+    let mut ran_arch = String::new();
+    for (_, name) in names {
+        let mut args: Vec<String> = ["--hash-algo", name, "--job-size", &job_sizes, "-o", "0"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(arch.iter().cloned());
+        args.extend(["--force-job-api".into(), "--no-progress-bar".into()]);
+        let (stdout, stderr) = match run_tool_with_stderr(binary, &args) {
+            Ok(out) => out,
+            Err(e) => return PeerRun::Failed(e.text()),
+        };
+        let parsed = match parse_ipsec_perf(&stdout) {
+            Ok(p) => p,
+            Err(e) => return PeerRun::Failed(e),
+        };
+        let tool = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("Tool version:"))
+            .map(str::trim);
+        let library = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("Library version:"))
+            .map(str::trim);
+        if let (Some(tool), Some(library)) = (tool, library) {
+            version = format!("ipsec_perf {tool} (library {library})");
+        }
+        for p in parsed {
+            ran_arch.clone_from(&p.arch);
+            points.push(PeerPoint {
+                algorithm: name.to_string(),
+                size: Some(p.size),
+                // TSC cycles per job back to bytes per second at our f (the TSC rate on x86).
+                bytes_per_second: f64::from(p.size) * reference_hz / p.cycles,
+            });
+        }
+    }
+    PeerRun::Ran {
+        version,
+        points,
+        note: Some(format!(
+            "ipsec_perf {ran_arch} path, jobs back to back, one flush at the end; TSC cycles per job"
+        )),
     }
 }
 

@@ -38,7 +38,8 @@ pub struct SweepSpec {
     pub rekey_every: Option<u64>,
     pub seed: u64,
     pub tick: Duration,
-    pub dispatch: engine::Dispatch,
+    /// `--dispatch` modes, each a scenario of its own (innermost loop: a function's modes side by side).
+    pub dispatches: Vec<engine::Dispatch>,
 }
 
 /// The scenarios of a sweep and what to say about them before running.
@@ -54,7 +55,7 @@ pub struct Plan {
 }
 
 impl SweepSpec {
-    /// Scenarios for every function × size, validated against the machine (cores, window, limits).
+    /// Scenarios for every function × size × dispatch mode, validated against the machine (cores, window, limits).
     pub fn plan(&self, online: &[usize]) -> Result<Plan, SpecError> {
         let mut notes = Vec::new();
         let duration = self.run_duration(&mut notes)?;
@@ -80,9 +81,13 @@ impl SweepSpec {
                 engine::TICK_PER_SESSION.as_micros()
             ));
         }
-        let mut scenarios = Vec::with_capacity(self.functions.len() * self.sizes.len());
+        let mut scenarios = Vec::with_capacity(self.scenario_count());
         for &function in &self.functions {
-            for size in &self.sizes {
+            for (size, &dispatch) in self
+                .sizes
+                .iter()
+                .flat_map(|size| self.dispatches.iter().map(move |d| (size, d)))
+            {
                 let scenario = Scenario {
                     function,
                     size: size.clone(),
@@ -98,7 +103,7 @@ impl SweepSpec {
                     rekey_every: self.rekey_every,
                     seed: self.seed,
                     tick: self.tick,
-                    dispatch: self.dispatch,
+                    dispatch,
                 };
                 engine::validate(&scenario, online).map_err(|e| SpecError::new(e.to_string()))?;
                 scenarios.push(scenario);
@@ -118,20 +123,25 @@ impl SweepSpec {
         })
     }
 
+    /// Scenarios the sweep runs, before repeats: functions × sizes × dispatch modes.
+    fn scenario_count(&self) -> usize {
+        self.functions.len() * self.sizes.len() * self.dispatches.len().max(1)
+    }
+
     /// The run length: `--duration` as given, a `--budget` share, or the default fitted to the load.
     fn run_duration(&self, notes: &mut Vec<String>) -> Result<Duration, SpecError> {
         if let Some(d) = self.duration {
             return Ok(d);
         }
         if let Some((budget, text)) = &self.budget {
-            let runs = (self.functions.len() * self.sizes.len() * self.repeat).max(1);
+            let runs = (self.scenario_count() * self.repeat).max(1);
             let per = budget.as_secs_f64() / runs as f64;
             if per < 0.02 {
                 return Err(SpecError::new(format!(
                     "--budget {} s leaves {:.1} ms per run for {} scenarios × {} repeats; at least 20 ms is needed",
                     budget.as_secs_f64(),
                     per * 1e3,
-                    self.functions.len() * self.sizes.len(),
+                    self.scenario_count(),
                     self.repeat
                 )));
             }
@@ -215,17 +225,19 @@ pub fn measure_cache_hot(
     size: u32,
     seconds: f64,
     core: usize,
+    dispatch: engine::Dispatch,
     clock: &ClockInfo,
     cancel: &AtomicBool,
 ) -> Result<ResultEntry, engine::EngineError> {
     let duration = Duration::from_secs_f64(seconds.max(0.02));
-    let scenario = one_session(
+    let mut scenario = one_session(
         function,
         SizeSource::Fixed { size },
         core,
         duration,
         DataMode::Same,
     );
+    scenario.dispatch = dispatch;
     engine::validate(&scenario, &crate::system::online_cpus())?;
     bench::run_scenario(scenario, 3, AutoPolicy::default(), clock, cancel)
 }

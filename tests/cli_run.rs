@@ -343,6 +343,57 @@ fn engine_flags_out_of_range_are_one_line_usage_errors() {
     );
 }
 
+/// `--dispatch` takes a list: each mode is a scenario of its own (a repeat collapses), recorded in the
+/// result, named in the terminal rows, and the sweep's own record lists the modes as given.
+#[test]
+fn dispatch_modes_are_scenarios_of_their_own() {
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--backend",
+            "rustcrypto",
+            "--sizes",
+            "64",
+            "--sessions",
+            "1",
+            "--cores",
+            "0",
+            "--duration",
+            "60ms",
+            "--repeat",
+            "1",
+            "--max-repeat",
+            "1",
+            "--dispatch",
+            "single,burst:4,single",
+            "--json",
+            "-",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let modes: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["scenario"]["dispatch"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["single", "burst:4"]);
+    assert_eq!(doc["scenario"]["dispatch"], "single,burst:4");
+    assert_usage_error(
+        &["run", "--alg", "null", "--dispatch", "single,,burst:4"],
+        "empty item",
+    );
+    assert_usage_error(
+        &["run", "--alg", "null", "--dispatch", "single,burst:17"],
+        "N from 1 to 16",
+    );
+}
+
 /// A window in which no message completes measures nothing: exit 1 and `failed: true`, never a
 /// confident empty result. One message of 256 KiB through RustCrypto's bit-serial Twofish takes
 /// ~200 M cycles (~80 ms at 2.5 GHz optimised, far longer in a debug build), so none completes

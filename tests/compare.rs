@@ -108,6 +108,7 @@ fn missing_peer_is_a_row_and_exit_1() {
             "apt-get install libcrypto++-utils",
         ),
         ("openssl", "MACBENCH_OPENSSL", "apt-get install openssl"),
+        ("ipsecmb", "MACBENCH_IPSEC_PERF", "tools/build-ipsec-perf"),
     ] {
         Command::cargo_bin("macbench")
             .unwrap()
@@ -138,6 +139,11 @@ fn bad_flags_are_usage_errors() {
         vec!["compare", "--against", "openssl", "--sizes", "imix"],
         vec!["compare", "--against", "openssl", "--alg", "nope"],
         vec!["compare", "--against", "openssl", "--seconds", "0"],
+        // ISA levels pair only with ipsec_perf's --arch; ipsec_perf has no software-only path.
+        vec!["compare", "--against", "openssl", "--accel", "avx2"],
+        vec!["compare", "--against", "ipsecmb", "--accel", "sw"],
+        vec!["compare", "--against", "ipsecmb", "--accel", "avx3"],
+        vec!["compare", "--against", "ipsecmb", "--dispatch", "burst:99"],
     ] {
         Command::cargo_bin("macbench")
             .unwrap()
@@ -190,4 +196,106 @@ fn against_openssl_end_to_end() {
         .collect();
     assert_eq!(numbers.len(), 4, "{row}"); // size, ours, theirs, ratio
     assert!(numbers.iter().all(|v| *v > 0.0), "{row}");
+}
+
+#[test]
+fn parses_ipsec_perf_one_and_several_code_paths() {
+    // `--arch-best`: one column (captured on the development machine, AVX-512 path).
+    let points = compare::parse_ipsec_perf(&data("ipsec-perf-arch-best.txt")).unwrap();
+    let sizes: Vec<u32> = points.iter().map(|p| p.size).collect();
+    assert_eq!(sizes, [16, 64, 1500]);
+    assert!(points.iter().all(|p| p.arch == "AVX512" && p.cycles > 0.0));
+    assert_eq!(points[0].cycles, 223.0);
+    // No --arch: a column per code path, each row one value per column.
+    let points = compare::parse_ipsec_perf(&data("ipsec-perf-all-arches.txt")).unwrap();
+    assert_eq!(points.len(), 8);
+    let at = |arch: &str, size: u32| {
+        points
+            .iter()
+            .find(|p| p.arch == arch && p.size == size)
+            .map(|p| p.cycles)
+    };
+    assert_eq!(at("SSE", 16), Some(84.0));
+    assert_eq!(at("AVX512", 1500), Some(292.0));
+}
+
+#[test]
+fn malformed_ipsec_perf_output_is_an_error() {
+    for text in [
+        "",
+        "16\t84\n",                         // a result before the ARCH line
+        "ARCH\tSSE\tAVX\n16\t84\n",         // one value for two paths
+        "ARCH\tSSE\n16\tfast\n",            // not a number
+        "ARCH\tSSE\n16\t0\n",               // no cycles at all
+        "ARCH\tSSE\nCIPHER\tNULL_CIPHER\n", // headers only
+    ] {
+        assert!(compare::parse_ipsec_perf(text).is_err(), "{text:?}");
+    }
+    assert_eq!(Peer::parse("ipsec-mb"), Some(Peer::IpsecMb));
+    assert_eq!(
+        Peer::IpsecMb.algorithm_name("cmac-aes128"),
+        Some("aes-cmac")
+    );
+    assert_eq!(Peer::IpsecMb.algorithm_name("blake3-keyed"), None);
+    assert_eq!(
+        compare::ipsec_perf_arch(macbench::mac::Accel::Avx2).unwrap(),
+        ["--arch", "AVX2"]
+    );
+    assert!(compare::ipsec_perf_arch(macbench::mac::Accel::Sw).is_err());
+}
+
+/// ipsec_perf built by tools/build-ipsec-perf (CI builds it and sets $MACBENCH_IPSEC_PERF).
+#[test]
+fn against_ipsecmb_end_to_end_at_one_isa_level() {
+    let binary = std::env::var("MACBENCH_IPSEC_PERF").unwrap_or_else(|_| "ipsec_perf".into());
+    let installed = std::process::Command::new(&binary)
+        .arg("-h")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if common::skip_unless(
+        installed && macbench::mac::ipsecmb::BUILT,
+        "ipsec-perf",
+        "ipsec_perf or the ipsecmb backend missing (tools/build-ipsec-perf; CI builds it)",
+    ) {
+        return;
+    }
+    let out = Command::cargo_bin("macbench")
+        .unwrap()
+        .env("MACBENCH_IPSEC_PERF", &binary)
+        .args([
+            "compare",
+            "--against",
+            "ipsecmb",
+            "--alg",
+            "hmac-sha256,cmac-aes128",
+            "--sizes",
+            "64",
+            "--accel",
+            "sse",
+            "--duration",
+            "1s",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    for function in [
+        "hmac-sha256/ipsecmb/sse burst:16",
+        "cmac-aes128/ipsecmb/sse burst:16",
+    ] {
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("ipsecmb") && l.contains(function))
+            .unwrap_or_else(|| panic!("no {function} row in\n{out}"));
+        assert!(row.contains("ipsec_perf SSE path"), "{row}");
+        // size, ours, theirs, ratio: positive numbers (no thresholds on their values).
+        let numbers: Vec<f64> = row
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        assert!(numbers.len() >= 4, "{row}");
+        assert!(numbers[..4].iter().all(|v| *v > 0.0), "{row}");
+    }
 }

@@ -1,7 +1,7 @@
 //! `macbench compare --against PEER`: our single-session numbers beside the peer's own benchmark.
 
 use super::CliError;
-use crate::engine::{clock, SizeSource};
+use crate::engine::{clock, Dispatch, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
 use crate::peers::{self as compare, CompareRow, Peer, PeerRun};
 use crate::spec::resolve_algorithms;
@@ -9,9 +9,10 @@ use std::sync::atomic::AtomicBool;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
-    /// Reference tool: openssl (`openssl speed`), cryptopp (`cryptest b2`) or botan (`botan speed`).
-    /// Binaries come from PATH or $MACBENCH_OPENSSL, $MACBENCH_CRYPTEST, $MACBENCH_BOTAN.
-    #[arg(long, value_name = "openssl|cryptopp|botan")]
+    /// Reference tool: openssl (`openssl speed`), cryptopp (`cryptest b2`), botan (`botan speed`) or
+    /// ipsecmb (Intel ipsec-mb's `ipsec_perf`, built from source: README "Intel ipsec-mb"). Binaries
+    /// come from PATH or $MACBENCH_OPENSSL, $MACBENCH_CRYPTEST, $MACBENCH_BOTAN, $MACBENCH_IPSEC_PERF.
+    #[arg(long, value_name = "openssl|cryptopp|botan|ipsecmb")]
     pub against: String,
     /// Algorithms, comma-separated (only those the peer's benchmark offers are compared).
     #[arg(long, default_value = "hmac-sha256,cmac-aes128")]
@@ -34,15 +35,24 @@ pub struct CompareArgs {
     /// The CPU our session is pinned to; default: the first online CPU (`--core` still works).
     #[arg(long = "cores", alias = "core", value_name = "CORES")]
     pub core: Option<String>,
+    /// Code path, both sides: `hw` (the library's default), or with `--against ipsecmb` an ISA level
+    /// (`sse`, `avx`, `avx2`, `avx512`: our ipsecmb level and `ipsec_perf --arch`). The other peers
+    /// run as installed, so only `hw` pairs with them.
+    #[arg(long, value_enum, default_value = "hw")]
+    pub accel: Accel,
+    /// How our side hands messages over (`single`, `burst:N`, `inflight:N`); default: as the peer
+    /// does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `single` otherwise.
+    #[arg(long, allow_hyphen_values = true)]
+    pub dispatch: Option<String>,
 }
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
-fn our_function(algorithm: &str, backend: Option<&str>) -> Option<Function> {
+fn our_function(algorithm: &str, backend: Option<&str>, accel: Accel) -> Option<Function> {
     let all = mac::functions();
     let usable = |f: &&Function| {
         f.algorithm.name == algorithm
-            && f.accel == Accel::Hw
+            && f.accel == accel
             && f.availability() == Availability::Available
     };
     match backend {
@@ -63,15 +73,38 @@ struct Inputs {
     core: usize,
     /// Whole seconds per measurement.
     seconds: u32,
+    accel: Accel,
+    dispatch: Dispatch,
 }
 
 fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
     let peer = Peer::parse(&args.against).ok_or_else(|| {
         CliError::usage(format!(
-            "--against: {:?} is not a known peer; valid: openssl, cryptopp, botan",
+            "--against: {:?} is not a known peer; valid: openssl, cryptopp, botan, ipsecmb",
             args.against
         ))
     })?;
+    let accel = args.accel;
+    match (peer, accel) {
+        (_, Accel::Hw) => {}
+        (Peer::IpsecMb, level) if level.is_isa_level() => {}
+        (Peer::IpsecMb, other) => {
+            return Err(CliError::usage(format!(
+                "--accel {other}: ipsec_perf has no such path; valid with ipsecmb: hw, sse, avx, avx2, avx512"
+            )))
+        }
+        (peer, other) => {
+            return Err(CliError::usage(format!(
+                "--accel {other}: {} runs as installed, so only hw pairs with it; ISA levels are compared against ipsecmb",
+                peer.name()
+            )))
+        }
+    }
+    let dispatch = match &args.dispatch {
+        Some(text) => text.parse().map_err(CliError::usage)?,
+        None if peer == Peer::IpsecMb => Dispatch::Burst(crate::mac::MAX_BATCH),
+        None => Dispatch::Single,
+    };
     let algorithms = resolve_algorithms(&args.alg)?;
     // Whole seconds (openssl speed's unit): the one duration rule, rounded up.
     let seconds = crate::spec::parse_duration("--duration", &args.duration)?
@@ -102,6 +135,8 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         sizes,
         core,
         seconds,
+        accel,
+        dispatch,
     })
 }
 
@@ -120,13 +155,15 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, note: String) -> Compare
 }
 
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
+    let inputs = inputs(args)?;
     let Inputs {
         peer,
-        algorithms,
-        sizes,
-        core,
+        ref algorithms,
+        ref sizes,
         seconds,
-    } = inputs(args)?;
+        accel,
+        ..
+    } = inputs;
     let clock = clock::clock_info();
     let f = clock.reference_hz;
     // The peer runs each case once, we run each three times.
@@ -141,44 +178,42 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         seconds,
         super::human_duration((cases * 4 * seconds as usize) as f64)
     );
-    let (version, points, note) = match compare::run_peer(peer, &algorithms, &sizes, seconds, f) {
-        PeerRun::Missing { binary, reason } => {
-            let note = format!(
-                "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
-                peer.name(),
-                peer.install_hint(),
-                peer.env_var()
-            );
-            let rows = [empty_row(peer, "-", "-".into(), note)];
-            crate::out!(
-                "{}",
-                compare::render(&rows, f, crate::table::Style::detect())
-            );
-            // The row says how to install the peer; the exit code says nothing was compared.
-            return Err(CliError::failure(format!(
-                "nothing was compared: {} is not installed",
-                peer.name()
-            )));
-        }
-        PeerRun::Failed(reason) => {
-            return Err(CliError::failure(format!("{}: {reason}", peer.name())));
-        }
-        PeerRun::Ran {
-            version,
-            points,
-            note,
-        } => (version, points, note),
-    };
+    let (version, points, note) =
+        match compare::run_peer(peer, algorithms, sizes, seconds, f, accel) {
+            PeerRun::Missing { binary, reason } => {
+                let note = format!(
+                    "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
+                    peer.name(),
+                    peer.install_hint(),
+                    peer.env_var()
+                );
+                let rows = [empty_row(peer, "-", "-".into(), note)];
+                crate::out!(
+                    "{}",
+                    compare::render(&rows, f, crate::table::Style::detect())
+                );
+                // The row says how to install the peer; the exit code says nothing was compared.
+                return Err(CliError::failure(format!(
+                    "nothing was compared: {} is not installed",
+                    peer.name()
+                )));
+            }
+            PeerRun::Failed(reason) => {
+                return Err(CliError::failure(format!("{}: {reason}", peer.name())));
+            }
+            PeerRun::Ran {
+                version,
+                points,
+                note,
+            } => (version, points, note),
+        };
     eprintln!("macbench: {} {version}", peer.name());
     let mut rows: Vec<CompareRow> = Vec::new();
-    for alg in &algorithms {
+    for alg in algorithms {
         rows.extend(algorithm_rows(
             args,
-            peer,
+            &inputs,
             alg,
-            &sizes,
-            core,
-            seconds,
             &points,
             note.as_deref(),
             &clock,
@@ -192,18 +227,23 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
 }
 
 /// The rows of one algorithm: our cache-hot measurement beside the peer's figure at each size.
-#[allow(clippy::too_many_arguments)]
 fn algorithm_rows(
     args: &CompareArgs,
-    peer: Peer,
+    inputs: &Inputs,
     alg: &str,
-    sizes: &[u32],
-    core: usize,
-    seconds: u32,
     points: &[compare::PeerPoint],
     note: Option<&str>,
     clock: &clock::ClockInfo,
 ) -> Result<Vec<CompareRow>, CliError> {
+    let Inputs {
+        peer,
+        ref sizes,
+        core,
+        seconds,
+        accel,
+        dispatch,
+        ..
+    } = *inputs;
     let f = clock.reference_hz;
     let Some(peer_name) = peer.result_name(alg) else {
         let why = format!("not offered by {}'s benchmark", peer.name());
@@ -213,15 +253,15 @@ fn algorithm_rows(
         .backend
         .clone()
         .unwrap_or_else(|| peer.same_library_backend().to_string());
-    let function = our_function(alg, Some(&default_backend)).or_else(|| {
+    let function = our_function(alg, Some(&default_backend), accel).or_else(|| {
         if args.backend.is_some() {
             None
         } else {
-            our_function(alg, None)
+            our_function(alg, None, accel)
         }
     });
     let Some(function) = function else {
-        let why = format!("no available {default_backend} function for {alg} here");
+        let why = format!("no available {default_backend} {accel} function for {alg} here");
         return Ok(vec![empty_row(peer, alg, "-".into(), why)]);
     };
     let theirs_at = |size: Option<u32>| {
@@ -240,12 +280,16 @@ fn algorithm_rows(
     let mut rows = Vec::new();
     for (size, peer_size, label) in cases {
         let mut r = empty_row(peer, alg, label, note.unwrap_or_default().to_string());
-        r.ours_function = Some(function.id());
+        r.ours_function = Some(match dispatch {
+            Dispatch::Single => function.id(),
+            other => format!("{} {other}", function.id()),
+        });
         let entry = crate::sweep::measure_cache_hot(
             function,
             size,
             f64::from(seconds),
             core,
+            dispatch,
             clock,
             &CANCEL,
         )

@@ -61,8 +61,9 @@ pub struct RunArgs {
     /// Most repeats per scenario, those added for --target-ci included.
     #[arg(long, default_value_t = DEFAULT_MAX_REPEAT)]
     pub max_repeat: usize,
-    /// How messages reach the backend: `single` (one at a time), `burst:N` (N per call; multi-buffer
-    /// backends compute them in SIMD lanes) or `inflight:N` (N kept queued), N from 1 to 16.
+    /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
+    /// a time), `burst:N` (N per call; multi-buffer backends compute them in SIMD lanes) or
+    /// `inflight:N` (N kept queued), N from 1 to 16: `single,burst:16,inflight:16`.
     #[arg(long, default_value = "single", allow_hyphen_values = true)]
     pub dispatch: String,
     /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
@@ -174,7 +175,7 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         verify: args.verify,
         rekey_every: args.rekey,
         seed: args.seed,
-        dispatch: args.dispatch.parse().map_err(CliError::usage)?,
+        dispatches: spec::parse_dispatches(&args.dispatch)?,
         tick: spec::parse_duration_within(
             "--tick",
             &args.tick,
@@ -205,7 +206,7 @@ fn new_document(
             "keys": args.keys, "verify": args.verify, "rekey_every": args.rekey, "auto": args.auto,
             "seed": args.seed, "tick_s": spec.tick.as_secs_f64(),
             "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
-            "dispatch": spec.dispatch,
+            "dispatch": spec.dispatches.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
         }),
         harness: None,
         results: Vec::new(),

@@ -497,7 +497,8 @@ mod imp {
                 .finalize()
                 .into_bytes();
             // SAFETY: handle is a live object; empty holds empty.len() bytes.
-            let status = unsafe { imb_shim_set_empty_tag(keyed.handle, empty.as_ptr(), empty.len()) };
+            let status =
+                unsafe { imb_shim_set_empty_tag(keyed.handle, empty.as_ptr(), empty.len()) };
             if status != 0 {
                 return Err(backend_error(algorithm, describe(keyed.handle, status)));
             }

@@ -761,17 +761,32 @@ const GCM_DEFAULT_IV_LEN: usize = 12;
 impl GcmGmac {
     fn new_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
         // SAFETY: EVP_aes_*_gcm return static cipher descriptions.
-        Self::keyed("gmac-aes128", unsafe { ffi::EVP_aes_128_gcm() }, ("aes-128-gcm", 16), key)
+        Self::keyed(
+            "gmac-aes128",
+            unsafe { ffi::EVP_aes_128_gcm() },
+            ("aes-128-gcm", 16),
+            key,
+        )
     }
 
     fn new_aes192(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
         // SAFETY: as above.
-        Self::keyed("gmac-aes192", unsafe { ffi::EVP_aes_192_gcm() }, ("aes-192-gcm", 24), key)
+        Self::keyed(
+            "gmac-aes192",
+            unsafe { ffi::EVP_aes_192_gcm() },
+            ("aes-192-gcm", 24),
+            key,
+        )
     }
 
     fn new_aes256(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
         // SAFETY: as above.
-        Self::keyed("gmac-aes256", unsafe { ffi::EVP_aes_256_gcm() }, ("aes-256-gcm", 32), key)
+        Self::keyed(
+            "gmac-aes256",
+            unsafe { ffi::EVP_aes_256_gcm() },
+            ("aes-256-gcm", 32),
+            key,
+        )
     }
 
     /// Key setup of GMAC over one AES-GCM cipher, named and with its key length for the checks.
@@ -800,13 +815,7 @@ impl GcmGmac {
                 iv_len: GCM_DEFAULT_IV_LEN,
             };
             // Key setup, once: the AES key schedule and the GHASH table. No IV yet; each message sets its own.
-            if ffi::EVP_EncryptInit_ex(
-                ctx,
-                cipher,
-                ptr::null_mut(),
-                key.as_ptr(),
-                ptr::null(),
-            ) != 1
+            if ffi::EVP_EncryptInit_ex(ctx, cipher, ptr::null_mut(), key.as_ptr(), ptr::null()) != 1
             {
                 return Err(error(algorithm, &format!("EVP_EncryptInit_ex({name})")));
             }

@@ -83,7 +83,7 @@ fn change(
 }
 
 fn same_point(a: &ResultEntry, b: &ResultEntry) -> bool {
-    a.function() == b.function() && a.size == b.size
+    a.function() == b.function() && a.size == b.size && a.scenario.dispatch == b.scenario.dispatch
 }
 
 /// Pair results of two runs per function and size (and sessions, where a file holds several), in the
@@ -105,7 +105,7 @@ pub fn diff(old: &Document, new: &Document) -> Vec<DiffRow> {
                 (candidates.len() == 1 && old_twins == 1).then(|| candidates[0])
             });
         let mut row = DiffRow {
-            function: o.function().to_string(),
+            function: o.label(),
             size: o.size.to_string(),
             sessions: o.sessions,
             absolute: None,

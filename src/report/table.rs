@@ -44,6 +44,8 @@ pub fn scenario_table(style: Style) -> Table {
         .min_width(5)
         .right("fair")
         .min_width(5)
+        .right("lat p50/p99")
+        .min_width(13)
         .left("flags")
 }
 
@@ -65,7 +67,7 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
         flags = format!("FAILED {flags}");
     }
     table.row(&[
-        format!("{}/{}/{}", r.algorithm, r.backend, r.accel),
+        r.label(),
         r.size.to_string(),
         num(m.absolute_cycles_per_byte),
         num(m.apparent_cycles_per_byte),
@@ -74,8 +76,23 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
         rate(m.bytes_per_second),
         num(m.parallelism),
         num(m.fairness),
+        latency(m.latency_p50_ns, m.latency_p99_ns),
         flags,
     ])
+}
+
+/// Sampled per-message latency, submission to tag: "0.61/1.84µs", "-" when none was sampled.
+fn latency(p50_ns: Option<f64>, p99_ns: Option<f64>) -> String {
+    let (Some(p50), Some(p99)) = (p50_ns, p99_ns) else {
+        return "-".to_string();
+    };
+    if p99 >= 1e6 {
+        format!("{:.2}/{:.2}ms", p50 / 1e6, p99 / 1e6)
+    } else if p99 >= 1e4 {
+        format!("{:.1}/{:.1}µs", p50 / 1e3, p99 / 1e3)
+    } else {
+        format!("{:.2}/{:.2}µs", p50 / 1e3, p99 / 1e3)
+    }
 }
 
 /// Matrix of one metric: functions as rows, sizes as columns, under a title line.
@@ -92,7 +109,7 @@ pub fn matrix(
         if !sizes.contains(&s) {
             sizes.push(s);
         }
-        let f = format!("{}/{}/{}", r.algorithm, r.backend, r.accel);
+        let f = r.label();
         if !functions.contains(&f) {
             functions.push(f);
         }
@@ -108,10 +125,7 @@ pub fn matrix(
                     let v = doc
                         .results
                         .iter()
-                        .find(|r| {
-                            &format!("{}/{}/{}", r.algorithm, r.backend, r.accel) == f
-                                && &r.size.to_string() == s
-                        })
+                        .find(|r| &r.label() == f && &r.size.to_string() == s)
                         .and_then(|r| if r.failed { None } else { metric(r) });
                     num(v)
                 }))

@@ -98,6 +98,24 @@ pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duratio
     ))
 }
 
+/// `--dispatch`: comma-separated modes (`single`, `burst:N`, `inflight:N`), each once, in the order
+/// given.
+pub fn parse_dispatches(text: &str) -> Result<Vec<engine::Dispatch>, SpecError> {
+    let mut modes: Vec<engine::Dispatch> = Vec::new();
+    for item in text.split(',') {
+        if item.trim().is_empty() {
+            return Err(SpecError::new(format!(
+                "--dispatch: {text:?} has an empty item; give single, burst:N or inflight:N, comma-separated"
+            )));
+        }
+        let mode: engine::Dispatch = item.parse().map_err(SpecError::new)?;
+        if !modes.contains(&mode) {
+            modes.push(mode);
+        }
+    }
+    Ok(modes)
+}
+
 /// Parse `--sizes` into size sources.
 pub fn parse_sizes(text: &str, seed: u64) -> Result<Vec<SizeSource>, SpecError> {
     let mut out: Vec<SizeSource> = Vec::new();
