@@ -26,7 +26,7 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("cryptopp", 18, 36),
     ("mbedtls", 8, 8),
     ("nettle", 12, 12),
-    ("ipsecmb", 6, 30),
+    ("ipsecmb", 10, 50),
     ("rustcrypto", 21, 21),
     ("null", 1, 1),
 ];
