@@ -40,6 +40,7 @@
 //!   same one-buffer KASUMI f9 (ipsec-mb has no KASUMI lanes) over an input the caller must first frame
 //!   at bit level; the direct call frames it itself. A batch of UIA1 messages is therefore computed
 //!   one after another, whatever the dispatch.
+//!
 //! Lengths that are not whole bytes (the published vectors) go through [`KeyedMac::tag_bits`], which
 //! this backend overrides; the hot path (`tag_into`, `tag_batch`) passes no bit lengths.
 //!
