@@ -301,3 +301,21 @@ fn a_sweep_leaves_out_sizes_the_algorithm_does_not_take() {
     assert!(err.contains("no scenario left"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn block_counts_follow_each_construction() {
+    // docs/methodology.md §6: what one message of i bytes costs in block operations.
+    let blocks = |name: &str, i: u64| mac::algorithm(name).unwrap().block_rule.blocks(i);
+    // 128-EIA2: CMAC over the 8-byte header and the message.
+    assert_eq!(
+        [0, 8, 9, 24, 25].map(|i| blocks("eia2-aes128", i)),
+        [1, 1, 2, 2, 3]
+    );
+    // 128-EIA3: ceil(LENGTH / 32) + 2 keystream words.
+    assert_eq!([1, 4, 5].map(|i| blocks("eia3-zuc128", i)), [3, 3, 4]);
+    // UIA2: one multiplication per 64-bit block plus the length block.
+    assert_eq!([1, 8, 9].map(|i| blocks("uia2-snow3g", i)), [2, 2, 3]);
+    // UIA1: KASUMI over COUNT-I‖FRESH‖message‖DIRECTION‖1‖0*, then the final call. 7 bytes: 64 + 56
+    // + 2 bits are two blocks; 8 bytes: 130 bits, three.
+    assert_eq!([1, 7, 8].map(|i| blocks("uia1-kasumi", i)), [3, 3, 4]);
+}
