@@ -12,6 +12,11 @@
  *   XCBC-AES128-96: K1's schedule and K2, K3 (IMB_AES_XCBC_KEYEXP); 1.3 writes only the 12-byte tag.
  *   GMAC-AES128/192/256: the AES schedule and GHASH key table (IMB_AES128/192/256_GCM_PRE).
  *   Poly1305: the 32-byte key itself, which the job reads per message (the one-time key reused).
+ *   The 3GPP integrity functions (their own block below, fill_3gpp_job and uia1_tag):
+ *     128-EIA2: CMAC's schedule and subkeys, as CMAC-AES128, for IMB_AUTH_AES_CMAC_BITLEN;
+ *     128-EIA3: the ZUC key itself (IMB_AUTH_ZUC_EIA3_BITLEN reads it per job);
+ *     UIA2: the SNOW 3G key schedule (IMB_SNOW3G_INIT_KEY_SCHED);
+ *     UIA1: the KASUMI f9 key schedules (IMB_KASUMI_INIT_F9_KEY_SCHED).
  * Per message a job is filled in (pointers and lengths only) and submitted; imb_shim_tag flushes at
  * once (one message), imb_shim_tag_batch submits up to MAX_BATCH jobs before flushing, so the manager
  * can run them side by side in its SIMD lanes. Jobs may complete out of order; each carries its index
@@ -45,9 +50,34 @@ enum {
     IMB_SHIM_ERR_LEVEL = -8,  /* the CPU lacks the level's flags, or the level is unknown */
     IMB_SHIM_ERR_INIT = -9,   /* init_mb_mgr_* set imb_errno */
     IMB_SHIM_ERR_EMPTY = -10, /* HMAC-MD5 of the empty message without the caller's tag */
+    IMB_SHIM_ERR_LENGTH = -11, /* a message length the function does not take */
 };
 
-enum kind { KIND_HMAC, KIND_CMAC, KIND_XCBC, KIND_GMAC, KIND_POLY1305 };
+enum kind {
+    KIND_HMAC,
+    KIND_CMAC,
+    KIND_XCBC,
+    KIND_GMAC,
+    KIND_POLY1305,
+    KIND_EIA2,
+    KIND_EIA3,
+    KIND_UIA2,
+    KIND_UIA1
+};
+
+/* Per-lane state of the 3GPP functions, allocated only for them: what a job points at must live
+ * until the job comes back, and up to IMB_SHIM_MAX_BATCH jobs are in flight.
+ *   iv: the 16-byte IV 128-EIA3 and UIA2 jobs take, built from the message's nonce
+ *       (zuc_eia3_iv_gen, snow3g_f9_iv_gen);
+ *   frame: 128-EIA2's CMAC input, the 8-byte COUNT|BEARER|DIRECTION|0^26 header followed by a copy
+ *       of the message. IMB_AUTH_AES_CMAC_BITLEN authenticates one contiguous buffer, so that copy is
+ *       part of what 128-EIA2 costs through the job API. A lane's frame grows to the largest message
+ *       it has seen (realloc, once per new maximum) and is then reused. */
+typedef struct {
+    uint8_t iv[IMB_SHIM_MAX_BATCH][16] __attribute__((aligned(16)));
+    uint8_t *frame[IMB_SHIM_MAX_BATCH];
+    size_t frame_cap[IMB_SHIM_MAX_BATCH];
+} gpp_lanes;
 
 typedef struct {
     /* First: the job API wants the key material 16-byte aligned; the object is allocated 64-aligned. */
@@ -75,6 +105,9 @@ typedef struct {
         } xcbc;
         struct gcm_key_data gmac;
         uint8_t poly1305[32];
+        uint8_t zuc[16];
+        snow3g_key_schedule_t snow3g;
+        kasumi_key_sched_t kasumi;
     } key __attribute__((aligned(64)));
     uint8_t scratch[IMB_SHIM_MAX_BATCH][IMB_SHIM_MAX_TAG] __attribute__((aligned(16)));
     IMB_MGR *mgr;
@@ -83,6 +116,7 @@ typedef struct {
     size_t full_len; /* the construction's whole tag */
     size_t job_len;  /* what the job is asked to write */
     int last_error;  /* imb_errno / job status of the last failure, for imb_shim_strerror */
+    gpp_lanes *gpp;  /* the 3GPP functions only; NULL otherwise */
 } imb_shim_mac;
 
 /* The CPU flags (IMB_CPUFLAGS_*) a level's init_mb_mgr_* needs; 0 for an unknown level. */
@@ -207,6 +241,138 @@ static size_t hmac_block(IMB_HASH_ALG hash) {
     return hash == IMB_AUTH_HMAC_SHA_384 || hash == IMB_AUTH_HMAC_SHA_512 ? 128 : 64;
 }
 
+/* ---- 3GPP integrity functions (128-EIA2, 128-EIA3, UIA2, UIA1) ---------------------------------
+ * The nonce carries one message's 3GPP parameters (docs/methodology.md §5), big-endian as the
+ * specifications write them, and only their defined bits are used:
+ *   128-EIA2/EIA3: COUNT (4 bytes) | BEARER (1 byte, low 5 bits) | DIRECTION (1 byte, low bit);
+ *   UIA1/UIA2:     COUNT-I (4 bytes) | FRESH (4 bytes) | DIRECTION (1 byte, low bit).
+ * Message lengths are in bits (the first `bits` bits of the buffer, most significant bit first). */
+
+#define GPP_ZUC_MAX_BITS 65504u    /* ipsec-mb 1.3 ZUC_MAX_BITLEN */
+#define GPP_KASUMI_MAX_BITS 20000u /* ipsec-mb 1.3 KASUMI_MAX_LEN */
+
+static int is_3gpp(enum kind kind) {
+    return kind == KIND_EIA2 || kind == KIND_EIA3 || kind == KIND_UIA2 || kind == KIND_UIA1;
+}
+
+static size_t gpp_nonce_len(enum kind kind) {
+    return kind == KIND_EIA2 || kind == KIND_EIA3 ? 6 : 9;
+}
+
+static uint32_t be32(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+/* Key setup of the 3GPP functions; IMB_SHIM_ERR_UNKNOWN_ALGORITHM for any other name. */
+static int new_3gpp(imb_shim_mac *m, const char *algorithm, const uint8_t *key, size_t key_len) {
+    if (strcmp(algorithm, "eia2-aes128") == 0) {
+        m->kind = KIND_EIA2;
+        m->hash = IMB_AUTH_AES_CMAC_BITLEN;
+    } else if (strcmp(algorithm, "eia3-zuc128") == 0) {
+        m->kind = KIND_EIA3;
+        m->hash = IMB_AUTH_ZUC_EIA3_BITLEN;
+    } else if (strcmp(algorithm, "uia2-snow3g") == 0) {
+        m->kind = KIND_UIA2;
+        m->hash = IMB_AUTH_SNOW3G_UIA2_BITLEN;
+    } else if (strcmp(algorithm, "uia1-kasumi") == 0) {
+        m->kind = KIND_UIA1;
+        m->hash = IMB_AUTH_KASUMI_UIA1;
+    } else {
+        return IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
+    }
+    if (key_len != 16) {
+        return IMB_SHIM_ERR_KEY_LENGTH;
+    }
+    m->full_len = 4; /* the 32-bit MAC-I */
+    if (posix_memalign((void **)&m->gpp, 64, sizeof *m->gpp) != 0 || m->gpp == NULL) {
+        m->gpp = NULL;
+        return IMB_SHIM_ERR_NO_MEMORY;
+    }
+    memset(m->gpp, 0, sizeof *m->gpp);
+    switch (m->kind) {
+    case KIND_EIA2:
+        IMB_AES_KEYEXP_128(m->mgr, key, m->key.cmac.enc, m->key.cmac.dec);
+        IMB_AES_CMAC_SUBKEY_GEN_128(m->mgr, m->key.cmac.enc, m->key.cmac.k1, m->key.cmac.k2);
+        return 0;
+    case KIND_EIA3:
+        memcpy(m->key.zuc, key, 16);
+        return 0;
+    /* The schedules refuse only a NULL pointer, so a failure means the key was not usable. */
+    case KIND_UIA2:
+        return IMB_SNOW3G_INIT_KEY_SCHED(m->mgr, key, &m->key.snow3g) == 0 ? 0 : IMB_SHIM_ERR_KEY_LENGTH;
+    default:
+        return IMB_KASUMI_INIT_F9_KEY_SCHED(m->mgr, key, &m->key.kasumi) == 0 ? 0 : IMB_SHIM_ERR_KEY_LENGTH;
+    }
+}
+
+/* The 3GPP fields of job i (fill_job has set the common ones): EIA2's framed copy, EIA3's and UIA2's
+ * IV, the key and the length in bits. */
+static int fill_3gpp_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *nonce,
+                         const uint8_t *msg, uint64_t bits) {
+    gpp_lanes *lanes = m->gpp;
+    size_t bytes = (size_t)((bits + 7) / 8);
+    switch (m->kind) {
+    case KIND_EIA2:
+        if (lanes->frame_cap[i] < 8 + bytes) {
+            uint8_t *grown = realloc(lanes->frame[i], 8 + bytes);
+            if (grown == NULL) {
+                return IMB_SHIM_ERR_NO_MEMORY;
+            }
+            lanes->frame[i] = grown;
+            lanes->frame_cap[i] = 8 + bytes;
+        }
+        /* COUNT | BEARER (5 bits) | DIRECTION (1 bit) | 0^26 (TS 33.401 B.2.3) */
+        memcpy(lanes->frame[i], nonce, 4);
+        lanes->frame[i][4] = (uint8_t)(((nonce[4] & 0x1f) << 3) | ((nonce[5] & 1) << 2));
+        memset(lanes->frame[i] + 5, 0, 3);
+        if (bytes > 0) {
+            memcpy(lanes->frame[i] + 8, msg, bytes);
+        }
+        job->src = lanes->frame[i];
+        job->msg_len_to_hash_in_bits = 64 + bits;
+        job->u.CMAC._key_expanded = m->key.cmac.enc;
+        job->u.CMAC._skey1 = m->key.cmac.k1;
+        job->u.CMAC._skey2 = m->key.cmac.k2;
+        return 0;
+    case KIND_EIA3:
+        if (zuc_eia3_iv_gen(be32(nonce), nonce[4] & 0x1f, nonce[5] & 1, lanes->iv[i]) != 0) {
+            return IMB_SHIM_ERR_NONCE_LENGTH;
+        }
+        job->msg_len_to_hash_in_bits = bits;
+        job->u.ZUC_EIA3._key = m->key.zuc;
+        job->u.ZUC_EIA3._iv = lanes->iv[i];
+        job->u.ZUC_EIA3._iv23 = NULL;
+        return 0;
+    case KIND_UIA2:
+        if (snow3g_f9_iv_gen(be32(nonce), be32(nonce + 4), nonce[8] & 1, lanes->iv[i]) != 0) {
+            return IMB_SHIM_ERR_NONCE_LENGTH;
+        }
+        job->msg_len_to_hash_in_bits = bits;
+        job->u.SNOW3G_UIA2._key = &m->key.snow3g;
+        job->u.SNOW3G_UIA2._iv = lanes->iv[i];
+        return 0;
+    default:
+        return IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
+    }
+}
+
+/* UIA1 without the job API: ipsec-mb 1.3's IMB_AUTH_KASUMI_UIA1 job is the same one-buffer KASUMI
+ * f9 (no lanes) over a buffer the caller must first frame at bit level (COUNT-I|FRESH|message|
+ * DIRECTION|1|0*); IMB_KASUMI_F9_1_BUFFER_USER does that framing itself from COUNT-I|FRESH, the
+ * bit length and DIRECTION, with no copy. Its range is checked here because the call reports a
+ * bad length only through imb_errno. */
+static int uia1_tag(imb_shim_mac *m, const uint8_t *nonce, const uint8_t *msg, uint64_t bits,
+                    uint8_t *out) {
+    uint64_t iv;
+    if (bits == 0 || bits > GPP_KASUMI_MAX_BITS) {
+        return IMB_SHIM_ERR_LENGTH;
+    }
+    /* COUNT-I|FRESH as the 8 bytes of the first block: the call byte-swaps the integer it is given. */
+    memcpy(&iv, nonce, 8);
+    IMB_KASUMI_F9_1_BUFFER_USER(m->mgr, &m->key.kasumi, iv, msg, (uint32_t)bits, out, nonce[8] & 1);
+    return 0;
+}
+
 /* Key an object whose manager runs on `level` (0: the library's choice). *used_arch: the path the
  * manager reports (IMB_ARCH_*), for the caller to check; *detail: imb_errno when init failed. */
 int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t key_len, void **out,
@@ -288,9 +454,10 @@ int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t ke
             memcpy(m->key.poly1305, key, 32);
         }
     } else {
-        ret = IMB_SHIM_ERR_UNKNOWN_ALGORITHM;
+        ret = new_3gpp(m, algorithm, key, key_len);
     }
     if (ret != 0) {
+        free(m->gpp);
         free_mb_mgr(m->mgr);
         free(m);
         return ret;
@@ -304,6 +471,13 @@ void imb_shim_free(void *handle) {
     imb_shim_mac *m = handle;
     if (m == NULL) {
         return;
+    }
+    if (m->gpp != NULL) {
+        size_t i;
+        for (i = 0; i < IMB_SHIM_MAX_BATCH; i++) {
+            free(m->gpp->frame[i]);
+        }
+        free(m->gpp);
     }
     free_mb_mgr(m->mgr);
     memset(m, 0, sizeof *m);
@@ -398,6 +572,8 @@ static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *non
     case KIND_POLY1305:
         job->u.POLY1305._key = m->key.poly1305;
         break;
+    default:
+        break; /* the 3GPP functions: fill_3gpp_job */
     }
 }
 
@@ -417,10 +593,11 @@ static void retire(imb_shim_mac *m, IMB_JOB *job, uint32_t *done, int *ret) {
 /* Tag n messages (n <= 16): msgs[i] of lens[i] bytes, nonce i at nonces + i * nonce_len, tag i at
  * tags + i * tag_len, keeping at most `depth` jobs in the manager: when that many are in flight, one
  * flush forces the oldest out before the next is submitted ("inflight:N"). depth >= n submits every
- * job, then flushes until each is back ("burst:N"). */
+ * job, then flushes until each is back ("burst:N"). bits: message lengths in bits for the 3GPP
+ * functions' bit-length vectors, or NULL for 8 * lens[i]. */
 static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const size_t *lens,
-                    const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
-                    size_t depth) {
+                    const uint64_t *bits, const uint8_t *nonces, size_t nonce_len, uint8_t *tags,
+                    size_t tag_len, size_t depth) {
     uint32_t done = 0;
     uint32_t submitted = 0;
     uint32_t all;
@@ -439,6 +616,9 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
     if (m->kind == KIND_GMAC && nonce_len != 12) {
         return IMB_SHIM_ERR_NONCE_LENGTH;
     }
+    if (is_3gpp(m->kind) && nonce_len != gpp_nonce_len(m->kind)) {
+        return IMB_SHIM_ERR_NONCE_LENGTH;
+    }
     all = (1u << n) - 1u;
     for (i = 0; i < n; i++) {
         if (lens[i] == 0 && m->kind == KIND_HMAC) {
@@ -449,8 +629,29 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
             done |= 1u << i;
             continue;
         }
+        if (m->kind == KIND_UIA1) {
+            int err = uia1_tag(m, nonces + i * nonce_len, msgs[i],
+                               bits != NULL ? bits[i] : (uint64_t)lens[i] * 8, m->scratch[i]);
+            if (err != 0) {
+                m->last_error = err;
+                ret = err;
+            } else {
+                done |= 1u << i;
+            }
+            continue;
+        }
         job = IMB_GET_NEXT_JOB(m->mgr);
         fill_job(m, job, i, nonces + i * nonce_len, nonce_len, msgs[i], lens[i]);
+        if (is_3gpp(m->kind)) {
+            int err = fill_3gpp_job(m, job, i, nonces + i * nonce_len, msgs[i],
+                                    bits != NULL ? bits[i] : (uint64_t)lens[i] * 8);
+            if (err != 0) {
+                /* Not submitted: the manager hands the same job out again next time. */
+                m->last_error = err;
+                ret = err;
+                continue;
+            }
+        }
         job = IMB_SUBMIT_JOB(m->mgr);
         submitted |= 1u << i;
         while (job != NULL) {
@@ -494,20 +695,32 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
 /* All n jobs submitted, then flushed: the lanes fill up. */
 int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
                        const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
-    return tag_jobs(handle, n, msgs, lens, nonces, nonce_len, tags, tag_len, IMB_SHIM_MAX_BATCH);
+    return tag_jobs(handle, n, msgs, lens, NULL, nonces, nonce_len, tags, tag_len, IMB_SHIM_MAX_BATCH);
 }
 
 /* At most depth jobs in the manager, one submitted as the oldest completes. */
 int imb_shim_tag_inflight(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
                           const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
                           size_t depth) {
-    return tag_jobs(handle, n, msgs, lens, nonces, nonce_len, tags, tag_len, depth);
+    return tag_jobs(handle, n, msgs, lens, NULL, nonces, nonce_len, tags, tag_len, depth);
 }
 
 /* One message: submit one job and flush it. */
 int imb_shim_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
                  uint8_t *tag, size_t tag_len) {
     return imb_shim_tag_batch(handle, 1, &msg, &len, nonce, nonce_len, tag, tag_len);
+}
+
+/* One message of `bits` bits (the first bits of msg, most significant first): the 3GPP functions'
+ * known answers with lengths that are not whole bytes. Other functions take whole bytes only. */
+int imb_shim_tag_bits(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg,
+                      uint64_t bits, uint8_t *tag, size_t tag_len) {
+    imb_shim_mac *m = handle;
+    size_t len = (size_t)((bits + 7) / 8);
+    if (!is_3gpp(m->kind) && bits % 8 != 0) {
+        return IMB_SHIM_ERR_LENGTH;
+    }
+    return tag_jobs(m, 1, &msg, &len, &bits, nonce, nonce_len, tag, tag_len, IMB_SHIM_MAX_BATCH);
 }
 
 /* The error of the last failed call on this object (imb_errno or job status), described. */
@@ -521,10 +734,11 @@ void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
     case IMB_SHIM_ERR_UNKNOWN_ALGORITHM: what = "algorithm not implemented by the shim"; break;
     case IMB_SHIM_ERR_NO_MEMORY: what = "alloc_mb_mgr failed (out of memory)"; break;
     case IMB_SHIM_ERR_TAG_LENGTH: what = "tag longer than the construction's"; break;
-    case IMB_SHIM_ERR_NONCE_LENGTH: what = "GMAC needs a 12-byte nonce"; break;
+    case IMB_SHIM_ERR_NONCE_LENGTH: what = "wrong nonce length (GMAC 12 bytes, 128-EIA2/EIA3 6, UIA1/UIA2 9)"; break;
+    case IMB_SHIM_ERR_LENGTH: what = "message length outside what this function takes"; break;
     case IMB_SHIM_ERR_KEY_LENGTH:
-        what = "key length not taken (AES: 16, 24 or 32 bytes as named; Poly1305: 32; HMAC-MD5: at most "
-               "64, longer keys are hashed by the caller)";
+        what = "key length not taken (AES: 16, 24 or 32 bytes as named; Poly1305: 32; the 3GPP "
+               "functions: 16; HMAC-MD5: at most 64, longer keys are hashed by the caller)";
         break;
     case IMB_SHIM_ERR_EMPTY: what = "HMAC-MD5 of the empty message needs the tag from key setup"; break;
     case IMB_SHIM_ERR_BATCH: what = "more than 16 messages in one batch"; break;

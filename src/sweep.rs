@@ -82,12 +82,28 @@ impl SweepSpec {
             ));
         }
         let mut scenarios = Vec::with_capacity(self.scenario_count());
+        let mut skipped: Vec<(&'static str, Vec<u32>)> = Vec::new();
         for &function in &self.functions {
             for (size, &dispatch) in self
                 .sizes
                 .iter()
                 .flat_map(|size| self.dispatches.iter().map(move |d| (size, d)))
             {
+                // A fixed size an algorithm does not take (the 3GPP functions' bounded lengths) is
+                // left out of that algorithm's sweep and said so; a size model outside it is an
+                // error from `validate`, since part of a model cannot be dropped.
+                let accepted = function.algorithm.message_bits;
+                if let engine::SizeSource::Fixed { size } = size {
+                    if !accepted.accepts_bytes((*size).into()) {
+                        let name = function.algorithm.name;
+                        match skipped.iter_mut().find(|(a, _)| *a == name) {
+                            Some((_, sizes)) if !sizes.contains(size) => sizes.push(*size),
+                            Some(_) => {}
+                            None => skipped.push((name, vec![*size])),
+                        }
+                        continue;
+                    }
+                }
                 let scenario = Scenario {
                     function,
                     size: size.clone(),
@@ -108,6 +124,25 @@ impl SweepSpec {
                 engine::validate(&scenario, online).map_err(|e| SpecError::new(e.to_string()))?;
                 scenarios.push(scenario);
             }
+        }
+        for (name, sizes) in &skipped {
+            let accepted = crate::mac::algorithm(name)
+                .map(|a| a.message_bits.describe_bytes())
+                .unwrap_or_default();
+            let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+            notes.push(format!(
+                "{name} takes {accepted} messages: size(s) {} left out of its sweep",
+                sizes.join(", ")
+            ));
+        }
+        if scenarios.is_empty() && !skipped.is_empty() {
+            return Err(SpecError::new(format!(
+                "no scenario left: {}",
+                notes
+                    .last()
+                    .map(String::as_str)
+                    .unwrap_or("every size is outside what the algorithms take")
+            )));
         }
         // Thread, mapping and memory limits depend only on sessions and the verify mode: the first
         // scenario speaks for all.

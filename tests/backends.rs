@@ -26,7 +26,7 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("cryptopp", 22, 44),
     ("mbedtls", 12, 12),
     ("nettle", 16, 16),
-    ("ipsecmb", 13, 65),
+    ("ipsecmb", 17, 85),
     ("rustcrypto", 25, 25),
     ("null", 1, 1),
 ];

@@ -65,6 +65,21 @@ const LENGTHS: [usize; 16] = [
     0, 1, 15, 16, 17, 31, 32, 55, 56, 63, 64, 65, 111, 112, 128, 1500,
 ];
 
+/// [`LENGTHS`] that the function's algorithm takes: the 3GPP functions refuse the empty message
+/// (all but 128-EIA2); in their place, so that a batch still fills 16 lanes, a length just past the
+/// 8-byte block of UIA1/UIA2.
+fn lengths_of(f: &mac::Function) -> Vec<usize> {
+    let accepted = f.algorithm.message_bits;
+    let mut out: Vec<usize> = LENGTHS
+        .into_iter()
+        .filter(|&n| accepted.accepts_bytes(n as u64))
+        .collect();
+    if out.len() < LENGTHS.len() {
+        out.push(9);
+    }
+    out
+}
+
 #[test]
 fn a_batch_of_jobs_gives_the_tags_of_one_job_at_a_time() {
     if skip_unless_built() {
@@ -83,13 +98,13 @@ fn a_batch_of_jobs_gives_the_tags_of_one_job_at_a_time() {
         let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
         let tag_len = f.algorithm.tag_len;
         let mut k = f.with_key(&key, KeyParams::default()).unwrap();
-        let messages: Vec<Vec<u8>> = LENGTHS
+        let messages: Vec<Vec<u8>> = lengths_of(&f)
             .iter()
             .enumerate()
             .map(|(i, &n)| bytes(100 + i as u64, n))
             .collect();
         // Every batch size, so the flush runs with the lanes full, partly full and with one job.
-        for n in 1..=MAX_BATCH {
+        for n in 1..=MAX_BATCH.min(messages.len()) {
             let msgs: Vec<&[u8]> = messages[..n].iter().map(Vec::as_slice).collect();
             let nonces = bytes(900 + n as u64, n * nonce_len);
             let mut tags = vec![0u8; n * tag_len];
@@ -129,6 +144,15 @@ fn the_empty_message_matches_rustcrypto() {
         return;
     }
     for f in functions() {
+        // The 3GPP functions have no RustCrypto counterpart: tests/three_gpp.rs checks 128-EIA2's
+        // empty message against every backend's CMAC, and the others refuse an empty message.
+        if f.algorithm
+            .vectors
+            .as_ref()
+            .is_some_and(|v| THREE_GPP_FILES.contains(&v.path))
+        {
+            continue;
+        }
         let other = mac::functions()
             .into_iter()
             .find(|g| {
@@ -151,6 +175,14 @@ fn the_empty_message_matches_rustcrypto() {
         assert_eq!(a[..len], b[..len], "{f:?}: empty message");
     }
 }
+
+/// The 3GPP functions' vector files: what only ipsec-mb implements.
+const THREE_GPP_FILES: [&str; 4] = [
+    "vectors/eia2-aes128.vec",
+    "vectors/eia3-zuc128.vec",
+    "vectors/uia2-snow3g.vec",
+    "vectors/uia1-kasumi.vec",
+];
 
 #[test]
 fn the_list_line_names_the_managers_path_or_why_not_built() {
@@ -353,7 +385,7 @@ fn every_level_row_passes_the_vectors_and_tags_like_hw() {
         let tag_len = f.algorithm.tag_len;
         let mut a = f.with_key(&key, KeyParams::default()).unwrap();
         let mut b = hw.with_key(&key, KeyParams::default()).unwrap();
-        for (i, &n) in LENGTHS.iter().enumerate() {
+        for (i, &n) in lengths_of(&f).iter().enumerate() {
             let msg = bytes(500 + i as u64, n);
             let (mut x, mut y) = ([0u8; MAX_TAG_LEN], [0u8; MAX_TAG_LEN]);
             a.tag_into(&nonce, &msg, &mut x[..tag_len]);
@@ -375,7 +407,7 @@ fn jobs_kept_in_flight_give_the_tags_of_one_job_at_a_time() {
         let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
         let tag_len = f.algorithm.tag_len;
         let mut k = f.with_key(&key, KeyParams::default()).unwrap();
-        let messages: Vec<Vec<u8>> = LENGTHS
+        let messages: Vec<Vec<u8>> = lengths_of(&f)
             .iter()
             .enumerate()
             .map(|(i, &n)| bytes(300 + i as u64, n))

@@ -236,6 +236,12 @@ pub enum EngineError {
     SizeTooLarge { size: u64, limit: u32 },
     #[error("the size model is empty")]
     EmptySizes,
+    #[error("{algorithm} takes {accepted} messages; message size {size} is outside that (give --sizes within it)")]
+    SizeNotAccepted {
+        algorithm: &'static str,
+        size: u32,
+        accepted: String,
+    },
     #[error("key setup failed: {0}")]
     Key(String),
     #[error("session {session}: {reason}")]
@@ -367,6 +373,16 @@ pub fn validate(s: &Scenario, online: &[usize]) -> Result<(), EngineError> {
         return Err(EngineError::SizeTooLarge {
             size: size.into(),
             limit: MAX_MESSAGE_LEN,
+        });
+    }
+    // The 3GPP functions take bounded lengths (no empty message, at most 8,188 bytes for 128-EIA3, …):
+    // a tag the library refused would be timed as if computed.
+    let accepted = s.function.algorithm.message_bits;
+    if let Some(&size) = sizes.iter().find(|&&n| !accepted.accepts_bytes(n.into())) {
+        return Err(EngineError::SizeNotAccepted {
+            algorithm: s.function.algorithm.name,
+            size,
+            accepted: accepted.describe_bytes(),
         });
     }
     Ok(())

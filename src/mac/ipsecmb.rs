@@ -26,6 +26,25 @@
 //! `xcbc-aes128-96` and not the full 16-byte `xcbc-aes128`; and an HMAC job of length 0 is rejected,
 //! so the empty message is hashed with the whole-hash calls (`IMB_SHAx`) over the stored key blocks.
 //!
+//! The 3GPP integrity functions (128-EIA2, 128-EIA3, UIA2, UIA1; docs/methodology.md §5 for the
+//! nonce layout and bit lengths). Each message's COUNT/BEARER/DIRECTION (or COUNT-I/FRESH/DIRECTION)
+//! arrive as its nonce, and the shim turns them into what the library takes, per job and per lane:
+//! - 128-EIA2 is `IMB_AUTH_AES_CMAC_BITLEN` over a buffer the caller builds, the 8-byte header and
+//!   the message. The shim copies each message behind its header in a per-lane scratch buffer, so that
+//!   copy is part of what 128-EIA2 costs through this API (a protocol stack that leaves 8 bytes of
+//!   headroom in front of its PDU would not pay it). The 1.3 job check caps the length field at
+//!   2^16 − 2, which for a bit-length job counts bits: at most 8,183 message bytes.
+//! - 128-EIA3 (`IMB_AUTH_ZUC_EIA3_BITLEN`) and UIA2 (`IMB_AUTH_SNOW3G_UIA2_BITLEN`) take a 16-byte IV,
+//!   built per lane with the library's own `zuc_eia3_iv_gen` / `snow3g_f9_iv_gen`; both go through the
+//!   manager's lanes like the other jobs. Neither takes an empty message.
+//! - UIA1 uses `IMB_KASUMI_F9_1_BUFFER_USER`, not the job API: 1.3's `IMB_AUTH_KASUMI_UIA1` job is the
+//!   same one-buffer KASUMI f9 (ipsec-mb has no KASUMI lanes) over an input the caller must first frame
+//!   at bit level; the direct call frames it itself. A batch of UIA1 messages is therefore computed
+//!   one after another, whatever the dispatch.
+//!
+//! Lengths that are not whole bytes (the published vectors) go through [`KeyedMac::tag_bits`], which
+//! this backend overrides; the hot path (`tag_into`, `tag_batch`) passes no bit lengths.
+//!
 //! The job API is one-shot (no streaming for these MACs), so `tag_chunks` keeps the trait's default
 //! and `streams()` is false.
 //!
@@ -96,6 +115,10 @@ pub static BACKEND: Backend = Backend {
         "gmac-aes192",
         "gmac-aes256",
         "poly1305",
+        "eia2-aes128",
+        "eia3-zuc128",
+        "uia2-snow3g",
+        "uia1-kasumi",
     ],
 };
 
@@ -362,6 +385,15 @@ mod imp {
             tag: *mut u8,
             tag_len: size_t,
         ) -> c_int;
+        fn imb_shim_tag_bits(
+            handle: *mut c_void,
+            nonce: *const u8,
+            nonce_len: size_t,
+            msg: *const u8,
+            bits: u64,
+            tag: *mut u8,
+            tag_len: size_t,
+        ) -> c_int;
         fn imb_shim_tag_batch(
             handle: *mut c_void,
             n: size_t,
@@ -399,6 +431,7 @@ mod imp {
     /// A keyed ipsec-mb manager and its key material, owned through the shim.
     struct IpsecMbMac {
         handle: *mut c_void,
+        algorithm: &'static str,
     }
 
     // SAFETY: the manager and key material behind `handle` are owned by this value alone and used by
@@ -488,7 +521,7 @@ mod imp {
             ));
         }
         // Owned from here, so a refused manager is freed on the way out.
-        let keyed = IpsecMbMac { handle };
+        let keyed = IpsecMbMac { handle, algorithm };
         prove_arch(level, used_arch).map_err(|why| backend_error(algorithm, why))?;
         if md5 {
             use hmac::Mac;
@@ -526,6 +559,45 @@ mod imp {
                 // A zero tag fails every vector instead of panicking inside a timed loop.
                 tag.fill(0);
             }
+        }
+
+        /// The first `bits` bits of `msg`: the 3GPP functions take bit lengths; the shim refuses
+        /// anything but whole bytes for the others.
+        fn tag_bits(
+            &mut self,
+            nonce: &[u8],
+            msg: &[u8],
+            bits: u64,
+            tag: &mut [u8],
+        ) -> Result<(), MacError> {
+            if bits.div_ceil(8) != msg.len() as u64 {
+                return Err(backend_error(
+                    self.algorithm,
+                    format!(
+                        "{bits} bits need {} bytes; got {}",
+                        bits.div_ceil(8),
+                        msg.len()
+                    ),
+                ));
+            }
+            // SAFETY: handle is a live object; msg holds ceil(bits / 8) bytes (checked above), nonce
+            // and tag are valid for their lengths.
+            let status = unsafe {
+                imb_shim_tag_bits(
+                    self.handle,
+                    nonce.as_ptr(),
+                    nonce.len(),
+                    msg.as_ptr(),
+                    bits,
+                    tag.as_mut_ptr(),
+                    tag.len(),
+                )
+            };
+            if status != 0 {
+                tag.fill(0);
+                return Err(backend_error(self.algorithm, describe(self.handle, status)));
+            }
+            Ok(())
         }
 
         /// Every message of the batch submitted as a job, then one flush: the lanes fill up.
