@@ -132,8 +132,8 @@ impl Peer {
                 ("poly1305", "Poly1305"),
                 ("siphash-2-4", "SipHash(2,4)"),
             ],
-            // ipsec_perf --hash-algo names (1.3). Its `aes-cmac-bitlen` hashes 8N − 4 bits, not N
-            // bytes, so EIA2 is not paired with it.
+            // ipsec_perf --hash-algo names (1.3). Its `aes-cmac-bitlen` hashes 8N − 4 bits of the job
+            // with no COUNT/BEARER/DIRECTION header, not EIA2's framing, so EIA2 is not paired with it.
             Peer::IpsecMb => &[
                 ("hmac-md5", "md5-hmac"),
                 ("hmac-sha1", "sha1-hmac"),
@@ -148,6 +148,10 @@ impl Peer {
                 ("gmac-aes192", "aes-gmac-192"),
                 ("gmac-aes256", "aes-gmac-256"),
                 ("poly1305", "poly-1305"),
+                // Whole bytes as bits (`job size × 8`), as ours.
+                ("eia3-zuc128", "zuc-eia3"),
+                ("uia2-snow3g", "snow3g-uia2"),
+                ("uia1-kasumi", "kasumi-uia1"),
             ],
             Peer::Cryptopp => &[
                 ("hmac-sha1", "HMAC(SHA-1)"),
