@@ -35,7 +35,7 @@ macro_rules! entries {
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "nettle: only hw (its fat build picks its code paths when it loads); ISA levels are offered by ipsecmb";
+    "nettle: only hw (its fat build picks its code paths when it loads); ISA levels are offered by ipsecmb, openssl and cryptopp";
 
 pub static BACKEND: Backend = Backend {
     name: "nettle",
