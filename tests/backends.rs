@@ -22,8 +22,8 @@ use std::path::Path;
 /// count).
 /// Adding or removing an entry means changing its count here, on purpose.
 const DECLARED: &[(&str, usize, usize)] = &[
-    ("openssl", 15, 30),
-    ("cryptopp", 18, 36),
+    ("openssl", 15, 90),
+    ("cryptopp", 18, 108),
     ("mbedtls", 8, 8),
     ("nettle", 12, 12),
     ("ipsecmb", 6, 30),
