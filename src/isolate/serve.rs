@@ -12,7 +12,7 @@
 
 use super::command;
 use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError};
-use std::collections::BTreeMap;
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout};
 use std::sync::atomic::Ordering;
@@ -154,26 +154,25 @@ fn request(
     fields: &[&[u8]],
 ) -> Result<(u64, Option<Vec<u8>>), String> {
     let mut servers = SERVERS.lock().unwrap_or_else(|p| p.into_inner());
-    if !servers.contains_key(&accel) {
-        if generation.is_some() {
+    let server = match servers.entry(accel) {
+        Entry::Occupied(running) => running.into_mut(),
+        Entry::Vacant(_) if generation.is_some() => {
             return Err(format!("the {accel} child has exited"));
         }
-        let mut child = command("serve", accel)?
-            .spawn()
-            .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
-        let input = BufWriter::new(child.stdin.take().expect("piped stdin"));
-        let output = BufReader::new(child.stdout.take().expect("piped stdout"));
-        servers.insert(
-            accel,
-            Server {
+        Entry::Vacant(slot) => {
+            let mut child = command("serve", accel)?
+                .spawn()
+                .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
+            let input = BufWriter::new(child.stdin.take().expect("piped stdin"));
+            let output = BufReader::new(child.stdout.take().expect("piped stdout"));
+            slot.insert(Server {
                 child,
                 input,
                 output,
                 generation: GENERATION.fetch_add(1, Ordering::Relaxed) + 1,
-            },
-        );
-    }
-    let server = servers.get_mut(&accel).expect("started above");
+            })
+        }
+    };
     if generation.is_some_and(|g| g != server.generation) {
         return Err(format!("the {accel} child has exited"));
     }
