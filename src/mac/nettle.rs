@@ -19,7 +19,7 @@
 //!
 //! No `sw` entries yet: Nettle's fat build picks AES-NI, SHA-NI and PCLMULQDQ code when the library
 //! loads and honours `NETTLE_FAT_OVERRIDE`, but nothing here can yet check from inside the process that
-//! an override took effect (the [`super::SoftwareSwitch`] contract), so the backend registers `hw` only.
+//! an override took effect (the [`super::ProcessSwitch`] contract), so the backend registers `hw` only.
 //!
 //! Built only with `cfg(have_nettle)` (build.rs found the library and compiled the shim); otherwise every
 //! entry is listed as unavailable with the reason build.rs recorded.

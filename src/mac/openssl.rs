@@ -351,8 +351,8 @@ pub type CapBit = (&'static str, usize, u32);
 ///   OpenSSL's bignum and RNG code, which no MAC reaches.
 /// - SSE2, SSSE3 and SSE4.x stay everywhere (x86-64's baseline and OpenSSL's constant-time
 ///   vector-permute AES, which uses no AES instruction).
-/// - VAES and VPCLMULQDQ go with AVX-512: OpenSSL 3.0 uses them only in its AVX-512 code (the
-///   AES-GCM/GHASH path needs AVX512F, BW, VL, VAES and VPCLMULQDQ together).
+/// - VAES and VPCLMULQDQ go with AVX-512: OpenSSL uses them only together with it (its VAES AES-GCM
+///   code, from 3.1 on, needs AVX512F, BW and VL as well).
 /// - XOP (AMD family 15h) is an alternative to the ladder's paths, not a rung: off at every level.
 pub const LADDER: &[(CapBit, Option<Accel>)] = &[
     (("pclmulqdq", 0, 33), Some(Accel::Sse)),
