@@ -297,36 +297,35 @@ unsigned mbcpp_features(void) {
 #endif
 }
 
-// Switch off the instruction-set extensions macbench's `sw` variants exclude: AES-NI, PCLMULQDQ,
-// SHA-NI, AVX, AVX2 on x86-64; AES, PMULL, SHA-1/2/512/3, SM3/SM4 on aarch64. Crypto++ decides each call through HasAESNI() etc., which read these exported
-// globals once detection has run, so the switch must happen before any object is keyed (the sw child
-// process does it first thing). Returns the feature bits afterwards.
-unsigned mbcpp_disable_extensions(void) {
+// Clear the feature flags whose bits are set in `mask` (bit i is cryptopp.rs `Features::NAMES[i]`, the
+// order of mbcpp_features above): a switched child clears what its acceleration excludes (cryptopp.rs
+// `LADDER` says which; the one definition lives there, not here). Crypto++ decides each call through
+// HasAESNI() etc., which read these exported globals once detection has run, so the switch must happen
+// before any object is keyed (the child does it first thing). Returns the feature bits afterwards.
+unsigned mbcpp_clear_features(unsigned mask) {
 #if defined(__x86_64__) || defined(__i386__)
     using namespace CryptoPP;
     if (!g_x86DetectionDone) {
         DetectX86Features();
     }
-    g_hasAESNI = false;
-    g_hasCLMUL = false;
-    g_hasSHA = false;
-    g_hasAVX = false;
-    g_hasAVX2 = false;
+    bool *const flags[] = {&g_hasSSE2, &g_hasSSSE3, &g_hasSSE41, &g_hasSSE42, &g_hasAESNI,
+                           &g_hasCLMUL, &g_hasSHA,  &g_hasAVX,   &g_hasAVX2};
 #elif defined(__aarch64__)
-    // The Armv8 cryptographic extensions; NEON stays (the aarch64 baseline, like SSE2 on x86-64).
     using namespace CryptoPP;
     if (!g_ArmDetectionDone) {
         DetectArmFeatures();
     }
-    g_hasPMULL = false;
-    g_hasAES = false;
-    g_hasSHA1 = false;
-    g_hasSHA2 = false;
-    g_hasSHA512 = false;
-    g_hasSHA3 = false;
-    g_hasSM3 = false;
-    g_hasSM4 = false;
+    bool *const flags[] = {&g_hasNEON, &g_hasPMULL,  &g_hasAES, &g_hasSHA1, &g_hasSHA2,
+                           &g_hasSHA512, &g_hasSHA3, &g_hasSM3, &g_hasSM4};
+#else
+    bool *const flags[] = {nullptr};
+    mask = 0;
 #endif
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        if (mask & (1u << i)) {
+            *flags[i] = false;
+        }
+    }
     return mbcpp_features();
 }
 

@@ -607,7 +607,8 @@ fn run_repeats(
         interrupted: false,
     };
     loop {
-        // `sw` functions run in the software-only child (the same engine there); see `isolate`.
+        // Switched functions (`sw`, a masked ISA level) run in their acceleration's child (the same
+        // engine there); see `isolate`.
         let raw = if isolate::needed(scenario) {
             isolate::run(scenario, cancel)
         } else {

@@ -2,8 +2,9 @@
 //! (the seed paper compares four architectures) and recomputed later.
 //!
 //! Collecting them starts no process: [`Host::detect`] reads `/proc`, `/sys` and this process's
-//! libraries. What the software-only child's libraries use is added by [`Host::with_software_only`]
-//! only where it is wanted — `list`, and a run with `sw` functions — since that starts a child.
+//! libraries. What a switched child's libraries use (`sw`, a masked ISA level) is added by
+//! [`Host::with_children`] only where it is wanted — `list`, and a run with switched functions — since
+//! that starts a child per acceleration.
 
 use serde::{Deserialize, Serialize};
 
@@ -76,11 +77,10 @@ impl Host {
         };
         let cores = crate::system::topology::cores();
         // Each backend's version, then for the record what it uses in this process (its switch's
-        // capability report): "; hw: …", or "; this sw child: …" inside the software-only child.
-        let here = if crate::isolate::in_software_only_child() {
-            "this sw child"
-        } else {
-            "hw"
+        // capability report): "; hw: …", or "; this avx2 child: …" inside a switched child.
+        let here = match crate::isolate::child_accel() {
+            Some(accel) => format!("this {accel} child"),
+            None => "hw".to_string(),
         };
         let library_versions = crate::mac::BACKENDS
             .iter()
@@ -110,44 +110,62 @@ impl Host {
 }
 
 impl Host {
-    /// Host facts for a run of `functions`: with what the software-only child used when any is `sw`
-    /// (that run starts the child anyway).
+    /// Host facts for a run of `functions`: with what each switched child used, for the
+    /// accelerations among them that run in one (that run starts those children anyway).
     pub fn for_functions(functions: &[crate::mac::Function]) -> Host {
-        let host = Host::detect();
-        if functions.iter().any(|f| f.accel == crate::mac::Accel::Sw) {
-            host.with_software_only()
-        } else {
-            host
-        }
+        let mut accels: Vec<crate::mac::Accel> = functions
+            .iter()
+            .filter(|f| f.is_process_switched())
+            .map(|f| f.accel)
+            .collect();
+        accels.sort();
+        accels.dedup();
+        Host::detect().with_children(&accels)
     }
 
-    /// Add to each backend's version what it uses in the software-only child ("; sw child: …", or why
-    /// the child could not say). Starts `macbench __child caps` once per process.
-    pub fn with_software_only(mut self) -> Host {
-        if crate::isolate::in_software_only_child() {
+    /// Add to each backend's version what it uses in each of `accels`' children ("; sw child: …",
+    /// "; avx2 child: …", or why the child could not say), for the backends whose switch covers that
+    /// acceleration. A child that reports exactly what this (hw) process does says so ("= hw"), so
+    /// a level with nothing to clear on this CPU is never silently the same as `hw`. Starts
+    /// `macbench __child caps ACCEL` once per acceleration per process.
+    pub fn with_children(mut self, accels: &[crate::mac::Accel]) -> Host {
+        if crate::isolate::child_accel().is_some() {
             return self;
         }
-        // Only backends whose capability here was recorded (the library can say what it uses).
-        let recorded = |name: &str| {
-            crate::mac::backend(name)
-                .and_then(|b| b.software_only)
-                .is_some_and(|s| (s.capability)().is_some())
-        };
-        if !self.library_versions.iter().any(|(name, _)| recorded(name)) {
-            return self;
-        }
-        let caps = crate::isolate::capabilities();
-        for (name, version) in &mut self.library_versions {
-            if !recorded(name) {
+        for &accel in accels {
+            // Only backends switched to `accel` whose capability here was recorded (the library
+            // can say what it uses).
+            let here = |name: &str| {
+                crate::mac::backend(name)
+                    .and_then(|b| b.software_only)
+                    .filter(|s| s.covers(accel))
+                    .and_then(|s| (s.capability)())
+            };
+            if !self
+                .library_versions
+                .iter()
+                .any(|(name, _)| here(name).is_some())
+            {
                 continue;
             }
-            match &caps {
-                Ok(caps) => {
-                    if let Some(sw) = caps.of(name) {
-                        version.push_str(&format!("; sw child: {}", sw.summary));
+            let caps = crate::isolate::capabilities(accel);
+            for (name, version) in &mut self.library_versions {
+                let Some(hw) = here(name) else {
+                    continue;
+                };
+                match &caps {
+                    Ok(caps) => {
+                        if let Some(child) = caps.of(name) {
+                            let same = if child.summary == hw.summary {
+                                " (= hw: nothing to clear on this CPU)"
+                            } else {
+                                ""
+                            };
+                            version.push_str(&format!("; {accel} child: {}{same}", child.summary));
+                        }
                     }
+                    Err(e) => version.push_str(&format!("; {accel} child: {e}")),
                 }
-                Err(e) => version.push_str(&format!("; sw child: {e}")),
             }
         }
         self

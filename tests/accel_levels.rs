@@ -181,7 +181,7 @@ fn a_backend_without_levels_is_skipped_with_its_reason() {
             "--alg",
             "hmac-sha256",
             "--backend",
-            "openssl",
+            "rustcrypto",
             "--accel",
             "avx2",
         ])
@@ -190,7 +190,7 @@ fn a_backend_without_levels_is_skipped_with_its_reason() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     let expected = if cfg!(target_arch = "x86_64") {
-        mac::openssl::NO_ISA_LEVELS
+        mac::rustcrypto::NO_ISA_LEVELS
     } else {
         mac::NO_ISA_LEVELS_HERE
     };
@@ -202,16 +202,19 @@ fn a_backend_without_levels_is_skipped_with_its_reason() {
     if skip_unless_levels(&[Accel::Avx2]) {
         return;
     }
-    let resolved =
-        macbench::spec::resolve_functions("hmac-sha256", Some("openssl,ipsecmb"), &[Accel::Avx2])
-            .unwrap();
+    let resolved = macbench::spec::resolve_functions(
+        "hmac-sha256",
+        Some("rustcrypto,ipsecmb"),
+        &[Accel::Avx2],
+    )
+    .unwrap();
     let ids: Vec<String> = resolved.functions.iter().map(|f| f.id()).collect();
     assert_eq!(ids, ["hmac-sha256/ipsecmb/avx2"]);
     assert_eq!(
         resolved.unavailable,
         [format!(
-            "hmac-sha256/openssl/avx2: {}",
-            mac::openssl::NO_ISA_LEVELS
+            "hmac-sha256/rustcrypto/avx2: {}",
+            mac::rustcrypto::NO_ISA_LEVELS
         )]
     );
 }

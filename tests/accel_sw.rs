@@ -48,7 +48,7 @@ fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
     if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH) {
         return;
     }
-    let caps = isolate::capabilities().expect("sw child starts");
+    let caps = isolate::capabilities(Accel::Sw).expect("sw child starts");
     if !x86_64() {
         return arm_child_libcrypto_reports_the_masked_bits_cleared(&caps);
     }
@@ -60,18 +60,18 @@ fn sw_child_libcrypto_reports_the_masked_bits_cleared() {
     )
     .unwrap();
     assert!(
-        sw.extensions_left().is_empty(),
+        sw.still_set(Accel::Sw).is_empty(),
         "still set in the child: {:?}",
-        sw.extensions_left()
+        sw.still_set(Accel::Sw)
     );
     assert_eq!(
         sw.env.as_deref(),
-        Some(openssl::software_only_env().as_str())
+        Some(openssl::mask_env(Accel::Sw).as_str())
     );
     // Against this (hw) process: exactly the masked bits differ, everything else is as detected.
     let hw = openssl::ia32cap().expect("capability vector here");
     let mut mask = [0u64; 2];
-    for &(_, lv, bit) in openssl::SOFTWARE_ONLY_MASK {
+    for (_, lv, bit) in openssl::cleared(Accel::Sw) {
         mask[lv] |= 1 << bit;
     }
     if std::env::var_os("OPENSSL_ia32cap").is_none() {
@@ -163,7 +163,7 @@ fn arm_mask_has_the_documented_bit_positions() {
 fn mask_has_the_documented_bit_positions() {
     // OPENSSL_ia32cap(3): LV0 bit 33 PCLMULQDQ, 57 AES-NI, 60 AVX; LV1 bit 5 AVX2, 16 AVX512F, 29 SHA,
     // 32+9 VAES, 32+10 VPCLMULQDQ.
-    let env = openssl::software_only_env();
+    let env = openssl::mask_env(Accel::Sw);
     let (lv0, lv1) = env.split_once(':').unwrap();
     let lv0 = u64::from_str_radix(lv0.trim_start_matches("~0x"), 16).unwrap();
     let lv1 = u64::from_str_radix(lv1.trim_start_matches("~0x"), 16).unwrap();
@@ -180,7 +180,7 @@ fn mask_has_the_documented_bit_positions() {
     let parsed =
         openssl::Ia32Cap::parse("CPUINFO: OPENSSL_ia32cap=0x2:0x20000000 env:~0x2").unwrap();
     assert_eq!((parsed.lv0, parsed.lv1), (2, 0x2000_0000));
-    assert_eq!(parsed.extensions_left(), vec!["sha"]);
+    assert_eq!(parsed.still_set(Accel::Sw), vec!["sha"]);
 }
 
 #[test]
@@ -190,10 +190,10 @@ fn sw_child_cryptopp_uses_no_aesni_clmul_sha_avx() {
     {
         return;
     }
-    let caps = isolate::capabilities().expect("sw child starts");
+    let caps = isolate::capabilities(Accel::Sw).expect("sw child starts");
     let reported = caps.of("cryptopp").expect("Crypto++ built");
     let features = cryptopp::Features(reported.detail.as_u64().expect("feature bits") as u32);
-    for name in cryptopp::Features::EXCLUDED {
+    for name in cryptopp::cleared(Accel::Sw) {
         assert!(
             !features.has(name),
             "Crypto++ in the sw child still has {name}"
@@ -406,7 +406,7 @@ fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
     }
     let env = openssl::CAP_ENV;
     assert!(here.contains(&format!("; hw: {env}=")), "{here}");
-    let with_child = openssl(&host.with_software_only());
+    let with_child = openssl(&host.with_children(&[Accel::Sw]));
     assert!(
         with_child.starts_with(&here) && with_child.contains(&format!("; sw child: {env}=")),
         "{with_child}"

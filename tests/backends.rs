@@ -22,8 +22,8 @@ use std::path::Path;
 /// count).
 /// Adding or removing an entry means changing its count here, on purpose.
 const DECLARED: &[(&str, usize, usize)] = &[
-    ("openssl", 19, 38),
-    ("cryptopp", 22, 44),
+    ("openssl", 19, 114),
+    ("cryptopp", 22, 132),
     ("mbedtls", 12, 12),
     ("nettle", 16, 16),
     ("ipsecmb", 17, 85),

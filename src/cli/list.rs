@@ -234,8 +234,15 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
         clock.timer_resolution_ns,
         clock.hardware_cycles
     );
+    // A backend's line carries what each switched child reported ("; sw child: …; sse child: …"):
+    // one child per line, indented under the backend.
     for (name, version) in &host.library_versions {
-        crate::outln!("backend {name}: {version}");
+        let mut line = version.clone();
+        for accel in mac::Accel::ALL {
+            let child = format!("; {accel} child: ");
+            line = line.replace(&child, &format!("\n    {}", &child[2..]));
+        }
+        crate::outln!("backend {name}: {line}");
     }
 }
 
@@ -264,7 +271,7 @@ fn print_levels_not_offered(rows: &[ListRow]) {
 }
 
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
-    let host = Host::detect().with_software_only();
+    let host = Host::detect().with_children(&crate::isolate::switched_accels());
     let clock = crate::system::clock::clock_info();
     let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
     rows.extend(missing_rows());
@@ -288,10 +295,18 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         .iter()
         .filter_map(|a| a.caveat.map(|c| (a.name, c)))
         .collect();
-    if !caveats.is_empty() {
+    // What the switches themselves want said (levels that run the same code as hw).
+    let switch_notes: Vec<&str> = mac::BACKENDS
+        .iter()
+        .filter_map(|b| b.software_only.and_then(|s| s.note))
+        .collect();
+    if !caveats.is_empty() || !switch_notes.is_empty() {
         crate::outln!();
         for (name, caveat) in caveats {
             crate::outln!("note: {name}: {caveat}");
+        }
+        for note in switch_notes {
+            crate::outln!("note: {note}");
         }
     }
     Ok(())

@@ -119,9 +119,14 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Zero-loss throughput of authenticated packets over UDP (RFC 2544 search), beside the null MAC.
     Net(net::NetArgs),
-    /// Internal: the software-only (`--accel sw`) child process; MODE is run, serve or caps.
+    /// Internal: a switched child process (`--accel sw`, or an ISA level a library is masked to);
+    /// MODE is run, serve or caps; ACCEL the acceleration it is switched to (default sw).
     #[command(name = "__child", hide = true)]
-    Child { mode: String },
+    Child {
+        mode: String,
+        #[arg(default_value = "sw")]
+        accel: crate::mac::Accel,
+    },
 }
 
 /// Parse arguments and run; returns the process exit code.
@@ -155,8 +160,8 @@ pub fn main() -> i32 {
         Some(Command::Diff(args)) => diff::diff(&args),
         Some(Command::Model(args)) => model::model(&args),
         Some(Command::Net(args)) => net::net(&args),
-        Some(Command::Child { mode }) => {
-            crate::isolate::child_main(&mode).map_err(CliError::failure)
+        Some(Command::Child { mode, accel }) => {
+            crate::isolate::child_main(&mode, accel).map_err(CliError::failure)
         }
         None => run::run(&run::RunArgs::default()),
     };

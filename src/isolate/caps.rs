@@ -1,16 +1,17 @@
-//! `caps` mode: what the software-only child's libraries report using, asked once per process.
+//! `caps` mode: what a switched child's libraries report using, asked once per acceleration per process.
 //!
 //! Starting a child is not free, so nothing asks merely to collect host facts: `list` asks (it prints
-//! the sw child's capability vectors next to each backend's version), and so does a run that has `sw`
-//! functions, to record what the child it ran them in saw.
+//! each child's capability vectors next to each backend's version), and so does a run that has
+//! switched functions, to record what the children it ran them in saw.
 
 use super::{command, switches};
-use crate::mac::Capability;
+use crate::mac::{Accel, Capability};
 use serde::{Deserialize, Serialize};
 use std::process::Stdio;
 use std::sync::OnceLock;
 
-/// What the software-only child's libraries report, one entry per backend with a switch.
+/// What one switched child's libraries report, one entry per backend whose switch covers its
+/// acceleration.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Capabilities {
     pub backends: Vec<BackendCapability>,
@@ -32,10 +33,10 @@ impl Capabilities {
             .and_then(|b| b.capability.as_ref())
     }
 
-    /// What the libraries of this process report.
-    fn here() -> Capabilities {
+    /// What the libraries of this process (switched to `accel`) report.
+    fn here(accel: Accel) -> Capabilities {
         Capabilities {
-            backends: switches()
+            backends: switches(accel)
                 .map(|(backend, switch)| BackendCapability {
                     backend: backend.to_string(),
                     capability: (switch.capability)(),
@@ -45,32 +46,38 @@ impl Capabilities {
     }
 }
 
-/// The software-only child's capabilities, asked once per process (starts `macbench __child caps`).
-pub fn capabilities() -> Result<Capabilities, String> {
-    static CAPS: OnceLock<Result<Capabilities, String>> = OnceLock::new();
-    CAPS.get_or_init(|| {
-        let out = command("caps")?
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|e| format!("cannot start the sw child: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "sw child failed ({}): {}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("sw child caps: {e}"))
-    })
-    .clone()
+/// The capabilities of `accel`'s child, asked once per process and acceleration (starts
+/// `macbench __child caps ACCEL`). `Err` for `hw`, which has no child.
+pub fn capabilities(accel: Accel) -> Result<Capabilities, String> {
+    static CAPS: [OnceLock<Result<Capabilities, String>>; Accel::ALL.len()] =
+        [const { OnceLock::new() }; Accel::ALL.len()];
+    let Some(rank) = accel.ladder_rank() else {
+        return Err(format!("{accel} runs in no child"));
+    };
+    CAPS[rank]
+        .get_or_init(|| {
+            let out = command("caps", accel)?
+                .stdin(Stdio::null())
+                .stderr(Stdio::piped())
+                .output()
+                .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "{accel} child failed ({}): {}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ));
+            }
+            serde_json::from_slice(&out.stdout).map_err(|e| format!("{accel} child caps: {e}"))
+        })
+        .clone()
 }
 
 /// Child side: print this (switched) process's capabilities.
-pub(super) fn child_caps() -> Result<(), String> {
+pub(super) fn child_caps(accel: Accel) -> Result<(), String> {
     println!(
         "{}",
-        serde_json::to_string(&Capabilities::here()).map_err(|e| e.to_string())?
+        serde_json::to_string(&Capabilities::here(accel)).map_err(|e| e.to_string())?
     );
     Ok(())
 }

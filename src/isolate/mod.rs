@@ -1,30 +1,35 @@
-//! Software-only isolation: `sw` functions run in a child process with every backend's switch applied.
+//! Process isolation: a switched function (`sw`, or an ISA level OpenSSL and Crypto++ are masked to)
+//! runs in a child process with every backend's switch for its acceleration applied, one child per
+//! acceleration.
 //!
 //! Why a process: the libraries decide their instruction-set paths once per process. OpenSSL reads the
-//! `OPENSSL_ia32cap` (aarch64: `OPENSSL_armcap`) environment variable when libcrypto initialises, so the mask must be in the
-//! environment before the process starts; Crypto++ reads exported globals (`CryptoPP::g_hasAESNI`, …)
-//! that are process-wide. A `sw` function therefore runs in a re-executed copy of this binary
-//! (`std::env::current_exe()`, hidden subcommand `macbench __child MODE`) started with the environment
-//! every backend's [`SoftwareSwitch`] asks for, and which applies each switch before keying anything.
-//! The child refuses to run if any switch reports it did not take, so a `sw` result can never silently
-//! be a `hw` one.
+//! `OPENSSL_ia32cap` (aarch64: `OPENSSL_armcap`) environment variable when libcrypto initialises, so the
+//! mask must be in the environment before the process starts; Crypto++ reads exported globals
+//! (`CryptoPP::g_hasAESNI`, …) that are process-wide. A switched function therefore runs in a
+//! re-executed copy of this binary (`std::env::current_exe()`, hidden subcommand
+//! `macbench __child MODE ACCEL`) started with the environment every backend's [`ProcessSwitch`] asks
+//! for that acceleration, and which applies each switch before keying anything. The child refuses to
+//! run if any switch reports it did not take (something left on, or a level's own extension gone), so
+//! a `sw` or `avx2` result can never silently be another one. ISA levels a library selects in-process
+//! (ipsec-mb: a manager per level) are not switched and never come here.
 //!
 //! Where it sits: above the registry (it keys objects by function id) and the engine (the child runs
 //! scenarios with it), below the sweep, host facts and the CLI. The registry does not call up into it:
 //! backends declare their switch as data on [`mac::Backend`], and [`install`] hands the registry this
 //! layer's [`Isolation`] at start-up — before `main`, in every executable that links macbench, test
-//! binaries included — through which every `sw` key setup goes. The engine does not call
+//! binaries included — through which every switched key setup goes. The engine does not call
 //! it either: the sweep (`bench::run_scenario`) decides whether a scenario runs here or in a child
-//! ([`needed`]); `engine::run` given a `sw` scenario in the parent would time pipe round trips.
+//! ([`needed`]); `engine::run` given a switched scenario in the parent would time pipe round trips.
 //!
-//! Three modes:
+//! Three modes, each per acceleration:
 //! - [`run()`]: one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very
-//!   same engine, so hw and sw numbers are comparable.
-//! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, a `sw`
-//!   function's key setup returns a [`Proxy`] to such an object, so the self-test, `tag`, the
-//!   known-answer and cross-backend tests exercise the real sw code paths. Proxies are never timed.
+//!   same engine, so hw, sw and level numbers are comparable.
+//! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, a switched
+//!   function's key setup returns a [`Proxy`] to such an object in its acceleration's `serve` child
+//!   (started lazily, one per acceleration), so the self-test, `tag`, the known-answer and
+//!   cross-backend tests exercise the real masked code paths. Proxies are never timed.
 //! - [`caps`]: what the child's libraries report using, as JSON ([`Capabilities`]); `list` shows it
-//!   and `tests/accel_sw.rs` checks the masked bits are clear.
+//!   per acceleration and `tests/accel_sw.rs`, `tests/accel_masked_levels.rs` check the masked bits.
 
 pub mod caps;
 pub mod run;
@@ -37,11 +42,11 @@ pub use serve::Proxy;
 use crate::engine::Scenario;
 use crate::mac::{
     self, Accel, Availability, Function, Isolation, KeyFn, KeyParams, KeyedMac, MacError,
-    SoftwareSwitch,
+    ProcessSwitch,
 };
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 /// The hidden subcommand (see `cli::Command::Child`).
@@ -49,16 +54,24 @@ pub const SUBCOMMAND: &str = "__child";
 /// Overrides where the macbench executable is (tests, unusual installs).
 pub const EXE_ENV: &str = "MACBENCH_EXE";
 
-static IN_CHILD: AtomicBool = AtomicBool::new(false);
+/// The acceleration of this process when it is a switched child ([`Accel::ladder_rank`] + 1), or 0.
+static CHILD_ACCEL: AtomicU8 = AtomicU8::new(0);
 
-/// True inside the software-only child, after its switches were applied.
-pub fn in_software_only_child() -> bool {
-    IN_CHILD.load(Ordering::Acquire)
+/// The acceleration this process is switched to: `Some` inside a child, after its switches were
+/// applied and checked.
+pub fn child_accel() -> Option<Accel> {
+    match CHILD_ACCEL.load(Ordering::Acquire) {
+        0 => None,
+        n => Accel::ALL
+            .into_iter()
+            .find(|a| a.ladder_rank() == Some(usize::from(n) - 1)),
+    }
 }
 
-/// Whether this scenario must run in a child process: a `sw` function, and this is not the child.
+/// Whether this scenario must run in a child process: a switched function ([`Function::is_process_switched`]),
+/// and this is not already that acceleration's child.
 pub fn needed(s: &Scenario) -> bool {
-    s.function.accel == Accel::Sw && !in_software_only_child()
+    s.function.is_process_switched() && child_accel() != Some(s.function.accel)
 }
 
 /// This layer as the registry sees it ([`Isolation`]).
@@ -66,10 +79,16 @@ struct ChildProcess;
 
 impl Isolation for ChildProcess {
     /// x86-64 or aarch64 (the switches mask those architectures' capability bits) and a macbench
-    /// executable to start.
-    fn availability(&self) -> Availability {
-        if in_software_only_child() {
-            return Availability::Available;
+    /// executable to start. Inside a child only that child's acceleration: it starts no children.
+    fn availability(&self, accel: Accel) -> Availability {
+        if let Some(here) = child_accel() {
+            return if here == accel {
+                Availability::Available
+            } else {
+                Availability::Unavailable(format!(
+                    "this is the {here} child; {accel} functions run in their own child"
+                ))
+            };
         }
         if !cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
             return Availability::Unavailable(format!(
@@ -92,10 +111,19 @@ impl Isolation for ChildProcess {
         key: &[u8],
         params: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        if in_software_only_child() {
-            return own(key, params);
+        match child_accel() {
+            Some(here) if here == function.accel => own(key, params),
+            Some(here) => Err(MacError::Backend {
+                backend: function.backend.name,
+                algorithm: function.algorithm.name,
+                reason: format!(
+                    "this is the {here} child; {} keys only in the {} child",
+                    function.id(),
+                    function.accel
+                ),
+            }),
+            None => Proxy::new(function, key, params.customization).map(|p| Box::new(p) as _),
         }
-        Proxy::new(function, key, params.customization).map(|p| Box::new(p) as _)
     }
 }
 
@@ -121,11 +149,21 @@ static INSTALL_AT_START: extern "C" fn() = {
     install_at_start
 };
 
-/// Every backend's software-only switch, in registry order.
-fn switches() -> impl Iterator<Item = (&'static str, &'static SoftwareSwitch)> {
+/// Every backend's switch that covers `accel`, in registry order.
+fn switches(accel: Accel) -> impl Iterator<Item = (&'static str, &'static ProcessSwitch)> {
     mac::BACKENDS
         .iter()
         .filter_map(|b| b.software_only.map(|s| (b.name, s)))
+        .filter(move |(_, s)| s.covers(accel))
+}
+
+/// Every acceleration some backend's switch covers (`sw` and the masked levels), in ladder order:
+/// the children there can be.
+pub fn switched_accels() -> Vec<Accel> {
+    Accel::ALL
+        .into_iter()
+        .filter(|&a| switches(a).next().is_some())
+        .collect()
 }
 
 /// The macbench executable to re-execute: `$MACBENCH_EXE`, this executable if it is macbench, or the
@@ -161,12 +199,13 @@ pub fn executable() -> Result<PathBuf, String> {
     .clone()
 }
 
-/// `macbench __child MODE` with every switch's environment, stdin and stdout piped.
-fn command(mode: &str) -> Result<Command, String> {
+/// `macbench __child MODE ACCEL` with the environment of every switch for `accel`, stdin and stdout
+/// piped.
+fn command(mode: &str, accel: Accel) -> Result<Command, String> {
     let mut cmd = Command::new(executable()?);
-    cmd.arg(SUBCOMMAND).arg(mode);
-    for (_, switch) in switches() {
-        cmd.envs((switch.env)());
+    cmd.arg(SUBCOMMAND).arg(mode).arg(accel.name());
+    for (_, switch) in switches(accel) {
+        cmd.envs((switch.env)(accel));
     }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -174,24 +213,32 @@ fn command(mode: &str) -> Result<Command, String> {
     Ok(cmd)
 }
 
-/// Entry point of `macbench __child MODE`. Applies the switches, checks they took, then serves `mode`.
-pub fn child_main(mode: &str) -> Result<(), String> {
+/// Entry point of `macbench __child MODE ACCEL`. Applies the switches for `accel`, checks they took,
+/// then serves `mode`.
+pub fn child_main(mode: &str, accel: Accel) -> Result<(), String> {
     if !matches!(mode, "run" | "serve" | "caps") {
         return Err(format!(
             "{SUBCOMMAND}: unknown mode {mode:?}; valid: run, serve, caps (internal use only)"
         ));
     }
+    let (Some(rank), true) = (accel.ladder_rank(), switches(accel).next().is_some()) else {
+        let valid: Vec<&str> = switched_accels().iter().map(|a| a.name()).collect();
+        return Err(format!(
+            "{SUBCOMMAND}: no backend switches to {accel}; valid: {} (internal use only)",
+            valid.join(", ")
+        ));
+    };
     // Before anything is keyed; libraries that read the environment applied it when they loaded.
-    for (_, switch) in switches() {
-        (switch.apply)();
+    for (_, switch) in switches(accel) {
+        (switch.apply)(accel);
     }
-    IN_CHILD.store(true, Ordering::Release);
-    for (_, switch) in switches() {
-        (switch.check)()?;
+    CHILD_ACCEL.store(rank as u8 + 1, Ordering::Release);
+    for (_, switch) in switches(accel) {
+        (switch.check)(accel)?;
     }
     match mode {
-        "caps" => caps::child_caps(),
+        "caps" => caps::child_caps(accel),
         "run" => run::child_run(),
-        _ => serve::serve(),
+        _ => serve::serve(accel),
     }
 }

@@ -1,4 +1,4 @@
-//! `run` mode: one scenario in the software-only child, run by the very engine the parent would use.
+//! `run` mode: one scenario in its acceleration's child (`sw` or a masked level), run by the very engine the parent would use.
 //!
 //! The parent sends the scenario as JSON on the child's stdin and reads the [`RawRun`] back from its
 //! stdout; a cancel in the parent becomes SIGINT in the child, which ends the run as interrupted. The
@@ -135,17 +135,19 @@ struct ErrorWire {
     message: String,
 }
 
-/// Run a `sw` scenario in a child, in place of `engine::run`: start the child, send the scenario, wait
-/// (passing a cancel on as SIGINT, which the child turns into an interrupted run), read the counters back.
+/// Run a switched scenario in its acceleration's child, in place of `engine::run`: start the child,
+/// send the scenario, wait (passing a cancel on as SIGINT, which the child turns into an interrupted
+/// run), read the counters back.
 pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     engine::validate(s, &crate::system::online_cpus())?;
+    let accel = s.function.accel;
     let fail = |reason: String| EngineError::Thread { session: 0, reason };
     let request = serde_json::to_vec(&ScenarioWire::from_scenario(s))
-        .map_err(|e| fail(format!("sw child request: {e}")))?;
-    let mut child = command("run")
+        .map_err(|e| fail(format!("{accel} child request: {e}")))?;
+    let mut child = command("run", accel)
         .map_err(fail)?
         .spawn()
-        .map_err(|e| fail(format!("cannot start the sw child: {e}")))?;
+        .map_err(|e| fail(format!("cannot start the {accel} child: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped stdin");
     let mut stdout = child.stdout.take().expect("piped stdout");
     let writer = std::thread::spawn(move || stdin.write_all(&request));
@@ -167,24 +169,26 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
                 }
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                break Err(std::io::Error::other("sw child output reader vanished"))
+                break Err(std::io::Error::other("child output reader vanished"))
             }
         }
     };
     let _ = writer.join();
-    let status = child.wait().map_err(|e| fail(format!("sw child: {e}")))?;
-    let output = output.map_err(|e| fail(format!("sw child output: {e}")))?;
+    let status = child
+        .wait()
+        .map_err(|e| fail(format!("{accel} child: {e}")))?;
+    let output = output.map_err(|e| fail(format!("{accel} child output: {e}")))?;
     let reply: RunReply = serde_json::from_slice(&output).map_err(|e| {
         fail(format!(
-            "sw child ({status}) gave no result ({e}): {}",
+            "{accel} child ({status}) gave no result ({e}): {}",
             String::from_utf8_lossy(&output).trim()
         ))
     })?;
     match (reply.ok, reply.error) {
         (Some(raw), _) => Ok(raw),
         (None, Some(e)) if e.key => Err(EngineError::Key(e.message)),
-        (None, Some(e)) => Err(fail(format!("sw child: {}", e.message))),
-        (None, None) => Err(fail("sw child: empty reply".to_string())),
+        (None, Some(e)) => Err(fail(format!("{accel} child: {}", e.message))),
+        (None, None) => Err(fail(format!("{accel} child: empty reply"))),
     }
 }
 

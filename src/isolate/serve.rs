@@ -1,8 +1,10 @@
-//! `serve` mode: keyed objects living in the software-only child, used from the parent through [`Proxy`].
+//! `serve` mode: keyed objects living in a switched child, used from the parent through [`Proxy`].
 //!
 //! For correctness paths only (self-test, `tag`, the known-answer and cross-backend tests): every
-//! message is a pipe round trip, so a proxy is never timed — the sweep runs a whole `sw` scenario in a
-//! `run` child instead. One `serve` child per process, started on first use and restarted after it dies.
+//! message is a pipe round trip, so a proxy is never timed — the sweep runs a whole switched scenario
+//! in a `run` child instead. One `serve` child per acceleration (`sw`, `sse`, …) per process, each
+//! started on first use of its acceleration and restarted after it dies; a function's objects live in
+//! its own acceleration's child, so they run the masked code paths.
 //!
 //! Frames: a request is `op: u8`, `fields: u32`, then each field as `len: u32` + bytes (little-endian).
 //! A reply is `status: u8` (0 ok) and one field. Ops: `KEY [function id, key, customization]` → id (8 bytes)
@@ -10,6 +12,7 @@
 
 use super::command;
 use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError};
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout};
 use std::sync::atomic::Ordering;
@@ -61,8 +64,8 @@ fn id_of(field: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// Child side: key, tag and free objects on request until stdin closes.
-pub(super) fn serve() -> Result<(), String> {
+/// Child side: key, tag and free objects of this child's acceleration on request until stdin closes.
+pub(super) fn serve(accel: Accel) -> Result<(), String> {
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut output = BufWriter::new(std::io::stdout().lock());
     let mut objects: std::collections::HashMap<u64, Box<dyn KeyedMac>> = Default::default();
@@ -74,8 +77,8 @@ pub(super) fn serve() -> Result<(), String> {
                 let id = String::from_utf8_lossy(function);
                 functions
                     .iter()
-                    .find(|f| f.id() == id && f.accel == Accel::Sw)
-                    .ok_or_else(|| format!("no sw function {id}"))
+                    .find(|f| f.id() == id && f.accel == accel)
+                    .ok_or_else(|| format!("no {accel} function {id}"))
                     .and_then(|f| {
                         f.with_key(
                             key,
@@ -121,7 +124,7 @@ pub(super) fn serve() -> Result<(), String> {
     Ok(())
 }
 
-/// The parent's connection to its `serve` child (one per process, started on first use).
+/// The parent's connection to one acceleration's `serve` child (started on first use).
 struct Server {
     child: Child,
     input: BufWriter<ChildStdin>,
@@ -130,7 +133,8 @@ struct Server {
     generation: u64,
 }
 
-static SERVER: Mutex<Option<Server>> = Mutex::new(None);
+/// The `serve` children by acceleration. One lock for all: proxies are for correctness paths only.
+static SERVERS: Mutex<BTreeMap<Accel, Server>> = Mutex::new(BTreeMap::new());
 static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Drop for Server {
@@ -142,32 +146,35 @@ impl Drop for Server {
     }
 }
 
-/// Send one request and read its reply on the shared server, starting it if needed.
+/// Send one request to `accel`'s server and read its reply, starting the server if needed.
 fn request(
+    accel: Accel,
     generation: Option<u64>,
     op: u8,
     fields: &[&[u8]],
 ) -> Result<(u64, Option<Vec<u8>>), String> {
-    let mut guard = SERVER.lock().unwrap_or_else(|p| p.into_inner());
-    if guard.is_none() {
-        if generation.is_some() {
-            return Err("the sw child has exited".to_string());
+    let mut servers = SERVERS.lock().unwrap_or_else(|p| p.into_inner());
+    let server = match servers.entry(accel) {
+        Entry::Occupied(running) => running.into_mut(),
+        Entry::Vacant(_) if generation.is_some() => {
+            return Err(format!("the {accel} child has exited"));
         }
-        let mut child = command("serve")?
-            .spawn()
-            .map_err(|e| format!("cannot start the sw child: {e}"))?;
-        let input = BufWriter::new(child.stdin.take().expect("piped stdin"));
-        let output = BufReader::new(child.stdout.take().expect("piped stdout"));
-        *guard = Some(Server {
-            child,
-            input,
-            output,
-            generation: GENERATION.fetch_add(1, Ordering::Relaxed) + 1,
-        });
-    }
-    let server = guard.as_mut().expect("started above");
+        Entry::Vacant(slot) => {
+            let mut child = command("serve", accel)?
+                .spawn()
+                .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
+            let input = BufWriter::new(child.stdin.take().expect("piped stdin"));
+            let output = BufReader::new(child.stdout.take().expect("piped stdout"));
+            slot.insert(Server {
+                child,
+                input,
+                output,
+                generation: GENERATION.fetch_add(1, Ordering::Relaxed) + 1,
+            })
+        }
+    };
     if generation.is_some_and(|g| g != server.generation) {
-        return Err("the sw child has exited".to_string());
+        return Err(format!("the {accel} child has exited"));
     }
     let current = server.generation;
     let io = (|| -> std::io::Result<Option<(u8, Vec<u8>)>> {
@@ -186,22 +193,23 @@ fn request(
         Ok(Some((_, message))) => Err(String::from_utf8_lossy(&message).into_owned()),
         Err(e) => {
             // The child died (it prints its reason on stderr); the next key starts a new one.
-            *guard = None;
-            Err(format!("sw child: {e}"))
+            servers.remove(&accel);
+            Err(format!("{accel} child: {e}"))
         }
     }
 }
 
-/// A keyed object living in the `serve` child. For correctness paths only (self-test, `tag`, tests):
-/// every message is a pipe round trip.
+/// A keyed object living in its acceleration's `serve` child. For correctness paths only (self-test,
+/// `tag`, tests): every message is a pipe round trip.
 pub struct Proxy {
+    accel: Accel,
     id: u64,
     generation: u64,
     streams: bool,
 }
 
 impl Proxy {
-    /// Key `function` in the `serve` child (starting it if needed).
+    /// Key `function` in its acceleration's `serve` child (starting it if needed).
     pub(super) fn new(
         function: &Function,
         key: &[u8],
@@ -212,14 +220,21 @@ impl Proxy {
             algorithm: function.algorithm.name,
             reason,
         };
+        let accel = function.accel;
         let function = function.id();
-        let (generation, reply) =
-            request(None, OP_KEY, &[function.as_bytes(), key, customization]).map_err(error)?;
+        let (generation, reply) = request(
+            accel,
+            None,
+            OP_KEY,
+            &[function.as_bytes(), key, customization],
+        )
+        .map_err(error)?;
         let reply = reply.unwrap_or_default();
         if reply.len() != 9 {
-            return Err(error("sw child: malformed key reply".to_string()));
+            return Err(error(format!("{accel} child: malformed key reply")));
         }
         Ok(Proxy {
+            accel,
             id: id_of(&reply[..8]),
             generation,
             streams: reply[8] == 1,
@@ -231,7 +246,7 @@ impl Proxy {
         let tag_len = (tag.len() as u32).to_le_bytes();
         let mut fields: Vec<&[u8]> = vec![&id, nonce, &tag_len];
         fields.extend_from_slice(chunks);
-        match request(Some(self.generation), OP_TAG, &fields) {
+        match request(self.accel, Some(self.generation), OP_TAG, &fields) {
             Ok((_, Some(t))) if t.len() == tag.len() => tag.copy_from_slice(&t),
             // A zero tag fails every vector and every cross-check, which report the function.
             _ => tag.fill(0),
@@ -241,7 +256,12 @@ impl Proxy {
 
 impl Drop for Proxy {
     fn drop(&mut self) {
-        let _ = request(Some(self.generation), OP_FREE, &[&self.id.to_le_bytes()]);
+        let _ = request(
+            self.accel,
+            Some(self.generation),
+            OP_FREE,
+            &[&self.id.to_le_bytes()],
+        );
     }
 }
 

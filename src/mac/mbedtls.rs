@@ -34,7 +34,7 @@ macro_rules! entries {
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "mbedtls: only hw (AES-NI/PCLMULQDQ use is decided once, with no run-time switch); ISA levels are offered by ipsecmb";
+    "mbedtls: only hw (AES-NI/PCLMULQDQ use is decided once, with no run-time switch); ISA levels are offered by ipsecmb, openssl and cryptopp";
 
 pub static BACKEND: Backend = Backend {
     name: "mbedtls",

@@ -10,9 +10,10 @@
 //! it. Key setup (`Entry::new`) is kept apart from per-message work so the engine can time them separately.
 //!
 //! The registry is the bottom of the MAC stack and imports no other macbench module. Software-only
-//! variants need a second process: a backend only *declares* its switch ([`SoftwareSwitch`]), and the
-//! isolation layer above the registry and the engine (`src/isolate/`) installs itself at start-up to
-//! key `sw` functions (see [`switch`]).
+//! variants and the ISA levels OpenSSL and Crypto++ are masked to need a process per acceleration: a
+//! backend only *declares* its switch ([`ProcessSwitch`]), and the isolation layer above the registry
+//! and the engine (`src/isolate/`) installs itself at start-up to key switched functions (see
+//! [`switch`]).
 
 pub mod algorithm;
 pub mod cryptopp;
@@ -29,7 +30,7 @@ pub mod vectors;
 pub use algorithm::{
     algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, ALGORITHMS, PAPER_PRESET,
 };
-pub use switch::{install_isolation, Capability, Isolation, SoftwareSwitch};
+pub use switch::{install_isolation, Capability, Isolation, ProcessSwitch};
 
 use std::fmt;
 use subtle::ConstantTimeEq;
@@ -151,7 +152,8 @@ pub enum IsaLevels {
     /// Not offered; why, as `list` and `--accel` say it (one line, naming the backend).
     NotOffered(&'static str),
     /// Offered: each level is one entry of the backend; this says whether this CPU runs a level
-    /// (by the library's own detection), or why not.
+    /// (by the library's own detection), or why not. A level the backend's [`ProcessSwitch`] covers
+    /// runs in that level's child process; any other level is keyed in-process (ipsec-mb).
     Offered(fn(Accel) -> Availability),
 }
 
@@ -310,8 +312,11 @@ pub struct Backend {
     pub version: fn() -> String,
     pub availability: fn() -> Availability,
     pub entries: &'static [Entry],
-    /// How this library's instruction-set extensions are switched off, if it registers `sw` entries.
-    pub software_only: Option<&'static SoftwareSwitch>,
+    /// How this library's instruction-set extensions are switched off for a whole process, for `sw`
+    /// and the ISA levels it is masked to ([`ProcessSwitch::accels`]); `None` if it registers neither.
+    /// Named for `sw`, the first acceleration it served; it now covers the masked levels too (the
+    /// name is kept so the backends that declare `None` need no edit).
+    pub software_only: Option<&'static ProcessSwitch>,
     /// Whether it offers the ISA levels (`sse` … `avx512`), registered as entries of their own.
     pub isa_levels: IsaLevels,
 }
@@ -456,13 +461,31 @@ impl Function {
                 accepted: self.algorithm.key_lengths.describe(),
             });
         }
-        match (self.accel, self.not_offered) {
-            // Every `sw` key setup goes through the isolation layer ([`switch`]).
-            (Accel::Sw, None) => switch::key(self, self.new, key, params),
-            // An ISA level is keyed in this process: the backend's key function initialises its
-            // code path for that level and checks the library reports using it.
-            _ => (self.new)(key, params),
+        if self.accel.is_isa_level() && !cfg!(target_arch = "x86_64") {
+            return Err(MacError::Backend {
+                backend: self.backend.name,
+                algorithm: self.algorithm.name,
+                reason: NO_ISA_LEVELS_HERE.to_string(),
+            });
         }
+        if self.is_process_switched() {
+            // Every switched key setup goes through the isolation layer ([`switch`]).
+            return switch::key(self, self.new, key, params);
+        }
+        // `hw`, or an ISA level keyed in this process: the backend's key function initialises its
+        // code path for that level and checks the library reports using it (ipsec-mb).
+        (self.new)(key, params)
+    }
+
+    /// Whether this function runs only in a process switched to its acceleration: `sw` or an ISA
+    /// level its backend's [`ProcessSwitch`] covers. The isolation layer runs such a function's
+    /// scenarios and keys its objects in that acceleration's child process.
+    pub fn is_process_switched(&self) -> bool {
+        self.not_offered.is_none()
+            && self
+                .backend
+                .software_only
+                .is_some_and(|s| s.covers(self.accel))
     }
 
     /// Check a user-supplied nonce against the algorithm's rule.
@@ -494,7 +517,8 @@ impl Function {
 
     /// Whether this function can run here: the backend's own availability; for `sw` whether the
     /// isolation layer can run it with the switches applied ([`switch`]); for an ISA level whether
-    /// this is x86-64 and the CPU runs that level, as the backend's library reports it.
+    /// this is x86-64 and the CPU runs that level, as the backend's library reports it, and for a
+    /// masked level also whether the isolation layer can run that level's process.
     pub fn availability(&self) -> Availability {
         // A backend that is not built says so on every row, the rows of variants it lacks included:
         // installing the library is the first thing to do.
@@ -508,11 +532,17 @@ impl Function {
         if let Some(why) = self.not_offered {
             return Availability::Unavailable(why.to_string());
         }
-        match (self.accel, self.backend.isa_levels) {
+        let here = match (self.accel, self.backend.isa_levels) {
             (Accel::Hw, _) => Availability::Available,
-            (Accel::Sw, _) => switch::availability(),
+            (Accel::Sw, _) => Availability::Available,
             (level, IsaLevels::Offered(on_this_cpu)) => on_this_cpu(level),
             (_, IsaLevels::NotOffered(why)) => Availability::Unavailable(why.to_string()),
+        };
+        match here {
+            Availability::Available if self.is_process_switched() => {
+                switch::availability(self.accel)
+            }
+            other => other,
         }
     }
 }

@@ -19,7 +19,7 @@
 //!
 //! No `sw` entries yet: Nettle's fat build picks AES-NI, SHA-NI and PCLMULQDQ code when the library
 //! loads and honours `NETTLE_FAT_OVERRIDE`, but nothing here can yet check from inside the process that
-//! an override took effect (the [`super::SoftwareSwitch`] contract), so the backend registers `hw` only.
+//! an override took effect (the [`super::ProcessSwitch`] contract), so the backend registers `hw` only.
 //!
 //! Built only with `cfg(have_nettle)` (build.rs found the library and compiled the shim); otherwise every
 //! entry is listed as unavailable with the reason build.rs recorded.
@@ -35,7 +35,7 @@ macro_rules! entries {
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "nettle: only hw (its fat build picks its code paths when it loads); ISA levels are offered by ipsecmb";
+    "nettle: only hw (its fat build picks its code paths when it loads); ISA levels are offered by ipsecmb, openssl and cryptopp";
 
 pub static BACKEND: Backend = Backend {
     name: "nettle",

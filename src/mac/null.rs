@@ -5,7 +5,7 @@ use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac,
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "null: computes nothing, so has no code path to choose; ISA levels are offered by ipsecmb";
+    "null: computes nothing, so has no code path to choose; ISA levels are offered by ipsecmb, openssl and cryptopp";
 
 pub static BACKEND: Backend = Backend {
     name: "null",

@@ -25,36 +25,38 @@
 
 use super::{
     Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
-    SoftwareSwitch,
+    ProcessSwitch,
 };
 use libc::{c_char, c_int, c_void, size_t};
 use openssl_sys as ffi;
 use std::ffi::CStr;
 use std::ptr;
 
-/// One line per algorithm gives two entries, `hw` and `sw`, with the same key function: `sw` differs
-/// only in running where [`SOFTWARE_SWITCH`] is applied (`OPENSSL_ia32cap` masking AES-NI, PCLMULQDQ,
-/// SHA, AVX, AVX2 and AVX-512; on aarch64 `OPENSSL_armcap` without the Armv8 AES, PMULL, SHA and SVE
-/// bits), which the registry arranges through its isolation layer.
+/// One line per algorithm gives six entries with the same key function: `hw`, `sw` and the four ISA
+/// levels. All but `hw` differ only in running where [`PROCESS_SWITCH`] is applied for their
+/// acceleration (`OPENSSL_ia32cap` clearing the bits of [`LADDER`] above the level; on aarch64 only
+/// `sw`, `OPENSSL_armcap` without the Armv8 AES, PMULL, SHA and SVE bits), which the registry arranges
+/// through its isolation layer.
 macro_rules! entries {
     ($($alg:literal => $new:expr),* $(,)?) => {
         &[
             $(Entry { algorithm: $alg, accel: Accel::Hw, new: $new },)*
             $(Entry { algorithm: $alg, accel: Accel::Sw, new: $new },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sse, new: $new },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx, new: $new },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx2, new: $new },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx512, new: $new },)*
         ]
     };
 }
-
-/// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
-pub const NO_ISA_LEVELS: &str = "openssl: only hw and sw; ISA levels are offered by ipsecmb";
 
 pub static BACKEND: Backend = Backend {
     name: "openssl",
     description: "system OpenSSL 3 libcrypto, EVP_MAC API (contexts reused across messages); GMAC through the AES-GCM EVP_CIPHERs",
     version,
     availability,
-    software_only: Some(&SOFTWARE_SWITCH),
-    isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
+    software_only: Some(&PROCESS_SWITCH),
+    isa_levels: IsaLevels::Offered(level_availability),
     entries: entries![
         "hmac-md5" => |k, p| {
             EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
@@ -124,7 +126,7 @@ extern "C" {
 const OPENSSL_INFO_CPU_SETTINGS: c_int = 1008;
 
 /// The libcrypto version string, e.g. "OpenSSL 3.0.19 27 Jan 2026". What it uses here and in the
-/// software-only process is [`SOFTWARE_SWITCH`]'s capability, which host facts add.
+/// switched processes is [`PROCESS_SWITCH`]'s capability, which host facts add.
 pub fn version() -> String {
     openssl::version::version().to_string()
 }
@@ -136,20 +138,28 @@ pub const CAP_ENV: &str = if cfg!(target_arch = "aarch64") {
     "OPENSSL_ia32cap"
 };
 
-/// libcrypto reads [`CAP_ENV`] once, when it initialises: the software-only process is started with
-/// [`software_only_env`] (x86-64) or [`arm_software_only_env`] (aarch64) in its environment, and
-/// refuses to run if the masked bits are still set.
-pub static SOFTWARE_SWITCH: SoftwareSwitch = SoftwareSwitch {
-    env: || {
+/// libcrypto reads [`CAP_ENV`] once, when it initialises: each switched process is started with
+/// [`mask_env`] for its acceleration (x86-64) or [`arm_software_only_env`] (aarch64, `sw` only) in its
+/// environment, and refuses to run unless libcrypto then reports the level's bits as [`check_switch`]
+/// requires.
+pub static PROCESS_SWITCH: ProcessSwitch = ProcessSwitch {
+    accels: &[
+        Accel::Sw,
+        Accel::Sse,
+        Accel::Avx,
+        Accel::Avx2,
+        Accel::Avx512,
+    ],
+    env: |accel| {
         let value = if cfg!(target_arch = "aarch64") {
             arm_software_only_env()
         } else {
-            software_only_env()
+            mask_env(accel)
         };
         vec![(CAP_ENV, value)]
     },
-    apply: || {},
-    check: check_software_only,
+    apply: |_| {},
+    check: check_switch,
     capability: || {
         if cfg!(target_arch = "aarch64") {
             armcap().map(|cap| capability(cap.describe(), &cap))
@@ -157,6 +167,7 @@ pub static SOFTWARE_SWITCH: SoftwareSwitch = SoftwareSwitch {
             ia32cap().map(|cap| capability(cap.describe(), &cap))
         }
     },
+    note: None,
 };
 
 /// A capability report: the one-line summary and the word(s) themselves for the record.
@@ -167,33 +178,45 @@ fn capability(summary: String, detail: &impl serde::Serialize) -> Capability {
     }
 }
 
-/// The mask is in effect: libcrypto reports none of the masked bits ([`SOFTWARE_ONLY_MASK`] on
-/// x86-64, [`ARM_SOFTWARE_ONLY_MASK`] on aarch64; elsewhere there is no capability vector to mask).
-fn check_software_only() -> Result<(), String> {
-    let (left, expected) = if cfg!(target_arch = "x86_64") {
-        match ia32cap() {
-            Some(cap) => (cap.extensions_left(), software_only_env()),
-            None => return Err("libcrypto reports no capability vector".to_string()),
+/// The switch for `accel` is in effect: libcrypto reports none of the bits [`cleared`] clears and,
+/// for a level, still reports the level's own extension ([`level_top`]); on aarch64 (`sw` only)
+/// none of [`ARM_SOFTWARE_ONLY_MASK`]; elsewhere there is no capability vector to mask.
+fn check_switch(accel: Accel) -> Result<(), String> {
+    if cfg!(target_arch = "x86_64") {
+        let cap = ia32cap().ok_or("libcrypto reports no capability vector")?;
+        let left = cap.still_set(accel);
+        if !left.is_empty() {
+            return Err(format!(
+                "the {accel} mask is not in effect: libcrypto still reports {} \
+                 ({CAP_ENV} must be {} in the environment; this command is internal)",
+                left.join(", "),
+                mask_env(accel)
+            ));
         }
-    } else if cfg!(target_arch = "aarch64") {
-        match armcap() {
-            Some(cap) => (
-                cap.extensions_left(),
-                "the detected bits without them".to_string(),
-            ),
-            None => return Err("libcrypto reports no capability vector".to_string()),
-        }
-    } else {
-        return Ok(());
-    };
-    if left.is_empty() {
-        return Ok(());
+        return match level_top(accel) {
+            Some((name, lv, bit)) if !cap.has(lv, bit) => Err(format!(
+                "the {accel} process lost {name} ({}): libcrypto would not run its {accel} code",
+                cap.describe()
+            )),
+            _ => Ok(()),
+        };
     }
-    Err(format!(
-        "the software-only mask is not in effect: libcrypto still reports {} \
-         ({CAP_ENV} must be {expected} in the environment; this command is internal)",
-        left.join(", ")
-    ))
+    if cfg!(target_arch = "aarch64") {
+        if accel != Accel::Sw {
+            return Err(super::NO_ISA_LEVELS_HERE.to_string());
+        }
+        let cap = armcap().ok_or("libcrypto reports no capability vector")?;
+        let left = cap.extensions_left();
+        if left.is_empty() {
+            return Ok(());
+        }
+        return Err(format!(
+            "the sw mask is not in effect: libcrypto still reports {} \
+             ({CAP_ENV} must be the detected bits without them; this command is internal)",
+            left.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// What `OPENSSL_info(OPENSSL_INFO_CPU_SETTINGS)` reports: `[CPUINFO: ]OPENSSL_ia32cap=…` on x86,
@@ -320,32 +343,86 @@ pub struct Ia32Cap {
 /// A named capability bit: (name, logical vector, bit).
 pub type CapBit = (&'static str, usize, u32);
 
-/// What `--accel sw` switches off, with OPENSSL_ia32cap(3)'s bit numbers. XOP (AMD's VEX-coded vector
-/// extension) is included with the AVX family; SSE2/SSSE3 stay (x86-64 baseline and OpenSSL's
-/// constant-time vector-permute AES, which uses no AES instructions).
-pub const SOFTWARE_ONLY_MASK: &[CapBit] = &[
-    ("pclmulqdq", 0, 33),
-    ("xop", 0, 43),
-    ("aesni", 0, 57),
-    ("avx", 0, 60),
-    ("avx2", 1, 5),
-    ("avx512f", 1, 16),
-    ("avx512dq", 1, 17),
-    ("avx512ifma", 1, 21),
-    ("avx512pf", 1, 26),
-    ("avx512er", 1, 27),
-    ("avx512cd", 1, 28),
-    ("sha", 1, 29),
-    ("avx512bw", 1, 30),
-    ("avx512vl", 1, 31),
-    ("avx512vbmi", 1, 32 + 1),
-    ("avx512vbmi2", 1, 32 + 6),
-    ("vaes", 1, 32 + 9),
-    ("vpclmulqdq", 1, 32 + 10),
-    ("avx512vnni", 1, 32 + 11),
-    ("avx512bitalg", 1, 32 + 12),
-    ("avx512vpopcntdq", 1, 32 + 14),
+/// The one definition of what each switched process clears (docs/methodology.md §5): every bit
+/// OpenSSL's x86-64 code tests above the baseline, with OPENSSL_ia32cap(3)'s numbers, and the lowest
+/// acceleration that keeps it. A process switched to `accel` clears each bit kept only from a higher
+/// rung (`sw` < `sse` < `avx` < `avx2` < `avx512`); `None` is cleared at every rung (only `hw` keeps it).
+///
+/// - The crypto extensions (AES-NI, PCLMULQDQ, SHA) are kept from `sse` up, as ipsec-mb's SSE manager
+///   uses AES-NI and SHA-NI: a level is a vector width, and only `sw` is the portable code.
+/// - BMI1 and BMI2 belong to the `avx2` rung: they came with AVX2 (Haswell, x86-64-v3), ipsec-mb's
+///   AVX2 manager needs BMI2, and OpenSSL's AVX2 SHA-1/SHA-256 code is taken only with AVX2, BMI1 and
+///   BMI2 together, so an `avx2` without them would fall back to the AVX code. FMA likewise (AVX2
+///   generation); F16C with AVX. OpenSSL's MAC code uses neither; they are cleared so a level looks
+///   like a CPU of that generation.
+/// - ADX, MOVBE, RDRAND/RDSEED are kept everywhere, `sw` included: scalar extensions, used by
+///   OpenSSL's bignum and RNG code, which no MAC reaches.
+/// - SSE2, SSSE3 and SSE4.x stay everywhere (x86-64's baseline and OpenSSL's constant-time
+///   vector-permute AES, which uses no AES instruction).
+/// - VAES and VPCLMULQDQ go with AVX-512: OpenSSL uses them only together with it (its VAES AES-GCM
+///   code, from 3.1 on, needs AVX512F, BW and VL as well).
+/// - XOP (AMD family 15h) is an alternative to the ladder's paths, not a rung: off at every level.
+pub const LADDER: &[(CapBit, Option<Accel>)] = &[
+    (("pclmulqdq", 0, 33), Some(Accel::Sse)),
+    (("aesni", 0, 57), Some(Accel::Sse)),
+    (("sha", 1, 29), Some(Accel::Sse)),
+    (("avx", 0, 60), Some(Accel::Avx)),
+    (("f16c", 0, 61), Some(Accel::Avx)),
+    (("fma", 0, 44), Some(Accel::Avx2)),
+    (("bmi1", 1, 3), Some(Accel::Avx2)),
+    (("avx2", 1, 5), Some(Accel::Avx2)),
+    (("bmi2", 1, 8), Some(Accel::Avx2)),
+    (("avx512f", 1, 16), Some(Accel::Avx512)),
+    (("avx512dq", 1, 17), Some(Accel::Avx512)),
+    (("avx512ifma", 1, 21), Some(Accel::Avx512)),
+    (("avx512pf", 1, 26), Some(Accel::Avx512)),
+    (("avx512er", 1, 27), Some(Accel::Avx512)),
+    (("avx512cd", 1, 28), Some(Accel::Avx512)),
+    (("avx512bw", 1, 30), Some(Accel::Avx512)),
+    (("avx512vl", 1, 31), Some(Accel::Avx512)),
+    (("avx512vbmi", 1, 32 + 1), Some(Accel::Avx512)),
+    (("avx512vbmi2", 1, 32 + 6), Some(Accel::Avx512)),
+    (("vaes", 1, 32 + 9), Some(Accel::Avx512)),
+    (("vpclmulqdq", 1, 32 + 10), Some(Accel::Avx512)),
+    (("avx512vnni", 1, 32 + 11), Some(Accel::Avx512)),
+    (("avx512bitalg", 1, 32 + 12), Some(Accel::Avx512)),
+    (("avx512vpopcntdq", 1, 32 + 14), Some(Accel::Avx512)),
+    (("xop", 0, 43), None),
 ];
+
+/// Each level's own extension, as OpenSSL's code paths test it: what the CPU must have for the
+/// level to be available, and what the level's process must still report. SSSE3 for `sse` (OpenSSL's
+/// SSE SHA and vector-permute AES paths test it; it has no SSE4 path).
+const LEVEL_TOPS: &[(Accel, CapBit)] = &[
+    (Accel::Sse, ("ssse3", 0, 41)),
+    (Accel::Avx, ("avx", 0, 60)),
+    (Accel::Avx2, ("avx2", 1, 5)),
+    (Accel::Avx512, ("avx512f", 1, 16)),
+];
+
+/// The bits a process switched to `accel` clears ([`LADDER`]); none for `hw`.
+pub fn cleared(accel: Accel) -> Vec<CapBit> {
+    let Some(rank) = accel.ladder_rank() else {
+        return Vec::new();
+    };
+    LADDER
+        .iter()
+        .filter(|(_, kept_from)| {
+            kept_from
+                .and_then(Accel::ladder_rank)
+                .is_none_or(|k| k > rank)
+        })
+        .map(|&(bit, _)| bit)
+        .collect()
+}
+
+/// The extension a level's process must still report; `None` for `hw` and `sw`.
+pub fn level_top(accel: Accel) -> Option<CapBit> {
+    LEVEL_TOPS
+        .iter()
+        .find(|(level, _)| *level == accel)
+        .map(|&(_, bit)| bit)
+}
 
 /// Bits shown by `describe` (the ones MAC code paths test).
 const SHOWN: &[CapBit] = &[
@@ -354,19 +431,37 @@ const SHOWN: &[CapBit] = &[
     ("aesni", 0, 57),
     ("avx", 0, 60),
     ("avx2", 1, 5),
+    ("bmi2", 1, 8),
     ("sha", 1, 29),
     ("avx512f", 1, 16),
     ("vaes", 1, 32 + 9),
     ("vpclmulqdq", 1, 32 + 10),
 ];
 
-/// The `OPENSSL_ia32cap` value that clears [`SOFTWARE_ONLY_MASK`]: `~LV0mask:~LV1mask`.
-pub fn software_only_env() -> String {
+/// The `OPENSSL_ia32cap` value that clears [`cleared`]`(accel)`: `~LV0mask:~LV1mask` (OpenSSL ANDs
+/// the detected vectors with a `~`-prefixed value, so nothing the CPU lacks is switched on).
+pub fn mask_env(accel: Accel) -> String {
     let mut mask = [0u64; 2];
-    for &(_, lv, bit) in SOFTWARE_ONLY_MASK {
+    for (_, lv, bit) in cleared(accel) {
         mask[lv] |= 1 << bit;
     }
     format!("~{:#x}:~{:#x}", mask[0], mask[1])
+}
+
+/// Whether this CPU runs ISA level `level`, by libcrypto's own view (this process's capability
+/// vector): the level's own extension must be there, or the row names what is missing.
+fn level_availability(level: Accel) -> Availability {
+    let Some((name, lv, bit)) = level_top(level) else {
+        return Availability::Unavailable(format!("{level} is no ISA level of openssl"));
+    };
+    match ia32cap() {
+        Some(cap) if cap.has(lv, bit) => Availability::Available,
+        Some(cap) => Availability::Unavailable(format!(
+            "{level}: this CPU lacks {name} (libcrypto reports {})",
+            cap.describe()
+        )),
+        None => Availability::Unavailable("libcrypto reports no capability vector".to_string()),
+    }
 }
 
 impl Ia32Cap {
@@ -392,12 +487,13 @@ impl Ia32Cap {
         v & (1 << bit) != 0
     }
 
-    /// Names of the [`SOFTWARE_ONLY_MASK`] bits still set (empty when the sw switch took effect).
-    pub fn extensions_left(&self) -> Vec<&'static str> {
-        SOFTWARE_ONLY_MASK
-            .iter()
-            .filter(|&&(_, lv, bit)| self.has(lv, bit))
-            .map(|&(name, _, _)| name)
+    /// Names of the bits a process switched to `accel` must have cleared that are still set (empty
+    /// when the switch took effect).
+    pub fn still_set(&self, accel: Accel) -> Vec<&'static str> {
+        cleared(accel)
+            .into_iter()
+            .filter(|&(_, lv, bit)| self.has(lv, bit))
+            .map(|(name, _, _)| name)
             .collect()
     }
 

@@ -11,7 +11,7 @@ use digest::{KeyInit, Mac};
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "rustcrypto: only hw (the crates pick their code paths through `cpufeatures`); ISA levels are offered by ipsecmb";
+    "rustcrypto: only hw (the crates pick their code paths through `cpufeatures`); ISA levels are offered by ipsecmb, openssl and cryptopp";
 
 pub static BACKEND: Backend = Backend {
     name: "rustcrypto",

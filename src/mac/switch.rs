@@ -1,34 +1,55 @@
-//! Software-only variants (`--accel sw`, docs/methodology.md §1): what a backend declares, and the one place a
-//! `sw` function is keyed.
+//! Switched variants: `--accel sw` and the ISA levels a library is masked to (docs/methodology.md §1,
+//! §5): what a backend declares, and the one place such a function is keyed.
 //!
 //! The libraries choose their instruction-set paths once per process (OpenSSL reads `OPENSSL_ia32cap`
-//! when libcrypto loads; Crypto++ reads process-wide globals), so a `sw` function runs in a separate
-//! process with the switches applied. Two halves, so the registry imports nothing above it (STYLE §11):
+//! when libcrypto loads; Crypto++ reads process-wide globals), so a switched function runs in a separate
+//! process with the switches applied, one process per acceleration (`sw`, `sse`, `avx`, …): a mask is
+//! a property of the process, not of an object. Two halves, so the registry imports nothing above it
+//! (STYLE §11):
 //!
-//! - A backend *declares* its switch as data, a [`SoftwareSwitch`] on [`super::Backend`]: the environment
-//!   the child must start with, what to clear at the child's start, how to check it took effect, and what
-//!   the library reports using. The registry only describes; it starts no process.
-//! - The process machinery (start the child, the pipe protocol, the proxy objects) belongs to the
-//!   isolation layer above the registry and the engine (`src/isolate/`). It gives the registry an
-//!   [`Isolation`] at start-up ([`install_isolation`], before `main` in every executable linking
-//!   macbench); every `sw` key setup and availability question goes through it. Were none installed,
-//!   `sw` functions would be unavailable and refuse to key, never silently run with the extensions on.
+//! - A backend *declares* its switch as data, one [`ProcessSwitch`] on [`super::Backend`] for `sw` and
+//!   every level it masks to: the environment each acceleration's process must start with, what to
+//!   clear at that process's start, how to check it took effect, and what the library reports using.
+//!   The registry only describes; it starts no process.
+//! - The process machinery (start a child per acceleration, the pipe protocol, the proxy objects)
+//!   belongs to the isolation layer above the registry and the engine (`src/isolate/`). It gives the
+//!   registry an [`Isolation`] at start-up ([`install_isolation`], before `main` in every executable
+//!   linking macbench); every switched key setup and availability question goes through it. Were none
+//!   installed, switched functions would be unavailable and refuse to key, never silently run with the
+//!   extensions on.
+//!
+//! A level a library keys in-process (ipsec-mb initialises a manager per level) needs no switch: its
+//! backend declares no [`ProcessSwitch`] for it, and its key function selects the path itself.
 
-use super::{Availability, Function, KeyFn, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Function, KeyFn, KeyParams, KeyedMac, MacError};
 use std::sync::OnceLock;
 
-/// How a backend switches its instruction-set extensions off for a whole process.
-pub struct SoftwareSwitch {
-    /// Environment variables the software-only process must start with, for libraries that read them
-    /// when they load (`OPENSSL_ia32cap`).
-    pub env: fn() -> Vec<(&'static str, String)>,
-    /// Switch off what can still be switched off in a running process (Crypto++'s globals). Called once,
-    /// first thing in the software-only process, before anything is keyed.
-    pub apply: fn(),
-    /// Whether the switch is in effect in this process; `Err` names what the library still uses.
-    pub check: fn() -> Result<(), String>,
+/// How a backend switches instruction-set extensions off for a whole process: `sw` and each ISA
+/// level it offers by masking. Each function takes the acceleration of the process it serves.
+pub struct ProcessSwitch {
+    /// The accelerations this switch gives (never `hw`, the library's default).
+    pub accels: &'static [Accel],
+    /// Environment variables that acceleration's process must start with, for libraries that read
+    /// them when they load (`OPENSSL_ia32cap`).
+    pub env: fn(Accel) -> Vec<(&'static str, String)>,
+    /// Switch off what can still be switched off in a running process (Crypto++'s globals). Called
+    /// once, first thing in that acceleration's process, before anything is keyed.
+    pub apply: fn(Accel),
+    /// Whether the switch for that acceleration is in effect in this process: what it clears is off
+    /// and, for a level, the level's own extension is still on. `Err` names what is wrong.
+    pub check: fn(Accel) -> Result<(), String>,
     /// What the library uses now (capability vector, code paths); `None` when it cannot say.
     pub capability: fn() -> Option<Capability>,
+    /// What `list` should say of the levels beyond the capability reports (levels that run the same
+    /// code for every registered MAC), or `None`.
+    pub note: Option<&'static str>,
+}
+
+impl ProcessSwitch {
+    /// Whether this switch gives `accel` (its functions then run in that acceleration's process).
+    pub fn covers(&self, accel: Accel) -> bool {
+        self.accels.contains(&accel)
+    }
 }
 
 /// What one library reports using, for the record (`list`, host facts) and for the tests.
@@ -42,10 +63,11 @@ pub struct Capability {
 
 /// The isolation layer as the registry sees it: installed once per process, at start-up.
 pub trait Isolation: Sync {
-    /// Whether `sw` functions can run here at all (the platform, a process to start).
-    fn availability(&self) -> Availability;
-    /// Key setup of a `sw` function. `own` is the backend's key function, which is right only in a
-    /// process whose switches are applied; elsewhere the isolation layer keys the object over there.
+    /// Whether functions switched to `accel` can run here at all (the platform, a process to start).
+    fn availability(&self, accel: Accel) -> Availability;
+    /// Key setup of a switched function. `own` is the backend's key function, which is right only in
+    /// a process whose switches for the function's acceleration are applied; elsewhere the isolation
+    /// layer keys the object over there.
     fn key(
         &self,
         function: &Function,
@@ -62,12 +84,12 @@ pub fn install_isolation(isolation: &'static dyn Isolation) {
     let _ = ISOLATION.set(isolation);
 }
 
-const NOT_INSTALLED: &str = "software-only isolation is not set up in this process \
-                             (macbench::isolate::install)";
+const NOT_INSTALLED: &str = "process isolation for switched variants (sw, masked ISA levels) is \
+                             not set up in this process (macbench::isolate::install)";
 
-pub(super) fn availability() -> Availability {
+pub(super) fn availability(accel: Accel) -> Availability {
     match ISOLATION.get() {
-        Some(isolation) => isolation.availability(),
+        Some(isolation) => isolation.availability(accel),
         None => Availability::Unavailable(NOT_INSTALLED.to_string()),
     }
 }
