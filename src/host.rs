@@ -86,7 +86,7 @@ impl Host {
             .iter()
             .map(|b| {
                 let mut version = (b.version)();
-                if let Some(cap) = b.software_only.and_then(|s| (s.capability)()) {
+                if let Some(cap) = b.process_switch.and_then(|s| (s.capability)()) {
                     version.push_str(&format!("; {here}: {}", cap.summary));
                 }
                 (b.name.to_string(), version)
@@ -137,7 +137,7 @@ impl Host {
             // can say what it uses).
             let here = |name: &str| {
                 crate::mac::backend(name)
-                    .and_then(|b| b.software_only)
+                    .and_then(|b| b.process_switch)
                     .filter(|s| s.covers(accel))
                     .and_then(|s| (s.capability)())
             };

@@ -359,7 +359,7 @@ fn every_backend_with_sw_entries_declares_its_switch() {
         let has_sw = backend.entries.iter().any(|e| e.accel == Accel::Sw);
         assert_eq!(
             has_sw,
-            backend.software_only.is_some(),
+            backend.process_switch.is_some(),
             "{}: sw entries and a software-only switch go together",
             backend.name
         );

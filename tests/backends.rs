@@ -96,7 +96,7 @@ fn a_backend_with_a_software_switch_registers_sw_for_every_hw_entry() {
                 .collect()
         };
         let (hw, sw) = (with(Accel::Hw), with(Accel::Sw));
-        if backend.software_only.is_some() {
+        if backend.process_switch.is_some() {
             assert_eq!(hw, sw, "{}: hw and sw differ", backend.name);
         } else {
             assert!(

@@ -298,7 +298,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     // What the switches themselves want said (levels that run the same code as hw).
     let switch_notes: Vec<&str> = mac::BACKENDS
         .iter()
-        .filter_map(|b| b.software_only.and_then(|s| s.note))
+        .filter_map(|b| b.process_switch.and_then(|s| s.note))
         .collect();
     if !caveats.is_empty() || !switch_notes.is_empty() {
         crate::outln!();

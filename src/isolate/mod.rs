@@ -153,7 +153,7 @@ static INSTALL_AT_START: extern "C" fn() = {
 fn switches(accel: Accel) -> impl Iterator<Item = (&'static str, &'static ProcessSwitch)> {
     mac::BACKENDS
         .iter()
-        .filter_map(|b| b.software_only.map(|s| (b.name, s)))
+        .filter_map(|b| b.process_switch.map(|s| (b.name, s)))
         .filter(move |(_, s)| s.covers(accel))
 }
 

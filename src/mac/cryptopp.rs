@@ -65,7 +65,7 @@ pub static BACKEND: Backend = Backend {
     description: "system Crypto++ (libcrypto++) through csrc/cryptopp_shim.cpp; objects keyed once, restarted or resynchronised per message",
     version,
     availability,
-    software_only: Some(&PROCESS_SWITCH),
+    process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
     entries: entries![
         "hmac-md5",

@@ -99,7 +99,7 @@ pub static BACKEND: Backend = Backend {
     description: "system Intel ipsec-mb (libIPSec_MB) through csrc/ipsecmb_shim.c; job API, a batch submitted as jobs then flushed (SIMD lanes); ISA levels by init_mb_mgr_sse/avx/avx2/avx512",
     version,
     availability,
-    software_only: None,
+    process_switch: None,
     isa_levels: IsaLevels::Offered(level_availability),
     entries: entries![
         "hmac-md5",

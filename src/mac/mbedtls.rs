@@ -41,7 +41,7 @@ pub static BACKEND: Backend = Backend {
     description: "system Mbed TLS 2.28 (libmbedcrypto) through csrc/mbedtls_shim.c; contexts keyed once, reset per message",
     version,
     availability,
-    software_only: None,
+    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: entries![
         "hmac-md5",

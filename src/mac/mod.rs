@@ -314,9 +314,7 @@ pub struct Backend {
     pub entries: &'static [Entry],
     /// How this library's instruction-set extensions are switched off for a whole process, for `sw`
     /// and the ISA levels it is masked to ([`ProcessSwitch::accels`]); `None` if it registers neither.
-    /// Named for `sw`, the first acceleration it served; it now covers the masked levels too (the
-    /// name is kept so the backends that declare `None` need no edit).
-    pub software_only: Option<&'static ProcessSwitch>,
+    pub process_switch: Option<&'static ProcessSwitch>,
     /// Whether it offers the ISA levels (`sse` … `avx512`), registered as entries of their own.
     pub isa_levels: IsaLevels,
 }
@@ -484,7 +482,7 @@ impl Function {
         self.not_offered.is_none()
             && self
                 .backend
-                .software_only
+                .process_switch
                 .is_some_and(|s| s.covers(self.accel))
     }
 

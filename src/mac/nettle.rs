@@ -42,7 +42,7 @@ pub static BACKEND: Backend = Backend {
     description: "system Nettle (libnettle) through csrc/nettle_shim.c; contexts keyed once, nonce set per message where the construction takes one",
     version,
     availability,
-    software_only: None,
+    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: entries![
         "hmac-md5",

@@ -12,7 +12,7 @@ pub static BACKEND: Backend = Backend {
     description: "no MAC: reads one byte per message to measure the harness",
     version: || env!("CARGO_PKG_VERSION").to_string(),
     availability: || Availability::Available,
-    software_only: None,
+    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: &[Entry {
         algorithm: "null",

@@ -55,7 +55,7 @@ pub static BACKEND: Backend = Backend {
     description: "system OpenSSL 3 libcrypto, EVP_MAC API (contexts reused across messages); GMAC through the AES-GCM EVP_CIPHERs",
     version,
     availability,
-    software_only: Some(&PROCESS_SWITCH),
+    process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
     entries: entries![
         "hmac-md5" => |k, p| {

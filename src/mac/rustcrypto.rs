@@ -18,7 +18,7 @@ pub static BACKEND: Backend = Backend {
     description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher), tiny-keccak for KMAC, AES-XCBC over the aes crate",
     version,
     availability: || Availability::Available,
-    software_only: None,
+    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
