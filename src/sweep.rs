@@ -131,7 +131,7 @@ impl SweepSpec {
                 .unwrap_or_default();
             let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
             notes.push(format!(
-                "{name} takes {accepted} messages: size(s) {} left out of its sweep",
+                "{name} takes messages of {accepted}: size(s) {} left out of its sweep",
                 sizes.join(", ")
             ));
         }

@@ -279,7 +279,7 @@ fn a_sweep_leaves_out_sizes_the_algorithm_does_not_take() {
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(
         text.contains(
-            "eia3-zuc128 takes 1 … 8188 bytes messages: size(s) 0, 9000 left out of its sweep"
+            "eia3-zuc128 takes messages of 1 … 8188 bytes: size(s) 0, 9000 left out of its sweep"
         ),
         "{text}"
     );
@@ -300,6 +300,60 @@ fn a_sweep_leaves_out_sizes_the_algorithm_does_not_take() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no scenario left"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// `tag` and `net` refuse a length the function does not take, in one line, instead of the zero tag
+/// a refused job leaves (which `net`'s receiver would even "verify").
+#[test]
+fn tag_and_net_refuse_lengths_the_function_does_not_take() {
+    if skip_unless_built() {
+        return;
+    }
+    let key = "00".repeat(16);
+    for (input, needle) in [
+        (0usize, "this one has 0 bytes"),
+        (9000, "this one has 9000 bytes"),
+    ] {
+        let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_macbench"))
+            .args([
+                "tag",
+                "--alg",
+                "eia3-zuc128",
+                "--key",
+                &key,
+                "--nonce",
+                "000000000000",
+            ])
+            .write_stdin(vec![0u8; input])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(needle) && err.contains("1 … 8188 bytes"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "no tag printed");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_macbench"))
+        .args([
+            "net",
+            "--alg",
+            "eia3-zuc128",
+            "--sizes",
+            "9000",
+            "--tag-len",
+            "4",
+            "--rate",
+            "100",
+            "--trial",
+            "1s",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("8996 bytes under its 4-byte tag"), "{err}");
 }
 
 #[test]

@@ -116,6 +116,16 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
             read_bounded(&p.display().to_string(), f)?
         }
     };
+    // The 3GPP functions take bounded lengths; outside them the library refuses, and a tag printed
+    // anyway would be a lie.
+    let accepted = function.algorithm.message_bits;
+    if !accepted.accepts_bytes(message.len() as u64) {
+        return Err(CliError::usage(format!(
+            "{name} takes messages of {}; this one has {} bytes",
+            accepted.describe_bytes(),
+            message.len()
+        )));
+    }
     let mut keyed = function.with_key(
         &key,
         KeyParams {
@@ -124,7 +134,16 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     )?;
     let mut tag = [0u8; MAX_TAG_LEN];
     let tag = &mut tag[..function.algorithm.tag_len];
-    keyed.tag_into(nonce.as_deref().unwrap_or(&[]), &message, tag);
+    // Through the checked entry point (whole bytes), so a message the library refuses is an error,
+    // not the zero tag `tag_into` leaves in a timed loop.
+    keyed
+        .tag_bits(
+            nonce.as_deref().unwrap_or(&[]),
+            &message,
+            8 * message.len() as u64,
+            tag,
+        )
+        .map_err(|e| CliError::failure(e.to_string()))?;
     crate::outln!("{}", hex::encode(tag));
     Ok(())
 }

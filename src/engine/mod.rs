@@ -236,7 +236,7 @@ pub enum EngineError {
     SizeTooLarge { size: u64, limit: u32 },
     #[error("the size model is empty")]
     EmptySizes,
-    #[error("{algorithm} takes {accepted} messages; message size {size} is outside that (give --sizes within it)")]
+    #[error("{algorithm} takes messages of {accepted}; message size {size} is outside that (give --sizes within it)")]
     SizeNotAccepted {
         algorithm: &'static str,
         size: u32,
