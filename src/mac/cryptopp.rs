@@ -170,18 +170,7 @@ const LEVEL_TOPS: &[(Accel, &str)] = &[
 
 /// The flags a process switched to `accel` clears ([`LADDER`]); none for `hw`.
 pub fn cleared(accel: Accel) -> Vec<&'static str> {
-    let Some(rank) = accel.ladder_rank() else {
-        return Vec::new();
-    };
-    LADDER
-        .iter()
-        .filter(|(_, kept_from)| {
-            kept_from
-                .and_then(Accel::ladder_rank)
-                .is_none_or(|k| k > rank)
-        })
-        .map(|&(name, _)| name)
-        .collect()
+    super::switch::cleared_at(LADDER, accel)
 }
 
 /// The flag a level's process must still report; `None` for `hw`, `sw` and `avx512`.

@@ -402,18 +402,7 @@ const LEVEL_TOPS: &[(Accel, CapBit)] = &[
 
 /// The bits a process switched to `accel` clears ([`LADDER`]); none for `hw`.
 pub fn cleared(accel: Accel) -> Vec<CapBit> {
-    let Some(rank) = accel.ladder_rank() else {
-        return Vec::new();
-    };
-    LADDER
-        .iter()
-        .filter(|(_, kept_from)| {
-            kept_from
-                .and_then(Accel::ladder_rank)
-                .is_none_or(|k| k > rank)
-        })
-        .map(|&(bit, _)| bit)
-        .collect()
+    super::switch::cleared_at(LADDER, accel)
 }
 
 /// The extension a level's process must still report; `None` for `hw` and `sw`.

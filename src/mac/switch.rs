@@ -45,6 +45,25 @@ pub struct ProcessSwitch {
     pub note: Option<&'static str>,
 }
 
+/// What a process switched to `accel` clears, given a library's ladder: each capability with the
+/// lowest acceleration that keeps it (`None`: none does, `sw` and every level clear it). A capability
+/// is cleared when it is kept only from a higher rung than `accel` (`sw` < `sse` < … < `avx512`);
+/// `hw` clears nothing. The one rule every masked library's table follows.
+pub fn cleared_at<T: Copy>(ladder: &[(T, Option<Accel>)], accel: Accel) -> Vec<T> {
+    let Some(rank) = accel.ladder_rank() else {
+        return Vec::new();
+    };
+    ladder
+        .iter()
+        .filter(|(_, kept_from)| {
+            kept_from
+                .and_then(Accel::ladder_rank)
+                .is_none_or(|k| k > rank)
+        })
+        .map(|&(capability, _)| capability)
+        .collect()
+}
+
 impl ProcessSwitch {
     /// Whether this switch gives `accel` (its functions then run in that acceleration's process).
     pub fn covers(&self, accel: Accel) -> bool {
