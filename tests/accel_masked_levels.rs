@@ -44,6 +44,9 @@ fn runs_level(backend: &str, level: Accel) -> bool {
 
 #[test]
 fn each_openssl_level_child_reports_exactly_its_bits_cleared_and_its_own_extension_kept() {
+    if common::skip_unless(cfg!(target_arch = "x86_64"), "x86_64", NOT_X86_64) {
+        return;
+    }
     let hw = openssl::ia32cap().expect("libcrypto reports its capability vector");
     let mut ran = 0;
     for level in Accel::LEVELS {
@@ -175,7 +178,9 @@ fn a_level_child_refuses_to_run_when_its_mask_did_not_take() {
 
 #[test]
 fn each_cryptopp_level_child_clears_its_flags_and_keeps_its_own() {
-    if common::skip_unless(cryptopp::BUILT, "cryptopp", CRYPTOPP_NOT_BUILT) {
+    if common::skip_unless(cryptopp::BUILT, "cryptopp", CRYPTOPP_NOT_BUILT)
+        || common::skip_unless(cfg!(target_arch = "x86_64"), "x86_64", NOT_X86_64)
+    {
         return;
     }
     let hw = cryptopp::Features(

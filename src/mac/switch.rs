@@ -66,8 +66,10 @@ pub fn cleared_at<T: Copy>(ladder: &[(T, Option<Accel>)], accel: Accel) -> Vec<T
 
 impl ProcessSwitch {
     /// Whether this switch gives `accel` (its functions then run in that acceleration's process).
+    /// The ISA levels are x86-64 code paths: elsewhere no switch gives them, so nothing (`list`, a
+    /// run's host facts) starts a level's child only to hear it refuse.
     pub fn covers(&self, accel: Accel) -> bool {
-        self.accels.contains(&accel)
+        self.accels.contains(&accel) && (!accel.is_isa_level() || cfg!(target_arch = "x86_64"))
     }
 }
 
