@@ -401,6 +401,65 @@ fn isa_ladder_figure_when_a_function_has_levels() {
     }
 }
 
+/// A function run under several dispatch modes is a curve per mode in the cycles/byte figures (not
+/// one line zig-zagging between modes at each size), and the latency each mode cost gets a figure of
+/// its own; a file of `single` results alone gets neither the mode in its names nor that figure.
+#[test]
+fn dispatch_modes_are_curves_of_their_own_with_a_latency_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = Vec::new();
+    for (dispatch, scale, latency_ns) in [("single", 4.0, 500.0), ("burst:16", 1.0, 2000.0)] {
+        for s in [64u64, 1500] {
+            let v = scale * (2.0 + 100.0 / s as f64);
+            let mut r = with_dispatch(result("hmac-sha256/ipsecmb/hw", s, 1, "1", v, v), dispatch);
+            r["metrics"]["latency_p50_ns"] = json!(latency_ns * s as f64 / 64.0 / 2.0);
+            r["metrics"]["latency_p99_ns"] = json!(latency_ns * s as f64 / 64.0);
+            results.push(r);
+        }
+    }
+    let p = write(dir.path(), "modes.json", &document(results, 1));
+    let out = dir.path().join("r.html");
+    macbench()
+        .args(["report", p.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let html = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
+    let cpb = figure_numbers(&html, "cpb-absolute");
+    let at = |numbers: &[(String, f64, f64)], name: &str, x: f64| {
+        numbers
+            .iter()
+            .find(|(n, px, _)| n == name && *px == x)
+            .map(|p| p.2)
+            .unwrap_or_else(|| panic!("no {name} at {x}: {numbers:?}"))
+    };
+    assert_eq!(cpb.len(), 4, "{cpb:?}");
+    assert_eq!(
+        at(&cpb, "hmac-sha256/ipsecmb/hw single", 64.0),
+        4.0 * (2.0 + 100.0 / 64.0)
+    );
+    assert_eq!(
+        at(&cpb, "hmac-sha256/ipsecmb/hw burst:16", 64.0),
+        2.0 + 100.0 / 64.0
+    );
+    let latency = figure_numbers(&html, "latency-p99");
+    assert_eq!(
+        at(&latency, "hmac-sha256/ipsecmb/hw burst:16", 1500.0),
+        2000.0 * 1500.0 / 64.0 / 1e3
+    );
+    assert_eq!(at(&latency, "hmac-sha256/ipsecmb/hw single", 64.0), 0.5);
+    // One mode only: names as before, no latency figure.
+    let p = write(dir.path(), "single.json", &sweep(1, 1.0));
+    macbench()
+        .args(["report", p.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let html = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
+    assert!(!figure_ids(&html).contains(&"latency-p99".to_string()));
+    assert!(figure_numbers(&html, "cpb-absolute")
+        .iter()
+        .all(|(n, _, _)| !n.contains("single")));
+}
+
 #[test]
 fn png_files_decode_at_the_figure_size() {
     let dir = tempfile::tempdir().unwrap();

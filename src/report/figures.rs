@@ -89,6 +89,13 @@ const ABSOLUTE: SizeMetric = SizeMetric {
     spread: |r| r.spread.absolute_cycles_per_byte,
 };
 
+/// Per-message latency p99, submission to tag, in µs (sampled; no interval is recorded for it).
+const LATENCY_P99: SizeMetric = SizeMetric {
+    value: |r| r.metrics.latency_p99_ns.map(|ns| ns / 1e3),
+    ci95: |_| None,
+    spread: |_| None,
+};
+
 const APPARENT: SizeMetric = SizeMetric {
     value: |r| r.metrics.apparent_cycles_per_byte,
     ci95: |r| r.ci95.apparent_cycles_per_byte,
@@ -159,9 +166,11 @@ fn explain_marks(fig: &mut Figure) {
 /// its colour across files and configurations; line style and marker tell those apart.
 fn per_size_series(files: &[Loaded], metric: SizeMetric) -> Vec<Series> {
     let many_files = files.len() > 1;
-    // Orders follow first appearance, so legends list functions as the run did.
+    // Orders follow first appearance, so legends list functions as the run did. A series is one
+    // function in one file at one session/core configuration and one dispatch mode: results of the
+    // same function under `single` and `burst:16` are different curves, never one zig-zag line.
     let mut functions: Vec<FunctionId> = Vec::new();
-    let mut groups: Vec<(usize, usize, String)> = Vec::new();
+    let mut groups: Vec<(usize, usize, String, String)> = Vec::new();
     let mut keys: Vec<(FunctionId, usize)> = Vec::new();
     let mut points: Vec<Vec<(f64, f64, Annotation)>> = Vec::new();
     for (fi, file) in files.iter().enumerate() {
@@ -169,7 +178,12 @@ fn per_size_series(files: &[Loaded], metric: SizeMetric) -> Vec<Series> {
             let (Some(x), Some(y)) = (r.size.bytes(), (metric.value)(r)) else {
                 continue;
             };
-            let group = (fi, r.sessions, r.cores.clone());
+            let group = (
+                fi,
+                r.sessions,
+                r.cores.clone(),
+                r.scenario.dispatch.to_string(),
+            );
             let gi = groups.iter().position(|g| *g == group).unwrap_or_else(|| {
                 groups.push(group);
                 groups.len() - 1
@@ -191,12 +205,19 @@ fn per_size_series(files: &[Loaded], metric: SizeMetric) -> Vec<Series> {
     configs.sort();
     configs.dedup();
     let show_config = configs.len() > 1;
+    let mut dispatches: Vec<&str> = groups.iter().map(|g| g.3.as_str()).collect();
+    dispatches.sort();
+    dispatches.dedup();
+    let show_dispatch = dispatches.len() > 1;
     keys.into_iter()
         .zip(points)
         .map(|((function, gi), mut pts)| {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let (fi, sessions, cores) = &groups[gi];
+            let (fi, sessions, cores, dispatch) = &groups[gi];
             let mut name = function.to_string();
+            if show_dispatch {
+                let _ = write!(name, " {dispatch}");
+            }
             if show_config {
                 let _ = write!(name, " n={sessions} C={cores}");
             }
@@ -225,7 +246,7 @@ fn size_figure(
     let mut fig = Figure {
         id: id.into(),
         title: title.into(),
-        subtitle: "one colour per function; line style and marker tell files and session/core configurations apart".into(),
+        subtitle: "one colour per function; line style and marker tell files, session/core configurations and dispatch modes apart".into(),
         x_label: SIZE_AXIS.into(),
         y_label: y_label.into(),
         kind: Kind::Lines(XScale::Log2),
@@ -871,6 +892,26 @@ pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, R
         } else {
             figs.push(f);
         }
+    }
+    // Batching trades latency for throughput (docs/methodology.md §5): where a file has a dispatch
+    // mode other than `single`, the latency each mode cost beside the cycles it saved.
+    let batched = files.iter().any(|f| {
+        f.doc
+            .results
+            .iter()
+            .any(|r| r.scenario.dispatch != crate::engine::Dispatch::Single)
+    });
+    let latency = size_figure(
+        files,
+        "latency-p99",
+        "Per-message latency p99 (submission to tag) against message size",
+        "latency p99 (µs; sampled, one batch in 64)",
+        LATENCY_P99,
+    );
+    if batched && !latency.is_empty() {
+        figs.push(latency);
+    } else {
+        notes.push("Latency against message size omitted: every result dispatched one message at a time (run with e.g. --dispatch single,burst:16,inflight:16).".into());
     }
     let chosen = choose_scenario(files, options.scenario.as_deref())?;
     match &chosen {
