@@ -88,6 +88,7 @@ typedef struct {
             /* The padded key xor ipad/opad blocks themselves, kept only for the empty message. */
             uint8_t ipad_block[128];
             uint8_t opad_block[128];
+            size_t block; /* the hash's block: 64 or 128 bytes */
             /* HMAC-MD5 only: the empty message's tag, from the caller (no whole MD5 here). */
             uint8_t empty_tag[16];
             int has_empty_tag;
@@ -113,8 +114,7 @@ typedef struct {
     IMB_MGR *mgr;
     enum kind kind;
     IMB_HASH_ALG hash;
-    size_t full_len; /* the construction's whole tag */
-    size_t job_len;  /* what the job is asked to write */
+    size_t full_len; /* the construction's whole tag, what each job writes */
     int last_error;  /* imb_errno / job status of the last failure, for imb_shim_strerror */
     gpp_lanes *gpp;  /* the 3GPP functions only; NULL otherwise */
 } imb_shim_mac;
@@ -181,6 +181,7 @@ static int hmac_prepare(imb_shim_mac *m, const uint8_t *key, size_t key_len, siz
     uint8_t padded[128];
     uint8_t buf[128];
     size_t i;
+    m->key.hmac.block = block;
     memset(padded, 0, sizeof padded);
     if (key_len > block) {
         switch (m->hash) {
@@ -237,9 +238,6 @@ static const struct hmac_row *find_hmac(const char *name) {
     return NULL;
 }
 
-static size_t hmac_block(IMB_HASH_ALG hash) {
-    return hash == IMB_AUTH_HMAC_SHA_384 || hash == IMB_AUTH_HMAC_SHA_512 ? 128 : 64;
-}
 
 /* ---- 3GPP integrity functions (128-EIA2, 128-EIA3, UIA2, UIA1) ---------------------------------
  * The nonce carries one message's 3GPP parameters (docs/methodology.md §5), big-endian as the
@@ -255,8 +253,17 @@ static int is_3gpp(enum kind kind) {
     return kind == KIND_EIA2 || kind == KIND_EIA3 || kind == KIND_UIA2 || kind == KIND_UIA1;
 }
 
-static size_t gpp_nonce_len(enum kind kind) {
-    return kind == KIND_EIA2 || kind == KIND_EIA3 ? 6 : 9;
+/* The nonce a kind's jobs read: GMAC's 12-byte IV, the 3GPP parameters (6 bytes for EIA2/EIA3, 9
+ * for UIA1/UIA2); 0 for the kinds that take none. */
+static size_t required_nonce_len(enum kind kind) {
+    switch (kind) {
+    case KIND_GMAC: return 12;
+    case KIND_EIA2:
+    case KIND_EIA3: return 6;
+    case KIND_UIA1:
+    case KIND_UIA2: return 9;
+    default: return 0;
+    }
 }
 
 static uint32_t be32(const uint8_t *p) {
@@ -462,7 +469,6 @@ int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t ke
         free(m);
         return ret;
     }
-    m->job_len = m->full_len;
     *out = m;
     return 0;
 }
@@ -516,7 +522,7 @@ int imb_shim_set_empty_tag(void *handle, const uint8_t *tag, size_t len) {
  * of two, for the empty message only. */
 static int hmac_empty(imb_shim_mac *m, uint8_t *out) {
     uint8_t buf[128 + 64];
-    size_t block = hmac_block(m->hash);
+    size_t block = m->key.hmac.block;
     if (m->hash == IMB_AUTH_MD5) {
         /* No whole MD5 hash in ipsec-mb: the tag the caller computed at key setup, or a failure. */
         if (!m->key.hmac.has_empty_tag) {
@@ -547,7 +553,7 @@ static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *non
     job->hash_start_src_offset_in_bytes = 0;
     job->msg_len_to_hash_in_bytes = len;
     job->auth_tag_output = m->scratch[i];
-    job->auth_tag_output_len_in_bytes = m->job_len;
+    job->auth_tag_output_len_in_bytes = m->full_len;
     job->user_data = (void *)(uintptr_t)i;
     switch (m->kind) {
     case KIND_HMAC:
@@ -575,6 +581,12 @@ static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *non
     default:
         break; /* the 3GPP functions: fill_3gpp_job */
     }
+}
+
+/* Message i's length in bits: given for the 3GPP functions' bit-length vectors, else whole bytes.
+ * Asked only on the 3GPP paths, so the other jobs pay nothing for it. */
+static uint64_t bits_of(const uint64_t *bits, const size_t *lens, size_t i) {
+    return bits != NULL ? bits[i] : (uint64_t)lens[i] * 8;
 }
 
 /* A job the manager handed back: remember a failure, mark its slot done. */
@@ -613,10 +625,7 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
     if (tag_len > m->full_len) {
         return IMB_SHIM_ERR_TAG_LENGTH;
     }
-    if (m->kind == KIND_GMAC && nonce_len != 12) {
-        return IMB_SHIM_ERR_NONCE_LENGTH;
-    }
-    if (is_3gpp(m->kind) && nonce_len != gpp_nonce_len(m->kind)) {
+    if (required_nonce_len(m->kind) != 0 && nonce_len != required_nonce_len(m->kind)) {
         return IMB_SHIM_ERR_NONCE_LENGTH;
     }
     all = (1u << n) - 1u;
@@ -630,8 +639,8 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
             continue;
         }
         if (m->kind == KIND_UIA1) {
-            int err = uia1_tag(m, nonces + i * nonce_len, msgs[i],
-                               bits != NULL ? bits[i] : (uint64_t)lens[i] * 8, m->scratch[i]);
+            int err = uia1_tag(m, nonces + i * nonce_len, msgs[i], bits_of(bits, lens, i),
+                               m->scratch[i]);
             if (err != 0) {
                 m->last_error = err;
                 ret = err;
@@ -643,8 +652,7 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
         job = IMB_GET_NEXT_JOB(m->mgr);
         fill_job(m, job, i, nonces + i * nonce_len, nonce_len, msgs[i], lens[i]);
         if (is_3gpp(m->kind)) {
-            int err = fill_3gpp_job(m, job, i, nonces + i * nonce_len, msgs[i],
-                                    bits != NULL ? bits[i] : (uint64_t)lens[i] * 8);
+            int err = fill_3gpp_job(m, job, i, nonces + i * nonce_len, msgs[i], bits_of(bits, lens, i));
             if (err != 0) {
                 /* Not submitted: the manager hands the same job out again next time. */
                 m->last_error = err;
