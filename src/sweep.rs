@@ -82,68 +82,66 @@ impl SweepSpec {
             ));
         }
         let mut scenarios = Vec::with_capacity(self.scenario_count());
-        let mut skipped: Vec<(&'static str, Vec<u32>)> = Vec::new();
+        // Per algorithm, the fixed sizes it does not take (the 3GPP functions' bounded lengths): left
+        // out of its sweep and said so. A size model outside them is an error from `validate`, since
+        // part of a model cannot be dropped.
+        let mut left_out: Vec<(&'static crate::mac::Algorithm, Vec<u32>)> = Vec::new();
         for &function in &self.functions {
-            for (size, &dispatch) in self
-                .sizes
-                .iter()
-                .flat_map(|size| self.dispatches.iter().map(move |d| (size, d)))
-            {
-                // A fixed size an algorithm does not take (the 3GPP functions' bounded lengths) is
-                // left out of that algorithm's sweep and said so; a size model outside it is an
-                // error from `validate`, since part of a model cannot be dropped.
-                let accepted = function.algorithm.message_bits;
-                if let engine::SizeSource::Fixed { size } = size {
-                    if !accepted.accepts_bytes((*size).into()) {
-                        let name = function.algorithm.name;
-                        match skipped.iter_mut().find(|(a, _)| *a == name) {
-                            Some((_, sizes)) if !sizes.contains(size) => sizes.push(*size),
+            let algorithm = function.algorithm;
+            for size in &self.sizes {
+                if let engine::SizeSource::Fixed { size } = *size {
+                    if !algorithm.message_bits.accepts_bytes(size.into()) {
+                        match left_out.iter_mut().find(|(a, _)| a.name == algorithm.name) {
+                            Some((_, sizes)) if !sizes.contains(&size) => sizes.push(size),
                             Some(_) => {}
-                            None => skipped.push((name, vec![*size])),
+                            None => left_out.push((algorithm, vec![size])),
                         }
                         continue;
                     }
                 }
-                let scenario = Scenario {
-                    function,
-                    size: size.clone(),
-                    sessions: self.sessions,
-                    cores: self.cores.clone(),
-                    pinning: self.pinning,
-                    duration,
-                    window_start,
-                    window_end,
-                    data: self.data,
-                    keys: self.keys,
-                    verify: self.verify,
-                    rekey_every: self.rekey_every,
-                    seed: self.seed,
-                    tick: self.tick,
-                    dispatch,
-                };
-                engine::validate(&scenario, online).map_err(|e| SpecError::new(e.to_string()))?;
-                scenarios.push(scenario);
+                for &dispatch in &self.dispatches {
+                    let scenario = Scenario {
+                        function,
+                        size: size.clone(),
+                        sessions: self.sessions,
+                        cores: self.cores.clone(),
+                        pinning: self.pinning,
+                        duration,
+                        window_start,
+                        window_end,
+                        data: self.data,
+                        keys: self.keys,
+                        verify: self.verify,
+                        rekey_every: self.rekey_every,
+                        seed: self.seed,
+                        tick: self.tick,
+                        dispatch,
+                    };
+                    engine::validate(&scenario, online)
+                        .map_err(|e| SpecError::new(e.to_string()))?;
+                    scenarios.push(scenario);
+                }
             }
         }
-        for (name, sizes) in &skipped {
-            let accepted = crate::mac::algorithm(name)
-                .map(|a| a.message_bits.describe_bytes())
-                .unwrap_or_default();
-            let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
-            notes.push(format!(
-                "{name} takes messages of {accepted}: size(s) {} left out of its sweep",
-                sizes.join(", ")
-            ));
-        }
-        if scenarios.is_empty() && !skipped.is_empty() {
+        let left_out: Vec<String> = left_out
+            .iter()
+            .map(|(algorithm, sizes)| {
+                let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+                format!(
+                    "{} takes messages of {}: size(s) {} left out of its sweep",
+                    algorithm.name,
+                    algorithm.message_bits.describe_bytes(),
+                    sizes.join(", ")
+                )
+            })
+            .collect();
+        if scenarios.is_empty() && !left_out.is_empty() {
             return Err(SpecError::new(format!(
                 "no scenario left: {}",
-                notes
-                    .last()
-                    .map(String::as_str)
-                    .unwrap_or("every size is outside what the algorithms take")
+                left_out.join("; ")
             )));
         }
+        notes.extend(left_out);
         // Thread, mapping and memory limits depend only on sessions and the verify mode: the first
         // scenario speaks for all.
         if let Some(first) = scenarios.first() {

@@ -111,11 +111,16 @@ impl MessageBits {
         max: u64::MAX,
     };
 
+    /// Whether a message of `bits` bits is accepted.
+    pub fn accepts_bits(&self, bits: u64) -> bool {
+        (self.min..=self.max).contains(&bits)
+    }
+
     /// Whether a message of `bytes` whole bytes is accepted.
     pub fn accepts_bytes(&self, bytes: u64) -> bool {
         bytes
             .checked_mul(8)
-            .is_some_and(|bits| (self.min..=self.max).contains(&bits))
+            .is_some_and(|bits| self.accepts_bits(bits))
     }
 
     /// The whole-byte sizes accepted, for messages: `1 … 8188 bytes`.

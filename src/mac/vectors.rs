@@ -336,7 +336,7 @@ pub fn check_vector(function: &Function, v: &Vector) -> Result<bool, String> {
         .check_nonce(v.nonce.as_deref())
         .map_err(|e| e.to_string())?;
     let accepted = function.algorithm.message_bits;
-    if !(accepted.min..=accepted.max).contains(&v.bits) {
+    if !accepted.accepts_bits(v.bits) {
         return Err(format!(
             "a {}-bit message is outside what {} accepts ({}…{} bits)",
             v.bits, function.algorithm.name, accepted.min, accepted.max
