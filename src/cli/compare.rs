@@ -101,7 +101,15 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         }
     }
     let dispatch = match &args.dispatch {
-        Some(text) => text.parse().map_err(CliError::usage)?,
+        // The one `--dispatch` rule; compare sets one measurement beside each of the peer's.
+        Some(text) => match crate::spec::parse_dispatches(text)?[..] {
+            [one] => one,
+            _ => {
+                return Err(CliError::usage(format!(
+                    "--dispatch {text}: compare takes one mode (run `macbench run --dispatch` for several)"
+                )))
+            }
+        },
         None if peer == Peer::IpsecMb => Dispatch::Burst(crate::mac::MAX_BATCH),
         None => Dispatch::Single,
     };
@@ -280,10 +288,6 @@ fn algorithm_rows(
     let mut rows = Vec::new();
     for (size, peer_size, label) in cases {
         let mut r = empty_row(peer, alg, label, note.unwrap_or_default().to_string());
-        r.ours_function = Some(match dispatch {
-            Dispatch::Single => function.id(),
-            other => format!("{} {other}", function.id()),
-        });
         let entry = crate::sweep::measure_cache_hot(
             function,
             size,
@@ -294,6 +298,8 @@ fn algorithm_rows(
             &CANCEL,
         )
         .map_err(|e| CliError::failure(e.to_string()))?;
+        // Named as every result is (`hmac-sha256/ipsecmb/sse burst:16`).
+        r.ours_function = Some(entry.label());
         if entry.failed {
             r.note = "our result failed its validity checks".into();
         } else {
