@@ -128,9 +128,8 @@ impl SweepSpec {
             .map(|(algorithm, sizes)| {
                 let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
                 format!(
-                    "{} takes messages of {}: size(s) {} left out of its sweep",
-                    algorithm.name,
-                    algorithm.message_bits.describe_bytes(),
+                    "{}: size(s) {} left out of its sweep",
+                    algorithm.length_rule(),
                     sizes.join(", ")
                 )
             })

@@ -204,17 +204,15 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
     // The MAC covers the datagram but its tag; the 3GPP functions take bounded lengths, and a length
     // the library refuses would leave zero tags on both sides that "verify".
     for f in &functions {
-        let accepted = f.algorithm.message_bits;
         for size in &sizes {
             let shortest = size.sequence.iter().min().copied().unwrap_or(0) as usize;
             let longest = size.sequence.iter().max().copied().unwrap_or(0) as usize;
             for covered in [shortest, longest].map(|n| n.saturating_sub(tag_len)) {
-                if !accepted.accepts_bytes(covered as u64) {
+                if !f.algorithm.message_bits.accepts_bytes(covered as u64) {
                     return Err(CliError::usage(format!(
-                        "--sizes {}: {} takes messages of {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
+                        "--sizes {}: {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
                         size.label,
-                        f.algorithm.name,
-                        accepted.describe_bytes()
+                        f.algorithm.length_rule()
                     )));
                 }
             }

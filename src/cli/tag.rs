@@ -118,11 +118,14 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     };
     // The 3GPP functions take bounded lengths; outside them the library refuses, and a tag printed
     // anyway would be a lie.
-    let accepted = function.algorithm.message_bits;
-    if !accepted.accepts_bytes(message.len() as u64) {
+    if !function
+        .algorithm
+        .message_bits
+        .accepts_bytes(message.len() as u64)
+    {
         return Err(CliError::usage(format!(
-            "{name} takes messages of {}; this one has {} bytes",
-            accepted.describe_bytes(),
+            "{}; this one has {} bytes",
+            function.algorithm.length_rule(),
             message.len()
         )));
     }

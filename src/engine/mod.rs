@@ -236,12 +236,8 @@ pub enum EngineError {
     SizeTooLarge { size: u64, limit: u32 },
     #[error("the size model is empty")]
     EmptySizes,
-    #[error("{algorithm} takes messages of {accepted}; message size {size} is outside that (give --sizes within it)")]
-    SizeNotAccepted {
-        algorithm: &'static str,
-        size: u32,
-        accepted: String,
-    },
+    #[error("{rule}; message size {size} is outside that (give --sizes within it)")]
+    SizeNotAccepted { rule: String, size: u32 },
     #[error("key setup failed: {0}")]
     Key(String),
     #[error("session {session}: {reason}")]
@@ -380,9 +376,8 @@ pub fn validate(s: &Scenario, online: &[usize]) -> Result<(), EngineError> {
     let accepted = s.function.algorithm.message_bits;
     if let Some(&size) = sizes.iter().find(|&&n| !accepted.accepts_bytes(n.into())) {
         return Err(EngineError::SizeNotAccepted {
-            algorithm: s.function.algorithm.name,
+            rule: s.function.algorithm.length_rule(),
             size,
-            accepted: accepted.describe_bytes(),
         });
     }
     Ok(())

@@ -882,6 +882,18 @@ pub const PAPER_PRESET: &[&str] = &[
     "vmac-aes128-64",
 ];
 
+impl Algorithm {
+    /// The message lengths this algorithm takes, as every refusal says it: `eia3-zuc128 takes
+    /// messages of 1 … 8188 bytes` (the callers add what was asked: a size, a file, a datagram).
+    pub fn length_rule(&self) -> String {
+        format!(
+            "{} takes messages of {}",
+            self.name,
+            self.message_bits.describe_bytes()
+        )
+    }
+}
+
 /// Look an algorithm up by registry name.
 pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
     ALGORITHMS.iter().find(|a| a.name == name)
