@@ -46,7 +46,6 @@ use crate::mac::{
 };
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 /// The hidden subcommand (see `cli::Command::Child`).
@@ -54,18 +53,13 @@ pub const SUBCOMMAND: &str = "__child";
 /// Overrides where the macbench executable is (tests, unusual installs).
 pub const EXE_ENV: &str = "MACBENCH_EXE";
 
-/// The acceleration of this process when it is a switched child ([`Accel::ladder_rank`] + 1), or 0.
-static CHILD_ACCEL: AtomicU8 = AtomicU8::new(0);
+/// The acceleration of this process when it is a switched child, set once its switches are applied.
+static CHILD_ACCEL: OnceLock<Accel> = OnceLock::new();
 
 /// The acceleration this process is switched to: `Some` inside a child, after its switches were
 /// applied and checked.
 pub fn child_accel() -> Option<Accel> {
-    match CHILD_ACCEL.load(Ordering::Acquire) {
-        0 => None,
-        n => Accel::ALL
-            .into_iter()
-            .find(|a| a.ladder_rank() == Some(usize::from(n) - 1)),
-    }
+    CHILD_ACCEL.get().copied()
 }
 
 /// Whether this scenario must run in a child process: a switched function ([`Function::is_process_switched`]),
@@ -221,18 +215,19 @@ pub fn child_main(mode: &str, accel: Accel) -> Result<(), String> {
             "{SUBCOMMAND}: unknown mode {mode:?}; valid: run, serve, caps (internal use only)"
         ));
     }
-    let (Some(rank), true) = (accel.ladder_rank(), switches(accel).next().is_some()) else {
+    // No switch gives `hw` (the library's default), so it is refused here like any other.
+    if switches(accel).next().is_none() {
         let valid: Vec<&str> = switched_accels().iter().map(|a| a.name()).collect();
         return Err(format!(
             "{SUBCOMMAND}: no backend switches to {accel}; valid: {} (internal use only)",
             valid.join(", ")
         ));
-    };
+    }
     // Before anything is keyed; libraries that read the environment applied it when they loaded.
     for (_, switch) in switches(accel) {
         (switch.apply)(accel);
     }
-    CHILD_ACCEL.store(rank as u8 + 1, Ordering::Release);
+    let _ = CHILD_ACCEL.set(accel);
     for (_, switch) in switches(accel) {
         (switch.check)(accel)?;
     }
