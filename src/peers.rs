@@ -433,9 +433,13 @@ fn run_tool_with_stderr(binary: &str, args: &[String]) -> Result<(String, String
         .map_err(|e| ToolError::Spawn(e.to_string()))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let first = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        // Its first words on stderr, if it said anything.
+        let said = err
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .map_or(String::new(), |l| format!(": {}", l.trim()));
         return Err(ToolError::Exit(format!(
-            "`{binary} {}` exited with {}: {first}",
+            "`{binary} {}` exited with {}{said}",
             args.join(" "),
             out.status
         )));
