@@ -59,6 +59,8 @@ class Keyed {
     virtual void update(const byte *data, size_t len) = 0;
     virtual void final(byte *tag, size_t tag_len) = 0;
     virtual unsigned int digest_size() const = 0;
+    // What the library said when it last refused a call on this object (mbcpp_last_error).
+    std::string last_error;
 };
 
 enum class Nonce { None, Resync };
@@ -182,6 +184,21 @@ Keyed *make(const std::string &alg, const byte *key, size_t key_len) {
     return nullptr;
 }
 
+// Every per-message entry point returns 0 on success, else 1 with the library's exception text kept
+// on the object for mbcpp_last_error: a refused call never leaves a tag that looks computed.
+template <class F> int guarded(void *handle, F call) {
+    Keyed *k = static_cast<Keyed *>(handle);
+    try {
+        call(k);
+        return 0;
+    } catch (const std::exception &e) {
+        k->last_error = e.what();
+    } catch (...) {
+        k->last_error = "unknown C++ exception";
+    }
+    return 1;
+}
+
 } // namespace
 
 extern "C" {
@@ -219,43 +236,29 @@ void mbcpp_free(void *handle) { delete static_cast<Keyed *>(handle); }
 // One message, whole. Returns 0 on success.
 int mbcpp_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
               uint8_t *tag, size_t tag_len) {
-    try {
-        Keyed *k = static_cast<Keyed *>(handle);
+    return guarded(handle, [&](Keyed *k) {
         k->begin(nonce, nonce_len);
         k->update(msg, len);
         k->final(tag, tag_len);
-        return 0;
-    } catch (...) {
-        return 1;
-    }
+    });
 }
 
 // Streaming: begin, any number of updates, final.
 int mbcpp_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
-    try {
-        static_cast<Keyed *>(handle)->begin(nonce, nonce_len);
-        return 0;
-    } catch (...) {
-        return 1;
-    }
+    return guarded(handle, [&](Keyed *k) { k->begin(nonce, nonce_len); });
 }
 
 int mbcpp_update(void *handle, const uint8_t *data, size_t len) {
-    try {
-        static_cast<Keyed *>(handle)->update(data, len);
-        return 0;
-    } catch (...) {
-        return 1;
-    }
+    return guarded(handle, [&](Keyed *k) { k->update(data, len); });
 }
 
 int mbcpp_final(void *handle, uint8_t *tag, size_t tag_len) {
-    try {
-        static_cast<Keyed *>(handle)->final(tag, tag_len);
-        return 0;
-    } catch (...) {
-        return 1;
-    }
+    return guarded(handle, [&](Keyed *k) { k->final(tag, tag_len); });
+}
+
+// The library's words for the last refused call on this object (empty if none), NUL-terminated.
+void mbcpp_last_error(void *handle, char *out, size_t out_len) {
+    set_error(out, out_len, static_cast<Keyed *>(handle)->last_error.c_str());
 }
 
 // Library version as an integer (e.g. 870 for 8.7.0) and the headers' version.

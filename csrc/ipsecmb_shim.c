@@ -116,6 +116,7 @@ typedef struct {
     IMB_HASH_ALG hash;
     size_t full_len; /* the construction's whole tag, what each job writes */
     int last_error;  /* imb_errno / job status of the last failure, for imb_shim_strerror */
+    int job_errno;   /* imb_errno right after the submit that queued a refused job (its job check) */
     gpp_lanes *gpp;  /* the 3GPP functions only; NULL otherwise */
 } imb_shim_mac;
 
@@ -619,6 +620,7 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
     if (depth == 0) {
         depth = 1;
     }
+    m->job_errno = 0;
     if (n > IMB_SHIM_MAX_BATCH) {
         return IMB_SHIM_ERR_BATCH;
     }
@@ -661,6 +663,10 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
             }
         }
         job = IMB_SUBMIT_JOB(m->mgr);
+        /* The job check sets imb_errno in this call; later calls reset it, so keep the first here. */
+        if (m->job_errno == 0) {
+            m->job_errno = imb_get_errno(m->mgr);
+        }
         submitted |= 1u << i;
         while (job != NULL) {
             retire(m, job, &done, &ret);
@@ -759,9 +765,13 @@ void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
         return;
     }
     if (code == IMB_SHIM_ERR_JOB && m != NULL) {
-        /* last_error is the job's IMB_STATUS (4: invalid arguments, 8: error) or imb_errno. */
-        snprintf(out, out_len, "job not completed (status/errno %d; imb_errno: %s)", m->last_error,
-                 imb_get_strerror(imb_get_errno(m->mgr)));
+        /* last_error is the job's IMB_STATUS or imb_errno; job_errno what the job check said. */
+        const char *status = m->last_error == IMB_STATUS_INVALID_ARGS ? "IMB_STATUS_INVALID_ARGS"
+                             : m->last_error == IMB_STATUS_INTERNAL_ERROR ? "IMB_STATUS_INTERNAL_ERROR"
+                             : m->last_error == IMB_STATUS_ERROR ? "IMB_STATUS_ERROR"
+                                                                  : "status";
+        snprintf(out, out_len, "job not completed (%s %d; imb_errno %d: %s)", status, m->last_error,
+                 m->job_errno, imb_get_strerror(m->job_errno != 0 ? m->job_errno : imb_get_errno(m->mgr)));
         return;
     }
     snprintf(out, out_len, "ipsec-mb shim error %d", code);

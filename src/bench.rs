@@ -729,7 +729,20 @@ pub fn run_scenario(
     let mut adjustments = Vec::new();
     let mut round = 0;
     loop {
-        let runs = run_repeats(&scenario, repeats, &auto, ctx, cancel)?;
+        let runs = match run_repeats(&scenario, repeats, &auto, ctx, cancel) {
+            Ok(runs) => runs,
+            // The library refused a job or the pre-flight caught a wrong tag: this scenario fails
+            // with the reason and the sweep goes on; nothing of it was timed.
+            Err(engine::EngineError::Refused { function, reason }) => {
+                let why = format!("{function}: {reason}");
+                return Ok(untimed_entry(&scenario, WarningCode::Refused, why));
+            }
+            Err(engine::EngineError::WrongTag { function, reason }) => {
+                let why = format!("{function}: {reason}");
+                return Ok(untimed_entry(&scenario, WarningCode::WrongTag, why));
+            }
+            Err(other) => return Err(other),
+        };
         let all = runs.metrics();
         let median = median_metrics(&all);
         let ci95 = Ci95Set::from_runs(&all, &runs.within);
@@ -770,6 +783,35 @@ pub fn run_scenario(
             adjustments,
         ));
     }
+}
+
+/// The result of a scenario that was not timed (a refused job, a wrong tag in the pre-flight): failed,
+/// with one fatal warning saying why, and no numbers.
+fn untimed_entry(scenario: &Scenario, code: WarningCode, why: String) -> ResultEntry {
+    let runs = Repeats {
+        raws: Vec::new(),
+        computed: vec![metrics::RunMetrics {
+            metrics: Metrics::default(),
+            threads: Vec::new(),
+            warnings: Vec::new(),
+        }],
+        within: Vec::new(),
+        interrupted: false,
+    };
+    let warning = Warning {
+        fatal: true,
+        ..Warning::new(code, why)
+    };
+    entry(
+        scenario,
+        runs,
+        vec![Metrics::default()],
+        Metrics::default(),
+        Ci95Set::default(),
+        0,
+        vec![warning],
+        Vec::new(),
+    )
 }
 
 /// The reported result of a scenario from its runs.

@@ -125,6 +125,11 @@ pub enum WarningCode {
     VerifyFailed,
     OffCore,
     Interrupted,
+    /// The library refused a job of the scenario (a length or parameter it does not take): nothing
+    /// was timed.
+    Refused,
+    /// The pre-flight's tags disagreed with the reference implementation: nothing was timed.
+    WrongTag,
     /// A code this build does not know, read from a file a newer build wrote: shown, never raised.
     #[serde(other)]
     Unknown,
@@ -143,6 +148,8 @@ impl WarningCode {
             WarningCode::VerifyFailed => "verify-failed",
             WarningCode::OffCore => "off-core",
             WarningCode::Interrupted => "interrupted",
+            WarningCode::Refused => "refused",
+            WarningCode::WrongTag => "wrong-tag",
             WarningCode::Unknown => "unknown",
         }
     }

@@ -82,19 +82,20 @@ impl SweepSpec {
             ));
         }
         let mut scenarios = Vec::with_capacity(self.scenario_count());
-        // Per algorithm, the fixed sizes it does not take (the 3GPP functions' bounded lengths): left
-        // out of its sweep and said so. A size model outside them is an error from `validate`, since
-        // part of a model cannot be dropped.
-        let mut left_out: Vec<(&'static crate::mac::Algorithm, Vec<u32>)> = Vec::new();
+        // Per length rule, the fixed sizes a function does not take (the 3GPP functions' bounded
+        // lengths, a library's own limit such as ipsec-mb's 65,534-byte jobs): left out of its sweep and
+        // said so, once per rule. A size model outside them is an error from `validate`, since part of
+        // a model cannot be dropped.
+        let mut left_out: Vec<(String, Vec<u32>)> = Vec::new();
         for &function in &self.functions {
-            let algorithm = function.algorithm;
             for size in &self.sizes {
                 if let engine::SizeSource::Fixed { size } = *size {
-                    if !algorithm.message_bits.accepts_bytes(size.into()) {
-                        match left_out.iter_mut().find(|(a, _)| a.name == algorithm.name) {
+                    if !function.accepts_bytes(size.into()) {
+                        let rule = function.length_rule();
+                        match left_out.iter_mut().find(|(r, _)| *r == rule) {
                             Some((_, sizes)) if !sizes.contains(&size) => sizes.push(size),
                             Some(_) => {}
-                            None => left_out.push((algorithm, vec![size])),
+                            None => left_out.push((rule, vec![size])),
                         }
                         continue;
                     }
@@ -125,13 +126,9 @@ impl SweepSpec {
         }
         let left_out: Vec<String> = left_out
             .iter()
-            .map(|(algorithm, sizes)| {
+            .map(|(rule, sizes)| {
                 let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
-                format!(
-                    "{}: size(s) {} left out of its sweep",
-                    algorithm.length_rule(),
-                    sizes.join(", ")
-                )
+                format!("{rule}: size(s) {} left out of its sweep", sizes.join(", "))
             })
             .collect();
         if scenarios.is_empty() && !left_out.is_empty() {

@@ -381,7 +381,7 @@ fn sw_keys_go_through_the_child_with_nothing_set_up_by_the_caller() {
             .unwrap();
         let mut keyed = f.with_key(b"key", mac::KeyParams::default()).unwrap();
         let mut tag = [0u8; 32];
-        keyed.tag_into(&[], b"message", &mut tag);
+        keyed.tag_into(&[], b"message", &mut tag).unwrap();
         tag
     };
     let sw = tag(Accel::Sw);

@@ -110,7 +110,7 @@ fn receiver_delivers_nothing_of_random_or_mangled_datagrams() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let mut buf = vec![0u8; 2048];
     for seq in 1..=300u64 {
-        let n = builder.build(seq, 200, &mut buf);
+        let n = builder.build(seq, 200, &mut buf).unwrap();
         let mut bad = buf[..n].to_vec();
         match seq % 4 {
             0 => {
@@ -137,7 +137,7 @@ fn receiver_delivers_nothing_of_random_or_mangled_datagrams() {
         ..sa
     };
     let mut b2 = s.builder(other, &key).unwrap();
-    let n = b2.build(1, 100, &mut buf);
+    let n = b2.build(1, 100, &mut buf).unwrap();
     assert!(!rx.handle(&buf[..n]));
     assert_eq!(rx.counts.unknown_spi, foreign_before + 1);
     assert_eq!(rx.counts.delivered, 0);

@@ -38,12 +38,24 @@ struct ListRow {
     tag_bytes: usize,
     block_bytes: usize,
     nonce_bytes: Option<usize>,
+    /// The message lengths this function takes: the algorithm's rule narrowed by the library's own
+    /// limit (`0 … 65534 bytes` for ipsec-mb's HMAC).
+    message_bytes: String,
+    /// The library's own limit, when it has one below the algorithm's, and where it comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length_limit: Option<LimitRow>,
     selftest: String,
     caveat: Option<&'static str>,
     /// An ISA level its backend does not offer ([`Function::is_level_not_offered`]): summarised
     /// below the terminal table, kept in the JSON as a row like any other.
     #[serde(skip)]
     level_not_offered: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct LimitRow {
+    max_bytes: u64,
+    source: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -73,6 +85,18 @@ fn row_for(f: &Function) -> ListRow {
         tag_bytes: f.algorithm.tag_len,
         block_bytes: f.algorithm.block_len,
         nonce_bytes: f.algorithm.nonce_len,
+        message_bytes: match f.length_limit() {
+            Some(l) => format!(
+                "{} … {} bytes",
+                f.algorithm.message_bits.min.div_ceil(8),
+                l.max_bytes
+            ),
+            None => f.algorithm.message_bits.describe_bytes(),
+        },
+        length_limit: f.length_limit().map(|l| LimitRow {
+            max_bytes: l.max_bytes,
+            source: l.source,
+        }),
         selftest,
         caveat: f.algorithm.caveat,
         level_not_offered: f.is_level_not_offered(),
@@ -100,6 +124,8 @@ fn missing_rows() -> Vec<ListRow> {
                 tag_bytes: a.tag_len,
                 block_bytes: a.block_len,
                 nonce_bytes: a.nonce_len,
+                message_bytes: a.message_bits.describe_bytes(),
+                length_limit: None,
                 selftest: "not run".to_string(),
                 caveat: a.caveat,
                 level_not_offered: false,
@@ -246,6 +272,33 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
     }
 }
 
+/// A library's own message-length limits, one line per backend and limit: "length limit: ipsecmb
+/// hmac-md5, hmac-sha1, …: at most 65534 bytes (source)". Runs leave longer sizes out for these.
+fn print_length_limits(rows: &[ListRow]) {
+    let mut by_limit: Vec<(&str, &LimitRow, Vec<&str>)> = Vec::new();
+    for r in rows {
+        let Some(limit) = &r.length_limit else {
+            continue;
+        };
+        match by_limit
+            .iter_mut()
+            .find(|(b, l, _)| *b == r.backend && *l == limit)
+        {
+            Some((_, _, algs)) if algs.contains(&r.algorithm) => {}
+            Some((_, _, algs)) => algs.push(r.algorithm),
+            None => by_limit.push((r.backend, limit, vec![r.algorithm])),
+        }
+    }
+    for (backend, limit, algs) in by_limit {
+        crate::outln!(
+            "length limit: {backend} {}: at most {} bytes per message ({}); runs leave longer sizes out",
+            algs.join(", "),
+            limit.max_bytes,
+            limit.source
+        );
+    }
+}
+
 /// "ISA levels sse, avx, avx2, avx512: not offered by openssl, cryptopp (why)", one line per reason.
 fn print_levels_not_offered(rows: &[ListRow]) {
     let mut by_reason: Vec<(String, Vec<&str>)> = Vec::new();
@@ -291,6 +344,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         rows.into_iter().partition(|r| r.level_not_offered);
     print_rows(&shown);
     print_levels_not_offered(&not_offered);
+    print_length_limits(&shown);
     let caveats: Vec<_> = mac::ALGORITHMS
         .iter()
         .filter_map(|a| a.caveat.map(|c| (a.name, c)))

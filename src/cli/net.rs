@@ -208,11 +208,11 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
             let shortest = size.sequence.iter().min().copied().unwrap_or(0) as usize;
             let longest = size.sequence.iter().max().copied().unwrap_or(0) as usize;
             for covered in [shortest, longest].map(|n| n.saturating_sub(tag_len)) {
-                if !f.algorithm.message_bits.accepts_bytes(covered as u64) {
+                if !f.accepts_bytes(covered as u64) {
                     return Err(CliError::usage(format!(
                         "--sizes {}: {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
                         size.label,
-                        f.algorithm.length_rule()
+                        f.length_rule()
                     )));
                 }
             }

@@ -118,14 +118,10 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     };
     // The 3GPP functions take bounded lengths; outside them the library refuses, and a tag printed
     // anyway would be a lie.
-    if !function
-        .algorithm
-        .message_bits
-        .accepts_bytes(message.len() as u64)
-    {
+    if !function.accepts_bytes(message.len() as u64) {
         return Err(CliError::usage(format!(
             "{}; this one has {} bytes",
-            function.algorithm.length_rule(),
+            function.length_rule(),
             message.len()
         )));
     }
@@ -137,8 +133,8 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     )?;
     let mut tag = [0u8; MAX_TAG_LEN];
     let tag = &mut tag[..function.algorithm.tag_len];
-    // Through the checked entry point (whole bytes), so a message the library refuses is an error,
-    // not the zero tag `tag_into` leaves in a timed loop.
+    // Through the bit-length entry point (whole bytes here): the backends that take bit lengths
+    // (ipsec-mb's 3GPP functions) check the message there too. A refusal is an error, never a tag.
     keyed
         .tag_bits(
             nonce.as_deref().unwrap_or(&[]),

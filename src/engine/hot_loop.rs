@@ -10,9 +10,13 @@
 //!
 //! Per batch: no allocation, lock or clock read; one relaxed load of the phase word and one relaxed
 //! store of the message count.
+//!
+//! A batch the library refuses ends the loop at once with the library's reason ([`Refused`]): the
+//! refused batch is not counted, so no refused job is ever timed as work, and the engine fails the
+//! scenario with a fatal `refused` warning (docs/methodology.md §4).
 
 use super::Dispatch;
-use crate::mac::{Batch, KeyedMac, VerifyMode, MAX_BATCH, MAX_TAG_LEN};
+use crate::mac::{Batch, KeyedMac, Refused, VerifyMode, MAX_BATCH, MAX_TAG_LEN};
 use std::sync::atomic::{AtomicU32, Ordering};
 use subtle::ConstantTimeEq;
 
@@ -89,8 +93,9 @@ pub fn fill_nonce(nonce: &mut [u8], slot: usize) {
 }
 
 impl SessionLoop<'_> {
-    /// Tag messages until the phase word changes or `limit` messages were processed in this call.
-    pub fn run(&mut self, mac: &mut dyn KeyedMac, limit: u64) {
+    /// Tag messages until the phase word changes or `limit` messages were processed in this call, or
+    /// until the library refuses a batch (`Err`, with what was done before it kept in the counters).
+    pub fn run(&mut self, mac: &mut dyn KeyedMac, limit: u64) -> Result<(), Refused> {
         let tag_len = self.tag_len;
         let nonce_len = self.nonce_len.min(MAX_NONCE_LEN);
         let ring = self.kept_slots.len();
@@ -134,10 +139,16 @@ impl SessionLoop<'_> {
                 && self.latency.len() < self.latency.capacity()
                 && WINDOW_PHASES.contains(&self.seen);
             let start = if timed { super::clock::wall_ns() } else { 0 };
-            match self.dispatch {
+            let done = match self.dispatch {
                 Dispatch::Single => mac.tag_each(&mut batch),
                 Dispatch::Burst(_) => mac.tag_batch(&mut batch),
                 Dispatch::Inflight(depth) => mac.tag_inflight(&mut batch, depth),
+            };
+            if let Err(refused) = done {
+                self.next = next;
+                self.messages = messages;
+                self.verify_failures = failures;
+                return Err(refused);
             }
             if timed {
                 let took = super::clock::wall_ns().saturating_sub(start);
@@ -179,6 +190,7 @@ impl SessionLoop<'_> {
         self.next = next;
         self.messages = messages;
         self.verify_failures = failures;
+        Ok(())
     }
 }
 
@@ -193,29 +205,37 @@ mod tests {
         /// Calls of the one-at-a-time path and of the all-at-once path.
         calls: usize,
         bursts: Vec<usize>,
+        /// Refuse messages of at least this many bytes, as a library with a length limit does.
+        refuse_from: Option<usize>,
     }
 
     impl KeyedMac for Recorder {
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
             let n = nonce.first().copied().unwrap_or(0);
+            if self.refuse_from.is_some_and(|limit| msg.len() >= limit) {
+                return Err(Refused::message(msg.len(), "too long for the recorder"));
+            }
             self.seen.push((n, msg.len()));
             tag.fill(msg.len() as u8 ^ n);
+            Ok(())
         }
 
-        fn tag_each(&mut self, batch: &mut Batch<'_>) {
+        fn tag_each(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
             self.calls += 1;
             for i in 0..batch.msgs.len() {
                 let (nonce, msg, tag) = batch.item(i);
-                self.tag_into(nonce, msg, tag);
+                self.tag_into(nonce, msg, tag)?;
             }
+            Ok(())
         }
 
-        fn tag_batch(&mut self, batch: &mut Batch<'_>) {
+        fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
             self.bursts.push(batch.msgs.len());
             for i in 0..batch.msgs.len() {
                 let (nonce, msg, tag) = batch.item(i);
-                self.tag_into(nonce, msg, tag);
+                self.tag_into(nonce, msg, tag)?;
             }
+            Ok(())
         }
     }
 
@@ -245,7 +265,7 @@ mod tests {
             verify_failures: 0,
         };
         let mut mac = Recorder::default();
-        lp.run(&mut mac, 11);
+        lp.run(&mut mac, 11).unwrap();
         assert_eq!(lp.messages, 11, "stops exactly at the limit");
         assert_eq!(progress.messages.load(Ordering::Relaxed), 11);
         assert_eq!(mac.calls, 3, "4 + 4 + 3");
@@ -290,7 +310,7 @@ mod tests {
             messages: 0,
             verify_failures: 0,
         };
-        lp.run(&mut Recorder::default(), 8);
+        lp.run(&mut Recorder::default(), 8).unwrap();
         assert_eq!(
             lp.verify_failures, 4,
             "two rounds of the schedule, two wrong each"
@@ -326,7 +346,7 @@ mod tests {
             verify_failures: 0,
         };
         let mut mac = Recorder::default();
-        lp.run(&mut mac, 5 * 130);
+        lp.run(&mut mac, 5 * 130).unwrap();
         assert_eq!(mac.calls, 0, "no one-at-a-time call");
         assert_eq!(mac.bursts.len(), 130);
         assert!(mac.bursts.iter().all(|&n| n == 5));
@@ -335,8 +355,51 @@ mod tests {
         lp.latency.clear();
         lp.seen = 1;
         phase.store(1, Ordering::Relaxed);
-        lp.run(&mut mac, 5 * 130);
+        lp.run(&mut mac, 5 * 130).unwrap();
         assert!(lp.latency.is_empty());
+    }
+
+    /// A refused batch ends the loop with the library's reason and is not counted: the messages before
+    /// it are, in every dispatch mode.
+    #[test]
+    fn a_refused_batch_stops_the_loop_uncounted_in_every_dispatch_mode() {
+        let pool = vec![0u8; 256];
+        // Slots 0..3 take 10 bytes, slot 3 takes 200: the recorder refuses 100 bytes and more.
+        let schedule: Vec<(u32, u32)> = vec![(0, 10), (0, 10), (0, 10), (0, 200)];
+        for dispatch in [Dispatch::Single, Dispatch::Burst(2), Dispatch::Inflight(2)] {
+            let phase = AtomicU32::new(1);
+            let progress = Progress::default();
+            let mut lp = SessionLoop {
+                pool: &pool,
+                schedule: &schedule,
+                next: 0,
+                nonce_len: 0,
+                tag_len: 4,
+                batch: 1,
+                dispatch,
+                latency: &mut Vec::new(),
+                verify: VerifyMode::None,
+                expected: &[],
+                kept: &mut [],
+                kept_slots: &mut [],
+                phase: &phase,
+                seen: 1,
+                progress: &progress,
+                messages: 0,
+                verify_failures: 0,
+            };
+            let mut mac = Recorder {
+                refuse_from: Some(100),
+                ..Recorder::default()
+            };
+            let refused = lp.run(&mut mac, 1000).unwrap_err();
+            assert_eq!(refused.what, "a 200-byte message", "{dispatch}");
+            assert_eq!(refused.reason, "too long for the recorder");
+            // Single: slots 0, 1, 2 done, 3 refused. Batches of 2: (0, 1) done, (2, 3) refused.
+            let counted = if dispatch == Dispatch::Single { 3 } else { 2 };
+            assert_eq!(lp.messages, counted, "{dispatch}");
+            assert_eq!(progress.messages.load(Ordering::Relaxed), counted);
+        }
     }
 
     #[test]

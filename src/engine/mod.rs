@@ -19,6 +19,7 @@ pub mod coordinator;
 pub mod gate;
 pub mod hot_loop;
 pub mod limits;
+pub mod preflight;
 
 use crate::mac::{Function, KeyParams, VerifyMode};
 pub use coordinator::{CoordinatorReport, Series, SessionSlot, ThreadSeries};
@@ -240,6 +241,13 @@ pub enum EngineError {
     SizeNotAccepted { rule: String, size: u32 },
     #[error("key setup failed: {0}")]
     Key(String),
+    /// The library refused a job (in the pre-flight or the timed loop): the scenario fails with a
+    /// fatal `refused` warning, never a timed refusal.
+    #[error("{function}: {reason}")]
+    Refused { function: String, reason: String },
+    /// The pre-flight's tags disagree with the reference: the function is not timed.
+    #[error("{function}: {reason}")]
+    WrongTag { function: String, reason: String },
     #[error("session {session}: {reason}")]
     Thread { session: usize, reason: String },
     #[error("--sessions {sessions} is more than this process may run: {limit}")]
@@ -320,6 +328,10 @@ pub struct RawRun {
     pub coordinator: CoordinatorReport,
     #[serde(default)]
     pub startup: Startup,
+    /// What the pre-flight checked before the run and what it cost ([`preflight`]); absent in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preflight: Option<preflight::Preflight>,
 }
 
 impl RawRun {
@@ -371,12 +383,12 @@ pub fn validate(s: &Scenario, online: &[usize]) -> Result<(), EngineError> {
             limit: MAX_MESSAGE_LEN,
         });
     }
-    // The 3GPP functions take bounded lengths (no empty message, at most 8,188 bytes for 128-EIA3, …):
-    // a tag the library refused would be timed as if computed.
-    let accepted = s.function.algorithm.message_bits;
-    if let Some(&size) = sizes.iter().find(|&&n| !accepted.accepts_bytes(n.into())) {
+    // The 3GPP functions take bounded lengths (no empty message, at most 8,188 bytes for 128-EIA3, …)
+    // and some libraries have limits of their own (ipsec-mb's 65,534-byte jobs): a job the library
+    // refused must never be timed as if computed.
+    if let Some(&size) = sizes.iter().find(|&&n| !s.function.accepts_bytes(n.into())) {
         return Err(EngineError::SizeNotAccepted {
-            rule: s.function.algorithm.length_rule(),
+            rule: s.function.length_rule(),
             size,
         });
     }
@@ -546,8 +558,10 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     validate(s, &crate::system::online_cpus())?;
     check_limits(s)?;
     let workload = Workload::build(s);
-    let key_setup_ns = measure_key_setup(s)?;
     let keys = session_keys(s);
+    // Tags at the lengths and in the dispatch mode about to be timed, checked before any timing.
+    let preflight = preflight::check(s, &workload, &keys[0])?;
+    let key_setup_ns = measure_key_setup(s)?;
     let slots: Vec<SessionSlot> = (0..s.sessions)
         .map(|i| SessionSlot::new(start_slot(i, s.sessions, workload.schedule.len())))
         .collect();
@@ -640,7 +654,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             reason: "the coordinator thread panicked".to_string(),
         })?;
         drop(guard);
-        let threads = join_sessions(handles, &outcome)?;
+        let threads = join_sessions(handles, &outcome, &s.function)?;
         let [m0, m1, m2] = outcome.mark_ns;
         let closed = !outcome.interrupted;
         Ok(RawRun {
@@ -655,6 +669,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
                 spawn_ns: spawned_ns,
                 ready_ns,
             },
+            preflight: Some(preflight),
         })
     })
 }
@@ -680,6 +695,7 @@ fn session_keys(s: &Scenario) -> Vec<Vec<u8>> {
 fn join_sessions(
     handles: Vec<std::thread::ScopedJoinHandle<'_, Result<SessionEnd, String>>>,
     outcome: &coordinator::Outcome,
+    function: &Function,
 ) -> Result<Vec<ThreadCounters>, EngineError> {
     let mut threads = Vec::with_capacity(handles.len());
     for (session, h) in handles.into_iter().enumerate() {
@@ -693,6 +709,12 @@ fn join_sessions(
                 })
             }
         };
+        if let Some(reason) = end.refused {
+            return Err(EngineError::Refused {
+                function: function.id(),
+                reason: format!("session {session}: {reason}; the scenario is not timed"),
+            });
+        }
         let [start, mid, stop] = outcome.marks[session];
         threads.push(ThreadCounters {
             session,
@@ -757,6 +779,8 @@ struct SessionEnd {
     rekeys: u64,
     started_ns: u64,
     latency_ns: Vec<u64>,
+    /// The library refused a job: its reason. The session stopped there.
+    refused: Option<String>,
 }
 
 fn publish_cpu(slot: &SessionSlot) {
@@ -787,6 +811,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
             rekeys: 0,
             started_ns: 0,
             latency_ns: Vec::new(),
+            refused: None,
         });
     }
     let started_ns = clock::wall_ns();
@@ -828,6 +853,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     };
     let mut rekeys = 0u64;
     let mut since_rekey = 0u64;
+    let mut refused = None;
     let limit = ctx.rekey_every.unwrap_or(NO_LIMIT);
     loop {
         let phase = ctx.phase.load(Ordering::Acquire);
@@ -840,7 +866,12 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
             }
         }
         let before = work.messages;
-        work.run(mac.as_mut(), limit - since_rekey);
+        if let Err(why) = work.run(mac.as_mut(), limit - since_rekey) {
+            // Stop tagging: nothing after a refusal is work. The coordinator finishes its window and
+            // the join fails the scenario with this reason.
+            refused = Some(why.to_string());
+            break;
+        }
         since_rekey += work.messages - before;
         if since_rekey >= limit {
             mac = ctx
@@ -865,8 +896,13 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         fill_nonce(&mut nonce, slot);
         let msg = &wl.pool[off as usize..(off + len) as usize];
         verified_after += 1;
-        if !mac.verify(&nonce, msg, &kept[r * tag_len..(r + 1) * tag_len]) {
-            verify_after_failures += 1;
+        match mac.verify(&nonce, msg, &kept[r * tag_len..(r + 1) * tag_len]) {
+            Ok(true) => {}
+            Ok(false) => verify_after_failures += 1,
+            Err(why) => {
+                refused.get_or_insert_with(|| format!("verify-after: {why}"));
+                break;
+            }
         }
     }
     Ok(SessionEnd {
@@ -879,6 +915,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         rekeys,
         started_ns,
         latency_ns: latency,
+        refused,
     })
 }
 
@@ -922,7 +959,8 @@ fn prepare_session(ctx: &SessionContext<'_>) -> Result<Prepared, String> {
                 &nonce,
                 msg,
                 &mut expected[slot * tag_len..(slot + 1) * tag_len],
-            );
+            )
+            .map_err(|why| format!("inline-verify tags: {why}"))?;
         }
     }
     let counter = clock::CycleCounter::open().ok();

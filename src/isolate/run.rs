@@ -7,7 +7,7 @@
 
 use super::command;
 use crate::engine::{self, DataMode, EngineError, KeyMode, Pinning, RawRun, Scenario, SizeSource};
-use crate::mac::{self, VerifyMode};
+use crate::mac::{self, Accel, VerifyMode};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -130,9 +130,65 @@ struct RunReply {
 
 #[derive(Debug, Serialize, Deserialize)]
 struct ErrorWire {
-    /// Key setup failed (`EngineError::Key`); anything else comes back as a session error.
+    /// Key setup failed (`EngineError::Key`); anything else comes back as a session error, but for
+    /// the two that fail only the scenario.
     key: bool,
+    /// `EngineError::Refused` or `EngineError::WrongTag`: the function named, `message` the reason.
+    #[serde(default)]
+    refused: Option<String>,
+    #[serde(default)]
+    wrong_tag: Option<String>,
     message: String,
+}
+
+impl ErrorWire {
+    fn from_error(e: &EngineError) -> ErrorWire {
+        let (refused, wrong_tag, message) = match e {
+            EngineError::Refused { function, reason } => {
+                (Some(function.clone()), None, reason.clone())
+            }
+            EngineError::WrongTag { function, reason } => {
+                (None, Some(function.clone()), reason.clone())
+            }
+            other => (None, None, other.to_string()),
+        };
+        ErrorWire {
+            key: matches!(e, EngineError::Key(_)),
+            refused,
+            wrong_tag,
+            message,
+        }
+    }
+
+    /// The error in the parent: a key, refusal or wrong-tag error as itself, anything else as a
+    /// session error naming the child.
+    fn into_error(self, accel: Accel) -> EngineError {
+        match self {
+            ErrorWire {
+                key: true, message, ..
+            } => EngineError::Key(message),
+            ErrorWire {
+                refused: Some(function),
+                message,
+                ..
+            } => EngineError::Refused {
+                function,
+                reason: message,
+            },
+            ErrorWire {
+                wrong_tag: Some(function),
+                message,
+                ..
+            } => EngineError::WrongTag {
+                function,
+                reason: message,
+            },
+            ErrorWire { message, .. } => EngineError::Thread {
+                session: 0,
+                reason: format!("{accel} child: {message}"),
+            },
+        }
+    }
 }
 
 /// Run a switched scenario in its acceleration's child, in place of `engine::run`: start the child,
@@ -186,8 +242,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     })?;
     match (reply.ok, reply.error) {
         (Some(raw), _) => Ok(raw),
-        (None, Some(e)) if e.key => Err(EngineError::Key(e.message)),
-        (None, Some(e)) => Err(fail(format!("{accel} child: {}", e.message))),
+        (None, Some(e)) => Err(e.into_error(accel)),
         (None, None) => Err(fail(format!("{accel} child: empty reply"))),
     }
 }
@@ -202,13 +257,15 @@ pub(super) fn child_run() -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let wire: ScenarioWire = serde_json::from_slice(&input).map_err(|e| e.to_string())?;
     let reply = match wire.into_scenario() {
-        Err(message) => serde_json::json!({ "error": ErrorWire { key: false, message } }),
+        Err(message) => serde_json::json!({ "error": ErrorWire {
+            key: false,
+            refused: None,
+            wrong_tag: None,
+            message,
+        }}),
         Ok(scenario) => match engine::run(&scenario, &CHILD_CANCEL) {
             Ok(raw) => serde_json::json!({ "ok": raw }),
-            Err(e) => serde_json::json!({ "error": ErrorWire {
-                key: matches!(e, EngineError::Key(_)),
-                message: e.to_string(),
-            }}),
+            Err(e) => serde_json::json!({ "error": ErrorWire::from_error(&e) }),
         },
     };
     println!("{reply}");
@@ -261,10 +318,39 @@ mod tests {
             },
             coordinator: Default::default(),
             startup: Default::default(),
+            preflight: Some(crate::engine::preflight::Preflight {
+                messages: 16,
+                lengths: 1,
+                bytes: 1024,
+                reference: "hmac-sha256/rustcrypto/hw".to_string(),
+                ns: 20_000,
+            }),
         };
         let text = serde_json::json!({ "ok": raw }).to_string();
         let back: RawRun = serde_json::from_str::<RunReply>(&text).unwrap().ok.unwrap();
         assert_eq!(back, raw);
+    }
+
+    /// A refusal and a wrong tag in the child fail the scenario in the parent as they would in-process
+    /// (not as a session error that ends the sweep).
+    #[test]
+    fn refusals_and_wrong_tags_cross_back_as_themselves() {
+        for e in [
+            EngineError::Refused {
+                function: "hmac-sha256/openssl/sw".into(),
+                reason: "the library refused a 65536-byte message: status 4".into(),
+            },
+            EngineError::WrongTag {
+                function: "hmac-sha256/openssl/sw".into(),
+                reason: "pre-flight: a 64-byte message tagged 00".into(),
+            },
+        ] {
+            let text = serde_json::json!({ "error": ErrorWire::from_error(&e) }).to_string();
+            let wire: RunReply = serde_json::from_str(&text).unwrap();
+            let back = wire.error.unwrap().into_error(Accel::Sw);
+            assert_eq!(back.to_string(), e.to_string());
+            assert_eq!(std::mem::discriminant(&back), std::mem::discriminant(&e));
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! and streams (1 byte); `TAG [id, nonce, tag length (4 bytes), chunk…]` → tag; `FREE [id]` → no reply.
 
 use super::command;
-use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError};
+use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError, Refused};
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout};
@@ -100,13 +100,14 @@ pub(super) fn serve(accel: Accel) -> Result<(), String> {
                 None => Err("unknown object".to_string()),
                 Some(object) => {
                     let mut tag = vec![0u8; id_of(tag_len) as usize];
-                    if let [msg] = chunks {
-                        object.tag_into(nonce, msg, &mut tag);
+                    let done = if let [msg] = chunks {
+                        object.tag_into(nonce, msg, &mut tag)
                     } else {
                         let pieces: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
-                        object.tag_chunks(nonce, &pieces, &mut tag);
-                    }
-                    Ok(tag)
+                        object.tag_chunks(nonce, &pieces, &mut tag)
+                    };
+                    // A refusal travels as the library's reason, never as a tag.
+                    done.map(|()| tag).map_err(|refused| refused.reason)
                 }
             },
             (OP_FREE, [id]) => {
@@ -241,15 +242,28 @@ impl Proxy {
         })
     }
 
-    fn tag(&self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag(&self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
         let id = self.id.to_le_bytes();
         let tag_len = (tag.len() as u32).to_le_bytes();
         let mut fields: Vec<&[u8]> = vec![&id, nonce, &tag_len];
         fields.extend_from_slice(chunks);
+        let len = chunks.iter().map(|c| c.len()).sum();
         match request(self.accel, Some(self.generation), OP_TAG, &fields) {
-            Ok((_, Some(t))) if t.len() == tag.len() => tag.copy_from_slice(&t),
-            // A zero tag fails every vector and every cross-check, which report the function.
-            _ => tag.fill(0),
+            Ok((_, Some(t))) if t.len() == tag.len() => {
+                tag.copy_from_slice(&t);
+                Ok(())
+            }
+            Ok((_, reply)) => Err(Refused::message(
+                len,
+                format!(
+                    "the {} child answered {} bytes for a {}-byte tag",
+                    self.accel,
+                    reply.map_or(0, |t| t.len()),
+                    tag.len()
+                ),
+            )),
+            // The library's reason, from the child (or why the child could not answer).
+            Err(reason) => Err(Refused::message(len, reason)),
         }
     }
 }
@@ -266,12 +280,17 @@ impl Drop for Proxy {
 }
 
 impl KeyedMac for Proxy {
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
-        self.tag(nonce, &[msg], tag);
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        self.tag(nonce, &[msg], tag)
     }
 
-    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
-        self.tag(nonce, chunks, tag);
+    fn tag_chunks(
+        &mut self,
+        nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
+        self.tag(nonce, chunks, tag)
     }
 
     fn streams(&self) -> bool {

@@ -67,6 +67,7 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
+    length_limit: super::no_length_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -300,6 +301,7 @@ mod imp {
         fn mbcpp_begin(handle: *mut c_void, nonce: *const u8, nonce_len: size_t) -> c_int;
         fn mbcpp_update(handle: *mut c_void, data: *const u8, len: size_t) -> c_int;
         fn mbcpp_final(handle: *mut c_void, tag: *mut u8, tag_len: size_t) -> c_int;
+        fn mbcpp_last_error(handle: *mut c_void, out: *mut c_char, out_len: size_t);
         fn mbcpp_library_version() -> c_int;
         fn mbcpp_features() -> c_uint;
         fn mbcpp_clear_features(mask: c_uint) -> c_uint;
@@ -334,7 +336,7 @@ mod imp {
             }
             Err(CStr::from_ptr(err.as_ptr()).to_string_lossy().into_owned())
         }
-        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
+        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> c_int {
             let (n, m, t) = (nonce, msg, tag);
             mbcpp_tag(
                 h,
@@ -344,16 +346,24 @@ mod imp {
                 m.len(),
                 t.as_mut_ptr(),
                 t.len(),
-            ) == 0
+            )
         }
-        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> bool {
-            mbcpp_begin(h, nonce.as_ptr(), nonce.len()) == 0
+        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> c_int {
+            mbcpp_begin(h, nonce.as_ptr(), nonce.len())
         }
-        unsafe fn update(h: *mut c_void, data: &[u8]) -> bool {
-            mbcpp_update(h, data.as_ptr(), data.len()) == 0
+        unsafe fn update(h: *mut c_void, data: &[u8]) -> c_int {
+            mbcpp_update(h, data.as_ptr(), data.len())
         }
-        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> bool {
-            mbcpp_final(h, tag.as_mut_ptr(), tag.len()) == 0
+        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> c_int {
+            mbcpp_final(h, tag.as_mut_ptr(), tag.len())
+        }
+        /// The exception Crypto++ threw, kept on the object by the shim.
+        unsafe fn reason(h: *mut c_void, _status: c_int) -> String {
+            let mut out = [0 as c_char; 256];
+            // out has out.len() bytes; the shim NUL-terminates (snprintf).
+            mbcpp_last_error(h, out.as_mut_ptr(), out.len());
+            let text = CStr::from_ptr(out.as_ptr()).to_string_lossy().into_owned();
+            format!("Crypto++: {text}")
         }
         unsafe fn free(h: *mut c_void) {
             mbcpp_free(h)

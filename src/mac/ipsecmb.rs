@@ -75,6 +75,8 @@
 //! Built only with `cfg(have_ipsecmb)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
+#[cfg(have_ipsecmb)]
+use super::Refused;
 use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 
 /// One line per algorithm: `hw` (`init_mb_mgr_auto`) and each ISA level (see the module comment).
@@ -101,6 +103,7 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: None,
     isa_levels: IsaLevels::Offered(level_availability),
+    length_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -121,6 +124,31 @@ pub static BACKEND: Backend = Backend {
         "uia1-kasumi",
     ],
 };
+
+/// Intel ipsec-mb 1.x refuses HMAC (MD5, SHA-1, SHA-2), AES-CMAC and AES-XCBC jobs longer than
+/// `MB_MAX_LEN16`, (1 << 16) − 2 = 65,534 bytes: its job check (`lib/include/mb_mgr_job_check.h`,
+/// `is_job_invalid`) returns `IMB_ERR_JOB_AUTH_LEN` and the job comes back with status
+/// `IMB_STATUS_INVALID_ARGS`. The constant is internal to the library, not in the public header, so it
+/// is kept here by version (1.x); `tests/ipsecmb.rs` pins it against the installed library (a job of
+/// exactly the limit completes, one byte more is refused).
+pub const JOB_MAX_LEN16: u64 = (1 << 16) - 2;
+
+/// Where [`JOB_MAX_LEN16`] comes from, as `list` and every refusal say it.
+const JOB_LIMIT_SOURCE: &str = "Intel ipsec-mb 1.x's job check, MB_MAX_LEN16 = 2^16 - 2 \
+     (lib/include/mb_mgr_job_check.h); longer jobs are refused";
+
+/// The library's own limit on message length for `algorithm` ([`super::LengthLimit`]): the job-API
+/// HMAC, CMAC and XCBC functions. GMAC (up to 2^39 − 256 bits), Poly1305 and the 3GPP functions (whose
+/// algorithm rules already hold ipsec-mb's bit-length bounds) have none below the algorithm's.
+fn length_limit(algorithm: &str) -> Option<super::LengthLimit> {
+    let limited = ["hmac-", "cmac-", "xcbc-"]
+        .iter()
+        .any(|prefix| algorithm.starts_with(prefix));
+    limited.then_some(super::LengthLimit {
+        max_bytes: JOB_MAX_LEN16,
+        source: JOB_LIMIT_SOURCE,
+    })
+}
 
 /// Why `list` shows the `sw` rows as unavailable ([`super::NO_SOFTWARE_ONLY`]).
 pub const NO_SOFTWARE_ONLY: &str = "not offered yet: alloc_mb_mgr's IMB_FLAG_AESNI_OFF and \
@@ -358,6 +386,7 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 mod imp {
     use super::{
         backend_error, level_arch, level_reason, prove_arch, Accel, KeyParams, KeyedMac, MacError,
+        Refused,
     };
     use crate::mac::{Batch, MAX_BATCH};
     use libc::{c_char, c_int, c_void, size_t};
@@ -542,7 +571,7 @@ mod imp {
     impl KeyedMac for IpsecMbMac {
         /// One job, submitted and flushed at once.
         #[inline]
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
             // SAFETY: handle is a live object; nonce, msg and tag are valid for their lengths.
             let status = unsafe {
                 imb_shim_tag(
@@ -556,9 +585,9 @@ mod imp {
                 )
             };
             if status != 0 {
-                // A zero tag fails every vector instead of panicking inside a timed loop.
-                tag.fill(0);
+                return Err(Refused::message(msg.len(), describe(self.handle, status)));
             }
+            Ok(())
         }
 
         /// The first `bits` bits of `msg`: the 3GPP functions take bit lengths; the shim refuses
@@ -594,28 +623,27 @@ mod imp {
                 )
             };
             if status != 0 {
-                tag.fill(0);
                 return Err(backend_error(self.algorithm, describe(self.handle, status)));
             }
             Ok(())
         }
 
         /// Every message of the batch submitted as a job, then one flush: the lanes fill up.
-        fn tag_batch(&mut self, batch: &mut Batch<'_>) {
-            self.tag_jobs(batch, None);
+        fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+            self.tag_jobs(batch, None)
         }
 
         /// At most `depth` jobs in the manager; when that many are in flight a flush forces the
         /// oldest out before the next is submitted (`--dispatch inflight:N`).
-        fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) {
-            self.tag_jobs(batch, Some(depth.max(1)));
+        fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
+            self.tag_jobs(batch, Some(depth.max(1)))
         }
     }
 
     impl IpsecMbMac {
         /// Submit the batch's messages as jobs: all then a flush (`None`), or with at most `depth`
-        /// in flight.
-        fn tag_jobs(&mut self, batch: &mut Batch<'_>, depth: Option<usize>) {
+        /// in flight. A job the manager hands back with any status but completed refuses the batch.
+        fn tag_jobs(&mut self, batch: &mut Batch<'_>, depth: Option<usize>) -> Result<(), Refused> {
             let mut start = 0;
             while start < batch.msgs.len() {
                 let n = (batch.msgs.len() - start).min(MAX_BATCH);
@@ -656,10 +684,14 @@ mod imp {
                     }
                 };
                 if status != 0 {
-                    tags.fill(0);
+                    return Err(Refused::batch(
+                        &batch.msgs[start..start + n],
+                        describe(self.handle, status),
+                    ));
                 }
                 start += n;
             }
+            Ok(())
         }
     }
 

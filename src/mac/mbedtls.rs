@@ -43,6 +43,7 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
+    length_limit: super::no_length_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -166,7 +167,7 @@ mod imp {
                 status => Err(describe(status)),
             }
         }
-        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
+        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> c_int {
             let (n, m, t) = (nonce, msg, tag);
             mbtls_tag(
                 h,
@@ -176,17 +177,21 @@ mod imp {
                 m.len(),
                 t.as_mut_ptr(),
                 t.len(),
-            ) == 0
+            )
         }
-        unsafe fn begin(h: *mut c_void, _nonce: &[u8]) -> bool {
-            mbtls_begin(h) == 0
+        unsafe fn begin(h: *mut c_void, _nonce: &[u8]) -> c_int {
+            mbtls_begin(h)
         }
-        unsafe fn update(h: *mut c_void, data: &[u8]) -> bool {
-            mbtls_update(h, data.as_ptr(), data.len()) == 0
+        unsafe fn update(h: *mut c_void, data: &[u8]) -> c_int {
+            mbtls_update(h, data.as_ptr(), data.len())
         }
         // finish runs even after a failed update, so the context is reset for the next message.
-        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> bool {
-            mbtls_finish(h, tag.as_mut_ptr(), tag.len()) == 0
+        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> c_int {
+            mbtls_finish(h, tag.as_mut_ptr(), tag.len())
+        }
+        /// The shim's own codes and Mbed TLS's (`mbedtls_strerror`), in words.
+        unsafe fn reason(_h: *mut c_void, status: c_int) -> String {
+            describe(status)
         }
         unsafe fn free(h: *mut c_void) {
             mbtls_free(h)

@@ -63,6 +63,8 @@ pub enum MacError {
         algorithm: &'static str,
         reason: String,
     },
+    #[error(transparent)]
+    Refused(#[from] Refused),
 }
 
 /// Which instruction-set extensions the backend may use (docs/methodology.md §1, §5).
@@ -173,17 +175,28 @@ pub struct KeyParams<'a> {
 ///
 /// `tag_into` must not allocate. `nonce` has been checked against the algorithm's `nonce_len` by the
 /// caller (empty for algorithms that take none); `tag` has exactly the algorithm's `tag_len` bytes.
+///
+/// Every tagging method returns whether the library computed the tag: a library that refuses a job
+/// (ipsec-mb's job status, a C shim's non-zero return, an OpenSSL EVP error) returns [`Refused`] with
+/// the library's own reason, and the caller must stop there. A tag buffer after a refusal holds no
+/// tag; the engine turns a refusal into a fatal warning, so a refused job is never timed as work
+/// (docs/methodology.md §4).
 pub trait KeyedMac: Send {
     /// Compute the tag of one whole message.
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]);
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused>;
 
     /// Compute the tag of a message fed in pieces through the library's streaming interface.
     ///
     /// Backends whose API is one-shot keep the default, which joins the pieces (allocating: test use only)
     /// and reports `streams() == false` so the self-test can say the streaming path was not exercised.
-    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag_chunks(
+        &mut self,
+        nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
         let joined: Vec<u8> = chunks.concat();
-        self.tag_into(nonce, &joined, tag);
+        self.tag_into(nonce, &joined, tag)
     }
 
     /// Compute the tag of a message of `bits` bits: the first `bits` bits of `msg`, most significant
@@ -203,7 +216,7 @@ pub trait KeyedMac: Send {
         if bits != 8 * msg.len() as u64 {
             return Err(MacError::WholeBytesOnly { bits });
         }
-        self.tag_into(nonce, msg, tag);
+        self.tag_into(nonce, msg, tag)?;
         Ok(())
     }
 
@@ -212,12 +225,13 @@ pub trait KeyedMac: Send {
         false
     }
 
-    /// Recompute the tag of `msg` and compare it with `expected` in constant time.
-    fn verify(&mut self, nonce: &[u8], msg: &[u8], expected: &[u8]) -> bool {
+    /// Recompute the tag of `msg` and compare it with `expected` in constant time: `Ok(true)` when it
+    /// matches, `Err` when the library refused to compute it.
+    fn verify(&mut self, nonce: &[u8], msg: &[u8], expected: &[u8]) -> Result<bool, Refused> {
         let mut computed = [0u8; MAX_TAG_LEN];
         let len = expected.len().min(MAX_TAG_LEN);
-        self.tag_into(nonce, msg, &mut computed[..len]);
-        computed[..len].ct_eq(expected).into()
+        self.tag_into(nonce, msg, &mut computed[..len])?;
+        Ok(computed[..len].ct_eq(expected).into())
     }
 
     /// Tag a batch of messages: `batch.msgs[i]` with nonce `batch.nonce(i)` into `batch.tag(i)`.
@@ -225,27 +239,65 @@ pub trait KeyedMac: Send {
     /// The engine's hot loop hands over a few messages per call (one virtual call per batch, not per
     /// message: STYLE §4). This default loops over [`KeyedMac::tag_into`]; being a provided method it
     /// is compiled once per backend type, so `tag_into` is a static call inside it. A multi-buffer
-    /// backend (several messages in SIMD lanes) overrides this one method.
-    fn tag_batch(&mut self, batch: &mut Batch<'_>) {
-        self.tag_each(batch);
+    /// backend (several messages in SIMD lanes) overrides this one method. A refusal of any message
+    /// refuses the batch.
+    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+        self.tag_each(batch)
     }
 
     /// Tag a batch one message at a time, each finished before the next starts: `--dispatch single`.
     /// Provided (so compiled per backend, `tag_into` a static call inside) and not to be overridden:
     /// a multi-buffer backend overrides [`KeyedMac::tag_batch`] and keeps this one-at-a-time path.
-    fn tag_each(&mut self, batch: &mut Batch<'_>) {
+    fn tag_each(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
         for i in 0..batch.msgs.len() {
             let (nonce, msg, tag) = batch.item(i);
-            self.tag_into(nonce, msg, tag);
+            self.tag_into(nonce, msg, tag)?;
         }
+        Ok(())
     }
 
     /// Tag a batch keeping at most `depth` messages in the backend's queue, submitting one as each
     /// completes (`--dispatch inflight:N`). Libraries that finish one message per call have no queue:
     /// the default is [`KeyedMac::tag_each`].
-    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) {
+    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
         let _ = depth;
-        self.tag_each(batch);
+        self.tag_each(batch)
+    }
+}
+
+/// A job the library refused: its own reason, and the message lengths it was given. Returned by every
+/// tagging method of [`KeyedMac`]; never a tag of zeros in its place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the library refused {what}: {reason}")]
+pub struct Refused {
+    /// What was refused, for the reader: `a 65536-byte message`, `a batch of 4 messages of 64–65536 bytes`.
+    pub what: String,
+    /// The library's (or shim's) reason, in its words.
+    pub reason: String,
+}
+
+impl Refused {
+    /// A refused single message of `len` bytes.
+    pub fn message(len: usize, reason: impl Into<String>) -> Refused {
+        Refused {
+            what: format!("a {len}-byte message"),
+            reason: reason.into(),
+        }
+    }
+
+    /// A refused batch (the library does not say which job of it failed).
+    pub fn batch(msgs: &[&[u8]], reason: impl Into<String>) -> Refused {
+        let shortest = msgs.iter().map(|m| m.len()).min().unwrap_or(0);
+        let longest = msgs.iter().map(|m| m.len()).max().unwrap_or(0);
+        let what = match msgs.len() {
+            1 => format!("a {longest}-byte message"),
+            n if shortest == longest => format!("a batch of {n} messages of {longest} bytes"),
+            n => format!("a batch of {n} messages of {shortest}–{longest} bytes"),
+        };
+        Refused {
+            what,
+            reason: reason.into(),
+        }
     }
 }
 
@@ -317,6 +369,25 @@ pub struct Backend {
     pub process_switch: Option<&'static ProcessSwitch>,
     /// Whether it offers the ISA levels (`sse` … `avx512`), registered as entries of their own.
     pub isa_levels: IsaLevels,
+    /// The longest message the library takes for an algorithm, where the library has a limit of its
+    /// own below the algorithm's ([`LengthLimit`]); `None` for no such limit.
+    pub length_limit: fn(algorithm: &str) -> Option<LengthLimit>,
+}
+
+/// A library's own limit on message length for one algorithm (Intel ipsec-mb 1.x: HMAC, CMAC and
+/// XCBC jobs of at most 65,534 bytes). A fact of the registry: `list` shows it, a sweep leaves longer
+/// sizes out for that function with a note, and `tag`, `net` and a run of only such sizes refuse up
+/// front naming it ([`Function::length_rule`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LengthLimit {
+    pub max_bytes: u64,
+    /// Where the limit comes from, for the reader: the library, its version and the rule's name.
+    pub source: &'static str,
+}
+
+/// [`Backend::length_limit`] of a library with no limit of its own.
+pub fn no_length_limit(_algorithm: &str) -> Option<LengthLimit> {
+    None
 }
 
 /// The one table of backends. Adding a backend is one line here (plus, for an optional C library, its
@@ -484,6 +555,45 @@ impl Function {
                 .backend
                 .process_switch
                 .is_some_and(|s| s.covers(self.accel))
+    }
+
+    /// This function with its backend's length limit lifted: what a run would do if the registry did
+    /// not know the limit. For the tests that prove the engine catches a refused job by itself (the
+    /// registry's limit is the first line of defence, each job's status the second); leaks one
+    /// [`Backend`] value per call.
+    #[doc(hidden)]
+    pub fn without_length_limit(self) -> Function {
+        let backend: &'static Backend = Box::leak(Box::new(Backend {
+            length_limit: no_length_limit,
+            ..*self.backend
+        }));
+        Function { backend, ..self }
+    }
+
+    /// The backend library's own limit on message length for this algorithm, if it has one.
+    pub fn length_limit(&self) -> Option<LengthLimit> {
+        (self.backend.length_limit)(self.algorithm.name)
+    }
+
+    /// Whether this function takes a message of `bytes` bytes: the algorithm's rule (the 3GPP
+    /// functions' bounded lengths), narrowed by the library's own limit.
+    pub fn accepts_bytes(&self, bytes: u64) -> bool {
+        self.algorithm.message_bits.accepts_bytes(bytes)
+            && self.length_limit().is_none_or(|l| bytes <= l.max_bytes)
+    }
+
+    /// The message lengths this function takes, as every refusal says it: the algorithm's rule, or,
+    /// where the library's limit is tighter, `hmac-sha256 through ipsecmb takes messages of at most
+    /// 65534 bytes (Intel ipsec-mb …)`.
+    pub fn length_rule(&self) -> String {
+        let algorithm = self.algorithm;
+        match self.length_limit() {
+            Some(limit) if limit.max_bytes < algorithm.message_bits.max / 8 => format!(
+                "{} through {} takes messages of at most {} bytes ({})",
+                algorithm.name, self.backend.name, limit.max_bytes, limit.source
+            ),
+            _ => algorithm.length_rule(),
+        }
     }
 
     /// Check a user-supplied nonce against the algorithm's rule.

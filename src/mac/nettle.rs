@@ -44,6 +44,7 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
+    length_limit: super::no_length_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -147,7 +148,7 @@ mod imp {
                 status => Err(reason(status).to_string()),
             }
         }
-        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool {
+        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> c_int {
             let (n, m, t) = (nonce, msg, tag);
             mbnettle_tag(
                 h,
@@ -157,17 +158,21 @@ mod imp {
                 m.len(),
                 t.as_mut_ptr(),
                 t.len(),
-            ) == 0
+            )
         }
-        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> bool {
-            mbnettle_begin(h, nonce.as_ptr(), nonce.len()) == 0
+        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> c_int {
+            mbnettle_begin(h, nonce.as_ptr(), nonce.len())
         }
-        unsafe fn update(h: *mut c_void, data: &[u8]) -> bool {
+        // Nettle's update functions cannot fail.
+        unsafe fn update(h: *mut c_void, data: &[u8]) -> c_int {
             mbnettle_update(h, data.as_ptr(), data.len());
-            true
+            0
         }
-        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> bool {
-            mbnettle_final(h, tag.as_mut_ptr(), tag.len()) == 0
+        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> c_int {
+            mbnettle_final(h, tag.as_mut_ptr(), tag.len())
+        }
+        unsafe fn reason(_h: *mut c_void, status: c_int) -> String {
+            reason(status).to_string()
         }
         unsafe fn free(h: *mut c_void) {
             mbnettle_free(h)

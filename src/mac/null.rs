@@ -1,7 +1,9 @@
 //! The null function: touches the message and computes nothing, so the harness can measure itself
 //! (docs/methodology.md §2: "Harness overhead is itself measured with a null function").
 
-use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{
+    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError, Refused,
+};
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
@@ -14,6 +16,7 @@ pub static BACKEND: Backend = Backend {
     availability: || Availability::Available,
     process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
+    length_limit: super::no_length_limit,
     entries: &[Entry {
         algorithm: "null",
         accel: Accel::Hw,
@@ -29,7 +32,7 @@ struct NullMac;
 
 impl KeyedMac for NullMac {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         // Touch the first byte and the length. The result is stored into the caller's tag buffer, which
         // the optimiser must keep, so the read cannot be removed (no `black_box` needed, and it would
         // add a store-to-load round trip to every message).
@@ -37,5 +40,6 @@ impl KeyedMac for NullMac {
         if let Some(t) = tag.first_mut() {
             *t = first ^ msg.len() as u8;
         }
+        Ok(())
     }
 }

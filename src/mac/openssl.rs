@@ -25,7 +25,7 @@
 
 use super::{
     Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
-    ProcessSwitch,
+    ProcessSwitch, Refused,
 };
 use libc::{c_char, c_int, c_void, size_t};
 use openssl_sys as ffi;
@@ -57,6 +57,7 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
+    length_limit: super::no_length_limit,
     entries: entries![
         "hmac-md5" => |k, p| {
             EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
@@ -649,7 +650,7 @@ impl EvpMac {
     /// Re-initialise for a new message (reusing the key), feed the pieces, write the tag. None of the
     /// `EVP_MAC` entries takes a nonce (GMAC, the one that did, is [`GcmGmac`]).
     #[inline]
-    fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) {
+    fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
         // The common case (a full-length tag) is finalised straight into the caller's buffer; a truncated
         // tag goes through a scratch buffer, left uninitialised because OpenSSL writes it before we read.
         let mut scratch = std::mem::MaybeUninit::<[u8; super::MAX_TAG_LEN]>::uninit();
@@ -674,28 +675,33 @@ impl EvpMac {
             ok &= ffi::EVP_MAC_final(self.ctx, out, &mut written, out_len);
             ok == 1 && written == self.tag_len
         };
-        if ok {
-            if !direct {
-                // SAFETY: EVP_MAC_final wrote tag_len > tag.len() bytes of scratch (checked above).
-                let full = unsafe { std::slice::from_raw_parts(out, self.tag_len) };
-                tag.copy_from_slice(&full[..tag.len()]);
-            }
-        } else {
-            // Never reached with a working library (the self-test proves each entry); a zero tag fails
-            // every vector instead of panicking inside a timed loop.
-            tag.fill(0);
+        if !ok {
+            // The library's reason (its error queue, drained here so it does not grow).
+            let len = chunks.iter().map(|c| c.len()).sum();
+            return Err(Refused::message(len, format!("EVP_MAC: {}", last_error())));
         }
+        if !direct {
+            // SAFETY: EVP_MAC_final wrote tag_len > tag.len() bytes of scratch (checked above).
+            let full = unsafe { std::slice::from_raw_parts(out, self.tag_len) };
+            tag.copy_from_slice(&full[..tag.len()]);
+        }
+        Ok(())
     }
 }
 
 impl KeyedMac for EvpMac {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
-        self.run(&[msg], tag);
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        self.run(&[msg], tag)
     }
 
-    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
-        self.run(chunks, tag);
+    fn tag_chunks(
+        &mut self,
+        _nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
+        self.run(chunks, tag)
     }
 
     fn streams(&self) -> bool {
@@ -780,7 +786,7 @@ impl CbcMac {
 }
 
 impl KeyedMac for CbcMac {
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         let iv = [0u8; 16];
         // SAFETY: restarting with NULL cipher and key keeps the key schedule and resets the IV.
         let ok = unsafe {
@@ -805,8 +811,12 @@ impl KeyedMac for CbcMac {
         match end {
             Some(end) if end >= 16 => {
                 tag.copy_from_slice(&self.scratch[end - 16..end][..tag.len()]);
+                Ok(())
             }
-            _ => tag.fill(0),
+            _ => Err(Refused::message(
+                msg.len(),
+                format!("EVP_EncryptUpdate(aes-128-cbc): {}", last_error()),
+            )),
         }
     }
 }
@@ -910,15 +920,22 @@ impl GcmGmac {
 
     /// Set the IV (keeping the key), feed the pieces as AAD, finish, and read the tag.
     #[inline]
-    fn run(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn run(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
+        let len = || chunks.iter().map(|c| c.len()).sum::<usize>();
         // GCM needs a non-empty IV, and hands out at most 16 tag bytes (a prefix when fewer are asked for).
         if nonce.is_empty()
             || c_int::try_from(nonce.len()).is_err()
             || tag.is_empty()
             || tag.len() > GCM_TAG_LEN
         {
-            tag.fill(0);
-            return;
+            return Err(Refused::message(
+                len(),
+                format!(
+                    "GCM takes a non-empty IV and 1–16 tag bytes; got a {}-byte IV and {} tag bytes",
+                    nonce.len(),
+                    tag.len()
+                ),
+            ));
         }
         // SAFETY: ctx is a valid context keyed for AES-128-GCM and owned by self; the IV pointer is valid
         // for nonce.len() bytes, which the context was told (SET_IVLEN) before it reads them; AAD updates
@@ -969,23 +986,30 @@ impl GcmGmac {
             ) == 1
         };
         if !ok {
-            // As in EvpMac::run: a zero tag fails every vector rather than panicking in a timed loop;
-            // the error queue is drained so it does not grow.
-            let _ = last_error();
-            tag.fill(0);
+            // As in EvpMac::run: the library's reason, its error queue drained so it does not grow.
+            return Err(Refused::message(
+                len(),
+                format!("EVP AES-GCM: {}", last_error()),
+            ));
         }
+        Ok(())
     }
 }
 
 impl KeyedMac for GcmGmac {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
-        self.run(nonce, &[msg], tag);
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        self.run(nonce, &[msg], tag)
     }
 
     /// GCM accepts AAD in any number of updates of any length before the final.
-    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
-        self.run(nonce, chunks, tag);
+    fn tag_chunks(
+        &mut self,
+        nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
+        self.run(nonce, chunks, tag)
     }
 
     fn streams(&self) -> bool {

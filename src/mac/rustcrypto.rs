@@ -5,7 +5,9 @@
 //! keyed state is built once and cloned per message (a copy of a few hundred bytes, no allocation), which is
 //! how the HMAC ipad/opad states and the CMAC subkeys are precomputed once. The others are one-shot APIs.
 
-use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{
+    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError, Refused,
+};
 use aes_gcm::aead::AeadInOut;
 use digest::{KeyInit, Mac};
 
@@ -20,6 +22,7 @@ pub static BACKEND: Backend = Backend {
     availability: || Availability::Available,
     process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
+    length_limit: super::no_length_limit,
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
         hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),
@@ -88,18 +91,25 @@ where
 
 impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         let mut mac = self.keyed.clone();
         mac.update(msg);
         tag.copy_from_slice(&mac.finalize().into_bytes()[..tag.len()]);
+        Ok(())
     }
 
-    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag_chunks(
+        &mut self,
+        _nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
         let mut mac = self.keyed.clone();
         for chunk in chunks {
             mac.update(chunk);
         }
         tag.copy_from_slice(&mac.finalize().into_bytes()[..tag.len()]);
+        Ok(())
     }
 
     fn streams(&self) -> bool {
@@ -123,16 +133,23 @@ where
 
 impl<M: Mac + digest::FixedOutputReset + Send> KeyedMac for Resetting<M> {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         Mac::update(&mut self.keyed, msg);
         tag.copy_from_slice(&Mac::finalize_reset(&mut self.keyed).into_bytes()[..tag.len()]);
+        Ok(())
     }
 
-    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag_chunks(
+        &mut self,
+        _nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
         for chunk in chunks {
             Mac::update(&mut self.keyed, chunk);
         }
         tag.copy_from_slice(&Mac::finalize_reset(&mut self.keyed).into_bytes()[..tag.len()]);
+        Ok(())
     }
 
     fn streams(&self) -> bool {
@@ -160,16 +177,21 @@ fn cbcmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacE
 
 impl KeyedMac for CbcMacAes128 {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         let msg = if msg.is_empty() { &ZERO_BLOCK[..] } else { msg };
-        self.keyed.tag_into(nonce, msg, tag);
+        self.keyed.tag_into(nonce, msg, tag)
     }
 
-    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag_chunks(
+        &mut self,
+        nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
         if chunks.iter().all(|c| c.is_empty()) {
-            self.keyed.tag_into(nonce, &ZERO_BLOCK, tag);
+            self.keyed.tag_into(nonce, &ZERO_BLOCK, tag)
         } else {
-            self.keyed.tag_chunks(nonce, chunks, tag);
+            self.keyed.tag_chunks(nonce, chunks, tag)
         }
     }
 
@@ -208,7 +230,7 @@ fn xcbc_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 
 impl KeyedMac for XcbcAes128 {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         use aes::cipher::BlockCipherEncrypt;
         // The last block is the final whole one when the length is a non-zero multiple of 16.
         let whole = !msg.is_empty() && msg.len() % 16 == 0;
@@ -239,6 +261,7 @@ impl KeyedMac for XcbcAes128 {
         self.k1.encrypt_block(&mut state);
         let n = tag.len().min(16);
         tag[..n].copy_from_slice(&state[..n]);
+        Ok(())
     }
 }
 
@@ -276,18 +299,20 @@ where
     C: AeadInOut<NonceSize = aes_gcm::aead::consts::U12> + Send,
 {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         let Ok(nonce) = <&aes_gcm::Nonce<_>>::try_from(nonce) else {
-            // The caller checked the nonce length; an impossible length leaves a zero tag that no
-            // vector matches, rather than panicking inside a timed loop.
-            tag.fill(0);
-            return;
+            return Err(Refused::message(
+                msg.len(),
+                format!("aes-gcm takes a 12-byte nonce; got {} bytes", nonce.len()),
+            ));
         };
         let empty: &mut [u8] = &mut [];
-        match self.cipher.encrypt_inout_detached(nonce, msg, empty.into()) {
-            Ok(t) => tag.copy_from_slice(&t[..tag.len()]),
-            Err(_) => tag.fill(0),
-        }
+        let t = self
+            .cipher
+            .encrypt_inout_detached(nonce, msg, empty.into())
+            .map_err(|e| Refused::message(msg.len(), format!("aes-gcm: {e}")))?;
+        tag.copy_from_slice(&t[..tag.len()]);
+        Ok(())
     }
 }
 
@@ -304,9 +329,10 @@ fn poly1305_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacEr
 
 impl KeyedMac for Poly1305Mac {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         let t = self.keyed.clone().compute_unpadded(msg);
         tag.copy_from_slice(&t[..tag.len()]);
+        Ok(())
     }
 }
 
@@ -332,16 +358,22 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMa
 
 impl KeyedMac for Kmac {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         use tiny_keccak::Hasher;
         let mut k = self.keyed.clone();
         k.update(msg);
         let mut full = [0u8; super::MAX_TAG_LEN];
         k.finalize(&mut full[..self.tag_len]);
         tag.copy_from_slice(&full[..tag.len()]);
+        Ok(())
     }
 
-    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag_chunks(
+        &mut self,
+        _nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
         use tiny_keccak::Hasher;
         let mut k = self.keyed.clone();
         for chunk in chunks {
@@ -350,6 +382,7 @@ impl KeyedMac for Kmac {
         let mut full = [0u8; super::MAX_TAG_LEN];
         k.finalize(&mut full[..self.tag_len]);
         tag.copy_from_slice(&full[..tag.len()]);
+        Ok(())
     }
 
     fn streams(&self) -> bool {
@@ -371,16 +404,23 @@ fn blake3_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErro
 
 impl KeyedMac for Blake3Keyed {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         tag.copy_from_slice(&blake3::keyed_hash(&self.key, msg).as_bytes()[..tag.len()]);
+        Ok(())
     }
 
-    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag_chunks(
+        &mut self,
+        _nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
         let mut h = blake3::Hasher::new_keyed(&self.key);
         for chunk in chunks {
             h.update(chunk);
         }
         tag.copy_from_slice(&h.finalize().as_bytes()[..tag.len()]);
+        Ok(())
     }
 
     fn streams(&self) -> bool {
@@ -404,7 +444,8 @@ fn siphash_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 
 impl KeyedMac for SipHash24 {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         tag.copy_from_slice(&self.hasher.hash(msg).to_le_bytes()[..tag.len()]);
+        Ok(())
     }
 }

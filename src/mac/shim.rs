@@ -7,13 +7,15 @@
 //! backend's shim (no per-message indirection). A backend with more to offer (ipsec-mb's batches of
 //! jobs) keeps its own type.
 
-use super::{Availability, KeyedMac, MacError};
+use super::{Availability, KeyedMac, MacError, Refused};
 use std::ffi::{CStr, CString};
 use std::marker::PhantomData;
+use std::os::raw::c_int;
 use std::os::raw::c_void;
 
 /// One backend's shim entry points. Each takes a live handle made by that shim and slices valid for
-/// their lengths; returning `false` (or a non-zero status from the shim) means "no tag".
+/// their lengths and returns the shim's status: 0 for done, anything else "refused, no tag", which
+/// [`Shim::reason`] puts in the library's words.
 ///
 /// # Safety
 /// Implementations must only forward to the shim's functions with the arguments given; callers pass a
@@ -32,12 +34,14 @@ pub unsafe trait Shim: 'static {
         handle: &mut *mut c_void,
     ) -> Result<(), String>;
     /// Tag one whole message into `tag`.
-    unsafe fn tag(handle: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> bool;
+    unsafe fn tag(handle: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> c_int;
     /// Start a message fed in pieces.
-    unsafe fn begin(handle: *mut c_void, nonce: &[u8]) -> bool;
-    unsafe fn update(handle: *mut c_void, data: &[u8]) -> bool;
-    unsafe fn finish(handle: *mut c_void, tag: &mut [u8]) -> bool;
+    unsafe fn begin(handle: *mut c_void, nonce: &[u8]) -> c_int;
+    unsafe fn update(handle: *mut c_void, data: &[u8]) -> c_int;
+    unsafe fn finish(handle: *mut c_void, tag: &mut [u8]) -> c_int;
     unsafe fn free(handle: *mut c_void);
+    /// Why the shim returned `status` (non-zero) on this context, in the library's words.
+    unsafe fn reason(handle: *mut c_void, status: c_int) -> String;
     /// Whether begin/update/finish really feed the library piece by piece for this context.
     unsafe fn streams(_handle: *mut c_void) -> bool {
         true
@@ -73,37 +77,59 @@ impl<S: Shim> Drop for ShimMac<S> {
 
 impl<S: Shim> KeyedMac for ShimMac<S> {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         // SAFETY: handle is a live context of S; the slices are valid for their lengths.
-        if !unsafe { S::tag(self.handle, nonce, msg, tag) } {
-            // A zero tag fails every vector instead of panicking inside a timed loop.
-            tag.fill(0);
+        let status = unsafe { S::tag(self.handle, nonce, msg, tag) };
+        if status != 0 {
+            return Err(Refused::message(msg.len(), self.reason(status)));
         }
+        Ok(())
     }
 
-    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag_chunks(
+        &mut self,
+        nonce: &[u8],
+        chunks: &[&[u8]],
+        tag: &mut [u8],
+    ) -> Result<(), Refused> {
         if !self.streams() {
             let joined: Vec<u8> = chunks.concat();
-            self.tag_into(nonce, &joined, tag);
-            return;
+            return self.tag_into(nonce, &joined, tag);
         }
         // SAFETY: as in tag_into, piece by piece; finish runs even after a failed update, so the
-        // context is reset for the next message.
-        let ok = unsafe {
-            let mut ok = S::begin(self.handle, nonce);
+        // context is reset for the next message. The first refusal is the one reported.
+        let status = unsafe {
+            let mut status = S::begin(self.handle, nonce);
             for c in chunks {
-                ok &= S::update(self.handle, c);
+                let update = S::update(self.handle, c);
+                status = if status != 0 { status } else { update };
             }
-            ok & S::finish(self.handle, tag)
+            let finish = S::finish(self.handle, tag);
+            if status != 0 {
+                status
+            } else {
+                finish
+            }
         };
-        if !ok {
-            tag.fill(0);
+        if status != 0 {
+            let len = chunks.iter().map(|c| c.len()).sum();
+            return Err(Refused::message(len, self.reason(status)));
         }
+        Ok(())
     }
 
     fn streams(&self) -> bool {
         // SAFETY: handle is a live context of S.
         unsafe { S::streams(self.handle) }
+    }
+}
+
+impl<S: Shim> ShimMac<S> {
+    /// The shim's status in words, with the status itself.
+    fn reason(&self, status: c_int) -> String {
+        // SAFETY: handle is a live context of S.
+        let why = unsafe { S::reason(self.handle, status) };
+        format!("{} (shim status {status})", why.trim())
     }
 }
 

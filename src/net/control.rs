@@ -724,7 +724,7 @@ impl RemotePath {
                     }
                     let s = UdpSocket::bind(bind_addr).map_err(|e| format!("bind: {e}"))?;
                     s.connect(to).map_err(|e| format!("connect {to}: {e}"))?;
-                    Ok(send_loop(&s, &mut builder, &plan))
+                    send_loop(&s, &mut builder, &plan).map_err(|r| r.to_string())
                 })
                 .join()
         });

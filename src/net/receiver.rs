@@ -143,6 +143,9 @@ pub struct Receiver {
     nonce: Vec<u8>,
     window: ReplayWindow,
     pub counts: ReceiverCounts,
+    /// The library's reason when it refused to compute a tag: the trial then fails (a refusal is
+    /// neither a forged packet nor a delivered one).
+    pub refused: Option<crate::mac::Refused>,
 }
 
 impl Receiver {
@@ -154,6 +157,7 @@ impl Receiver {
             nonce: vec![0; nonce_len],
             window: ReplayWindow::new(window),
             counts: ReceiverCounts::default(),
+            refused: None,
         }
     }
 
@@ -185,12 +189,19 @@ impl Receiver {
         if !self.nonce.is_empty() {
             nonce_for(packet.seq, &mut self.nonce);
         }
-        if !self
+        match self
             .mac
             .verify(&self.nonce, packet.authenticated, packet.tag)
         {
-            self.counts.forged += 1;
-            return false;
+            Ok(true) => {}
+            Ok(false) => {
+                self.counts.forged += 1;
+                return false;
+            }
+            Err(refused) => {
+                self.refused.get_or_insert(refused);
+                return false;
+            }
         }
         self.window.accept(packet.seq);
         self.counts.delivered += 1;
@@ -250,6 +261,9 @@ pub fn receive_loop(
                 }
                 last_ns = now;
                 receiver.handle(&buf[..n]);
+                if let Some(refused) = &receiver.refused {
+                    return Err(std::io::Error::other(refused.to_string()));
+                }
                 if now >= rule.deadline_ns {
                     break;
                 }

@@ -9,7 +9,7 @@
 //! is measured and reported apart from the sender's work.
 
 use super::wire::{nonce_for, Sa, MAX_PACKET_LEN};
-use crate::mac::KeyedMac;
+use crate::mac::{KeyedMac, Refused};
 use crate::system::clock;
 use serde::Serialize;
 use std::net::UdpSocket;
@@ -147,7 +147,7 @@ impl PacketBuilder {
 
     /// Write a complete `len`-byte packet with sequence number `seq` into `out[..len]`.
     /// `len` is clamped to `sa.min_len()..=min(out.len(), MAX_PACKET_LEN)`; returns the length used.
-    pub fn build(&mut self, seq: u64, len: usize, out: &mut [u8]) -> usize {
+    pub fn build(&mut self, seq: u64, len: usize, out: &mut [u8]) -> Result<usize, Refused> {
         let len = len
             .max(self.sa.min_len())
             .min(out.len().min(MAX_PACKET_LEN));
@@ -160,9 +160,9 @@ impl PacketBuilder {
         }
         let full = &mut self.scratch[..self.full_tag_len];
         full.fill(0);
-        self.mac.tag_into(&self.nonce, &out[..covered], full);
+        self.mac.tag_into(&self.nonce, &out[..covered], full)?;
         out[covered..len].copy_from_slice(&full[..self.sa.tag_len]);
-        len
+        Ok(len)
     }
 }
 
@@ -188,12 +188,14 @@ const MAX_BATCH: u64 = 32;
 const SLEEP_THRESHOLD_NS: u64 = 150_000;
 const SLEEP_SLACK_NS: u64 = 80_000;
 
-/// Send genuine packets (and injected bad ones) on a connected socket according to `plan`.
+/// Send genuine packets (and injected bad ones) on a connected socket according to `plan`. A packet
+/// whose tag the library refuses ends the trial with the library's reason: no packet goes out with a
+/// tag that was not computed.
 pub fn send_loop(
     socket: &UdpSocket,
     builder: &mut PacketBuilder,
     plan: &SendPlan<'_>,
-) -> SendReport {
+) -> Result<SendReport, Refused> {
     let mut report = SendReport {
         target_pps: plan.rate,
         ..SendReport::default()
@@ -256,7 +258,7 @@ pub fn send_loop(
             } else {
                 size_index + 1
             };
-            let len = builder.build(seq, len, &mut buf);
+            let len = builder.build(seq, len, &mut buf)?;
             if socket.send(&buf[..len]).is_err() {
                 report.send_errors += 1;
             }
@@ -275,7 +277,7 @@ pub fn send_loop(
                     let (bytes, counter): (&[u8], &mut u64) = match kind {
                         BadKind::Forged => {
                             seq += 1;
-                            let n = builder.build(seq, len, &mut bad);
+                            let n = builder.build(seq, len, &mut bad)?;
                             bad[n - 1] ^= 0x01;
                             (&bad[..n], &mut report.injected.forged)
                         }
@@ -306,7 +308,7 @@ pub fn send_loop(
     }
     report.wall_ns = end.saturating_sub(start);
     report.cpu_ns = clock::thread_cpu_ns().saturating_sub(cpu0);
-    report
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -356,17 +358,17 @@ mod tests {
             );
             let mut buf = vec![0u8; 2048];
             for (seq, size) in [(1u64, 64usize), (2, 1518), (3, 10)] {
-                let n = b.build(seq, size, &mut buf);
+                let n = b.build(seq, size, &mut buf).unwrap();
                 assert_eq!(n, size.max(12 + tag_len));
                 assert!(rx.handle(&buf[..n]), "{name} seq {seq}");
                 assert!(!rx.handle(&buf[..n]), "{name}: replay of {seq}");
             }
-            let n = b.build(4, 100, &mut buf);
+            let n = b.build(4, 100, &mut buf).unwrap();
             buf[n - tag_len] ^= 0x01;
             assert!(!rx.handle(&buf[..n]), "{name}: tag bit flipped");
             let mut forged = 1;
             if name != "null" {
-                let n = b.build(5, 100, &mut buf);
+                let n = b.build(5, 100, &mut buf).unwrap();
                 buf[20] ^= 0x80;
                 assert!(!rx.handle(&buf[..n]), "{name}: payload bit flipped");
                 forged += 1;

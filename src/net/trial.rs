@@ -243,7 +243,7 @@ impl LocalPath {
                     UdpSocket::bind((tx_addr, 0)).map_err(|e| format!("bind {tx_addr}:0: {e}"))?;
                 s.connect(target)
                     .map_err(|e| format!("connect {target}: {e}"))?;
-                Ok(send_loop(&s, builder, plan))
+                send_loop(&s, builder, plan).map_err(|r| r.to_string())
             });
             let send = tx_thread.join();
             stop.store(true, Ordering::Release);

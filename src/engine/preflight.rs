@@ -1,0 +1,263 @@
+//! The pre-flight: before a scenario is timed, its function tags messages at exactly the lengths,
+//! dispatch mode and acceleration it will be timed at, and the tags are checked against a reference.
+//!
+//! Why: the known-answer tests prove a function at the published lengths (a few bytes to a few
+//! kilobytes); a library can still refuse, or get wrong, the lengths and batch shapes a sweep times —
+//! Intel ipsec-mb 1.3 refuses HMAC and CMAC jobs of 65,535 bytes or more, and a refused job used to be
+//! timed as a tag of zeros at 0.00 cycles/byte. So each run first computes tags through the very path
+//! the hot loop takes (`tag_each`, `tag_batch` or `tag_inflight`, in this process or in the switched
+//! child, since the engine runs there too) for messages of every length the schedule holds, and
+//! compares each with the tag a *reference* computes one message at a time:
+//! - another backend's `hw` function of the same algorithm, when one is available (an independent
+//!   implementation: a wrong tag is caught, not only a refusal);
+//! - else the function's own one-at-a-time path, on a second keyed object (a refusal and a batch path
+//!   that disagrees with the single path are still caught).
+//!
+//! A refusal fails the scenario with the library's reason; a wrong tag fails it naming the backend,
+//! length and reference. The cost is bounded ([`PREFLIGHT_BYTES`]) and recorded in the results.
+//!
+//! The engine still knows no particular MAC: it asks the registry for "another backend of this
+//! algorithm", nothing more.
+
+use super::{clock, hot_loop, Dispatch, EngineError, Scenario, Workload};
+use crate::mac::{self, Accel, Availability, Batch, Function, KeyParams, MAX_TAG_LEN};
+use serde::{Deserialize, Serialize};
+
+/// Bytes of messages the pre-flight tags at most (besides one message of every distinct length up to
+/// [`MAX_LENGTHS`], which are always tagged): a few milliseconds for the slowest function, so a short
+/// default run spends a small share of its time on it.
+pub const PREFLIGHT_BYTES: usize = 128 << 10;
+/// Distinct message lengths checked at most (size models from captures can have hundreds): the
+/// shortest, the longest and evenly spaced ones between.
+pub const MAX_LENGTHS: usize = 32;
+
+/// What the pre-flight of one run checked and what it cost, recorded with the run's counters.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Preflight {
+    /// Messages tagged through the timed path (and again by the reference).
+    pub messages: usize,
+    /// Distinct message lengths among them.
+    pub lengths: usize,
+    pub bytes: u64,
+    /// The reference: `algorithm/backend/accel` of the independent implementation, or `self` for the
+    /// function's own one-at-a-time path.
+    pub reference: String,
+    /// Wall time of the whole pre-flight, both sides and key setup included.
+    pub ns: u64,
+}
+
+/// Check `s.function` at the scenario's lengths and dispatch mode against a reference, keyed with `key`.
+pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight, EngineError> {
+    let start = clock::wall_ns();
+    let function = s.function;
+    let algorithm = function.algorithm;
+    let tag_len = algorithm.tag_len;
+    let nonce_len = algorithm
+        .nonce_len
+        .unwrap_or(0)
+        .min(hot_loop::MAX_NONCE_LEN);
+    let mean_len = workload
+        .schedule
+        .iter()
+        .map(|&(_, l)| l as usize)
+        .sum::<usize>()
+        / workload.schedule.len().max(1);
+    let batch_len = s
+        .dispatch
+        .depth()
+        .unwrap_or_else(|| hot_loop::batch_len(mean_len))
+        .clamp(1, mac::MAX_BATCH);
+    let slots = batches(&workload.schedule, batch_len);
+    let key_error = |e: mac::MacError| EngineError::Key(e.to_string());
+    let mut timed = function
+        .with_key(key, KeyParams::default())
+        .map_err(key_error)?;
+    let (mut reference, reference_name) = match reference_for(&function) {
+        Some(other) => match other.with_key(key, KeyParams::default()) {
+            Ok(keyed) => (keyed, other.id()),
+            // The other backend refuses this key (say, a key length it lacks): use our own path.
+            Err(_) => (
+                function
+                    .with_key(key, KeyParams::default())
+                    .map_err(key_error)?,
+                "self".to_string(),
+            ),
+        },
+        None => (
+            function
+                .with_key(key, KeyParams::default())
+                .map_err(key_error)?,
+            "self".to_string(),
+        ),
+    };
+    let mut report = Preflight {
+        reference: reference_name,
+        ..Preflight::default()
+    };
+    let mut lengths: Vec<u32> = Vec::new();
+    let mut nonces = [0u8; mac::MAX_BATCH * hot_loop::MAX_NONCE_LEN];
+    let mut tags = [0u8; mac::MAX_BATCH * MAX_TAG_LEN];
+    let mut expected = [0u8; MAX_TAG_LEN];
+    for batch_slots in &slots {
+        let n = batch_slots.len();
+        let mut msgs: [&[u8]; mac::MAX_BATCH] = [&[]; mac::MAX_BATCH];
+        for (i, &slot) in batch_slots.iter().enumerate() {
+            let (offset, len) = workload.schedule[slot];
+            msgs[i] = &workload.pool[offset as usize..offset as usize + len as usize];
+            if nonce_len > 0 {
+                hot_loop::fill_nonce(&mut nonces[i * nonce_len..(i + 1) * nonce_len], slot);
+            }
+            if !lengths.contains(&len) {
+                lengths.push(len);
+            }
+        }
+        let mut batch = Batch {
+            msgs: &msgs[..n],
+            nonces: &nonces[..n * nonce_len],
+            nonce_len,
+            tags: &mut tags[..n * tag_len],
+            tag_len,
+        };
+        let done = match s.dispatch {
+            Dispatch::Single => timed.tag_each(&mut batch),
+            Dispatch::Burst(_) => timed.tag_batch(&mut batch),
+            Dispatch::Inflight(depth) => timed.tag_inflight(&mut batch, depth),
+        };
+        done.map_err(|refused| EngineError::Refused {
+            function: function.id(),
+            reason: format!("pre-flight ({}): {refused}", s.dispatch),
+        })?;
+        for (i, msg) in msgs[..n].iter().enumerate() {
+            let nonce = &nonces[i * nonce_len..(i + 1) * nonce_len];
+            let want = &mut expected[..tag_len];
+            reference
+                .tag_into(nonce, msg, want)
+                .map_err(|refused| EngineError::Refused {
+                    function: report.reference.clone(),
+                    reason: format!("pre-flight reference for {}: {refused}", function.id()),
+                })?;
+            let got = &tags[i * tag_len..(i + 1) * tag_len];
+            if got != want {
+                return Err(EngineError::WrongTag {
+                    function: function.id(),
+                    reason: format!(
+                        "pre-flight: a {}-byte message ({} dispatch) tagged {}, but {} gives {}; not timed",
+                        msg.len(),
+                        s.dispatch,
+                        hex::encode(got),
+                        if report.reference == "self" {
+                            "its own one-at-a-time path".to_string()
+                        } else {
+                            report.reference.clone()
+                        },
+                        hex::encode(want)
+                    ),
+                });
+            }
+            report.messages += 1;
+            report.bytes += msg.len() as u64;
+        }
+    }
+    report.lengths = lengths.len();
+    report.ns = clock::wall_ns().saturating_sub(start);
+    Ok(report)
+}
+
+/// An independent implementation of the same algorithm: the first other backend's `hw` function that
+/// is available here and keyed in this process (no switched child: the reference must be cheap).
+pub fn reference_for(function: &Function) -> Option<Function> {
+    mac::functions().into_iter().find(|f| {
+        f.algorithm.name == function.algorithm.name
+            && f.backend.name != function.backend.name
+            && f.accel == Accel::Hw
+            && !f.is_process_switched()
+            && f.availability() == Availability::Available
+    })
+}
+
+/// The schedule slots to check, as batches of `batch_len` consecutive slots (the hot loop's shape):
+/// one batch starting at the first slot of each chosen length, shortest and longest lengths first,
+/// until [`PREFLIGHT_BYTES`] is spent (each chosen length is checked at least once).
+pub fn batches(schedule: &[(u32, u32)], batch_len: usize) -> Vec<Vec<usize>> {
+    if schedule.is_empty() {
+        return Vec::new();
+    }
+    // The first slot of each distinct length, by length.
+    let mut firsts: Vec<(u32, usize)> = Vec::new();
+    for (slot, &(_, len)) in schedule.iter().enumerate() {
+        if !firsts.iter().any(|&(l, _)| l == len) {
+            firsts.push((len, slot));
+        }
+    }
+    firsts.sort_unstable();
+    let chosen: Vec<(u32, usize)> = if firsts.len() <= MAX_LENGTHS {
+        firsts
+    } else {
+        let last = firsts.len() - 1;
+        let mut picks: Vec<usize> = (0..MAX_LENGTHS)
+            .map(|i| i * last / (MAX_LENGTHS - 1))
+            .collect();
+        picks.dedup();
+        picks.into_iter().map(|i| firsts[i]).collect()
+    };
+    // Extremes first: the longest length is where limits bite.
+    let mut order: Vec<(u32, usize)> = Vec::with_capacity(chosen.len());
+    let (mut lo, mut hi) = (0usize, chosen.len());
+    while lo < hi {
+        hi -= 1;
+        order.push(chosen[hi]);
+        if lo < hi {
+            order.push(chosen[lo]);
+            lo += 1;
+        }
+    }
+    let mut out = Vec::with_capacity(order.len());
+    let mut bytes = 0usize;
+    for (_, first) in order {
+        let mut batch = Vec::with_capacity(batch_len);
+        for k in 0..batch_len {
+            let slot = (first + k) % schedule.len();
+            // A full batch while the budget lasts; past it, only the message of this length.
+            if k > 0 && bytes + schedule[slot].1 as usize > PREFLIGHT_BYTES {
+                break;
+            }
+            bytes += schedule[slot].1 as usize;
+            batch.push(slot);
+        }
+        out.push(batch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_length_is_checked_once_at_least_and_full_batches_while_the_budget_lasts() {
+        // Three lengths, cycled.
+        let schedule: Vec<(u32, u32)> = (0..30).map(|i| (0, [40u32, 576, 1500][i % 3])).collect();
+        let b = batches(&schedule, 4);
+        assert_eq!(b.len(), 3, "one batch per distinct length");
+        assert_eq!(schedule[b[0][0]].1, 1500, "the longest first");
+        assert_eq!(schedule[b[1][0]].1, 40, "then the shortest");
+        assert!(
+            b.iter().all(|batch| batch.len() == 4),
+            "full batches fit the budget"
+        );
+        // 64 KiB messages: the budget allows two, then single messages only.
+        let big: Vec<(u32, u32)> = (0..8).map(|_| (0, 65_536)).collect();
+        let b = batches(&big, 16);
+        assert_eq!(b, vec![vec![0, 1]]);
+        assert!(batches(&[], 4).is_empty());
+    }
+
+    #[test]
+    fn many_lengths_are_thinned_keeping_the_extremes() {
+        let schedule: Vec<(u32, u32)> = (0..500).map(|i| (0, 16 + i)).collect();
+        let b = batches(&schedule, 1);
+        let lengths: Vec<u32> = b.iter().map(|batch| schedule[batch[0]].1).collect();
+        assert_eq!(lengths.len(), MAX_LENGTHS);
+        assert!(lengths.contains(&16) && lengths.contains(&515));
+    }
+}
