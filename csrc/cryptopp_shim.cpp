@@ -166,8 +166,14 @@ Keyed *make(const std::string &alg, const byte *key, size_t key_len) {
     if (alg == "hmac-sha256") return keyed<HMAC<SHA256>>(key, key_len);
     if (alg == "hmac-sha384") return keyed<HMAC<SHA384>>(key, key_len);
     if (alg == "hmac-sha512") return keyed<HMAC<SHA512>>(key, key_len);
+    // HMAC over SHA-3 uses the hash's BlockSize(), the sponge rate: 144, 136, 104, 72 bytes.
+    if (alg == "hmac-sha3-224") return keyed<HMAC<SHA3_224>>(key, key_len);
     if (alg == "hmac-sha3-256") return keyed<HMAC<SHA3_256>>(key, key_len);
-    if (alg == "cmac-aes128" || alg == "cmac-aes256") return keyed<CMAC<AES>>(key, key_len);
+    if (alg == "hmac-sha3-384") return keyed<HMAC<SHA3_384>>(key, key_len);
+    if (alg == "hmac-sha3-512") return keyed<HMAC<SHA3_512>>(key, key_len);
+    // CMAC<AES> takes the AES key size from the key: 16, 24 or 32 bytes (checked by the registry).
+    if (alg == "cmac-aes128" || alg == "cmac-aes192" || alg == "cmac-aes256")
+        return keyed<CMAC<AES>>(key, key_len);
     if (alg == "cmac-twofish") return keyed<CMAC<Twofish>>(key, key_len);
     if (alg == "cmac-serpent") return keyed<CMAC<Serpent>>(key, key_len);
     if (alg == "cmac-rc6") return keyed<CMAC<RC6>>(key, key_len);

@@ -105,10 +105,14 @@ static int new_hmac(mbtls_mac *m, mbedtls_md_type_t type, const uint8_t *key, si
 
 static int new_cmac(mbtls_mac *m, const uint8_t *key, size_t key_len) {
 #if defined(MBEDTLS_CMAC_C) && defined(MBEDTLS_AES_C)
+    /* The AES key size follows the key (16, 24 or 32 bytes, checked by the registry); 2.28's own CMAC
+     * (no MBEDTLS_CMAC_ALT) takes all three. */
     const mbedtls_cipher_info_t *info = mbedtls_cipher_info_from_type(
-        key_len == 32 ? MBEDTLS_CIPHER_AES_256_ECB : MBEDTLS_CIPHER_AES_128_ECB);
+        key_len == 32   ? MBEDTLS_CIPHER_AES_256_ECB
+        : key_len == 24 ? MBEDTLS_CIPHER_AES_192_ECB
+                        : MBEDTLS_CIPHER_AES_128_ECB);
     int ret;
-    if (info == NULL || (key_len != 16 && key_len != 32)) {
+    if (info == NULL || (key_len != 16 && key_len != 24 && key_len != 32)) {
         return MBTLS_ERR_UNKNOWN_ALGORITHM;
     }
     m->kind = KIND_CMAC;
@@ -217,7 +221,8 @@ int mbtls_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t 
         ret = new_hmac(m, MBEDTLS_MD_SHA384, key, key_len);
     } else if (strcmp(algorithm, "hmac-sha512") == 0) {
         ret = new_hmac(m, MBEDTLS_MD_SHA512, key, key_len);
-    } else if (strcmp(algorithm, "cmac-aes128") == 0 || strcmp(algorithm, "cmac-aes256") == 0) {
+    } else if (strcmp(algorithm, "cmac-aes128") == 0 || strcmp(algorithm, "cmac-aes192") == 0 ||
+               strcmp(algorithm, "cmac-aes256") == 0) {
         ret = new_cmac(m, key, key_len);
     } else if (strcmp(algorithm, "gmac-aes128") == 0 || strcmp(algorithm, "gmac-aes192") == 0 ||
                strcmp(algorithm, "gmac-aes256") == 0) {

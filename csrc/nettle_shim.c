@@ -6,6 +6,13 @@
  * UMAC's NH/L2/L3 keys), then per message calls mbnettle_tag (one shot) or begin/update/final
  * (streaming, for the chunked self-test). Nothing allocates per message.
  *
+ * HMAC over SHA-512/224, SHA-512/256 and SHA3-224/384/512, and CMAC over AES-192, have no named
+ * functions in Nettle 3.8 (hmac_sha512_224_*, cmac_aes192_* do not exist): they are Nettle's generic
+ * HMAC (hmac_set_key/hmac_digest with the nettle_hash of the hash: the HMAC_CTX/HMAC_SET_KEY/HMAC_DIGEST
+ * macros of <nettle/hmac.h>, which is how Nettle builds its own hmac_sha256_*) and generic CMAC
+ * (CMAC128_CTX/CMAC128_SET_KEY/... of <nettle/cmac.h> over aes192_encrypt, as its cmac_aes128_* are):
+ * the library's code, nothing written here.
+ *
  * Per message, only what the construction needs: HMAC and CMAC nothing at begin (Nettle's digest
  * functions leave the context in its keyed state, ready for the next message); GMAC sets the IV (which
  * also restarts GHASH); UMAC and Poly1305-AES set the nonce (their pad is one AES call on it, done at
@@ -19,7 +26,9 @@
 #include <nettle/cmac.h>
 #include <nettle/gcm.h>
 #include <nettle/hmac.h>
+#include <nettle/nettle-meta.h>
 #include <nettle/poly1305.h>
+#include <nettle/sha3.h>
 #include <nettle/umac.h>
 #include <nettle/version.h>
 
@@ -43,7 +52,13 @@ enum algorithm {
     HMAC_SHA224,
     HMAC_SHA384,
     HMAC_SHA512,
+    HMAC_SHA512_224,
+    HMAC_SHA512_256,
+    HMAC_SHA3_224,
+    HMAC_SHA3_384,
+    HMAC_SHA3_512,
     CMAC_AES128,
+    CMAC_AES192,
     CMAC_AES256,
     GMAC_AES128,
     GMAC_AES192,
@@ -58,6 +73,8 @@ enum algorithm {
 struct keyed {
     enum algorithm algorithm;
     size_t tag_len;
+    /* The generic HMACs: the hash they run over (NULL for the others). */
+    const struct nettle_hash *hash;
     /* GMAC, streaming only: Nettle's gcm_*_update takes associated data in whole 16-byte blocks except
      * in its last call (it asserts so), so pieces are gathered here until a block is full. */
     uint8_t aad_block[GCM_BLOCK_SIZE];
@@ -69,7 +86,13 @@ struct keyed {
         struct hmac_sha224_ctx hmac_sha224;
         struct hmac_sha384_ctx hmac_sha384;
         struct hmac_sha512_ctx hmac_sha512;
+        /* SHA-512/224 and SHA-512/256 keep SHA-512's context (sha512_224_ctx is sha512_ctx). */
+        struct HMAC_CTX(struct sha512_ctx) hmac_sha512_t;
+        struct HMAC_CTX(struct sha3_224_ctx) hmac_sha3_224;
+        struct HMAC_CTX(struct sha3_384_ctx) hmac_sha3_384;
+        struct HMAC_CTX(struct sha3_512_ctx) hmac_sha3_512;
         struct cmac_aes128_ctx cmac_aes128;
+        struct CMAC128_CTX(struct aes192_ctx) cmac_aes192;
         struct cmac_aes256_ctx cmac_aes256;
         struct gcm_aes128_ctx gcm_aes128;
         struct gcm_aes192_ctx gcm_aes192;
@@ -88,25 +111,33 @@ struct row {
     /* 0: any key length (HMAC). */
     size_t key_len;
     size_t tag_len;
+    /* The generic HMACs' hash; NULL otherwise. */
+    const struct nettle_hash *hash;
 };
 
 static const struct row ROWS[] = {
-    {"hmac-md5", HMAC_MD5, 0, MD5_DIGEST_SIZE},
-    {"hmac-sha1", HMAC_SHA1, 0, SHA1_DIGEST_SIZE},
-    {"hmac-sha256", HMAC_SHA256, 0, SHA256_DIGEST_SIZE},
-    {"hmac-sha224", HMAC_SHA224, 0, SHA224_DIGEST_SIZE},
-    {"hmac-sha384", HMAC_SHA384, 0, SHA384_DIGEST_SIZE},
-    {"hmac-sha512", HMAC_SHA512, 0, SHA512_DIGEST_SIZE},
-    {"cmac-aes128", CMAC_AES128, AES128_KEY_SIZE, CMAC128_DIGEST_SIZE},
-    {"cmac-aes256", CMAC_AES256, AES256_KEY_SIZE, CMAC128_DIGEST_SIZE},
-    {"gmac-aes128", GMAC_AES128, AES128_KEY_SIZE, GCM_DIGEST_SIZE},
-    {"gmac-aes192", GMAC_AES192, AES192_KEY_SIZE, GCM_DIGEST_SIZE},
-    {"gmac-aes256", GMAC_AES256, AES256_KEY_SIZE, GCM_DIGEST_SIZE},
-    {"umac32-aes128", UMAC32, UMAC_KEY_SIZE, UMAC32_DIGEST_SIZE},
-    {"umac64-aes128", UMAC64, UMAC_KEY_SIZE, UMAC64_DIGEST_SIZE},
-    {"umac96-aes128", UMAC96, UMAC_KEY_SIZE, UMAC96_DIGEST_SIZE},
-    {"umac128-aes128", UMAC128, UMAC_KEY_SIZE, UMAC128_DIGEST_SIZE},
-    {"poly1305-aes", POLY1305_AES, POLY1305_AES_KEY_SIZE, POLY1305_AES_DIGEST_SIZE},
+    {"hmac-md5", HMAC_MD5, 0, MD5_DIGEST_SIZE, NULL},
+    {"hmac-sha1", HMAC_SHA1, 0, SHA1_DIGEST_SIZE, NULL},
+    {"hmac-sha256", HMAC_SHA256, 0, SHA256_DIGEST_SIZE, NULL},
+    {"hmac-sha224", HMAC_SHA224, 0, SHA224_DIGEST_SIZE, NULL},
+    {"hmac-sha384", HMAC_SHA384, 0, SHA384_DIGEST_SIZE, NULL},
+    {"hmac-sha512", HMAC_SHA512, 0, SHA512_DIGEST_SIZE, NULL},
+    {"hmac-sha512-224", HMAC_SHA512_224, 0, SHA512_224_DIGEST_SIZE, &nettle_sha512_224},
+    {"hmac-sha512-256", HMAC_SHA512_256, 0, SHA512_256_DIGEST_SIZE, &nettle_sha512_256},
+    {"hmac-sha3-224", HMAC_SHA3_224, 0, SHA3_224_DIGEST_SIZE, &nettle_sha3_224},
+    {"hmac-sha3-384", HMAC_SHA3_384, 0, SHA3_384_DIGEST_SIZE, &nettle_sha3_384},
+    {"hmac-sha3-512", HMAC_SHA3_512, 0, SHA3_512_DIGEST_SIZE, &nettle_sha3_512},
+    {"cmac-aes128", CMAC_AES128, AES128_KEY_SIZE, CMAC128_DIGEST_SIZE, NULL},
+    {"cmac-aes192", CMAC_AES192, AES192_KEY_SIZE, CMAC128_DIGEST_SIZE, NULL},
+    {"cmac-aes256", CMAC_AES256, AES256_KEY_SIZE, CMAC128_DIGEST_SIZE, NULL},
+    {"gmac-aes128", GMAC_AES128, AES128_KEY_SIZE, GCM_DIGEST_SIZE, NULL},
+    {"gmac-aes192", GMAC_AES192, AES192_KEY_SIZE, GCM_DIGEST_SIZE, NULL},
+    {"gmac-aes256", GMAC_AES256, AES256_KEY_SIZE, GCM_DIGEST_SIZE, NULL},
+    {"umac32-aes128", UMAC32, UMAC_KEY_SIZE, UMAC32_DIGEST_SIZE, NULL},
+    {"umac64-aes128", UMAC64, UMAC_KEY_SIZE, UMAC64_DIGEST_SIZE, NULL},
+    {"umac96-aes128", UMAC96, UMAC_KEY_SIZE, UMAC96_DIGEST_SIZE, NULL},
+    {"umac128-aes128", UMAC128, UMAC_KEY_SIZE, UMAC128_DIGEST_SIZE, NULL},
+    {"poly1305-aes", POLY1305_AES, POLY1305_AES_KEY_SIZE, POLY1305_AES_DIGEST_SIZE, NULL},
 };
 
 /* Key setup. Returns MBNETTLE_OK and a handle in *out, or another code and *out = NULL. `tag_len` is the
@@ -138,6 +169,7 @@ int mbnettle_new(const char *name, const uint8_t *key, size_t key_len, size_t ta
     }
     k->algorithm = row->algorithm;
     k->tag_len = row->tag_len;
+    k->hash = row->hash;
     switch (k->algorithm) {
     case HMAC_MD5: hmac_md5_set_key(&k->ctx.hmac_md5, key_len, key); break;
     case HMAC_SHA1: hmac_sha1_set_key(&k->ctx.hmac_sha1, key_len, key); break;
@@ -145,7 +177,15 @@ int mbnettle_new(const char *name, const uint8_t *key, size_t key_len, size_t ta
     case HMAC_SHA224: hmac_sha224_set_key(&k->ctx.hmac_sha224, key_len, key); break;
     case HMAC_SHA384: hmac_sha384_set_key(&k->ctx.hmac_sha384, key_len, key); break;
     case HMAC_SHA512: hmac_sha512_set_key(&k->ctx.hmac_sha512, key_len, key); break;
+    case HMAC_SHA512_224:
+    case HMAC_SHA512_256: HMAC_SET_KEY(&k->ctx.hmac_sha512_t, k->hash, key_len, key); break;
+    case HMAC_SHA3_224: HMAC_SET_KEY(&k->ctx.hmac_sha3_224, k->hash, key_len, key); break;
+    case HMAC_SHA3_384: HMAC_SET_KEY(&k->ctx.hmac_sha3_384, k->hash, key_len, key); break;
+    case HMAC_SHA3_512: HMAC_SET_KEY(&k->ctx.hmac_sha3_512, k->hash, key_len, key); break;
     case CMAC_AES128: cmac_aes128_set_key(&k->ctx.cmac_aes128, key); break;
+    case CMAC_AES192:
+        CMAC128_SET_KEY(&k->ctx.cmac_aes192, aes192_set_encrypt_key, aes192_encrypt, key);
+        break;
     case CMAC_AES256: cmac_aes256_set_key(&k->ctx.cmac_aes256, key); break;
     case GMAC_AES128: gcm_aes128_set_key(&k->ctx.gcm_aes128, key); break;
     case GMAC_AES192: gcm_aes192_set_key(&k->ctx.gcm_aes192, key); break;
@@ -177,7 +217,13 @@ int mbnettle_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
     case HMAC_SHA256:
     case HMAC_SHA384:
     case HMAC_SHA512:
+    case HMAC_SHA512_224:
+    case HMAC_SHA512_256:
+    case HMAC_SHA3_224:
+    case HMAC_SHA3_384:
+    case HMAC_SHA3_512:
     case CMAC_AES128:
+    case CMAC_AES192:
     case CMAC_AES256:
         /* The last digest left the keyed state. */
         return nonce_len == 0 ? MBNETTLE_OK : MBNETTLE_NONCE_LENGTH;
@@ -255,7 +301,13 @@ void mbnettle_update(void *handle, const uint8_t *data, size_t len) {
     case HMAC_SHA224: hmac_sha224_update(&k->ctx.hmac_sha224, len, data); break;
     case HMAC_SHA384: hmac_sha384_update(&k->ctx.hmac_sha384, len, data); break;
     case HMAC_SHA512: hmac_sha512_update(&k->ctx.hmac_sha512, len, data); break;
+    case HMAC_SHA512_224:
+    case HMAC_SHA512_256: hmac_update(&k->ctx.hmac_sha512_t.state, k->hash, len, data); break;
+    case HMAC_SHA3_224: hmac_update(&k->ctx.hmac_sha3_224.state, k->hash, len, data); break;
+    case HMAC_SHA3_384: hmac_update(&k->ctx.hmac_sha3_384.state, k->hash, len, data); break;
+    case HMAC_SHA3_512: hmac_update(&k->ctx.hmac_sha3_512.state, k->hash, len, data); break;
     case CMAC_AES128: cmac_aes128_update(&k->ctx.cmac_aes128, len, data); break;
+    case CMAC_AES192: CMAC128_UPDATE(&k->ctx.cmac_aes192, aes192_encrypt, len, data); break;
     case CMAC_AES256: cmac_aes256_update(&k->ctx.cmac_aes256, len, data); break;
     case GMAC_AES128:
     case GMAC_AES192:
@@ -281,7 +333,13 @@ int mbnettle_final(void *handle, uint8_t *tag, size_t tag_len) {
     case HMAC_SHA224: hmac_sha224_digest(&k->ctx.hmac_sha224, tag_len, tag); break;
     case HMAC_SHA384: hmac_sha384_digest(&k->ctx.hmac_sha384, tag_len, tag); break;
     case HMAC_SHA512: hmac_sha512_digest(&k->ctx.hmac_sha512, tag_len, tag); break;
+    case HMAC_SHA512_224:
+    case HMAC_SHA512_256: HMAC_DIGEST(&k->ctx.hmac_sha512_t, k->hash, tag_len, tag); break;
+    case HMAC_SHA3_224: HMAC_DIGEST(&k->ctx.hmac_sha3_224, k->hash, tag_len, tag); break;
+    case HMAC_SHA3_384: HMAC_DIGEST(&k->ctx.hmac_sha3_384, k->hash, tag_len, tag); break;
+    case HMAC_SHA3_512: HMAC_DIGEST(&k->ctx.hmac_sha3_512, k->hash, tag_len, tag); break;
     case CMAC_AES128: cmac_aes128_digest(&k->ctx.cmac_aes128, tag_len, tag); break;
+    case CMAC_AES192: CMAC128_DIGEST(&k->ctx.cmac_aes192, aes192_encrypt, tag_len, tag); break;
     case CMAC_AES256: cmac_aes256_digest(&k->ctx.cmac_aes256, tag_len, tag); break;
     case GMAC_AES128:
     case GMAC_AES192:

@@ -22,12 +22,12 @@ use std::path::Path;
 /// count).
 /// Adding or removing an entry means changing its count here, on purpose.
 const DECLARED: &[(&str, usize, usize)] = &[
-    ("openssl", 19, 114),
-    ("cryptopp", 22, 132),
-    ("mbedtls", 12, 12),
-    ("nettle", 16, 16),
+    ("openssl", 25, 150),
+    ("cryptopp", 26, 156),
+    ("mbedtls", 13, 13),
+    ("nettle", 22, 22),
     ("ipsecmb", 17, 85),
-    ("rustcrypto", 25, 25),
+    ("rustcrypto", 31, 31),
     ("null", 1, 1),
 ];
 

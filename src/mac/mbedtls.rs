@@ -52,6 +52,7 @@ pub static BACKEND: Backend = Backend {
         "hmac-sha384",
         "hmac-sha512",
         "cmac-aes128",
+        "cmac-aes192",
         "cmac-aes256",
         "gmac-aes128",
         "gmac-aes192",

@@ -77,11 +77,29 @@ pub static BACKEND: Backend = Backend {
         "hmac-sha512" => |k, p| {
             EvpMac::keyed("hmac-sha512", "HMAC", Some(("digest", "SHA2-512")), k, p)
         },
+        "hmac-sha512-224" => |k, p| {
+            EvpMac::keyed("hmac-sha512-224", "HMAC", Some(("digest", "SHA2-512/224")), k, p)
+        },
+        "hmac-sha512-256" => |k, p| {
+            EvpMac::keyed("hmac-sha512-256", "HMAC", Some(("digest", "SHA2-512/256")), k, p)
+        },
+        "hmac-sha3-224" => |k, p| {
+            EvpMac::keyed("hmac-sha3-224", "HMAC", Some(("digest", "SHA3-224")), k, p)
+        },
         "hmac-sha3-256" => |k, p| {
             EvpMac::keyed("hmac-sha3-256", "HMAC", Some(("digest", "SHA3-256")), k, p)
         },
+        "hmac-sha3-384" => |k, p| {
+            EvpMac::keyed("hmac-sha3-384", "HMAC", Some(("digest", "SHA3-384")), k, p)
+        },
+        "hmac-sha3-512" => |k, p| {
+            EvpMac::keyed("hmac-sha3-512", "HMAC", Some(("digest", "SHA3-512")), k, p)
+        },
         "cmac-aes128" => |k, p| {
             EvpMac::keyed("cmac-aes128", "CMAC", Some(("cipher", "AES-128-CBC")), k, p)
+        },
+        "cmac-aes192" => |k, p| {
+            EvpMac::keyed("cmac-aes192", "CMAC", Some(("cipher", "AES-192-CBC")), k, p)
         },
         "cmac-aes256" => |k, p| {
             EvpMac::keyed("cmac-aes256", "CMAC", Some(("cipher", "AES-256-CBC")), k, p)

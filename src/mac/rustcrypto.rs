@@ -30,10 +30,16 @@ pub static BACKEND: Backend = Backend {
         hw("hmac-sha256", template::<hmac::Hmac<sha2::Sha256>>),
         hw("hmac-sha384", template::<hmac::Hmac<sha2::Sha384>>),
         hw("hmac-sha512", template::<hmac::Hmac<sha2::Sha512>>),
+        hw("hmac-sha512-224", template::<hmac::Hmac<sha2::Sha512_224>>),
+        hw("hmac-sha512-256", template::<hmac::Hmac<sha2::Sha512_256>>),
         // SHA-3 exposes no block-level core, so HMAC over it is `SimpleHmac`: the ipad state is still
         // precomputed, but the opad block is hashed again for every message (one extra permutation).
+        hw("hmac-sha3-224", template::<hmac::SimpleHmac<sha3::Sha3_224>>),
         hw("hmac-sha3-256", template::<hmac::SimpleHmac<sha3::Sha3_256>>),
+        hw("hmac-sha3-384", template::<hmac::SimpleHmac<sha3::Sha3_384>>),
+        hw("hmac-sha3-512", template::<hmac::SimpleHmac<sha3::Sha3_512>>),
         hw("cmac-aes128", resetting::<cmac::Cmac<aes::Aes128>>),
+        hw("cmac-aes192", resetting::<cmac::Cmac<aes::Aes192>>),
         hw("cmac-aes256", resetting::<cmac::Cmac<aes::Aes256>>),
         hw("cmac-twofish", resetting::<cmac::Cmac<twofish::Twofish>>),
         hw("cmac-serpent", resetting::<cmac::Cmac<serpent::Serpent>>),

@@ -5,7 +5,7 @@ Usage: python3 tools/vectors/verify.py [VECTOR_DIR]
 
 Needs: Python 3.9+, `cryptography` (CMAC/AES/GCM/Poly1305; AES under the UMAC and Poly1305-AES
 written out here), `pycryptodome`
-(KMAC), `blake3`, and for the Twofish/Serpent/RC6 files a C++ compiler with
+(KMAC, and the second path for HMAC over SHA-3-224/384/512 and SHA-512/224, /256), `blake3`, and for the Twofish/Serpent/RC6 files a C++ compiler with
 Crypto++ (`apt-get install libcrypto++-dev`): tools/vectors/gen_cmac.cpp is
 built into a temporary directory and used as the reference for those files.
 
@@ -27,8 +27,9 @@ DEFAULT_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "vectors"))
 # Full tag length in bytes of every MAC file (name without .vec).
 TAG_LEN = {
     "hmac-md5": 16, "hmac-sha1": 20, "hmac-sha224": 28, "hmac-sha256": 32, "hmac-sha384": 48,
-    "hmac-sha512": 64,
-    "hmac-sha3-256": 32, "cmac-aes128": 16, "cmac-aes256": 16, "cbcmac-aes128": 16,
+    "hmac-sha512": 64, "hmac-sha512-224": 28, "hmac-sha512-256": 32,
+    "hmac-sha3-224": 28, "hmac-sha3-256": 32, "hmac-sha3-384": 48, "hmac-sha3-512": 64,
+    "cmac-aes128": 16, "cmac-aes192": 16, "cmac-aes256": 16, "cbcmac-aes128": 16,
     "gmac-aes128": 16, "gmac-aes192": 16, "gmac-aes256": 16, "poly1305": 16, "kmac128": 32, "kmac256": 64,
     "blake2b-keyed": 64, "blake2s-keyed": 32, "blake3-keyed": 32, "siphash-2-4": 8,
     "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 16,
@@ -37,7 +38,7 @@ TAG_LEN = {
     "eia2-aes128": 4, "eia3-zuc128": 4, "uia2-snow3g": 4, "uia1-kasumi": 4,
 }
 KEY_LEN = {  # required key length in bytes, where the algorithm fixes one
-    "cmac-aes128": 16, "cmac-aes256": 32, "cbcmac-aes128": 16, "gmac-aes128": 16,
+    "cmac-aes128": 16, "cmac-aes192": 24, "cmac-aes256": 32, "cbcmac-aes128": 16, "gmac-aes128": 16,
     "gmac-aes192": 24, "gmac-aes256": 32, "poly1305": 32, "blake3-keyed": 32, "siphash-2-4": 16,
     "cmac-twofish": 16, "cmac-serpent": 16, "cmac-rc6": 16, "poly1305-aes": 32,
     "umac32-aes128": 16, "umac64-aes128": 16, "umac96-aes128": 16, "umac128-aes128": 16,
@@ -182,6 +183,30 @@ def xcbc_aes(key, msg):
     return aes_ecb(k1, bytes(a ^ b ^ c for a, b, c in zip(state, last, pad_key)))
 
 
+# HMAC over SHA3-224/384/512 and SHA-512/224, SHA-512/256: hashlib's name of the hash, and
+# pycryptodome's hash module and its arguments.
+HMAC_TWICE = {
+    "hmac-sha3-224": ("sha3_224", "SHA3_224", {}), "hmac-sha3-384": ("sha3_384", "SHA3_384", {}),
+    "hmac-sha3-512": ("sha3_512", "SHA3_512", {}),
+    "hmac-sha512-224": ("sha512_224", "SHA512", {"truncate": "224"}),
+    "hmac-sha512-256": ("sha512_256", "SHA512", {"truncate": "256"}),
+}
+
+
+def hmac_twice(alg, key, msg):
+    """Python's hmac over hashlib's hash (OpenSSL's, for SHA-512/t) and pycryptodome's HMAC over its
+    own hash code: both must agree, so the reference does not rest on one library."""
+    import importlib
+    from Crypto.Hash import HMAC as CryptoHMAC
+    name, module, args = HMAC_TWICE[alg]
+    ref = hmac.new(key, msg, name).digest()
+    digestmod = importlib.import_module("Crypto.Hash." + module)
+    if args:
+        digestmod = digestmod.new(**args)
+    alt = CryptoHMAC.new(key, msg, digestmod=digestmod).digest()
+    return ref if ref == alt else b"HMAC paths disagree: " + ref.hex().encode() + b" / " + alt.hex().encode()
+
+
 def cmac_aes(key, msg):
     from cryptography.hazmat.primitives import cmac
     from cryptography.hazmat.primitives.ciphers import algorithms
@@ -317,11 +342,13 @@ def blake3_keyed(key, msg):
 
 def compute(alg, rec, tag_len, crypto_pp):
     key, msg = rec["key_b"], rec["msg_b"]
+    if alg in HMAC_TWICE:
+        return hmac_twice(alg, key, msg)
     if alg.startswith("hmac-"):
         h = {"hmac-md5": hashlib.md5, "hmac-sha1": hashlib.sha1, "hmac-sha224": hashlib.sha224,
              "hmac-sha256": hashlib.sha256, "hmac-sha384": hashlib.sha384, "hmac-sha512": hashlib.sha512, "hmac-sha3-256": hashlib.sha3_256}[alg]
         return hmac.new(key, msg, h).digest()
-    if alg in ("cmac-aes128", "cmac-aes256"):
+    if alg in ("cmac-aes128", "cmac-aes192", "cmac-aes256"):
         return cmac_aes(key, msg)
     if alg == "cbcmac-aes128":
         return cbcmac_aes(key, msg)
