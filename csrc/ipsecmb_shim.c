@@ -258,7 +258,7 @@ static int is_3gpp(enum kind kind) {
  * for UIA1/UIA2); 0 for the kinds that take none. */
 static size_t required_nonce_len(enum kind kind) {
     switch (kind) {
-    case KIND_GMAC: return 12;
+    case KIND_GMAC: return 12; /* the default; any non-empty IV is taken */
     case KIND_EIA2:
     case KIND_EIA3: return 6;
     case KIND_UIA1:
@@ -627,7 +627,11 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
     if (tag_len > m->full_len) {
         return IMB_SHIM_ERR_TAG_LENGTH;
     }
-    if (required_nonce_len(m->kind) != 0 && nonce_len != required_nonce_len(m->kind)) {
+    /* GMAC takes any non-empty IV (a 12-byte one directly, others through GHASH: the job's
+     * iv_len_in_bytes); the 3GPP functions take exactly their frame. */
+    if (m->kind == KIND_GMAC ? nonce_len == 0
+                             : (required_nonce_len(m->kind) != 0 &&
+                                nonce_len != required_nonce_len(m->kind))) {
         return IMB_SHIM_ERR_NONCE_LENGTH;
     }
     all = (1u << n) - 1u;
@@ -748,7 +752,7 @@ void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
     case IMB_SHIM_ERR_UNKNOWN_ALGORITHM: what = "algorithm not implemented by the shim"; break;
     case IMB_SHIM_ERR_NO_MEMORY: what = "alloc_mb_mgr failed (out of memory)"; break;
     case IMB_SHIM_ERR_TAG_LENGTH: what = "tag longer than the construction's"; break;
-    case IMB_SHIM_ERR_NONCE_LENGTH: what = "wrong nonce length (GMAC 12 bytes, 128-EIA2/EIA3 6, UIA1/UIA2 9)"; break;
+    case IMB_SHIM_ERR_NONCE_LENGTH: what = "wrong nonce length (GMAC: at least 1 byte; 128-EIA2/EIA3 6, UIA1/UIA2 9)"; break;
     case IMB_SHIM_ERR_LENGTH: what = "message length outside what this function takes"; break;
     case IMB_SHIM_ERR_KEY_LENGTH:
         what = "key length not taken (AES: 16, 24 or 32 bytes as named; Poly1305: 32; the 3GPP "

@@ -50,7 +50,7 @@
 #define MBTLS_ERR_TAG_LENGTH 2        /* the requested tag is longer than the construction's */
 #define MBTLS_ERR_NO_MEMORY 3         /* malloc of the handle failed */
 #define MBTLS_ERR_NO_STREAMING 4      /* GMAC: Mbed TLS 2.28 takes the additional data in one piece */
-#define MBTLS_ERR_NONCE_LENGTH 5      /* GMAC: no 12-byte nonce */
+#define MBTLS_ERR_NONCE_LENGTH 5      /* GMAC: an empty IV */
 /* 100 + n: the module the algorithm needs is disabled in this Mbed TLS build's config.h. */
 #define MBTLS_ERR_DISABLED_MD 100
 #define MBTLS_ERR_DISABLED_CMAC 101
@@ -329,7 +329,8 @@ int mbtls_tag(mbtls_mac *m, const uint8_t *nonce, size_t nonce_len, const uint8_
     if (m->kind == KIND_GMAC) {
 #if defined(MBEDTLS_GCM_C)
         uint8_t full[16];
-        if (nonce_len != 12) {
+        /* GCM takes any non-empty IV (other lengths than 12 bytes go through GHASH). */
+        if (nonce_len == 0) {
             return MBTLS_ERR_NONCE_LENGTH;
         }
         if (tag_len > sizeof full) {
@@ -374,7 +375,7 @@ void mbtls_strerror(int code, char *out, size_t out_len) {
     case MBTLS_ERR_TAG_LENGTH: what = "tag longer than the construction's"; break;
     case MBTLS_ERR_NO_MEMORY: what = "out of memory"; break;
     case MBTLS_ERR_NO_STREAMING: what = "Mbed TLS 2.28 GCM takes the additional data in one piece"; break;
-    case MBTLS_ERR_NONCE_LENGTH: what = "GMAC needs a 12-byte nonce"; break;
+    case MBTLS_ERR_NONCE_LENGTH: what = "GMAC needs a non-empty IV"; break;
     case MBTLS_ERR_DISABLED_MD:
         what = "the hash is disabled in this Mbed TLS build (config.h: MBEDTLS_MD5_C/SHA1_C/SHA256_C/SHA512_C)";
         break;

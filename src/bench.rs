@@ -198,14 +198,19 @@ impl ResultEntry {
         }
     }
 
-    /// `algorithm/backend/accel`, and the dispatch after a space when it is not `single`: how the
-    /// terminal tables and `diff` name a result, so a run over several `--dispatch` modes keeps its
-    /// rows apart (`hmac-sha256/ipsecmb/hw burst:16`).
+    /// `algorithm/backend/accel`, and the dispatch after a space when it is not `single`, and the
+    /// tag length when `--tag-len` set one: how the terminal tables and `diff` name a result, so a
+    /// run over several `--dispatch` modes keeps its rows apart (`hmac-sha256/ipsecmb/hw burst:16`,
+    /// `kmac128/openssl/hw tag:20`).
     pub fn label(&self) -> String {
-        match self.scenario.dispatch {
-            crate::engine::Dispatch::Single => self.function().to_string(),
-            other => format!("{} {other}", self.function()),
+        let mut label = self.function().to_string();
+        if self.scenario.dispatch != crate::engine::Dispatch::Single {
+            label = format!("{label} {}", self.scenario.dispatch);
         }
+        if let Some(n) = self.scenario.tag_len {
+            label = format!("{label} tag:{n}");
+        }
+        label
     }
 
     /// `algorithm/backend/accel@size`: what `macbench report --scenario` takes.
@@ -247,6 +252,9 @@ pub struct ScenarioSpec {
     /// How messages were handed to the backend.
     #[serde(default)]
     pub dispatch: engine::Dispatch,
+    /// `--tag-len`: tag bytes (a truncation, or KMAC's output length); absent for the algorithm's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag_len: Option<usize>,
 }
 
 impl From<&Scenario> for ScenarioSpec {
@@ -266,6 +274,7 @@ impl From<&Scenario> for ScenarioSpec {
             seed: s.seed,
             tick_s: s.tick.as_secs_f64(),
             dispatch: s.dispatch,
+            tag_len: s.tag_len,
         }
     }
 }
@@ -288,6 +297,7 @@ impl Default for ScenarioSpec {
             seed: 0,
             tick_s: 0.0,
             dispatch: engine::Dispatch::Single,
+            tag_len: None,
         }
     }
 }

@@ -40,6 +40,8 @@ pub struct SweepSpec {
     pub tick: Duration,
     /// `--dispatch` modes, each a scenario of its own (innermost loop: a function's modes side by side).
     pub dispatches: Vec<engine::Dispatch>,
+    /// `--tag-len`: a truncation, or KMAC's output length ([`crate::mac::Algorithm::check_tag_len`]).
+    pub tag_len: Option<usize>,
 }
 
 /// The scenarios of a sweep and what to say about them before running.
@@ -88,6 +90,12 @@ impl SweepSpec {
         // a model cannot be dropped.
         let mut left_out: Vec<(String, Vec<u32>)> = Vec::new();
         for &function in &self.functions {
+            if let Some(asked) = self.tag_len {
+                function
+                    .algorithm
+                    .check_tag_len(asked)
+                    .map_err(|e| SpecError::new(format!("--tag-len: {e}")))?;
+            }
             for size in &self.sizes {
                 if let engine::SizeSource::Fixed { size } = *size {
                     if !function.accepts_bytes(size.into()) {
@@ -117,6 +125,7 @@ impl SweepSpec {
                         seed: self.seed,
                         tick: self.tick,
                         dispatch,
+                        tag_len: self.tag_len,
                     };
                     engine::validate(&scenario, online)
                         .map_err(|e| SpecError::new(e.to_string()))?;
@@ -216,6 +225,8 @@ pub fn one_session(
         seed: 1,
         tick: engine::DEFAULT_TICK,
         dispatch: engine::Dispatch::Single,
+
+        tag_len: None,
     }
 }
 

@@ -34,6 +34,8 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         seed: 1,
         tick: macbench::engine::DEFAULT_TICK,
         dispatch: macbench::engine::Dispatch::Single,
+
+        tag_len: None,
     };
     let clock = clock::ClockInfo {
         reference_hz: 2e9,

@@ -139,7 +139,7 @@ fn nonce_rules_are_enforced() {
     assert_usage_error(
         &["tag", "--alg", "gmac-aes128", "--key", KEY16],
         Some(b""),
-        "needs a 12-byte nonce",
+        "takes a nonce of 1–128 bytes (--nonce HEX); none given",
     );
     assert_usage_error(
         &[
@@ -149,10 +149,10 @@ fn nonce_rules_are_enforced() {
             "--key",
             KEY16,
             "--nonce",
-            "0011",
+            &"00".repeat(129),
         ],
         Some(b""),
-        "got 2 bytes",
+        "got 129 bytes",
     );
 }
 

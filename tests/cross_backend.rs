@@ -176,3 +176,113 @@ fn a_shorter_tag_buffer_gets_the_prefix_of_the_full_tag() {
     }
     assert!(checked > 20);
 }
+
+/// The tags of every available function of `alg` that takes `nonce` (the library's own nonce rule:
+/// RustCrypto's GMAC takes 96-bit IVs only), each of `tag_len` bytes: KMAC computed with that output
+/// length, every other MAC truncated.
+fn tags_with(
+    alg: &str,
+    key: &[u8],
+    nonce: &[u8],
+    msg: &[u8],
+    tag_len: usize,
+) -> Vec<(String, Vec<u8>)> {
+    mac::functions()
+        .into_iter()
+        .filter(|f| f.algorithm.name == alg && f.availability() == Availability::Available)
+        .filter(|f| f.accepts_bytes(msg.len() as u64))
+        .filter(|f| {
+            f.nonce_rule()
+                .map_or(nonce.is_empty(), |r| r.check(nonce).is_none())
+        })
+        .map(|f| {
+            let params = KeyParams::default().for_tag_len(f.algorithm, tag_len);
+            let mut keyed = f.with_key(key, params).unwrap();
+            let mut tag = vec![0u8; tag_len];
+            keyed.tag_into(nonce, msg, &mut tag).unwrap();
+            (f.id(), tag)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(fixed_seed_config(48))]
+    /// Every nonce length the standards allow (GMAC: any non-empty IV, VMAC and UMAC: 1–16 bytes;
+    /// a 16-byte VMAC nonce below 2^127), on every backend that takes it.
+    #[test]
+    fn backends_agree_on_every_nonce_length(
+        seed in any::<[u8; 32]>(),
+        nonce in proptest::collection::vec(any::<u8>(), 1..=mac::algorithm::GMAC_MAX_IV),
+        msg in proptest::collection::vec(any::<u8>(), 0..600),
+    ) {
+        for a in mac::ALGORITHMS.iter().filter(|a| a.nonce_rule().is_some_and(|r| r.min < r.max)) {
+            let rule = a.nonce_rule().unwrap();
+            let mut nonce = nonce[..nonce.len().min(rule.max)].to_vec();
+            if rule.below_2_127 && nonce.len() == rule.max {
+                nonce[0] &= 0x7f;
+            }
+            let tags = tags_with(a.name, &seed[..a.default_key_len], &nonce, &msg, a.tag_len);
+            for (id, tag) in tags.iter().skip(1) {
+                prop_assert_eq!(tag, &tags[0].1, "{} vs {}: {}-byte nonce, {} bytes", id, tags[0].0, nonce.len(), msg.len());
+            }
+        }
+    }
+
+    /// KMAC's output length L (1 … 64 bytes) is an input: both backends agree on it, and for any L
+    /// but the default the tag is not the prefix of the default tag.
+    #[test]
+    fn kmac_output_lengths_agree_and_are_not_truncations(
+        seed in any::<[u8; 32]>(),
+        l in 1usize..=MAX_TAG_LEN,
+        msg in proptest::collection::vec(any::<u8>(), 0..300),
+    ) {
+        for a in ["kmac128", "kmac256"].map(|n| mac::algorithm(n).unwrap()) {
+            let tags = tags_with(a.name, &seed, &[], &msg, l);
+            prop_assert!(tags.len() >= 2, "{}: {:?}", a.name, tags);
+            for (id, tag) in tags.iter().skip(1) {
+                prop_assert_eq!(tag, &tags[0].1, "{} vs {} at L = {} bytes", id, tags[0].0, l);
+            }
+            let default = tags_with(a.name, &seed, &[], &msg, a.tag_len);
+            let n = l.min(a.tag_len);
+            prop_assert_eq!(l == a.tag_len, tags[0].1[..n] == default[0].1[..n], "{} L = {}", a.name, l);
+        }
+    }
+}
+
+/// The nonce rules themselves: a VMAC nonce of one byte is taken (and is the 16-byte nonce it pads to
+/// on the left), a 16-byte one with the top bit set is refused with the reason, and RustCrypto's GMAC
+/// refuses IVs it is not registered for while the standard's rule takes them.
+#[test]
+fn nonce_rules_follow_the_standards_and_the_libraries() {
+    let vmac: Vec<_> = mac::functions()
+        .into_iter()
+        .filter(|f| {
+            f.algorithm.name == "vmac-aes128-64" && f.availability() == Availability::Available
+        })
+        .collect();
+    for f in &vmac {
+        f.check_nonce(Some(&[0])).unwrap();
+        f.check_nonce(Some(&[0x7f; 16])).unwrap();
+        let e = f.check_nonce(Some(&[0x80; 16])).unwrap_err().to_string();
+        assert!(e.contains("top bit"), "{e}");
+        assert!(f.check_nonce(Some(&[0; 17])).is_err());
+        let key = [9u8; 16];
+        let one = tags_with("vmac-aes128-64", &key, &[0x05], b"abc", 8);
+        let mut padded = [0u8; 16];
+        padded[15] = 0x05;
+        let sixteen = tags_with("vmac-aes128-64", &key, &padded, b"abc", 8);
+        assert_eq!(one, sixteen, "a short VMAC nonce is the number it writes");
+    }
+    let gmac = mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "gmac-aes128" && f.backend.name == "rustcrypto")
+        .unwrap();
+    let e = gmac.check_nonce(Some(&[1; 16])).unwrap_err().to_string();
+    assert!(e.contains("12 bytes") && e.contains("RustCrypto"), "{e}");
+    assert!(mac::algorithm("gmac-aes128")
+        .unwrap()
+        .nonce_rule()
+        .unwrap()
+        .check(&[1; 16])
+        .is_none());
+}

@@ -34,6 +34,8 @@ fn scenario(f: Function, size: u32, sessions: usize) -> Scenario {
         seed: 7,
         tick: engine::DEFAULT_TICK,
         dispatch: engine::Dispatch::Single,
+
+        tag_len: None,
     }
 }
 

@@ -38,6 +38,14 @@ struct ListRow {
     tag_bytes: usize,
     block_bytes: usize,
     nonce_bytes: Option<usize>,
+    /// The nonce lengths this function takes (the standard's, narrowed by the library): `1–16 bytes
+    /// (a 16-byte nonce below 2^127: …)`; `None` for no nonce.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nonce_rule: Option<String>,
+    #[serde(skip)]
+    nonce_range: Option<(usize, usize)>,
+    /// What `--tag-len` takes: `1–32 bytes (truncation)`, `1–64 bytes (KMAC output length L)`.
+    tag_len_rule: String,
     /// The message lengths this function takes: the algorithm's rule narrowed by the library's own
     /// limit (`0 … 65534 bytes` for ipsec-mb's HMAC).
     message_bytes: String,
@@ -85,6 +93,9 @@ fn row_for(f: &Function) -> ListRow {
         tag_bytes: f.algorithm.tag_len,
         block_bytes: f.algorithm.block_len,
         nonce_bytes: f.algorithm.nonce_len,
+        nonce_rule: f.nonce_rule().map(|r| r.describe()),
+        nonce_range: f.nonce_rule().map(|r| (r.min, r.max)),
+        tag_len_rule: tag_len_rule(f.algorithm),
         message_bytes: match f.length_limit() {
             Some(l) => format!(
                 "{} … {} bytes",
@@ -101,6 +112,18 @@ fn row_for(f: &Function) -> ListRow {
         caveat: f.algorithm.caveat,
         level_not_offered: f.is_level_not_offered(),
     }
+}
+
+/// What `--tag-len` takes for `algorithm`, in `list`'s words.
+fn tag_len_rule(algorithm: &mac::Algorithm) -> String {
+    let how = if algorithm.tag_len_is_input() {
+        "KMAC output length L"
+    } else if algorithm.family == mac::Family::Null {
+        "any"
+    } else {
+        "truncation"
+    };
+    format!("1–{} bytes ({how})", algorithm.max_tag_len())
 }
 
 /// Rows for algorithms that no built backend implements (so nothing is silently missing).
@@ -124,6 +147,9 @@ fn missing_rows() -> Vec<ListRow> {
                 tag_bytes: a.tag_len,
                 block_bytes: a.block_len,
                 nonce_bytes: a.nonce_len,
+                nonce_rule: a.nonce_rule().map(|r| r.describe()),
+                nonce_range: a.nonce_rule().map(|r| (r.min, r.max)),
+                tag_len_rule: tag_len_rule(a),
                 message_bytes: a.message_bits.describe_bytes(),
                 length_limit: None,
                 selftest: "not run".to_string(),
@@ -189,7 +215,11 @@ fn print_rows(rows: &[ListRow]) {
                 r.key_bytes.clone(),
                 r.tag_bytes.to_string(),
                 r.block_bytes.to_string(),
-                r.nonce_bytes.map_or("-".to_string(), |n| n.to_string()),
+                match (r.nonce_bytes, r.nonce_range) {
+                    (Some(n), Some((lo, hi))) if lo < hi => format!("{n} ({lo}–{hi})"),
+                    (Some(n), _) => n.to_string(),
+                    (None, _) => "-".to_string(),
+                },
                 detail,
             ]
         })

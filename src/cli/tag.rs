@@ -22,9 +22,15 @@ pub struct TagArgs {
     /// File holding the raw key bytes.
     #[arg(long)]
     pub key_file: Option<PathBuf>,
-    /// Nonce/IV as hex, for algorithms that take one (gmac-aes128: 12 bytes).
+    /// Nonce/IV as hex, for algorithms that take one (GMAC: any non-empty IV, 12 bytes usual; VMAC
+    /// and UMAC: 1–16 bytes; `macbench list` shows each function's rule).
     #[arg(long)]
     pub nonce: Option<String>,
+    /// Tag length in bytes: a truncation of the tag (HMAC-SHA-256-128 is `--tag-len 16`, RFC 4868),
+    /// or for KMAC its output length L, an input of the construction. The same rule as
+    /// `run --tag-len` and `net --tag-len`.
+    #[arg(long)]
+    pub tag_len: Option<usize>,
     /// KMAC customization string S as hex.
     #[arg(long)]
     pub custom: Option<String>,
@@ -125,14 +131,28 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
             message.len()
         )));
     }
-    let mut keyed = function.with_key(
-        &key,
-        KeyParams {
-            customization: &custom,
-        },
-    )?;
-    let mut tag = [0u8; MAX_TAG_LEN];
-    let tag = &mut tag[..function.algorithm.tag_len];
+    let algorithm = function.algorithm;
+    let tag_len = match args.tag_len {
+        Some(asked) => algorithm
+            .check_tag_len(asked)
+            .map_err(|e| CliError::usage(format!("--tag-len: {e}")))?,
+        None => algorithm.tag_len,
+    };
+    let params = KeyParams {
+        customization: &custom,
+        output_len: None,
+    }
+    .for_tag_len(algorithm, tag_len);
+    let mut keyed = function.with_key(&key, params)?;
+    // KMAC computes exactly tag_len bytes (L is its input); any other MAC computes its full tag,
+    // of which the first tag_len bytes are printed.
+    let computed = if algorithm.tag_len_is_input() {
+        tag_len
+    } else {
+        algorithm.tag_len
+    };
+    let mut full = [0u8; MAX_TAG_LEN];
+    let tag = &mut full[..computed];
     // Through the bit-length entry point (whole bytes here): the backends that take bit lengths
     // (ipsec-mb's 3GPP functions) check the message there too. A refusal is an error, never a tag.
     keyed
@@ -143,7 +163,7 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
             tag,
         )
         .map_err(|e| CliError::failure(e.to_string()))?;
-    crate::outln!("{}", hex::encode(tag));
+    crate::outln!("{}", hex::encode(&tag[..tag_len]));
     Ok(())
 }
 

@@ -144,6 +144,22 @@ pub struct Scenario {
     pub tick: Duration,
     /// How messages are handed to the backend.
     pub dispatch: Dispatch,
+    /// Tag bytes (`--tag-len`): a truncation, or KMAC's output length L ([`Scenario::tag_len`]);
+    /// `None` for the algorithm's own tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag_len: Option<usize>,
+}
+
+impl Scenario {
+    /// The tag bytes each message gets: `--tag-len`, else the algorithm's tag length.
+    pub fn tag_len(&self) -> usize {
+        self.tag_len.unwrap_or(self.function.algorithm.tag_len)
+    }
+
+    /// Key parameters for this scenario's tags (KMAC's L set to the tag length).
+    pub fn key_params(&self) -> KeyParams<'static> {
+        KeyParams::default().for_tag_len(self.function.algorithm, self.tag_len())
+    }
 }
 
 /// How messages are handed to the backend (docs/methodology.md §5, after Waters's "dispatch" set-up
@@ -530,7 +546,7 @@ impl Drop for GateGuard<'_> {
 
 /// Per-session verify buffers in bytes (inline: an expected tag per schedule slot; after: a ring).
 pub fn verify_buffer_bytes(s: &Scenario, schedule_len: usize) -> usize {
-    let tag_len = s.function.algorithm.tag_len;
+    let tag_len = s.tag_len();
     match s.verify {
         VerifyMode::None => 0,
         VerifyMode::Inline => schedule_len.min(MAX_INLINE_SCHEDULE) * tag_len,
@@ -595,6 +611,8 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
                 verify: s.verify,
                 rekey_every: s.rekey_every,
                 dispatch: s.dispatch,
+                tag_len: s.tag_len(),
+                params: s.key_params(),
                 workload: &workload,
                 slot: &slots[session],
                 gate: &gate,
@@ -740,7 +758,7 @@ fn measure_key_setup(s: &Scenario) -> Result<f64, EngineError> {
     let key = vec![0x5au8; s.function.algorithm.default_key_len];
     let once = || {
         s.function
-            .with_key(&key, KeyParams::default())
+            .with_key(&key, s.key_params())
             .map_err(|e| EngineError::Key(e.to_string()))
     };
     drop(once()?);
@@ -762,6 +780,9 @@ struct SessionContext<'a> {
     verify: VerifyMode,
     rekey_every: Option<u64>,
     dispatch: Dispatch,
+    /// Tag bytes per message and the key parameters that produce them ([`Scenario::tag_len`]).
+    tag_len: usize,
+    params: KeyParams<'static>,
     workload: &'a Workload,
     slot: &'a SessionSlot,
     gate: &'a StartGate,
@@ -818,7 +839,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     ctx.slot.started_ns.store(started_ns, Ordering::Relaxed);
 
     let algorithm = ctx.function.algorithm;
-    let tag_len = algorithm.tag_len;
+    let tag_len = ctx.tag_len;
     let wl = ctx.workload;
     let slots = wl.schedule.len();
     let mut nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
@@ -876,7 +897,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         if since_rekey >= limit {
             mac = ctx
                 .function
-                .with_key(ctx.key, KeyParams::default())
+                .with_key(ctx.key, ctx.params)
                 .map_err(|e| e.to_string())?;
             rekeys += 1;
             since_rekey = 0;
@@ -941,11 +962,11 @@ fn prepare_session(ctx: &SessionContext<'_>) -> Result<Prepared, String> {
     let key_start = clock::thread_cpu_ns();
     let mut mac = ctx
         .function
-        .with_key(ctx.key, KeyParams::default())
+        .with_key(ctx.key, ctx.params)
         .map_err(|e| e.to_string())?;
     let key_setup_cpu_ns = clock::thread_cpu_ns() - key_start;
     let algorithm = ctx.function.algorithm;
-    let tag_len = algorithm.tag_len;
+    let tag_len = ctx.tag_len;
     let wl = ctx.workload;
     let mut nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
     // Inline verification compares with tags precomputed here, before the timed run.

@@ -20,7 +20,7 @@
 //! algorithm", nothing more.
 
 use super::{clock, hot_loop, Dispatch, EngineError, Scenario, Workload};
-use crate::mac::{self, Accel, Availability, Batch, Function, KeyParams, MAX_TAG_LEN};
+use crate::mac::{self, Accel, Availability, Batch, Function, MAX_TAG_LEN};
 use serde::{Deserialize, Serialize};
 
 /// Bytes of messages the pre-flight tags at most (besides one message of every distinct length up to
@@ -51,7 +51,8 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
     let start = clock::wall_ns();
     let function = s.function;
     let algorithm = function.algorithm;
-    let tag_len = algorithm.tag_len;
+    let tag_len = s.tag_len();
+    let params = s.key_params();
     let nonce_len = algorithm
         .nonce_len
         .unwrap_or(0)
@@ -69,24 +70,18 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
         .clamp(1, mac::MAX_BATCH);
     let slots = batches(&workload.schedule, batch_len);
     let key_error = |e: mac::MacError| EngineError::Key(e.to_string());
-    let mut timed = function
-        .with_key(key, KeyParams::default())
-        .map_err(key_error)?;
+    let mut timed = function.with_key(key, params).map_err(key_error)?;
     let (mut reference, reference_name) = match reference_for(&function) {
-        Some(other) => match other.with_key(key, KeyParams::default()) {
+        Some(other) => match other.with_key(key, params) {
             Ok(keyed) => (keyed, other.id()),
             // The other backend refuses this key (say, a key length it lacks): use our own path.
             Err(_) => (
-                function
-                    .with_key(key, KeyParams::default())
-                    .map_err(key_error)?,
+                function.with_key(key, params).map_err(key_error)?,
                 "self".to_string(),
             ),
         },
         None => (
-            function
-                .with_key(key, KeyParams::default())
-                .map_err(key_error)?,
+            function.with_key(key, params).map_err(key_error)?,
             "self".to_string(),
         ),
     };

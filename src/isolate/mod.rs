@@ -116,7 +116,7 @@ impl Isolation for ChildProcess {
                     function.accel
                 ),
             }),
-            None => Proxy::new(function, key, params.customization).map(|p| Box::new(p) as _),
+            None => Proxy::new(function, key, params).map(|p| Box::new(p) as _),
         }
     }
 }

@@ -34,6 +34,8 @@ struct ScenarioWire {
     tick_ns: u64,
     #[serde(default)]
     dispatch: engine::Dispatch,
+    #[serde(default)]
+    tag_len: Option<usize>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -78,6 +80,7 @@ impl ScenarioWire {
             seed: s.seed,
             tick_ns: s.tick.as_nanos() as u64,
             dispatch: s.dispatch,
+            tag_len: s.tag_len,
         }
     }
 
@@ -117,6 +120,7 @@ impl ScenarioWire {
                 Duration::from_nanos(self.tick_ns)
             },
             dispatch: self.dispatch,
+            tag_len: self.tag_len,
         })
     }
 }
@@ -379,6 +383,8 @@ mod tests {
             seed: 9,
             tick: Duration::from_millis(3),
             dispatch: engine::Dispatch::Burst(4),
+
+            tag_len: None,
         };
         let text = serde_json::to_string(&ScenarioWire::from_scenario(&scenario)).unwrap();
         let back = serde_json::from_str::<ScenarioWire>(&text)

@@ -73,7 +73,7 @@ pub(super) fn serve(accel: Accel) -> Result<(), String> {
     let functions = mac::functions();
     while let Some((op, fields)) = read_frame(&mut input).map_err(|e| e.to_string())? {
         let reply: Result<Vec<u8>, String> = match (op, fields.as_slice()) {
-            (OP_KEY, [function, key, custom]) => {
+            (OP_KEY, [function, key, custom, output_len]) => {
                 let id = String::from_utf8_lossy(function);
                 functions
                     .iter()
@@ -84,6 +84,8 @@ pub(super) fn serve(accel: Accel) -> Result<(), String> {
                             key,
                             KeyParams {
                                 customization: custom,
+                                // 0 on the wire: the algorithm's own tag length.
+                                output_len: Some(id_of(output_len) as usize).filter(|&l| l > 0),
                             },
                         )
                         .map_err(|e| e.to_string())
@@ -214,7 +216,7 @@ impl Proxy {
     pub(super) fn new(
         function: &Function,
         key: &[u8],
-        customization: &[u8],
+        params: KeyParams<'_>,
     ) -> Result<Proxy, MacError> {
         let error = |reason: String| MacError::Backend {
             backend: function.backend.name,
@@ -227,7 +229,12 @@ impl Proxy {
             accel,
             None,
             OP_KEY,
-            &[function.as_bytes(), key, customization],
+            &[
+                function.as_bytes(),
+                key,
+                params.customization,
+                &(params.output_len.unwrap_or(0) as u64).to_le_bytes(),
+            ],
         )
         .map_err(error)?;
         let reply = reply.unwrap_or_default();

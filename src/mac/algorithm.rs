@@ -978,7 +978,129 @@ pub const PAPER_PRESET: &[&str] = &[
     "vmac-aes128-64",
 ];
 
+/// The nonce lengths a construction takes (bytes), as its standard allows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonceRule {
+    /// What the benchmark uses (the engine writes the message's slot number into it).
+    pub default: usize,
+    pub min: usize,
+    pub max: usize,
+    /// VMAC: a nonce of the full 16 bytes must be below 2^127 (its top bit clear), since the key
+    /// derivation encrypts blocks whose top bit is set.
+    pub below_2_127: bool,
+}
+
+impl NonceRule {
+    /// `1–16 bytes (a 16-byte nonce below 2^127)`, `12 bytes`.
+    pub fn describe(&self) -> String {
+        let range = if self.min == self.max {
+            format!("{} bytes", self.min)
+        } else {
+            format!("{}–{} bytes", self.min, self.max)
+        };
+        if self.below_2_127 {
+            format!(
+                "{range} (a {}-byte nonce below 2^127: its top bit clear)",
+                self.max
+            )
+        } else {
+            range
+        }
+    }
+
+    /// Why `nonce` breaks the rule, or `None` when it is taken.
+    pub fn check(&self, nonce: &[u8]) -> Option<String> {
+        if !(self.min..=self.max).contains(&nonce.len()) {
+            return Some(format!("got {} bytes", nonce.len()));
+        }
+        if self.below_2_127 && nonce.len() == self.max && nonce[0] & 0x80 != 0 {
+            return Some(format!(
+                "this {}-byte nonce is 2^127 or more (its top bit is set)",
+                nonce.len()
+            ));
+        }
+        None
+    }
+}
+
+/// GCM takes any non-empty IV (SP 800-38D §5.2.1.1); macbench bounds it at 128 bytes, the longest
+/// IV of NIST's CAVP GCM files (1024 bits).
+pub const GMAC_MAX_IV: usize = 128;
+
 impl Algorithm {
+    /// The nonce lengths this construction takes, by its standard: VMAC 1–16 bytes below 2^127
+    /// (draft-krovetz-vmac-01 §3), GMAC any non-empty IV (up to [`GMAC_MAX_IV`]), UMAC 1–16 bytes
+    /// (RFC 4418 §4.2), everything else exactly its `nonce_len`. `None` for no nonce. A backend may
+    /// take fewer ([`super::Backend::nonce_limit`]).
+    pub fn nonce_rule(&self) -> Option<NonceRule> {
+        let default = self.nonce_len?;
+        let exact = NonceRule {
+            default,
+            min: default,
+            max: default,
+            below_2_127: false,
+        };
+        Some(match self.family {
+            Family::Vmac => NonceRule {
+                min: 1,
+                max: 16,
+                below_2_127: true,
+                ..exact
+            },
+            Family::Gmac => NonceRule {
+                min: 1,
+                max: GMAC_MAX_IV,
+                ..exact
+            },
+            Family::Umac => NonceRule {
+                min: 1,
+                max: 16,
+                ..exact
+            },
+            _ => exact,
+        })
+    }
+
+    /// Whether a tag length is an input of the construction rather than a cut of its output: KMAC
+    /// binds its output length `L` into the computation (SP 800-185 §4.3), so a 20-byte KMAC tag is
+    /// KMAC with L = 160, not the first 20 bytes of KMAC with L = 256.
+    pub fn tag_len_is_input(&self) -> bool {
+        self.family == Family::Kmac
+    }
+
+    /// The longest tag `--tag-len` may ask for: the construction's own for a truncated MAC, up to
+    /// [`super::MAX_TAG_LEN`] where the length is an input (KMAC) or carries nothing (the null function).
+    pub fn max_tag_len(&self) -> usize {
+        if self.tag_len_is_input() || self.family == Family::Null {
+            super::MAX_TAG_LEN
+        } else {
+            self.tag_len
+        }
+    }
+
+    /// The one rule for a requested tag length (`run`, `tag` and `net --tag-len`): 1 … [`Self::max_tag_len`]
+    /// bytes. `Err` says what is accepted and how the length is produced.
+    pub fn check_tag_len(&self, tag_len: usize) -> Result<usize, String> {
+        if (1..=self.max_tag_len()).contains(&tag_len) {
+            return Ok(tag_len);
+        }
+        let how = if self.tag_len_is_input() {
+            format!(
+                "its output length L, an input of KMAC (SP 800-185); default {}",
+                self.tag_len
+            )
+        } else if self.family == Family::Null {
+            "the null function carries any length".to_string()
+        } else {
+            format!("a truncation of its {}-byte tag", self.tag_len)
+        };
+        Err(format!(
+            "{} takes tags of 1–{} bytes ({how}); got {tag_len}",
+            self.name,
+            self.max_tag_len()
+        ))
+    }
+
     /// The message lengths this algorithm takes, as every refusal says it: `eia3-zuc128 takes
     /// messages of 1 … 8188 bytes` (the callers add what was asked: a size, a file, a datagram).
     pub fn length_rule(&self) -> String {

@@ -68,6 +68,7 @@ pub static BACKEND: Backend = Backend {
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
     length_limit: super::no_length_limit,
+    nonce_limit: super::no_nonce_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",

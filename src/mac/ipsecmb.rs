@@ -104,6 +104,7 @@ pub static BACKEND: Backend = Backend {
     process_switch: None,
     isa_levels: IsaLevels::Offered(level_availability),
     length_limit,
+    nonce_limit: super::no_nonce_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",

@@ -28,7 +28,8 @@ pub mod switch;
 pub mod vectors;
 
 pub use algorithm::{
-    algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, ALGORITHMS, PAPER_PRESET,
+    algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, NonceRule, ALGORITHMS,
+    PAPER_PRESET,
 };
 pub use switch::{install_isolation, Capability, Isolation, ProcessSwitch};
 
@@ -49,11 +50,12 @@ pub enum MacError {
     },
     #[error("{algorithm} takes no nonce; drop --nonce")]
     NonceNotUsed { algorithm: &'static str },
-    #[error("{algorithm} needs a {expected}-byte nonce (--nonce HEX); got {got} bytes")]
-    NonceLength {
-        algorithm: &'static str,
-        expected: usize,
-        got: usize,
+    #[error("{function} takes a nonce of {accepted} (--nonce HEX); {why}")]
+    Nonce {
+        function: String,
+        /// What is accepted: `12 bytes`, `1–16 bytes (a 16-byte nonce below 2^127 …)`.
+        accepted: String,
+        why: String,
     },
     #[error("a {bits}-bit message is not whole bytes, and this backend tags whole bytes only")]
     WholeBytesOnly { bits: u64 },
@@ -169,6 +171,21 @@ pub const NO_ISA_LEVELS_HERE: &str =
 pub struct KeyParams<'a> {
     /// KMAC customization string `S` (empty for every other algorithm).
     pub customization: &'a [u8],
+    /// KMAC's output length `L` in bytes (SP 800-185 §4.3), where the tag length is an input of the
+    /// construction ([`Algorithm::tag_len_is_input`]); `None` for the algorithm's tag length. Ignored
+    /// by every other algorithm, whose shorter tags are truncations ([`KeyParams::for_tag_len`]).
+    pub output_len: Option<usize>,
+}
+
+impl<'a> KeyParams<'a> {
+    /// The parameters for tags of `tag_len` bytes of `algorithm`: KMAC's `L` set to it, nothing for a
+    /// truncated MAC. The one place that decides how a tag length reaches a backend.
+    pub fn for_tag_len(self, algorithm: &Algorithm, tag_len: usize) -> KeyParams<'a> {
+        KeyParams {
+            output_len: algorithm.tag_len_is_input().then_some(tag_len),
+            ..self
+        }
+    }
 }
 
 /// A keyed MAC instance: all key-dependent precomputation is done; per message it only tags.
@@ -372,6 +389,24 @@ pub struct Backend {
     /// The longest message the library takes for an algorithm, where the library has a limit of its
     /// own below the algorithm's ([`LengthLimit`]); `None` for no such limit.
     pub length_limit: fn(algorithm: &str) -> Option<LengthLimit>,
+    /// The nonce lengths the library takes for an algorithm, where fewer than the standard allows
+    /// ([`NonceLimit`]); `None` for all of them.
+    pub nonce_limit: fn(algorithm: &str) -> Option<NonceLimit>,
+}
+
+/// A library that takes fewer nonce lengths than the algorithm's standard (RustCrypto's `aes-gcm`
+/// types are built for 96-bit GMAC IVs only): a registry fact like [`LengthLimit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonceLimit {
+    pub min: usize,
+    pub max: usize,
+    /// Why, for the reader.
+    pub source: &'static str,
+}
+
+/// [`Backend::nonce_limit`] of a library that takes every nonce length the standard allows.
+pub fn no_nonce_limit(_algorithm: &str) -> Option<NonceLimit> {
+    None
 }
 
 /// A library's own limit on message length for one algorithm (Intel ipsec-mb 1.x: HMAC, CMAC and
@@ -596,23 +631,48 @@ impl Function {
         }
     }
 
-    /// Check a user-supplied nonce against the algorithm's rule.
+    /// The nonce lengths this function takes: the algorithm's rule ([`Algorithm::nonce_rule`]),
+    /// narrowed by the library's own limit; `None` for no nonce.
+    pub fn nonce_rule(&self) -> Option<NonceRule> {
+        let rule = self.algorithm.nonce_rule()?;
+        Some(match (self.backend.nonce_limit)(self.algorithm.name) {
+            Some(limit) => NonceRule {
+                min: rule.min.max(limit.min),
+                max: rule.max.min(limit.max),
+                // The top-bit rule is about the algorithm's full length only.
+                below_2_127: rule.below_2_127 && limit.max >= rule.max,
+                ..rule
+            },
+            None => rule,
+        })
+    }
+
+    /// What this function's nonce rule says, naming the library's narrower limit where it has one.
+    fn describe_nonces(&self, rule: &NonceRule) -> String {
+        match (self.backend.nonce_limit)(self.algorithm.name) {
+            Some(limit) => format!("{} ({})", rule.describe(), limit.source),
+            None => rule.describe(),
+        }
+    }
+
+    /// Check a user-supplied nonce against this function's rule.
     pub fn check_nonce(&self, nonce: Option<&[u8]>) -> Result<(), MacError> {
         let algorithm = self.algorithm.name;
-        match (self.algorithm.nonce_len, nonce) {
+        match (self.nonce_rule(), nonce) {
             (None, None) => Ok(()),
             (None, Some(_)) => Err(MacError::NonceNotUsed { algorithm }),
-            (Some(expected), None) => Err(MacError::NonceLength {
-                algorithm,
-                expected,
-                got: 0,
-            }),
-            (Some(expected), Some(n)) if n.len() != expected => Err(MacError::NonceLength {
-                algorithm,
-                expected,
-                got: n.len(),
-            }),
-            (Some(_), Some(_)) => Ok(()),
+            (Some(rule), nonce) => match rule.check(nonce.unwrap_or(&[])) {
+                None => Ok(()),
+                Some(why) => Err(MacError::Nonce {
+                    function: self.id(),
+                    accepted: self.describe_nonces(&rule),
+                    why: if nonce.is_none() {
+                        "none given".to_string()
+                    } else {
+                        why
+                    },
+                }),
+            },
         }
     }
 

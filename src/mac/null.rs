@@ -17,6 +17,7 @@ pub static BACKEND: Backend = Backend {
     process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     length_limit: super::no_length_limit,
+    nonce_limit: super::no_nonce_limit,
     entries: &[Entry {
         algorithm: "null",
         accel: Accel::Hw,

@@ -58,6 +58,7 @@ pub static BACKEND: Backend = Backend {
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
     length_limit: super::no_length_limit,
+    nonce_limit: super::no_nonce_limit,
     entries: entries![
         "hmac-md5" => |k, p| {
             EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
@@ -577,7 +578,11 @@ impl EvpMac {
         params: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
         let descriptor = super::algorithm(algorithm).expect("registered algorithm");
-        let tag_len = descriptor.tag_len;
+        // KMAC's output length L is a parameter of the construction (KeyParams::output_len).
+        let tag_len = match params.output_len {
+            Some(l) if descriptor.tag_len_is_input() => l,
+            _ => descriptor.tag_len,
+        };
         let mac_cname = std::ffi::CString::new(mac_name).expect("static name");
         // SAFETY: plain FFI calls; every pointer passed is valid for the call, every object created is
         // freed on all paths (the EVP_MAC after the context holds its own reference).

@@ -23,6 +23,7 @@ pub static BACKEND: Backend = Backend {
     process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     length_limit: super::no_length_limit,
+    nonce_limit,
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
         hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),
@@ -85,6 +86,17 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 /// A keyed `digest::Mac` state cloned per message.
 struct Template<M> {
     keyed: M,
+}
+
+/// RustCrypto's GMAC here is `aes_gcm::AesGcm<_, U12>`: the crate is generic over the nonce size,
+/// but each size is a type of its own, so this backend registers the 96-bit IV that IPsec and TLS use;
+/// other IV lengths go to the C backends ([`super::NonceLimit`]).
+fn nonce_limit(algorithm: &str) -> Option<super::NonceLimit> {
+    algorithm.starts_with("gmac-").then_some(super::NonceLimit {
+        min: 12,
+        max: 12,
+        source: "RustCrypto's aes-gcm types are registered for 96-bit IVs only here",
+    })
 }
 
 fn template<M>(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>
@@ -356,10 +368,19 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMa
     } else {
         tiny_keccak::Kmac::v128(key, params.customization)
     };
-    Ok(Box::new(Kmac {
-        keyed,
-        tag_len: if wide { 64 } else { 32 },
-    }))
+    let default = if wide { 64 } else { 32 };
+    let tag_len = params.output_len.unwrap_or(default);
+    if !(1..=super::MAX_TAG_LEN).contains(&tag_len) {
+        return Err(backend_error(
+            if wide { "kmac256" } else { "kmac128" },
+            format!(
+                "output length {tag_len} bytes; give 1 to {}",
+                super::MAX_TAG_LEN
+            ),
+        ));
+    }
+    // tiny-keccak encodes L from the output buffer's length at finalize.
+    Ok(Box::new(Kmac { keyed, tag_len }))
 }
 
 impl KeyedMac for Kmac {

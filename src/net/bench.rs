@@ -74,11 +74,7 @@ pub struct NetConfig {
 /// Tag bytes `function` carries when `requested` are asked for: the algorithm's own tag if shorter
 /// (the null function carries whatever is asked, to share the MACs' packet layout).
 pub fn tag_len_for(function: &Function, requested: usize) -> usize {
-    if function.algorithm.name == "null" {
-        requested
-    } else {
-        requested.min(function.algorithm.tag_len)
-    }
+    requested.min(function.algorithm.max_tag_len())
 }
 
 /// Run everything; `on_result` gets each finished result (and may stop the run by returning an error).

@@ -585,7 +585,10 @@ fn begin_trial(shared: &Shared<'_>, start: StartRequest) -> Result<Running, Stri
     }
     let mac = start
         .function
-        .with_key(&start.key, KeyParams::default())
+        .with_key(
+            &start.key,
+            KeyParams::default().for_tag_len(start.function.algorithm, start.sa.tag_len),
+        )
         .map_err(|e| format!("key: {e}"))?;
     let nonce_len = start.function.algorithm.nonce_len.unwrap_or(0);
     let mut receiver = Receiver::new(start.sa, mac, nonce_len, start.replay_window);

@@ -9,7 +9,7 @@
 //! line, `tag_len` on the wire) so its error names what to change.
 
 use super::wire::MAX_PACKET_LEN;
-use crate::mac::{Algorithm, Family, MAX_TAG_LEN};
+use crate::mac::{Algorithm, MAX_TAG_LEN};
 use std::time::Duration;
 
 /// Anti-replay window sizes offered, in packets (RFC 4303 §3.4.3: 64 is the recommended default; 1024
@@ -75,15 +75,15 @@ pub fn check_tag_len(
             got: tag_len,
         });
     }
+    // The one rule of every command (`Algorithm::max_tag_len`): truncations up to the algorithm's
+    // tag, KMAC's output length up to MAX_TAG_LEN.
     match algorithm {
-        Some(a) if a.family != Family::Null && tag_len > a.tag_len => {
-            Err(LimitError::TagLongerThanAlgorithm {
-                field,
-                got: tag_len,
-                algorithm: a.name,
-                max: a.tag_len,
-            })
-        }
+        Some(a) if tag_len > a.max_tag_len() => Err(LimitError::TagLongerThanAlgorithm {
+            field,
+            got: tag_len,
+            algorithm: a.name,
+            max: a.max_tag_len(),
+        }),
         _ => Ok(tag_len),
     }
 }

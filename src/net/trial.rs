@@ -37,13 +37,20 @@ pub struct TrialSetup {
 
 impl TrialSetup {
     /// The tag length the function computes before truncation. The null function "computes" as many
-    /// bytes as the packet carries, so its packets have the same layout as the MACs it is compared with.
+    /// bytes as the packet carries, so its packets have the same layout as the MACs it is compared with;
+    /// KMAC computes exactly what the packet carries (its output length L is an input).
     pub fn full_tag_len(&self) -> usize {
-        if self.function.algorithm.name == "null" {
+        let algorithm = self.function.algorithm;
+        if algorithm.family == crate::mac::Family::Null || algorithm.tag_len_is_input() {
             self.tag_len
         } else {
-            self.function.algorithm.tag_len
+            algorithm.tag_len
         }
+    }
+
+    /// Key parameters for this trial's tags (KMAC's L is the packet's tag length).
+    pub fn key_params(&self) -> KeyParams<'static> {
+        KeyParams::default().for_tag_len(self.function.algorithm, self.tag_len)
     }
 
     pub fn nonce_len(&self) -> usize {
@@ -66,7 +73,7 @@ impl TrialSetup {
 
     /// A sender-side packet builder for `sa` and `key`.
     pub fn builder(&self, sa: Sa, key: &[u8]) -> Result<PacketBuilder, NetError> {
-        let mac = self.function.with_key(key, KeyParams::default())?;
+        let mac = self.function.with_key(key, self.key_params())?;
         Ok(PacketBuilder::new(
             sa,
             mac,
@@ -171,7 +178,7 @@ impl LocalPath {
         let mut builder = setup.builder(sa, &key)?;
         let mac_rx = setup
             .function
-            .with_key(&key, KeyParams::default())
+            .with_key(&key, setup.key_params())
             .map_err(NetError::from)?;
         let mut receiver = Receiver::new(sa, mac_rx, setup.nonce_len(), setup.replay_window);
         let (tx_addr, rx_addr) = self.addresses();

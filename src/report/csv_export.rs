@@ -3,7 +3,8 @@
 //!
 //! Each row describes itself, so files from many machines can be concatenated and still be read: the
 //! host name, macbench version and reference rate `f` of the file, and a `scenario_id`
-//! (`ALG/BACKEND/ACCEL@SIZE/NSESSIONS`, the same on every machine) that joins a per-thread row to its
+//! (`ALG/BACKEND/ACCEL@SIZE/NSESSIONS`, then `/DISPATCH` and `/tag:N` when not the defaults; the same
+//! on every machine) that joins a per-thread row to its
 //! scenario; per-thread rows also say which `repeat` they come from (the median one). `size` is
 //! numeric (empty for a size model, whose name is in `size_model`): the JSON's two fields, cell for cell.
 
@@ -33,6 +34,8 @@ const KEY_COLUMNS: &[&str] = &[
     "keys",
     "verify",
     "rekey_every",
+    "dispatch",
+    "tag_len",
     "repeats",
 ];
 
@@ -50,15 +53,25 @@ fn key_cells(doc: &Document, r: &ResultEntry) -> Vec<String> {
     KEY_COLUMNS
         .iter()
         .map(|k| match *k {
-            "scenario_id" => format!(
-                "{}/{}/{}@{}/{}",
-                r.algorithm, r.backend, r.accel, r.size, r.sessions
-            ),
+            // Unique per row: the dispatch mode and tag length join the id when not the default.
+            "scenario_id" => {
+                let mut id = format!(
+                    "{}/{}/{}@{}/{}",
+                    r.algorithm, r.backend, r.accel, r.size, r.sessions
+                );
+                if r.scenario.dispatch != crate::engine::Dispatch::Single {
+                    id.push_str(&format!("/{}", r.scenario.dispatch));
+                }
+                if let Some(n) = r.scenario.tag_len {
+                    id.push_str(&format!("/tag:{n}"));
+                }
+                id
+            }
             "host" => doc.host.hostname.clone(),
             "macbench_version" => doc.host.macbench_version.clone(),
             "reference_hz" => doc.clock.reference_hz.to_string(),
             "pinning" | "duration_s" | "window_start_s" | "window_end_s" | "data" | "keys"
-            | "verify" | "rekey_every" => cell(&scenario[*k]),
+            | "verify" | "rekey_every" | "dispatch" | "tag_len" => cell(&scenario[*k]),
             _ => cell(&entry[*k]),
         })
         .collect()

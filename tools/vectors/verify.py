@@ -46,7 +46,7 @@ KEY_LEN = {  # required key length in bytes, where the algorithm fixes one
     "eia2-aes128": 16, "eia3-zuc128": 16, "uia2-snow3g": 16, "uia1-kasumi": 16,
 }
 # Algorithms whose records carry a nonce, and its length (None: any).
-NONCE_LEN = {"gmac-aes128": 12, "gmac-aes192": 12, "gmac-aes256": 12, "poly1305-aes": 16, "umac32-aes128": None, "umac64-aes128": None,
+NONCE_LEN = {"gmac-aes128": None, "gmac-aes192": None, "gmac-aes256": None, "poly1305-aes": 16, "umac32-aes128": None, "umac64-aes128": None,
              "umac96-aes128": None, "umac128-aes128": None,
              "eia2-aes128": 6, "eia3-zuc128": 6, "uia2-snow3g": 9, "uia1-kasumi": 9}
 # The 3GPP parameters carried as nonce: the bits each byte may use (docs/methodology.md §5).
@@ -57,7 +57,7 @@ NONCE_MASK = {"eia2-aes128": b"\xff" * 4 + b"\x1f\x01", "eia3-zuc128": b"\xff" *
 BIT_LENGTH = set(NONCE_MASK)
 # Algorithms with no implementation here: their records are checked for form only, and counted apart.
 NO_REFERENCE = {"eia3-zuc128": "ZUC", "uia2-snow3g": "SNOW 3G", "uia1-kasumi": "KASUMI"}
-MAC_FIELDS = {"source", "key", "msg", "nonce", "custom", "tag", "truncated", "bits"}
+MAC_FIELDS = {"source", "key", "msg", "nonce", "custom", "tag", "truncated", "bits", "output_len"}
 CIPHER_FIELDS = {"source", "key", "pt", "ct"}
 HEX_RE = re.compile(r"^(?:[0-9a-f]{2})*$")
 
@@ -216,10 +216,18 @@ def cmac_aes(key, msg):
 
 
 def gmac_aes(key, nonce, msg):
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-    if len(nonce) != 12:
-        raise ValueError("GMAC nonce must be 12 bytes")
-    return AESGCM(key).encrypt(nonce, b"", msg)  # = the 16-byte tag
+    if len(nonce) == 12:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+        return AESGCM(key).encrypt(nonce, b"", msg)  # = the 16-byte tag
+    # Other IV lengths (GCM's J0 = GHASH of the IV): `cryptography`'s AESGCM takes 12-byte nonces
+    # only, so pycryptodome, which takes any non-empty IV.
+    from Crypto.Cipher import AES
+    if not nonce:
+        raise ValueError("GMAC nonce must not be empty")
+    c = AES.new(key, AES.MODE_GCM, nonce=nonce, mac_len=16)
+    c.update(msg)
+    c.encrypt(b"")
+    return c.digest()
 
 
 def poly1305(key, msg):
@@ -492,10 +500,17 @@ class CryptoPP:
 
 # ------------------------------------------------------------------ driver
 def check_mac_file(alg, records, crypto_pp):
-    tag_len = TAG_LEN[alg]
     passed, failed, unchecked = 0, [], []
     for line, rec in records:
+        tag_len = TAG_LEN[alg]
         try:
+            if "output_len" in rec:
+                # KMAC's output length L (bytes): an input of the construction, not a truncation.
+                if not alg.startswith("kmac"):
+                    raise ValueError("output_len only allowed for KMAC")
+                if not re.fullmatch(r"[1-9]\d*", rec["output_len"]):
+                    raise ValueError(f"output_len must be a positive number: {rec['output_len']!r}")
+                tag_len = int(rec["output_len"])
             unknown = set(rec) - MAC_FIELDS
             if unknown:
                 raise ValueError(f"unknown fields {sorted(unknown)}")
