@@ -279,3 +279,34 @@ fn ipsecmb_limit_matches_the_installed_library() {
         );
     }
 }
+
+/// `tag` refuses a message longer than the library's limit up front, in one line naming the limit,
+/// and `run` leaves such sizes out of a sweep with a note (refusing when nothing is left).
+#[test]
+fn tag_and_run_refuse_beyond_the_library_limit_in_one_line() {
+    if function("hmac-sha256", "ipsecmb").is_none() {
+        common::skip("ipsecmb", "Intel ipsec-mb is not built here");
+        return;
+    }
+    let out = assert_cmd::Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["tag", "--alg", "hmac-sha256", "--backend", "ipsecmb", "--key", "00"])
+        .write_stdin(vec![0u8; 70_000])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("at most 65534 bytes") && err.contains("70000"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1);
+    let out = assert_cmd::Command::cargo_bin("macbench")
+        .unwrap()
+        .args([
+            "run", "--alg", "hmac-sha256", "--backend", "ipsecmb", "--sizes", "65536",
+            "--sessions", "1", "--cores", "0",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no scenario left") && err.contains("at most 65534 bytes"), "{err}");
+}
