@@ -290,23 +290,46 @@ fn tag_and_run_refuse_beyond_the_library_limit_in_one_line() {
     }
     let out = assert_cmd::Command::cargo_bin("macbench")
         .unwrap()
-        .args(["tag", "--alg", "hmac-sha256", "--backend", "ipsecmb", "--key", "00"])
+        .args([
+            "tag",
+            "--alg",
+            "hmac-sha256",
+            "--backend",
+            "ipsecmb",
+            "--key",
+            "00",
+        ])
         .write_stdin(vec![0u8; 70_000])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("at most 65534 bytes") && err.contains("70000"), "{err}");
+    assert!(
+        err.contains("at most 65534 bytes") && err.contains("70000"),
+        "{err}"
+    );
     assert_eq!(err.trim_end().lines().count(), 1);
     let out = assert_cmd::Command::cargo_bin("macbench")
         .unwrap()
         .args([
-            "run", "--alg", "hmac-sha256", "--backend", "ipsecmb", "--sizes", "65536",
-            "--sessions", "1", "--cores", "0",
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--backend",
+            "ipsecmb",
+            "--sizes",
+            "65536",
+            "--sessions",
+            "1",
+            "--cores",
+            "0",
         ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("no scenario left") && err.contains("at most 65534 bytes"), "{err}");
+    assert!(
+        err.contains("no scenario left") && err.contains("at most 65534 bytes"),
+        "{err}"
+    );
 }

@@ -139,12 +139,7 @@ impl SessionLoop<'_> {
                 && self.latency.len() < self.latency.capacity()
                 && WINDOW_PHASES.contains(&self.seen);
             let start = if timed { super::clock::wall_ns() } else { 0 };
-            let done = match self.dispatch {
-                Dispatch::Single => mac.tag_each(&mut batch),
-                Dispatch::Burst(_) => mac.tag_batch(&mut batch),
-                Dispatch::Inflight(depth) => mac.tag_inflight(&mut batch, depth),
-            };
-            if let Err(refused) = done {
+            if let Err(refused) = self.dispatch.tag(mac, &mut batch) {
                 self.next = next;
                 self.messages = messages;
                 self.verify_failures = failures;

@@ -184,6 +184,21 @@ impl Dispatch {
             Dispatch::Burst(n) | Dispatch::Inflight(n) => Some(n),
         }
     }
+
+    /// Hand `batch` to `mac` the way this mode does: the one place that maps a mode to the keyed
+    /// object's entry point (the hot loop and the pre-flight both go through it).
+    #[inline]
+    pub fn tag(
+        self,
+        mac: &mut dyn crate::mac::KeyedMac,
+        batch: &mut crate::mac::Batch<'_>,
+    ) -> Result<(), crate::mac::Refused> {
+        match self {
+            Dispatch::Single => mac.tag_each(batch),
+            Dispatch::Burst(_) => mac.tag_batch(batch),
+            Dispatch::Inflight(depth) => mac.tag_inflight(batch, depth),
+        }
+    }
 }
 
 impl std::fmt::Display for Dispatch {

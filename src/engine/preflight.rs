@@ -19,7 +19,7 @@
 //! The engine still knows no particular MAC: it asks the registry for "another backend of this
 //! algorithm", nothing more.
 
-use super::{clock, hot_loop, Dispatch, EngineError, Scenario, Workload};
+use super::{clock, hot_loop, EngineError, Scenario, Workload};
 use crate::mac::{self, Accel, Availability, Batch, Function, MAX_TAG_LEN};
 use serde::{Deserialize, Serialize};
 
@@ -113,15 +113,12 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
             tags: &mut tags[..n * tag_len],
             tag_len,
         };
-        let done = match s.dispatch {
-            Dispatch::Single => timed.tag_each(&mut batch),
-            Dispatch::Burst(_) => timed.tag_batch(&mut batch),
-            Dispatch::Inflight(depth) => timed.tag_inflight(&mut batch, depth),
-        };
-        done.map_err(|refused| EngineError::Refused {
-            function: function.id(),
-            reason: format!("pre-flight ({}): {refused}", s.dispatch),
-        })?;
+        s.dispatch
+            .tag(timed.as_mut(), &mut batch)
+            .map_err(|refused| EngineError::Refused {
+                function: function.id(),
+                reason: format!("pre-flight ({}): {refused}", s.dispatch),
+            })?;
         for (i, msg) in msgs[..n].iter().enumerate() {
             let nonce = &nonces[i * nonce_len..(i + 1) * nonce_len];
             let want = &mut expected[..tag_len];
