@@ -7,9 +7,10 @@
 //! keeps only finished ones when cancelled and hands each result to an [`Observer`] (which prints it and
 //! rewrites the output files). Nothing here parses text or prints; `spec` parses, `cli` prints.
 
-use crate::bench::{self, AutoPolicy, Document, Harness, ResultEntry};
+use crate::bench::{self, AutoPolicy};
 use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, SizeSource};
 use crate::mac::{self, Function, VerifyMode};
+use crate::results::{Document, Harness, ResultEntry};
 use crate::spec::{self, SpecError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

@@ -247,3 +247,64 @@ fn a_circle_is_found_and_a_chain_is_not() {
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
+
+/// The modules each of these may not name: what stands above it in the layering the README draws.
+/// Exporters (`report`) read the results schema (`results`) and never the runner that produced it
+/// (`bench`, `sweep`), the process machinery (`isolate`) or a command; the schema itself sits below
+/// the runner, the exporters, the isolation layer and `net`.
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "report",
+        &["bench", "sweep", "isolate", "net", "cli", "peers"],
+    ),
+    (
+        "results",
+        &["bench", "sweep", "report", "isolate", "net", "cli", "peers"],
+    ),
+];
+
+/// `module`'s references to any of `forbidden`, one line each.
+fn forbidden_references(
+    refs: &BTreeMap<String, Vec<Reference>>,
+    module: &str,
+    forbidden: &[&str],
+) -> Vec<String> {
+    refs.get(module)
+        .into_iter()
+        .flatten()
+        .filter(|r| forbidden.contains(&r.target.as_str()))
+        .map(|r| format!("{}:{} → crate::{}", r.file.display(), r.line, r.target))
+        .collect()
+}
+
+#[test]
+fn exporters_read_the_results_schema_not_the_runner() {
+    let refs = references();
+    for (module, forbidden) in FORBIDDEN {
+        assert!(refs.contains_key(*module), "no module {module} under src/");
+        let up = forbidden_references(&refs, module, forbidden);
+        assert!(
+            up.is_empty(),
+            "src/{module}/ must not name {forbidden:?} (STYLE §11):\n{}",
+            up.join("\n")
+        );
+    }
+}
+
+#[test]
+fn an_exporter_importing_the_runner_is_caught() {
+    // The rule above, on a constructed reference, so it cannot pass vacuously.
+    let mut refs = BTreeMap::new();
+    refs.insert(
+        "report".to_string(),
+        vec![Reference {
+            file: PathBuf::from("src/report/html.rs"),
+            line: 3,
+            target: "bench".to_string(),
+        }],
+    );
+    assert_eq!(
+        forbidden_references(&refs, "report", FORBIDDEN[0].1),
+        vec!["src/report/html.rs:3 → crate::bench".to_string()]
+    );
+}

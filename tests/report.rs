@@ -575,7 +575,7 @@ fn bad_input_is_a_one_line_usage_error() {
         &json!({"results": [{"command": "ls", "mean": 0.1}]}),
     );
     let mut newer = sweep(1, 1.0);
-    newer["schema_version"] = json!(macbench::bench::SCHEMA_VERSION + 1);
+    newer["schema_version"] = json!(macbench::results::SCHEMA_VERSION + 1);
     let newer = write(dir.path(), "newer.json", &newer);
     let empty = dir.path().join("empty.json");
     std::fs::write(&empty, "").unwrap();

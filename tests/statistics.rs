@@ -3,9 +3,9 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
-use macbench::bench::Ci95Set;
 use macbench::engine::{RawRun, Sample, Series, ThreadCounters};
 use macbench::metrics::{self, compute, Context, Metrics, RunMetrics};
+use macbench::results::Ci95Set;
 use macbench::stats::{self, BatchEstimate, Interval};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {

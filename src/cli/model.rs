@@ -6,10 +6,11 @@
 //! the model.
 
 use super::CliError;
-use crate::bench::{self, AutoPolicy, Document, ResultEntry, SizeLabel};
+use crate::bench::{self, AutoPolicy};
 use crate::engine::{clock, DataMode, SizeSource};
 use crate::mac::{self, FunctionId};
 use crate::report::{self, write_atomic};
+use crate::results::{self, Document, ResultEntry, SizeLabel};
 use crate::spec::resolve_algorithms;
 use crate::table::{Style, Table};
 use crate::traffic::{self, CostModel, CostPoint, FitWeighting, SizeDistribution};
@@ -286,9 +287,9 @@ fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, C
     if let Some(pb) = progress {
         pb.finish_and_clear();
     }
-    let doc = bench::Document {
-        schema_version: bench::SCHEMA_VERSION,
-        tool: bench::TOOL.to_string(),
+    let doc = results::Document {
+        schema_version: results::SCHEMA_VERSION,
+        tool: results::TOOL.to_string(),
         host: crate::host::Host::for_functions(&functions),
         clock,
         scenario: serde_json::json!({"command": "model --measure"}),

@@ -12,7 +12,8 @@ pub struct ReportArgs {
     /// Write the HTML report here (`-`: standard output).
     #[arg(short, long, default_value = "report.html")]
     pub output: PathBuf,
-    /// Scenario of the per-thread figures, ALG/BACKEND/ACCEL@SIZE (default: most sessions, largest size).
+    /// Scenario of the per-thread figures, ALG/BACKEND/ACCEL@SIZE, then /DISPATCH and /tag:N when the
+    /// run had them (`hmac-sha256/ipsecmb/hw@64/burst:16`; default: most sessions, largest size).
     #[arg(long, value_name = "ALG/BACKEND/ACCEL@SIZE")]
     pub scenario: Option<String>,
     /// Also write every figure as a PNG into this directory (created if missing).

@@ -2,11 +2,12 @@
 //! run scenario after scenario, print a line per scenario, rewrite the JSON/CSV after each one.
 
 use super::CliError;
-use crate::bench::{self, AutoPolicy, Document};
+use crate::bench::AutoPolicy;
 use crate::engine::{self, clock, DataMode, KeyMode, Pinning, Scenario};
 use crate::host::Host;
 use crate::mac::VerifyMode;
 use crate::report::{self, csv_export, table, Exporter, JsonExporter};
+use crate::results::{self, Document};
 use crate::spec;
 use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
@@ -199,8 +200,8 @@ fn new_document(
     clock: &clock::ClockInfo,
 ) -> Document {
     Document {
-        schema_version: bench::SCHEMA_VERSION,
-        tool: bench::TOOL.to_string(),
+        schema_version: results::SCHEMA_VERSION,
+        tool: results::TOOL.to_string(),
         host: Host::for_functions(&spec.functions),
         clock: clock.clone(),
         scenario: serde_json::json!({

@@ -164,7 +164,7 @@ impl Scenario {
 
 /// How messages are handed to the backend (docs/methodology.md §5, after Waters's "dispatch" set-up
 /// variable): one at a time, N at once, or N kept in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Dispatch {
     /// One message, its tag, the next (the default, and what every backend does natively).
     #[default]

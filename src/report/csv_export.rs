@@ -9,7 +9,7 @@
 //! numeric (empty for a size model, whose name is in `size_model`): the JSON's two fields, cell for cell.
 
 use super::Exporter;
-use crate::bench::{Document, ResultEntry};
+use crate::results::{Document, ResultEntry};
 use serde_json::Value;
 
 /// Scenario columns shared by both CSVs.
@@ -54,19 +54,7 @@ fn key_cells(doc: &Document, r: &ResultEntry) -> Vec<String> {
         .iter()
         .map(|k| match *k {
             // Unique per row: the dispatch mode and tag length join the id when not the default.
-            "scenario_id" => {
-                let mut id = format!(
-                    "{}/{}/{}@{}/{}",
-                    r.algorithm, r.backend, r.accel, r.size, r.sessions
-                );
-                if r.scenario.dispatch != crate::engine::Dispatch::Single {
-                    id.push_str(&format!("/{}", r.scenario.dispatch));
-                }
-                if let Some(n) = r.scenario.tag_len {
-                    id.push_str(&format!("/tag:{n}"));
-                }
-                id
-            }
+            "scenario_id" => r.key().to_string(),
             "host" => doc.host.hostname.clone(),
             "macbench_version" => doc.host.macbench_version.clone(),
             "reference_hz" => doc.clock.reference_hz.to_string(),
@@ -97,7 +85,7 @@ impl Exporter for ScenarioCsv {
         );
         let mut w = csv::Writer::from_writer(Vec::new());
         let ci_names = object_keys(
-            &serde_json::to_value(crate::bench::Ci95Set::default()).map_err(|e| e.to_string())?,
+            &serde_json::to_value(crate::results::Ci95Set::default()).map_err(|e| e.to_string())?,
         );
         let mut header: Vec<String> = KEY_COLUMNS.iter().map(|s| s.to_string()).collect();
         header.extend(metric_names.iter().cloned());

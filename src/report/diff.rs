@@ -8,8 +8,8 @@
 //! fall back to the [min, max] of the repeats, which with one repeat each are points, so every difference
 //! counts; the table says so.
 
-use crate::bench::{Document, ResultEntry};
 use crate::metrics::Spread;
+use crate::results::Document;
 use crate::table::{Style, Table};
 
 /// One metric's change between the runs.
@@ -82,26 +82,39 @@ fn change(
     })
 }
 
-fn same_point(a: &ResultEntry, b: &ResultEntry) -> bool {
-    a.function() == b.function() && a.size == b.size && a.scenario.dispatch == b.scenario.dispatch
-}
-
-/// Pair results of two runs per function and size (and sessions, where a file holds several), in the
-/// old run's order, then the new-only ones. Runs at different session counts still pair, with a note.
+/// Pair results of two runs by their [`ScenarioKey`] (function, size, dispatch mode, tag length, and
+/// sessions where a file holds several), in the old run's order, then the new-only ones. Runs at
+/// different session counts still pair, with a note. Results are indexed by key once, so pairing is
+/// linear in the files' sizes.
 pub fn diff(old: &Document, new: &Document) -> Vec<DiffRow> {
+    use crate::results::ScenarioKey;
+    use std::collections::HashMap;
     let mut used = vec![false; new.results.len()];
+    let mut new_at: HashMap<ScenarioKey, Vec<usize>> = HashMap::new();
+    for (i, n) in new.results.iter().enumerate() {
+        new_at
+            .entry(n.key().without_sessions())
+            .or_default()
+            .push(i);
+    }
+    let mut old_count: HashMap<ScenarioKey, usize> = HashMap::new();
+    for o in &old.results {
+        *old_count.entry(o.key().without_sessions()).or_default() += 1;
+    }
     let mut rows = Vec::new();
     for o in &old.results {
-        let candidates: Vec<usize> = (0..new.results.len())
-            .filter(|&i| !used[i] && same_point(o, &new.results[i]))
-            .collect();
+        let point = o.key().without_sessions();
+        let candidates: Vec<usize> = new_at
+            .get(&point)
+            .map(|at| at.iter().copied().filter(|&i| !used[i]).collect())
+            .unwrap_or_default();
         let pick = candidates
             .iter()
             .copied()
             .find(|&i| new.results[i].sessions == o.sessions)
             .or_else(|| {
                 // Only an unambiguous pairing across session counts.
-                let old_twins = old.results.iter().filter(|x| same_point(o, x)).count();
+                let old_twins = old_count.get(&point).copied().unwrap_or(0);
                 (candidates.len() == 1 && old_twins == 1).then(|| candidates[0])
             });
         let mut row = DiffRow {

@@ -31,9 +31,9 @@ use super::plots::{
     self, Annotation, BarKind, ErrorBar, Figure, Kind, Reference, Series, Statistic, XScale,
 };
 use super::read::{host_key, Loaded};
-use crate::bench::ResultEntry;
 use crate::mac::{Accel, FunctionId};
 use crate::metrics::{known, Spread, ThreadMetrics};
+use crate::results::ResultEntry;
 use crate::stats::Interval;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -15,8 +15,8 @@
 
 use super::plots::{self, Annotation, BarKind, Figure, Kind, XScale};
 use super::read::Loaded;
-use crate::bench::SizeLabel;
 use crate::metrics::{known, Spread};
+use crate::results::SizeLabel;
 use maud::{html, Escaper, Markup, PreEscaped, DOCTYPE};
 use std::fmt::Write as _;
 
@@ -58,7 +58,7 @@ fn spread_cell(v: Option<Spread>) -> Markup {
 }
 
 /// A result's size: bytes as an integer (with `data-value`), or a size model's name and mean.
-fn size_cell(r: &crate::bench::ResultEntry) -> Markup {
+fn size_cell(r: &crate::results::ResultEntry) -> Markup {
     html! {
         @match &r.size {
             SizeLabel::Bytes(n) => td.n data-value=(n) { (n) },
@@ -297,7 +297,7 @@ fn scenario_section(files: &[Loaded]) -> Markup {
 }
 
 /// A result's status cell: failed, ok, or the codes of its warnings.
-fn status(r: &crate::bench::ResultEntry) -> String {
+fn status(r: &crate::results::ResultEntry) -> String {
     if r.failed {
         "FAILED".to_string()
     } else if r.warnings.is_empty() {
@@ -341,7 +341,7 @@ fn results_section(files: &[Loaded]) -> Markup {
                                 @let m = &r.metrics;
                                 tr class=[r.failed.then_some("failed")] {
                                     td { (f.label) }
-                                    td { (maud::display(r.function())) }
+                                    td { (r.label()) }
                                     (size_cell(r))
                                     td.n { (r.sessions) }
                                     td { (r.cores) }

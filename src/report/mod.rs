@@ -12,7 +12,7 @@ pub mod plots;
 pub mod read;
 pub mod table;
 
-use crate::bench::Document;
+use crate::results::Document;
 use std::path::Path;
 
 pub use output::write_atomic;

@@ -1,4 +1,4 @@
-//! Reading results files back into the very types `macbench run` writes ([`bench::Document`]).
+//! Reading results files back into the very types `macbench run` writes ([`results::Document`]).
 //!
 //! The schema is defined once, in `bench` and `metrics`, with serde both ways; those types are lenient
 //! (every field an older build may not have written has a default), so files from older builds of the
@@ -6,7 +6,7 @@
 //! ours and not from a newer schema — refused with a one-line reason rather than half-read. `report`,
 //! `diff` and `model --results` all read through here.
 
-use crate::bench::{self, Document};
+use crate::results::{self, Document};
 use std::path::{Path, PathBuf};
 
 /// Why a results file could not be read. Each message names the file and what was expected.
@@ -101,7 +101,7 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
         });
     };
     match object.get("tool") {
-        Some(serde_json::Value::String(t)) if t == bench::TOOL => {}
+        Some(serde_json::Value::String(t)) if t == results::TOOL => {}
         Some(other) => {
             return Err(ReadError::NotOurs {
                 path,
@@ -122,11 +122,11 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
             path: path.clone(),
             reason: "no numeric \"schema_version\"".to_string(),
         })?;
-    if version > u64::from(bench::SCHEMA_VERSION) {
+    if version > u64::from(results::SCHEMA_VERSION) {
         return Err(ReadError::Newer {
             path,
             found: version,
-            supported: bench::SCHEMA_VERSION,
+            supported: results::SCHEMA_VERSION,
         });
     }
     serde_json::from_value(value).map_err(|e| ReadError::Malformed {
@@ -136,7 +136,7 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
 }
 
 // Kept at its old path for the exporters.
-pub use crate::bench::host_key;
+pub use crate::results::host_key;
 
 #[cfg(test)]
 mod tests {
@@ -204,7 +204,7 @@ mod tests {
 
     #[test]
     fn size_is_a_number_and_a_model_is_named_in_size_model() {
-        use crate::bench::SizeLabel;
+        use crate::results::SizeLabel;
         for (fields, want) in [
             (r#""size":64,"size_model":null"#, SizeLabel::Bytes(64)),
             (r#""size":64"#, SizeLabel::Bytes(64)),
@@ -233,7 +233,7 @@ mod tests {
         )
         .unwrap();
         let r = &doc.results[0];
-        assert_eq!(r.size, crate::bench::SizeLabel::Model("imix".into()));
+        assert_eq!(r.size, crate::results::SizeLabel::Model("imix".into()));
         assert_eq!(r.scenario_key(), "a/b/hw@imix");
         let v = serde_json::to_value(r).unwrap();
         assert!(v["size"].is_null(), "{}", v["size"]);

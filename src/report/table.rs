@@ -1,6 +1,6 @@
 //! Terminal output: a line per scenario as it finishes, then a functions × sizes matrix to read at a glance.
 
-use crate::bench::{Document, ResultEntry};
+use crate::results::{Document, ResultEntry};
 use crate::table::{Style, Table};
 
 fn num(v: Option<f64>) -> String {

@@ -1,0 +1,507 @@
+//! The results schema: one typed definition of what a run writes and every reader reads back.
+//!
+//! `run` writes a [`Document`]; `report`, `diff`, `model --results` and the exporters read the very
+//! same types back (`report::read` only checks the file first), serde both ways, lenient with
+//! defaults so files from older builds still load. It sits below the runner (`bench`, `sweep`), the
+//! exporters (`report`), the process isolation (`isolate`) and `net`, above the engine and metrics
+//! whose counters and figures it holds: an exporter needs the shape of a result, never the code that
+//! produced it (STYLE §10, §11). [`ScenarioKey`] is the one identity of a result within a file — the
+//! terminal's row names, the CSV's `scenario_id`, `diff`'s pairing and `report --scenario` all derive
+//! from it.
+
+use crate::engine::{
+    self, clock::ClockInfo, DataMode, KeyMode, Pinning, RawRun, Scenario, Series, SizeSource,
+};
+use crate::host::Host;
+use crate::mac::{FunctionId, VerifyMode};
+use crate::metrics::{Metrics, RunUncertainty, Spread, ThreadMetrics, Warning};
+use crate::stats::{self, BatchEstimate, Interval};
+use serde::{Deserialize, Serialize};
+/// Version of the results JSON layout; bumped on incompatible change. Readers reject newer ones.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A message size as reported: bytes, or the name of a size model (imix, a CSV, a capture, …).
+///
+/// In a result's JSON it is two fields, flattened into the entry: `"size"`, the fixed size in bytes or
+/// `null` for a model, and `"size_model"`, the model's name or `null` — so `size` is always a number a
+/// reader can plot or sort, as in the CSV's `size`/`size_model` columns, and the model's mean is beside
+/// them in `mean_message_bytes`. Files written before `size_model` existed put the model's name in
+/// `size` itself; they still read, and are written back in the new form.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
+#[serde(try_from = "SizeFields")]
+pub enum SizeLabel {
+    Bytes(u32),
+    Model(String),
+}
+
+/// The two JSON fields of a [`SizeLabel`] as a file may hold them.
+#[derive(Deserialize)]
+struct SizeFields {
+    #[serde(default)]
+    size: Option<SizeField>,
+    #[serde(default)]
+    size_model: Option<String>,
+}
+
+/// `size` as written now (bytes) or by older builds (bytes, or a model's name).
+enum SizeField {
+    Bytes(u32),
+    Model(String),
+}
+
+impl<'de> Deserialize<'de> for SizeField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SizeField, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = SizeField;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a message size in bytes (0 to 4294967295), or a size model's name")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<SizeField, E> {
+                u32::try_from(v)
+                    .map(SizeField::Bytes)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<SizeField, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SizeField, E> {
+                Ok(SizeField::Model(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl TryFrom<SizeFields> for SizeLabel {
+    type Error = String;
+
+    fn try_from(f: SizeFields) -> Result<SizeLabel, String> {
+        match (f.size, f.size_model) {
+            (Some(SizeField::Bytes(n)), None) => Ok(SizeLabel::Bytes(n)),
+            (None, Some(m)) => Ok(SizeLabel::Model(m)),
+            // The older form: the model's name in `size`.
+            (Some(SizeField::Model(m)), None) => Ok(SizeLabel::Model(m)),
+            (Some(SizeField::Model(a)), Some(b)) if a == b => Ok(SizeLabel::Model(a)),
+            (Some(SizeField::Bytes(n)), Some(m)) => Err(format!(
+                "\"size\": {n} and \"size_model\": {m:?} contradict each other (a size model's \"size\" is null)"
+            )),
+            (Some(SizeField::Model(a)), Some(b)) => Err(format!(
+                "\"size\": {a:?} and \"size_model\": {b:?} name different size models"
+            )),
+            (None, None) => Err(
+                "a result needs \"size\" (bytes) or \"size_model\" (a size model's name)"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+/// Written only in the new form: `size` numeric or null, `size_model` a name or null.
+impl Serialize for SizeLabel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (size, model) = match self {
+            SizeLabel::Bytes(n) => (Some(*n), None),
+            SizeLabel::Model(m) => (None, Some(m.as_str())),
+        };
+        let mut fields = s.serialize_struct("SizeLabel", 2)?;
+        fields.serialize_field("size", &size)?;
+        fields.serialize_field("size_model", &model)?;
+        fields.end()
+    }
+}
+
+impl SizeLabel {
+    /// The size in bytes; `None` for a size model.
+    pub fn bytes(&self) -> Option<u64> {
+        match self {
+            SizeLabel::Bytes(n) => Some(u64::from(*n)),
+            SizeLabel::Model(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SizeLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SizeLabel::Bytes(n) => write!(f, "{n}"),
+            SizeLabel::Model(m) => f.write_str(m),
+        }
+    }
+}
+
+// The results schema. These types are written by `run` and read back by `report`, `diff` and
+// `model --results` (through `report::read`, which only checks the file first): one definition both
+// ways. Fields that files from older builds may lack carry `#[serde(default)]`.
+
+/// One scenario's reported result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultEntry {
+    /// With `backend` and `accel`, the function ([`ResultEntry::function`]); flat in the JSON.
+    pub algorithm: String,
+    pub backend: String,
+    pub accel: String,
+    /// `"size"` and `"size_model"` in the JSON (see [`SizeLabel`]).
+    #[serde(flatten)]
+    pub size: SizeLabel,
+    /// Mean message size (equals `size` for fixed sizes; a size model's mean).
+    #[serde(default)]
+    pub mean_message_bytes: f64,
+    pub sessions: usize,
+    #[serde(default)]
+    pub cores: String,
+    #[serde(default)]
+    pub scenario: ScenarioSpec,
+    #[serde(default)]
+    pub repeats: usize,
+    /// Medians over repeats.
+    #[serde(default = "Metrics::missing")]
+    pub metrics: Metrics,
+    /// Min/max over repeats of the headline metrics.
+    #[serde(default)]
+    pub spread: SpreadSet,
+    /// 95 % confidence intervals of the headline metrics (batch means within runs, spread over
+    /// repeats; see `stats::confidence_interval`).
+    #[serde(default)]
+    pub ci95: Ci95Set,
+    /// The tick series of the median repeat (every repeat's is in `raw`).
+    #[serde(default)]
+    pub series: Series,
+    /// Per-thread metrics of the median repeat.
+    #[serde(default)]
+    pub threads: Vec<ThreadMetrics>,
+    /// Which repeat (0-based index into `raw`) the per-thread metrics come from.
+    #[serde(default)]
+    pub threads_repeat: usize,
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
+    /// What `--auto` changed, in order.
+    #[serde(default)]
+    pub adjustments: Vec<String>,
+    /// A fatal warning: the numbers must not be used.
+    #[serde(default)]
+    pub failed: bool,
+    /// Raw counters of every repeat, so the metrics can be recomputed.
+    #[serde(default)]
+    pub raw: Vec<RawRun>,
+}
+
+impl ResultEntry {
+    /// `algorithm/backend/accel`.
+    pub fn function(&self) -> FunctionId {
+        FunctionId {
+            algorithm: self.algorithm.clone(),
+            backend: self.backend.clone(),
+            accel: self.accel.clone(),
+        }
+    }
+
+    /// The identity of this result within its file ([`ScenarioKey`]).
+    pub fn key(&self) -> ScenarioKey {
+        ScenarioKey {
+            function: self.function(),
+            size: self.size.clone(),
+            sessions: self.sessions,
+            dispatch: self.scenario.dispatch,
+            tag_len: self.scenario.tag_len,
+        }
+    }
+
+    /// How the terminal tables, `compare` and `diff` name a result ([`ScenarioKey::label`]).
+    pub fn label(&self) -> String {
+        self.key().label()
+    }
+
+    /// What `macbench report --scenario` takes and the HTML report shows ([`ScenarioKey::point`]).
+    pub fn scenario_key(&self) -> String {
+        self.key().point()
+    }
+
+    /// Number of cores in the core set (`cores` is a CPU list such as `0-3,8`).
+    pub fn core_count(&self) -> usize {
+        crate::host::parse_cpu_list(&self.cores).map_or(0, |c| c.len())
+    }
+
+    /// Metrics that may be used: `None` for a failed result.
+    pub fn usable(&self) -> Option<&Metrics> {
+        (!self.failed).then_some(&self.metrics)
+    }
+}
+
+/// What tells two results of one file apart: the function, the size, the sessions, and the dispatch
+/// mode and tag length (each named only when it is not the default, so files and names from before
+/// these knobs read and print as they did). Every name of a result derives from it, so no reader can
+/// again merge two dispatch modes of one function into one row.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ScenarioKey {
+    pub function: FunctionId,
+    pub size: SizeLabel,
+    pub sessions: usize,
+    pub dispatch: engine::Dispatch,
+    pub tag_len: Option<usize>,
+}
+
+impl ScenarioKey {
+    /// The knobs beyond function and size, each joined by `sep`: `burst:16`, `tag:20`.
+    fn knobs(&self, sep: &str) -> String {
+        let mut out = String::new();
+        if self.dispatch != engine::Dispatch::Single {
+            out.push_str(&format!("{sep}{}", self.dispatch));
+        }
+        if let Some(n) = self.tag_len {
+            out.push_str(&format!("{sep}tag:{n}"));
+        }
+        out
+    }
+
+    /// A terminal row's name (size and sessions are columns there): `hmac-sha256/ipsecmb/hw burst:16`,
+    /// `kmac128/openssl/hw tag:20`.
+    pub fn label(&self) -> String {
+        format!("{}{}", self.function, self.knobs(" "))
+    }
+
+    /// One point of a sweep, without the session count: `hmac-sha256/ipsecmb/hw@64/burst:16` — what
+    /// `report --scenario` takes.
+    pub fn point(&self) -> String {
+        format!("{}@{}{}", self.function, self.size, self.knobs("/"))
+    }
+
+    /// The key without its session count: what `diff` pairs on first (runs at other session counts
+    /// still pair, with a note).
+    pub fn without_sessions(&self) -> ScenarioKey {
+        ScenarioKey {
+            sessions: 0,
+            ..self.clone()
+        }
+    }
+}
+
+/// `hmac-sha256/ipsecmb/hw@64/2/burst:16`: unique within a file and the same on every machine (the
+/// CSV's `scenario_id`).
+impl std::fmt::Display for ScenarioKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}@{}/{}{}",
+            self.function,
+            self.size,
+            self.sessions,
+            self.knobs("/")
+        )
+    }
+}
+
+/// What was run, as recorded in a result: the engine's [`Scenario`] without its function (the entry
+/// names that) and without a size model's generated sequence. Its JSON is the scenario's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScenarioSpec {
+    pub size: SizeSource,
+    pub sessions: usize,
+    pub cores: Vec<usize>,
+    pub pinning: Pinning,
+    pub duration_s: f64,
+    pub window_start_s: f64,
+    pub window_end_s: f64,
+    pub data: DataMode,
+    pub keys: KeyMode,
+    pub verify: VerifyMode,
+    /// Re-key every N messages.
+    pub rekey_every: Option<u64>,
+    pub seed: u64,
+    /// The coordinator's sampling tick.
+    pub tick_s: f64,
+    /// How messages were handed to the backend.
+    #[serde(default)]
+    pub dispatch: engine::Dispatch,
+    /// `--tag-len`: tag bytes (a truncation, or KMAC's output length); absent for the algorithm's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag_len: Option<usize>,
+}
+
+impl From<&Scenario> for ScenarioSpec {
+    fn from(s: &Scenario) -> ScenarioSpec {
+        ScenarioSpec {
+            size: s.size.clone(),
+            sessions: s.sessions,
+            cores: s.cores.clone(),
+            pinning: s.pinning,
+            duration_s: s.duration.as_secs_f64(),
+            window_start_s: s.window_start.as_secs_f64(),
+            window_end_s: s.window_end.as_secs_f64(),
+            data: s.data,
+            keys: s.keys,
+            verify: s.verify,
+            rekey_every: s.rekey_every,
+            seed: s.seed,
+            tick_s: s.tick.as_secs_f64(),
+            dispatch: s.dispatch,
+            tag_len: s.tag_len,
+        }
+    }
+}
+
+/// What a file that does not record its scenario reads as (fields the file has replace these).
+impl Default for ScenarioSpec {
+    fn default() -> ScenarioSpec {
+        ScenarioSpec {
+            size: SizeSource::Fixed { size: 0 },
+            sessions: 0,
+            cores: Vec::new(),
+            pinning: Pinning::RoundRobin,
+            duration_s: 0.0,
+            window_start_s: 0.0,
+            window_end_s: 0.0,
+            data: DataMode::Unique,
+            keys: KeyMode::PerSession,
+            verify: VerifyMode::None,
+            rekey_every: None,
+            seed: 0,
+            tick_s: 0.0,
+            dispatch: engine::Dispatch::Single,
+            tag_len: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SpreadSet {
+    pub absolute_cycles_per_byte: Option<Spread>,
+    pub apparent_cycles_per_byte: Option<Spread>,
+    pub bytes_per_second: Option<Spread>,
+}
+
+/// 95 % confidence intervals of the headline metrics; `None` where a run was too short to batch (and
+/// in files written before they existed).
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(default)]
+pub struct Ci95Set {
+    pub absolute_cycles_per_byte: Option<Interval>,
+    pub apparent_cycles_per_byte: Option<Interval>,
+    pub absolute_cycles_per_message: Option<Interval>,
+    pub apparent_cycles_per_message: Option<Interval>,
+    pub bytes_per_second: Option<Interval>,
+}
+
+impl Ci95Set {
+    /// From each repeat's metrics and within-run uncertainty.
+    pub fn from_runs(all: &[Metrics], within: &[RunUncertainty]) -> Ci95Set {
+        let ci = |value: &dyn Fn(&Metrics) -> Option<f64>,
+                  se: &dyn Fn(&RunUncertainty) -> Option<BatchEstimate>| {
+            let runs: Vec<(f64, Option<BatchEstimate>)> = all
+                .iter()
+                .zip(within)
+                .filter_map(|(m, u)| Some((value(m)?, se(u))))
+                .collect();
+            stats::confidence_interval(&runs)
+        };
+        Ci95Set {
+            absolute_cycles_per_byte: ci(&|m| m.absolute_cycles_per_byte, &|u| {
+                u.absolute_cycles_per_byte
+            }),
+            apparent_cycles_per_byte: ci(&|m| m.apparent_cycles_per_byte, &|u| {
+                u.apparent_cycles_per_byte
+            }),
+            absolute_cycles_per_message: ci(&|m| m.absolute_cycles_per_message, &|u| {
+                u.absolute_cycles_per_message
+            }),
+            apparent_cycles_per_message: ci(&|m| m.apparent_cycles_per_message, &|u| {
+                u.apparent_cycles_per_message
+            }),
+            bytes_per_second: ci(&|m| Some(m.bytes_per_second), &|u| u.bytes_per_second),
+        }
+    }
+
+    /// The widest relative half-width of the cycles figures (per byte, or per message when the
+    /// messages are empty), against the medians: what `--target-ci` is compared with. `None` when no
+    /// interval could be formed.
+    pub fn precision(&self, median: &Metrics) -> Option<f64> {
+        let pairs = if median.bytes > 0 {
+            [
+                (
+                    self.absolute_cycles_per_byte,
+                    median.absolute_cycles_per_byte,
+                ),
+                (
+                    self.apparent_cycles_per_byte,
+                    median.apparent_cycles_per_byte,
+                ),
+            ]
+        } else {
+            [
+                (
+                    self.absolute_cycles_per_message,
+                    median.absolute_cycles_per_message,
+                ),
+                (
+                    self.apparent_cycles_per_message,
+                    median.apparent_cycles_per_message,
+                ),
+            ]
+        };
+        let mut widest: Option<f64> = None;
+        for (ci, value) in pairs {
+            let w = ci?.relative_half_width(value?)?;
+            widest = Some(widest.map_or(w, |x: f64| x.max(w)));
+        }
+        widest
+    }
+
+    /// The absolute cycles/byte interval as a [min, max] range, for the same overlap test as a spread.
+    pub fn absolute(&self) -> Option<Spread> {
+        self.absolute_cycles_per_byte.map(Spread::from)
+    }
+
+    /// The apparent cycles/byte interval as a [min, max] range.
+    pub fn apparent(&self) -> Option<Spread> {
+        self.apparent_cycles_per_byte.map(Spread::from)
+    }
+}
+
+/// Harness cost: the null function's cycles per message in one pinned session.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Harness {
+    pub size: u32,
+    pub absolute_cycles_per_message: Option<f64>,
+    pub apparent_cycles_per_message: Option<f64>,
+}
+
+/// The whole results file. `report::read` checks `tool` and `schema_version` before it reads one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Document {
+    pub schema_version: u32,
+    /// Always [`TOOL`].
+    pub tool: String,
+    #[serde(default)]
+    pub host: Host,
+    #[serde(default)]
+    pub clock: ClockInfo,
+    /// The sweep's options as given (common to all results).
+    #[serde(default)]
+    pub scenario: serde_json::Value,
+    #[serde(default)]
+    pub harness: Option<Harness>,
+    #[serde(default)]
+    pub results: Vec<ResultEntry>,
+    /// True while a sweep is still running or was interrupted: the file holds what finished.
+    #[serde(default)]
+    pub partial: bool,
+}
+
+/// The `tool` of every results file.
+pub const TOOL: &str = "macbench";
+
+/// Host identity used to decide whether two files come from the same machine.
+pub fn host_key(doc: &Document) -> String {
+    format!(
+        "{} ({} CPUs, {})",
+        doc.host.cpu_model,
+        doc.host.online_cpus.len(),
+        doc.host.kernel
+    )
+}

@@ -1,0 +1,111 @@
+//! Results files written by an earlier release still load and report as they did.
+//!
+//! `tests/fixtures/results-ecda402.json` was written by macbench at commit ecda402 (the release before
+//! the results schema moved into its own module): `run --alg hmac-sha256,cmac-aes128 --sizes 64
+//! --dispatch single,burst:4 --sessions 1 --repeat 2`. `results-ecda402.diff.txt` is what that release's
+//! `macbench diff FILE FILE` printed for it. Today's build must read the file, tell its two dispatch
+//! modes apart everywhere, and print the same `diff`.
+
+#![allow(clippy::unwrap_used)]
+
+use assert_cmd::Command;
+
+const FIXTURE: &str = "tests/fixtures/results-ecda402.json";
+
+#[test]
+fn a_file_from_the_previous_release_loads_with_its_dispatch_modes_apart() {
+    let doc = macbench::report::read::read(std::path::Path::new(FIXTURE))
+        .unwrap()
+        .doc;
+    assert_eq!(doc.results.len(), 4);
+    let labels: Vec<String> = doc.results.iter().map(|r| r.label()).collect();
+    assert_eq!(
+        labels,
+        [
+            "hmac-sha256/openssl/hw",
+            "hmac-sha256/openssl/hw burst:4",
+            "cmac-aes128/openssl/hw",
+            "cmac-aes128/openssl/hw burst:4"
+        ]
+    );
+    let mut keys: Vec<String> = doc.results.iter().map(|r| r.key().to_string()).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    assert!(doc.results.iter().all(|r| r.scenario.tag_len.is_none()));
+    // Files of that release recorded no pre-flight: it reads as absent, not as a zero cost.
+    assert!(doc
+        .results
+        .iter()
+        .flat_map(|r| &r.raw)
+        .all(|raw| raw.preflight.is_none()));
+}
+
+#[test]
+fn diff_of_a_previous_release_file_prints_what_that_release_printed() {
+    let out = Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["diff", FIXTURE, FIXTURE])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = std::fs::read_to_string("tests/fixtures/results-ecda402.diff.txt").unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+}
+
+#[test]
+fn report_and_csv_name_the_dispatch_modes_of_a_previous_release_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let out = Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["report", FIXTURE, "-o"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        text.contains("hmac-sha256/openssl/hw burst:4"),
+        "the HTML table names the mode"
+    );
+    // The per-thread figures' scenario names the mode too.
+    let out = Command::cargo_bin("macbench")
+        .unwrap()
+        .args([
+            "report",
+            FIXTURE,
+            "--scenario",
+            "cmac-aes128/openssl/hw@64/burst:4",
+            "-o",
+        ])
+        .arg(dir.path().join("s.html"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = macbench::report::read::read(std::path::Path::new(FIXTURE))
+        .unwrap()
+        .doc;
+    let csv = macbench::report::csv_export::ScenarioCsv;
+    let bytes = macbench::report::Exporter::serialize(&csv, &doc).unwrap();
+    let mut reader = csv::Reader::from_reader(&bytes[..]);
+    let header = reader.headers().unwrap().clone();
+    let dispatch = header.iter().position(|h| h == "dispatch").unwrap();
+    let modes: Vec<String> = reader
+        .records()
+        .map(|r| r.unwrap()[dispatch].to_string())
+        .collect();
+    assert_eq!(modes, ["single", "burst:4", "single", "burst:4"]);
+}
