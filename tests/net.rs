@@ -309,6 +309,9 @@ fn cli_search_runs_and_reports_its_trials() {
 
 #[test]
 fn send_and_receive_as_two_processes() {
+    if common::skip_under_emulation() {
+        return;
+    }
     let bin = assert_cmd::cargo::cargo_bin("macbench");
     let mut receiver = std::process::Command::new(&bin)
         .args([

@@ -2,85 +2,38 @@
 //!
 //! The parent sends the scenario as JSON on the child's stdin and reads the [`RawRun`] back from its
 //! stdout; a cancel in the parent becomes SIGINT in the child, which ends the run as interrupted. The
-//! scenario travels as `ScenarioWire`: the engine's `Scenario` holds a `Function` (a registry entry,
-//! sent as its id) and its results JSON leaves out a size model's drawn sequence, which the child needs.
+//! scenario travels as the results schema records it (`results::ScenarioSpec`, no mirror of its own),
+//! with the function's id and a size model's drawn sequence beside it.
 
 use super::command;
-use crate::engine::{self, DataMode, EngineError, KeyMode, Pinning, RawRun, Scenario, SizeSource};
-use crate::mac::{self, Accel, VerifyMode};
+use crate::engine::{self, EngineError, RawRun, Scenario, SizeSource};
+use crate::mac::{self, Accel};
+use crate::results::ScenarioSpec;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-/// A scenario as sent to the child.
+/// What the parent sends the child: the recorded scenario itself (the results schema's
+/// [`ScenarioSpec`], one definition for the file and the wire), the function by its id, and a size
+/// model's drawn sequence, which results files leave out.
 #[derive(Debug, Serialize, Deserialize)]
-struct ScenarioWire {
+struct ChildRequest {
     function: String,
-    size: SizeWire,
-    sessions: usize,
-    cores: Vec<usize>,
-    pinning: Pinning,
-    duration_ns: u64,
-    window_start_ns: u64,
-    window_end_ns: u64,
-    data: DataMode,
-    keys: KeyMode,
-    verify: VerifyMode,
-    rekey_every: Option<u64>,
-    seed: u64,
-    #[serde(default)]
-    tick_ns: u64,
-    #[serde(default)]
-    dispatch: engine::Dispatch,
-    #[serde(default)]
-    tag_len: Option<usize>,
+    scenario: ScenarioSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sequence: Option<Vec<u32>>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-enum SizeWire {
-    Fixed {
-        size: u32,
-    },
-    Model {
-        name: String,
-        mean_bytes: f64,
-        sequence: Vec<u32>,
-    },
-}
-
-impl ScenarioWire {
-    fn from_scenario(s: &Scenario) -> ScenarioWire {
-        ScenarioWire {
+impl ChildRequest {
+    fn from_scenario(s: &Scenario) -> ChildRequest {
+        ChildRequest {
             function: s.function.id(),
-            size: match &s.size {
-                SizeSource::Fixed { size } => SizeWire::Fixed { size: *size },
-                SizeSource::Model {
-                    name,
-                    mean_bytes,
-                    sequence,
-                } => SizeWire::Model {
-                    name: name.clone(),
-                    mean_bytes: *mean_bytes,
-                    sequence: sequence.to_vec(),
-                },
+            scenario: ScenarioSpec::from(s),
+            sequence: match &s.size {
+                SizeSource::Model { sequence, .. } => Some(sequence.to_vec()),
+                SizeSource::Fixed { .. } => None,
             },
-            sessions: s.sessions,
-            cores: s.cores.clone(),
-            pinning: s.pinning,
-            duration_ns: s.duration.as_nanos() as u64,
-            window_start_ns: s.window_start.as_nanos() as u64,
-            window_end_ns: s.window_end.as_nanos() as u64,
-            data: s.data,
-            keys: s.keys,
-            verify: s.verify,
-            rekey_every: s.rekey_every,
-            seed: s.seed,
-            tick_ns: s.tick.as_nanos() as u64,
-            dispatch: s.dispatch,
-            tag_len: s.tag_len,
         }
     }
 
@@ -89,39 +42,7 @@ impl ScenarioWire {
             .into_iter()
             .find(|f| f.id() == self.function)
             .ok_or_else(|| format!("unknown function {}", self.function))?;
-        Ok(Scenario {
-            function,
-            size: match self.size {
-                SizeWire::Fixed { size } => SizeSource::Fixed { size },
-                SizeWire::Model {
-                    name,
-                    mean_bytes,
-                    sequence,
-                } => SizeSource::Model {
-                    name,
-                    mean_bytes,
-                    sequence: Arc::new(sequence),
-                },
-            },
-            sessions: self.sessions,
-            cores: self.cores,
-            pinning: self.pinning,
-            duration: Duration::from_nanos(self.duration_ns),
-            window_start: Duration::from_nanos(self.window_start_ns),
-            window_end: Duration::from_nanos(self.window_end_ns),
-            data: self.data,
-            keys: self.keys,
-            verify: self.verify,
-            rekey_every: self.rekey_every,
-            seed: self.seed,
-            tick: if self.tick_ns == 0 {
-                engine::DEFAULT_TICK
-            } else {
-                Duration::from_nanos(self.tick_ns)
-            },
-            dispatch: self.dispatch,
-            tag_len: self.tag_len,
-        })
+        Ok(self.scenario.to_scenario(function, self.sequence))
     }
 }
 
@@ -202,7 +123,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     engine::validate(s, &crate::system::online_cpus())?;
     let accel = s.function.accel;
     let fail = |reason: String| EngineError::Thread { session: 0, reason };
-    let request = serde_json::to_vec(&ScenarioWire::from_scenario(s))
+    let request = serde_json::to_vec(&ChildRequest::from_scenario(s))
         .map_err(|e| fail(format!("{accel} child request: {e}")))?;
     let mut child = command("run", accel)
         .map_err(fail)?
@@ -259,7 +180,7 @@ pub(super) fn child_run() -> Result<(), String> {
     std::io::stdin()
         .read_to_end(&mut input)
         .map_err(|e| e.to_string())?;
-    let wire: ScenarioWire = serde_json::from_slice(&input).map_err(|e| e.to_string())?;
+    let wire: ChildRequest = serde_json::from_slice(&input).map_err(|e| e.to_string())?;
     let reply = match wire.into_scenario() {
         Err(message) => serde_json::json!({ "error": ErrorWire {
             key: false,
@@ -279,7 +200,9 @@ pub(super) fn child_run() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Sample, ThreadCounters};
+    use crate::engine::{DataMode, KeyMode, Pinning, Sample, ThreadCounters};
+    use crate::mac::VerifyMode;
+    use std::sync::Arc;
 
     #[test]
     fn run_reply_reads_back_what_the_engine_serialises() {
@@ -386,8 +309,8 @@ mod tests {
 
             tag_len: None,
         };
-        let text = serde_json::to_string(&ScenarioWire::from_scenario(&scenario)).unwrap();
-        let back = serde_json::from_str::<ScenarioWire>(&text)
+        let text = serde_json::to_string(&ChildRequest::from_scenario(&scenario)).unwrap();
+        let back = serde_json::from_str::<ChildRequest>(&text)
             .unwrap()
             .into_scenario()
             .unwrap();

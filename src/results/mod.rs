@@ -13,10 +13,11 @@ use crate::engine::{
     self, clock::ClockInfo, DataMode, KeyMode, Pinning, RawRun, Scenario, Series, SizeSource,
 };
 use crate::host::Host;
-use crate::mac::{FunctionId, VerifyMode};
+use crate::mac::{Function, FunctionId, VerifyMode};
 use crate::metrics::{Metrics, RunUncertainty, Spread, ThreadMetrics, Warning};
 use crate::stats::{self, BatchEstimate, Interval};
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 /// Version of the results JSON layout; bumped on incompatible change. Readers reject newer ones.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -340,6 +341,50 @@ impl From<&Scenario> for ScenarioSpec {
             tick_s: s.tick.as_secs_f64(),
             dispatch: s.dispatch,
             tag_len: s.tag_len,
+        }
+    }
+}
+
+impl ScenarioSpec {
+    /// The engine's scenario again, for a run in another process (the switched child): `function`
+    /// resolved by the caller, a size model's drawn `sequence` supplied, since results files leave it
+    /// out. A tick of 0 (files from before the tick was recorded) is the engine's default.
+    pub fn to_scenario(&self, function: Function, sequence: Option<Vec<u32>>) -> Scenario {
+        let size = match (&self.size, sequence) {
+            (
+                SizeSource::Model {
+                    name, mean_bytes, ..
+                },
+                Some(sequence),
+            ) => SizeSource::Model {
+                name: name.clone(),
+                mean_bytes: *mean_bytes,
+                sequence: std::sync::Arc::new(sequence),
+            },
+            (other, _) => other.clone(),
+        };
+        let secs = |s: f64| Duration::from_secs_f64(s.max(0.0));
+        Scenario {
+            function,
+            size,
+            sessions: self.sessions,
+            cores: self.cores.clone(),
+            pinning: self.pinning,
+            duration: secs(self.duration_s),
+            window_start: secs(self.window_start_s),
+            window_end: secs(self.window_end_s),
+            data: self.data,
+            keys: self.keys,
+            verify: self.verify,
+            rekey_every: self.rekey_every,
+            seed: self.seed,
+            tick: if self.tick_s > 0.0 {
+                secs(self.tick_s)
+            } else {
+                engine::DEFAULT_TICK
+            },
+            dispatch: self.dispatch,
+            tag_len: self.tag_len,
         }
     }
 }

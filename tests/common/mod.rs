@@ -46,3 +46,24 @@ pub fn skip(requirement: &str, reason: &str) {
     let line = format!("SKIP: {test}: {reason}\n");
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
+
+/// The environment variable CI sets when the tests run under an emulator (`qemu-aarch64`).
+pub const EMULATED_VAR: &str = "MACBENCH_EMULATED";
+
+/// `true` when the calling test must stop here because it keeps two forked processes talking and the
+/// tests run under an emulator, where a fork in a threaded process can deadlock in the child (qemu-user:
+/// a test once waited 37 minutes). Says so with a `SKIP:` line; the same test runs natively.
+pub fn skip_under_emulation() -> bool {
+    match std::env::var(EMULATED_VAR) {
+        Ok(emulator) if !emulator.is_empty() => {
+            skip(
+                "native",
+                &format!(
+                    "keeps two forked processes talking; under {emulator} a fork in a threaded process can deadlock (it runs natively)"
+                ),
+            );
+            true
+        }
+        _ => false,
+    }
+}
