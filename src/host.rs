@@ -48,7 +48,15 @@ pub struct Host {
 }
 
 impl Host {
+    /// The facts of this machine, each backend's capability labelled as what this (unswitched)
+    /// process uses: `; hw: …`.
     pub fn detect() -> Host {
+        Host::detect_in("hw")
+    }
+
+    /// The facts of this machine, each backend's capability labelled `process` (`hw`, or `this
+    /// avx2 child` inside a switched child: the isolation layer says which, not this module).
+    pub fn detect_in(process: &str) -> Host {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let field = |name: &str| {
             cpuinfo
@@ -78,10 +86,7 @@ impl Host {
         let cores = crate::system::topology::cores();
         // Each backend's version, then for the record what it uses in this process (its switch's
         // capability report): "; hw: …", or "; this avx2 child: …" inside a switched child.
-        let here = match crate::isolate::child_accel() {
-            Some(accel) => format!("this {accel} child"),
-            None => "hw".to_string(),
-        };
+        let here = process;
         let library_versions = crate::mac::BACKENDS
             .iter()
             .map(|b| {
@@ -106,69 +111,6 @@ impl Host {
                 .map(|h| h.trim().to_string())
                 .unwrap_or_default(),
         }
-    }
-}
-
-impl Host {
-    /// Host facts for a run of `functions`: with what each switched child used, for the
-    /// accelerations among them that run in one (that run starts those children anyway).
-    pub fn for_functions(functions: &[crate::mac::Function]) -> Host {
-        let mut accels: Vec<crate::mac::Accel> = functions
-            .iter()
-            .filter(|f| f.is_process_switched())
-            .map(|f| f.accel)
-            .collect();
-        accels.sort();
-        accels.dedup();
-        Host::detect().with_children(&accels)
-    }
-
-    /// Add to each backend's version what it uses in each of `accels`' children ("; sw child: …",
-    /// "; avx2 child: …", or why the child could not say), for the backends whose switch covers that
-    /// acceleration. A child that reports exactly what this (hw) process does says so ("= hw"), so
-    /// a level with nothing to clear on this CPU is never silently the same as `hw`. Starts
-    /// `macbench __child caps ACCEL` once per acceleration per process.
-    pub fn with_children(mut self, accels: &[crate::mac::Accel]) -> Host {
-        if crate::isolate::child_accel().is_some() {
-            return self;
-        }
-        for &accel in accels {
-            // Only backends switched to `accel` whose capability here was recorded (the library
-            // can say what it uses).
-            let here = |name: &str| {
-                crate::mac::backend(name)
-                    .and_then(|b| b.process_switch)
-                    .filter(|s| s.covers(accel))
-                    .and_then(|s| (s.capability)())
-            };
-            if !self
-                .library_versions
-                .iter()
-                .any(|(name, _)| here(name).is_some())
-            {
-                continue;
-            }
-            let caps = crate::isolate::capabilities(accel);
-            for (name, version) in &mut self.library_versions {
-                let Some(hw) = here(name) else {
-                    continue;
-                };
-                match &caps {
-                    Ok(caps) => {
-                        if let Some(child) = caps.of(name) {
-                            let same = if child.summary == hw.summary {
-                                " (= hw: nothing to clear on this CPU)"
-                            } else {
-                                ""
-                            };
-                            version.push_str(&format!("; {accel} child: {}{same}", child.summary));
-                        }
-                    }
-                    Err(e) => version.push_str(&format!("; {accel} child: {e}")),
-                }
-            }
-        }
-        self
     }
 }
 

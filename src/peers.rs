@@ -13,7 +13,7 @@
 //! - `cryptest b2 SECONDS GHZ` (Crypto++): streams 2 KiB updates, no per-message size at all; it is compared
 //!   with our largest size.
 //! - `ipsec_perf --hash-algo A --job-size N,… -o 0 --arch L --force-job-api` (Intel ipsec-mb's own
-//!   tool, built from the library's source: README "Intel ipsec-mb"): jobs of exactly N bytes submitted
+//!   tool, built from the library's source: docs/backends.md "Intel ipsec-mb"): jobs of exactly N bytes submitted
 //!   back to back through the job API, flushed once at the end; it prints TSC cycles per job, which on
 //!   x86 are our reference cycles as they are. Compared with our `burst:16` dispatch by default.
 //!

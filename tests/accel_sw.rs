@@ -406,7 +406,10 @@ fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
     }
     let env = openssl::CAP_ENV;
     assert!(here.contains(&format!("; hw: {env}=")), "{here}");
-    let with_child = openssl(&host.with_children(&[Accel::Sw]));
+    let with_child = openssl(&macbench::isolate::with_children(
+        host.clone(),
+        &[Accel::Sw],
+    ));
     assert!(
         with_child.starts_with(&here) && with_child.contains(&format!("; sw child: {env}=")),
         "{with_child}"

@@ -261,6 +261,13 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "results",
         &["bench", "sweep", "report", "isolate", "net", "cli", "peers"],
     ),
+    // Host facts are gathered without starting processes: the isolation layer adds its children's.
+    (
+        "host",
+        &[
+            "isolate", "engine", "bench", "sweep", "report", "results", "net", "cli", "peers",
+        ],
+    ),
 ];
 
 /// `module`'s references to any of `forbidden`, one line each.
@@ -292,7 +299,7 @@ fn exporters_read_the_results_schema_not_the_runner() {
 }
 
 #[test]
-fn an_exporter_importing_the_runner_is_caught() {
+fn an_exporter_importing_the_runner_and_host_importing_isolate_are_caught() {
     // The rule above, on a constructed reference, so it cannot pass vacuously.
     let mut refs = BTreeMap::new();
     refs.insert(
@@ -306,5 +313,18 @@ fn an_exporter_importing_the_runner_is_caught() {
     assert_eq!(
         forbidden_references(&refs, "report", FORBIDDEN[0].1),
         vec!["src/report/html.rs:3 → crate::bench".to_string()]
+    );
+    refs.insert(
+        "host".to_string(),
+        vec![Reference {
+            file: PathBuf::from("src/host.rs"),
+            line: 81,
+            target: "isolate".to_string(),
+        }],
+    );
+    let host_rule = FORBIDDEN.iter().find(|(m, _)| *m == "host").unwrap().1;
+    assert_eq!(
+        forbidden_references(&refs, "host", host_rule),
+        vec!["src/host.rs:81 → crate::isolate".to_string()]
     );
 }

@@ -2,7 +2,7 @@
 //! C library once more as a row of build.rs's table (`build/libraries.rs`). Everything else — `list`,
 //! `selftest`, the known-answer and cross-backend tests — walks the registry. This file pins what each
 //! backend declares (so entries cannot vanish silently from every test at once) and checks that the
-//! places a backend touches agree: the README's backend table, the build table's rows against
+//! places a backend touches agree: the documented backend table (docs/functions.md), the build table's rows against
 //! `Cargo.toml`, `csrc/`, `src/mac/` and `.ci/run`, and the reasons `list` shows when one is not built.
 
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
@@ -173,19 +173,16 @@ fn an_isa_level_a_backend_lacks_is_listed_unavailable_with_its_reason() {
     assert!(checked > 0, "no backend without levels to check");
 }
 
-/// The first-column names of the `| backend | library | covers |` table in the README's "## Functions".
+/// The first-column names of the `| backend | library | covers |` table in the book's chapter
+/// "Functions" (docs/functions.md).
 fn readme_backends() -> Vec<String> {
-    let readme = read("README.md");
-    let section = readme
-        .split("\n## ")
-        .find(|s| s.starts_with("Functions\n"))
-        .expect("README has a \"## Functions\" section");
-    let mut lines = section
+    let chapter = read("docs/functions.md");
+    let mut lines = chapter
         .lines()
         .skip_while(|l| !l.starts_with("| backend | library | covers |"));
     assert!(
         lines.next().is_some(),
-        "no `| backend | library | covers |` table under ## Functions"
+        "no `| backend | library | covers |` table in docs/functions.md"
     );
     lines
         .take_while(|l| l.starts_with('|'))
@@ -198,12 +195,15 @@ fn readme_backends() -> Vec<String> {
 }
 
 #[test]
-fn the_readme_backend_table_names_every_backend_and_nothing_else() {
+fn the_documented_backend_table_names_every_backend_and_nothing_else() {
     let listed = readme_backends();
     let unique: BTreeSet<_> = listed.iter().map(String::as_str).collect();
     assert_eq!(unique.len(), listed.len(), "a backend twice: {listed:?}");
     let registered: BTreeSet<_> = BACKENDS.iter().map(|b| b.name).collect();
-    assert_eq!(unique, registered, "README ## Functions table vs BACKENDS");
+    assert_eq!(
+        unique, registered,
+        "docs/functions.md backend table vs BACKENDS"
+    );
 }
 
 /// Cargo.toml's `[features]`: name → what it enables.

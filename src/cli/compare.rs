@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
     /// Reference tool: openssl (`openssl speed`), cryptopp (`cryptest b2`), botan (`botan speed`) or
-    /// ipsecmb (Intel ipsec-mb's `ipsec_perf`, built from source: README "Intel ipsec-mb"). Binaries
+    /// ipsecmb (Intel ipsec-mb's `ipsec_perf`, built from source: docs/backends.md "Intel ipsec-mb"). Binaries
     /// come from PATH or $MACBENCH_OPENSSL, $MACBENCH_CRYPTEST, $MACBENCH_BOTAN, $MACBENCH_IPSEC_PERF.
     #[arg(long, value_name = "openssl|cryptopp|botan|ipsecmb")]
     pub against: String,

@@ -354,7 +354,10 @@ fn print_levels_not_offered(rows: &[ListRow]) {
 }
 
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
-    let host = Host::detect().with_children(&crate::isolate::switched_accels());
+    let host = crate::isolate::with_children(
+        crate::isolate::detect_host(),
+        &crate::isolate::switched_accels(),
+    );
     let clock = crate::system::clock::clock_info();
     let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
     rows.extend(missing_rows());

@@ -290,7 +290,7 @@ fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, C
     let doc = results::Document {
         schema_version: results::SCHEMA_VERSION,
         tool: results::TOOL.to_string(),
-        host: crate::host::Host::for_functions(&functions),
+        host: crate::isolate::host_for_functions(&functions),
         clock,
         scenario: serde_json::json!({"command": "model --measure"}),
         harness: None,

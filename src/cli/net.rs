@@ -7,7 +7,7 @@
 
 use super::functions as resolve_functions;
 use super::CliError;
-use crate::host::{self, Host};
+use crate::host;
 use crate::mac::{Availability, Function};
 use crate::net::bench::{self, Mode, NetConfig, Path};
 use crate::net::control::{self, RemotePath, ServeOptions};
@@ -75,7 +75,7 @@ pub struct ReceiveArgs {
     pub once: bool,
     /// Exit when no sender has been connected for this long. A control connection that sends nothing
     /// for 30 s (or this, if shorter) between requests is closed; up to 8 are served at once, and
-    /// `start` requests are checked against the limits `macbench net` itself accepts (README: net
+    /// `start` requests are checked against the limits `macbench net` itself accepts (docs/net.md: net
     /// receive).
     #[arg(long, default_value = "600s", allow_hyphen_values = true)]
     pub timeout: String,
@@ -350,7 +350,7 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
     };
     let mut doc = NetDocument {
         schema: report::SCHEMA,
-        host: Host::for_functions(&plan.config.functions),
+        host: crate::isolate::host_for_functions(&plan.config.functions),
         config: NetConfigReport {
             transport: path.describe(),
             mode: match plan.config.mode {

@@ -4,7 +4,6 @@
 use super::CliError;
 use crate::bench::AutoPolicy;
 use crate::engine::{self, clock, DataMode, KeyMode, Pinning, Scenario};
-use crate::host::Host;
 use crate::mac::VerifyMode;
 use crate::report::{self, csv_export, table, Exporter, JsonExporter};
 use crate::results::{self, Document};
@@ -13,7 +12,7 @@ use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-/// Default `--target-ci`, percent: see the README's benchmark figures for how it was chosen.
+/// Default `--target-ci`, percent: see docs/benchmark.md's figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
 /// Default `--max-repeat`.
 pub const DEFAULT_MAX_REPEAT: usize = 4;
@@ -202,7 +201,7 @@ fn new_document(
     Document {
         schema_version: results::SCHEMA_VERSION,
         tool: results::TOOL.to_string(),
-        host: Host::for_functions(&spec.functions),
+        host: crate::isolate::host_for_functions(&spec.functions),
         clock: clock.clone(),
         scenario: serde_json::json!({
             "alg": args.alg, "backend": args.backend, "accel": spec::accel_list(&args.accel), "sizes": args.sizes,

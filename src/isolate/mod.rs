@@ -40,6 +40,7 @@ pub use run::run;
 pub use serve::Proxy;
 
 use crate::engine::Scenario;
+use crate::host::Host;
 use crate::mac::{
     self, Accel, Availability, Function, Isolation, KeyFn, KeyParams, KeyedMac, MacError,
     ProcessSwitch,
@@ -236,4 +237,75 @@ pub fn child_main(mode: &str, accel: Accel) -> Result<(), String> {
         "run" => run::child_run(),
         _ => serve::serve(accel),
     }
+}
+
+/// This machine's facts as this process sees them: labelled `hw`, or `this avx2 child` inside a
+/// switched child.
+pub fn detect_host() -> Host {
+    match child_accel() {
+        Some(accel) => Host::detect_in(&format!("this {accel} child")),
+        None => Host::detect(),
+    }
+}
+
+/// Host facts for a run of `functions`: with what each switched child used, for the accelerations
+/// among them that run in one (that run starts those children anyway). Here rather than in `host`, so
+/// gathering facts never makes the host module start processes.
+pub fn host_for_functions(functions: &[Function]) -> Host {
+    let mut accels: Vec<Accel> = functions
+        .iter()
+        .filter(|f| f.is_process_switched())
+        .map(|f| f.accel)
+        .collect();
+    accels.sort();
+    accels.dedup();
+    with_children(detect_host(), &accels)
+}
+
+/// Add to each backend's version what it uses in each of `accels`' children ("; sw child: …",
+/// "; avx2 child: …", or why the child could not say), for the backends whose switch covers that
+/// acceleration. A child that reports exactly what this (hw) process does says so ("= hw"), so
+/// a level with nothing to clear on this CPU is never silently the same as `hw`. Starts
+/// `macbench __child caps ACCEL` once per acceleration per process.
+pub fn with_children(mut host: Host, accels: &[Accel]) -> Host {
+    if child_accel().is_some() {
+        return host;
+    }
+    for &accel in accels {
+        // Only backends switched to `accel` whose capability here was recorded (the library
+        // can say what it uses).
+        let here = |name: &str| {
+            crate::mac::backend(name)
+                .and_then(|b| b.process_switch)
+                .filter(|s| s.covers(accel))
+                .and_then(|s| (s.capability)())
+        };
+        if !host
+            .library_versions
+            .iter()
+            .any(|(name, _)| here(name).is_some())
+        {
+            continue;
+        }
+        let caps = capabilities(accel);
+        for (name, version) in &mut host.library_versions {
+            let Some(hw) = here(name) else {
+                continue;
+            };
+            match &caps {
+                Ok(caps) => {
+                    if let Some(child) = caps.of(name) {
+                        let same = if child.summary == hw.summary {
+                            " (= hw: nothing to clear on this CPU)"
+                        } else {
+                            ""
+                        };
+                        version.push_str(&format!("; {accel} child: {}{same}", child.summary));
+                    }
+                }
+                Err(e) => version.push_str(&format!("; {accel} child: {e}")),
+            }
+        }
+    }
+    host
 }

@@ -426,7 +426,7 @@ pub fn no_length_limit(_algorithm: &str) -> Option<LengthLimit> {
 }
 
 /// The one table of backends. Adding a backend is one line here (plus, for an optional C library, its
-/// row in build.rs's table: README "Adding a backend"); `list`, `selftest` and the tests walk it.
+/// row in build.rs's table: docs/functions.md "Adding a backend"); `list`, `selftest` and the tests walk it.
 ///
 /// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
 /// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from
@@ -473,11 +473,11 @@ pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[
 #[cfg(not(target_arch = "aarch64"))]
 const RUSTCRYPTO_NO_SOFTWARE_ONLY: &str =
     "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
-     needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)";
+     needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see docs/backends.md)";
 #[cfg(target_arch = "aarch64")]
 const RUSTCRYPTO_NO_SOFTWARE_ONLY: &str =
     "no run-time switch: RustCrypto picks the Armv8 AES/PMULL/SHA-2 instructions via `cpufeatures`; \
-     the portable code needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see README)";
+     the portable code needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see docs/backends.md)";
 
 /// The identity of a function as results files record it: `algorithm/backend/accel`. Names, not registry
 /// entries, so a file from another build (or naming a backend this one lacks) still reads; reports join
