@@ -415,3 +415,47 @@ fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
         "{with_child}"
     );
 }
+
+/// `--accel sw` works whatever the executable is called (renamed, symlinked, `cargo install`ed): the
+/// child is this process's own executable, not "a file named macbench next to it". Regression: a
+/// renamed copy dropped the sw rows (and exited 0).
+#[test]
+fn a_renamed_executable_runs_its_own_software_only_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("mb");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("macbench"), &renamed).unwrap();
+    let out = std::process::Command::new(&renamed)
+        .args([
+            "run",
+            "--accel",
+            "hw,sw",
+            "--alg",
+            "hmac-sha256",
+            "--sizes",
+            "64",
+            "--sessions",
+            "1",
+            "--cores",
+            "0",
+            "--duration",
+            "30ms",
+            "--repeat",
+            "1",
+            "--max-repeat",
+            "1",
+            "--target-ci",
+            "0",
+            "--no-harness",
+        ])
+        .env_remove("MACBENCH_EXE")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("hmac-sha256/openssl/hw"), "{stdout}");
+    assert!(stdout.contains("hmac-sha256/openssl/sw"), "{stdout}");
+}

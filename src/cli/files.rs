@@ -22,7 +22,7 @@ pub fn run_outputs(
     }
     if let Some(p) = csv {
         out.push(("--csv", p.to_path_buf()));
-        if threads && !output::is_stdout(p) {
+        if threads && !output::is_stream(p) {
             out.push((
                 "--csv (per-thread file)",
                 crate::report::csv_export::threads_path(p),
@@ -41,7 +41,8 @@ pub fn prepare_owned(
     prepare(&borrowed, inputs)
 }
 
-/// Whether a periodic rewrite of `path` should happen now: standard output takes one document, at the end.
+/// Whether a periodic rewrite of `path` should happen now: a stream (standard output, a device, a
+/// FIFO) takes one document, at the end.
 pub fn write_now(path: &Path, last: bool) -> bool {
-    last || !output::is_stdout(path)
+    last || !output::is_stream(path)
 }

@@ -131,6 +131,9 @@ pub enum Command {
 
 /// Parse arguments and run; returns the process exit code.
 pub fn main() -> i32 {
+    // This executable is macbench's own command line, whatever its file is called (renamed,
+    // symlinked, `cargo install`ed): it can serve the switched children itself.
+    crate::isolate::children_from_this_executable();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.exit_code() == 0 => {

@@ -371,11 +371,18 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
         crate::outln!("results: {}", path.display());
     }
     if let Some(path) = &args.csv {
-        crate::outln!(
-            "results: {} and {}",
-            path.display(),
-            csv_export::threads_path(path).display()
-        );
+        if report::output::is_stream(path) {
+            crate::outln!(
+                "results: {} (no per-thread file for a stream)",
+                path.display()
+            );
+        } else {
+            crate::outln!(
+                "results: {} and {}",
+                path.display(),
+                csv_export::threads_path(path).display()
+            );
+        }
     }
     if interrupted {
         return Err(CliError {
@@ -433,7 +440,8 @@ fn write_outputs(doc: &Document, args: &RunArgs, last: bool) -> Result<(), CliEr
     }
     if let Some(path) = args.csv.as_deref().filter(|p| write_now(p, last)) {
         report::export(&csv_export::ScenarioCsv, doc, path).map_err(CliError::failure)?;
-        if report::output::is_stdout(path) {
+        // The per-thread CSV is a sibling file: none for a stream (`-`, /dev/null, a FIFO).
+        if report::output::is_stream(path) {
             return Ok(());
         }
         let threads = csv_export::ThreadsCsv

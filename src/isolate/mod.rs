@@ -63,6 +63,16 @@ pub fn child_accel() -> Option<Accel> {
     CHILD_ACCEL.get().copied()
 }
 
+/// Set by macbench's command line ([`children_from_this_executable`]).
+static SELF_SERVES: OnceLock<()> = OnceLock::new();
+
+/// Say that this process is macbench's own command line, so its executable serves the switched
+/// children (`cli::main` calls it first). Without it — a test binary linking the library — the child
+/// is a `macbench` executable found next to this one.
+pub fn children_from_this_executable() {
+    let _ = SELF_SERVES.set(());
+}
+
 /// Whether this scenario must run in a child process: a switched function ([`Function::is_process_switched`]),
 /// and this is not already that acceleration's child.
 pub fn needed(s: &Scenario) -> bool {
@@ -175,6 +185,11 @@ pub fn executable() -> Result<PathBuf, String> {
             };
         }
         let me = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+        // macbench's own command line runs here: this very executable is the child, whatever its
+        // name. Only another program linking the library (a test binary) looks for macbench by name.
+        if SELF_SERVES.get().is_some() {
+            return Ok(me);
+        }
         let name = format!("macbench{}", std::env::consts::EXE_SUFFIX);
         if me.file_name().and_then(|n| n.to_str()) == Some(name.as_str()) {
             return Ok(me);

@@ -154,16 +154,18 @@ impl Exporter for ThreadsCsv {
     }
 }
 
-/// `results.csv` → `results-threads.csv`.
+/// `results.csv` → `results-threads.csv`, `out` → `out-threads.csv`. Only for a file: a stream
+/// (`-`, a device, a FIFO) gets no per-thread sibling (`report::output::is_stream`).
 pub fn threads_path(path: &std::path::Path) -> std::path::PathBuf {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default();
-    let ext = path
-        .extension()
-        .map(|e| format!(".{}", e.to_string_lossy()))
-        .unwrap_or_default();
+    // `--csv out` → `out-threads.csv`: a file without an extension still gets a CSV sibling.
+    let ext = path.extension().map_or_else(
+        || ".csv".to_string(),
+        |e| format!(".{}", e.to_string_lossy()),
+    );
     path.with_file_name(format!("{stem}-threads{ext}"))
 }
 

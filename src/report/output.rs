@@ -57,6 +57,14 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Whether `path` is a stream rather than a file to replace: standard output (`-`), or an existing
+/// device, FIFO or socket (`/dev/stdout`, `/dev/null`, a pipe), symlinks followed. A stream takes one
+/// document, at the end (a rewrite after every scenario would concatenate documents), and no sibling
+/// file is derived from its name (`--csv /dev/null` must not create `/dev/null-threads`).
+pub fn is_stream(path: &Path) -> bool {
+    is_stdout(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// How a path is to be written.
 enum Kind {
     /// Temporary sibling of this path (the target itself, symlinks resolved), then rename.
