@@ -19,10 +19,19 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
     let files = load_all(&[args.old.clone(), args.new.clone()])?;
     let rows = diff::diff(&files[0].doc, &files[1].doc);
     if rows.is_empty() {
-        crate::outln!("no results in either file");
-        return Ok(());
+        return Err(CliError::failure(
+            "no results in either file: nothing was compared",
+        ));
     }
     crate::out!("{}", diff::render(&rows, crate::table::Style::detect()));
+    // Nothing paired: a script must not read "no change" into it.
+    if rows.iter().all(|r| r.note.starts_with("only in")) {
+        return Err(CliError::failure(format!(
+            "{} and {} have no function and size in common: nothing was compared",
+            args.old.display(),
+            args.new.display()
+        )));
+    }
     let (old_hz, new_hz) = (
         files[0].doc.clock.reference_hz,
         files[1].doc.clock.reference_hz,

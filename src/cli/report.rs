@@ -40,6 +40,17 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
 
 pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     let files = load_all(&args.files)?;
+    // A report of nothing is not a report: say so rather than write an empty page with exit 0.
+    if files.iter().all(|f| f.doc.results.is_empty()) {
+        return Err(CliError::failure(format!(
+            "no results in {}: nothing to report",
+            args.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let inputs: Vec<(&str, &std::path::Path)> = args
         .files
         .iter()

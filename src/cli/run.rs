@@ -12,6 +12,10 @@ use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+/// The most repeats `--max-repeat` (and `--repeat`) may ask for: a bound, so a target no run can
+/// reach (`--target-ci 1e-300`) ends.
+pub const MAX_REPEATS: usize = 100;
+
 /// Default `--target-ci`, percent: see docs/benchmark.md's figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
 /// Default `--max-repeat`.
@@ -145,6 +149,12 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         return Err(CliError::usage(format!(
             "--target-ci {}: give a percentage between 0 (off) and 100",
             args.target_ci
+        )));
+    }
+    if args.max_repeat > MAX_REPEATS {
+        return Err(CliError::usage(format!(
+            "--max-repeat {}: give at most {MAX_REPEATS} (more repeats than that cannot narrow an interval a longer --duration would not)",
+            args.max_repeat
         )));
     }
     if args.max_repeat < args.repeat {

@@ -91,8 +91,7 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
 
     let key = match (&args.key, &args.key_file) {
         (Some(hex), _) => parse_hex("--key", hex)?,
-        (None, Some(path)) => std::fs::read(path)
-            .map_err(|e| CliError::usage(format!("--key-file {}: {e}", path.display())))?,
+        (None, Some(path)) => read_key_file(path)?,
         (None, None) => unreachable!("clap requires one key source"),
     };
     let nonce = args
@@ -185,4 +184,24 @@ fn read_bounded(shown: &str, reader: impl Read) -> Result<Vec<u8>, CliError> {
         )));
     }
     Ok(buf)
+}
+
+/// The longest key file `tag` reads: longer than any key a registered algorithm takes (HMAC keys up to
+/// a few KiB), so `--key-file /dev/zero` is refused at once instead of being read without end.
+pub const MAX_KEY_FILE: u64 = 64 << 10;
+
+fn read_key_file(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
+    let shown =
+        |e: &dyn std::fmt::Display| CliError::usage(format!("--key-file {}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(|e| shown(&e))?;
+    let mut key = Vec::new();
+    file.take(MAX_KEY_FILE + 1)
+        .read_to_end(&mut key)
+        .map_err(|e| shown(&e))?;
+    if key.len() as u64 > MAX_KEY_FILE {
+        return Err(shown(&format!(
+            "longer than {MAX_KEY_FILE} bytes, more than any key a MAC here takes"
+        )));
+    }
+    Ok(key)
 }

@@ -207,7 +207,7 @@ pub fn diff(old: &Document, new: &Document) -> Vec<DiffRow> {
     for (i, n) in new.results.iter().enumerate() {
         if !used[i] {
             rows.push(DiffRow {
-                function: n.function().to_string(),
+                function: n.label(),
                 size: n.size.to_string(),
                 sessions: n.sessions,
                 absolute: None,

@@ -1,0 +1,93 @@
+//! Inputs that used to hang or end in exit 0 with nothing done, each now one line and a code a script
+//! can use: `tag --key-file /dev/zero` read without bound; `--max-repeat 4294967295 --target-ci 1e-300`
+//! never ended; `report` of a file without results and `diff` of files with nothing in common exited 0.
+
+#![allow(clippy::unwrap_used)]
+
+use assert_cmd::Command;
+
+fn macbench() -> Command {
+    Command::cargo_bin("macbench").unwrap()
+}
+
+fn one_line_error(out: &std::process::Output, code: i32, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn a_key_file_without_end_is_refused_at_its_bound() {
+    let out = macbench()
+        .args(["tag", "--alg", "hmac-sha256", "--key-file", "/dev/zero"])
+        .write_stdin("x")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "longer than 65536 bytes");
+}
+
+#[test]
+fn repeats_are_bounded() {
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--max-repeat",
+            "4294967295",
+            "--target-ci",
+            "1e-300",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "--max-repeat 4294967295: give at most 100");
+}
+
+#[test]
+fn a_report_of_no_results_and_a_diff_of_nothing_in_common_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.json");
+    std::fs::write(
+        &empty,
+        r#"{"schema_version":1,"tool":"macbench","results":[]}"#,
+    )
+    .unwrap();
+    let out = macbench()
+        .arg("report")
+        .arg(&empty)
+        .arg("-o")
+        .arg(dir.path().join("r.html"))
+        .output()
+        .unwrap();
+    one_line_error(&out, 1, "nothing to report");
+    assert!(
+        !dir.path().join("r.html").exists(),
+        "no empty report written"
+    );
+    let fixture = "tests/fixtures/results-ecda402.json";
+    let out = macbench()
+        .arg("diff")
+        .arg(&empty)
+        .arg(fixture)
+        .output()
+        .unwrap();
+    one_line_error(&out, 1, "nothing was compared");
+    // The rows still say what is where, each named with its dispatch mode.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("hmac-sha256/openssl/hw burst:4") && stdout.contains("only in NEW"),
+        "{stdout}"
+    );
+    let out = macbench()
+        .arg("diff")
+        .arg(&empty)
+        .arg(&empty)
+        .output()
+        .unwrap();
+    one_line_error(&out, 1, "no results in either file");
+}
