@@ -91,3 +91,37 @@ fn a_report_of_no_results_and_a_diff_of_nothing_in_common_fail() {
         .unwrap();
     one_line_error(&out, 1, "no results in either file");
 }
+
+#[test]
+fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64,128",
+            "--duration",
+            "20ms",
+            "--repeat",
+            "2",
+            "--max-repeat",
+            "3",
+            "--no-harness",
+            "--cores",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("plan: 2 scenario(s) × 2 repeat(s) × 0.020 s ≈ 0.1 s of runs, up to 0.1 s"),
+        "{err}"
+    );
+    let out = macbench()
+        .args(["run", "--budget", "10s", "--duration", "1s"])
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "--budget 10s and --duration 1s");
+}

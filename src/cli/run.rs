@@ -163,6 +163,11 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
             args.max_repeat, args.repeat
         )));
     }
+    if let (Some(budget), Some(duration)) = (&args.budget, &args.duration) {
+        return Err(CliError::usage(format!(
+            "--budget {budget} and --duration {duration}: the budget sets the duration per run; give one of them"
+        )));
+    }
     let budget = match &args.budget {
         Some(text) => Some((parse_duration("--budget", text)?, text.clone())),
         None => None,
@@ -290,6 +295,24 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         target_ci: (args.target_ci > 0.0).then_some(args.target_ci / 100.0),
         ..AutoPolicy::default()
     };
+    // What it will cost, said before it starts: runs × duration, plus what --target-ci may add.
+    let runs = plan.scenarios.len() * args.repeat;
+    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
+    let extra = if auto.target_ci.is_some() && args.max_repeat > args.repeat {
+        format!(
+            ", up to {} if --target-ci adds repeats",
+            human_seconds(seconds(plan.scenarios.len() * args.max_repeat))
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
+        plan.scenarios.len(),
+        args.repeat,
+        plan.duration.as_secs_f64(),
+        human_seconds(seconds(runs))
+    );
     eprintln!(
         "macbench: {} scenario(s) × {} repeat(s), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
         plan.scenarios.len(),
@@ -461,4 +484,17 @@ fn write_outputs(doc: &Document, args: &RunArgs, last: bool) -> Result<(), CliEr
             .map_err(CliError::failure)?;
     }
     Ok(())
+}
+
+/// `45 s`, `3.2 min`, `1.5 h`: an estimate's size at a glance.
+fn human_seconds(s: f64) -> String {
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
 }
