@@ -125,3 +125,56 @@ fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
         .unwrap();
     one_line_error(&out, 2, "--budget 10s and --duration 1s");
 }
+
+#[test]
+fn diff_summarises_and_fails_on_a_regression_beyond_noise() {
+    // NEW is OLD with one result's cycles doubled and its intervals moved with them: slower beyond
+    // noise by 100 %.
+    let dir = tempfile::tempdir().unwrap();
+    let old = "tests/fixtures/results-ecda402.json";
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(old).unwrap()).unwrap();
+    let r = &mut doc["results"][0];
+    for metric in ["absolute_cycles_per_byte", "apparent_cycles_per_byte"] {
+        let v = r["metrics"][metric].as_f64().unwrap();
+        r["metrics"][metric] = serde_json::json!(v * 2.0);
+        for end in ["low", "high"] {
+            if let Some(x) = r["ci95"][metric][end].as_f64() {
+                r["ci95"][metric][end] = serde_json::json!(x * 2.0);
+            }
+        }
+        for end in ["min", "max"] {
+            if let Some(x) = r["spread"][metric][end].as_f64() {
+                r["spread"][metric][end] = serde_json::json!(x * 2.0);
+            }
+        }
+    }
+    let new = dir.path().join("new.json");
+    std::fs::write(&new, doc.to_string()).unwrap();
+    let out = macbench().arg("diff").arg(old).arg(&new).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("summary: 0 faster, 1 slower beyond noise, 3 within noise"),
+        "{stdout}"
+    );
+    let out = macbench()
+        .args(["diff", "--fail-on-regression", "50", old])
+        .arg(&new)
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        1,
+        "1 result(s) slower beyond noise by more than 50 %: hmac-sha256/openssl/hw 64: +100.0 %",
+    );
+    let out = macbench()
+        .args(["diff", "--fail-on-regression", "150", old])
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "a 100 % regression passes a 150 % gate"
+    );
+}

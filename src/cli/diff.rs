@@ -13,9 +13,20 @@ pub struct DiffArgs {
     /// The later results file.
     #[arg(value_name = "NEW.json")]
     pub new: PathBuf,
+    /// Exit 1 when a result is slower beyond noise by more than this many percent (absolute or
+    /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5`.
+    #[arg(long, value_name = "PCT")]
+    pub fail_on_regression: Option<f64>,
 }
 
 pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
+    if let Some(p) = args.fail_on_regression {
+        if !(p.is_finite() && p >= 0.0) {
+            return Err(CliError::usage(format!(
+                "--fail-on-regression {p}: give a percentage of 0 or more"
+            )));
+        }
+    }
     let files = load_all(&[args.old.clone(), args.new.clone()])?;
     let rows = diff::diff(&files[0].doc, &files[1].doc);
     if rows.is_empty() {
@@ -24,6 +35,7 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
         ));
     }
     crate::out!("{}", diff::render(&rows, crate::table::Style::detect()));
+    crate::outln!("summary: {}", diff::summary(&rows));
     // Nothing paired: a script must not read "no change" into it.
     if rows.iter().all(|r| r.note.starts_with("only in")) {
         return Err(CliError::failure(format!(
@@ -42,6 +54,16 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
             old_hz / 1e9,
             new_hz / 1e9
         );
+    }
+    if let Some(percent) = args.fail_on_regression {
+        let slower = diff::regressions(&rows, percent);
+        if !slower.is_empty() {
+            return Err(CliError::failure(format!(
+                "{} result(s) slower beyond noise by more than {percent} %: {}",
+                slower.len(),
+                slower.join("; ")
+            )));
+        }
     }
     Ok(())
 }

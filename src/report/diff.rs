@@ -61,6 +61,49 @@ impl DiffRow {
     }
 }
 
+/// The rows' verdicts counted, as CI users read a benchmark comparison: "3 faster, 1 slower beyond
+/// noise, 12 within noise, 2 only in one run".
+pub fn summary(rows: &[DiffRow]) -> String {
+    let count = |v: &str| rows.iter().filter(|r| r.verdict() == v).count();
+    let only = rows
+        .iter()
+        .filter(|r| r.note.starts_with("only in"))
+        .count();
+    let mut parts = vec![format!(
+        "{} faster, {} slower beyond noise",
+        count("faster"),
+        count("slower")
+    )];
+    for (n, what) in [
+        (count("mixed"), "mixed"),
+        (count("within noise"), "within noise"),
+        (count("no spread"), "without a spread to judge"),
+        (only, "only in one run"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    parts.join(", ")
+}
+
+/// The rows slower beyond noise by more than `percent` % (absolute or apparent cycles/byte): what
+/// `diff --fail-on-regression PCT` fails on. Each as `function size: +12.3 %`.
+pub fn regressions(rows: &[DiffRow], percent: f64) -> Vec<String> {
+    rows.iter()
+        .filter_map(|r| {
+            let worst = r
+                .absolute
+                .iter()
+                .chain(r.apparent.iter())
+                .filter(|c| c.significant == Some(true))
+                .map(|c| (c.ratio - 1.0) * 100.0)
+                .fold(f64::NEG_INFINITY, f64::max);
+            (worst > percent).then(|| format!("{} {}: +{worst:.1} %", r.function, r.size))
+        })
+        .collect()
+}
+
 fn change(
     old: Option<f64>,
     new: Option<f64>,
