@@ -203,7 +203,7 @@ fn selftest_passes_and_list_json_parses() {
 /// with its first cell and splits on whitespace into its cells, and no box-drawing character appears.
 #[test]
 fn piped_tables_are_plain_columns() {
-    let out = macbench().arg("list").output().unwrap();
+    let out = macbench().args(["list", "--all"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains(['│', '─', '┼']), "{text}");
@@ -517,4 +517,56 @@ fn tag_reads_standard_input() {
         String::from_utf8(out.stdout).unwrap().trim(),
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
     );
+}
+
+/// `list` answers what runs here: one line per algorithm with its backends and accelerations, the
+/// unavailable rows summarised once per backend and reason; `--all` has every row; `--alg` and
+/// `--backend` filter.
+#[test]
+fn list_groups_what_runs_here_and_filters() {
+    let out = macbench().arg("list").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let all =
+        String::from_utf8(macbench().args(["list", "--all"]).output().unwrap().stdout).unwrap();
+    assert!(
+        text.lines().count() * 2 < all.lines().count(),
+        "the default is much shorter: {} vs {} lines",
+        text.lines().count(),
+        all.lines().count()
+    );
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("hmac-sha256 "))
+        .unwrap_or_else(|| panic!("no hmac-sha256 line in\n{text}"));
+    assert!(row.contains("rustcrypto hw"), "{row}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("hmac-sha256 "))
+            .count(),
+        1
+    );
+    let filtered = String::from_utf8(
+        macbench()
+            .args(["list", "--alg", "hmac-sha256", "--backend", "rustcrypto"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let lines: Vec<&str> = filtered
+        .lines()
+        .filter(|l| l.starts_with("hmac-") || l.starts_with("cmac-"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{filtered}");
+    assert!(lines[0].ends_with("rustcrypto hw"), "{}", lines[0]);
+    assert!(
+        filtered.contains("rustcrypto (1 rows): no run-time switch"),
+        "{filtered}"
+    );
+    let out = macbench()
+        .args(["list", "--alg", "hmac-sha265"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

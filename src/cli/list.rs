@@ -11,6 +11,16 @@ pub struct ListArgs {
     /// Write JSON instead of the table: to FILE, or to standard output with no value or `-`.
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<std::path::PathBuf>,
+    /// Every algorithm × backend × acceleration as its own row, unavailable ones too (the default is
+    /// what runs here, one line per algorithm, and why the rest does not, once per reason).
+    #[arg(long)]
+    pub all: bool,
+    /// Only these algorithms (comma-separated; presets `all`, `paper`).
+    #[arg(long)]
+    pub alg: Option<String>,
+    /// Only this backend.
+    #[arg(long)]
+    pub backend: Option<String>,
 }
 
 #[derive(Debug, Default, clap::Args)]
@@ -302,6 +312,88 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
     }
 }
 
+/// The default view: one line per algorithm with what runs here (`openssl hw sw sse …; cryptopp hw
+/// sw`), its sizes and rules and the self-test's verdict over those functions; then what does not run
+/// here, once per backend and reason with how many rows it covers. `--all` shows every row.
+fn print_grouped(rows: &[ListRow]) {
+    let mut order: Vec<&str> = Vec::new();
+    for r in rows {
+        if !order.contains(&r.algorithm) {
+            order.push(r.algorithm);
+        }
+    }
+    let table = Table::new(Style::detect())
+        .left("algorithm")
+        .right("key")
+        .right("tag")
+        .right("nonce")
+        .left("self-test")
+        .left("available here: backend accelerations");
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    for name in &order {
+        let mine: Vec<&ListRow> = rows.iter().filter(|r| r.algorithm == *name).collect();
+        let here: Vec<&&ListRow> = mine.iter().filter(|r| r.available).collect();
+        if here.is_empty() {
+            continue;
+        }
+        let mut backends: Vec<(&str, Vec<&str>)> = Vec::new();
+        for r in &here {
+            match backends.iter_mut().find(|(b, _)| *b == r.backend) {
+                Some((_, accels)) => accels.push(r.accel.as_str()),
+                None => backends.push((r.backend, vec![r.accel.as_str()])),
+            }
+        }
+        let failed = here
+            .iter()
+            .filter(|r| r.selftest.starts_with("FAIL"))
+            .count();
+        let selftest = if failed > 0 {
+            format!("FAIL ({failed} of {})", here.len())
+        } else {
+            // Every available function ran the same vectors; the first one's count speaks for all.
+            here[0].selftest.clone()
+        };
+        let first = here[0];
+        cells.push(vec![
+            name.to_string(),
+            first.key_bytes.clone(),
+            first.tag_bytes.to_string(),
+            match (first.nonce_bytes, first.nonce_range) {
+                (Some(n), Some((lo, hi))) if lo < hi => format!("{n} ({lo}–{hi})"),
+                (Some(n), _) => n.to_string(),
+                (None, _) => "-".to_string(),
+            },
+            selftest,
+            backends
+                .iter()
+                .map(|(b, accels)| format!("{b} {}", accels.join(" ")))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ]);
+    }
+    crate::out!("{}", table.render(&cells));
+    // What does not run here: once per backend and reason.
+    let mut missing: Vec<(&str, String, usize)> = Vec::new();
+    for r in rows.iter().filter(|r| !r.available) {
+        let why = r.reason.clone().unwrap_or_default();
+        match missing
+            .iter_mut()
+            .find(|(b, w, _)| *b == r.backend && *w == why)
+        {
+            Some((_, _, n)) => *n += 1,
+            None => missing.push((r.backend, why, 1)),
+        }
+    }
+    if !missing.is_empty() {
+        crate::outln!();
+        let total: usize = missing.iter().map(|m| m.2).sum();
+        crate::outln!("not available here ({total} rows; `macbench list --all` shows each):");
+        for (backend, why, n) in missing {
+            crate::outln!("  {backend} ({n} rows): {why}");
+        }
+    }
+}
+
 /// A library's own message-length limits, one line per backend and limit: "length limit: ipsecmb
 /// hmac-md5, hmac-sha1, …: at most 65534 bytes (source)". Runs leave longer sizes out for these.
 fn print_length_limits(rows: &[ListRow]) {
@@ -359,8 +451,31 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         &crate::isolate::switched_accels(),
     );
     let clock = crate::system::clock::clock_info();
-    let mut rows: Vec<ListRow> = mac::functions().iter().map(row_for).collect();
-    rows.extend(missing_rows());
+    let algorithms = match &args.alg {
+        Some(spec) => Some(crate::spec::resolve_algorithms(spec)?),
+        None => None,
+    };
+    let backend = args
+        .backend
+        .as_deref()
+        .map(crate::spec::resolve_backend)
+        .transpose()?;
+    let wanted = |algorithm: &str, backend_name: &str| {
+        algorithms.as_ref().is_none_or(|a| a.contains(&algorithm))
+            && backend.is_none_or(|b| b.name == backend_name)
+    };
+    let mut rows: Vec<ListRow> = mac::functions()
+        .iter()
+        .filter(|f| wanted(f.algorithm.name, f.backend.name))
+        .map(row_for)
+        .collect();
+    if backend.is_none() {
+        rows.extend(
+            missing_rows()
+                .into_iter()
+                .filter(|r| wanted(r.algorithm, r.backend)),
+        );
+    }
     if let Some(path) = &args.json {
         let out = ListOutput {
             host,
@@ -375,8 +490,13 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     // all saying the same) become one line per reason below the table; `--json` keeps every row.
     let (not_offered, shown): (Vec<ListRow>, Vec<ListRow>) =
         rows.into_iter().partition(|r| r.level_not_offered);
-    print_rows(&shown);
-    print_levels_not_offered(&not_offered);
+    if args.all {
+        print_rows(&shown);
+        print_levels_not_offered(&not_offered);
+    } else {
+        print_grouped(&shown);
+        print_levels_not_offered(&not_offered);
+    }
     print_length_limits(&shown);
     let caveats: Vec<_> = mac::ALGORITHMS
         .iter()
