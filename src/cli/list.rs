@@ -451,25 +451,14 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         &crate::isolate::switched_accels(),
     );
     let clock = crate::system::clock::clock_info();
-    let algorithms = match &args.alg {
-        Some(spec) => Some(crate::spec::resolve_algorithms(spec)?),
-        None => None,
-    };
-    let backend = args
-        .backend
-        .as_deref()
-        .map(crate::spec::resolve_backend)
-        .transpose()?;
-    let wanted = |algorithm: &str, backend_name: &str| {
-        algorithms.as_ref().is_none_or(|a| a.contains(&algorithm))
-            && backend.is_none_or(|b| b.name == backend_name)
-    };
+    let only = Only::parse(args.alg.as_deref(), args.backend.as_deref())?;
+    let wanted = |algorithm: &str, backend: &str| only.wants(algorithm, backend);
     let mut rows: Vec<ListRow> = mac::functions()
         .iter()
         .filter(|f| wanted(f.algorithm.name, f.backend.name))
         .map(row_for)
         .collect();
-    if backend.is_none() {
+    if only.backend.is_none() {
         rows.extend(
             missing_rows()
                 .into_iter()
@@ -519,26 +508,34 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `--alg` and `--backend` of `list` and `selftest`: which rows to keep.
+struct Only {
+    algorithms: Option<Vec<&'static str>>,
+    backend: Option<&'static mac::Backend>,
+}
+
+impl Only {
+    fn parse(alg: Option<&str>, backend: Option<&str>) -> Result<Only, CliError> {
+        Ok(Only {
+            algorithms: alg.map(crate::spec::resolve_algorithms).transpose()?,
+            backend: backend.map(crate::spec::resolve_backend).transpose()?,
+        })
+    }
+
+    fn wants(&self, algorithm: &str, backend: &str) -> bool {
+        self.algorithms
+            .as_ref()
+            .is_none_or(|a| a.contains(&algorithm))
+            && self.backend.is_none_or(|b| b.name == backend)
+    }
+}
+
 pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
-    let algorithms = match &args.alg {
-        Some(spec) => Some(crate::spec::resolve_algorithms(spec)?),
-        None => None,
-    };
-    let backend = args
-        .backend
-        .as_deref()
-        .map(crate::spec::resolve_backend)
-        .transpose()?;
+    let only = Only::parse(args.alg.as_deref(), args.backend.as_deref())?;
     let mut results = Vec::new();
     let mut skipped = Vec::new();
     for f in mac::functions() {
-        if algorithms
-            .as_ref()
-            .is_some_and(|a| !a.contains(&f.algorithm.name))
-        {
-            continue;
-        }
-        if backend.is_some_and(|b| b.name != f.backend.name) {
+        if !only.wants(f.algorithm.name, f.backend.name) {
             continue;
         }
         match f.availability() {
