@@ -23,6 +23,19 @@ pub fn rate(bytes_per_second: f64) -> String {
     }
 }
 
+/// Human messages/second, beside the bytes: "1.23M", "845k", "912"; "-" when not measured.
+pub fn messages_per_second(per_second: f64) -> String {
+    if !per_second.is_finite() || per_second <= 0.0 {
+        "-".to_string()
+    } else if per_second >= 1e6 {
+        format!("{:.2}M", per_second / 1e6)
+    } else if per_second >= 1e3 {
+        format!("{:.0}k", per_second / 1e3)
+    } else {
+        format!("{per_second:.0}")
+    }
+}
+
 /// The per-scenario table: its columns are fixed up front because rows print as scenarios finish.
 pub fn scenario_table(style: Style) -> Table {
     Table::new(style)
@@ -40,6 +53,8 @@ pub fn scenario_table(style: Style) -> Table {
         .min_width(11)
         .right("throughput")
         .min_width(13)
+        .right("msg/s")
+        .min_width(8)
         .right("par")
         .min_width(5)
         .right("fair")
@@ -74,6 +89,7 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
         precision(r),
         num(m.absolute_cycles_per_message),
         rate(m.bytes_per_second),
+        messages_per_second(m.messages_per_second),
         num(m.parallelism),
         num(m.fairness),
         latency(m.latency_p50_ns, m.latency_p99_ns),
@@ -133,4 +149,23 @@ pub fn matrix(
         })
         .collect();
     format!("{title}\n{}", table.render(&rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_per_second_read_at_a_glance() {
+        assert_eq!(messages_per_second(3_940_000.0), "3.94M");
+        assert_eq!(messages_per_second(30_400.0), "30k");
+        assert_eq!(messages_per_second(912.4), "912");
+        assert_eq!(messages_per_second(f64::NAN), "-");
+        assert_eq!(messages_per_second(0.0), "-");
+        let header = scenario_table(Style::Plain).header();
+        assert!(
+            header.contains("throughput") && header.contains("msg/s"),
+            "{header}"
+        );
+    }
 }
