@@ -111,8 +111,14 @@ pub struct NetOptions {
         allow_hyphen_values = true
     )]
     pub sizes: String,
-    /// Duration of each trial: `10s`, `0.3s`, `300ms` (1 ms to 86400 s).
-    #[arg(long, default_value = "10s", allow_hyphen_values = true)]
+    /// Duration of each trial: `10s`, `0.3s`, `300ms` (1 ms to 86400 s). `--trial` is the older name.
+    #[arg(
+        long = "duration",
+        alias = "trial",
+        value_name = "DURATION",
+        default_value = "10s",
+        allow_hyphen_values = true
+    )]
     pub trial: String,
     /// Acceptable loss: `0` (zero loss), `0.001%`, or a fraction like `1e-5`.
     #[arg(long, default_value = "0", allow_hyphen_values = true)]
@@ -179,10 +185,10 @@ struct Plan {
 
 fn plan(o: &NetOptions) -> Result<Plan, CliError> {
     let mut functions: Vec<Function> = resolve_functions(&o.alg, o.backend.as_deref(), &o.accel)?;
-    let trial = parse_duration("--trial", &o.trial)?;
+    let trial = parse_duration("--duration", &o.trial)?;
     // The same checks `net receive` applies to a remote sender's `start` (crate::net::limits).
     let limit = |e: limits::LimitError| CliError::usage(e.to_string());
-    limits::check_trial("--trial", trial).map_err(limit)?;
+    limits::check_trial("--duration", trial).map_err(limit)?;
     let acceptable_loss = parse_loss(&o.loss)?;
     let resolution = parse_resolution(&o.resolution)?;
     let rate = o.rate.as_deref().map(parse_rate).transpose()?;
