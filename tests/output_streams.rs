@@ -85,3 +85,27 @@ fn csv_to_a_fifo_derives_no_sibling_file() {
     assert_eq!(text.lines().count(), 3, "header and two rows, once: {text}");
     assert!(!dir.path().join("pipe-threads.csv").exists());
 }
+
+/// A FIFO nobody reads: the write gives up after its bound with one line, instead of blocking in
+/// open(2) forever (where Ctrl-C could not end it).
+#[test]
+fn a_fifo_without_a_reader_fails_instead_of_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("nobody.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo (coreutils)");
+    let out = Command::cargo_bin("macbench")
+        .unwrap()
+        .args(run_args())
+        .arg("--json")
+        .arg(&fifo)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("a FIFO no process read within 10 s"), "{err}");
+}

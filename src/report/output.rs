@@ -117,17 +117,61 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         }
         Kind::Through(target) => {
             let result = (|| {
-                let mut f = OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .open(&target)?;
+                let mut f = open_through(&target)?;
                 f.write_all(bytes)?;
                 f.flush()
             })();
             result.map_err(shown)
         }
         Kind::Replace(target) => replace(&target, bytes).map_err(shown),
+    }
+}
+
+/// How long a FIFO output may wait for a reader before the write fails.
+pub const FIFO_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Open a non-regular output for writing. A FIFO is opened without blocking and retried until a
+/// reader has it open, for at most [`FIFO_READER_WAIT`]: a plain open would wait for a reader forever,
+/// and Ctrl-C could not end it.
+fn open_through(target: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let fifo = std::fs::metadata(target).is_ok_and(|m| m.file_type().is_fifo());
+    if !fifo {
+        return OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(target);
+    }
+    let start = std::time::Instant::now();
+    loop {
+        match OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(target)
+        {
+            Ok(f) => {
+                // Blocking writes from here: a full pipe waits for its reader like any pipe.
+                use std::os::fd::AsRawFd;
+                // SAFETY: fcntl on a file descriptor this File owns.
+                unsafe {
+                    let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+                    libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+                }
+                return Ok(f);
+            }
+            // ENXIO: no process has the FIFO open for reading (yet).
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if start.elapsed() >= FIFO_READER_WAIT {
+                    return Err(std::io::Error::other(format!(
+                        "a FIFO no process read within {} s",
+                        FIFO_READER_WAIT.as_secs()
+                    )));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 
