@@ -178,3 +178,16 @@ fn diff_summarises_and_fails_on_a_regression_beyond_noise() {
         "a 100 % regression passes a 150 % gate"
     );
 }
+
+/// An error line repeats at most 100 characters of any one input token (a 5,000-character `--alg`
+/// used to come back whole), and says how long it was.
+#[test]
+fn error_lines_cut_what_they_echo() {
+    let long = "x".repeat(5000);
+    let out = macbench().args(["run", "--alg", &long]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.len() < 2000, "{} bytes", err.len());
+    assert!(err.contains("…(5003 characters)"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1);
+}

@@ -146,7 +146,7 @@ pub fn main() -> i32 {
             let _ = writeln!(
                 std::io::stderr(),
                 "macbench: {}",
-                one_line_usage_error(&e.render().to_string())
+                cut_echoed_input(&one_line_usage_error(&e.render().to_string()))
             );
             return EXIT_USAGE;
         }
@@ -172,10 +172,38 @@ pub fn main() -> i32 {
         Ok(()) => 0,
         Err(e) => {
             // Not eprintln!: a closed standard error must not turn an error into a panic.
-            let _ = writeln!(std::io::stderr(), "macbench: {e}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "macbench: {}",
+                cut_echoed_input(&e.to_string())
+            );
             e.code
         }
     }
+}
+
+/// The longest run of non-blank characters an error line repeats from its input: a 10,000-character
+/// `--alg` or hex string is cut, and the line says how long it was. macbench's own words are never
+/// that long.
+pub const MAX_ECHOED: usize = 100;
+
+/// `text` with every run of non-blank characters longer than [`MAX_ECHOED`] cut to that many and
+/// `…(N characters)`, so an error stays one readable line whatever the input was.
+pub fn cut_echoed_input(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(1000));
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let n = word.chars().count();
+        if n > MAX_ECHOED {
+            out.extend(word.chars().take(MAX_ECHOED));
+            out.push_str(&format!("…({n} characters)"));
+        } else {
+            out.push_str(word);
+        }
+    }
+    out
 }
 
 /// Fold clap's error text into one line: the error, its indented items (e.g. the missing arguments) and,
