@@ -191,3 +191,25 @@ fn error_lines_cut_what_they_echo() {
     assert!(err.contains("…(5003 characters)"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1);
 }
+
+/// A window below 1000 × the timer's resolution is refused before anything runs (a 1 ns window was
+/// timed and printed).
+#[test]
+fn a_window_the_clock_cannot_resolve_is_refused() {
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--duration",
+            "20ms",
+            "--window",
+            "0.01..0.010000001",
+            "--no-harness",
+        ])
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "window is under 1000 × the timer's resolution");
+}

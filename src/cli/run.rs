@@ -282,12 +282,23 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let plan = spec.plan(&crate::system::online_cpus())?;
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
     let _locked = super::files::prepare_owned(&outputs, &[])?;
+    let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
+    let clock = clock::clock_info();
+    // A window the clock cannot resolve measures nothing: refused, not timed and printed.
+    let window = plan.window_end.saturating_sub(plan.window_start);
+    let shortest = std::time::Duration::from_nanos(1000 * clock.timer_resolution_ns.max(1));
+    if window < shortest {
+        return Err(CliError::usage(format!(
+            "--window {}: a {} ns window is under 1000 × the timer's resolution ({} ns); give at least {} µs",
+            args.window,
+            window.as_nanos(),
+            clock.timer_resolution_ns,
+            shortest.as_micros().max(1)
+        )));
+    }
     for note in &plan.notes {
         eprintln!("macbench: {note}");
     }
-
-    let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
-    let clock = clock::clock_info();
     let mut doc = new_document(args, &spec, &plan, &clock);
     let auto = AutoPolicy {
         enabled: args.auto,
