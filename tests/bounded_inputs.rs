@@ -213,3 +213,34 @@ fn a_window_the_clock_cannot_resolve_is_refused() {
         .unwrap();
     one_line_error(&out, 2, "window is under 1000 × the timer's resolution");
 }
+
+#[test]
+fn target_ci_takes_a_percent_sign() {
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--duration",
+            "20ms",
+            "--target-ci",
+            "50%",
+            "--no-harness",
+            "--cores",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = macbench()
+        .args(["run", "--target-ci", "five%"])
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "is not a percentage");
+}

@@ -59,8 +59,13 @@ pub struct RunArgs {
     pub repeat: usize,
     /// Target precision: the 95 % confidence interval's half-width, in percent of the median
     /// cycles/byte. Repeats are added (up to --max-repeat) until it is met, else the result is
-    /// flagged `noisy`. `0` turns the target off.
-    #[arg(long, default_value_t = DEFAULT_TARGET_CI_PERCENT, allow_negative_numbers = true)]
+    /// flagged `noisy`. `0` turns the target off. `5` and `5%` mean the same.
+    #[arg(
+        long,
+        default_value_t = DEFAULT_TARGET_CI_PERCENT,
+        allow_negative_numbers = true,
+        value_parser = parse_percent
+    )]
     pub target_ci: f64,
     /// Most repeats per scenario, those added for --target-ci included.
     #[arg(long, default_value_t = DEFAULT_MAX_REPEAT)]
@@ -508,4 +513,12 @@ fn human_seconds(s: f64) -> String {
     } else {
         format!("{:.1} h", s / 3600.0)
     }
+}
+
+/// A percentage as people write it: `5`, `5%`, `2.5 %`.
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%').trim_end();
+    number
+        .parse::<f64>()
+        .map_err(|_| format!("{text:?} is not a percentage (e.g. 5 or 5%)"))
 }
