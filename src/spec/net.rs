@@ -62,50 +62,47 @@ pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, SpecError> {
         .ok_or_else(|| bad("it resolves to nothing".to_string()))
 }
 
-/// Parse `--sizes` into size specs; `min_len` is the smallest valid packet (header + tag).
+/// Parse `--sizes` into size specs; `min_len` is the smallest valid packet (header + tag). The
+/// vocabulary is `run`'s ([`super::parse_sizes`]: numbers, ranges of powers of two such as
+/// `64..1024`, models); here each fixed size must fit one UDP datagram with the header and tag, and a
+/// model's sizes are taken as datagram sizes, the few below header + tag raised to it.
 pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec>, SpecError> {
     let mut out: Vec<SizeSpec> = Vec::new();
-    for token in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        if token.bytes().all(|c| c.is_ascii_digit()) {
-            let n: usize = token.parse().map_err(|_| {
-                SpecError::new(format!(
-                    "--sizes: {token:?} is too large; at most {MAX_PACKET_LEN} bytes"
-                ))
-            })?;
-            limits::check_packet_size("--sizes", n, min_len).map_err(|e| {
-                SpecError::new(format!(
-                    "{e}; a packet is a {HEADER_LEN}-byte header + payload + tag"
-                ))
-            })?;
-            if !out.iter().any(|s| s.label == token) {
+    let sources = if text.split(',').all(|t| t.trim().is_empty()) {
+        Vec::new()
+    } else {
+        super::parse_sizes(text, seed)?
+    };
+    for source in sources {
+        match source {
+            crate::engine::SizeSource::Fixed { size } => {
+                let n = size as usize;
+                limits::check_packet_size("--sizes", n, min_len).map_err(|e| {
+                    SpecError::new(format!(
+                        "{e}; a packet is a {HEADER_LEN}-byte header + payload + tag"
+                    ))
+                })?;
                 out.push(SizeSpec {
                     label: n.to_string(),
-                    bytes: Some(n as u32),
-                    sequence: Arc::new(vec![n as u32]),
+                    bytes: Some(size),
+                    sequence: Arc::new(vec![size]),
                     mean_bytes: n as f64,
                 });
             }
-        } else if token.starts_with('-') {
-            return Err(SpecError::new(format!(
-                "--sizes: {token:?} is negative; sizes are byte counts"
-            )));
-        } else {
-            let model = crate::traffic::resolve_model(token)
-                .map_err(|e| SpecError::new(format!("--sizes: {e}")))?;
-            // Model sizes are taken as datagram sizes; the few below header + tag are raised to it.
-            let sequence: Vec<u32> = model
-                .sample_sequence(seed, 65_536)
-                .into_iter()
-                .map(|s| s.clamp(min_len as u32, MAX_PACKET_LEN as u32))
-                .collect();
-            let mean =
-                sequence.iter().map(|&s| f64::from(s)).sum::<f64>() / sequence.len().max(1) as f64;
-            out.push(SizeSpec {
-                label: model.name().to_string(),
-                bytes: None,
-                sequence: Arc::new(sequence),
-                mean_bytes: mean,
-            });
+            crate::engine::SizeSource::Model { name, sequence, .. } => {
+                let sequence: Vec<u32> = sequence
+                    .iter()
+                    .map(|&s| s.clamp(min_len as u32, MAX_PACKET_LEN as u32))
+                    .collect();
+                let mean = sequence.iter().map(|&s| f64::from(s)).sum::<f64>()
+                    / sequence.len().max(1) as f64;
+                out.push(SizeSpec {
+                    label: name,
+                    bytes: None,
+                    sequence: Arc::new(sequence),
+                    mean_bytes: mean,
+                });
+            }
         }
     }
     if out.is_empty() {
