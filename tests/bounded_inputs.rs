@@ -244,3 +244,18 @@ fn target_ci_takes_a_percent_sign() {
         .unwrap();
     one_line_error(&out, 2, "is not a percentage");
 }
+
+/// A named backend that lacks a function says which backends have it, instead of "no available
+/// backend offers it".
+#[test]
+fn a_backend_without_the_function_names_those_that_have_it() {
+    let out = macbench()
+        .args(["run", "--alg", "kmac128", "--backend", "nettle"])
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "kmac128/hw: --backend nettle does not offer it; backends that do here: openssl, rustcrypto",
+    );
+}

@@ -320,7 +320,24 @@ pub fn resolve_functions(
                     .or_else(|| (!reasons.is_empty()).then(|| reasons.join("; ")))
                     .unwrap_or_else(|| match acc {
                         Accel::Sw => "no software-only variant in this build".to_string(),
-                        _ => "no available backend offers it (see `macbench list`)".to_string(),
+                        _ => {
+                            // The named backends lack it: say which backends have it here.
+                            let elsewhere: Vec<&str> = all
+                                .iter()
+                                .filter(|f| f.algorithm.name == *name && f.accel == acc)
+                                .filter(|f| f.availability() == Availability::Available)
+                                .map(|f| f.backend.name)
+                                .collect();
+                            match (&backends, elsewhere.is_empty()) {
+                                (Some(named), false) => format!(
+                                    "--backend {} does not offer it; backends that do here: {}",
+                                    named.join(","),
+                                    elsewhere.join(", ")
+                                ),
+                                _ => "no available backend offers it (see `macbench list`)"
+                                    .to_string(),
+                            }
+                        }
                     });
                 unavailable.push(format!("{name}/{acc}: {why}"));
             }
