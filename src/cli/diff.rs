@@ -37,7 +37,7 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
     crate::out!("{}", diff::render(&rows, crate::table::Style::detect()));
     crate::outln!("summary: {}", diff::summary(&rows));
     // Nothing paired: a script must not read "no change" into it.
-    if rows.iter().all(|r| r.note.starts_with("only in")) {
+    if rows.iter().all(|r| r.unpaired()) {
         return Err(CliError::failure(format!(
             "{} and {} have no function and size in common: nothing was compared",
             args.old.display(),

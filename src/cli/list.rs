@@ -84,6 +84,18 @@ struct ListOutput {
     functions: Vec<ListRow>,
 }
 
+impl ListRow {
+    /// The nonce column: the default length, and the range the function takes when it has one:
+    /// `12 (1–128)`, `16`, `-`.
+    fn nonce_cell(&self) -> String {
+        match (self.nonce_bytes, self.nonce_range) {
+            (Some(n), Some((lo, hi))) if lo < hi => format!("{n} ({lo}–{hi})"),
+            (Some(n), _) => n.to_string(),
+            (None, _) => "-".to_string(),
+        }
+    }
+}
+
 fn row_for(f: &Function) -> ListRow {
     let (available, reason, selftest) = match f.availability() {
         Availability::Available => {
@@ -225,11 +237,7 @@ fn print_rows(rows: &[ListRow]) {
                 r.key_bytes.clone(),
                 r.tag_bytes.to_string(),
                 r.block_bytes.to_string(),
-                match (r.nonce_bytes, r.nonce_range) {
-                    (Some(n), Some((lo, hi))) if lo < hi => format!("{n} ({lo}–{hi})"),
-                    (Some(n), _) => n.to_string(),
-                    (None, _) => "-".to_string(),
-                },
+                r.nonce_cell(),
                 detail,
             ]
         })
@@ -358,11 +366,7 @@ fn print_grouped(rows: &[ListRow]) {
             name.to_string(),
             first.key_bytes.clone(),
             first.tag_bytes.to_string(),
-            match (first.nonce_bytes, first.nonce_range) {
-                (Some(n), Some((lo, hi))) if lo < hi => format!("{n} ({lo}–{hi})"),
-                (Some(n), _) => n.to_string(),
-                (None, _) => "-".to_string(),
-            },
+            first.nonce_cell(),
             selftest,
             backends
                 .iter()

@@ -143,15 +143,9 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
     }
     .for_tag_len(algorithm, tag_len);
     let mut keyed = function.with_key(&key, params)?;
-    // KMAC computes exactly tag_len bytes (L is its input); any other MAC computes its full tag,
-    // of which the first tag_len bytes are printed.
-    let computed = if algorithm.tag_len_is_input() {
-        tag_len
-    } else {
-        algorithm.tag_len
-    };
+    // The full tag is computed (KMAC: exactly tag_len bytes); its first tag_len bytes are printed.
     let mut full = [0u8; MAX_TAG_LEN];
-    let tag = &mut full[..computed];
+    let tag = &mut full[..algorithm.computed_tag_len(tag_len)];
     // Through the bit-length entry point (whole bytes here): the backends that take bit lengths
     // (ipsec-mb's 3GPP functions) check the message there too. A refusal is an error, never a tag.
     keyed

@@ -71,15 +71,11 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
     let slots = batches(&workload.schedule, batch_len);
     let key_error = |e: mac::MacError| EngineError::Key(e.to_string());
     let mut timed = function.with_key(key, params).map_err(key_error)?;
-    let (mut reference, reference_name) = match reference_for(&function) {
-        Some(other) => match other.with_key(key, params) {
-            Ok(keyed) => (keyed, other.id()),
-            // The other backend refuses this key (say, a key length it lacks): use our own path.
-            Err(_) => (
-                function.with_key(key, params).map_err(key_error)?,
-                "self".to_string(),
-            ),
-        },
+    // Another backend when one is here and takes this key; else our own one-at-a-time path.
+    let other = reference_for(&function)
+        .and_then(|other| Some((other.with_key(key, params).ok()?, other.id())));
+    let (mut reference, reference_name) = match other {
+        Some(keyed) => keyed,
         None => (
             function.with_key(key, params).map_err(key_error)?,
             "self".to_string(),

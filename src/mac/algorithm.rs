@@ -1078,6 +1078,17 @@ impl Algorithm {
         }
     }
 
+    /// The bytes a keyed object computes for tags of `tag_len` bytes: exactly `tag_len` where the
+    /// length is an input (KMAC) or carries nothing (the null function), else the full tag, of which
+    /// the first `tag_len` bytes are the truncated tag.
+    pub fn computed_tag_len(&self, tag_len: usize) -> usize {
+        if self.tag_len_is_input() || self.family == Family::Null {
+            tag_len
+        } else {
+            self.tag_len
+        }
+    }
+
     /// The one rule for a requested tag length (`run`, `tag` and `net --tag-len`): 1 … [`Self::max_tag_len`]
     /// bytes. `Err` says what is accepted and how the length is produced.
     pub fn check_tag_len(&self, tag_len: usize) -> Result<usize, String> {

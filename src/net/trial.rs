@@ -40,12 +40,7 @@ impl TrialSetup {
     /// bytes as the packet carries, so its packets have the same layout as the MACs it is compared with;
     /// KMAC computes exactly what the packet carries (its output length L is an input).
     pub fn full_tag_len(&self) -> usize {
-        let algorithm = self.function.algorithm;
-        if algorithm.family == crate::mac::Family::Null || algorithm.tag_len_is_input() {
-            self.tag_len
-        } else {
-            algorithm.tag_len
-        }
+        self.function.algorithm.computed_tag_len(self.tag_len)
     }
 
     /// Key parameters for this trial's tags (KMAC's L is the packet's tag length).

@@ -36,6 +36,11 @@ pub struct DiffRow {
 }
 
 impl DiffRow {
+    /// Whether the row has no partner in the other run ("only in OLD", "only in NEW").
+    pub fn unpaired(&self) -> bool {
+        self.note.starts_with("only in")
+    }
+
     /// Over both metrics: "faster" or "slower" when every significant change points that way, "mixed"
     /// when they disagree, "within noise" when none is significant, "no spread" without min/max, "-".
     pub fn verdict(&self) -> &'static str {
@@ -65,10 +70,7 @@ impl DiffRow {
 /// noise, 12 within noise, 2 only in one run".
 pub fn summary(rows: &[DiffRow]) -> String {
     let count = |v: &str| rows.iter().filter(|r| r.verdict() == v).count();
-    let only = rows
-        .iter()
-        .filter(|r| r.note.starts_with("only in"))
-        .count();
+    let only = rows.iter().filter(|r| r.unpaired()).count();
     let mut parts = vec![format!(
         "{} faster, {} slower beyond noise",
         count("faster"),
