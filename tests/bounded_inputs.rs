@@ -259,3 +259,36 @@ fn a_backend_without_the_function_names_those_that_have_it() {
         "kmac128/hw: --backend nettle does not offer it; backends that do here: openssl, rustcrypto",
     );
 }
+
+/// Negative numbers for the new flags get our own one line naming the flag, not clap's "unexpected
+/// argument '-1' found".
+#[test]
+fn negative_values_of_the_new_flags_are_named() {
+    for (args, needle) in [
+        (
+            vec![
+                "tag",
+                "--alg",
+                "hmac-sha256",
+                "--key",
+                "00",
+                "--tag-len",
+                "-1",
+            ],
+            "is not a tag length",
+        ),
+        (vec!["run", "--tag-len", "-3"], "is not a tag length"),
+        (vec!["net", "--tag-len", "-3"], "is not a tag length"),
+        (
+            vec!["run", "--target-ci", "-5%"],
+            "--target-ci -5: give a percentage between 0",
+        ),
+        (
+            vec!["diff", "--fail-on-regression", "-1", "a.json", "b.json"],
+            "--fail-on-regression -1: give a percentage of 0 or more",
+        ),
+    ] {
+        let out = macbench().args(&args).write_stdin("x").output().unwrap();
+        one_line_error(&out, 2, needle);
+    }
+}

@@ -15,7 +15,7 @@ pub struct DiffArgs {
     pub new: PathBuf,
     /// Exit 1 when a result is slower beyond noise by more than this many percent (absolute or
     /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5`.
-    #[arg(long, value_name = "PCT")]
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub fail_on_regression: Option<f64>,
 }
 

@@ -130,7 +130,7 @@ pub struct NetOptions {
     #[arg(long, allow_hyphen_values = true)]
     pub rate: Option<String>,
     /// Tag bytes per packet (default 16, or the algorithm's tag length if shorter).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_tag_len)]
     pub tag_len: Option<usize>,
     /// Anti-replay window in packets: 64 or 1024 (the maximum).
     #[arg(long, default_value_t = 64)]

@@ -63,7 +63,7 @@ pub struct RunArgs {
     #[arg(
         long,
         default_value_t = DEFAULT_TARGET_CI_PERCENT,
-        allow_negative_numbers = true,
+        allow_hyphen_values = true,
         value_parser = parse_percent
     )]
     pub target_ci: f64,
@@ -78,7 +78,7 @@ pub struct RunArgs {
     /// Tag bytes: a truncation as deployed (HMAC-SHA-256-128 is 16, HMAC-SHA1-96 is 12; RFC 4868),
     /// or for KMAC its output length L, an input of the construction. The same rule as `tag
     /// --tag-len` and `net --tag-len`; default: each algorithm's own tag.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_tag_len)]
     pub tag_len: Option<usize>,
     /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
     #[arg(long, default_value = "10ms", allow_hyphen_values = true)]

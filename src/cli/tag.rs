@@ -29,7 +29,7 @@ pub struct TagArgs {
     /// Tag length in bytes: a truncation of the tag (HMAC-SHA-256-128 is `--tag-len 16`, RFC 4868),
     /// or for KMAC its output length L, an input of the construction. The same rule as
     /// `run --tag-len` and `net --tag-len`.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_tag_len)]
     pub tag_len: Option<usize>,
     /// KMAC customization string S as hex.
     #[arg(long)]

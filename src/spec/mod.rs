@@ -355,3 +355,12 @@ pub fn resolve_functions(
         unavailable,
     })
 }
+
+/// `--tag-len` as a user types it (`run`, `tag`, `net`): a number of bytes. Negative, empty and
+/// non-numeric values get this one line rather than clap's "unexpected argument"; the range each
+/// algorithm takes is checked where the algorithm is known (`Algorithm::check_tag_len`).
+pub fn parse_tag_len(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .map_err(|_| format!("{text:?} is not a tag length: give a number of bytes, 1 or more"))
+}
