@@ -172,6 +172,7 @@ impl Repeats {
 /// Run `scenario` `repeats` times, then more (up to `auto.max_repeats`) while the 95 % interval is
 /// wider than `auto.target_ci`; stops at once when cancelled.
 fn run_repeats(
+    runner: &dyn isolate::Runner,
     scenario: &Scenario,
     repeats: usize,
     auto: &AutoPolicy,
@@ -185,13 +186,7 @@ fn run_repeats(
         interrupted: false,
     };
     loop {
-        // Switched functions (`sw`, a masked ISA level) run in their acceleration's child (the same
-        // engine there); see `isolate`.
-        let raw = if isolate::needed(scenario) {
-            isolate::run(scenario, cancel)
-        } else {
-            engine::run(scenario, cancel)
-        }?;
+        let raw = runner.run(scenario, cancel)?;
         r.computed.push(metrics::compute(&raw, ctx));
         r.within.push(metrics::uncertainty(&raw, ctx.f));
         r.interrupted |= raw.interrupted;
@@ -304,10 +299,13 @@ pub fn run_scenario(
         timer_resolution_ns: clock.timer_resolution_ns,
     };
     let repeats = repeats.max(1);
+    // Switched functions (`sw`, a masked ISA level) run in their acceleration's child, the same
+    // engine there; chosen once, here, for every repeat and adjustment.
+    let runner = isolate::runner_for(&scenario);
     let mut adjustments = Vec::new();
     let mut round = 0;
     loop {
-        let runs = match run_repeats(&scenario, repeats, &auto, ctx, cancel) {
+        let runs = match run_repeats(runner, &scenario, repeats, &auto, ctx, cancel) {
             Ok(runs) => runs,
             // The library refused a job or the pre-flight caught a wrong tag: this scenario fails
             // with the reason and the sweep goes on; nothing of it was timed.

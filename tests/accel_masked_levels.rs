@@ -231,7 +231,7 @@ fn each_cryptopp_level_child_clears_its_flags_and_keeps_its_own() {
         f.availability(),
         Availability::Unavailable(cryptopp::NO_AVX512.to_string())
     );
-    assert!(f.with_key(b"key", KeyParams::default()).is_err());
+    assert!(macbench::isolate::key(&f, b"key", KeyParams::default()).is_err());
     assert!(!cryptopp::PROCESS_SWITCH.covers(Accel::Avx512));
 }
 
@@ -251,16 +251,19 @@ fn every_masked_level_row_passes_its_vectors_and_agrees_with_hw() {
             for alg in ["hmac-sha256", "cmac-aes128", "gmac-aes128"] {
                 let f = function(alg, backend, level);
                 assert!(f.is_process_switched(), "{f:?}");
-                let result = vectors::self_test(&f);
+                let result = vectors::self_test(&f, macbench::isolate::key);
                 assert!(result.ok(), "{f:?}: {:?}", result.failures);
                 assert!(result.vectors > 0, "{f:?}: no vector ran");
                 let key = vec![7u8; f.algorithm.default_key_len];
                 let nonce = vec![3u8; f.algorithm.nonce_len.unwrap_or(0)];
                 let msg: Vec<u8> = (0..1500u32).map(|i| (i * 31) as u8).collect();
                 let tag = |accel: Accel| {
-                    let mut keyed = function(alg, backend, accel)
-                        .with_key(&key, KeyParams::default())
-                        .unwrap();
+                    let mut keyed = macbench::isolate::key(
+                        &function(alg, backend, accel),
+                        &key,
+                        KeyParams::default(),
+                    )
+                    .unwrap();
                     let mut tag = vec![0u8; f.algorithm.tag_len];
                     keyed.tag_into(&nonce, &msg, &mut tag).unwrap();
                     tag

@@ -367,19 +367,33 @@ fn every_backend_with_sw_entries_declares_its_switch() {
 }
 
 #[test]
-fn sw_keys_go_through_the_child_with_nothing_set_up_by_the_caller() {
+fn sw_keys_through_the_isolation_layer_and_the_registry_refuses_to_key_it_here() {
     if !has_switch() {
         return;
     }
-    // This test binary never calls `isolate::install`: the isolation layer installed itself before main.
-    let tag = |accel: Accel| {
-        let f = mac::functions()
+    let function = |accel: Accel| {
+        mac::functions()
             .into_iter()
             .find(|f| {
                 f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl" && f.accel == accel
             })
-            .unwrap();
-        let mut keyed = f.with_key(b"key", mac::KeyParams::default()).unwrap();
+            .unwrap()
+    };
+    // Nothing is installed before main: in this (unswitched) process the registry keys a switched
+    // function nowhere, and says where it keys; a proxy would otherwise be timed as the function.
+    let refused = function(Accel::Sw)
+        .with_key(b"key", mac::KeyParams::default())
+        .err()
+        .expect("a sw function keyed in an unswitched process")
+        .to_string();
+    assert!(
+        refused.contains("hmac-sha256/openssl/sw keys only in a process switched to sw")
+            && refused.contains("isolate::key"),
+        "{refused}"
+    );
+    let tag = |accel: Accel| {
+        let mut keyed =
+            macbench::isolate::key(&function(accel), b"key", mac::KeyParams::default()).unwrap();
         let mut tag = [0u8; 32];
         keyed.tag_into(&[], b"message", &mut tag).unwrap();
         tag
@@ -458,4 +472,46 @@ fn a_renamed_executable_runs_its_own_software_only_children() {
     );
     assert!(stdout.contains("hmac-sha256/openssl/hw"), "{stdout}");
     assert!(stdout.contains("hmac-sha256/openssl/sw"), "{stdout}");
+}
+
+/// The runner is chosen where the scenario is planned: a switched function's scenario runs in its
+/// acceleration's child, everything else in this process's engine.
+#[test]
+fn a_switched_scenario_runs_in_its_child_and_hw_in_this_process() {
+    use macbench::engine::{DataMode, Dispatch, KeyMode, Pinning, Scenario, SizeSource};
+    use macbench::mac::VerifyMode;
+    use std::time::Duration;
+    let scenario = |accel: Accel| Scenario {
+        function: mac::functions()
+            .into_iter()
+            .find(|f| {
+                f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl" && f.accel == accel
+            })
+            .unwrap(),
+        size: SizeSource::Fixed { size: 64 },
+        sessions: 1,
+        cores: vec![macbench::host::online_cpus()[0]],
+        pinning: Pinning::RoundRobin,
+        duration: Duration::from_millis(30),
+        window_start: Duration::from_millis(5),
+        window_end: Duration::from_millis(25),
+        data: DataMode::Unique,
+        keys: KeyMode::PerSession,
+        verify: VerifyMode::None,
+        rekey_every: None,
+        seed: 1,
+        tick: macbench::engine::DEFAULT_TICK,
+        dispatch: Dispatch::default(),
+        tag_len: None,
+    };
+    assert_eq!(
+        isolate::runner_for(&scenario(Accel::Hw)).place(),
+        "this process"
+    );
+    let expected = if has_switch() {
+        "child"
+    } else {
+        "this process"
+    };
+    assert_eq!(isolate::runner_for(&scenario(Accel::Sw)).place(), expected);
 }

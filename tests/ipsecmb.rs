@@ -97,7 +97,7 @@ fn a_batch_of_jobs_gives_the_tags_of_one_job_at_a_time() {
         let key = bytes(7, f.algorithm.default_key_len);
         let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
         let tag_len = f.algorithm.tag_len;
-        let mut k = f.with_key(&key, KeyParams::default()).unwrap();
+        let mut k = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
         let messages: Vec<Vec<u8>> = lengths_of(&f)
             .iter()
             .enumerate()
@@ -167,7 +167,7 @@ fn the_empty_message_matches_rustcrypto() {
         let nonce = bytes(4, f.algorithm.nonce_len.unwrap_or(0));
         let len = f.algorithm.tag_len;
         let (mut a, mut b) = ([0u8; MAX_TAG_LEN], [0u8; MAX_TAG_LEN]);
-        f.with_key(&key, KeyParams::default())
+        macbench::isolate::key(&f, &key, KeyParams::default())
             .unwrap()
             .tag_into(&nonce, &[], &mut a[..len])
             .unwrap();
@@ -233,7 +233,10 @@ fn every_level_this_cpu_runs_is_the_path_the_library_reports() {
         // And every entry of the level keys (key setup refuses any other path).
         for f in functions().iter().filter(|f| f.accel == level) {
             let key = bytes(5, f.algorithm.default_key_len);
-            assert!(f.with_key(&key, KeyParams::default()).is_ok(), "{f:?}");
+            assert!(
+                macbench::isolate::key(f, &key, KeyParams::default()).is_ok(),
+                "{f:?}"
+            );
         }
     }
     // `hw` is the library's own choice, one of the paths above or the no-AES-NI one.
@@ -373,7 +376,7 @@ fn every_level_row_passes_the_vectors_and_tags_like_hw() {
         return;
     }
     for f in levels {
-        let result = vectors::self_test(&f);
+        let result = vectors::self_test(&f, macbench::isolate::key);
         assert!(result.ok(), "{}: {:?}", result.function, result.failures);
         assert!(result.vectors > 0, "{}: no vector ran", result.function);
         let hw = mac::functions()
@@ -387,8 +390,8 @@ fn every_level_row_passes_the_vectors_and_tags_like_hw() {
         let key = bytes(21, f.algorithm.default_key_len);
         let nonce = bytes(22, f.algorithm.nonce_len.unwrap_or(0));
         let tag_len = f.algorithm.tag_len;
-        let mut a = f.with_key(&key, KeyParams::default()).unwrap();
-        let mut b = hw.with_key(&key, KeyParams::default()).unwrap();
+        let mut a = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
+        let mut b = macbench::isolate::key(&hw, &key, KeyParams::default()).unwrap();
         for (i, &n) in lengths_of(&f).iter().enumerate() {
             let msg = bytes(500 + i as u64, n);
             let (mut x, mut y) = ([0u8; MAX_TAG_LEN], [0u8; MAX_TAG_LEN]);
@@ -410,7 +413,7 @@ fn jobs_kept_in_flight_give_the_tags_of_one_job_at_a_time() {
         let key = bytes(11, f.algorithm.default_key_len);
         let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
         let tag_len = f.algorithm.tag_len;
-        let mut k = f.with_key(&key, KeyParams::default()).unwrap();
+        let mut k = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
         let messages: Vec<Vec<u8>> = lengths_of(&f)
             .iter()
             .enumerate()

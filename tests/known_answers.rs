@@ -16,7 +16,7 @@ fn every_available_function_passes_every_vector_of_its_algorithm() {
         if f.availability() != Availability::Available {
             continue;
         }
-        let result = vectors::self_test(&f);
+        let result = vectors::self_test(&f, macbench::isolate::key);
         ran += result.vectors;
         if !result.ok() {
             failures.push(format!("{}: {:?}", result.function, result.failures));
@@ -88,7 +88,7 @@ fn streaming_backends_are_exercised_in_chunks() {
         .into_iter()
         .find(|f| f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl")
         .unwrap();
-    assert!(vectors::self_test(&f).chunked);
+    assert!(vectors::self_test(&f, macbench::isolate::key).chunked);
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn a_wrong_vector_is_reported_with_file_line_and_source() {
         .unwrap();
     let text = "source = deliberately wrong\nkey = 00\nmsg = 00\ntag = @repeat(00,32)\n";
     let v = &vectors::parse_vectors("bad.vec", text).unwrap()[0];
-    let err = vectors::check_vector(&f, v).unwrap_err();
+    let err = vectors::check_vector(&f, v, macbench::isolate::key).unwrap_err();
     assert!(err.contains("expected 0000"), "{err}");
 }
 

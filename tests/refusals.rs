@@ -185,7 +185,7 @@ fn the_hot_loop_stops_at_every_c_backends_refusal_in_every_dispatch_mode() {
                 verify_failures: 0,
             };
             let key = vec![7u8; f.algorithm.default_key_len];
-            let mut mac = f.with_key(&key, Default::default()).unwrap();
+            let mut mac = macbench::isolate::key(&f, &key, Default::default()).unwrap();
             let refused = work.run(mac.as_mut(), 8).expect_err(&format!(
                 "{alg}/{backend} {dispatch}: a refused job was timed"
             ));
@@ -250,14 +250,14 @@ fn ipsecmb_limit_matches_the_installed_library() {
     for f in limited {
         let limit = f.length_limit().unwrap().max_bytes as usize;
         let key = vec![3u8; f.algorithm.default_key_len];
-        let mut mac = f.with_key(&key, Default::default()).unwrap();
+        let mut mac = macbench::isolate::key(&f, &key, Default::default()).unwrap();
         let msg = vec![0xa5u8; limit + 1];
         let mut tag = vec![0u8; f.algorithm.tag_len];
         mac.tag_into(&[], &msg[..limit], &mut tag)
             .unwrap_or_else(|e| panic!("{}: {limit} bytes: {e}", f.id()));
         if let Some(other) = macbench::engine::preflight::reference_for(&f) {
             let mut want = vec![0u8; f.algorithm.tag_len];
-            let mut r = other.with_key(&key, Default::default()).unwrap();
+            let mut r = macbench::isolate::key(&other, &key, Default::default()).unwrap();
             r.tag_into(&[], &msg[..limit], &mut want).unwrap();
             assert_eq!(
                 tag,

@@ -99,7 +99,7 @@ impl ListRow {
 fn row_for(f: &Function) -> ListRow {
     let (available, reason, selftest) = match f.availability() {
         Availability::Available => {
-            let t = vectors::self_test(f);
+            let t = vectors::self_test(f, crate::isolate::key);
             (true, None, t.status())
         }
         Availability::Unavailable(why) => (false, Some(why), "not run".to_string()),
@@ -543,7 +543,7 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
             continue;
         }
         match f.availability() {
-            Availability::Available => results.push(vectors::self_test(&f)),
+            Availability::Available => results.push(vectors::self_test(&f, crate::isolate::key)),
             Availability::Unavailable(why) => skipped.push((f.id(), why, f.is_level_not_offered())),
         }
     }

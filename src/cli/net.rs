@@ -98,9 +98,9 @@ pub struct NetOptions {
     /// Backends, comma-separated, or `all`; default: the first available backend of each algorithm.
     #[arg(long)]
     pub backend: Option<String>,
-    /// Acceleration, comma-separated: `hw` (the library's default), `sw` (extensions off), or an x86-64
-    /// ISA level the backend offers (`sse`, `avx`, `avx2`, `avx512`: ipsecmb), e.g. `hw,sw` or
-    /// `sse,avx2,avx512`.
+    /// Acceleration, comma-separated: `hw` (the library's default), or an x86-64 ISA level ipsecmb
+    /// keys in this process (`sse`, `avx`, `avx2`, `avx512`), e.g. `sse,avx2,avx512`. Software-only
+    /// (`sw`) and masked levels run only in a child process, so `net` refuses them.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "hw")]
     pub accel: Vec<crate::mac::Accel>,
     /// Packet sizes in bytes of UDP payload (header + payload + tag), or size models
@@ -185,6 +185,17 @@ struct Plan {
 
 fn plan(o: &NetOptions) -> Result<Plan, CliError> {
     let mut functions: Vec<Function> = resolve_functions(&o.alg, o.backend.as_deref(), &o.accel)?;
+    // Sender and receiver key in this process; a switched function keys only in its own child, and
+    // a proxy to it would time pipe round trips, not the MAC.
+    if let Some(f) = functions.iter().find(|f| f.is_process_switched()) {
+        return Err(CliError::usage(format!(
+            "--accel: {} runs only in a child process switched to {} (`run` measures it there); \
+             net keys sender and receiver in this process: use hw, or an ISA level ipsecmb keys \
+             in-process",
+            f.id(),
+            f.accel
+        )));
+    }
     let trial = parse_duration("--duration", &o.trial)?;
     // The same checks `net receive` applies to a remote sender's `start` (crate::net::limits).
     let limit = |e: limits::LimitError| CliError::usage(e.to_string());

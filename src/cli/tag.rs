@@ -142,7 +142,7 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
         output_len: None,
     }
     .for_tag_len(algorithm, tag_len);
-    let mut keyed = function.with_key(&key, params)?;
+    let mut keyed = crate::isolate::key(function, &key, params)?;
     // The full tag is computed (KMAC: exactly tag_len bytes); its first tag_len bytes are printed.
     let mut full = [0u8; MAX_TAG_LEN];
     let tag = &mut full[..algorithm.computed_tag_len(tag_len)];

@@ -14,18 +14,20 @@
 //! (ipsec-mb: a manager per level) are not switched and never come here.
 //!
 //! Where it sits: above the registry (it keys objects by function id) and the engine (the child runs
-//! scenarios with it), below the sweep, host facts and the CLI. The registry does not call up into it:
-//! backends declare their switch as data on [`mac::Backend`], and [`install`] hands the registry this
-//! layer's [`Isolation`] at start-up — before `main`, in every executable that links macbench, test
-//! binaries included — through which every switched key setup goes. The engine does not call
-//! it either: the sweep (`bench::run_scenario`) decides whether a scenario runs here or in a child
-//! ([`needed`]); `engine::run` given a switched scenario in the parent would time pipe round trips.
+//! scenarios with it), below the sweep and the CLI. The registry does not call up into it: backends
+//! declare their switch as data on [`mac::Backend`], and a switched function keys itself only in the
+//! process switched to its acceleration (the registry records that fact when this layer's child has
+//! applied its switches). Callers that key any function — the self-test, `tag`, the tests — go through
+//! [`key`]; nothing is installed before `main`. The engine does not call this layer either: the sweep
+//! picks each scenario's [`Runner`] where it plans it ([`runner_for`]: [`InProcess`] or [`InChild`]);
+//! `engine::run` given a switched scenario in the parent would have timed pipe round trips, so the
+//! registry refuses to key one there.
 //!
 //! Three modes, each per acceleration:
 //! - [`run()`]: one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very
 //!   same engine, so hw, sw and level numbers are comparable.
-//! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, a switched
-//!   function's key setup returns a [`Proxy`] to such an object in its acceleration's `serve` child
+//! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, [`key`] of
+//!   a switched function returns a [`Proxy`] to such an object in its acceleration's `serve` child
 //!   (started lazily, one per acceleration), so the self-test, `tag`, the known-answer and
 //!   cross-backend tests exercise the real masked code paths. Proxies are never timed.
 //! - [`caps`]: what the child's libraries report using, as JSON ([`Capabilities`]); `list` shows it
@@ -36,17 +38,16 @@ pub mod run;
 pub mod serve;
 
 pub use caps::{capabilities, BackendCapability, Capabilities};
-pub use run::run;
 pub use serve::Proxy;
 
-use crate::engine::Scenario;
+use crate::engine::{EngineError, RawRun, Scenario};
 use crate::host::Host;
 use crate::mac::{
-    self, Accel, Availability, Function, Isolation, KeyFn, KeyParams, KeyedMac, MacError,
-    ProcessSwitch,
+    self, Accel, Availability, Function, KeyParams, KeyedMac, MacError, ProcessSwitch,
 };
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
 use std::sync::OnceLock;
 
 /// The hidden subcommand (see `cli::Command::Child`).
@@ -54,13 +55,10 @@ pub const SUBCOMMAND: &str = "__child";
 /// Overrides where the macbench executable is (tests, unusual installs).
 pub const EXE_ENV: &str = "MACBENCH_EXE";
 
-/// The acceleration of this process when it is a switched child, set once its switches are applied.
-static CHILD_ACCEL: OnceLock<Accel> = OnceLock::new();
-
 /// The acceleration this process is switched to: `Some` inside a child, after its switches were
-/// applied and checked.
+/// applied and checked (the registry records it: in that process switched functions key themselves).
 pub fn child_accel() -> Option<Accel> {
-    CHILD_ACCEL.get().copied()
+    mac::switched_process()
 }
 
 /// Set by macbench's command line ([`children_from_this_executable`]).
@@ -79,80 +77,72 @@ pub fn needed(s: &Scenario) -> bool {
     s.function.is_process_switched() && child_accel() != Some(s.function.accel)
 }
 
-/// This layer as the registry sees it ([`Isolation`]).
-struct ChildProcess;
-
-impl Isolation for ChildProcess {
-    /// x86-64 or aarch64 (the switches mask those architectures' capability bits) and a macbench
-    /// executable to start. Inside a child only that child's acceleration: it starts no children.
-    fn availability(&self, accel: Accel) -> Availability {
-        if let Some(here) = child_accel() {
-            return if here == accel {
-                Availability::Available
-            } else {
-                Availability::Unavailable(format!(
-                    "this is the {here} child; {accel} functions run in their own child"
-                ))
-            };
-        }
-        if !cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
-            return Availability::Unavailable(format!(
-                "software-only variants mask x86-64 or aarch64 capability bits \
-                 (OPENSSL_ia32cap, OPENSSL_armcap); this is {}",
-                std::env::consts::ARCH
-            ));
-        }
-        match executable() {
-            Ok(_) => Availability::Available,
-            Err(e) => Availability::Unavailable(e),
-        }
+/// Key `function` wherever it runs: in this process, or — a switched function outside its
+/// acceleration's child — a [`Proxy`] to the object keyed in that child (started lazily, one per
+/// acceleration). The self-test, `tag`, and the known-answer and cross-backend tests key through
+/// here, so they exercise the real masked code paths; the engine never times a proxy (the sweep runs
+/// a switched scenario in its child through [`Runner`]).
+pub fn key(
+    function: &Function,
+    key: &[u8],
+    params: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    // Inside a child, the registry keys its own acceleration's functions and refuses the others.
+    if !function.is_process_switched() || child_accel().is_some() {
+        return function.with_key(key, params);
     }
+    // The platform first, so a switched function refuses alike here and in a run.
+    if let Availability::Unavailable(reason) = function.availability() {
+        return Err(MacError::Backend {
+            backend: function.backend.name,
+            algorithm: function.algorithm.name,
+            reason,
+        });
+    }
+    Proxy::new(function, key, params).map(|p| Box::new(p) as _)
+}
 
-    /// The real object inside the child, a [`Proxy`] to one elsewhere.
-    fn key(
-        &self,
-        function: &Function,
-        own: KeyFn,
-        key: &[u8],
-        params: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
-        match child_accel() {
-            Some(here) if here == function.accel => own(key, params),
-            Some(here) => Err(MacError::Backend {
-                backend: function.backend.name,
-                algorithm: function.algorithm.name,
-                reason: format!(
-                    "this is the {here} child; {} keys only in the {} child",
-                    function.id(),
-                    function.accel
-                ),
-            }),
-            None => Proxy::new(function, key, params).map(|p| Box::new(p) as _),
-        }
+/// Where a scenario runs: this process's engine, or the engine of its acceleration's child. Chosen
+/// once per scenario where the sweep plans it ([`runner_for`]); both give the same [`RawRun`].
+pub trait Runner: Sync {
+    fn run(&self, scenario: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError>;
+    /// Where it runs, for people and tests: `this process` or `child`.
+    fn place(&self) -> &'static str;
+}
+
+/// The engine in this process: `hw`, ISA levels a library keys in-process, and everything inside a
+/// switched child.
+pub struct InProcess;
+
+impl Runner for InProcess {
+    fn run(&self, scenario: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
+        crate::engine::run(scenario, cancel)
+    }
+    fn place(&self) -> &'static str {
+        "this process"
     }
 }
 
-/// Give the registry this layer, so `sw` functions key through it — like rustls'
-/// `CryptoProvider::install_default`, once per process. Runs before `main` (`INSTALL_AT_START`);
-/// calling it again changes nothing.
-pub fn install() {
-    static CHILD_PROCESS: ChildProcess = ChildProcess;
-    mac::install_isolation(&CHILD_PROCESS);
+/// The engine in the scenario's acceleration's child ([`run()`]).
+pub struct InChild;
+
+impl Runner for InChild {
+    fn run(&self, scenario: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
+        run::run(scenario, cancel)
+    }
+    fn place(&self) -> &'static str {
+        "child"
+    }
 }
 
-/// Installs this layer before `main`, in every executable that links macbench (the binary, each test
-/// binary), so no caller can key a `sw` function before [`install`] ran. An ELF constructor, as std
-/// itself registers one on Linux; [`install`] only stores a `'static` reference, which needs nothing of
-/// the runtime.
-#[cfg(target_os = "linux")]
-#[used]
-#[link_section = ".init_array"]
-static INSTALL_AT_START: extern "C" fn() = {
-    extern "C" fn install_at_start() {
-        install();
+/// The runner for `scenario`: its acceleration's child when [`needed`], else this process.
+pub fn runner_for(scenario: &Scenario) -> &'static dyn Runner {
+    if needed(scenario) {
+        &InChild
+    } else {
+        &InProcess
     }
-    install_at_start
-};
+}
 
 /// Every backend's switch that covers `accel`, in registry order.
 fn switches(accel: Accel) -> impl Iterator<Item = (&'static str, &'static ProcessSwitch)> {
@@ -243,7 +233,7 @@ pub fn child_main(mode: &str, accel: Accel) -> Result<(), String> {
     for (_, switch) in switches(accel) {
         (switch.apply)(accel);
     }
-    let _ = CHILD_ACCEL.set(accel);
+    mac::enter_switched_process(accel);
     for (_, switch) in switches(accel) {
         (switch.check)(accel)?;
     }

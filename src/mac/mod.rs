@@ -31,7 +31,7 @@ pub use algorithm::{
     algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, NonceRule, ALGORITHMS,
     PAPER_PRESET,
 };
-pub use switch::{install_isolation, Capability, Isolation, ProcessSwitch};
+pub use switch::{enter_switched_process, switched_process, Capability, ProcessSwitch};
 
 use std::fmt;
 use subtle::ConstantTimeEq;
@@ -367,6 +367,12 @@ pub enum Availability {
 /// Function that performs key setup.
 pub type KeyFn = fn(key: &[u8], params: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>;
 
+/// Key setup of any function, chosen by the caller: [`Function::with_key`] (this process), or the isolation
+/// layer's `isolate::key`, which also reaches a switched function's child. What the self-test takes,
+/// so the registry checks switched functions without calling up the stack.
+pub type KeySetup =
+    fn(&Function, key: &[u8], params: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>;
+
 /// One algorithm as one backend implements it.
 pub struct Entry {
     pub algorithm: &'static str,
@@ -552,7 +558,9 @@ impl Function {
         }
     }
 
-    /// Key setup: validate the key length, then let the backend precompute.
+    /// Key setup in this process: validate the key length, then let the backend precompute. A
+    /// switched function ([`Self::is_process_switched`]) keys only in the process switched to its
+    /// acceleration; `isolate::key` keys any function wherever it runs.
     pub fn with_key(
         &self,
         key: &[u8],
@@ -573,7 +581,8 @@ impl Function {
             });
         }
         if self.is_process_switched() {
-            // Every switched key setup goes through the isolation layer ([`switch`]).
+            // Keys itself only in its acceleration's own process ([`switch`]); the isolation layer
+            // (`isolate::key`) gives everyone else a proxy to an object there.
             return switch::key(self, self.new, key, params);
         }
         // `hw`, or an ISA level keyed in this process: the backend's key function initialises its
@@ -683,10 +692,10 @@ impl Function {
         self.accel.is_isa_level() && (self.not_offered.is_some() || !cfg!(target_arch = "x86_64"))
     }
 
-    /// Whether this function can run here: the backend's own availability; for `sw` whether the
-    /// isolation layer can run it with the switches applied ([`switch`]); for an ISA level whether
-    /// this is x86-64 and the CPU runs that level, as the backend's library reports it, and for a
-    /// masked level also whether the isolation layer can run that level's process.
+    /// Whether this function can run here: the backend's own availability; for `sw` whether its
+    /// switches can be applied from this process ([`switch`]: the architecture, not another
+    /// acceleration's child); for an ISA level whether this is x86-64 and the CPU runs that level, as
+    /// the backend's library reports it, and for a masked level also the same as for `sw`.
     pub fn availability(&self) -> Availability {
         // A backend that is not built says so on every row, the rows of variants it lacks included:
         // installing the library is the first thing to do.

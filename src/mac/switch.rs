@@ -12,11 +12,12 @@
 //!   clear at that process's start, how to check it took effect, and what the library reports using.
 //!   The registry only describes; it starts no process.
 //! - The process machinery (start a child per acceleration, the pipe protocol, the proxy objects)
-//!   belongs to the isolation layer above the registry and the engine (`src/isolate/`). It gives the
-//!   registry an [`Isolation`] at start-up ([`install_isolation`], before `main` in every executable
-//!   linking macbench); every switched key setup and availability question goes through it. Were none
-//!   installed, switched functions would be unavailable and refuse to key, never silently run with the
-//!   extensions on.
+//!   belongs to the isolation layer above the registry and the engine (`src/isolate/`), which keys a
+//!   switched function through `isolate::key` and runs its scenarios through its child runner. The
+//!   registry holds one fact about the process, set by that layer's child once its switches are
+//!   applied and checked ([`enter_switched_process`]): in that process, and only there, a switched
+//!   function keys itself ([`super::Function::with_key`]). Anywhere else its key setup is refused with
+//!   the reason: never a hook up the stack, never silently run with the extensions on.
 //!
 //! A level a library keys in-process (ipsec-mb initialises a manager per level) needs no switch: its
 //! backend declares no [`ProcessSwitch`] for it, and its key function selects the path itself.
@@ -82,51 +83,68 @@ pub struct Capability {
     pub detail: serde_json::Value,
 }
 
-/// The isolation layer as the registry sees it: installed once per process, at start-up.
-pub trait Isolation: Sync {
-    /// Whether functions switched to `accel` can run here at all (the platform, a process to start).
-    fn availability(&self, accel: Accel) -> Availability;
-    /// Key setup of a switched function. `own` is the backend's key function, which is right only in
-    /// a process whose switches for the function's acceleration are applied; elsewhere the isolation
-    /// layer keys the object over there.
-    fn key(
-        &self,
-        function: &Function,
-        own: KeyFn,
-        key: &[u8],
-        params: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError>;
+/// The acceleration this process is switched to, once its switches are applied and checked.
+static SWITCHED_PROCESS: OnceLock<Accel> = OnceLock::new();
+
+/// Record that every switch for `accel` is applied and checked in this process (the isolation layer's
+/// child, first thing). The first call wins: a process is switched once.
+pub fn enter_switched_process(accel: Accel) {
+    let _ = SWITCHED_PROCESS.set(accel);
 }
 
-static ISOLATION: OnceLock<&'static dyn Isolation> = OnceLock::new();
-
-/// Give the registry its isolation layer. The first call wins; later ones change nothing.
-pub fn install_isolation(isolation: &'static dyn Isolation) {
-    let _ = ISOLATION.set(isolation);
+/// The acceleration this process is switched to: `Some` inside a switched child only.
+pub fn switched_process() -> Option<Accel> {
+    SWITCHED_PROCESS.get().copied()
 }
 
-const NOT_INSTALLED: &str = "process isolation for switched variants (sw, masked ISA levels) is \
-                             not set up in this process (macbench::isolate::install)";
-
+/// Whether functions switched to `accel` can run from this process: in that acceleration's own
+/// process; elsewhere on the architectures whose capability bits the switches mask, and never from
+/// another acceleration's child (a child starts no children).
 pub(super) fn availability(accel: Accel) -> Availability {
-    match ISOLATION.get() {
-        Some(isolation) => isolation.availability(accel),
-        None => Availability::Unavailable(NOT_INSTALLED.to_string()),
+    if let Some(here) = switched_process() {
+        return if here == accel {
+            Availability::Available
+        } else {
+            Availability::Unavailable(format!(
+                "this is the {here} child; {accel} functions run in their own child"
+            ))
+        };
     }
+    if !cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+        return Availability::Unavailable(format!(
+            "software-only variants mask x86-64 or aarch64 capability bits \
+             (OPENSSL_ia32cap, OPENSSL_armcap); this is {}",
+            std::env::consts::ARCH
+        ));
+    }
+    Availability::Available
 }
 
+/// Key setup of a switched function: `own` (the backend's key function) in the process switched to
+/// its acceleration; elsewhere refused with the way to key it.
 pub(super) fn key(
     function: &Function,
     own: KeyFn,
     key: &[u8],
     params: KeyParams<'_>,
 ) -> Result<Box<dyn KeyedMac>, MacError> {
-    match ISOLATION.get() {
-        Some(isolation) => isolation.key(function, own, key, params),
-        None => Err(MacError::Backend {
+    match switched_process() {
+        Some(here) if here == function.accel => own(key, params),
+        here => Err(MacError::Backend {
             backend: function.backend.name,
             algorithm: function.algorithm.name,
-            reason: NOT_INSTALLED.to_string(),
+            reason: match here {
+                Some(here) => format!(
+                    "this is the {here} child; {} keys only in the {} child",
+                    function.id(),
+                    function.accel
+                ),
+                None => format!(
+                    "{} keys only in a process switched to {} (macbench::isolate::key keys it there)",
+                    function.id(),
+                    function.accel
+                ),
+            },
         }),
     }
 }

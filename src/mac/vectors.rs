@@ -14,7 +14,7 @@
 //! [`KeyedMac::tag_bits`](super::KeyedMac::tag_bits), which a backend without bit lengths refuses:
 //! the vector then fails, it is never skipped.
 
-use super::{Function, KeyParams, MAX_TAG_LEN};
+use super::{Function, KeyParams, KeySetup, MAX_TAG_LEN};
 use std::collections::BTreeMap;
 
 /// A record: its starting line and its fields, as written.
@@ -266,8 +266,9 @@ impl SelfTest {
 /// Chunk sizes used to feed messages through streaming interfaces.
 const CHUNKINGS: &[usize] = &[1, 3, 16, 17, 64, 1000];
 
-/// Run every vector of the function's algorithm.
-pub fn self_test(function: &Function) -> SelfTest {
+/// Run every vector of the function's algorithm, keying through `key_setup` (the isolation layer's
+/// `isolate::key` reaches a switched function's child; [`Function::with_key`] keys in this process).
+pub fn self_test(function: &Function, key_setup: KeySetup) -> SelfTest {
     let algorithm = function.algorithm;
     let mut result = SelfTest {
         function: function.id(),
@@ -319,7 +320,7 @@ pub fn self_test(function: &Function) -> SelfTest {
             }
         }
         result.vectors += 1;
-        match check_vector(function, v) {
+        match check_vector(function, v, key_setup) {
             Ok(chunked) => {
                 result.passed += 1;
                 result.chunked |= chunked;
@@ -363,8 +364,8 @@ fn check_bit_length(
     Ok(false)
 }
 
-/// Check one vector; `Ok(true)` if chunked feeding was also checked.
-pub fn check_vector(function: &Function, v: &Vector) -> Result<bool, String> {
+/// Check one vector, keying through `key_setup`; `Ok(true)` if chunked feeding was also checked.
+pub fn check_vector(function: &Function, v: &Vector, key_setup: KeySetup) -> Result<bool, String> {
     let tag_len = match v.output_len {
         Some(l) if function.algorithm.tag_len_is_input() => l,
         Some(l) => {
@@ -397,9 +398,7 @@ pub fn check_vector(function: &Function, v: &Vector) -> Result<bool, String> {
             v.bits, function.algorithm.name, accepted.min, accepted.max
         ));
     }
-    let mut keyed = function
-        .with_key(&v.key, params)
-        .map_err(|e| e.to_string())?;
+    let mut keyed = key_setup(function, &v.key, params).map_err(|e| e.to_string())?;
     let mut tag = [0u8; MAX_TAG_LEN];
     let tag = &mut tag[..tag_len];
     let expect = |tag: &[u8], how: &str| {
