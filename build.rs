@@ -36,6 +36,8 @@ fn main() {
     // Emitting any rerun-if-changed turns off Cargo's default "re-run on any package file", so say it.
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build/libraries.rs");
+    // The one interface every shim implements.
+    println!("cargo:rerun-if-changed=csrc/macbench_shim.h");
     watch_git();
     if let Ok(out) = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])

@@ -1,8 +1,10 @@
 // cryptopp_shim.cpp - a small extern "C" face on Crypto++ for macbench's `cryptopp` backend.
 //
 // Why a shim: Crypto++ is a C++ template library; Rust can only call a C ABI. Each keyed object is built
-// once (key schedule, CMAC subkeys, VMAC/GHASH tables), then per message the Rust side calls
-// mbcpp_tag() (one shot) or mbcpp_begin/update/final (streaming, for the chunked self-test). Nothing here
+// once (key schedule, CMAC subkeys, VMAC/GHASH tables), then per message the Rust side calls tag (one
+// shot) or begin/update/finish (streaming, for the chunked self-test) through the `macbench_shim_cryptopp`
+// table of csrc/macbench_shim.h. The process switch's own entry points (mbcpp_features,
+// mbcpp_clear_features, mbcpp_provider) stay outside the table: only this backend has them. Nothing here
 // allocates per message. No C++ exception crosses the C boundary: every entry point catches and returns a
 // status (0 = ok) with the reason copied into a caller-supplied buffer.
 //
@@ -37,6 +39,8 @@
 #include <exception>
 #include <memory>
 #include <string>
+
+#include "macbench_shim.h"
 
 namespace {
 
@@ -210,7 +214,7 @@ template <class F> int guarded(void *handle, F call) {
 extern "C" {
 
 // Key setup. Returns 0 and a handle in *out, or nonzero with the reason in err.
-int mbcpp_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len, void **out,
+static int mbcpp_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len, void **out,
               char *err, size_t err_len) {
     *out = nullptr;
     try {
@@ -237,10 +241,10 @@ int mbcpp_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t 
     return 1;
 }
 
-void mbcpp_free(void *handle) { delete static_cast<Keyed *>(handle); }
+static void mbcpp_free(void *handle) { delete static_cast<Keyed *>(handle); }
 
 // One message, whole. Returns 0 on success.
-int mbcpp_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+static int mbcpp_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
               uint8_t *tag, size_t tag_len) {
     return guarded(handle, [&](Keyed *k) {
         k->begin(nonce, nonce_len);
@@ -250,26 +254,26 @@ int mbcpp_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_
 }
 
 // Streaming: begin, any number of updates, final.
-int mbcpp_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
+static int mbcpp_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
     return guarded(handle, [&](Keyed *k) { k->begin(nonce, nonce_len); });
 }
 
-int mbcpp_update(void *handle, const uint8_t *data, size_t len) {
+static int mbcpp_update(void *handle, const uint8_t *data, size_t len) {
     return guarded(handle, [&](Keyed *k) { k->update(data, len); });
 }
 
-int mbcpp_final(void *handle, uint8_t *tag, size_t tag_len) {
+static int mbcpp_final(void *handle, uint8_t *tag, size_t tag_len) {
     return guarded(handle, [&](Keyed *k) { k->final(tag, tag_len); });
 }
 
 // The library's words for the last refused call on this object (empty if none), NUL-terminated.
-void mbcpp_last_error(void *handle, char *out, size_t out_len) {
+static void mbcpp_last_error(void *handle, char *out, size_t out_len) {
     set_error(out, out_len, static_cast<Keyed *>(handle)->last_error.c_str());
 }
 
 // Library version as an integer (e.g. 870 for 8.7.0) and the headers' version.
-int mbcpp_library_version(void) { return CryptoPP::LibraryVersion(); }
-int mbcpp_header_version(void) { return CRYPTOPP_VERSION; }
+static int mbcpp_library_version(void) { return CryptoPP::LibraryVersion(); }
+static int mbcpp_header_version(void) { return CRYPTOPP_VERSION; }
 
 // Bits of the features Crypto++ will use (after detection), per architecture: see cryptopp.rs
 // `Features`.
@@ -361,5 +365,25 @@ void mbcpp_provider(int which, char *out, size_t out_len) {
     }
     set_error(out, out_len, p.c_str());
 }
+
+// The status in words: the exception Crypto++ threw, kept on the object.
+static void shim_reason(const void *ctx, int status, char *out, size_t out_len) {
+    (void)status;
+    const std::string what = "Crypto++: " + static_cast<const Keyed *>(ctx)->last_error;
+    set_error(out, out_len, what.c_str());
+}
+
+// "version=Crypto++ 8.7.0" (the library loaded at run time).
+static void shim_describe(char *out, size_t out_len) {
+    const int v = mbcpp_library_version();
+    std::snprintf(out, out_len, "version=Crypto++ %d.%d.%d\nheaders=%d\n", v / 100, v / 10 % 10, v % 10,
+                  mbcpp_header_version());
+}
+
+// `extern`: a const object at namespace scope would otherwise have internal linkage in C++.
+extern const macbench_shim macbench_shim_cryptopp = {
+    MACBENCH_SHIM_ABI, "cryptopp",  mbcpp_new,   mbcpp_free,  mbcpp_tag,     mbcpp_begin,
+    mbcpp_update,      mbcpp_final, nullptr,     shim_reason, shim_describe,
+};
 
 } // extern "C"

@@ -1,8 +1,8 @@
 /* mbedtls_shim.c - a small C face on Mbed TLS 2.28 (libmbedcrypto) for macbench's `mbedtls` backend.
  *
  * Why a shim: Mbed TLS's contexts are C structs whose layout depends on the library's config.h, so
- * Rust does not mirror them; it holds an opaque handle from mbtls_new() and calls the entry points
- * below. Key-dependent work happens once, in mbtls_new(): the HMAC ipad/opad blocks
+ * Rust does not mirror them; it holds an opaque handle from the shim's create and calls the entry
+ * points of the `macbench_shim_mbedtls` table (csrc/macbench_shim.h) at the end of this file. Key-dependent work happens once, in mbtls_new(): the HMAC ipad/opad blocks
  * (mbedtls_md_hmac_starts), the AES key schedule and CMAC subkeys (mbedtls_cipher_cmac_starts), the
  * GHASH table (mbedtls_gcm_setkey), the clamped Poly1305 r and s (mbedtls_poly1305_starts). Per message
  * only the documented cheap paths run: HMAC update/finish/reset, CMAC update/finish/reset, GCM
@@ -44,6 +44,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "macbench_shim.h"
 
 /* The shim's own error codes (Mbed TLS's are negative). */
 #define MBTLS_ERR_UNKNOWN_ALGORITHM 1 /* not an algorithm this shim implements */
@@ -200,7 +202,7 @@ static void free_keyed(mbtls_mac *m) {
 
 /* Key setup. Returns 0 and a handle in *out, or an error code (*out stays NULL). tag_len is the tag the
  * caller will ask for: at most the construction's own length. */
-int mbtls_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len,
+static int mbtls_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len,
               mbtls_mac **out) {
     mbtls_mac *m;
     int ret;
@@ -245,18 +247,18 @@ int mbtls_new(const char *algorithm, const uint8_t *key, size_t key_len, size_t 
     return 0;
 }
 
-void mbtls_free(mbtls_mac *m) {
+static void mbtls_free(mbtls_mac *m) {
     if (m != NULL) {
         free_keyed(m);
     }
 }
 
 /* Whether begin/update/finish can feed a message in pieces (all but GMAC). */
-int mbtls_streams(const mbtls_mac *m) { return m->kind != KIND_GMAC; }
+static int mbtls_streams(const mbtls_mac *m) { return m->kind != KIND_GMAC; }
 
 /* Streaming: begin (nonce unused: no streaming construction here takes one), any number of updates,
  * finish. After finish (successful or not) the handle is ready for the next message. */
-int mbtls_begin(mbtls_mac *m) {
+static int mbtls_begin(mbtls_mac *m) {
     switch (m->kind) {
     case KIND_HMAC:
     case KIND_CMAC:
@@ -271,7 +273,7 @@ int mbtls_begin(mbtls_mac *m) {
     }
 }
 
-int mbtls_update(mbtls_mac *m, const uint8_t *data, size_t len) {
+static int mbtls_update(mbtls_mac *m, const uint8_t *data, size_t len) {
     if (len == 0) {
         return 0;
     }
@@ -287,7 +289,7 @@ int mbtls_update(mbtls_mac *m, const uint8_t *data, size_t len) {
     }
 }
 
-int mbtls_finish(mbtls_mac *m, uint8_t *tag, size_t tag_len) {
+static int mbtls_finish(mbtls_mac *m, uint8_t *tag, size_t tag_len) {
     uint8_t full[MBTLS_MAX_TAG];
     int ret;
     if (tag_len > m->full_len) {
@@ -323,7 +325,7 @@ int mbtls_finish(mbtls_mac *m, uint8_t *tag, size_t tag_len) {
 }
 
 /* One message, whole. For GMAC the nonce is the 12-byte IV and the message the additional data. */
-int mbtls_tag(mbtls_mac *m, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+static int mbtls_tag(mbtls_mac *m, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
               uint8_t *tag, size_t tag_len) {
     int ret;
     if (m->kind == KIND_GMAC) {
@@ -365,7 +367,7 @@ int mbtls_tag(mbtls_mac *m, const uint8_t *nonce, size_t nonce_len, const uint8_
 }
 
 /* A description of an error code from this shim or from Mbed TLS, NUL-terminated into out. */
-void mbtls_strerror(int code, char *out, size_t out_len) {
+static void mbtls_strerror(int code, char *out, size_t out_len) {
     const char *what = NULL;
     if (out == NULL || out_len == 0) {
         return;
@@ -402,7 +404,7 @@ void mbtls_strerror(int code, char *out, size_t out_len) {
 }
 
 /* The library's version (run time, not the headers'): "2.28.3". out needs at least 9 bytes. */
-void mbtls_version(char *out) {
+static void mbtls_version(char *out) {
 #if defined(MBEDTLS_VERSION_C)
     mbedtls_version_get_string(out);
 #else
@@ -412,7 +414,7 @@ void mbtls_version(char *out) {
 
 /* Whether Mbed TLS uses AES-NI (bit 0) and PCLMULQDQ (bit 1) here: it asks CPUID once and keeps the
  * answer in private statics, with no way to turn it off at run time. */
-unsigned mbtls_aesni(void) {
+static unsigned mbtls_aesni(void) {
 #if defined(MBEDTLS_AESNI_C) && defined(MBEDTLS_HAVE_X86_64)
     unsigned f = 0;
     f |= mbedtls_aesni_has_support(MBEDTLS_AESNI_AES) ? 1u : 0u;
@@ -422,3 +424,62 @@ unsigned mbtls_aesni(void) {
     return 0;
 #endif
 }
+
+/* The table of csrc/macbench_shim.h: thin adapters where the entry points above take their own
+ * types. */
+
+static int shim_create(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len,
+                       void **out, char *why, size_t why_len) {
+    mbtls_mac *m = NULL;
+    int ret = mbtls_new(algorithm, key, key_len, tag_len, &m);
+    *out = m;
+    if (ret != 0) {
+        mbtls_strerror(ret, why, why_len);
+    }
+    return ret;
+}
+
+static void shim_destroy(void *ctx) { mbtls_free(ctx); }
+
+static int shim_tag(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+                    uint8_t *tag, size_t tag_len) {
+    return mbtls_tag(ctx, nonce, nonce_len, msg, len, tag, tag_len);
+}
+
+/* No streaming construction here takes a nonce (GMAC does not stream in 2.28). */
+static int shim_begin(void *ctx, const uint8_t *nonce, size_t nonce_len) {
+    (void)nonce;
+    (void)nonce_len;
+    return mbtls_begin(ctx);
+}
+
+static int shim_update(void *ctx, const uint8_t *data, size_t len) { return mbtls_update(ctx, data, len); }
+
+static int shim_finish(void *ctx, uint8_t *tag, size_t tag_len) { return mbtls_finish(ctx, tag, tag_len); }
+
+static int shim_streams(const void *ctx) { return mbtls_streams(ctx); }
+
+/* The shim's own codes and Mbed TLS's (mbedtls_strerror), in words. */
+static void shim_reason(const void *ctx, int status, char *out, size_t out_len) {
+    (void)ctx;
+    mbtls_strerror(status, out, out_len);
+}
+
+/* "version=2.28.3", and on x86 whether Mbed TLS picked AES-NI and PCLMULQDQ here. */
+static void shim_describe(char *out, size_t out_len) {
+    char version[32] = {0};
+    unsigned aesni = mbtls_aesni();
+    mbtls_version(version);
+#if defined(__x86_64__) || defined(__i386__)
+    snprintf(out, out_len, "version=%s\naesni=%s\npclmulqdq=%s\n", version, (aesni & 1u) ? "yes" : "no",
+             (aesni & 2u) ? "yes" : "no");
+#else
+    (void)aesni;
+    snprintf(out, out_len, "version=%s\n", version);
+#endif
+}
+
+const macbench_shim macbench_shim_mbedtls = {
+    MACBENCH_SHIM_ABI, "mbedtls",   shim_create,  shim_destroy, shim_tag,      shim_begin,
+    shim_update,       shim_finish, shim_streams, shim_reason,  shim_describe,
+};

@@ -2,8 +2,8 @@
  *
  * Why a shim: Nettle's contexts are C structs whose layout and sizes Rust should not copy, and each MAC
  * has its own set of functions. Here one heap object holds the context of one algorithm; the Rust side
- * keys it once (mbnettle_new: AES key schedule, CMAC subkeys, HMAC inner and outer states, GHASH table,
- * UMAC's NH/L2/L3 keys), then per message calls mbnettle_tag (one shot) or begin/update/final
+ * keys it once (create: AES key schedule, CMAC subkeys, HMAC inner and outer states, GHASH table,
+ * UMAC's NH/L2/L3 keys), then per message calls tag (one shot) or begin/update/finish
  * (streaming, for the chunked self-test). Nothing allocates per message.
  *
  * HMAC over SHA-512/224, SHA-512/256 and SHA3-224/384/512, and CMAC over AES-192, have no named
@@ -18,8 +18,9 @@
  * also restarts GHASH); UMAC and Poly1305-AES set the nonce (their pad is one AES call on it, done at
  * digest).
  *
- * Plain C: no error crosses the boundary other than as a return code (MBNETTLE_*, below), which the
- * Rust side turns into a message. Built by build.rs with the `cc` crate only when Nettle is found
+ * Plain C: no error crosses the boundary other than as a return code (MBNETTLE_*, below), which
+ * `reason` turns into words; every entry point is reached through the `macbench_shim_nettle` table
+ * (csrc/macbench_shim.h). Built by build.rs with the `cc` crate only when Nettle is found
  * (cfg `have_nettle`).
  */
 
@@ -34,10 +35,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Return codes; src/mac/nettle.rs names them. */
+#include "macbench_shim.h"
+
+/* Return codes; `reason` names them. */
 #define MBNETTLE_OK 0
 #define MBNETTLE_UNKNOWN_ALGORITHM 1
 #define MBNETTLE_KEY_LENGTH 2
@@ -140,9 +144,12 @@ static const struct row ROWS[] = {
     {"poly1305-aes", POLY1305_AES, POLY1305_AES_KEY_SIZE, POLY1305_AES_DIGEST_SIZE, NULL},
 };
 
+static void reason(const void *handle, int code, char *out, size_t out_len);
+
 /* Key setup. Returns MBNETTLE_OK and a handle in *out, or another code and *out = NULL. `tag_len` is the
  * registry's full tag length and must be the algorithm's. */
-int mbnettle_new(const char *name, const uint8_t *key, size_t key_len, size_t tag_len, void **out) {
+static int create_status(const char *name, const uint8_t *key, size_t key_len, size_t tag_len,
+                         void **out) {
     const struct row *row = NULL;
     struct keyed *k;
     size_t i;
@@ -200,10 +207,19 @@ int mbnettle_new(const char *name, const uint8_t *key, size_t key_len, size_t ta
     return MBNETTLE_OK;
 }
 
-void mbnettle_free(void *handle) { free(handle); }
+static int create(const char *name, const uint8_t *key, size_t key_len, size_t tag_len, void **out,
+                  char *why, size_t why_len) {
+    int status = create_status(name, key, key_len, tag_len, out);
+    if (status != MBNETTLE_OK) {
+        reason(NULL, status, why, why_len);
+    }
+    return status;
+}
+
+static void destroy(void *handle) { free(handle); }
 
 /* Start a message: the nonce where the construction takes one. */
-int mbnettle_begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
+static int begin(void *handle, const uint8_t *nonce, size_t nonce_len) {
     struct keyed *k = handle;
     int umac = k->algorithm == UMAC32 || k->algorithm == UMAC64 || k->algorithm == UMAC96 ||
                k->algorithm == UMAC128;
@@ -268,7 +284,7 @@ static void gcm_aad(struct keyed *k, size_t len, const uint8_t *data) {
 }
 
 /* GMAC streaming: the message is GCM's associated data (no plaintext follows), fed to Nettle in whole
- * blocks; the partial last block waits in aad_block for mbnettle_final. */
+ * blocks; the partial last block waits in aad_block for finish. */
 static void gmac_update(struct keyed *k, const uint8_t *data, size_t len) {
     size_t whole;
     if (k->aad_fill > 0) {
@@ -292,7 +308,8 @@ static void gmac_update(struct keyed *k, const uint8_t *data, size_t len) {
     k->aad_fill = len - whole;
 }
 
-void mbnettle_update(void *handle, const uint8_t *data, size_t len) {
+/* Nettle's update functions cannot fail. */
+static int update(void *handle, const uint8_t *data, size_t len) {
     struct keyed *k = handle;
     switch (k->algorithm) {
     case HMAC_MD5: hmac_md5_update(&k->ctx.hmac_md5, len, data); break;
@@ -318,10 +335,11 @@ void mbnettle_update(void *handle, const uint8_t *data, size_t len) {
     case UMAC128: umac128_update(&k->ctx.umac128, len, data); break;
     case POLY1305_AES: poly1305_aes_update(&k->ctx.poly1305_aes, len, data); break;
     }
+    return MBNETTLE_OK;
 }
 
 /* Finish a message into tag[0..tag_len]; tag_len may be shorter than the full tag (a prefix). */
-int mbnettle_final(void *handle, uint8_t *tag, size_t tag_len) {
+static int finish(void *handle, uint8_t *tag, size_t tag_len) {
     struct keyed *k = handle;
     if (tag_len == 0 || tag_len > k->tag_len) {
         return MBNETTLE_TAG_LENGTH;
@@ -364,10 +382,10 @@ int mbnettle_final(void *handle, uint8_t *tag, size_t tag_len) {
 }
 
 /* One message, whole. */
-int mbnettle_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
-                 uint8_t *tag, size_t tag_len) {
+static int tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+               uint8_t *tag, size_t tag_len) {
     struct keyed *k = handle;
-    int status = mbnettle_begin(handle, nonce, nonce_len);
+    int status = begin(handle, nonce, nonce_len);
     if (status != MBNETTLE_OK) {
         return status;
     }
@@ -375,10 +393,32 @@ int mbnettle_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uin
         /* The whole message in one (hence last) call: no gathering. */
         gcm_aad(k, len, msg);
     } else {
-        mbnettle_update(handle, msg, len);
+        update(handle, msg, len);
     }
-    return mbnettle_final(handle, tag, tag_len);
+    return finish(handle, tag, tag_len);
 }
 
-/* The library's version (run time), major * 100 + minor: 308 for 3.8. */
-int mbnettle_version(void) { return nettle_version_major() * 100 + nettle_version_minor(); }
+/* The shim's statuses in words. */
+static void reason(const void *handle, int code, char *out, size_t out_len) {
+    const char *what;
+    (void)handle;
+    switch (code) {
+    case MBNETTLE_OK: what = "ok"; break;
+    case MBNETTLE_UNKNOWN_ALGORITHM: what = "algorithm not implemented by the shim"; break;
+    case MBNETTLE_KEY_LENGTH: what = "key length not accepted by Nettle"; break;
+    case MBNETTLE_TAG_LENGTH: what = "tag length differs from Nettle's"; break;
+    case MBNETTLE_NONCE_LENGTH: what = "nonce length not accepted by Nettle"; break;
+    case MBNETTLE_NO_MEMORY: what = "out of memory"; break;
+    default: what = "unknown shim status"; break;
+    }
+    snprintf(out, out_len, "%s", what);
+}
+
+/* The library's version at run time: "version=Nettle 3.8". */
+static void describe(char *out, size_t out_len) {
+    snprintf(out, out_len, "version=Nettle %d.%d\n", nettle_version_major(), nettle_version_minor());
+}
+
+const macbench_shim macbench_shim_nettle = {
+    MACBENCH_SHIM_ABI, "nettle", create, destroy, tag, begin, update, finish, NULL, reason, describe,
+};

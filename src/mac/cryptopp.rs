@@ -1,8 +1,9 @@
 //! Crypto++ backend: the system libcrypto++ (Debian's libcrypto++-dev) through a small C++ shim,
-//! `csrc/cryptopp_shim.cpp`, with an `extern "C"` API: key a MAC object by algorithm name, tag a message
-//! (nonce, message → tag), or stream it (begin/update/final) for the chunked self-test, and free it.
+//! `csrc/cryptopp_shim.cpp`, through the one table of `csrc/macbench_shim.h` ([`super::shim`]): key a MAC
+//! object by algorithm name, tag a message (nonce, message → tag), or stream it (begin/update/finish)
+//! for the chunked self-test, and free it.
 //!
-//! Key setup happens once in `mbcpp_new` (AES key schedule, CMAC subkeys, VMAC's NH/poly/L3 keys, GHASH
+//! Key setup happens once in the shim's `create` (AES key schedule, CMAC subkeys, VMAC's NH/poly/L3 keys, GHASH
 //! tables); per message the shim only restarts the object — or, for VMAC and GMAC, resynchronises it with
 //! the message's nonce. The benchmark's nonce is the schedule slot index (little-endian, see
 //! the engine's hot loop), so every VMAC message derives a fresh pad (one AES call).
@@ -32,11 +33,11 @@ use super::{
 macro_rules! entries {
     ($($alg:literal),* $(,)?) => {
         &[
-            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| imp::new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| imp::new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx, new: |k, p| imp::new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| imp::new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| new($alg, k, p) },)*
             $(Entry { algorithm: $alg, accel: Accel::Avx512, new: |_, _| no_avx512($alg) },)*
         ]
     };
@@ -114,11 +115,9 @@ fn availability() -> Availability {
 /// `Crypto++ 8.7.0`. Which code paths it picks here and in the switched processes is
 /// [`PROCESS_SWITCH`]'s capability, which host facts add.
 pub fn version() -> String {
-    if !BUILT {
-        return "Crypto++ not built".to_string();
-    }
-    let v = imp::library_version();
-    format!("Crypto++ {}.{}.{}", v / 100, v / 10 % 10, v % 10)
+    shim()
+        .and_then(|s| s.fact("version"))
+        .unwrap_or_else(|| "Crypto++ not built".to_string())
 }
 
 /// Crypto++ needs nothing in the environment: its globals are cleared in the running process, those
@@ -276,116 +275,27 @@ impl Features {
     }
 }
 
+crate::c_shim!(have_cryptopp, macbench_shim_cryptopp);
+
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    super::shim::keyed(shim(), "cryptopp", availability, algorithm, key)
+}
+
+/// The process switch's entry points, beyond the shim table: only this backend has them.
 #[cfg(have_cryptopp)]
 mod imp {
-    use super::{Features, KeyParams, KeyedMac, MacError};
-    use crate::mac::shim::Shim;
-    use libc::{c_char, c_int, c_uint, c_void, size_t};
+    use super::Features;
+    use libc::{c_char, c_int, c_uint, size_t};
     use std::ffi::CStr;
 
     extern "C" {
-        fn mbcpp_new(
-            algorithm: *const c_char,
-            key: *const u8,
-            key_len: size_t,
-            tag_len: size_t,
-            out: *mut *mut c_void,
-            err: *mut c_char,
-            err_len: size_t,
-        ) -> c_int;
-        fn mbcpp_free(handle: *mut c_void);
-        fn mbcpp_tag(
-            handle: *mut c_void,
-            nonce: *const u8,
-            nonce_len: size_t,
-            msg: *const u8,
-            len: size_t,
-            tag: *mut u8,
-            tag_len: size_t,
-        ) -> c_int;
-        fn mbcpp_begin(handle: *mut c_void, nonce: *const u8, nonce_len: size_t) -> c_int;
-        fn mbcpp_update(handle: *mut c_void, data: *const u8, len: size_t) -> c_int;
-        fn mbcpp_final(handle: *mut c_void, tag: *mut u8, tag_len: size_t) -> c_int;
-        fn mbcpp_last_error(handle: *mut c_void, out: *mut c_char, out_len: size_t);
-        fn mbcpp_library_version() -> c_int;
         fn mbcpp_features() -> c_uint;
         fn mbcpp_clear_features(mask: c_uint) -> c_uint;
         fn mbcpp_provider(which: c_int, out: *mut c_char, out_len: size_t);
-    }
-
-    /// Crypto++'s shim entry points for [`ShimMac`].
-    struct CppShim;
-
-    // SAFETY: each function forwards to the shim with the given handle and slices.
-    unsafe impl Shim for CppShim {
-        const BACKEND: &'static str = "cryptopp";
-        unsafe fn create(
-            name: &CStr,
-            key: &[u8],
-            tag_len: usize,
-            handle: &mut *mut c_void,
-        ) -> Result<(), String> {
-            let mut err = [0 as c_char; 256];
-            // err has err.len() bytes and comes back NUL-terminated (snprintf), or stays zeroed.
-            let status = mbcpp_new(
-                name.as_ptr(),
-                key.as_ptr(),
-                key.len(),
-                tag_len,
-                handle,
-                err.as_mut_ptr(),
-                err.len(),
-            );
-            if status == 0 {
-                return Ok(());
-            }
-            Err(CStr::from_ptr(err.as_ptr()).to_string_lossy().into_owned())
-        }
-        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> c_int {
-            let (n, m, t) = (nonce, msg, tag);
-            mbcpp_tag(
-                h,
-                n.as_ptr(),
-                n.len(),
-                m.as_ptr(),
-                m.len(),
-                t.as_mut_ptr(),
-                t.len(),
-            )
-        }
-        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> c_int {
-            mbcpp_begin(h, nonce.as_ptr(), nonce.len())
-        }
-        unsafe fn update(h: *mut c_void, data: &[u8]) -> c_int {
-            mbcpp_update(h, data.as_ptr(), data.len())
-        }
-        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> c_int {
-            mbcpp_final(h, tag.as_mut_ptr(), tag.len())
-        }
-        /// The exception Crypto++ threw, kept on the object by the shim.
-        unsafe fn reason(h: *mut c_void, _status: c_int) -> String {
-            let mut out = [0 as c_char; 256];
-            // out has out.len() bytes; the shim NUL-terminates (snprintf).
-            mbcpp_last_error(h, out.as_mut_ptr(), out.len());
-            let text = CStr::from_ptr(out.as_ptr()).to_string_lossy().into_owned();
-            format!("Crypto++: {text}")
-        }
-        unsafe fn free(h: *mut c_void) {
-            mbcpp_free(h)
-        }
-    }
-
-    pub fn new(
-        algorithm: &'static str,
-        key: &[u8],
-        _: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
-        crate::mac::shim::keyed::<CppShim>(algorithm, key)
-    }
-
-    pub fn library_version() -> i32 {
-        // SAFETY: no arguments; returns a constant.
-        unsafe { mbcpp_library_version() }
     }
 
     fn provider(which: c_int) -> String {
@@ -423,19 +333,7 @@ mod imp {
 
 #[cfg(not(have_cryptopp))]
 mod imp {
-    use super::{availability, Features, KeyParams, KeyedMac, MacError};
-
-    pub fn new(
-        algorithm: &'static str,
-        _: &[u8],
-        _: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
-        crate::mac::shim::not_built("cryptopp", algorithm, availability())
-    }
-
-    pub fn library_version() -> i32 {
-        0
-    }
+    use super::Features;
 
     pub fn paths() -> String {
         String::new()

@@ -1,9 +1,9 @@
 //! Nettle backend: the system libnettle (GnuTLS's crypto library; Debian's nettle-dev) through a small C
 //! shim, `csrc/nettle_shim.c`: key a context by algorithm name, tag a message (nonce, message → tag), or
-//! stream it (begin/update/final) for the chunked self-test, and free it. The shim reports failures as
-//! return codes only; [`reason`] turns them into words here.
+//! stream it (begin/update/finish) for the chunked self-test, and free it: the one table of
+//! `csrc/macbench_shim.h`, wrapped by [`super::shim`]. The shim puts its statuses in words itself.
 //!
-//! Key setup happens once in `mbnettle_new`; per message the shim does only what the library must:
+//! Key setup happens once in the shim's `create`; per message the shim does only what the library must:
 //! - HMAC-MD5/SHA-1/SHA-256/SHA-512: `hmac_*_update` and `hmac_*_digest`. Nettle keeps the hashed
 //!   ipad/opad states from `hmac_*_set_key`, and the digest resets the context to the keyed state, so a
 //!   message costs `Γ + 1` compressions (docs/methodology.md §6), like OpenSSL.
@@ -29,7 +29,7 @@ use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac,
 /// One `hw` line per algorithm, all keyed through the shim by name.
 macro_rules! entries {
     ($($alg:literal),* $(,)?) => {
-        &[$(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, k, p) },)*]
+        &[$(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*]
     };
 }
 
@@ -75,6 +75,8 @@ pub static BACKEND: Backend = Backend {
 /// Whether the shim was compiled and linked into this binary.
 pub const BUILT: bool = cfg!(have_nettle);
 
+crate::c_shim!(have_nettle, macbench_shim_nettle);
+
 fn availability() -> Availability {
     super::shim::availability(
         BUILT,
@@ -84,135 +86,17 @@ fn availability() -> Availability {
     )
 }
 
-/// `Nettle 3.8` (the library loaded at run time).
+/// `Nettle 3.8`: the library loaded at run time, as the shim describes it.
 pub fn version() -> String {
-    if !BUILT {
-        return "Nettle not built".to_string();
-    }
-    let v = imp::library_version();
-    format!("Nettle {}.{}", v / 100, v % 100)
+    shim()
+        .and_then(|s| s.fact("version"))
+        .unwrap_or_else(|| "Nettle not built".to_string())
 }
 
-/// The shim's return codes (`MBNETTLE_*` in `csrc/nettle_shim.c`) in words.
-pub fn reason(code: i32) -> &'static str {
-    match code {
-        0 => "ok",
-        1 => "algorithm not implemented by the shim",
-        2 => "key length not accepted by Nettle",
-        3 => "tag length differs from Nettle's",
-        4 => "nonce length not accepted by Nettle",
-        5 => "out of memory",
-        _ => "unknown shim status",
-    }
-}
-
-#[cfg(have_nettle)]
-mod imp {
-    use super::{reason, KeyParams, KeyedMac, MacError};
-    use crate::mac::shim::Shim;
-    use libc::{c_char, c_int, c_void, size_t};
-    use std::ffi::CStr;
-
-    extern "C" {
-        fn mbnettle_new(
-            algorithm: *const c_char,
-            key: *const u8,
-            key_len: size_t,
-            tag_len: size_t,
-            out: *mut *mut c_void,
-        ) -> c_int;
-        fn mbnettle_free(handle: *mut c_void);
-        fn mbnettle_tag(
-            handle: *mut c_void,
-            nonce: *const u8,
-            nonce_len: size_t,
-            msg: *const u8,
-            len: size_t,
-            tag: *mut u8,
-            tag_len: size_t,
-        ) -> c_int;
-        fn mbnettle_begin(handle: *mut c_void, nonce: *const u8, nonce_len: size_t) -> c_int;
-        fn mbnettle_update(handle: *mut c_void, data: *const u8, len: size_t);
-        fn mbnettle_final(handle: *mut c_void, tag: *mut u8, tag_len: size_t) -> c_int;
-        fn mbnettle_version() -> c_int;
-    }
-
-    /// Nettle's shim entry points for [`ShimMac`].
-    struct NettleShim;
-
-    // SAFETY: each function forwards to the shim with the given handle and slices.
-    unsafe impl Shim for NettleShim {
-        const BACKEND: &'static str = "nettle";
-        // The shim checks the key length before reading a fixed-size key.
-        unsafe fn create(
-            name: &CStr,
-            key: &[u8],
-            tag_len: usize,
-            handle: &mut *mut c_void,
-        ) -> Result<(), String> {
-            match mbnettle_new(name.as_ptr(), key.as_ptr(), key.len(), tag_len, handle) {
-                0 => Ok(()),
-                status => Err(reason(status).to_string()),
-            }
-        }
-        unsafe fn tag(h: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> c_int {
-            let (n, m, t) = (nonce, msg, tag);
-            mbnettle_tag(
-                h,
-                n.as_ptr(),
-                n.len(),
-                m.as_ptr(),
-                m.len(),
-                t.as_mut_ptr(),
-                t.len(),
-            )
-        }
-        unsafe fn begin(h: *mut c_void, nonce: &[u8]) -> c_int {
-            mbnettle_begin(h, nonce.as_ptr(), nonce.len())
-        }
-        // Nettle's update functions cannot fail.
-        unsafe fn update(h: *mut c_void, data: &[u8]) -> c_int {
-            mbnettle_update(h, data.as_ptr(), data.len());
-            0
-        }
-        unsafe fn finish(h: *mut c_void, tag: &mut [u8]) -> c_int {
-            mbnettle_final(h, tag.as_mut_ptr(), tag.len())
-        }
-        unsafe fn reason(_h: *mut c_void, status: c_int) -> String {
-            reason(status).to_string()
-        }
-        unsafe fn free(h: *mut c_void) {
-            mbnettle_free(h)
-        }
-    }
-
-    pub fn new(
-        algorithm: &'static str,
-        key: &[u8],
-        _: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
-        crate::mac::shim::keyed::<NettleShim>(algorithm, key)
-    }
-
-    pub fn library_version() -> i32 {
-        // SAFETY: no arguments; asks the loaded library for its version.
-        unsafe { mbnettle_version() }
-    }
-}
-
-#[cfg(not(have_nettle))]
-mod imp {
-    use super::{availability, KeyParams, KeyedMac, MacError};
-
-    pub fn new(
-        algorithm: &'static str,
-        _: &[u8],
-        _: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
-        crate::mac::shim::not_built("nettle", algorithm, availability())
-    }
-
-    pub fn library_version() -> i32 {
-        0
-    }
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    super::shim::keyed(shim(), "nettle", availability, algorithm, key)
 }

@@ -1,85 +1,161 @@
 //! The keyed object of a C-library backend: a handle to a context owned by the backend's C shim.
 //!
-//! Crypto++, Mbed TLS and Nettle each expose the same per-message contract through their shim (tag a
-//! whole message; or begin / update / finish for a message fed in pieces; free the context), so the
-//! Rust side of that contract is written once here. A backend implements [`Shim`] with one thin line
-//! per entry point; [`ShimMac`] is generic over it, so every call stays a direct call into that
-//! backend's shim (no per-message indirection). A backend with more to offer (ipsec-mb's batches of
-//! jobs) keeps its own type.
+//! Every shim — Crypto++, Mbed TLS, Nettle, Intel ipsec-mb — fills the one table of
+//! `csrc/macbench_shim.h` (create / destroy / tag / begin / update / finish / streams / reason /
+//! describe, one status convention), exported as `macbench_shim_<backend>`. This module is the Rust
+//! side of that table, written once: [`ShimTable`] mirrors it, [`c_shim!`] finds a backend's table
+//! when its shim was built, [`keyed`] keys a function through it, and [`ShimMac`] owns the context and
+//! checks every status. A backend is then its entry list and what it alone knows (a process switch,
+//! ipsec-mb's batches); its version and facts come from the shim's `describe`.
+//!
+//! Per message the call goes through the table's function pointer: one indirect call into the shim,
+//! the same cost as the `dyn KeyedMac` call above it (measured side by side: see the closing note of
+//! the change and docs/architecture.md).
 
 use super::{Availability, KeyedMac, MacError, Refused};
+use libc::{c_char, c_int, c_uint, c_void, size_t};
 use std::ffi::{CStr, CString};
-use std::marker::PhantomData;
-use std::os::raw::c_int;
-use std::os::raw::c_void;
 
-/// One backend's shim entry points. Each takes a live handle made by that shim and slices valid for
-/// their lengths and returns the shim's status: 0 for done, anything else "refused, no tag", which
-/// [`Shim::reason`] puts in the library's words.
-///
-/// # Safety
-/// Implementations must only forward to the shim's functions with the arguments given; callers pass a
-/// handle the same shim made and have not freed.
-// The trait's `# Safety` section covers every entry point: each has the same contract.
-#[allow(clippy::missing_safety_doc)]
-pub unsafe trait Shim: 'static {
-    /// The backend's name, as errors name it.
-    const BACKEND: &'static str;
-    /// Make a context for algorithm `name` keyed with `key`, producing `tag_len`-byte tags, into
-    /// `handle`; `Err` is the shim's own reason (its status in words, or its error text).
-    unsafe fn create(
-        name: &CStr,
-        key: &[u8],
-        tag_len: usize,
-        handle: &mut *mut c_void,
-    ) -> Result<(), String>;
-    /// Tag one whole message into `tag`.
-    unsafe fn tag(handle: *mut c_void, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> c_int;
-    /// Start a message fed in pieces.
-    unsafe fn begin(handle: *mut c_void, nonce: &[u8]) -> c_int;
-    unsafe fn update(handle: *mut c_void, data: &[u8]) -> c_int;
-    unsafe fn finish(handle: *mut c_void, tag: &mut [u8]) -> c_int;
-    unsafe fn free(handle: *mut c_void);
-    /// Why the shim returned `status` (non-zero) on this context, in the library's words.
-    unsafe fn reason(handle: *mut c_void, status: c_int) -> String;
-    /// Whether begin/update/finish really feed the library piece by piece for this context.
-    unsafe fn streams(_handle: *mut c_void) -> bool {
-        true
+/// `MACBENCH_SHIM_ABI` in `csrc/macbench_shim.h`.
+pub const ABI: c_uint = 1;
+
+/// `macbench_shim` of `csrc/macbench_shim.h`, field for field.
+#[repr(C)]
+pub struct ShimTable {
+    pub abi: c_uint,
+    pub backend: *const c_char,
+    pub create: unsafe extern "C" fn(
+        algorithm: *const c_char,
+        key: *const u8,
+        key_len: size_t,
+        tag_len: size_t,
+        out: *mut *mut c_void,
+        why: *mut c_char,
+        why_len: size_t,
+    ) -> c_int,
+    pub destroy: unsafe extern "C" fn(ctx: *mut c_void),
+    pub tag: unsafe extern "C" fn(
+        ctx: *mut c_void,
+        nonce: *const u8,
+        nonce_len: size_t,
+        msg: *const u8,
+        len: size_t,
+        tag: *mut u8,
+        tag_len: size_t,
+    ) -> c_int,
+    pub begin: unsafe extern "C" fn(ctx: *mut c_void, nonce: *const u8, nonce_len: size_t) -> c_int,
+    pub update: unsafe extern "C" fn(ctx: *mut c_void, data: *const u8, len: size_t) -> c_int,
+    pub finish: unsafe extern "C" fn(ctx: *mut c_void, tag: *mut u8, tag_len: size_t) -> c_int,
+    pub streams: Option<unsafe extern "C" fn(ctx: *const c_void) -> c_int>,
+    pub reason:
+        unsafe extern "C" fn(ctx: *const c_void, status: c_int, out: *mut c_char, out_len: size_t),
+    pub describe: unsafe extern "C" fn(out: *mut c_char, out_len: size_t),
+}
+
+// SAFETY: the table is immutable static data in the shim (function pointers and a string literal).
+unsafe impl Sync for ShimTable {}
+
+/// The backend's shim table when `cfg($built)` (build.rs compiled and linked the shim), else `None`:
+/// `c_shim!(have_nettle, macbench_shim_nettle)` defines `fn shim() -> Option<&'static ShimTable>`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! c_shim {
+    ($built:ident, $symbol:ident) => {
+        #[cfg($built)]
+        fn shim() -> Option<&'static $crate::mac::shim::ShimTable> {
+            extern "C" {
+                static $symbol: $crate::mac::shim::ShimTable;
+            }
+            // SAFETY: an immutable static the linked shim defines, of the layout ShimTable mirrors.
+            Some(unsafe { &*std::ptr::addr_of!($symbol) })
+        }
+        #[cfg(not($built))]
+        fn shim() -> Option<&'static $crate::mac::shim::ShimTable> {
+            None
+        }
+    };
+}
+
+/// Up to `N` bytes a C function NUL-terminates, as a string.
+fn c_text<const N: usize>(fill: impl FnOnce(*mut c_char, size_t)) -> String {
+    let mut out = [0 as c_char; N];
+    fill(out.as_mut_ptr(), N);
+    out[N - 1] = 0;
+    // SAFETY: out is NUL-terminated (the last byte forced to 0).
+    unsafe { CStr::from_ptr(out.as_ptr()) }
+        .to_string_lossy()
+        .trim()
+        .to_string()
+}
+
+impl ShimTable {
+    /// The shim's `describe` lines as (key, value) pairs.
+    pub fn facts(&self) -> Vec<(String, String)> {
+        // SAFETY: describe writes at most out_len bytes, NUL-terminated.
+        let text = c_text::<1024>(|out, len| unsafe { (self.describe)(out, len) });
+        text.lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+            .collect()
+    }
+
+    /// One fact of `describe` (`version`, …).
+    pub fn fact(&self, key: &str) -> Option<String> {
+        self.facts()
+            .into_iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
 }
 
-/// A keyed context owned through a backend's shim.
-pub struct ShimMac<S: Shim> {
+/// A keyed context owned through a backend's shim table.
+pub struct ShimMac {
     handle: *mut c_void,
-    shim: PhantomData<S>,
+    shim: &'static ShimTable,
 }
 
-impl<S: Shim> ShimMac<S> {
-    /// Own `handle`, a context the shim `S` made; `None` for a null handle.
-    pub fn new(handle: *mut c_void) -> Option<ShimMac<S>> {
-        (!handle.is_null()).then_some(ShimMac {
-            handle,
-            shim: PhantomData,
-        })
+impl ShimMac {
+    /// The live context, for a backend's own entry points beyond the table (ipsec-mb's batches).
+    pub fn handle(&self) -> *mut c_void {
+        self.handle
+    }
+
+    /// The shim's status in words, with the status itself.
+    pub fn reason(&self, status: c_int) -> String {
+        // SAFETY: handle is a live context of this shim; reason writes at most out_len bytes.
+        let why =
+            c_text::<512>(|out, len| unsafe { (self.shim.reason)(self.handle, status, out, len) });
+        format!("{why} (shim status {status})")
     }
 }
 
 // SAFETY: the context behind `handle` is owned by this value alone and used by one thread at a time;
-// the three libraries' contexts are plain structs with no thread-affine state.
-unsafe impl<S: Shim> Send for ShimMac<S> {}
+// the libraries' contexts are plain structs with no thread-affine state.
+unsafe impl Send for ShimMac {}
 
-impl<S: Shim> Drop for ShimMac<S> {
+impl Drop for ShimMac {
     fn drop(&mut self) {
-        // SAFETY: handle came from S's shim and is freed exactly once.
-        unsafe { S::free(self.handle) };
+        // SAFETY: handle came from this shim's create and is freed exactly once.
+        unsafe { (self.shim.destroy)(self.handle) };
     }
 }
 
-impl<S: Shim> KeyedMac for ShimMac<S> {
+impl KeyedMac for ShimMac {
     #[inline]
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
-        // SAFETY: handle is a live context of S; the slices are valid for their lengths.
-        let status = unsafe { S::tag(self.handle, nonce, msg, tag) };
+        let (n, m, t) = (nonce, msg, tag);
+        // SAFETY: handle is a live context of this shim; the slices are valid for their lengths.
+        let status = unsafe {
+            (self.shim.tag)(
+                self.handle,
+                n.as_ptr(),
+                n.len(),
+                m.as_ptr(),
+                m.len(),
+                t.as_mut_ptr(),
+                t.len(),
+            )
+        };
         if status != 0 {
             return Err(Refused::message(msg.len(), self.reason(status)));
         }
@@ -96,15 +172,16 @@ impl<S: Shim> KeyedMac for ShimMac<S> {
             let joined: Vec<u8> = chunks.concat();
             return self.tag_into(nonce, &joined, tag);
         }
+        let s = self.shim;
         // SAFETY: as in tag_into, piece by piece; finish runs even after a failed update, so the
         // context is reset for the next message. The first refusal is the one reported.
         let status = unsafe {
-            let mut status = S::begin(self.handle, nonce);
+            let mut status = (s.begin)(self.handle, nonce.as_ptr(), nonce.len());
             for c in chunks {
-                let update = S::update(self.handle, c);
+                let update = (s.update)(self.handle, c.as_ptr(), c.len());
                 status = if status != 0 { status } else { update };
             }
-            let finish = S::finish(self.handle, tag);
+            let finish = (s.finish)(self.handle, tag.as_mut_ptr(), tag.len());
             if status != 0 {
                 status
             } else {
@@ -119,57 +196,86 @@ impl<S: Shim> KeyedMac for ShimMac<S> {
     }
 
     fn streams(&self) -> bool {
-        // SAFETY: handle is a live context of S.
-        unsafe { S::streams(self.handle) }
+        // SAFETY: handle is a live context of this shim.
+        self.shim
+            .streams
+            .is_none_or(|streams| unsafe { streams(self.handle) } != 0)
     }
 }
 
-impl<S: Shim> ShimMac<S> {
-    /// The shim's status in words, with the status itself.
-    fn reason(&self, status: c_int) -> String {
-        // SAFETY: handle is a live context of S.
-        let why = unsafe { S::reason(self.handle, status) };
-        format!("{} (shim status {status})", why.trim())
-    }
+/// Key a context for `algorithm` through `shim` (`None`: the shim is not built, and `availability`
+/// says why). The registered tag length goes to the shim, which refuses any other.
+pub fn keyed(
+    shim: Option<&'static ShimTable>,
+    backend: &'static str,
+    availability: fn() -> Availability,
+    algorithm: &'static str,
+    key: &[u8],
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    Ok(Box::new(key_context(
+        shim,
+        backend,
+        availability,
+        algorithm,
+        key,
+    )?))
 }
 
-/// Key setup of a C-library backend's function: the registered tag length, the shim's context, the
-/// object that owns it. One place for what the three backends did alike, so their errors read alike.
-pub fn keyed<S: Shim>(algorithm: &'static str, key: &[u8]) -> Result<Box<dyn KeyedMac>, MacError> {
+/// [`keyed`], as the concrete type (for a backend that wraps it).
+pub fn key_context(
+    shim: Option<&'static ShimTable>,
+    backend: &'static str,
+    availability: fn() -> Availability,
+    algorithm: &'static str,
+    key: &[u8],
+) -> Result<ShimMac, MacError> {
     let error = |reason: String| MacError::Backend {
-        backend: S::BACKEND,
+        backend,
         algorithm,
         reason,
     };
+    let Some(shim) = shim else {
+        return Err(error(match availability() {
+            Availability::Unavailable(why) => why,
+            Availability::Available => "not built".to_string(),
+        }));
+    };
+    if shim.abi != ABI {
+        return Err(error(format!(
+            "the shim speaks interface {} of csrc/macbench_shim.h, this build {ABI}",
+            shim.abi
+        )));
+    }
     let tag_len = super::algorithm(algorithm)
         .map(|a| a.tag_len)
         .ok_or_else(|| error("not a registered algorithm".to_string()))?;
     let name = CString::new(algorithm).map_err(|e| error(e.to_string()))?;
     let mut handle: *mut c_void = std::ptr::null_mut();
-    // SAFETY: name is NUL-terminated, key is valid for its length, handle is writable; on success
-    // the shim has put a new context there, which ShimMac then owns.
-    unsafe { S::create(&name, key, tag_len, &mut handle) }
-        .map_err(|why| error(format!("key setup: {why}")))?;
-    let mac =
-        ShimMac::<S>::new(handle).ok_or_else(|| error("key setup: no context".to_string()))?;
-    Ok(Box::new(mac))
-}
-
-/// Key setup in a build without the backend's shim: the reason it is unavailable, as the error.
-pub fn not_built(
-    backend: &'static str,
-    algorithm: &'static str,
-    availability: Availability,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    let reason = match availability {
-        Availability::Unavailable(why) => why,
-        Availability::Available => "not built".to_string(),
-    };
-    Err(MacError::Backend {
-        backend,
-        algorithm,
-        reason,
-    })
+    let mut status = 0;
+    let why = c_text::<512>(|why, why_len| {
+        // SAFETY: name is NUL-terminated, key valid for its length, handle writable, why has
+        // why_len bytes; on success the shim has put a new context in handle, which ShimMac owns.
+        status = unsafe {
+            (shim.create)(
+                name.as_ptr(),
+                key.as_ptr(),
+                key.len(),
+                tag_len,
+                &mut handle,
+                why,
+                why_len,
+            )
+        };
+    });
+    if status != 0 || handle.is_null() {
+        let why = if why.is_empty() {
+            "no context".to_string()
+        } else {
+            why
+        };
+        return Err(error(format!("key setup: {why}")));
+    }
+    Ok(ShimMac { handle, shim })
 }
 
 /// A C-library backend's availability: available when its shim was built in, else the reason

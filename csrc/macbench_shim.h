@@ -1,0 +1,67 @@
+/* macbench_shim.h - the one C face every C/C++ library shim gives macbench.
+ *
+ * Why one face: each shim used to have its own entry points, prefix and status words, so each backend
+ * repeated the same Rust glue (an extern block, a wrapper, version and error plumbing). Now a shim
+ * fills one table, `const macbench_shim macbench_shim_<backend>`, and src/mac/shim.rs wraps every table
+ * the same way: a C backend is its shim, one row in build/libraries.rs, one module listing its
+ * registry entries, one CI package.
+ *
+ * The contract, for every entry point:
+ * - Status: 0 is done; anything else is "refused, no tag", and `reason` puts that status in the
+ *   library's words. The Rust side checks every status on every path (a refused job is never timed).
+ * - Contexts: `create` keys one context for one algorithm, once (key schedules, hashed HMAC pads,
+ *   GHASH tables); per message the shim does only what the construction needs. A context is used by
+ *   one thread at a time and freed once with `destroy`.
+ * - Tags: `tag_len` at `create` is the construction's full tag length (the registry's); the tag
+ *   entry points may be given a shorter length and then write that prefix.
+ * - Streaming: `begin`, any number of `update`, `finish`. `finish` is called even after a refused
+ *   `update`, so the context is back in its keyed state for the next message. `streams` says whether
+ *   pieces really reach the library one by one for this context (NULL: always).
+ * - Facts: `describe` writes "key=value" lines (at least `version=`), the library's own account of
+ *   itself at run time; backends read their version and limits from it, not from tables of their own.
+ *
+ * Plain C types only; no exception or allocation crosses the boundary.
+ */
+
+#ifndef MACBENCH_SHIM_H
+#define MACBENCH_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when the table changes shape; src/mac/shim.rs refuses a table of another ABI. */
+#define MACBENCH_SHIM_ABI 1
+
+typedef struct macbench_shim {
+    unsigned abi;
+    /* The backend's name in the registry ("nettle"). */
+    const char *backend;
+    /* Key a context for `algorithm` (the registry's name) producing `tag_len`-byte tags into *out.
+     * Non-zero: *out is NULL and `why` (why_len bytes, NUL-terminated) says why. */
+    int (*create)(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len,
+                  void **out, char *why, size_t why_len);
+    void (*destroy)(void *ctx);
+    /* One whole message. */
+    int (*tag)(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+               uint8_t *tag, size_t tag_len);
+    /* A message in pieces. */
+    int (*begin)(void *ctx, const uint8_t *nonce, size_t nonce_len);
+    int (*update)(void *ctx, const uint8_t *data, size_t len);
+    int (*finish)(void *ctx, uint8_t *tag, size_t tag_len);
+    /* Whether begin/update/finish feed the library piece by piece for this context; NULL: always. */
+    int (*streams)(const void *ctx);
+    /* A non-zero status of a call on `ctx`, in words, NUL-terminated into out. */
+    void (*reason)(const void *ctx, int status, char *out, size_t out_len);
+    /* "key=value" lines, NUL-terminated into out: version=… first, then what the backend records. */
+    void (*describe)(char *out, size_t out_len);
+} macbench_shim;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
