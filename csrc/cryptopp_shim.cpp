@@ -380,10 +380,22 @@ static void shim_describe(char *out, size_t out_len) {
                   mbcpp_header_version());
 }
 
+// Crypto++ picks its code paths from process-wide globals (the process switch), not per object.
+static int shim_create(const char *algorithm, int level, const uint8_t *key, size_t key_len,
+                       size_t tag_len, void **out, char *why, size_t why_len) {
+    *out = nullptr;
+    if (level != 0) {
+        set_error(why, why_len, MACBENCH_SHIM_NO_LEVELS);
+        return 1;
+    }
+    return mbcpp_new(algorithm, key, key_len, tag_len, out, why, why_len);
+}
+
 // `extern`: a const object at namespace scope would otherwise have internal linkage in C++.
 extern const macbench_shim macbench_shim_cryptopp = {
-    MACBENCH_SHIM_ABI, "cryptopp",  mbcpp_new,   mbcpp_free,  mbcpp_tag,     mbcpp_begin,
-    mbcpp_update,      mbcpp_final, nullptr,     shim_reason, shim_describe,
+    MACBENCH_SHIM_ABI, "cryptopp",  shim_create, mbcpp_free,  mbcpp_tag,     mbcpp_begin,
+    mbcpp_update,      mbcpp_final, nullptr,     shim_reason, shim_describe, nullptr,
+    nullptr,           nullptr,
 };
 
 } // extern "C"

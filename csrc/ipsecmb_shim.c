@@ -32,6 +32,7 @@
 #define _POSIX_C_SOURCE 200112L
 #include <intel-ipsec-mb.h>
 #include <stdint.h>
+#include "macbench_shim.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ enum {
     IMB_SHIM_ERR_INIT = -9,   /* init_mb_mgr_* set imb_errno */
     IMB_SHIM_ERR_EMPTY = -10, /* HMAC-MD5 of the empty message without the caller's tag */
     IMB_SHIM_ERR_LENGTH = -11, /* a message length the function does not take */
+    IMB_SHIM_ERR_NO_STREAMING = -12, /* the job API is one-shot: no message in pieces */
 };
 
 enum kind {
@@ -383,7 +385,7 @@ static int uia1_tag(imb_shim_mac *m, const uint8_t *nonce, const uint8_t *msg, u
 
 /* Key an object whose manager runs on `level` (0: the library's choice). *used_arch: the path the
  * manager reports (IMB_ARCH_*), for the caller to check; *detail: imb_errno when init failed. */
-int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t key_len, void **out,
+static int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t key_len, void **out,
                  int *used_arch, int *detail) {
     imb_shim_mac *m = NULL;
     const struct hmac_row *hmac;
@@ -474,7 +476,7 @@ int imb_shim_new(const char *algorithm, int level, const uint8_t *key, size_t ke
     return 0;
 }
 
-void imb_shim_free(void *handle) {
+static void imb_shim_free(void *handle) {
     imb_shim_mac *m = handle;
     if (m == NULL) {
         return;
@@ -711,27 +713,27 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
 }
 
 /* All n jobs submitted, then flushed: the lanes fill up. */
-int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
+static int imb_shim_tag_batch(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
                        const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
     return tag_jobs(handle, n, msgs, lens, NULL, nonces, nonce_len, tags, tag_len, IMB_SHIM_MAX_BATCH);
 }
 
 /* At most depth jobs in the manager, one submitted as the oldest completes. */
-int imb_shim_tag_inflight(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
+static int imb_shim_tag_inflight(void *handle, size_t n, const uint8_t *const *msgs, const size_t *lens,
                           const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
                           size_t depth) {
     return tag_jobs(handle, n, msgs, lens, NULL, nonces, nonce_len, tags, tag_len, depth);
 }
 
 /* One message: submit one job and flush it. */
-int imb_shim_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+static int imb_shim_tag(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
                  uint8_t *tag, size_t tag_len) {
     return imb_shim_tag_batch(handle, 1, &msg, &len, nonce, nonce_len, tag, tag_len);
 }
 
 /* One message of `bits` bits (the first bits of msg, most significant first): the 3GPP functions'
  * known answers with lengths that are not whole bytes. Other functions take whole bytes only. */
-int imb_shim_tag_bits(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg,
+static int imb_shim_tag_bits(void *handle, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg,
                       uint64_t bits, uint8_t *tag, size_t tag_len) {
     imb_shim_mac *m = handle;
     size_t len = (size_t)((bits + 7) / 8);
@@ -742,7 +744,7 @@ int imb_shim_tag_bits(void *handle, const uint8_t *nonce, size_t nonce_len, cons
 }
 
 /* The error of the last failed call on this object (imb_errno or job status), described. */
-void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
+static void imb_shim_strerror(const void *handle, int code, char *out, size_t out_len) {
     const imb_shim_mac *m = handle;
     const char *what = NULL;
     if (out == NULL || out_len == 0) {
@@ -759,6 +761,7 @@ void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
                "functions: 16; HMAC-MD5: at most 64, longer keys are hashed by the caller)";
         break;
     case IMB_SHIM_ERR_EMPTY: what = "HMAC-MD5 of the empty message needs the tag from key setup"; break;
+    case IMB_SHIM_ERR_NO_STREAMING: what = "the job API is one-shot: no message in pieces"; break;
     case IMB_SHIM_ERR_BATCH: what = "more than 16 messages in one batch"; break;
     case IMB_SHIM_ERR_INIT: what = "init_mb_mgr_* left an error (imb_errno)"; break;
     case IMB_SHIM_ERR_LEVEL: what = "this CPU lacks the CPU flags of the requested code path (mgr->features)"; break;
@@ -782,7 +785,7 @@ void imb_shim_strerror(void *handle, int code, char *out, size_t out_len) {
 }
 
 /* The run-time library's version ("1.3.0"). */
-const char *imb_shim_version(void) {
+static const char *imb_shim_version(void) {
     return imb_get_version_str();
 }
 
@@ -821,3 +824,81 @@ uint64_t imb_shim_level_flags(int level) {
 const char *imb_shim_errno_string(int errnum) {
     return imb_get_strerror(errnum);
 }
+
+/* The path this context's manager runs (mgr->used_arch, IMB_ARCH_*): the Rust side proves it is the
+ * level asked for before anything is timed. */
+int imb_shim_used_arch(const void *handle) {
+    const imb_shim_mac *m = handle;
+    return (int)m->mgr->used_arch;
+}
+
+/* The table of csrc/macbench_shim.h. Levels are IMB_ARCH_* values (2 sse … 5 avx512), which the Rust
+ * side maps from its ISA levels; 0 is init_mb_mgr_auto. */
+
+static int shim_create(const char *algorithm, int level, const uint8_t *key, size_t key_len,
+                       size_t tag_len, void **out, char *why, size_t why_len) {
+    int used_arch = 0, detail = 0;
+    int ret = imb_shim_new(algorithm, level, key, key_len, out, &used_arch, &detail);
+    if (ret == 0 && tag_len > ((imb_shim_mac *)*out)->full_len) {
+        imb_shim_free(*out);
+        *out = NULL;
+        ret = IMB_SHIM_ERR_TAG_LENGTH;
+    }
+    if (ret != 0) {
+        char what[160];
+        imb_shim_strerror(NULL, ret, what, sizeof what);
+        if (ret == IMB_SHIM_ERR_INIT) {
+            snprintf(why, why_len, "%s: %s (imb_errno %d)", what, imb_get_strerror(detail), detail);
+        } else {
+            snprintf(why, why_len, "%s", what);
+        }
+    }
+    return ret;
+}
+
+static int no_streaming_begin(void *ctx, const uint8_t *nonce, size_t nonce_len) {
+    (void)ctx;
+    (void)nonce;
+    (void)nonce_len;
+    return IMB_SHIM_ERR_NO_STREAMING;
+}
+
+static int no_streaming_update(void *ctx, const uint8_t *data, size_t len) {
+    (void)ctx;
+    (void)data;
+    (void)len;
+    return IMB_SHIM_ERR_NO_STREAMING;
+}
+
+static int no_streaming_finish(void *ctx, uint8_t *tag, size_t tag_len) {
+    (void)ctx;
+    (void)tag;
+    (void)tag_len;
+    return IMB_SHIM_ERR_NO_STREAMING;
+}
+
+static int never_streams(const void *ctx) {
+    (void)ctx;
+    return 0;
+}
+
+static void shim_describe(char *out, size_t out_len) {
+    snprintf(out, out_len, "version=%s\n", imb_shim_version());
+}
+
+const macbench_shim macbench_shim_ipsecmb = {
+    MACBENCH_SHIM_ABI,
+    "ipsecmb",
+    shim_create,
+    imb_shim_free,
+    imb_shim_tag,
+    no_streaming_begin,
+    no_streaming_update,
+    no_streaming_finish,
+    never_streams,
+    imb_shim_strerror,
+    shim_describe,
+    imb_shim_tag_bits,
+    imb_shim_tag_batch,
+    imb_shim_tag_inflight,
+};

@@ -40,10 +40,12 @@ typedef struct macbench_shim {
     unsigned abi;
     /* The backend's name in the registry ("nettle"). */
     const char *backend;
-    /* Key a context for `algorithm` (the registry's name) producing `tag_len`-byte tags into *out.
-     * Non-zero: *out is NULL and `why` (why_len bytes, NUL-terminated) says why. */
-    int (*create)(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len,
-                  void **out, char *why, size_t why_len);
+    /* Key a context for `algorithm` (the registry's name) producing `tag_len`-byte tags into *out, on
+     * code path `level`: 0 is the library's default; 1..4 (sse, avx, avx2, avx512) only for a library
+     * that keys ISA levels in-process, every other shim refuses them. Non-zero: *out is NULL and `why`
+     * (why_len bytes, NUL-terminated) says why. */
+    int (*create)(const char *algorithm, int level, const uint8_t *key, size_t key_len,
+                  size_t tag_len, void **out, char *why, size_t why_len);
     void (*destroy)(void *ctx);
     /* One whole message. */
     int (*tag)(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
@@ -58,7 +60,25 @@ typedef struct macbench_shim {
     void (*reason)(const void *ctx, int status, char *out, size_t out_len);
     /* "key=value" lines, NUL-terminated into out: version=… first, then what the backend records. */
     void (*describe)(char *out, size_t out_len);
+
+    /* Optional: NULL where the library has no such entry point (then the Rust side does without). */
+    /* A message of `bits` bits, the first bits of msg (the 3GPP functions' known answers). */
+    int (*tag_bits)(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg,
+                    uint64_t bits, uint8_t *tag, size_t tag_len);
+    /* n messages (n <= 16) at once, nonces and tags back to back: a multi-buffer library fills its
+     * lanes. `tag_inflight` keeps at most `depth` in the library at a time. */
+    int (*tag_batch)(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                     const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len);
+    int (*tag_inflight)(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                        const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
+                        size_t depth);
 } macbench_shim;
+
+/* The most messages one tag_batch / tag_inflight call takes. */
+#define MACBENCH_SHIM_MAX_BATCH 16
+
+/* What a shim that has only the library's default path says to a non-zero `level`. */
+#define MACBENCH_SHIM_NO_LEVELS "this library keys only its default code path (level 0)"
 
 #ifdef __cplusplus
 }

@@ -428,10 +428,16 @@ static unsigned mbtls_aesni(void) {
 /* The table of csrc/macbench_shim.h: thin adapters where the entry points above take their own
  * types. */
 
-static int shim_create(const char *algorithm, const uint8_t *key, size_t key_len, size_t tag_len,
-                       void **out, char *why, size_t why_len) {
+static int shim_create(const char *algorithm, int level, const uint8_t *key, size_t key_len,
+                       size_t tag_len, void **out, char *why, size_t why_len) {
     mbtls_mac *m = NULL;
-    int ret = mbtls_new(algorithm, key, key_len, tag_len, &m);
+    int ret;
+    *out = NULL;
+    if (level != 0) {
+        snprintf(why, why_len, "%s", MACBENCH_SHIM_NO_LEVELS);
+        return MBTLS_ERR_UNKNOWN_ALGORITHM;
+    }
+    ret = mbtls_new(algorithm, key, key_len, tag_len, &m);
     *out = m;
     if (ret != 0) {
         mbtls_strerror(ret, why, why_len);
@@ -481,5 +487,6 @@ static void shim_describe(char *out, size_t out_len) {
 
 const macbench_shim macbench_shim_mbedtls = {
     MACBENCH_SHIM_ABI, "mbedtls",   shim_create,  shim_destroy, shim_tag,      shim_begin,
-    shim_update,       shim_finish, shim_streams, shim_reason,  shim_describe,
+    shim_update,       shim_finish, shim_streams, shim_reason,  shim_describe, NULL,
+    NULL,              NULL,
 };

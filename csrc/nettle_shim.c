@@ -207,9 +207,15 @@ static int create_status(const char *name, const uint8_t *key, size_t key_len, s
     return MBNETTLE_OK;
 }
 
-static int create(const char *name, const uint8_t *key, size_t key_len, size_t tag_len, void **out,
-                  char *why, size_t why_len) {
-    int status = create_status(name, key, key_len, tag_len, out);
+static int create(const char *name, int level, const uint8_t *key, size_t key_len, size_t tag_len,
+                  void **out, char *why, size_t why_len) {
+    int status;
+    *out = NULL;
+    if (level != 0) {
+        snprintf(why, why_len, "%s", MACBENCH_SHIM_NO_LEVELS);
+        return MBNETTLE_UNKNOWN_ALGORITHM;
+    }
+    status = create_status(name, key, key_len, tag_len, out);
     if (status != MBNETTLE_OK) {
         reason(NULL, status, why, why_len);
     }
@@ -420,5 +426,6 @@ static void describe(char *out, size_t out_len) {
 }
 
 const macbench_shim macbench_shim_nettle = {
-    MACBENCH_SHIM_ABI, "nettle", create, destroy, tag, begin, update, finish, NULL, reason, describe,
+    MACBENCH_SHIM_ABI, "nettle", create, destroy, tag,  begin, update,
+    finish,            NULL,     reason, describe, NULL, NULL,  NULL,
 };

@@ -3,7 +3,7 @@
 //!
 //! Collecting them starts no process: [`Host::detect`] reads `/proc`, `/sys` and this process's
 //! libraries. What a switched child's libraries use (`sw`, a masked ISA level) is added by
-//! [`Host::with_children`] only where it is wanted — `list`, and a run with switched functions — since
+//! `isolate::with_children` only where it is wanted — `list`, and a run with switched functions — since
 //! that starts a child per acceleration.
 
 use serde::{Deserialize, Serialize};

@@ -24,7 +24,7 @@
 //! registry refuses to key one there.
 //!
 //! Three modes, each per acceleration:
-//! - [`run()`]: one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very
+//! - [`run`](run::run): one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very
 //!   same engine, so hw, sw and level numbers are comparable.
 //! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, [`key`] of
 //!   a switched function returns a [`Proxy`] to such an object in its acceleration's `serve` child
@@ -123,7 +123,7 @@ impl Runner for InProcess {
     }
 }
 
-/// The engine in the scenario's acceleration's child ([`run()`]).
+/// The engine in the scenario's acceleration's child ([`run::run`]).
 pub struct InChild;
 
 impl Runner for InChild {

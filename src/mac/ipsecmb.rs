@@ -43,10 +43,16 @@
 //!   one after another, whatever the dispatch.
 //!
 //! Lengths that are not whole bytes (the published vectors) go through [`KeyedMac::tag_bits`], which
-//! this backend overrides; the hot path (`tag_into`, `tag_batch`) passes no bit lengths.
+//! the shim table's optional `tag_bits` serves; the hot path (`tag_into`, `tag_batch`) passes no bit
+//! lengths.
 //!
-//! The job API is one-shot (no streaming for these MACs), so `tag_chunks` keeps the trait's default
-//! and `streams()` is false.
+//! The shim fills the one table of `csrc/macbench_shim.h` like every C backend, with the optional
+//! entries only it has (`tag_bits`, `tag_batch`, `tag_inflight`) and a `level` at `create` (the
+//! `IMB_ARCH_*` value of the ISA level, 0 for `init_mb_mgr_auto`); [`super::shim::ShimMac`] wraps it.
+//! What no table holds stays here: the levels' features and proof, and HMAC-MD5's empty tag.
+//!
+//! The job API is one-shot (no streaming for these MACs): the table's `streams` says so, and a message
+//! in pieces is joined and tagged whole.
 //!
 //! HMAC-MD5 has a third gap: ipsec-mb exposes MD5 only as a one-block compression
 //! (`IMB_MD5_ONE_BLOCK`), not a whole hash. Two things need the whole hash, and both happen at key
@@ -75,22 +81,20 @@
 //! Built only with `cfg(have_ipsecmb)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-#[cfg(have_ipsecmb)]
-use super::Refused;
 use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 
 /// One line per algorithm: `hw` (`init_mb_mgr_auto`) and each ISA level (see the module comment).
 macro_rules! entries {
     ($($alg:literal),* $(,)?) => {
         &[$(
-            Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| imp::new($alg, Accel::Hw, k, p) },
-            Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| imp::new($alg, Accel::Sse, k, p) },
-            Entry { algorithm: $alg, accel: Accel::Avx, new: |k, p| imp::new($alg, Accel::Avx, k, p) },
-            Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| imp::new($alg, Accel::Avx2, k, p) },
+            Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, Accel::Hw, k, p) },
+            Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| new($alg, Accel::Sse, k, p) },
+            Entry { algorithm: $alg, accel: Accel::Avx, new: |k, p| new($alg, Accel::Avx, k, p) },
+            Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| new($alg, Accel::Avx2, k, p) },
             Entry {
                 algorithm: $alg,
                 accel: Accel::Avx512,
-                new: |k, p| imp::new($alg, Accel::Avx512, k, p),
+                new: |k, p| new($alg, Accel::Avx512, k, p),
             },
         )*]
     };
@@ -361,7 +365,8 @@ pub fn version() -> String {
         (Err(why), _) => format!("no manager: {why}"),
         (_, None) => "no manager: alloc_mb_mgr failed".to_string(),
     };
-    format!("Intel ipsec-mb {} ({path})", imp::library_version())
+    let library = shim().and_then(|s| s.fact("version")).unwrap_or_default();
+    format!("Intel ipsec-mb {library} ({path})")
 }
 
 /// The manager's features worth naming on the version line, in that order (bits in [`FEATURE_NAMES`]).
@@ -383,71 +388,71 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
     }
 }
 
+crate::c_shim!(have_ipsecmb, macbench_shim_ipsecmb);
+
+/// HMAC-MD5's block: keys longer than this are hashed first (RFC 2104 §2).
+const MD5_BLOCK: usize = 64;
+
+/// The shim's code for `IMB_SHIM_ERR_LEVEL` (csrc/ipsecmb_shim.c): the CPU lacks the level's flags.
+const ERR_LEVEL: i32 = -8;
+
+/// Key setup through the shim's table at `level`'s path (`hw`: `init_mb_mgr_auto`), then the proof
+/// that the manager runs that path; HMAC-MD5's two whole-hash steps first (module comment).
+fn new(
+    algorithm: &'static str,
+    level: Accel,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    let Some(table) = shim() else {
+        return super::shim::keyed(None, "ipsecmb", availability, algorithm, key);
+    };
+    let md5 = algorithm == "hmac-md5";
+    let shortened;
+    let key = if md5 && key.len() > MD5_BLOCK {
+        use md5::Digest;
+        shortened = md5::Md5::digest(key);
+        &shortened[..]
+    } else {
+        key
+    };
+    let mac = super::shim::create(table, algorithm, level_arch(level).unwrap_or(0), key).map_err(
+        |f| {
+            // The missing features by name, as `list` gives them.
+            let why = match f.status {
+                ERR_LEVEL => imp::features()
+                    .and_then(|features| level_reason(level, features))
+                    .unwrap_or(f.why),
+                _ => f.why,
+            };
+            backend_error(algorithm, format!("key setup: {why}"))
+        },
+    )?;
+    prove_arch(level, imp::used_arch(&mac)).map_err(|why| backend_error(algorithm, why))?;
+    if md5 {
+        use hmac::Mac;
+        let empty = <hmac::Hmac<md5::Md5> as hmac::KeyInit>::new_from_slice(key)
+            .map_err(|e| backend_error(algorithm, e))?
+            .finalize()
+            .into_bytes();
+        imp::set_empty_tag(&mac, &empty).map_err(|why| backend_error(algorithm, why))?;
+    }
+    Ok(Box::new(mac))
+}
+
+/// The library's entry points beyond the shim table: what only ipsec-mb has (levels, features, the
+/// HMAC-MD5 empty tag).
 #[cfg(have_ipsecmb)]
 mod imp {
-    use super::{
-        backend_error, level_arch, level_reason, prove_arch, Accel, KeyParams, KeyedMac, MacError,
-        Refused,
-    };
-    use crate::mac::{Batch, MAX_BATCH};
+    use super::{level_arch, Accel};
+    use crate::mac::shim::ShimMac;
     use libc::{c_char, c_int, c_void, size_t};
-    use std::ffi::{CStr, CString};
+    use std::ffi::CStr;
     use std::sync::OnceLock;
 
     extern "C" {
-        fn imb_shim_new(
-            algorithm: *const c_char,
-            level: c_int,
-            key: *const u8,
-            key_len: size_t,
-            out: *mut *mut c_void,
-            used_arch: *mut c_int,
-            detail: *mut c_int,
-        ) -> c_int;
-        fn imb_shim_free(handle: *mut c_void);
         fn imb_shim_set_empty_tag(handle: *mut c_void, tag: *const u8, len: size_t) -> c_int;
-        fn imb_shim_tag(
-            handle: *mut c_void,
-            nonce: *const u8,
-            nonce_len: size_t,
-            msg: *const u8,
-            len: size_t,
-            tag: *mut u8,
-            tag_len: size_t,
-        ) -> c_int;
-        fn imb_shim_tag_bits(
-            handle: *mut c_void,
-            nonce: *const u8,
-            nonce_len: size_t,
-            msg: *const u8,
-            bits: u64,
-            tag: *mut u8,
-            tag_len: size_t,
-        ) -> c_int;
-        fn imb_shim_tag_batch(
-            handle: *mut c_void,
-            n: size_t,
-            msgs: *const *const u8,
-            lens: *const size_t,
-            nonces: *const u8,
-            nonce_len: size_t,
-            tags: *mut u8,
-            tag_len: size_t,
-        ) -> c_int;
-        #[allow(clippy::too_many_arguments)]
-        fn imb_shim_tag_inflight(
-            handle: *mut c_void,
-            n: size_t,
-            msgs: *const *const u8,
-            lens: *const size_t,
-            nonces: *const u8,
-            nonce_len: size_t,
-            tags: *mut u8,
-            tag_len: size_t,
-            depth: size_t,
-        ) -> c_int;
-        fn imb_shim_strerror(handle: *mut c_void, code: c_int, out: *mut c_char, out_len: size_t);
-        fn imb_shim_version() -> *const c_char;
+        fn imb_shim_used_arch(handle: *const c_void) -> c_int;
         fn imb_shim_probe(
             level: c_int,
             features: *mut u64,
@@ -458,250 +463,20 @@ mod imp {
         fn imb_shim_errno_string(errnum: c_int) -> *const c_char;
     }
 
-    /// A keyed ipsec-mb manager and its key material, owned through the shim.
-    struct IpsecMbMac {
-        handle: *mut c_void,
-        algorithm: &'static str,
+    /// The `IMB_ARCH_*` path the context's manager runs.
+    pub fn used_arch(mac: &ShimMac) -> i32 {
+        // SAFETY: mac's handle is a live ipsec-mb context (made through this backend's table).
+        unsafe { imb_shim_used_arch(mac.handle()) }
     }
 
-    // SAFETY: the manager and key material behind `handle` are owned by this value alone and used by
-    // one thread at a time; an IMB_MGR holds no thread-affine state.
-    unsafe impl Send for IpsecMbMac {}
-
-    impl Drop for IpsecMbMac {
-        fn drop(&mut self) {
-            // SAFETY: handle came from imb_shim_new and is freed exactly once.
-            unsafe { imb_shim_free(self.handle) };
-        }
-    }
-
-    fn describe(handle: *mut c_void, code: c_int) -> String {
-        let mut out = [0 as c_char; 256];
-        // SAFETY: handle is null or a live object; out has out.len() bytes; the shim NUL-terminates
-        // (snprintf).
-        unsafe {
-            imb_shim_strerror(handle, code, out.as_mut_ptr(), out.len());
-            CStr::from_ptr(out.as_ptr()).to_string_lossy().into_owned()
-        }
-    }
-
-    /// The shim's code for `IMB_SHIM_ERR_LEVEL` (csrc/ipsecmb_shim.c): the CPU lacks the level's flags.
-    const ERR_LEVEL: c_int = -8;
-    /// `IMB_SHIM_ERR_INIT`: `init_mb_mgr_*` left an `imb_errno`, returned in `detail`.
-    const ERR_INIT: c_int = -9;
-
-    /// Why the shim made no manager: its own description, and the library's words where it has some.
-    fn failure(level: Accel, status: c_int, detail: c_int) -> String {
+    /// Hand HMAC-MD5's empty-message tag (computed at key setup) to the context.
+    pub fn set_empty_tag(mac: &ShimMac, tag: &[u8]) -> Result<(), String> {
+        // SAFETY: mac's handle is a live ipsec-mb context; tag holds tag.len() bytes.
+        let status = unsafe { imb_shim_set_empty_tag(mac.handle(), tag.as_ptr(), tag.len()) };
         match status {
-            ERR_LEVEL => features()
-                .and_then(|f| level_reason(level, f))
-                .unwrap_or_else(|| describe(std::ptr::null_mut(), status)),
-            ERR_INIT => {
-                // SAFETY: imb_get_strerror returns a static NUL-terminated string for any value.
-                let text = unsafe { CStr::from_ptr(imb_shim_errno_string(detail)) };
-                format!(
-                    "{}: {} (imb_errno {detail})",
-                    describe(std::ptr::null_mut(), status),
-                    text.to_string_lossy()
-                )
-            }
-            _ => describe(std::ptr::null_mut(), status),
+            0 => Ok(()),
+            status => Err(mac.reason(status)),
         }
-    }
-
-    /// HMAC-MD5's block: keys longer than this are hashed first (RFC 2104 §2).
-    const MD5_BLOCK: usize = 64;
-
-    pub fn new(
-        algorithm: &'static str,
-        level: Accel,
-        key: &[u8],
-        _: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
-        let name = CString::new(algorithm).map_err(|e| backend_error(algorithm, e))?;
-        // HMAC-MD5: what ipsec-mb's missing whole MD5 hash would do, done by RustCrypto at key setup
-        // (module comment).
-        let md5 = algorithm == "hmac-md5";
-        let shortened;
-        let key = if md5 && key.len() > MD5_BLOCK {
-            use md5::Digest;
-            shortened = md5::Md5::digest(key);
-            &shortened[..]
-        } else {
-            key
-        };
-        let mut handle: *mut c_void = std::ptr::null_mut();
-        let (mut used_arch, mut detail): (c_int, c_int) = (0, 0);
-        // SAFETY: all pointers are valid for the call; on success handle owns a new object.
-        let status = unsafe {
-            imb_shim_new(
-                name.as_ptr(),
-                level_arch(level).unwrap_or(0),
-                key.as_ptr(),
-                key.len(),
-                &mut handle,
-                &mut used_arch,
-                &mut detail,
-            )
-        };
-        if status != 0 || handle.is_null() {
-            return Err(backend_error(
-                algorithm,
-                format!("key setup: {}", failure(level, status, detail)),
-            ));
-        }
-        // Owned from here, so a refused manager is freed on the way out.
-        let keyed = IpsecMbMac { handle, algorithm };
-        prove_arch(level, used_arch).map_err(|why| backend_error(algorithm, why))?;
-        if md5 {
-            use hmac::Mac;
-            let empty = <hmac::Hmac<md5::Md5> as hmac::KeyInit>::new_from_slice(key)
-                .map_err(|e| backend_error(algorithm, e))?
-                .finalize()
-                .into_bytes();
-            // SAFETY: handle is a live object; empty holds empty.len() bytes.
-            let status =
-                unsafe { imb_shim_set_empty_tag(keyed.handle, empty.as_ptr(), empty.len()) };
-            if status != 0 {
-                return Err(backend_error(algorithm, describe(keyed.handle, status)));
-            }
-        }
-        Ok(Box::new(keyed))
-    }
-
-    impl KeyedMac for IpsecMbMac {
-        /// One job, submitted and flushed at once.
-        #[inline]
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
-            // SAFETY: handle is a live object; nonce, msg and tag are valid for their lengths.
-            let status = unsafe {
-                imb_shim_tag(
-                    self.handle,
-                    nonce.as_ptr(),
-                    nonce.len(),
-                    msg.as_ptr(),
-                    msg.len(),
-                    tag.as_mut_ptr(),
-                    tag.len(),
-                )
-            };
-            if status != 0 {
-                return Err(Refused::message(msg.len(), describe(self.handle, status)));
-            }
-            Ok(())
-        }
-
-        /// The first `bits` bits of `msg`: the 3GPP functions take bit lengths; the shim refuses
-        /// anything but whole bytes for the others.
-        fn tag_bits(
-            &mut self,
-            nonce: &[u8],
-            msg: &[u8],
-            bits: u64,
-            tag: &mut [u8],
-        ) -> Result<(), MacError> {
-            if bits.div_ceil(8) != msg.len() as u64 {
-                return Err(backend_error(
-                    self.algorithm,
-                    format!(
-                        "{bits} bits need {} bytes; got {}",
-                        bits.div_ceil(8),
-                        msg.len()
-                    ),
-                ));
-            }
-            // SAFETY: handle is a live object; msg holds ceil(bits / 8) bytes (checked above), nonce
-            // and tag are valid for their lengths.
-            let status = unsafe {
-                imb_shim_tag_bits(
-                    self.handle,
-                    nonce.as_ptr(),
-                    nonce.len(),
-                    msg.as_ptr(),
-                    bits,
-                    tag.as_mut_ptr(),
-                    tag.len(),
-                )
-            };
-            if status != 0 {
-                return Err(backend_error(self.algorithm, describe(self.handle, status)));
-            }
-            Ok(())
-        }
-
-        /// Every message of the batch submitted as a job, then one flush: the lanes fill up.
-        fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
-            self.tag_jobs(batch, None)
-        }
-
-        /// At most `depth` jobs in the manager; when that many are in flight a flush forces the
-        /// oldest out before the next is submitted (`--dispatch inflight:N`).
-        fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
-            self.tag_jobs(batch, Some(depth.max(1)))
-        }
-    }
-
-    impl IpsecMbMac {
-        /// Submit the batch's messages as jobs: all then a flush (`None`), or with at most `depth`
-        /// in flight. A job the manager hands back with any status but completed refuses the batch.
-        fn tag_jobs(&mut self, batch: &mut Batch<'_>, depth: Option<usize>) -> Result<(), Refused> {
-            let mut start = 0;
-            while start < batch.msgs.len() {
-                let n = (batch.msgs.len() - start).min(MAX_BATCH);
-                let mut ptrs = [std::ptr::null::<u8>(); MAX_BATCH];
-                let mut lens = [0usize; MAX_BATCH];
-                for (i, msg) in batch.msgs[start..start + n].iter().enumerate() {
-                    ptrs[i] = msg.as_ptr();
-                    lens[i] = msg.len();
-                }
-                let nonces = &batch.nonces[start * batch.nonce_len..(start + n) * batch.nonce_len];
-                let tags = &mut batch.tags[start * batch.tag_len..(start + n) * batch.tag_len];
-                // SAFETY: handle is a live object; ptrs/lens hold n messages valid for their lengths
-                // (borrowed from batch.msgs for the call); nonces holds n × nonce_len bytes and tags
-                // n × tag_len writable bytes; n ≤ 16, the shim's limit.
-                let status = unsafe {
-                    match depth {
-                        None => imb_shim_tag_batch(
-                            self.handle,
-                            n,
-                            ptrs.as_ptr(),
-                            lens.as_ptr(),
-                            nonces.as_ptr(),
-                            batch.nonce_len,
-                            tags.as_mut_ptr(),
-                            batch.tag_len,
-                        ),
-                        Some(depth) => imb_shim_tag_inflight(
-                            self.handle,
-                            n,
-                            ptrs.as_ptr(),
-                            lens.as_ptr(),
-                            nonces.as_ptr(),
-                            batch.nonce_len,
-                            tags.as_mut_ptr(),
-                            batch.tag_len,
-                            depth,
-                        ),
-                    }
-                };
-                if status != 0 {
-                    return Err(Refused::batch(
-                        &batch.msgs[start..start + n],
-                        describe(self.handle, status),
-                    ));
-                }
-                start += n;
-            }
-            Ok(())
-        }
-    }
-
-    /// The run-time library's version, `1.3.0`.
-    pub fn library_version() -> String {
-        // SAFETY: imb_get_version_str returns a static NUL-terminated string.
-        unsafe { CStr::from_ptr(imb_shim_version()) }
-            .to_string_lossy()
-            .into_owned()
     }
 
     /// The features ipsec-mb detects on this CPU (`mgr->features` after `alloc_mb_mgr`), asked once:
@@ -729,10 +504,20 @@ mod imp {
                 &mut detail,
             )
         };
-        if status != 0 {
-            return Err(failure(level, status, detail));
+        if status == 0 {
+            return Ok(used_arch);
         }
-        Ok(used_arch)
+        let level_text = (status == super::ERR_LEVEL)
+            .then(|| self::features().and_then(|f| super::level_reason(level, f)))
+            .flatten();
+        Err(level_text.unwrap_or_else(|| {
+            // SAFETY: imb_get_strerror returns a static NUL-terminated string for any value.
+            let text = unsafe { CStr::from_ptr(imb_shim_errno_string(detail)) };
+            format!(
+                "no manager (shim status {status}; imb_errno {detail}: {})",
+                text.to_string_lossy()
+            )
+        }))
     }
 
     /// The `IMB_CPUFLAGS_*` mask of a level as the header the shim was compiled with defines it.
@@ -745,7 +530,8 @@ mod imp {
 
 #[cfg(not(have_ipsecmb))]
 mod imp {
-    use super::{availability, backend_error, Accel, KeyParams, KeyedMac, MacError};
+    use super::{availability, Accel};
+    use crate::mac::shim::ShimMac;
     use crate::mac::Availability;
 
     fn not_built() -> String {
@@ -755,17 +541,12 @@ mod imp {
         }
     }
 
-    pub fn new(
-        algorithm: &'static str,
-        _: Accel,
-        _: &[u8],
-        _: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
-        Err(backend_error(algorithm, not_built()))
+    pub fn used_arch(_: &ShimMac) -> i32 {
+        0
     }
 
-    pub fn library_version() -> String {
-        String::new()
+    pub fn set_empty_tag(_: &ShimMac, _: &[u8]) -> Result<(), String> {
+        Err(not_built())
     }
 
     pub fn features() -> Option<u64> {

@@ -5,14 +5,16 @@
 //! describe, one status convention), exported as `macbench_shim_<backend>`. This module is the Rust
 //! side of that table, written once: [`ShimTable`] mirrors it, [`c_shim!`] finds a backend's table
 //! when its shim was built, [`keyed`] keys a function through it, and [`ShimMac`] owns the context and
-//! checks every status. A backend is then its entry list and what it alone knows (a process switch,
-//! ipsec-mb's batches); its version and facts come from the shim's `describe`.
+//! checks every status. Entries a library may lack are optional in the table: bit-length messages and
+//! batches (ipsec-mb's lanes), which [`ShimMac`] uses when present and otherwise does without. A
+//! backend is then its entry list and what it alone knows (a process switch, ipsec-mb's levels); its
+//! version and facts come from the shim's `describe`.
 //!
 //! Per message the call goes through the table's function pointer: one indirect call into the shim,
 //! the same cost as the `dyn KeyedMac` call above it (measured side by side: see the closing note of
 //! the change and docs/architecture.md).
 
-use super::{Availability, KeyedMac, MacError, Refused};
+use super::{Availability, Batch, KeyedMac, MacError, Refused};
 use libc::{c_char, c_int, c_uint, c_void, size_t};
 use std::ffi::{CStr, CString};
 
@@ -26,6 +28,7 @@ pub struct ShimTable {
     pub backend: *const c_char,
     pub create: unsafe extern "C" fn(
         algorithm: *const c_char,
+        level: c_int,
         key: *const u8,
         key_len: size_t,
         tag_len: size_t,
@@ -50,7 +53,47 @@ pub struct ShimTable {
     pub reason:
         unsafe extern "C" fn(ctx: *const c_void, status: c_int, out: *mut c_char, out_len: size_t),
     pub describe: unsafe extern "C" fn(out: *mut c_char, out_len: size_t),
+    pub tag_bits: Option<
+        unsafe extern "C" fn(
+            ctx: *mut c_void,
+            nonce: *const u8,
+            nonce_len: size_t,
+            msg: *const u8,
+            bits: u64,
+            tag: *mut u8,
+            tag_len: size_t,
+        ) -> c_int,
+    >,
+    pub tag_batch: Option<
+        unsafe extern "C" fn(
+            ctx: *mut c_void,
+            n: size_t,
+            msgs: *const *const u8,
+            lens: *const size_t,
+            nonces: *const u8,
+            nonce_len: size_t,
+            tags: *mut u8,
+            tag_len: size_t,
+        ) -> c_int,
+    >,
+    #[allow(clippy::type_complexity)]
+    pub tag_inflight: Option<
+        unsafe extern "C" fn(
+            ctx: *mut c_void,
+            n: size_t,
+            msgs: *const *const u8,
+            lens: *const size_t,
+            nonces: *const u8,
+            nonce_len: size_t,
+            tags: *mut u8,
+            tag_len: size_t,
+            depth: size_t,
+        ) -> c_int,
+    >,
 }
+
+/// `MACBENCH_SHIM_MAX_BATCH`: the most messages one `tag_batch` / `tag_inflight` call takes.
+const SHIM_MAX_BATCH: usize = 16;
 
 // SAFETY: the table is immutable static data in the shim (function pointers and a string literal).
 unsafe impl Sync for ShimTable {}
@@ -129,6 +172,56 @@ impl ShimMac {
     }
 }
 
+impl ShimMac {
+    /// The batch through the shim's `tag_batch` (`depth` `None`) or `tag_inflight`, at most
+    /// [`SHIM_MAX_BATCH`] messages a call. A message the library refuses refuses the batch.
+    fn tag_jobs(&mut self, batch: &mut Batch<'_>, depth: Option<usize>) -> Result<(), Refused> {
+        let mut start = 0;
+        while start < batch.msgs.len() {
+            let n = (batch.msgs.len() - start).min(SHIM_MAX_BATCH);
+            let mut ptrs = [std::ptr::null::<u8>(); SHIM_MAX_BATCH];
+            let mut lens = [0usize; SHIM_MAX_BATCH];
+            for (i, msg) in batch.msgs[start..start + n].iter().enumerate() {
+                ptrs[i] = msg.as_ptr();
+                lens[i] = msg.len();
+            }
+            let nonces = &batch.nonces[start * batch.nonce_len..(start + n) * batch.nonce_len];
+            let tags = &mut batch.tags[start * batch.tag_len..(start + n) * batch.tag_len];
+            let (np, tp) = (nonces.as_ptr(), tags.as_mut_ptr());
+            let (nl, tl) = (batch.nonce_len, batch.tag_len);
+            // SAFETY: handle is a live context; ptrs/lens hold n messages valid for their lengths
+            // (borrowed from batch.msgs for the call); nonces holds n × nonce_len bytes and tags
+            // n × tag_len writable bytes; n ≤ the shim's limit. Each entry point is called only
+            // when the table has it.
+            let status = unsafe {
+                match (depth, self.shim.tag_batch, self.shim.tag_inflight) {
+                    (None, Some(all), _) => {
+                        all(self.handle, n, ptrs.as_ptr(), lens.as_ptr(), np, nl, tp, tl)
+                    }
+                    (Some(d), _, Some(inflight)) => inflight(
+                        self.handle,
+                        n,
+                        ptrs.as_ptr(),
+                        lens.as_ptr(),
+                        np,
+                        nl,
+                        tp,
+                        tl,
+                        d,
+                    ),
+                    _ => unreachable!("tag_jobs is called only for an entry point the table has"),
+                }
+            };
+            if status != 0 {
+                let why = self.reason(status);
+                return Err(Refused::batch(&batch.msgs[start..start + n], why));
+            }
+            start += n;
+        }
+        Ok(())
+    }
+}
+
 // SAFETY: the context behind `handle` is owned by this value alone and used by one thread at a time;
 // the libraries' contexts are plain structs with no thread-affine state.
 unsafe impl Send for ShimMac {}
@@ -195,6 +288,62 @@ impl KeyedMac for ShimMac {
         Ok(())
     }
 
+    /// The first `bits` bits of `msg`, where the shim takes bit lengths (the 3GPP functions).
+    fn tag_bits(
+        &mut self,
+        nonce: &[u8],
+        msg: &[u8],
+        bits: u64,
+        tag: &mut [u8],
+    ) -> Result<(), MacError> {
+        let Some(tag_bits) = self.shim.tag_bits else {
+            if bits != 8 * msg.len() as u64 {
+                return Err(MacError::WholeBytesOnly { bits });
+            }
+            self.tag_into(nonce, msg, tag)?;
+            return Ok(());
+        };
+        if bits.div_ceil(8) != msg.len() as u64 {
+            let need = bits.div_ceil(8);
+            return Err(
+                Refused::message(msg.len(), format!("{bits} bits need {need} bytes")).into(),
+            );
+        }
+        // SAFETY: handle is a live context; msg holds ceil(bits / 8) bytes (checked above), nonce
+        // and tag are valid for their lengths.
+        let status = unsafe {
+            tag_bits(
+                self.handle,
+                nonce.as_ptr(),
+                nonce.len(),
+                msg.as_ptr(),
+                bits,
+                tag.as_mut_ptr(),
+                tag.len(),
+            )
+        };
+        if status != 0 {
+            return Err(Refused::message(msg.len(), self.reason(status)).into());
+        }
+        Ok(())
+    }
+
+    /// The shim's own batch (a multi-buffer library fills its lanes), else one message at a time.
+    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+        match self.shim.tag_batch {
+            Some(_) => self.tag_jobs(batch, None),
+            None => self.tag_each(batch),
+        }
+    }
+
+    /// At most `depth` messages in the library at a time (`--dispatch inflight:N`).
+    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
+        match self.shim.tag_inflight {
+            Some(_) => self.tag_jobs(batch, Some(depth.max(1))),
+            None => self.tag_each(batch),
+        }
+    }
+
     fn streams(&self) -> bool {
         // SAFETY: handle is a live context of this shim.
         self.shim
@@ -203,8 +352,9 @@ impl KeyedMac for ShimMac {
     }
 }
 
-/// Key a context for `algorithm` through `shim` (`None`: the shim is not built, and `availability`
-/// says why). The registered tag length goes to the shim, which refuses any other.
+/// Key a context for `algorithm` through `shim` on the library's default path (`None`: the shim is
+/// not built, and `availability` says why). The registered tag length goes to the shim, which refuses
+/// a longer one.
 pub fn keyed(
     shim: Option<&'static ShimTable>,
     backend: &'static str,
@@ -212,23 +362,6 @@ pub fn keyed(
     algorithm: &'static str,
     key: &[u8],
 ) -> Result<Box<dyn KeyedMac>, MacError> {
-    Ok(Box::new(key_context(
-        shim,
-        backend,
-        availability,
-        algorithm,
-        key,
-    )?))
-}
-
-/// [`keyed`], as the concrete type (for a backend that wraps it).
-pub fn key_context(
-    shim: Option<&'static ShimTable>,
-    backend: &'static str,
-    availability: fn() -> Availability,
-    algorithm: &'static str,
-    key: &[u8],
-) -> Result<ShimMac, MacError> {
     let error = |reason: String| MacError::Backend {
         backend,
         algorithm,
@@ -240,16 +373,36 @@ pub fn key_context(
             Availability::Available => "not built".to_string(),
         }));
     };
+    let mac =
+        create(shim, algorithm, 0, key).map_err(|f| error(format!("key setup: {}", f.why)))?;
+    Ok(Box::new(mac))
+}
+
+/// Why a shim made no context: its status and its words.
+#[derive(Debug)]
+pub struct CreateFailure {
+    pub status: c_int,
+    pub why: String,
+}
+
+/// The shim's `create` for `algorithm` on code path `level` (0: the library's default).
+pub fn create(
+    shim: &'static ShimTable,
+    algorithm: &str,
+    level: c_int,
+    key: &[u8],
+) -> Result<ShimMac, CreateFailure> {
+    let fail = |why: String| CreateFailure { status: -1, why };
     if shim.abi != ABI {
-        return Err(error(format!(
+        return Err(fail(format!(
             "the shim speaks interface {} of csrc/macbench_shim.h, this build {ABI}",
             shim.abi
         )));
     }
     let tag_len = super::algorithm(algorithm)
         .map(|a| a.tag_len)
-        .ok_or_else(|| error("not a registered algorithm".to_string()))?;
-    let name = CString::new(algorithm).map_err(|e| error(e.to_string()))?;
+        .ok_or_else(|| fail("not a registered algorithm".to_string()))?;
+    let name = CString::new(algorithm).map_err(|e| fail(e.to_string()))?;
     let mut handle: *mut c_void = std::ptr::null_mut();
     let mut status = 0;
     let why = c_text::<512>(|why, why_len| {
@@ -258,6 +411,7 @@ pub fn key_context(
         status = unsafe {
             (shim.create)(
                 name.as_ptr(),
+                level,
                 key.as_ptr(),
                 key.len(),
                 tag_len,
@@ -273,7 +427,7 @@ pub fn key_context(
         } else {
             why
         };
-        return Err(error(format!("key setup: {why}")));
+        return Err(CreateFailure { status, why });
     }
     Ok(ShimMac { handle, shim })
 }
