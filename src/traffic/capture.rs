@@ -471,6 +471,8 @@ fn read_failed() -> ScanError {
     ScanError::Kind(CaptureErrorKind::Io(std::io::Error::other("read failed")))
 }
 
+/// Read the capture block by block into `counts` and `summary` (and the first packet on a link type
+/// macbench cannot read), refilling and growing the reader's buffer as records need.
 fn scan<R: Read + Send>(
     input: &mut Counting<R>,
     counts: &mut BTreeMap<u32, u64>,
