@@ -9,6 +9,7 @@
 //! numeric (empty for a size model, whose name is in `size_model`): the JSON's two fields, cell for cell.
 
 use super::Exporter;
+use crate::metrics::Warning;
 use crate::results::{Document, ResultEntry};
 use serde_json::Value;
 
@@ -71,6 +72,15 @@ fn object_keys(v: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// One text of each of a result's warnings, joined by `separator` into one cell.
+fn warning_list(r: &ResultEntry, text: fn(&Warning) -> &str, separator: &str) -> String {
+    r.warnings
+        .iter()
+        .map(text)
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
 fn finish(w: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
@@ -105,20 +115,8 @@ impl Exporter for ScenarioCsv {
                 row.push(cell(&ci[name]["high"]));
             }
             row.push(r.failed.to_string());
-            row.push(
-                r.warnings
-                    .iter()
-                    .map(|w| w.code.as_str())
-                    .collect::<Vec<_>>()
-                    .join(";"),
-            );
-            row.push(
-                r.warnings
-                    .iter()
-                    .map(|w| w.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            );
+            row.push(warning_list(r, |w| w.code.as_str(), ";"));
+            row.push(warning_list(r, |w| &w.message, "; "));
             w.write_record(&row).map_err(|e| e.to_string())?;
         }
         finish(w)

@@ -9,7 +9,7 @@
 //! counts; the table says so.
 
 use crate::metrics::Spread;
-use crate::results::Document;
+use crate::results::{Document, ResultEntry};
 use crate::table::{Style, Table};
 
 /// One metric's change between the runs.
@@ -162,106 +162,114 @@ pub fn diff(old: &Document, new: &Document) -> Vec<DiffRow> {
                 let old_twins = old_count.get(&point).copied().unwrap_or(0);
                 (candidates.len() == 1 && old_twins == 1).then(|| candidates[0])
             });
-        let mut row = DiffRow {
-            function: o.label(),
-            size: o.size.to_string(),
-            sessions: o.sessions,
-            absolute: None,
-            apparent: None,
-            note: String::new(),
-        };
-        match pick {
-            None => row.note = "only in OLD".into(),
+        rows.push(match pick {
+            None => row_without_changes(o, "only in OLD"),
             Some(i) => {
                 used[i] = true;
-                let n = &new.results[i];
-                if o.failed {
-                    row.note = "OLD result failed its validity checks".into();
-                } else if n.failed {
-                    row.note = "NEW result failed its validity checks".into();
-                } else {
-                    let intervals = o.ci95.absolute().is_some() && n.ci95.absolute().is_some();
-                    let (oa, na, op, np) = if intervals {
-                        (
-                            o.ci95.absolute(),
-                            n.ci95.absolute(),
-                            o.ci95.apparent(),
-                            n.ci95.apparent(),
-                        )
-                    } else {
-                        (
-                            o.spread.absolute_cycles_per_byte,
-                            n.spread.absolute_cycles_per_byte,
-                            o.spread.apparent_cycles_per_byte,
-                            n.spread.apparent_cycles_per_byte,
-                        )
-                    };
-                    row.absolute = change(
-                        o.metrics.absolute_cycles_per_byte,
-                        n.metrics.absolute_cycles_per_byte,
-                        oa,
-                        na,
-                    );
-                    row.apparent = change(
-                        o.metrics.apparent_cycles_per_byte,
-                        n.metrics.apparent_cycles_per_byte,
-                        op,
-                        np,
-                    );
-                    let mut notes = Vec::new();
-                    if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
-                        notes.push("single repeat: no noise estimate".to_string());
-                    }
-                    // A result measured while something else took the cores, or whose interval stayed
-                    // wide, or that drifted, is no basis for calling a change significant.
-                    let flagged: Vec<String> = [("OLD", o), ("NEW", n)]
-                        .iter()
-                        .flat_map(|(which, r)| {
-                            let mut codes: Vec<&str> = r
-                                .warnings
-                                .iter()
-                                .map(|w| w.code.as_str())
-                                .filter(|c| matches!(*c, "over-utilised" | "noisy" | "not-steady"))
-                                .collect();
-                            codes.dedup();
-                            codes
-                                .into_iter()
-                                .map(move |c| format!("{which} flagged {c}"))
-                        })
-                        .collect();
-                    if !flagged.is_empty() {
-                        for change in [&mut row.absolute, &mut row.apparent].into_iter().flatten() {
-                            if change.significant == Some(true) {
-                                change.significant = Some(false);
-                            }
-                        }
-                        notes.push(format!("{}: not called significant", flagged.join(", ")));
-                    }
-                    if o.sessions != n.sessions {
-                        notes.push(format!("sessions {} → {}", o.sessions, n.sessions));
-                    }
-                    if o.cores != n.cores {
-                        notes.push(format!("cores {} → {}", o.cores, n.cores));
-                    }
-                    row.note = notes.join("; ");
-                }
+                paired_row(o, &new.results[i])
             }
-        }
-        rows.push(row);
+        });
     }
     for (i, n) in new.results.iter().enumerate() {
         if !used[i] {
-            rows.push(DiffRow {
-                function: n.label(),
-                size: n.size.to_string(),
-                sessions: n.sessions,
-                absolute: None,
-                apparent: None,
-                note: "only in NEW".into(),
-            });
+            rows.push(row_without_changes(n, "only in NEW"));
         }
     }
     rows
+}
+
+/// The row of a result with no changes to show: `note` says why (no partner, or a failed result).
+fn row_without_changes(r: &ResultEntry, note: &str) -> DiffRow {
+    DiffRow {
+        function: r.label(),
+        size: r.size.to_string(),
+        sessions: r.sessions,
+        absolute: None,
+        apparent: None,
+        note: note.into(),
+    }
+}
+
+/// The row of an old result `o` and its partner `n`: both metrics' changes, judged by the two runs'
+/// 95 % intervals (or, in files without them, their repeats' spread), and what to keep in mind.
+fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
+    if o.failed {
+        return row_without_changes(o, "OLD result failed its validity checks");
+    }
+    if n.failed {
+        return row_without_changes(o, "NEW result failed its validity checks");
+    }
+    let intervals = o.ci95.absolute().is_some() && n.ci95.absolute().is_some();
+    let (oa, na, op, np) = if intervals {
+        (
+            o.ci95.absolute(),
+            n.ci95.absolute(),
+            o.ci95.apparent(),
+            n.ci95.apparent(),
+        )
+    } else {
+        (
+            o.spread.absolute_cycles_per_byte,
+            n.spread.absolute_cycles_per_byte,
+            o.spread.apparent_cycles_per_byte,
+            n.spread.apparent_cycles_per_byte,
+        )
+    };
+    let mut row = row_without_changes(o, "");
+    row.absolute = change(
+        o.metrics.absolute_cycles_per_byte,
+        n.metrics.absolute_cycles_per_byte,
+        oa,
+        na,
+    );
+    row.apparent = change(
+        o.metrics.apparent_cycles_per_byte,
+        n.metrics.apparent_cycles_per_byte,
+        op,
+        np,
+    );
+    let mut notes = Vec::new();
+    if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
+        notes.push("single repeat: no noise estimate".to_string());
+    }
+    let flagged = disqualifying_flags(o, n);
+    if !flagged.is_empty() {
+        for change in [&mut row.absolute, &mut row.apparent].into_iter().flatten() {
+            if change.significant == Some(true) {
+                change.significant = Some(false);
+            }
+        }
+        notes.push(format!("{}: not called significant", flagged.join(", ")));
+    }
+    if o.sessions != n.sessions {
+        notes.push(format!("sessions {} → {}", o.sessions, n.sessions));
+    }
+    if o.cores != n.cores {
+        notes.push(format!("cores {} → {}", o.cores, n.cores));
+    }
+    row.note = notes.join("; ");
+    row
+}
+
+/// The warnings of either result that take away the grounds for calling a change significant, as
+/// `OLD flagged noisy`: a result measured while something else took the cores, or whose interval
+/// stayed wide, or that drifted.
+fn disqualifying_flags(o: &ResultEntry, n: &ResultEntry) -> Vec<String> {
+    [("OLD", o), ("NEW", n)]
+        .iter()
+        .flat_map(|(which, r)| {
+            let mut codes: Vec<&str> = r
+                .warnings
+                .iter()
+                .map(|w| w.code.as_str())
+                .filter(|c| matches!(*c, "over-utilised" | "noisy" | "not-steady"))
+                .collect();
+            codes.dedup();
+            codes
+                .into_iter()
+                .map(move |c| format!("{which} flagged {c}"))
+        })
+        .collect()
 }
 
 fn cpb(v: f64) -> String {

@@ -243,14 +243,34 @@ fn size_figure(
     y_label: &str,
     metric: SizeMetric,
 ) -> Figure {
+    line_figure(
+        id,
+        title,
+        "one colour per function; line style and marker tell files, session/core configurations and dispatch modes apart",
+        (SIZE_AXIS, y_label),
+        XScale::Log2,
+        per_size_series(files, metric),
+    )
+}
+
+/// A line figure of `series`, its axes labelled `(x, y)`, with a note on what its bars and rings
+/// mean ([`explain_marks`]).
+fn line_figure(
+    id: &str,
+    title: impl Into<String>,
+    subtitle: &str,
+    (x_label, y_label): (&str, &str),
+    scale: XScale,
+    series: Vec<Series>,
+) -> Figure {
     let mut fig = Figure {
         id: id.into(),
         title: title.into(),
-        subtitle: "one colour per function; line style and marker tell files, session/core configurations and dispatch modes apart".into(),
-        x_label: SIZE_AXIS.into(),
+        subtitle: subtitle.into(),
+        x_label: x_label.into(),
         y_label: y_label.into(),
-        kind: Kind::Lines(XScale::Log2),
-        series: per_size_series(files, metric),
+        kind: Kind::Lines(scale),
+        series,
         references: vec![],
         notes: vec![],
         statistics: vec![],
@@ -326,11 +346,6 @@ fn thread_figures(label: &str, r: &ResultEntry, many_files: bool) -> Vec<Figure>
         .metrics
         .fairness
         .map_or("-".to_string(), |f| format!("{f:.3}"));
-    let source = if many_files {
-        format!(" [{label}]")
-    } else {
-        String::new()
-    };
     let head = format!(
         "{} session{} on cores {}, Jain's fairness {fairness}",
         r.sessions,
@@ -347,7 +362,7 @@ fn thread_figures(label: &str, r: &ResultEntry, many_files: bool) -> Vec<Figure>
             index,
         )
     };
-    let subtitle = format!("{}{source}: {head}", r.scenario_key());
+    let subtitle = format!("{}{}: {head}", r.scenario_key(), source(label, many_files));
     let reference = |name: &str, v: Option<f64>| {
         v.map(|y| Reference {
             name: name.into(),
@@ -437,37 +452,8 @@ fn thread_distribution(label: &str, r: &ResultEntry, many_files: bool) -> Figure
             .collect();
         values.sort_by(f64::total_cmp);
         idle_counts.push(sessions - values.len());
-        let mut stated = Vec::new();
-        for (stat, q) in QUANTILES {
-            if let Some(v) = crate::metrics::quantile(&values, q) {
-                stated.push(format!("{stat} {}", num(v)));
-                statistics.push(Statistic {
-                    of: name.into(),
-                    name: stat.into(),
-                    value: v,
-                    count: false,
-                });
-            }
-        }
-        if !stated.is_empty() {
-            notes.push(format!(
-                "{name}: {} cycles/byte over {} sessions.",
-                stated.join(", "),
-                values.len()
-            ));
-        }
-        let count = values.len() as f64;
-        series.push(Series {
-            name: name.into(),
-            points: values
-                .iter()
-                .enumerate()
-                .map(|(k, &v)| (v, (k + 1) as f64 / count))
-                .collect(),
-            color: i,
-            variant: i,
-            annotations: Vec::new(),
-        });
+        notes.extend(state_quantiles(name, &values, &mut statistics));
+        series.push(cdf_series(name, i, &values));
     }
     let all = "all sessions";
     if let Some(f) = fairness {
@@ -489,31 +475,14 @@ fn thread_distribution(label: &str, r: &ResultEntry, many_files: bool) -> Figure
         value: idle as f64,
         count: true,
     });
-    let idle_text = format!("{idle} of {sessions} sessions processed nothing in the window");
-    notes.push(if idle == 0 {
-        format!("Every one of the {sessions} sessions processed data in the window.")
-    } else if idle_counts.iter().all(|&c| c == idle) {
-        format!(
-            "{idle_text} (their cycles/byte is undefined): they are not drawn, and the fractions are of the {} that did.",
-            sessions - idle
-        )
-    } else {
-        format!(
-            "{idle_text} (absolute: {}, apparent: {} without a value): they are not drawn, and each curve's fractions are of the sessions it draws.",
-            idle_counts[0], idle_counts[1]
-        )
-    });
-    let source = if many_files {
-        format!(" [{label}]")
-    } else {
-        String::new()
-    };
+    notes.push(idle_note(sessions, &idle_counts));
     Figure {
         id: "threads-cdf".into(),
         title: "Distribution of per-thread cycles/byte across sessions".into(),
         subtitle: format!(
-            "{}{source}: {sessions} sessions on cores {}, Jain's fairness {fairness_text}; {idle} processed nothing",
+            "{}{}: {sessions} sessions on cores {}, Jain's fairness {fairness_text}; {idle} processed nothing",
             r.scenario_key(),
+            source(label, many_files),
             r.cores
         ),
         x_label: "cycles/byte of one session".into(),
@@ -526,47 +495,143 @@ fn thread_distribution(label: &str, r: &ResultEntry, many_files: bool) -> Figure
     }
 }
 
-/// Scaling figures: per host, per function, at the size with the most session (or core) counts.
-fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
-    // host → (function, size) → x → (throughput, parallelism, what the result carries: the bar in
-    // bytes/s)
-    type Points = BTreeMap<usize, (f64, Option<f64>, Annotation)>;
-    let mut hosts: Vec<String> = Vec::new();
-    let mut by_sessions: BTreeMap<(usize, FunctionId, u64), Points> = BTreeMap::new();
-    let mut by_cores: BTreeMap<(usize, FunctionId, u64), Points> = BTreeMap::new();
-    let mut order: Vec<FunctionId> = Vec::new();
-    for f in files {
-        let host = host_key(&f.doc);
-        let hi = match hosts.iter().position(|h| *h == host) {
-            Some(i) => i,
-            None => {
-                hosts.push(host);
-                hosts.len() - 1
-            }
-        };
-        for r in f.doc.results.iter().filter(|r| usable(r)) {
-            let (Some(size), Some(bps)) = (r.size.bytes(), known(r.metrics.bytes_per_second))
-            else {
-                continue;
-            };
-            if !order.contains(&r.function()) {
-                order.push(r.function());
-            }
-            let key = (hi, r.function(), size);
-            let marks = annotation(r, r.ci95.bytes_per_second, r.spread.bytes_per_second, 1.0);
-            by_sessions
-                .entry(key.clone())
-                .or_default()
-                .entry(r.sessions)
-                .or_insert((bps, r.metrics.parallelism, marks.clone()));
-            by_cores
-                .entry(key)
-                .or_default()
-                .entry(r.core_count())
-                .or_insert((bps, r.metrics.parallelism, marks));
+/// The [`QUANTILES`] of one metric's sorted `values`, added to `statistics`, and the sentence that
+/// states them (none without values).
+fn state_quantiles(name: &str, values: &[f64], statistics: &mut Vec<Statistic>) -> Option<String> {
+    let mut stated = Vec::new();
+    for (stat, q) in QUANTILES {
+        if let Some(v) = crate::metrics::quantile(values, q) {
+            stated.push(format!("{stat} {}", num(v)));
+            statistics.push(Statistic {
+                of: name.into(),
+                name: stat.into(),
+                value: v,
+                count: false,
+            });
         }
     }
-    let varies = |m: &BTreeMap<(usize, FunctionId, u64), Points>| m.values().any(|p| p.len() > 1);
+    (!stated.is_empty()).then(|| {
+        format!(
+            "{name}: {} cycles/byte over {} sessions.",
+            stated.join(", "),
+            values.len()
+        )
+    })
+}
+
+/// The empirical distribution of sorted `values`: each paired with the fraction of values ≤ it.
+fn cdf_series(name: &str, index: usize, values: &[f64]) -> Series {
+    let count = values.len() as f64;
+    Series {
+        name: name.into(),
+        points: values
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (v, (k + 1) as f64 / count))
+            .collect(),
+        color: index,
+        variant: index,
+        annotations: Vec::new(),
+    }
+}
+
+/// What the distribution leaves out: the sessions without a value, of `sessions`, per metric
+/// (absolute, apparent).
+fn idle_note(sessions: usize, idle_counts: &[usize]) -> String {
+    let idle = idle_counts.iter().copied().max().unwrap_or(0);
+    let idle_text = format!("{idle} of {sessions} sessions processed nothing in the window");
+    if idle == 0 {
+        format!("Every one of the {sessions} sessions processed data in the window.")
+    } else if idle_counts.iter().all(|&c| c == idle) {
+        format!(
+            "{idle_text} (their cycles/byte is undefined): they are not drawn, and the fractions are of the {} that did.",
+            sessions - idle
+        )
+    } else {
+        format!(
+            "{idle_text} (absolute: {}, apparent: {} without a value): they are not drawn, and each curve's fractions are of the sessions it draws.",
+            idle_counts[0], idle_counts[1]
+        )
+    }
+}
+
+/// The file a per-thread figure's scenario comes from, as its subtitle names it when there are several.
+fn source(label: &str, many_files: bool) -> String {
+    if many_files {
+        format!(" [{label}]")
+    } else {
+        String::new()
+    }
+}
+
+/// One function's scaling at one size on one host: x (sessions or cores) → (throughput in bytes/s,
+/// parallelism, what the result carries: the bar in bytes/s).
+type ScalingPoints = BTreeMap<usize, (f64, Option<f64>, Annotation)>;
+
+/// Every usable result with a throughput, by (host, function, size), as [`scaling_figures`] reads
+/// them: against sessions and against cores.
+struct ScalingData {
+    /// Host keys, indexed by the host of each key.
+    hosts: Vec<String>,
+    /// Functions in order of first appearance: the colours.
+    order: Vec<FunctionId>,
+    by_sessions: BTreeMap<(usize, FunctionId, u64), ScalingPoints>,
+    by_cores: BTreeMap<(usize, FunctionId, u64), ScalingPoints>,
+}
+
+impl ScalingData {
+    fn collect(files: &[Loaded]) -> ScalingData {
+        let mut data = ScalingData {
+            hosts: Vec::new(),
+            order: Vec::new(),
+            by_sessions: BTreeMap::new(),
+            by_cores: BTreeMap::new(),
+        };
+        for f in files {
+            let host = host_key(&f.doc);
+            let hi = match data.hosts.iter().position(|h| *h == host) {
+                Some(i) => i,
+                None => {
+                    data.hosts.push(host);
+                    data.hosts.len() - 1
+                }
+            };
+            for r in f.doc.results.iter().filter(|r| usable(r)) {
+                let (Some(size), Some(bps)) = (r.size.bytes(), known(r.metrics.bytes_per_second))
+                else {
+                    continue;
+                };
+                if !data.order.contains(&r.function()) {
+                    data.order.push(r.function());
+                }
+                let key = (hi, r.function(), size);
+                let marks = annotation(r, r.ci95.bytes_per_second, r.spread.bytes_per_second, 1.0);
+                data.by_sessions
+                    .entry(key.clone())
+                    .or_default()
+                    .entry(r.sessions)
+                    .or_insert((bps, r.metrics.parallelism, marks.clone()));
+                data.by_cores
+                    .entry(key)
+                    .or_default()
+                    .entry(r.core_count())
+                    .or_insert((bps, r.metrics.parallelism, marks));
+            }
+        }
+        data
+    }
+}
+
+/// Scaling figures: per host, per function, at the size with the most session (or core) counts.
+fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
+    let ScalingData {
+        hosts,
+        order,
+        by_sessions,
+        by_cores,
+    } = ScalingData::collect(files);
+    let varies =
+        |m: &BTreeMap<(usize, FunctionId, u64), ScalingPoints>| m.values().any(|p| p.len() > 1);
     let (axis, data) = if varies(&by_sessions) {
         ("sessions (concurrent threads)", by_sessions)
     } else if varies(&by_cores) {
@@ -575,7 +640,7 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
         return Err("Scaling figures omitted: every function and size was measured at one session count and one core count. Run `macbench run --sessions N` for several N (or several --cores) and pass all the files.".into());
     };
     // Per (host, function): the size with the most x values, the largest on ties.
-    let mut chosen: BTreeMap<(usize, FunctionId), (u64, &Points)> = BTreeMap::new();
+    let mut chosen: BTreeMap<(usize, FunctionId), (u64, &ScalingPoints)> = BTreeMap::new();
     for ((hi, function, size), pts) in &data {
         if pts.len() < 2 {
             continue;
@@ -590,94 +655,86 @@ fn scaling_figures(files: &[Loaded]) -> Result<Vec<Figure>, String> {
     let mut keys: Vec<&(usize, FunctionId)> = chosen.keys().collect();
     keys.sort_by_key(|(hi, f)| (*hi, order.iter().position(|o| o == f)));
     let many_hosts = hosts.len() > 1;
-    let name = |hi: usize, function: &FunctionId, size: u64| {
-        let mut n = format!("{function} @{size} B");
-        if many_hosts {
-            let _ = write!(n, " [{}]", hosts[hi]);
-        }
-        n
-    };
     let mut throughput = Vec::new();
     let mut parallelism = Vec::new();
     for key in keys {
         let (size, pts) = chosen[key];
+        let mut name = format!("{} @{size} B", key.1);
+        if many_hosts {
+            let _ = write!(name, " [{}]", hosts[key.0]);
+        }
         let color = order.iter().position(|o| *o == key.1).unwrap_or(0);
-        throughput.push(Series {
-            name: name(key.0, &key.1, size),
-            points: pts.iter().map(|(x, v)| (*x as f64, v.0 / 1e6)).collect(),
-            color,
-            variant: key.0,
-            // The axis is in MB/s.
-            annotations: pts
-                .values()
-                .map(|v| Annotation {
-                    bar: v.2.bar.map(|b| ErrorBar {
-                        low: b.low / 1e6,
-                        high: b.high / 1e6,
-                        kind: b.kind,
-                    }),
-                    warnings: v.2.warnings.clone(),
-                })
-                .collect(),
-        });
-        // Parallelism has no interval of its own; its points carry the warnings.
-        let (points, annotations) = pts
-            .iter()
-            .filter_map(|(x, v)| {
-                v.1.map(|p| {
-                    (
-                        (*x as f64, p),
-                        Annotation {
-                            bar: None,
-                            warnings: v.2.warnings.clone(),
-                        },
-                    )
-                })
-            })
-            .unzip();
-        parallelism.push(Series {
-            name: name(key.0, &key.1, size),
-            points,
-            color,
-            variant: key.0,
-            annotations,
-        });
+        throughput.push(throughput_series(name.clone(), color, key.0, pts));
+        parallelism.push(parallelism_series(name, color, key.0, pts));
     }
     let subtitle = "each function at the message size measured at the most session counts; one line style per host";
-    let mut figs = vec![
-        Figure {
-            id: "scaling-throughput".into(),
-            title: format!(
-                "Throughput against {}",
-                axis.split(' ').next().unwrap_or(axis)
-            ),
-            subtitle: subtitle.into(),
-            x_label: axis.into(),
-            y_label: "throughput, all sessions (MB/s)".into(),
-            kind: Kind::Lines(XScale::Integer),
-            series: throughput,
-            references: vec![],
-            notes: vec![],
-            statistics: vec![],
-        },
-        Figure {
-            id: "scaling-parallelism".into(),
-            title: format!(
-                "Parallelism factor against {}",
-                axis.split(' ').next().unwrap_or(axis)
-            ),
-            subtitle: subtitle.into(),
-            x_label: axis.into(),
-            y_label: "parallelism (absolute / apparent ≈ cores used)".into(),
-            kind: Kind::Lines(XScale::Integer),
-            series: parallelism,
-            references: vec![],
-            notes: vec![],
-            statistics: vec![],
-        },
-    ];
-    figs.iter_mut().for_each(explain_marks);
-    Ok(figs)
+    let quantity = axis.split(' ').next().unwrap_or(axis);
+    Ok(vec![
+        line_figure(
+            "scaling-throughput",
+            format!("Throughput against {quantity}"),
+            subtitle,
+            (axis, "throughput, all sessions (MB/s)"),
+            XScale::Integer,
+            throughput,
+        ),
+        line_figure(
+            "scaling-parallelism",
+            format!("Parallelism factor against {quantity}"),
+            subtitle,
+            (axis, "parallelism (absolute / apparent ≈ cores used)"),
+            XScale::Integer,
+            parallelism,
+        ),
+    ])
+}
+
+/// Throughput against x in MB/s, each point with its bar (scaled to MB/s) and warnings.
+fn throughput_series(name: String, color: usize, variant: usize, pts: &ScalingPoints) -> Series {
+    Series {
+        name,
+        points: pts.iter().map(|(x, v)| (*x as f64, v.0 / 1e6)).collect(),
+        color,
+        variant,
+        // The axis is in MB/s.
+        annotations: pts
+            .values()
+            .map(|v| Annotation {
+                bar: v.2.bar.map(|b| ErrorBar {
+                    low: b.low / 1e6,
+                    high: b.high / 1e6,
+                    kind: b.kind,
+                }),
+                warnings: v.2.warnings.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Parallelism against x, where the results have it. Parallelism has no interval of its own; its
+/// points carry the warnings.
+fn parallelism_series(name: String, color: usize, variant: usize, pts: &ScalingPoints) -> Series {
+    let (points, annotations) = pts
+        .iter()
+        .filter_map(|(x, v)| {
+            v.1.map(|p| {
+                (
+                    (*x as f64, p),
+                    Annotation {
+                        bar: None,
+                        warnings: v.2.warnings.clone(),
+                    },
+                )
+            })
+        })
+        .unzip();
+    Series {
+        name,
+        points,
+        color,
+        variant,
+        annotations,
+    }
 }
 
 /// Hardware-assisted against software-only: functions measured with both accelerations.
@@ -742,20 +799,14 @@ fn accel_figure(files: &[Loaded]) -> Option<Figure> {
         }
     }
     (!series.is_empty()).then(|| {
-        let mut fig = Figure {
-        id: "accel-hw-sw".into(),
-        title: "Hardware-assisted (hw) against software-only (sw): absolute cycles/byte".into(),
-        subtitle: "solid: hw (the backend may use AES-NI, SHA-NI, …); dashed: sw (those extensions switched off)".into(),
-        x_label: SIZE_AXIS.into(),
-        y_label: "absolute cycles/byte (CPU time)".into(),
-        kind: Kind::Lines(XScale::Log2),
-        series,
-        references: vec![],
-        notes: vec![],
-        statistics: vec![],
-        };
-        explain_marks(&mut fig);
-        fig
+        line_figure(
+            "accel-hw-sw",
+            "Hardware-assisted (hw) against software-only (sw): absolute cycles/byte",
+            "solid: hw (the backend may use AES-NI, SHA-NI, …); dashed: sw (those extensions switched off)",
+            (SIZE_AXIS, "absolute cycles/byte (CPU time)"),
+            XScale::Log2,
+            series,
+        )
     })
 }
 
@@ -846,20 +897,17 @@ fn ladder_figure(files: &[Loaded]) -> Option<Figure> {
         }
     }
     (!series.is_empty()).then(|| {
-        let mut fig = Figure {
-            id: "accel-ladder".into(),
-            title: "Cycles/byte against ISA level: absolute cycles/byte".into(),
-            subtitle: "a line per function, size, dispatch, sessions: sw < sse < avx < avx2 < avx512; triangle: hw (library's choice)".into(),
-            x_label: "ISA level (ladder order; hw: the library's default)".into(),
-            y_label: "absolute cycles/byte (CPU time)".into(),
-            kind: Kind::Lines(XScale::Categories(LADDER_AXIS)),
+        line_figure(
+            "accel-ladder",
+            "Cycles/byte against ISA level: absolute cycles/byte",
+            "a line per function, size, dispatch, sessions: sw < sse < avx < avx2 < avx512; triangle: hw (library's choice)",
+            (
+                "ISA level (ladder order; hw: the library's default)",
+                "absolute cycles/byte (CPU time)",
+            ),
+            XScale::Categories(LADDER_AXIS),
             series,
-            references: vec![],
-            notes: vec![],
-            statistics: vec![],
-        };
-        explain_marks(&mut fig);
-        fig
+        )
     })
 }
 

@@ -21,6 +21,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Once;
 
@@ -371,30 +372,12 @@ pub fn render_png(fig: &Figure, path: &Path) -> Result<(), PlotError> {
     super::write_atomic(path, &rendered?).map_err(|e| err(fig, e))
 }
 
+/// The chart every figure is drawn on: both axes f64 with the ticks given ([`TickedAxis`]).
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<TickedAxis, TickedAxis>>;
+
+/// Draw `fig` on `root`: the titles, the plot pane (axes, marks, reference lines), the legend pane.
 fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-    root.fill(&WHITE).map_err(|e| err(fig, e))?;
-    let titled = root
-        .titled(&fig.title, (FONT, 21).into_font().style(FontStyle::Bold))
-        .map_err(|e| err(fig, e))?;
-    let titled = if fig.subtitle.is_empty() {
-        titled
-    } else {
-        let style = (FONT, 15)
-            .into_font()
-            .color(&RGBColor(0x55, 0x55, 0x55))
-            .pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Center,
-                plotters::style::text_anchor::VPos::Top,
-            ));
-        titled
-            .draw(&Text::new(
-                shorten(&fig.subtitle, 120),
-                (WIDTH as i32 / 2, 2),
-                style,
-            ))
-            .map_err(|e| err(fig, e))?;
-        titled.margin(24, 0, 0, 0)
-    };
+    let titled = draw_titles(fig, root)?;
     let (plot_area, legend_area) = titled.split_horizontally(WIDTH - LEGEND_WIDTH);
     if fig.is_empty() {
         plot_area
@@ -407,7 +390,137 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
         return Ok(());
     }
 
-    let points: Vec<(f64, f64)> = fig.finite_points().collect();
+    let axes = Axes::fit(fig);
+    let size_labels = size_labels(root, &axes);
+    let label_rows_used = size_labels
+        .iter()
+        .filter_map(|l| l.2)
+        .max()
+        .map_or(1, |r| r + 1);
+    let x_label_area = X_LABEL_AREA + LABEL_ROW_HEIGHT as u32 * (label_rows_used as u32 - 1);
+
+    let chart = ChartBuilder::on(&plot_area)
+        .margin(CHART_MARGIN)
+        .x_label_area_size(x_label_area)
+        .y_label_area_size(Y_LABEL_AREA)
+        .build_cartesian_2d(
+            TickedAxis {
+                inner: axes.x_range.clone().into(),
+                bold: axes.x_ticks.clone(),
+                light: axes.x_light.clone(),
+            },
+            y_axis(&axes.y_range, axes.log_y),
+        )
+        .map_err(|e| err(fig, e))?;
+    let mut plot = Plot { chart, fig, axes };
+    plot.draw_mesh()?;
+    plot.draw_size_labels(root, &size_labels)?;
+
+    match fig.kind {
+        Kind::Lines(_) => {
+            // Bars first, so lines and markers stay on top of them; rings last, so a warning does
+            // not hide behind another series' line.
+            plot.draw_error_bars()?;
+            plot.draw_curves()?;
+            plot.draw_warning_rings()?;
+        }
+        Kind::Bars => plot.draw_bars()?,
+        Kind::Cdf => plot.draw_staircases()?,
+    }
+    plot.draw_references()?;
+
+    draw_legend(fig, &legend_area).map_err(|e| err(fig, e))?;
+    Ok(())
+}
+
+/// The white page with the title and, when there is one, the subtitle under it: the area left below.
+fn draw_titles<DB: DrawingBackend>(
+    fig: &Figure,
+    root: &DrawingArea<DB, Shift>,
+) -> Result<DrawingArea<DB, Shift>, PlotError> {
+    root.fill(&WHITE).map_err(|e| err(fig, e))?;
+    let titled = root
+        .titled(&fig.title, (FONT, 21).into_font().style(FontStyle::Bold))
+        .map_err(|e| err(fig, e))?;
+    if fig.subtitle.is_empty() {
+        return Ok(titled);
+    }
+    let style = (FONT, 15)
+        .into_font()
+        .color(&RGBColor(0x55, 0x55, 0x55))
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    titled
+        .draw(&Text::new(
+            shorten(&fig.subtitle, 120),
+            (WIDTH as i32 / 2, 2),
+            style,
+        ))
+        .map_err(|e| err(fig, e))?;
+    Ok(titled.margin(24, 0, 0, 0))
+}
+
+/// Where a figure's data land: each axis's scale (linear or logarithmic) and range in plot
+/// coordinates, and the x axis's ticks.
+struct Axes {
+    kind: Kind,
+    log_x: bool,
+    log_y: bool,
+    x_range: Range<f64>,
+    y_range: Range<f64>,
+    /// Ticks with a grid line and, between them, light lines (none on a size or category axis).
+    x_ticks: Vec<f64>,
+    x_light: Vec<f64>,
+}
+
+impl Axes {
+    /// The axes that show every finite point of `fig` (and its references and error bars).
+    fn fit(fig: &Figure) -> Axes {
+        let points: Vec<(f64, f64)> = fig.finite_points().collect();
+        let (log_y, y_range) = y_scale(fig, &points);
+        let (log_x, x_range) = x_scale(fig.kind, &points);
+        let (x_ticks, x_light) = x_ticks(fig.kind, &points, &x_range);
+        Axes {
+            kind: fig.kind,
+            log_x,
+            log_y,
+            x_range,
+            y_range,
+            x_ticks,
+            x_light,
+        }
+    }
+
+    /// Whether x is a message size, whose tick labels [`size_labels`] places.
+    fn size_axis(&self) -> bool {
+        self.kind == Kind::Lines(XScale::Log2)
+    }
+
+    /// A data x in plot coordinates.
+    fn to_x(&self, x: f64) -> f64 {
+        plot_x(self.kind, self.log_x, x)
+    }
+
+    /// A data y in plot coordinates.
+    fn to_y(&self, y: f64) -> f64 {
+        if self.log_y {
+            y.log10()
+        } else {
+            y
+        }
+    }
+}
+
+/// x in plot coordinates: log₂ of bytes for size axes, log₁₀ of a wide-ranging value.
+fn plot_x(kind: Kind, log_x: bool, x: f64) -> f64 {
+    match kind {
+        Kind::Lines(XScale::Log2) => x.max(1.0).log2(),
+        Kind::Cdf if log_x => x.log10(),
+        _ => x,
+    }
+}
+
+/// Whether the y axis is logarithmic, and its range in plot coordinates.
+fn y_scale(fig: &Figure, points: &[(f64, f64)]) -> (bool, Range<f64>) {
     let bars: Vec<ErrorBar> = fig
         .annotated()
         .filter_map(|(_, _, a)| a.bar.filter(ErrorBar::drawable))
@@ -428,7 +541,6 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     // axis would flatten every large-message value onto zero, so such line plots get a log₁₀ y axis.
     let log_y =
         matches!(fig.kind, Kind::Lines(XScale::Log2)) && y_min > 0.0 && y_max / y_min > LOG_SPAN;
-    let to_y = |y: f64| if log_y { y.log10() } else { y };
     // The axis takes in the error bars, but a bar from a run too short to say much (an interval many
     // times its value) may not squash the points: past twice the largest value (a decade on a log
     // axis) it is cut at the edge, its cap left off to show it goes on.
@@ -445,7 +557,11 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
     } else {
         0.0..bar_top.min(2.0 * y_max) * 1.1
     };
-    let y_top = y_range.end;
+    (log_y, y_range)
+}
+
+/// Whether the x axis is logarithmic (a distribution's), and its range in plot coordinates.
+fn x_scale(kind: Kind, points: &[(f64, f64)]) -> (bool, Range<f64>) {
     let (x_lo, x_hi) = points
         .iter()
         .map(|p| p.0)
@@ -453,17 +569,10 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
             (lo.min(x), hi.max(x))
         });
     // Per-thread cycles/byte of thousands of sessions can run from a few (busy threads) to thousands
-    // (starved ones): the same reason as log y above.
-    let log_x = fig.kind == Kind::Cdf && x_lo > 0.0 && x_hi / x_lo > LOG_SPAN;
-    let size_axis = fig.kind == Kind::Lines(XScale::Log2);
-    // x in plot coordinates: log₂ of bytes for size axes, log₁₀ of a wide-ranging value.
-    let to_x = |x: f64| match fig.kind {
-        Kind::Lines(XScale::Log2) => x.max(1.0).log2(),
-        Kind::Cdf if log_x => x.log10(),
-        _ => x,
-    };
-    let (lo, hi) = (to_x(x_lo), to_x(x_hi));
-    let x_range = match fig.kind {
+    // (starved ones): the same reason as a log y axis in [`y_scale`].
+    let log_x = kind == Kind::Cdf && x_lo > 0.0 && x_hi / x_lo > LOG_SPAN;
+    let (lo, hi) = (plot_x(kind, log_x, x_lo), plot_x(kind, log_x, x_hi));
+    let x_range = match kind {
         Kind::Lines(XScale::Log2) => (lo - 0.3)..(hi + 0.3),
         Kind::Lines(XScale::Integer) => (lo - 0.3).min(hi - 1.0)..(hi + 0.3).max(lo + 1.0),
         // Every step of the ladder, so a missing level shows as a gap, not a shorter axis.
@@ -479,273 +588,319 @@ fn draw<DB: DrawingBackend>(fig: &Figure, root: &DrawingArea<DB, Shift>) -> Resu
             (lo - pad)..(hi + pad)
         }
     };
-    let x_top = x_range.end;
-    // Ticks: on a size axis, one at every measured size (labelled below, staggered where they would
-    // collide); elsewhere plotters' choice, kept to whole numbers on a count axis.
-    let (x_ticks, x_light): (Vec<f64>, Vec<f64>) = if size_axis {
-        (size_ticks(&points), Vec::new())
-    } else if let Kind::Lines(XScale::Categories(labels)) = fig.kind {
-        ((0..labels.len()).map(|i| i as f64).collect(), Vec::new())
-    } else {
-        let count = match fig.kind {
-            Kind::Cdf => 10,
-            _ => ((x_range.end - x_range.start).ceil() as usize + 1).clamp(2, 20),
-        };
-        let mut bold = RangedCoordf64::from(x_range.clone()).key_points(count);
-        // Sessions and counts are whole: a tick at 0.5 would only be an unlabelled mark.
-        if fig.kind != Kind::Cdf {
-            bold.retain(|v| (v - v.round()).abs() < 1e-6);
-        }
-        let light = bold.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
-        (bold, light)
-    };
-    let label_style = (FONT, 14).into_font();
-    let size_labels: Vec<(f64, String, Option<usize>)> = if size_axis {
-        let span = x_range.end - x_range.start;
-        let plot_px = f64::from(WIDTH - LEGEND_WIDTH - 2 * CHART_MARGIN - Y_LABEL_AREA);
-        let texts: Vec<String> = x_ticks.iter().map(|&t| size_text(2f64.powf(t))).collect();
-        let placed: Vec<(f64, f64)> = x_ticks
-            .iter()
-            .zip(&texts)
-            .map(|(&t, text)| {
-                let width = root
-                    .estimate_text_size(text, &label_style.clone().into())
-                    .map_or(8.0 * text.len() as f64, |(w, _)| f64::from(w));
-                ((t - x_range.start) / span * plot_px, width)
-            })
-            .collect();
-        let rows = label_rows(&placed);
-        x_ticks
-            .iter()
-            .zip(texts)
-            .zip(rows)
-            .map(|((&t, text), row)| (t, text, row))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let label_rows_used = size_labels
-        .iter()
-        .filter_map(|l| l.2)
-        .max()
-        .map_or(1, |r| r + 1);
-    let x_label_area = X_LABEL_AREA + LABEL_ROW_HEIGHT as u32 * (label_rows_used as u32 - 1);
+    (log_x, x_range)
+}
 
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(CHART_MARGIN)
-        .x_label_area_size(x_label_area)
-        .y_label_area_size(Y_LABEL_AREA)
-        .build_cartesian_2d(
-            TickedAxis {
-                inner: x_range.into(),
-                bold: x_ticks,
-                light: x_light,
-            },
-            y_axis(&y_range, log_y),
-        )
-        .map_err(|e| err(fig, e))?;
-    let x_format = |v: &f64| -> String {
-        if fig.kind == Kind::Cdf {
-            return if log_x {
+/// The x axis's ticks and light lines. On a size axis, one tick at every measured size (labelled by
+/// [`size_labels`], staggered where they would collide); on a category axis one per category;
+/// elsewhere plotters' choice, kept to whole numbers on a count axis.
+fn x_ticks(kind: Kind, points: &[(f64, f64)], x_range: &Range<f64>) -> (Vec<f64>, Vec<f64>) {
+    if kind == Kind::Lines(XScale::Log2) {
+        return (size_ticks(points), Vec::new());
+    }
+    if let Kind::Lines(XScale::Categories(labels)) = kind {
+        return ((0..labels.len()).map(|i| i as f64).collect(), Vec::new());
+    }
+    let count = match kind {
+        Kind::Cdf => 10,
+        _ => ((x_range.end - x_range.start).ceil() as usize + 1).clamp(2, 20),
+    };
+    let mut bold = RangedCoordf64::from(x_range.clone()).key_points(count);
+    // Sessions and counts are whole: a tick at 0.5 would only be an unlabelled mark.
+    if kind != Kind::Cdf {
+        bold.retain(|v| (v - v.round()).abs() < 1e-6);
+    }
+    let light = bold.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+    (bold, light)
+}
+
+/// The font of tick labels.
+fn tick_font() -> FontDesc<'static> {
+    (FONT, 14).into_font()
+}
+
+/// A size axis's tick labels as (tick, text, row below the axis; `None`: no row has room), measured
+/// with the font they are drawn in; none on any other axis, whose labels the mesh draws.
+fn size_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    axes: &Axes,
+) -> Vec<(f64, String, Option<usize>)> {
+    if !axes.size_axis() {
+        return Vec::new();
+    }
+    let x_range = &axes.x_range;
+    let span = x_range.end - x_range.start;
+    let plot_px = f64::from(WIDTH - LEGEND_WIDTH - 2 * CHART_MARGIN - Y_LABEL_AREA);
+    let texts: Vec<String> = axes
+        .x_ticks
+        .iter()
+        .map(|&t| size_text(2f64.powf(t)))
+        .collect();
+    let placed: Vec<(f64, f64)> = axes
+        .x_ticks
+        .iter()
+        .zip(&texts)
+        .map(|(&t, text)| {
+            let width = root
+                .estimate_text_size(text, &tick_font().into())
+                .map_or(8.0 * text.len() as f64, |(w, _)| f64::from(w));
+            ((t - x_range.start) / span * plot_px, width)
+        })
+        .collect();
+    let rows = label_rows(&placed);
+    axes.x_ticks
+        .iter()
+        .zip(texts)
+        .zip(rows)
+        .map(|((&t, text), row)| (t, text, row))
+        .collect()
+}
+
+/// A figure on its chart, with where its data land: what each drawing step needs.
+struct Plot<'a, 'f, DB: DrawingBackend> {
+    chart: Chart<'a, DB>,
+    fig: &'f Figure,
+    axes: Axes,
+}
+
+impl<DB: DrawingBackend> Plot<'_, '_, DB> {
+    /// Grid, axis descriptions and tick labels (but a size axis's: [`Plot::draw_size_labels`] draws
+    /// those).
+    fn draw_mesh(&mut self) -> Result<(), PlotError> {
+        let (x_top, y_top) = (self.axes.x_range.end, self.axes.y_range.end);
+        let x_format = |v: &f64| -> String {
+            if self.fig.kind == Kind::Cdf {
+                return if self.axes.log_x {
+                    let value = 10f64.powf(*v);
+                    y_text(value, value * 10.0)
+                } else {
+                    y_text(*v, x_top)
+                };
+            }
+            if let Kind::Lines(scale @ XScale::Categories(_)) = self.fig.kind {
+                return scale.category(*v).unwrap_or_default().to_string();
+            }
+            // A size axis's labels are drawn below, where they can be staggered.
+            if self.axes.size_axis() || (v - v.round()).abs() > 1e-6 {
+                return String::new();
+            }
+            format!("{}", v.round() as i64)
+        };
+        let y_format = |v: &f64| {
+            if self.axes.log_y {
                 let value = 10f64.powf(*v);
                 y_text(value, value * 10.0)
             } else {
-                y_text(*v, x_top)
-            };
-        }
-        if let Kind::Lines(scale @ XScale::Categories(_)) = fig.kind {
-            return scale.category(*v).unwrap_or_default().to_string();
-        }
-        // A size axis's labels are drawn below, where they can be staggered.
-        if size_axis || (v - v.round()).abs() > 1e-6 {
-            return String::new();
-        }
-        format!("{}", v.round() as i64)
-    };
-    let y_format = |v: &f64| {
-        if log_y {
-            let value = 10f64.powf(*v);
-            y_text(value, value * 10.0)
-        } else {
-            y_text(*v, y_top)
-        }
-    };
-    chart
-        .configure_mesh()
-        .x_desc(if log_x {
-            format!("{} (log scale)", fig.x_label)
-        } else {
-            fig.x_label.clone()
-        })
-        .y_desc(if log_y {
-            format!("{} (log scale)", fig.y_label)
-        } else {
-            fig.y_label.clone()
-        })
-        .x_label_formatter(&x_format)
-        .y_label_formatter(&y_format)
-        .label_style((FONT, 14))
-        .axis_desc_style((FONT, 16))
-        .max_light_lines(1)
-        .light_line_style(RGBColor(0xF2, 0xF2, 0xF2))
-        .bold_line_style(RGBColor(0xDD, 0xDD, 0xDD))
-        .draw()
-        .map_err(|e| err(fig, e))?;
-    for (t, text, row) in &size_labels {
-        let Some(row) = row else { continue };
-        let (px, py) = chart.plotting_area().map_coordinate(&(*t, y_range.start));
-        let style = label_style
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Top));
-        root.draw(&Text::new(
-            text.clone(),
-            (px, py + 10 + LABEL_ROW_HEIGHT * *row as i32),
-            style,
-        ))
-        .map_err(|e| err(fig, e))?;
+                y_text(*v, y_top)
+            }
+        };
+        self.chart
+            .configure_mesh()
+            .x_desc(if self.axes.log_x {
+                format!("{} (log scale)", self.fig.x_label)
+            } else {
+                self.fig.x_label.clone()
+            })
+            .y_desc(if self.axes.log_y {
+                format!("{} (log scale)", self.fig.y_label)
+            } else {
+                self.fig.y_label.clone()
+            })
+            .x_label_formatter(&x_format)
+            .y_label_formatter(&y_format)
+            .label_style((FONT, 14))
+            .axis_desc_style((FONT, 16))
+            .max_light_lines(1)
+            .light_line_style(RGBColor(0xF2, 0xF2, 0xF2))
+            .bold_line_style(RGBColor(0xDD, 0xDD, 0xDD))
+            .draw()
+            .map_err(|e| err(self.fig, e))
     }
 
-    match fig.kind {
-        Kind::Lines(_) => {
-            // Bars first, so lines and markers stay on top of them. Series measured at the same
-            // sizes would stack their bars on one line: each is nudged sideways a few pixels.
-            let (y_lo, y_hi) = (y_range.start, y_range.end);
-            let middle = (fig.series.len() as f64 - 1.0) / 2.0;
-            for (k, s) in fig.series.iter().enumerate() {
-                let c = color(s.color);
-                let dx = ((k as f64 - middle) * BAR_DODGE).clamp(-MAX_DODGE, MAX_DODGE) as i32;
-                for (i, &(x, _)) in s.points.iter().enumerate() {
-                    let Some(bar) = s
-                        .annotation(i)
-                        .and_then(|a| a.bar)
-                        .filter(|b| x.is_finite() && b.drawable())
-                    else {
-                        continue;
-                    };
-                    let x = to_x(x);
-                    // Either end beyond the axis is cut there, without its cap.
-                    let end = |v: f64| {
-                        if log_y && v <= 0.0 {
-                            (y_lo, false)
-                        } else {
-                            let v = to_y(v);
-                            (v.clamp(y_lo, y_hi), (y_lo..=y_hi).contains(&v))
-                        }
-                    };
-                    let ((low, low_cap), (high, high_cap)) = (end(bar.low), end(bar.high));
-                    // In pixels from the low end, so the nudge is the same at every scale.
-                    let rise = chart.backend_coord(&(x, high)).1 - chart.backend_coord(&(x, low)).1;
-                    let style = c.stroke_width(2);
-                    let mut segments = vec![vec![(dx, 0), (dx, rise)]];
-                    for (dy, cap) in [(0, low_cap), (rise, high_cap)] {
-                        if cap {
-                            segments.push(vec![(dx - BAR_CAP, dy), (dx + BAR_CAP, dy)]);
-                        }
-                    }
-                    chart
-                        .draw_series(segments.into_iter().map(|segment| {
-                            EmptyElement::at((x, low)) + PathElement::new(segment, style)
-                        }))
-                        .map_err(|e| err(fig, e))?;
-                }
-            }
-            for s in &fig.series {
-                let c = color(s.color);
-                let pts: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .filter(|(x, y)| x.is_finite() && y.is_finite())
-                    .map(|&(x, y)| (to_x(x), to_y(y)))
-                    .collect();
-                match dash(s.variant) {
-                    None => {
-                        chart
-                            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-                            .map_err(|e| err(fig, e))?;
-                    }
-                    Some((on, off)) => {
-                        chart
-                            .draw_series(DashedLineSeries::new(
-                                pts.clone(),
-                                on,
-                                off,
-                                c.stroke_width(2),
-                            ))
-                            .map_err(|e| err(fig, e))?;
-                    }
-                }
-                chart
-                    .draw_series(pts.iter().map(|&p| marker(s.variant, p, c)))
-                    .map_err(|e| err(fig, e))?;
-            }
-            // Rings last: a warning must not hide behind another series' line.
-            let rings = fig
-                .annotated()
-                .filter(|(_, _, a)| !a.warnings.is_empty())
-                .map(|(_, (x, y), _)| warning_ring((to_x(x), to_y(y))));
-            chart.draw_series(rings).map_err(|e| err(fig, e))?;
-        }
-        Kind::Bars => {
-            let groups = fig.series.len().max(1) as f64;
-            let width = 0.8 / groups;
-            for (i, s) in fig.series.iter().enumerate() {
-                let c = color(s.color);
-                let left = -0.4 + width * i as f64;
-                chart
-                    .draw_series(
-                        s.points
-                            .iter()
-                            .filter(|(x, y)| x.is_finite() && y.is_finite())
-                            .map(|&(x, y)| {
-                                Rectangle::new([(x + left, 0.0), (x + left + width, y)], c.filled())
-                            }),
-                    )
-                    .map_err(|e| err(fig, e))?;
-            }
-        }
-        Kind::Cdf => {
-            for s in &fig.series {
-                let c = color(s.color);
-                // The staircase: flat between values, a step of 1/n at each; it starts from 0 at the
-                // smallest value, since no session lies below it.
-                let mut stairs: Vec<(f64, f64)> = Vec::with_capacity(2 * s.points.len());
-                let mut below = 0.0;
-                for &(x, y) in s
-                    .points
-                    .iter()
-                    .filter(|(x, y)| x.is_finite() && y.is_finite())
-                {
-                    stairs.push((to_x(x), below));
-                    stairs.push((to_x(x), y));
-                    below = y;
-                }
-                match dash(s.variant) {
-                    None => chart
-                        .draw_series(LineSeries::new(stairs, c.stroke_width(2)))
-                        .map(|_| ()),
-                    Some((on, off)) => chart
-                        .draw_series(DashedLineSeries::new(stairs, on, off, c.stroke_width(2)))
-                        .map(|_| ()),
-                }
-                .map_err(|e| err(fig, e))?;
-            }
-        }
-    }
-    let x_span = chart.x_range();
-    for (k, r) in fig.references.iter().enumerate() {
-        let c = color(fig.series.len() + k);
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_span.start, to_y(r.y)), (x_span.end, to_y(r.y))],
-                8,
-                5,
-                c.stroke_width(2),
+    /// A size axis's tick labels, in the rows [`size_labels`] gave them, below the axis.
+    fn draw_size_labels(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        labels: &[(f64, String, Option<usize>)],
+    ) -> Result<(), PlotError> {
+        for (t, text, row) in labels {
+            let Some(row) = row else { continue };
+            let (px, py) = self
+                .chart
+                .plotting_area()
+                .map_coordinate(&(*t, self.axes.y_range.start));
+            let style = tick_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top));
+            root.draw(&Text::new(
+                text.clone(),
+                (px, py + 10 + LABEL_ROW_HEIGHT * *row as i32),
+                style,
             ))
-            .map_err(|e| err(fig, e))?;
+            .map_err(|e| err(self.fig, e))?;
+        }
+        Ok(())
     }
 
-    draw_legend(fig, &legend_area).map_err(|e| err(fig, e))?;
-    Ok(())
+    /// The error bars of a line figure. Series measured at the same sizes would stack their bars on one
+    /// line: each is nudged sideways a few pixels.
+    fn draw_error_bars(&mut self) -> Result<(), PlotError> {
+        let (y_lo, y_hi) = (self.axes.y_range.start, self.axes.y_range.end);
+        let middle = (self.fig.series.len() as f64 - 1.0) / 2.0;
+        for (k, s) in self.fig.series.iter().enumerate() {
+            let c = color(s.color);
+            let dx = ((k as f64 - middle) * BAR_DODGE).clamp(-MAX_DODGE, MAX_DODGE) as i32;
+            for (i, &(x, _)) in s.points.iter().enumerate() {
+                let Some(bar) = s
+                    .annotation(i)
+                    .and_then(|a| a.bar)
+                    .filter(|b| x.is_finite() && b.drawable())
+                else {
+                    continue;
+                };
+                let x = self.axes.to_x(x);
+                // Either end beyond the axis is cut there, without its cap.
+                let end = |v: f64| {
+                    if self.axes.log_y && v <= 0.0 {
+                        (y_lo, false)
+                    } else {
+                        let v = self.axes.to_y(v);
+                        (v.clamp(y_lo, y_hi), (y_lo..=y_hi).contains(&v))
+                    }
+                };
+                let ((low, low_cap), (high, high_cap)) = (end(bar.low), end(bar.high));
+                // In pixels from the low end, so the nudge is the same at every scale.
+                let rise =
+                    self.chart.backend_coord(&(x, high)).1 - self.chart.backend_coord(&(x, low)).1;
+                let style = c.stroke_width(2);
+                let mut segments = vec![vec![(dx, 0), (dx, rise)]];
+                for (dy, cap) in [(0, low_cap), (rise, high_cap)] {
+                    if cap {
+                        segments.push(vec![(dx - BAR_CAP, dy), (dx + BAR_CAP, dy)]);
+                    }
+                }
+                self.chart
+                    .draw_series(segments.into_iter().map(|segment| {
+                        EmptyElement::at((x, low)) + PathElement::new(segment, style)
+                    }))
+                    .map_err(|e| err(self.fig, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Each series of a line figure: its line (solid or dashed by variant), then its markers.
+    fn draw_curves(&mut self) -> Result<(), PlotError> {
+        for s in &self.fig.series {
+            let c = color(s.color);
+            let pts: Vec<(f64, f64)> = s
+                .points
+                .iter()
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .map(|&(x, y)| (self.axes.to_x(x), self.axes.to_y(y)))
+                .collect();
+            self.draw_line(pts.clone(), s.variant, c)?;
+            self.chart
+                .draw_series(pts.iter().map(|&p| marker(s.variant, p, c)))
+                .map_err(|e| err(self.fig, e))?;
+        }
+        Ok(())
+    }
+
+    /// One line through `points` (in plot coordinates), in the dash pattern of `variant`.
+    fn draw_line(
+        &mut self,
+        points: Vec<(f64, f64)>,
+        variant: usize,
+        c: RGBColor,
+    ) -> Result<(), PlotError> {
+        match dash(variant) {
+            None => self
+                .chart
+                .draw_series(LineSeries::new(points, c.stroke_width(2)))
+                .map(|_| ()),
+            Some((on, off)) => self
+                .chart
+                .draw_series(DashedLineSeries::new(points, on, off, c.stroke_width(2)))
+                .map(|_| ()),
+        }
+        .map_err(|e| err(self.fig, e))
+    }
+
+    /// A red ring around every point whose result carries a warning.
+    fn draw_warning_rings(&mut self) -> Result<(), PlotError> {
+        let rings = self
+            .fig
+            .annotated()
+            .filter(|(_, _, a)| !a.warnings.is_empty())
+            .map(|(_, (x, y), _)| warning_ring((self.axes.to_x(x), self.axes.to_y(y))));
+        self.chart
+            .draw_series(rings)
+            .map_err(|e| err(self.fig, e))?;
+        Ok(())
+    }
+
+    /// Grouped bars: the series side by side within each whole x.
+    fn draw_bars(&mut self) -> Result<(), PlotError> {
+        let groups = self.fig.series.len().max(1) as f64;
+        let width = 0.8 / groups;
+        for (i, s) in self.fig.series.iter().enumerate() {
+            let c = color(s.color);
+            let left = -0.4 + width * i as f64;
+            self.chart
+                .draw_series(
+                    s.points
+                        .iter()
+                        .filter(|(x, y)| x.is_finite() && y.is_finite())
+                        .map(|&(x, y)| {
+                            Rectangle::new([(x + left, 0.0), (x + left + width, y)], c.filled())
+                        }),
+                )
+                .map_err(|e| err(self.fig, e))?;
+        }
+        Ok(())
+    }
+
+    /// Each series of a distribution as its staircase: flat between values, a step of 1/n at each; it
+    /// starts from 0 at the smallest value, since no session lies below it.
+    fn draw_staircases(&mut self) -> Result<(), PlotError> {
+        for s in &self.fig.series {
+            let c = color(s.color);
+            let mut stairs: Vec<(f64, f64)> = Vec::with_capacity(2 * s.points.len());
+            let mut below = 0.0;
+            for &(x, y) in s
+                .points
+                .iter()
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+            {
+                stairs.push((self.axes.to_x(x), below));
+                stairs.push((self.axes.to_x(x), y));
+                below = y;
+            }
+            self.draw_line(stairs, s.variant, c)?;
+        }
+        Ok(())
+    }
+
+    /// The horizontal reference lines, dashed across the whole plot, in the colours after the series'.
+    fn draw_references(&mut self) -> Result<(), PlotError> {
+        let x_span = self.chart.x_range();
+        for (k, r) in self.fig.references.iter().enumerate() {
+            let c = color(self.fig.series.len() + k);
+            self.chart
+                .draw_series(DashedLineSeries::new(
+                    vec![
+                        (x_span.start, self.axes.to_y(r.y)),
+                        (x_span.end, self.axes.to_y(r.y)),
+                    ],
+                    8,
+                    5,
+                    c.stroke_width(2),
+                ))
+                .map_err(|e| err(self.fig, e))?;
+        }
+        Ok(())
+    }
 }
 
 /// An f64 axis with the ticks given: plotters' own `WithKeyPoints` over an f64 range has no label
@@ -832,34 +987,34 @@ fn legend_keys(fig: &Figure) -> Vec<LegendKey> {
     keys
 }
 
+/// Legend layout: the left edge of its samples, the baseline of its first row, and the row height.
+const LEGEND_X: i32 = 10;
+const LEGEND_TOP: i32 = 22;
+const LEGEND_ROW: i32 = 21;
+
 fn draw_legend<DB: DrawingBackend>(
     fig: &Figure,
     area: &DrawingArea<DB, Shift>,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let style = (FONT, 13).into_font().color(&BLACK);
-    let line_height = 21;
-    let (x0, mut y) = (10, 22);
     let keys = legend_keys(fig);
-    let rows = fig.series.len() + fig.references.len();
     // Too many to list: say how many more rather than overflow the pane. The keys to bars and rings
     // always show: without them the marks cannot be read.
-    let max_rows = ((HEIGHT as i32 - 80) / line_height) as usize - keys.len();
-    let sample_line = |y: i32, c: RGBColor, pattern: Option<(u32, u32)>| {
-        let segments: Vec<(i32, i32)> = match pattern {
-            None => vec![(0, 30)],
-            Some((on, off)) => {
-                let (on, off) = (on as i32, off as i32);
-                (0..)
-                    .map(|k| k * (on + off))
-                    .take_while(|&s| s < 30)
-                    .map(|s| (s, (s + on).min(30)))
-                    .collect()
-            }
-        };
-        segments
-            .into_iter()
-            .map(move |(a, b)| PathElement::new(vec![(x0 + a, y), (x0 + b, y)], c.stroke_width(2)))
-    };
+    let max_rows = ((HEIGHT as i32 - 80) / LEGEND_ROW) as usize - keys.len();
+    let y = draw_legend_entries(fig, area, &style, max_rows)?;
+    draw_legend_keys(area, &style, keys, y)
+}
+
+/// The legend's rows for the series and then the references, each a sample and its name, up to
+/// `max_rows`; returns the baseline of the next row.
+fn draw_legend_entries<DB: DrawingBackend>(
+    fig: &Figure,
+    area: &DrawingArea<DB, Shift>,
+    style: &TextStyle,
+    max_rows: usize,
+) -> Result<i32, DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut y = LEGEND_TOP;
+    let rows = fig.series.len() + fig.references.len();
     let entries = fig
         .series
         .iter()
@@ -869,34 +1024,15 @@ fn draw_legend<DB: DrawingBackend>(
         if i + 1 == max_rows && rows > max_rows {
             area.draw(&Text::new(
                 format!("… and {} more (see the table)", rows - i),
-                (x0, y - 7),
+                (LEGEND_X, y - 7),
                 style.clone(),
             ))?;
-            y += line_height;
+            y += LEGEND_ROW;
             break;
         }
         let name = match series {
             Some(s) => {
-                let c = color(s.color);
-                match fig.kind {
-                    Kind::Lines(_) => {
-                        for seg in sample_line(y, c, dash(s.variant)) {
-                            area.draw(&seg)?;
-                        }
-                        area.draw(&marker(s.variant, (x0 + 15, y), c))?;
-                    }
-                    Kind::Cdf => {
-                        for seg in sample_line(y, c, dash(s.variant)) {
-                            area.draw(&seg)?;
-                        }
-                    }
-                    Kind::Bars => {
-                        area.draw(&Rectangle::new(
-                            [(x0 + 4, y - 7), (x0 + 26, y + 7)],
-                            c.filled(),
-                        ))?;
-                    }
-                }
+                draw_series_sample(fig.kind, s, area, y)?;
                 &s.name
             }
             None => {
@@ -910,17 +1046,82 @@ fn draw_legend<DB: DrawingBackend>(
         };
         area.draw(&Text::new(
             shorten(name, LEGEND_CHARS),
-            (x0 + 38, y - 8),
+            (LEGEND_X + 38, y - 8),
             style.clone(),
         ))?;
-        y += line_height;
+        y += LEGEND_ROW;
     }
+    Ok(y)
+}
+
+/// A series' sample in the legend row at `y`, drawn as the figure draws the series.
+fn draw_series_sample<DB: DrawingBackend>(
+    kind: Kind,
+    s: &Series,
+    area: &DrawingArea<DB, Shift>,
+    y: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let c = color(s.color);
+    match kind {
+        Kind::Lines(_) => {
+            for seg in sample_line(y, c, dash(s.variant)) {
+                area.draw(&seg)?;
+            }
+            area.draw(&marker(s.variant, (LEGEND_X + 15, y), c))?;
+        }
+        Kind::Cdf => {
+            for seg in sample_line(y, c, dash(s.variant)) {
+                area.draw(&seg)?;
+            }
+        }
+        Kind::Bars => {
+            area.draw(&Rectangle::new(
+                [(LEGEND_X + 4, y - 7), (LEGEND_X + 26, y + 7)],
+                c.filled(),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// A 30-pixel sample of a line at `y`, solid or in the dash pattern given.
+fn sample_line(
+    y: i32,
+    c: RGBColor,
+    pattern: Option<(u32, u32)>,
+) -> impl Iterator<Item = PathElement<(i32, i32)>> {
+    let segments: Vec<(i32, i32)> = match pattern {
+        None => vec![(0, 30)],
+        Some((on, off)) => {
+            let (on, off) = (on as i32, off as i32);
+            (0..)
+                .map(|k| k * (on + off))
+                .take_while(|&s| s < 30)
+                .map(|s| (s, (s + on).min(30)))
+                .collect()
+        }
+    };
+    segments.into_iter().map(move |(a, b)| {
+        PathElement::new(
+            vec![(LEGEND_X + a, y), (LEGEND_X + b, y)],
+            c.stroke_width(2),
+        )
+    })
+}
+
+/// The legend's closing rows from `y` on: what error bars and red rings mean, and the warning codes.
+fn draw_legend_keys<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    style: &TextStyle,
+    keys: Vec<LegendKey>,
+    mut y: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let grey = RGBColor(0x55, 0x55, 0x55);
     for key in keys {
         let text = match key {
             LegendKey::Bar(kind) => {
                 let bar = grey.stroke_width(2);
-                let cx = x0 + 15;
+                let cx = LEGEND_X + 15;
                 area.draw(&PathElement::new(vec![(cx, y - 8), (cx, y + 8)], bar))?;
                 for cy in [y - 8, y + 8] {
                     area.draw(&PathElement::new(
@@ -931,18 +1132,18 @@ fn draw_legend<DB: DrawingBackend>(
                 format!("bar: {}", kind.describe())
             }
             LegendKey::Warned => {
-                area.draw(&Circle::new((x0 + 15, y), 4, grey.filled()))?;
-                area.draw(&warning_ring((x0 + 15, y)))?;
+                area.draw(&Circle::new((LEGEND_X + 15, y), 4, grey.filled()))?;
+                area.draw(&warning_ring((LEGEND_X + 15, y)))?;
                 "red ring: the result carries a warning".to_string()
             }
             LegendKey::Codes(codes) => codes,
         };
         area.draw(&Text::new(
             shorten(&text, LEGEND_CHARS),
-            (x0 + 38, y - 8),
+            (LEGEND_X + 38, y - 8),
             style.clone(),
         ))?;
-        y += line_height;
+        y += LEGEND_ROW;
     }
     Ok(())
 }
@@ -1123,6 +1324,11 @@ mod tests {
         }
     }
 
+    /// An error bar of `kind` from `low` to `high`.
+    fn bar(kind: BarKind, low: f64, high: f64) -> Option<ErrorBar> {
+        Some(ErrorBar { low, high, kind })
+    }
+
     fn annotated(bars: [Option<ErrorBar>; 3], warnings: [&[&str]; 3]) -> Figure {
         let mut fig = sized(&[16.0, 64.0, 4096.0]);
         fig.series[0].annotations = bars
@@ -1138,13 +1344,7 @@ mod tests {
 
     #[test]
     fn warned_points_are_ringed_in_red_and_the_legend_says_what_bars_and_rings_mean() {
-        let ci = |low: f64, high: f64| {
-            Some(ErrorBar {
-                low,
-                high,
-                kind: BarKind::Ci95,
-            })
-        };
+        let ci = |low, high| bar(BarKind::Ci95, low, high);
         let fig = annotated(
             [ci(60.0, 65.0), ci(16.0, 17.5), None],
             [&["noisy"], &[], &["noisy", "over-utilised"]],
@@ -1172,13 +1372,7 @@ mod tests {
         assert!(!plain.contains("bar: ") && !plain.contains("red ring"));
 
         // Min–max bars say so; a zero-width bar (one repeat) is no bar at all.
-        let minmax = |low: f64, high: f64| {
-            Some(ErrorBar {
-                low,
-                high,
-                kind: BarKind::MinMax,
-            })
-        };
+        let minmax = |low, high| bar(BarKind::MinMax, low, high);
         let fig = annotated(
             [minmax(60.0, 66.0), minmax(17.0, 17.0), None],
             [&[], &[], &[]],
@@ -1191,11 +1385,7 @@ mod tests {
     #[test]
     fn a_bar_far_wider_than_the_values_does_not_squash_the_points() {
         // Values 1.2…63.5 on a log axis; one interval reaches 10⁶ (a run too short to say much).
-        let huge = Some(ErrorBar {
-            low: 1.0,
-            high: 1e6,
-            kind: BarKind::Ci95,
-        });
+        let huge = bar(BarKind::Ci95, 1.0, 1e6);
         let svg = render_svg(&annotated([huge, None, None], [&[], &[], &[]])).unwrap();
         let numbers: Vec<f64> = texts(&svg)
             .iter()

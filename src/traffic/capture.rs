@@ -466,133 +466,36 @@ enum Step {
     Fail(ScanError),
 }
 
+/// The error of a failed read from the capture (its cause is not kept by `pcap-parser`).
+fn read_failed() -> ScanError {
+    ScanError::Kind(CaptureErrorKind::Io(std::io::Error::other("read failed")))
+}
+
+/// Read the capture block by block into `counts` and `summary` (and the first packet on a link type
+/// macbench cannot read), refilling and growing the reader's buffer as records need.
 fn scan<R: Read + Send>(
     input: &mut Counting<R>,
     counts: &mut BTreeMap<u32, u64>,
     summary: &mut CaptureSummary,
     first_unsupported: &mut Option<(u16, u64)>,
 ) -> Result<(), ScanError> {
-    let mut reader = match create_reader(INITIAL_BUFFER, &mut *input) {
-        Ok(r) => r,
-        Err(PcapError::Eof) => return Err(ScanError::Kind(CaptureErrorKind::Empty)),
-        Err(PcapError::Incomplete(_)) | Err(PcapError::UnexpectedEof) => {
-            return Err(ScanError::Truncated {
-                offset: 0,
-                what: "the file header",
-            })
-        }
-        Err(PcapError::ReadError) => {
-            return Err(ScanError::Kind(CaptureErrorKind::Io(
-                std::io::Error::other("read failed"),
-            )))
-        }
-        Err(_) => return Err(ScanError::NotRecognized),
-    };
+    let mut reader = open_reader(input)?;
     let mut capacity = INITIAL_BUFFER;
-    // Legacy pcap: the one link type; pcapng: one per interface of the current section.
-    let mut legacy_link: Option<u16> = None;
-    let mut interfaces: Vec<u16> = Vec::new();
+    let mut tally = Tally {
+        counts,
+        summary,
+        first_unsupported,
+        legacy_link: None,
+        interfaces: Vec::new(),
+    };
     loop {
         let offset = reader.consumed() as u64;
         let step = match reader.next() {
             Ok((len, block)) => {
-                let mut packet = |link_type: u16, data: &[u8]| {
-                    summary.records += 1;
-                    match frame_ip_length(link_type, data) {
-                        Some(FrameSize::Ipv4(n)) => {
-                            summary.ipv4_packets += 1;
-                            *counts.entry(n).or_insert(0) += 1;
-                        }
-                        Some(FrameSize::Ipv6(n)) => {
-                            summary.ipv6_packets += 1;
-                            *counts.entry(n).or_insert(0) += 1;
-                        }
-                        Some(FrameSize::NotIp) => summary.skipped_non_ip += 1,
-                        Some(FrameSize::Malformed) => summary.skipped_malformed += 1,
-                        None => {
-                            summary.skipped_unsupported_link += 1;
-                            first_unsupported.get_or_insert((link_type, offset));
-                        }
-                    }
-                };
-                match block {
-                    PcapBlockOwned::LegacyHeader(header) => {
-                        summary.format = "pcap";
-                        // The upper bits may carry FCS information (pcap spec §LinkType).
-                        let link_type = (header.network.0 & 0xffff) as u16;
-                        summary.link_types.push(link_type);
-                        if frame_ip_length(link_type, &[]).is_none() {
-                            return Err(ScanError::Kind(CaptureErrorKind::UnsupportedLinkType {
-                                link_type,
-                                name: link_type_name(link_type),
-                                offset: 20,
-                            }));
-                        }
-                        legacy_link = Some(link_type);
-                    }
-                    PcapBlockOwned::Legacy(record) => {
-                        let link_type = legacy_link.unwrap_or(LINKTYPE_ETHERNET);
-                        packet(link_type, record.data);
-                    }
-                    PcapBlockOwned::NG(Block::SectionHeader(_)) => {
-                        summary.format = "pcapng";
-                        interfaces.clear();
-                    }
-                    PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
-                        let link_type = (idb.linktype.0 & 0xffff) as u16;
-                        summary.link_types.push(link_type);
-                        interfaces.push(link_type);
-                    }
-                    PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                        match interfaces.get(epb.if_id as usize) {
-                            Some(&link_type) => packet(link_type, epb.packet_data()),
-                            None => {
-                                return Err(ScanError::Kind(CaptureErrorKind::Corrupt {
-                                    offset,
-                                    detail: format!(
-                                        "packet on interface {} but the section describes {} interface(s)",
-                                        epb.if_id,
-                                        interfaces.len()
-                                    ),
-                                }))
-                            }
-                        }
-                    }
-                    PcapBlockOwned::NG(Block::SimplePacket(spb)) => match interfaces.first() {
-                        Some(&link_type) => packet(link_type, spb.packet_data()),
-                        None => {
-                            return Err(ScanError::Kind(CaptureErrorKind::Corrupt {
-                                offset,
-                                detail: "simple packet block before any interface description"
-                                    .into(),
-                            }))
-                        }
-                    },
-                    PcapBlockOwned::NG(_) => {}
-                }
+                tally.block(block, offset)?;
                 Step::Consume(len)
             }
-            Err(PcapError::Eof) => Step::Done,
-            Err(PcapError::Incomplete(_)) => Step::Refill,
-            Err(PcapError::BufferTooSmall) => Step::Grow,
-            Err(PcapError::UnexpectedEof) => Step::Fail(ScanError::Truncated {
-                offset,
-                what: if summary.format == "pcapng" {
-                    "the block starting there"
-                } else {
-                    "the record starting there"
-                },
-            }),
-            Err(PcapError::ReadError) => Step::Fail(ScanError::Kind(CaptureErrorKind::Io(
-                std::io::Error::other("read failed"),
-            ))),
-            Err(PcapError::NomError(_, kind)) | Err(PcapError::OwnedNomError(_, kind)) => {
-                Step::Fail(ScanError::Kind(CaptureErrorKind::Corrupt {
-                    offset,
-                    detail: format!("unparsable {} ({kind:?})", block_word(summary.format)),
-                }))
-            }
-            Err(PcapError::HeaderNotRecognized) => Step::Fail(ScanError::NotRecognized),
+            Err(e) => step_after(e, offset, tally.summary.format),
         };
         match step {
             Step::Consume(len) => reader.consume(len),
@@ -601,16 +504,150 @@ fn scan<R: Read + Send>(
             Step::Refill => {
                 let before = reader.data().len();
                 if reader.refill().is_err() {
-                    return Err(ScanError::Kind(CaptureErrorKind::Io(
-                        std::io::Error::other("read failed"),
-                    )));
+                    return Err(read_failed());
                 }
                 // No progress and not at end of input: the buffer is full, so it must grow.
                 if reader.data().len() == before && !reader.reader_exhausted() {
-                    grow(&mut *reader, &mut capacity, offset, summary.format)?;
+                    grow(&mut *reader, &mut capacity, offset, tally.summary.format)?;
                 }
             }
-            Step::Grow => grow(&mut *reader, &mut capacity, offset, summary.format)?,
+            Step::Grow => grow(&mut *reader, &mut capacity, offset, tally.summary.format)?,
+        }
+    }
+}
+
+/// A reader of whichever format the file's first bytes say, or why there is none.
+fn open_reader<'a, R: Read + Send>(
+    input: &'a mut Counting<R>,
+) -> Result<Box<dyn PcapReaderIterator + Send + 'a>, ScanError> {
+    match create_reader(INITIAL_BUFFER, input) {
+        Ok(r) => Ok(r),
+        Err(PcapError::Eof) => Err(ScanError::Kind(CaptureErrorKind::Empty)),
+        Err(PcapError::Incomplete(_)) | Err(PcapError::UnexpectedEof) => {
+            Err(ScanError::Truncated {
+                offset: 0,
+                what: "the file header",
+            })
+        }
+        Err(PcapError::ReadError) => Err(read_failed()),
+        Err(_) => Err(ScanError::NotRecognized),
+    }
+}
+
+/// What to do when reading the block at `offset` failed with `e`.
+fn step_after<I>(e: PcapError<I>, offset: u64, format: &str) -> Step {
+    match e {
+        PcapError::Eof => Step::Done,
+        PcapError::Incomplete(_) => Step::Refill,
+        PcapError::BufferTooSmall => Step::Grow,
+        PcapError::UnexpectedEof => Step::Fail(ScanError::Truncated {
+            offset,
+            what: if format == "pcapng" {
+                "the block starting there"
+            } else {
+                "the record starting there"
+            },
+        }),
+        PcapError::ReadError => Step::Fail(read_failed()),
+        PcapError::NomError(_, kind) | PcapError::OwnedNomError(_, kind) => {
+            Step::Fail(ScanError::Kind(CaptureErrorKind::Corrupt {
+                offset,
+                detail: format!("unparsable {} ({kind:?})", block_word(format)),
+            }))
+        }
+        PcapError::HeaderNotRecognized => Step::Fail(ScanError::NotRecognized),
+    }
+}
+
+/// What the blocks read so far add up to: the sizes and the summary, the first packet on a link type
+/// macbench cannot read, and the link types in force (legacy pcap: the one of the file; pcapng: one
+/// per interface of the current section).
+struct Tally<'a> {
+    counts: &'a mut BTreeMap<u32, u64>,
+    summary: &'a mut CaptureSummary,
+    first_unsupported: &'a mut Option<(u16, u64)>,
+    legacy_link: Option<u16>,
+    interfaces: Vec<u16>,
+}
+
+impl Tally<'_> {
+    /// Take in the block at `offset`: a header or interface sets link types, a packet is counted.
+    fn block(&mut self, block: PcapBlockOwned, offset: u64) -> Result<(), ScanError> {
+        match block {
+            PcapBlockOwned::LegacyHeader(header) => {
+                self.summary.format = "pcap";
+                // The upper bits may carry FCS information (pcap spec §LinkType).
+                let link_type = (header.network.0 & 0xffff) as u16;
+                self.summary.link_types.push(link_type);
+                if frame_ip_length(link_type, &[]).is_none() {
+                    return Err(ScanError::Kind(CaptureErrorKind::UnsupportedLinkType {
+                        link_type,
+                        name: link_type_name(link_type),
+                        offset: 20,
+                    }));
+                }
+                self.legacy_link = Some(link_type);
+            }
+            PcapBlockOwned::Legacy(record) => {
+                let link_type = self.legacy_link.unwrap_or(LINKTYPE_ETHERNET);
+                self.packet(link_type, record.data, offset);
+            }
+            PcapBlockOwned::NG(Block::SectionHeader(_)) => {
+                self.summary.format = "pcapng";
+                self.interfaces.clear();
+            }
+            PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
+                let link_type = (idb.linktype.0 & 0xffff) as u16;
+                self.summary.link_types.push(link_type);
+                self.interfaces.push(link_type);
+            }
+            PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
+                match self.interfaces.get(epb.if_id as usize) {
+                    Some(&link_type) => self.packet(link_type, epb.packet_data(), offset),
+                    None => {
+                        return Err(ScanError::Kind(CaptureErrorKind::Corrupt {
+                            offset,
+                            detail: format!(
+                                "packet on interface {} but the section describes {} interface(s)",
+                                epb.if_id,
+                                self.interfaces.len()
+                            ),
+                        }))
+                    }
+                }
+            }
+            PcapBlockOwned::NG(Block::SimplePacket(spb)) => match self.interfaces.first() {
+                Some(&link_type) => self.packet(link_type, spb.packet_data(), offset),
+                None => {
+                    return Err(ScanError::Kind(CaptureErrorKind::Corrupt {
+                        offset,
+                        detail: "simple packet block before any interface description".into(),
+                    }))
+                }
+            },
+            PcapBlockOwned::NG(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Count one packet record: its IP size, or the bucket it was skipped into.
+    fn packet(&mut self, link_type: u16, data: &[u8], offset: u64) {
+        self.summary.records += 1;
+        match frame_ip_length(link_type, data) {
+            Some(FrameSize::Ipv4(n)) => {
+                self.summary.ipv4_packets += 1;
+                *self.counts.entry(n).or_insert(0) += 1;
+            }
+            Some(FrameSize::Ipv6(n)) => {
+                self.summary.ipv6_packets += 1;
+                *self.counts.entry(n).or_insert(0) += 1;
+            }
+            Some(FrameSize::NotIp) => self.summary.skipped_non_ip += 1,
+            Some(FrameSize::Malformed) => self.summary.skipped_malformed += 1,
+            None => {
+                self.summary.skipped_unsupported_link += 1;
+                self.first_unsupported.get_or_insert((link_type, offset));
+            }
         }
     }
 }
@@ -641,7 +678,5 @@ fn grow(
         }));
     }
     *capacity = next;
-    reader
-        .refill()
-        .map_err(|_| ScanError::Kind(CaptureErrorKind::Io(std::io::Error::other("read failed"))))
+    reader.refill().map_err(|_| read_failed())
 }

@@ -23,6 +23,16 @@ pub struct CsvError {
     pub kind: CsvErrorKind,
 }
 
+impl CsvError {
+    fn at(path: &Path, line: usize, kind: CsvErrorKind) -> CsvError {
+        CsvError {
+            path: path.to_path_buf(),
+            line,
+            kind,
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CsvErrorKind {
     #[error("cannot read file: {0}")]
@@ -76,11 +86,7 @@ pub const MAX_CSV_LINES: usize = 1_000_000;
 /// [`MAX_CSV_BYTES`] are read.
 pub fn read_csv(path: &Path) -> Result<SizeDistribution, CsvError> {
     use std::io::Read;
-    let err = |line, kind| CsvError {
-        path: path.to_path_buf(),
-        line,
-        kind,
-    };
+    let err = |line, kind| CsvError::at(path, line, kind);
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_CSV_BYTES + 1).read_to_end(&mut bytes))
@@ -104,11 +110,7 @@ pub fn read_csv(path: &Path) -> Result<SizeDistribution, CsvError> {
 
 /// Parse CSV text; `path` is only used to name the source in errors and provenance.
 pub fn parse_csv(path: &Path, text: &str) -> Result<SizeDistribution, CsvError> {
-    let err = |line, kind| CsvError {
-        path: path.to_path_buf(),
-        line,
-        kind,
-    };
+    let err = |line, kind| CsvError::at(path, line, kind);
     let mut rows: Vec<(u32, f64)> = Vec::new();
     let (mut first_row, mut last_row) = (0, 0);
     let mut seen_content = false;
@@ -142,25 +144,7 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<SizeDistribution, CsvError> 
             }
         }
         let size = parse_size(size_text).map_err(|k| err(line, k))?;
-        let weight: f64 = weight_text.parse().map_err(|_| {
-            err(
-                line,
-                CsvErrorKind::BadWeight {
-                    text: weight_text.to_string(),
-                },
-            )
-        })?;
-        if !weight.is_finite() {
-            return Err(err(
-                line,
-                CsvErrorKind::BadWeight {
-                    text: weight_text.to_string(),
-                },
-            ));
-        }
-        if weight < 0.0 {
-            return Err(err(line, CsvErrorKind::NegativeWeight { weight }));
-        }
+        let weight = parse_weight(weight_text).map_err(|k| err(line, k))?;
         if rows.is_empty() {
             first_row = line;
         }
@@ -175,6 +159,16 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<SizeDistribution, CsvError> 
         };
         return Err(err(last_line + 1, kind));
     }
+    distribution(path, rows, (first_row, last_row))
+}
+
+/// The model of the data `rows`, read from lines `first_row`…`last_row` of `path`.
+fn distribution(
+    path: &Path,
+    rows: Vec<(u32, f64)>,
+    (first_row, last_row): (usize, usize),
+) -> Result<SizeDistribution, CsvError> {
+    let err = |line, kind| CsvError::at(path, line, kind);
     let count = rows.len();
     let name = path
         .file_stem()
@@ -212,6 +206,21 @@ fn is_word(field: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '"')
         && field.parse::<f64>().is_err()
+}
+
+/// A weight: a finite number ≥ 0.
+fn parse_weight(text: &str) -> Result<f64, CsvErrorKind> {
+    let weight = text
+        .parse::<f64>()
+        .ok()
+        .filter(|w| w.is_finite())
+        .ok_or_else(|| CsvErrorKind::BadWeight {
+            text: text.to_string(),
+        })?;
+    if weight < 0.0 {
+        return Err(CsvErrorKind::NegativeWeight { weight });
+    }
+    Ok(weight)
 }
 
 fn parse_size(text: &str) -> Result<u32, CsvErrorKind> {

@@ -69,39 +69,35 @@ pub struct PaperCase {
     pub software_printed_us: (f64, f64),
 }
 
+impl PaperCase {
+    /// A case as the paper prints it: Γ, Table 1 and Table 2 times, each as (HMAC, CBC-MAC).
+    const fn printed(
+        case: &'static str,
+        model: &'static str,
+        gamma: (f64, f64),
+        fpga_us: (f64, f64),
+        software_us: (f64, f64),
+    ) -> PaperCase {
+        PaperCase {
+            case,
+            model,
+            hmac_gamma_printed: gamma.0,
+            aes_gamma_printed: gamma.1,
+            fpga_printed_us: fpga_us,
+            software_printed_us: software_us,
+        }
+    }
+}
+
+/// The four cases, as printed: Γ, Table 1 (FPGA) and Table 2 (software) average packet times in µs,
+/// each as (HMAC-SHA-1, CBC-MAC-AES). Laid out as the table it is.
+#[rustfmt::skip]
 pub const CASES: [PaperCase; 4] = [
-    PaperCase {
-        case: "i",
-        model: "uniform",
-        hmac_gamma_printed: 6.34,
-        aes_gamma_printed: 24.34,
-        fpga_printed_us: (8.21, 7.48),
-        software_printed_us: (28.03, 27.75),
-    },
-    PaperCase {
-        case: "ii",
-        model: "rule-of-thumb",
-        hmac_gamma_printed: 10.0,
-        aes_gamma_printed: 38.0,
-        fpga_printed_us: (11.71, 11.67),
-        software_printed_us: (39.01, 43.32),
-    },
-    PaperCase {
-        case: "iii",
-        model: "three-impulse",
-        hmac_gamma_printed: 8.3,
-        aes_gamma_printed: 31.4,
-        fpga_printed_us: (10.18, 9.64),
-        software_printed_us: (33.91, 35.80),
-    },
-    PaperCase {
-        case: "iv",
-        model: "caida",
-        hmac_gamma_printed: 7.28,
-        aes_gamma_printed: 27.51,
-        fpga_printed_us: (9.25, 8.45),
-        software_printed_us: (30.84, 31.36),
-    },
+    //                 case   model            Γ              Table 1         Table 2
+    PaperCase::printed("i",   "uniform",       (6.34, 24.34), (8.21, 7.48),   (28.03, 27.75)),
+    PaperCase::printed("ii",  "rule-of-thumb", (10.0, 38.0),  (11.71, 11.67), (39.01, 43.32)),
+    PaperCase::printed("iii", "three-impulse", (8.3, 31.4),   (10.18, 9.64),  (33.91, 35.80)),
+    PaperCase::printed("iv",  "caida",         (7.28, 27.51), (9.25, 8.45),   (30.84, 31.36)),
 ];
 
 /// The paper's per-block times, µs.
@@ -252,9 +248,51 @@ fn correct_gamma(model: &str, rule: BlockRule) -> f64 {
     builtin(model).map_or(f64::NAN, |d| d.gamma(rule))
 }
 
+/// HMAC compressions per packet as the paper charges them (eq. 4.2: both key pads hashed per packet).
+fn rehashed(gamma: f64) -> f64 {
+    hmac_compressions(gamma, HmacPads::Rehashed)
+}
+
 /// The analysis behind [`paper_report`].
 pub fn analysis() -> PaperAnalysis {
-    let gammas: Vec<GammaRow> = CASES
+    let gammas = gamma_rows();
+    let fpga_hash_us_per_case: Vec<f64> = CASES
+        .iter()
+        .map(|c| c.fpga_printed_us.0 / rehashed(c.hmac_gamma_printed))
+        .collect();
+    let (sxy, sxx) = CASES[1..].iter().fold((0.0, 0.0), |(sxy, sxx), c| {
+        let x = rehashed(c.hmac_gamma_printed);
+        (sxy + x * c.fpga_printed_us.0, sxx + x * x)
+    });
+    let fpga_hash_us = sxy / sxx;
+    let table1 = time_table(
+        "Table 1: FPGA (Virtex -6)",
+        fpga_hash_us,
+        FPGA_AES_BLOCK_US,
+        |c| c.fpga_printed_us,
+        &gammas,
+    );
+    let table2 = time_table(
+        "Table 2: software (927 MHz Pentium)",
+        SOFTWARE_SHA1_BLOCK_US,
+        SOFTWARE_AES_BLOCK_US,
+        |c| c.software_printed_us,
+        &gammas,
+    );
+    let errata = errata(&gammas, &table1, fpga_hash_us, &fpga_hash_us_per_case);
+    PaperAnalysis {
+        gammas,
+        fpga_hash_us_per_case,
+        fpga_hash_us,
+        table1,
+        table2,
+        errata,
+    }
+}
+
+/// Γ of every case: printed, by the paper's own method, and correct.
+fn gamma_rows() -> Vec<GammaRow> {
+    CASES
         .iter()
         .map(|c| {
             let (hmac_paper_method, aes_paper_method) = paper_method_gamma(c.case);
@@ -269,73 +307,66 @@ pub fn analysis() -> PaperAnalysis {
                 aes_correct: correct_gamma(c.model, AES_RULE),
             }
         })
-        .collect();
+        .collect()
+}
 
-    let rehashed = |g: f64| hmac_compressions(g, HmacPads::Rehashed);
-    let fpga_hash_us_per_case: Vec<f64> = CASES
-        .iter()
-        .map(|c| c.fpga_printed_us.0 / rehashed(c.hmac_gamma_printed))
-        .collect();
-    let (sxy, sxx) = CASES[1..].iter().fold((0.0, 0.0), |(sxy, sxx), c| {
-        let x = rehashed(c.hmac_gamma_printed);
-        (sxy + x * c.fpga_printed_us.0, sxx + x * x)
-    });
-    let fpga_hash_us = sxy / sxx;
+/// One of the paper's time tables recomputed from its per-block times (`hash_us` per compression,
+/// `aes_us` per block), beside the times it printed (`printed`: HMAC, CBC-MAC) and the times with
+/// the correct Γ.
+fn time_table(
+    title: &'static str,
+    hash_us: f64,
+    aes_us: f64,
+    printed: fn(&PaperCase) -> (f64, f64),
+    gammas: &[GammaRow],
+) -> TimeTable {
+    let mut hmac_sha1 = Vec::new();
+    let mut cbc_mac_aes = Vec::new();
+    for (c, g) in CASES.iter().zip(gammas) {
+        let (hmac_printed, aes_printed) = printed(c);
+        let hmac_recomputed = rehashed(c.hmac_gamma_printed) * hash_us;
+        hmac_sha1.push(TimeCell {
+            case: c.case,
+            gamma_printed: c.hmac_gamma_printed,
+            time_printed_us: hmac_printed,
+            time_recomputed_us: hmac_recomputed,
+            agreement: Agreement::of(hmac_recomputed, hmac_printed),
+            gamma_correct: g.hmac_correct,
+            time_correct_us: rehashed(g.hmac_correct) * hash_us,
+            time_correct_precomputed_us: Some(
+                hmac_compressions(g.hmac_correct, HmacPads::Precomputed) * hash_us,
+            ),
+        });
+        let aes_recomputed = c.aes_gamma_printed * aes_us;
+        cbc_mac_aes.push(TimeCell {
+            case: c.case,
+            gamma_printed: c.aes_gamma_printed,
+            time_printed_us: aes_printed,
+            time_recomputed_us: aes_recomputed,
+            agreement: Agreement::of(aes_recomputed, aes_printed),
+            gamma_correct: g.aes_correct,
+            time_correct_us: g.aes_correct * aes_us,
+            time_correct_precomputed_us: None,
+        });
+    }
+    TimeTable {
+        title,
+        hash_block_us: hash_us,
+        aes_block_us: aes_us,
+        hmac_sha1,
+        cbc_mac_aes,
+    }
+}
 
-    let table = |title, hash_us: f64, aes_us: f64, printed: fn(&PaperCase) -> (f64, f64)| {
-        let mut hmac_sha1 = Vec::new();
-        let mut cbc_mac_aes = Vec::new();
-        for (c, g) in CASES.iter().zip(&gammas) {
-            let (hmac_printed, aes_printed) = printed(c);
-            let hmac_recomputed = rehashed(c.hmac_gamma_printed) * hash_us;
-            hmac_sha1.push(TimeCell {
-                case: c.case,
-                gamma_printed: c.hmac_gamma_printed,
-                time_printed_us: hmac_printed,
-                time_recomputed_us: hmac_recomputed,
-                agreement: Agreement::of(hmac_recomputed, hmac_printed),
-                gamma_correct: g.hmac_correct,
-                time_correct_us: rehashed(g.hmac_correct) * hash_us,
-                time_correct_precomputed_us: Some(
-                    hmac_compressions(g.hmac_correct, HmacPads::Precomputed) * hash_us,
-                ),
-            });
-            let aes_recomputed = c.aes_gamma_printed * aes_us;
-            cbc_mac_aes.push(TimeCell {
-                case: c.case,
-                gamma_printed: c.aes_gamma_printed,
-                time_printed_us: aes_printed,
-                time_recomputed_us: aes_recomputed,
-                agreement: Agreement::of(aes_recomputed, aes_printed),
-                gamma_correct: g.aes_correct,
-                time_correct_us: g.aes_correct * aes_us,
-                time_correct_precomputed_us: None,
-            });
-        }
-        TimeTable {
-            title,
-            hash_block_us: hash_us,
-            aes_block_us: aes_us,
-            hmac_sha1,
-            cbc_mac_aes,
-        }
-    };
-    let table1 = table(
-        "Table 1: FPGA (Virtex -6)",
-        fpga_hash_us,
-        FPGA_AES_BLOCK_US,
-        |c| c.fpga_printed_us,
-    );
-    let table2 = table(
-        "Table 2: software (927 MHz Pentium)",
-        SOFTWARE_SHA1_BLOCK_US,
-        SOFTWARE_AES_BLOCK_US,
-        |c| c.software_printed_us,
-    );
-
-    let g = &gammas;
+/// The paper's errors, each with the numbers that show it.
+fn errata(
+    g: &[GammaRow],
+    table1: &TimeTable,
+    fpga_hash_us: f64,
+    fpga_hash_us_per_case: &[f64],
+) -> Vec<String> {
     let t1_i = &table1.hmac_sha1[0];
-    let errata = vec![
+    vec![
         format!(
             "Case (i) density: 0.5/1460 per size over the 1461 sizes 40…1500 sums to {:.4}, not 1, \
              halving Γ: HMAC {:.3} → {:.3}, CBC-MAC {:.3} → {:.3} (the density is 1/1461).",
@@ -381,16 +412,7 @@ pub fn analysis() -> PaperAnalysis {
         "Eq. 4.2 charges HMAC Γ + 3 compressions (both key pads hashed per packet); an implementation \
          that precomputes the ipad/opad states at key setup, as OpenSSL and RustCrypto do, needs Γ + 1."
             .to_string(),
-    ];
-
-    PaperAnalysis {
-        gammas,
-        fpga_hash_us_per_case,
-        fpga_hash_us,
-        table1,
-        table2,
-        errata,
-    }
+    ]
 }
 
 /// The first row is the header; the first `left` columns are left-aligned, the rest right-aligned.
@@ -416,41 +438,34 @@ fn render_table(rows: &[Vec<String>], left: usize) -> String {
 fn time_rows(label: &str, cells: &[TimeCell]) -> Vec<Vec<String>> {
     let mut rows = vec![
         vec![label.to_string()],
-        std::iter::once("  Γ printed".to_string())
-            .chain(cells.iter().map(|c| format!("{}", c.gamma_printed)))
-            .collect(),
-        std::iter::once("  time printed".to_string())
-            .chain(cells.iter().map(|c| format!("{:.2}", c.time_printed_us)))
-            .collect(),
-        std::iter::once("  recomputed from printed Γ".to_string())
-            .chain(
-                cells
-                    .iter()
-                    .map(|c| format!("{:.2}{}", c.time_recomputed_us, c.agreement.mark())),
-            )
-            .collect(),
-        std::iter::once("  Γ correct".to_string())
-            .chain(cells.iter().map(|c| format!("{:.3}", c.gamma_correct)))
-            .collect(),
-        std::iter::once("  time with correct Γ".to_string())
-            .chain(cells.iter().map(|c| format!("{:.2}", c.time_correct_us)))
-            .collect(),
+        cells_row("  Γ printed", cells, |c| format!("{}", c.gamma_printed)),
+        cells_row("  time printed", cells, |c| {
+            format!("{:.2}", c.time_printed_us)
+        }),
+        cells_row("  recomputed from printed Γ", cells, |c| {
+            format!("{:.2}{}", c.time_recomputed_us, c.agreement.mark())
+        }),
+        cells_row("  Γ correct", cells, |c| format!("{:.3}", c.gamma_correct)),
+        cells_row("  time with correct Γ", cells, |c| {
+            format!("{:.2}", c.time_correct_us)
+        }),
     ];
     if cells
         .iter()
         .all(|c| c.time_correct_precomputed_us.is_some())
     {
-        rows.push(
-            std::iter::once("  … pads precomputed (Γ+1)".to_string())
-                .chain(
-                    cells
-                        .iter()
-                        .map(|c| format!("{:.2}", c.time_correct_precomputed_us.unwrap_or(0.0))),
-                )
-                .collect(),
-        );
+        rows.push(cells_row("  … pads precomputed (Γ+1)", cells, |c| {
+            format!("{:.2}", c.time_correct_precomputed_us.unwrap_or(0.0))
+        }));
     }
     rows
+}
+
+/// A row of a time table: `label`, then `cell` of each case.
+fn cells_row(label: &str, cells: &[TimeCell], cell: fn(&TimeCell) -> String) -> Vec<String> {
+    std::iter::once(label.to_string())
+        .chain(cells.iter().map(cell))
+        .collect()
 }
 
 /// Seed 001 reproduced, as a readable text report (what `macbench model --paper` prints).
