@@ -139,6 +139,26 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         cpp: false,
         flags: &["-std=c99"],
     },
+    // libsodium ≥ 1.0.12 (crypto_generichash_blake2b with a key, crypto_shorthash_siphash24); Debian's
+    // libsodium-dev ships a .pc file.
+    SystemLibrary {
+        name: "sodium",
+        display: "libsodium",
+        feature: "sodium",
+        default_feature: true,
+        package: "libsodium-dev",
+        pkg_config: &["libsodium"],
+        header: "sodium.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[HeaderSubdir {
+            dir: "",
+            link: "sodium",
+        }],
+        include_as: None,
+        shim: &["csrc/sodium_shim.c"],
+        cpp: false,
+        flags: &["-std=c99"],
+    },
 ];
 
 impl SystemLibrary {

@@ -27,6 +27,7 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("mbedtls", 13, 13),
     ("nettle", 22, 22),
     ("ipsecmb", 17, 85),
+    ("sodium", 5, 5),
     ("rustcrypto", 31, 31),
     ("null", 1, 1),
 ];

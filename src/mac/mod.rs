@@ -24,6 +24,7 @@ pub mod null;
 pub mod openssl;
 pub mod rustcrypto;
 pub mod shim;
+pub mod sodium;
 pub mod switch;
 pub mod vectors;
 
@@ -445,6 +446,7 @@ pub static BACKENDS: &[&Backend] = &[
     &mbedtls::BACKEND,
     &nettle::BACKEND,
     &ipsecmb::BACKEND,
+    &sodium::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];

@@ -1,0 +1,80 @@
+//! libsodium backend: the system libsodium (Debian's libsodium-dev), the crypto library of many phone
+//! apps, messengers and embedded projects, through `csrc/sodium_shim.c` and the one shim table of
+//! `csrc/macbench_shim.h` ([`super::shim`]).
+//!
+//! Its MACs: HMAC-SHA-256 and HMAC-SHA-512 (`crypto_auth_hmacsha256/512`), Poly1305
+//! (`crypto_onetimeauth_poly1305`), keyed BLAKE2b (`crypto_generichash_blake2b`) and SipHash-2-4
+//! (`crypto_shorthash_siphash24`). Key setup happens once in the shim's `create`; per message the keyed
+//! state is copied and the message run through it (the shim's comment says why). libsodium's
+//! `crypto_auth_hmacsha512256` is HMAC-SHA-512 cut to 32 bytes, not HMAC over SHA-512/256, so it is not
+//! registered as `hmac-sha512-256`.
+//!
+//! `hw` only: libsodium picks its BLAKE2b and Poly1305 code (AVX2, SSE4.1, SSSE3 or portable C) once,
+//! in `sodium_init`, with no switch to turn them off, and its SHA-2 is portable C everywhere. The
+//! version line says which CPU features it detected.
+//!
+//! Built only with `cfg(have_sodium)` (build.rs found the library and compiled the shim); otherwise
+//! every entry is listed as unavailable with the reason build.rs recorded.
+
+use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
+
+/// One `hw` line per algorithm, all keyed through the shim by name.
+macro_rules! entries {
+    ($($alg:literal),* $(,)?) => {
+        &[$(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*]
+    };
+}
+
+pub static BACKEND: Backend = Backend {
+    name: "sodium",
+    description: "system libsodium through csrc/sodium_shim.c; keyed states made once, copied per message",
+    version,
+    availability,
+    process_switch: None,
+    isa_levels: IsaLevels::NotOffered(
+        "sodium: only hw (sodium_init picks its code paths once, with no switch); ISA levels are offered by ipsecmb, openssl and cryptopp",
+    ),
+    length_limit: super::no_length_limit,
+    nonce_limit: super::no_nonce_limit,
+    entries: entries![
+        "hmac-sha256",
+        "hmac-sha512",
+        "poly1305",
+        "blake2b-keyed",
+        "siphash-2-4",
+    ],
+};
+
+/// Whether the shim was compiled and linked into this binary.
+pub const BUILT: bool = cfg!(have_sodium);
+
+crate::c_shim!(have_sodium, macbench_shim_sodium);
+
+fn availability() -> Availability {
+    super::shim::availability(
+        BUILT,
+        option_env!("MACBENCH_SODIUM_MISSING"),
+        "libsodium-dev",
+        "libsodium",
+    )
+}
+
+/// `libsodium 1.0.18 (cpu +avx2 -avx512f +sse4.1 +ssse3)`, as the shim describes the library loaded.
+pub fn version() -> String {
+    let Some(shim) = shim() else {
+        return "libsodium not built".to_string();
+    };
+    let version = shim.fact("version").unwrap_or_default();
+    match shim.fact("cpu") {
+        Some(cpu) => format!("{version} (cpu {cpu})"),
+        None => version,
+    }
+}
+
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    super::shim::keyed(shim(), "sodium", availability, algorithm, key)
+}
