@@ -111,38 +111,6 @@ fn spread(values: &[f64]) -> Option<Spread> {
     })
 }
 
-/// Median of each aggregate metric over repeats. A new field of [`Metrics`] gets its line here (the
-/// compiler asks for it); nothing else outside `metrics.rs` changes.
-fn median_metrics(all: &[Metrics]) -> Metrics {
-    let pick = |f: &dyn Fn(&Metrics) -> Option<f64>| {
-        metrics::median(&all.iter().filter_map(f).collect::<Vec<_>>())
-    };
-    let must = |f: &dyn Fn(&Metrics) -> f64| {
-        metrics::median(&all.iter().map(f).collect::<Vec<_>>()).unwrap_or(0.0)
-    };
-    Metrics {
-        absolute_cycles_per_byte: pick(&|m| m.absolute_cycles_per_byte),
-        apparent_cycles_per_byte: pick(&|m| m.apparent_cycles_per_byte),
-        absolute_cycles_per_message: pick(&|m| m.absolute_cycles_per_message),
-        apparent_cycles_per_message: pick(&|m| m.apparent_cycles_per_message),
-        bytes_per_second: must(&|m| m.bytes_per_second),
-        messages_per_second: must(&|m| m.messages_per_second),
-        parallelism: pick(&|m| m.parallelism),
-        fairness: pick(&|m| m.fairness),
-        min_thread_apparent_cycles_per_byte: pick(&|m| m.min_thread_apparent_cycles_per_byte),
-        max_thread_apparent_cycles_per_byte: pick(&|m| m.max_thread_apparent_cycles_per_byte),
-        cpu_utilisation: must(&|m| m.cpu_utilisation),
-        core_cycles_per_byte: pick(&|m| m.core_cycles_per_byte),
-        core_cycles_per_byte_estimated: pick(&|m| m.core_cycles_per_byte_estimated),
-        key_setup_cycles: must(&|m| m.key_setup_cycles),
-        messages: must(&|m| m.messages as f64) as u64,
-        bytes: must(&|m| m.bytes as f64) as u64,
-        window_seconds: must(&|m| m.window_seconds),
-        latency_p50_ns: pick(&|m| m.latency_p50_ns),
-        latency_p99_ns: pick(&|m| m.latency_p99_ns),
-    }
-}
-
 /// The runs of one scenario: raw counters, their metrics and within-run uncertainty, in order.
 struct Repeats {
     raws: Vec<RawRun>,
@@ -204,7 +172,7 @@ fn run_repeats(
             return Ok(r);
         }
         let all = r.metrics();
-        match Ci95Set::from_runs(&all, &r.within).precision(&median_metrics(&all)) {
+        match Ci95Set::from_runs(&all, &r.within).precision(&Metrics::median(&all)) {
             Some(p) if p <= target => return Ok(r),
             // No interval (a failed or empty run): more repeats cannot help.
             None if r
@@ -320,7 +288,7 @@ pub fn run_scenario(
             Err(other) => return Err(other),
         };
         let all = runs.metrics();
-        let median = median_metrics(&all);
+        let median = Metrics::median(&all);
         let ci95 = Ci95Set::from_runs(&all, &runs.within);
         let median_index = runs.median_index(&all, &median);
         let mut warnings = runs.computed[median_index].warnings.clone();

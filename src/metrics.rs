@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 ///
 /// This one type is written to the results JSON and read back from it (`report::read`); fields missing
 /// in older files take their default. Adding a metric touches this file only — a field here, its
-/// formula in [`compute`] — and its median over repeats in `bench::median_metrics`; the JSON, the CSV
-/// columns and every reader follow from serde.
+/// formula in [`compute`]; its median over repeats ([`Metrics::median`]), the JSON, the CSV columns
+/// and every reader follow from serde.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Metrics {
@@ -63,6 +63,33 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// Each metric's median over `runs`, field by field, through the type's serde shape: so no list
+    /// of the metrics is written out here. A metric no run has (or only as NaN) takes its default —
+    /// `None`, or 0 for the counters and rates every run computes; whole counts stay whole.
+    pub fn median(runs: &[Metrics]) -> Metrics {
+        use serde_json::{Map, Value};
+        let fields = |m: &Metrics| match serde_json::to_value(m) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let runs: Vec<Map<String, Value>> = runs.iter().map(fields).collect();
+        let mut out = fields(&Metrics::default());
+        for (name, value) in out.iter_mut() {
+            let numbers: Vec<&Value> = runs.iter().filter_map(|r| r.get(name)).collect();
+            let values: Vec<f64> = numbers.iter().filter_map(|v| v.as_f64()).collect();
+            let Some(mid) = median(&values) else {
+                continue;
+            };
+            let whole = !numbers.is_empty() && numbers.iter().all(|v| v.is_u64());
+            *value = if whole {
+                Value::from(mid as u64)
+            } else {
+                Value::from(mid)
+            };
+        }
+        serde_json::from_value(Value::Object(out)).unwrap_or_default()
+    }
+
     /// The metrics of a result whose file records none: every measured value missing (NaN or `None`),
     /// as each field reads when absent, so it follows any metric added.
     pub fn missing() -> Metrics {

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use macbench::engine::{RawRun, Sample, ThreadCounters};
-use macbench::metrics::{self, compute, jain_index, Context, RunMetrics};
+use macbench::metrics::{self, compute, jain_index, Context, Metrics, RunMetrics};
 
 const F: f64 = 2.0e9; // 2 GHz reference clock
 
@@ -320,4 +320,33 @@ fn warnings_are_summarised_by_code_with_counts() {
     let line = metrics::summarise(&w);
     assert!(line.starts_with("starvation×4"), "{line}"); // 3 threads and the fatal aggregate
     assert!(line.contains("window-too-short"), "{line}");
+}
+
+/// The median over repeats is taken field by field from the type itself: counts stay whole, a metric
+/// some runs lack is the median of those that have it, one no run has keeps its default.
+#[test]
+fn the_median_of_repeats_is_taken_field_by_field() {
+    let run = |messages: u64, cpb: Option<f64>, rate: f64| Metrics {
+        messages,
+        bytes: messages * 64,
+        absolute_cycles_per_byte: cpb,
+        bytes_per_second: rate,
+        ..Metrics::default()
+    };
+    let median = Metrics::median(&[
+        run(1, Some(4.0), 10.0),
+        run(4, None, f64::NAN),
+        run(2, Some(2.0), 30.0),
+    ]);
+    assert_eq!(median.messages, 2);
+    assert_eq!(median.bytes, 128);
+    // Two runs have it: the mean of the middle two.
+    assert_eq!(median.absolute_cycles_per_byte, Some(3.0));
+    // NaN is no value: the median of 10 and 30.
+    assert_eq!(median.bytes_per_second, 20.0);
+    // No run has it.
+    assert_eq!(median.core_cycles_per_byte, None);
+    assert_eq!(median.latency_p99_ns, None);
+    // An empty set of runs: the defaults, as before.
+    assert_eq!(Metrics::median(&[]), Metrics::default());
 }
