@@ -69,6 +69,8 @@ fn our_function(algorithm: &str, backend: Option<&str>, accel: Accel) -> Option<
 struct Inputs {
     peer: Peer,
     algorithms: Vec<&'static str>,
+    /// Our function for each algorithm, in the same order.
+    functions: Vec<Function>,
     sizes: Vec<u32>,
     core: usize,
     /// Whole seconds per measurement.
@@ -132,6 +134,7 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
     if let Some(b) = &args.backend {
         crate::spec::resolve_backend(b)?;
     }
+    let functions = our_functions(args, peer, accel, &algorithms, &sizes)?;
     let online = crate::system::online_cpus();
     let core = match &args.core {
         Some(c) => crate::spec::parse_one_cpu("--cores", c, &online)?,
@@ -140,12 +143,64 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
     Ok(Inputs {
         peer,
         algorithms,
+        functions,
         sizes,
         core,
         seconds,
         accel,
         dispatch,
     })
+}
+
+/// Our function for each algorithm, each checked before the peer runs: the peer's benchmark offers the
+/// algorithm, we have it here with `--accel` (from `--backend`, or the peer's own library where we have
+/// it, else the first available backend), and it takes every size.
+fn our_functions(
+    args: &CompareArgs,
+    peer: Peer,
+    accel: Accel,
+    algorithms: &[&'static str],
+    sizes: &[u32],
+) -> Result<Vec<Function>, CliError> {
+    let offered: Vec<&str> = mac::ALGORITHMS
+        .iter()
+        .map(|a| a.name)
+        .filter(|a| peer.algorithm_name(a).is_some())
+        .collect();
+    let mut functions = Vec::new();
+    for &alg in algorithms {
+        if peer.algorithm_name(alg).is_none() {
+            return Err(CliError::usage(format!(
+                "--alg {alg}: not offered by {}'s benchmark, so nothing would be compared; it offers {}",
+                peer.name(),
+                offered.join(", ")
+            )));
+        }
+        let backend = args
+            .backend
+            .clone()
+            .unwrap_or_else(|| peer.same_library_backend().to_string());
+        let function = our_function(alg, Some(&backend), accel).or_else(|| {
+            if args.backend.is_some() {
+                None
+            } else {
+                our_function(alg, None, accel)
+            }
+        });
+        let Some(function) = function else {
+            return Err(CliError::usage(format!(
+                "--alg {alg}: no available {backend} {accel} function for it here, so nothing would be compared (`macbench list --alg {alg}`)"
+            )));
+        };
+        if let Some(&size) = sizes.iter().find(|&&n| !function.accepts_bytes(n.into())) {
+            return Err(CliError::usage(format!(
+                "--sizes {size}: {}; give sizes within it",
+                function.length_rule()
+            )));
+        }
+        functions.push(function);
+    }
+    Ok(functions)
 }
 
 /// A row with nothing measured yet.
@@ -217,11 +272,11 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         };
     eprintln!("macbench: {} {version}", peer.name());
     let mut rows: Vec<CompareRow> = Vec::new();
-    for alg in algorithms {
+    for (alg, &function) in algorithms.iter().zip(&inputs.functions) {
         rows.extend(algorithm_rows(
-            args,
             &inputs,
             alg,
+            function,
             &points,
             note.as_deref(),
             &clock,
@@ -231,14 +286,21 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         "{}",
         compare::render(&rows, f, crate::table::Style::detect())
     );
+    if rows.iter().all(|r| r.ratio.is_none()) {
+        // The rows' notes say why at each size; the exit code says no pair of numbers came out.
+        return Err(CliError::failure(format!(
+            "nothing was compared: no size has both our figure and {}'s",
+            peer.name()
+        )));
+    }
     Ok(())
 }
 
 /// The rows of one algorithm: our cache-hot measurement beside the peer's figure at each size.
 fn algorithm_rows(
-    args: &CompareArgs,
     inputs: &Inputs,
     alg: &str,
+    function: Function,
     points: &[compare::PeerPoint],
     note: Option<&str>,
     clock: &clock::ClockInfo,
@@ -248,30 +310,12 @@ fn algorithm_rows(
         ref sizes,
         core,
         seconds,
-        accel,
         dispatch,
         ..
     } = *inputs;
     let f = clock.reference_hz;
-    let Some(peer_name) = peer.result_name(alg) else {
-        let why = format!("not offered by {}'s benchmark", peer.name());
-        return Ok(vec![empty_row(peer, alg, "-".into(), why)]);
-    };
-    let default_backend = args
-        .backend
-        .clone()
-        .unwrap_or_else(|| peer.same_library_backend().to_string());
-    let function = our_function(alg, Some(&default_backend), accel).or_else(|| {
-        if args.backend.is_some() {
-            None
-        } else {
-            our_function(alg, None, accel)
-        }
-    });
-    let Some(function) = function else {
-        let why = format!("no available {default_backend} {accel} function for {alg} here");
-        return Ok(vec![empty_row(peer, alg, "-".into(), why)]);
-    };
+    // Every algorithm was checked against the peer's list before it ran (`our_functions`).
+    let peer_name = peer.result_name(alg).unwrap_or_default();
     let theirs_at = |size: Option<u32>| {
         points
             .iter()

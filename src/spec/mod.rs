@@ -170,14 +170,20 @@ pub fn parse_sizes(text: &str, seed: u64) -> Result<Vec<SizeSource>, SpecError> 
     Ok(out)
 }
 
+/// One byte count of `--sizes`, at most the engine's limit (refused here, before anything runs).
 fn parse_size(text: &str) -> Result<u32, SpecError> {
     let t = text.trim();
-    t.parse::<u32>().map_err(|_| {
-        SpecError::new(format!(
+    match t.parse::<u32>() {
+        Ok(n) if n <= engine::MAX_MESSAGE_LEN => Ok(n),
+        Ok(n) => Err(SpecError::new(format!(
+            "--sizes: {n} is larger than the engine's limit of {} bytes",
+            engine::MAX_MESSAGE_LEN
+        ))),
+        Err(_) => Err(SpecError::new(format!(
             "--sizes: {t:?} is not a byte count (0 … {}); give numbers, ranges 16..65536 or a model name",
             engine::MAX_MESSAGE_LEN
-        ))
-    })
+        ))),
+    }
 }
 
 /// Resolve `--alg` names (comma-separated, presets allowed) to algorithm names.
