@@ -1,10 +1,12 @@
 //! `macbench compare --against PEER`: our single-session numbers beside the peer's own benchmark.
 
+use super::files::Records;
 use super::CliError;
 use crate::engine::{clock, Dispatch, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
 use crate::peers::{self as compare, CompareRow, Peer, PeerRun};
 use crate::spec::resolve_algorithms;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -44,6 +46,51 @@ pub struct CompareArgs {
     /// does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `single` otherwise.
     #[arg(long, allow_hyphen_values = true)]
     pub dispatch: Option<String>,
+    /// Write the rows as JSON here (an array of objects, one per row; `-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the rows as CSV here (the same columns as --json).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+/// The columns of `compare --json`/`--csv`.
+const COLUMNS: &[&str] = &[
+    "peer",
+    "peer_version",
+    "algorithm",
+    "size",
+    "size_label",
+    "ours_function",
+    "reference_hz",
+    "ours_cycles_per_byte",
+    "theirs_cycles_per_byte",
+    "ratio",
+    "note",
+];
+
+fn records(rows: &[CompareRow], version: &str, reference_hz: f64) -> Records {
+    use serde_json::Value;
+    let number = |v: Option<f64>| v.map_or(Value::Null, Value::from);
+    let mut out = Records::new(COLUMNS);
+    for r in rows {
+        let mut row = vec![
+            Value::from(r.peer),
+            Value::from(version),
+            Value::from(r.algorithm.as_str()),
+        ];
+        row.extend(Records::size_cells(&r.size));
+        row.extend([
+            r.ours_function.as_deref().map_or(Value::Null, Value::from),
+            Value::from(reference_hz),
+            number(r.ours),
+            number(r.theirs),
+            number(r.ratio),
+            Value::from(r.note.as_str()),
+        ]);
+        out.rows.push(row);
+    }
+    out
 }
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
@@ -219,6 +266,8 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, note: String) -> Compare
 
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let inputs = inputs(args)?;
+    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), false);
+    let _locked = super::files::prepare_owned(&outputs, &[])?;
     let Inputs {
         peer,
         ref algorithms,
@@ -286,6 +335,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         "{}",
         compare::render(&rows, f, crate::table::Style::detect())
     );
+    records(&rows, &version, f).write(args.json.as_deref(), args.csv.as_deref())?;
     if rows.iter().all(|r| r.ratio.is_none()) {
         // The rows' notes say why at each size; the exit code says no pair of numbers came out.
         return Err(CliError::failure(format!(
