@@ -441,7 +441,7 @@ fn flags_model_would_ignore_are_refused() {
         ),
         (
             &["model", "--measure", "--reject-size", "-4"][..],
-            "--reject-size -4: give a message size in bytes",
+            "--reject-size: \"-4\" is negative",
         ),
     ] {
         let out = macbench().args(args).output().unwrap();

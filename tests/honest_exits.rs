@@ -123,3 +123,92 @@ fn compare_refuses_what_the_peer_or_the_engine_cannot_do_before_the_peer_runs() 
         "--sizes: 70000000 is larger than the engine's limit of 67108864 bytes",
     );
 }
+
+/// A negative number gets our own line naming the flag (exit 2), not clap's "unexpected argument '-3'".
+#[test]
+fn negative_numbers_name_their_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--duration", "-1"], "--duration"),
+        (&["run", "--sessions", "-3"], "--sessions"),
+        (&["run", "--repeat", "-1"], "--repeat"),
+        (&["run", "--max-repeat", "-1"], "--max-repeat"),
+        (&["run", "--window", "-1..2"], "--window"),
+        (&["run", "--budget", "-1"], "--budget"),
+        (&["run", "--rekey", "-1"], "--rekey"),
+        (&["run", "--cores", "-1"], "--cores"),
+        (&["run", "--seed", "-1"], "--seed"),
+        (&["net", "--duration", "-1"], "--duration"),
+        (&["net", "--rcvbuf", "-1"], "--rcvbuf"),
+        (&["net", "--replay-window", "-1"], "--replay-window"),
+        (&["net", "--inject-bad", "-1"], "--inject-bad"),
+        (&["net", "--sender-core", "-1"], "--sender-core"),
+        (&["net", "--receiver-core", "-1"], "--receiver-core"),
+        (
+            &["compare", "--against", "openssl", "--cores", "-1"],
+            "--cores",
+        ),
+        (
+            &["compare", "--against", "openssl", "--sizes", "-5"],
+            "--sizes",
+        ),
+        (&["model", "--measure", "--cores", "-1"], "--cores"),
+        (
+            &["model", "--measure", "--reject-size", "-1"],
+            "--reject-size",
+        ),
+    ];
+    for (args, flag) in cases {
+        let out = macbench().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+        assert!(
+            err.contains("negative") || err.contains("positive"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// `--rcvbuf` takes binary suffixes in any case (`1G` and `4m` were refused) and says what it takes
+/// for anything else.
+#[test]
+fn rcvbuf_takes_binary_suffixes_in_any_case() {
+    use macbench::spec::net::parse_rcvbuf;
+    for (text, bytes) in [
+        ("1G", 1usize << 30),
+        ("1g", 1 << 30),
+        ("4m", 4 << 20),
+        ("4M", 4 << 20),
+        ("256k", 256 << 10),
+        ("256K", 256 << 10),
+        ("4MiB", 4 << 20),
+        ("212992", 212_992),
+    ] {
+        assert_eq!(parse_rcvbuf(text).unwrap(), Some(bytes), "{text}");
+    }
+    assert_eq!(parse_rcvbuf("default").unwrap(), None);
+    for (text, needle) in [
+        ("2G", "1073741824"),
+        ("lots", "not a buffer size"),
+        ("4x", "not a buffer size"),
+        ("-1", "negative"),
+    ] {
+        let e = parse_rcvbuf(text).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--rcvbuf") && e.contains(needle),
+            "{text}: {e}"
+        );
+    }
+    // The range `net --duration` states is the range it takes.
+    let help = macbench().args(["net", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("from 10 ms to 24 h"), "{help}");
+    let out = macbench()
+        .args(["net", "--duration", "5ms"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("minimum 10 ms"));
+}

@@ -20,7 +20,11 @@ pub struct CompareArgs {
     #[arg(long, default_value = "hmac-sha256,cmac-aes128")]
     pub alg: String,
     /// Message sizes in bytes: numbers or power-of-two ranges (no size models: the peers take fixed sizes).
-    #[arg(long, default_value = "16,64,256,1024,8192,16384")]
+    #[arg(
+        long,
+        default_value = "16,64,256,1024,8192,16384",
+        allow_hyphen_values = true
+    )]
     pub sizes: String,
     /// Our backend; default: the peer's own library where we have it, else the first available.
     #[arg(long)]
@@ -35,7 +39,12 @@ pub struct CompareArgs {
     )]
     pub duration: String,
     /// The CPU our session is pinned to; default: the first online CPU (`--core` still works).
-    #[arg(long = "cores", alias = "core", value_name = "CORES")]
+    #[arg(
+        long = "cores",
+        alias = "core",
+        value_name = "CORES",
+        allow_hyphen_values = true
+    )]
     pub core: Option<String>,
     /// Code path, both sides: `hw` (the library's default), or with `--against ipsecmb` an ISA level
     /// (`sse`, `avx`, `avx2`, `avx512`: our ipsecmb level and `ipsec_perf --arch`). The other peers

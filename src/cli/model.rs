@@ -49,7 +49,12 @@ pub struct ModelArgs {
     #[arg(long)]
     pub backend: Option<String>,
     /// The CPU --measure pins its session to [default: 0] (`--core`, the old name, still works).
-    #[arg(long = "cores", alias = "core", value_name = "CORES")]
+    #[arg(
+        long = "cores",
+        alias = "core",
+        value_name = "CORES",
+        allow_hyphen_values = true
+    )]
     pub core: Option<String>,
     /// Duration of each --measure run [default: 200ms].
     #[arg(long, allow_hyphen_values = true)]
@@ -183,12 +188,8 @@ fn reject_size(args: &ModelArgs) -> Result<u32, CliError> {
     let Some(text) = &args.reject_size else {
         return Ok(64);
     };
-    text.trim().parse::<u32>().map_err(|_| {
-        CliError::usage(format!(
-            "--reject-size {text}: give a message size in bytes (0 … {})",
-            u32::MAX
-        ))
-    })
+    crate::spec::parse_whole::<u32>(text)
+        .map_err(|e| CliError::usage(format!("--reject-size: {e} (a message size in bytes)")))
 }
 
 /// What one cost fit covers: a function at one session count.
