@@ -212,3 +212,28 @@ fn rcvbuf_takes_binary_suffixes_in_any_case() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("minimum 10 ms"));
 }
+
+/// OpenSSL's KMAC takes a customization string of at most 512 bytes: one line naming the limit, exit 2
+/// (it was OpenSSL's error string, "invalid custom length", with exit 1).
+#[test]
+fn kmac_customization_limit_is_named() {
+    let tag = |custom_bytes: usize| {
+        let mut cmd = macbench();
+        cmd.args(["tag", "--alg", "kmac128", "--backend", "openssl"])
+            .args(["--key", "000102030405060708090a0b0c0d0e0f", "--custom"])
+            .arg("00".repeat(custom_bytes))
+            .arg("tests/fixtures/results-ecda402.json");
+        cmd.output().unwrap()
+    };
+    let out = tag(512);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    one_line_error(
+        &tag(513),
+        2,
+        "--custom: 513 bytes; openssl's kmac128 takes a customization string of at most 512 bytes",
+    );
+}
