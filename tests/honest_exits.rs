@@ -237,3 +237,54 @@ fn kmac_customization_limit_is_named() {
         "--custom: 513 bytes; openssl's kmac128 takes a customization string of at most 512 bytes",
     );
 }
+
+/// A results file with a UTF-8 byte-order mark loads; `NaN` (not JSON) and a negative cost are each one
+/// line naming the field (they were "not JSON (expected value at line 1 column 2627)" and exit 0).
+#[test]
+fn results_files_with_a_bom_load_and_bad_numbers_name_their_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("tests/fixtures/results-ecda402.json").unwrap();
+    let bom = dir.path().join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{text}")).unwrap();
+    let out = macbench().arg("diff").arg(&bom).arg(&bom).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["results"][0]["metrics"]["absolute_cycles_per_byte"] = serde_json::json!(-3.0);
+    let negative = dir.path().join("negative.json");
+    std::fs::write(&negative, doc.to_string()).unwrap();
+    let nan = dir.path().join("nan.json");
+    std::fs::write(
+        &nan,
+        doc.to_string().replacen(
+            "\"absolute_cycles_per_byte\":-3.0",
+            "\"absolute_cycles_per_byte\":NaN",
+            1,
+        ),
+    )
+    .unwrap();
+    let report = |file: &std::path::Path| {
+        macbench()
+            .arg("report")
+            .arg(file)
+            .arg("-o")
+            .arg(dir.path().join("r.html"))
+            .output()
+            .unwrap()
+    };
+    one_line_error(
+        &report(&negative),
+        2,
+        "results[0].metrics.absolute_cycles_per_byte is -3; a measured cost, rate or count is 0 or more",
+    );
+    one_line_error(
+        &report(&nan),
+        2,
+        "\"absolute_cycles_per_byte\" is NaN (line 1), which JSON cannot hold",
+    );
+    assert!(!dir.path().join("r.html").exists());
+}
