@@ -288,3 +288,44 @@ fn results_files_with_a_bom_load_and_bad_numbers_name_their_field() {
     );
     assert!(!dir.path().join("r.html").exists());
 }
+
+/// `selftest -v` says every vector it checked, per function (it printed the same as without -v).
+#[test]
+fn selftest_verbose_names_every_vector_checked() {
+    let selftest = |verbose: bool| {
+        let mut cmd = macbench();
+        cmd.args(["selftest", "--alg", "hmac-sha256", "--backend", "openssl"]);
+        if verbose {
+            cmd.arg("-v");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (plain, verbose) = (selftest(false), selftest(true));
+    // One table row per function, each "pass N/N": every one of those vectors gets its own line.
+    let rows: Vec<(&str, usize)> = plain
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let function = words.next()?;
+            let count = words.nth(1)?.split('/').next()?.parse().ok()?;
+            Some((function, count))
+        })
+        .collect();
+    assert!(!rows.is_empty(), "{plain}");
+    for (function, count) in rows {
+        let lines = verbose
+            .lines()
+            .filter(|l| {
+                l.trim_start().starts_with(&format!("{function}: vectors/")) && l.ends_with(": ok")
+            })
+            .count();
+        assert_eq!(lines, count, "{function}:\n{verbose}");
+    }
+    assert!(!plain.contains(": ok"), "{plain}");
+}
