@@ -329,3 +329,23 @@ fn selftest_verbose_names_every_vector_checked() {
     }
     assert!(!plain.contains(": ok"), "{plain}");
 }
+
+/// `report --png` where no directory can be: refused before anything is written (the HTML was
+/// written, then the command failed).
+#[test]
+fn report_png_that_cannot_be_written_leaves_no_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_dir = dir.path().join("afile");
+    std::fs::write(&not_a_dir, "keep").unwrap();
+    let html = dir.path().join("r.html");
+    let out = macbench()
+        .args(["report", "tests/fixtures/results-ecda402.json", "-o"])
+        .arg(&html)
+        .arg("--png")
+        .arg(&not_a_dir)
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "is not a directory");
+    assert!(!html.exists(), "no HTML written");
+    assert_eq!(std::fs::read_to_string(&not_a_dir).unwrap(), "keep");
+}
