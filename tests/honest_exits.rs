@@ -349,3 +349,61 @@ fn report_png_that_cannot_be_written_leaves_no_html() {
     assert!(!html.exists(), "no HTML written");
     assert_eq!(std::fs::read_to_string(&not_a_dir).unwrap(), "keep");
 }
+
+/// SIGTERM (what `timeout`, systemd and containers send) ends a run as Ctrl-C does: exit 130, the lock
+/// and temporary files removed (it killed the process and left `.out.json.lock` behind).
+#[test]
+fn sigterm_ends_a_run_like_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = macbench()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--sessions",
+            "1",
+            "--cores",
+            "0",
+        ])
+        .args([
+            "--duration",
+            "60s",
+            "--repeat",
+            "1",
+            "--no-harness",
+            "--json",
+            "out.json",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The lock file appears once the outputs are taken, after the signal handler is set.
+    let lock = dir.path().join(".out.json.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !lock.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never locked its output"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{:?}: {err}", out.status);
+    assert!(err.contains("interrupted"), "{err}");
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        left.iter().all(|name| name == "out.json"),
+        "left behind: {left:?}"
+    );
+}

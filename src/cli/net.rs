@@ -293,7 +293,8 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
 fn cancel_flag() -> Arc<AtomicBool> {
-    // Ctrl-C stops the current trial early and ends the run, so namespaces are still removed.
+    // Ctrl-C, SIGTERM and SIGHUP stop the current trial early and end the run, so namespaces are
+    // still removed.
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = flag.clone();
     let _ = ctrlc::set_handler(move || {

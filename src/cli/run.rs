@@ -286,8 +286,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let spec = sweep_spec(args)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
-    let _locked = super::files::prepare_owned(&outputs, &[])?;
+    // Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP end the run as
+    // interrupted, keeping what finished and removing temporary and lock files; set before the
+    // outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
+    let _locked = super::files::prepare_owned(&outputs, &[])?;
     let clock = clock::clock_info();
     // A window the clock cannot resolve measures nothing: refused, not timed and printed.
     let window = plan.window_end.saturating_sub(plan.window_start);
