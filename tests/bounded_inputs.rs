@@ -4,17 +4,13 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use assert_cmd::Command;
+use common::one_line_error;
 
 fn macbench() -> Command {
     Command::cargo_bin("macbench").unwrap()
-}
-
-fn one_line_error(out: &std::process::Output, code: i32, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
 #[test]

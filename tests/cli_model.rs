@@ -3,6 +3,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use assert_cmd::Command;
 use macbench::mac;
 use serde_json::json;
@@ -398,14 +400,9 @@ fn fixed_sizes_are_models_of_one_size() {
             "--json",
             "-",
         ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let rows = doc["models"].as_array().unwrap();
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert_eq!(rows[0]["model"], "fixed-64");
@@ -444,10 +441,6 @@ fn flags_model_would_ignore_are_refused() {
             "--reject-size: \"-4\" is negative",
         ),
     ] {
-        let out = macbench().args(args).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        common::one_line_error(&macbench().args(args).output().unwrap(), 2, needle);
     }
 }

@@ -4,6 +4,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::one_line_error;
 use std::process::{Command, Output, Stdio};
 
 fn macbench() -> Command {
@@ -39,22 +42,22 @@ fn ends_with_one_error(out: &Output, code: i32, needle: &str) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-const TINY_RUN: [&str; 14] = [
-    "run",
-    "--alg",
-    "null",
-    "--sizes",
-    "64",
-    "--sessions",
-    "1",
-    "--cores",
-    "0",
-    "--duration",
-    "0.05",
-    "--repeat",
-    "1",
-    "--no-harness",
-];
+/// A run of the null function at 64 bytes, one session on CPU 0, one repeat, no harness measurement;
+/// its duration is added.
+fn null_run(duration: &str) -> Command {
+    let mut cmd = macbench();
+    cmd.args(["run", "--alg", "null", "--sizes", "64", "--sessions", "1"])
+        .args([
+            "--cores",
+            "0",
+            "--repeat",
+            "1",
+            "--no-harness",
+            "--duration",
+            duration,
+        ]);
+    cmd
+}
 
 #[test]
 fn printed_output_lost_to_a_full_disk_exits_1() {
@@ -64,8 +67,7 @@ fn printed_output_lost_to_a_full_disk_exits_1() {
     tag.args(["tag", "--alg", "hmac-sha256", "--key", "00", fixture]);
     let mut list = macbench();
     list.arg("list");
-    let mut run = macbench();
-    run.args(TINY_RUN);
+    let mut run = null_run("0.05");
     let mut report = macbench();
     report
         .args(["report", fixture, "-o"])
@@ -85,20 +87,11 @@ fn printed_output_lost_to_a_full_disk_exits_1() {
 
 #[test]
 fn a_results_file_on_a_full_disk_exits_1() {
-    let out = macbench()
-        .args(TINY_RUN)
+    let out = null_run("0.05")
         .args(["--json", "/dev/full"])
         .output()
         .unwrap();
     ends_with_one_error(&out, 1, "No space left on device");
-}
-
-/// Exit `code` and one line of standard error, containing `needle`.
-fn one_line_error(out: &Output, code: i32, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
 #[test]
@@ -355,28 +348,9 @@ fn report_png_that_cannot_be_written_leaves_no_html() {
 #[test]
 fn sigterm_ends_a_run_like_ctrl_c() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = macbench()
+    let mut child = null_run("60s")
         .current_dir(dir.path())
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "64",
-            "--sessions",
-            "1",
-            "--cores",
-            "0",
-        ])
-        .args([
-            "--duration",
-            "60s",
-            "--repeat",
-            "1",
-            "--no-harness",
-            "--json",
-            "out.json",
-        ])
+        .args(["--json", "out.json"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -113,10 +113,17 @@ fn a_fifo_without_a_reader_fails_instead_of_blocking() {
     assert!(err.contains("a FIFO no process read within 10 s"), "{err}");
 }
 
-/// The rows of a `--json`/`--csv` pair: the JSON is an array of flat objects, the CSV's header is
-/// their keys in the same order and it has one line per object (what pandas' `read_json` and `read_csv`
-/// need to give the same frame).
-fn rows_agree(json: &std::path::Path, csv: &std::path::Path) -> Vec<serde_json::Value> {
+/// Run `cmd` with `--json` and `--csv` into `dir` and return the rows, checking they agree: the JSON is
+/// an array of flat objects, the CSV's header is their keys in the same order and it has one line per
+/// object (what pandas' `read_json` and `read_csv` need to give the same frame).
+fn written_rows(mut cmd: Command, dir: &std::path::Path) -> Vec<serde_json::Value> {
+    let (json, csv) = (dir.join("rows.json"), dir.join("rows.csv"));
+    cmd.arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success();
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     let rows = doc.as_array().expect("an array of rows").clone();
@@ -145,16 +152,9 @@ fn rows_agree(json: &std::path::Path, csv: &std::path::Path) -> Vec<serde_json::
 fn diff_writes_json_and_csv_and_never_over_an_input() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = "tests/fixtures/results-ecda402.json";
-    let (json, csv) = (dir.path().join("d.json"), dir.path().join("d.csv"));
-    Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["diff", fixture, fixture, "--json"])
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
-    let rows = rows_agree(&json, &csv);
+    let mut diff = Command::cargo_bin("macbench").unwrap();
+    diff.args(["diff", fixture, fixture]);
+    let rows = written_rows(diff, dir.path());
     assert_eq!(rows[0]["function"], "hmac-sha256/openssl/hw");
     assert_eq!(rows[0]["size"], 64);
     assert_eq!(rows[0]["absolute_ratio"], 1.0);
@@ -184,7 +184,7 @@ fn diff_writes_json_and_csv_and_never_over_an_input() {
 fn compare_writes_json_and_csv() {
     // Refused before the peer is looked for: two outputs at one path.
     let dir = tempfile::tempdir().unwrap();
-    let (json, csv) = (dir.path().join("c.json"), dir.path().join("c.csv"));
+    let json = dir.path().join("c.json");
     let compare = || {
         let mut cmd = Command::cargo_bin("macbench").unwrap();
         cmd.args(["compare", "--against", "openssl", "--alg", "hmac-sha256"])
@@ -201,25 +201,10 @@ fn compare_writes_json_and_csv() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is also the output"));
-    let installed = std::process::Command::new("openssl")
-        .arg("version")
-        .output()
-        .is_ok();
-    if common::skip_unless(
-        installed,
-        "openssl-cli",
-        "openssl CLI not installed (CI installs it)",
-    ) {
+    if common::skip_without_openssl_cli() {
         return;
     }
-    compare()
-        .arg("--json")
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .assert()
-        .success();
-    let rows = rows_agree(&json, &csv);
+    let rows = written_rows(compare(), dir.path());
     assert_eq!(rows[0]["peer"], "openssl");
     assert_eq!(rows[0]["size"], 64);
     assert!(rows[0]["ratio"].as_f64().unwrap() > 0.0, "{rows:?}");

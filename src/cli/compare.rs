@@ -1,12 +1,11 @@
 //! `macbench compare --against PEER`: our single-session numbers beside the peer's own benchmark.
 
-use super::files::Records;
+use super::files::{Records, RowOutputs};
 use super::CliError;
 use crate::engine::{clock, Dispatch, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
 use crate::peers::{self as compare, CompareRow, Peer, PeerRun};
 use crate::spec::resolve_algorithms;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -55,12 +54,8 @@ pub struct CompareArgs {
     /// does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `single` otherwise.
     #[arg(long, allow_hyphen_values = true)]
     pub dispatch: Option<String>,
-    /// Write the rows as JSON here (an array of objects, one per row; `-`: standard output).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write the rows as CSV here (the same columns as --json).
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: RowOutputs,
 }
 
 /// The columns of `compare --json`/`--csv`.
@@ -275,8 +270,7 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, note: String) -> Compare
 
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let inputs = inputs(args)?;
-    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), false);
-    let _locked = super::files::prepare_owned(&outputs, &[])?;
+    let _locked = args.outputs.prepare(&[])?;
     let Inputs {
         peer,
         ref algorithms,
@@ -344,7 +338,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         "{}",
         compare::render(&rows, f, crate::table::Style::detect())
     );
-    records(&rows, &version, f).write(args.json.as_deref(), args.csv.as_deref())?;
+    args.outputs.write(&records(&rows, &version, f))?;
     if rows.iter().all(|r| r.ratio.is_none()) {
         // The rows' notes say why at each size; the exit code says no pair of numbers came out.
         return Err(CliError::failure(format!(

@@ -1,6 +1,6 @@
 //! `macbench diff OLD.json NEW.json`: per function and size, the change and whether it beats the noise.
 
-use super::files::Records;
+use super::files::{Records, RowOutputs};
 use super::report::load_all;
 use super::CliError;
 use crate::report::diff::{self, Change, DiffRow};
@@ -18,12 +18,8 @@ pub struct DiffArgs {
     /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5`.
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub fail_on_regression: Option<f64>,
-    /// Write the rows as JSON here (an array of objects, one per row; `-`: standard output).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write the rows as CSV here (the same columns as --json).
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub outputs: RowOutputs,
 }
 
 /// The columns of `diff --json`/`--csv`.
@@ -77,11 +73,9 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
             )));
         }
     }
-    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), false);
-    let _locked = super::files::prepare_owned(
-        &outputs,
-        &[("OLD.json", &args.old), ("NEW.json", &args.new)],
-    )?;
+    let _locked = args
+        .outputs
+        .prepare(&[("OLD.json", &args.old), ("NEW.json", &args.new)])?;
     let files = load_all(&[args.old.clone(), args.new.clone()])?;
     let rows = diff::diff(&files[0].doc, &files[1].doc);
     if rows.is_empty() {
@@ -90,7 +84,7 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
         ));
     }
     // Written whatever the verdict below: a CI gate that fails keeps the rows that made it fail.
-    records(&rows).write(args.json.as_deref(), args.csv.as_deref())?;
+    args.outputs.write(&records(&rows))?;
     crate::out!("{}", diff::render(&rows, crate::table::Style::detect()));
     crate::outln!("summary: {}", diff::summary(&rows));
     // Nothing paired: a script must not read "no change" into it.

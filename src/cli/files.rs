@@ -103,15 +103,35 @@ impl Records {
         }
         w.into_inner().map_err(|e| e.to_string())
     }
+}
 
-    /// Write `--json` and `--csv` (either may be absent) by the output rules (`report::write_atomic`).
-    pub fn write(&self, json: Option<&Path>, csv: Option<&Path>) -> Result<(), CliError> {
-        if let Some(path) = json {
-            output::write_atomic(path, &self.json().map_err(CliError::failure)?)
+/// `--json FILE` and `--csv FILE` of a command whose output is a table's rows ([`Records`]: `compare`,
+/// `diff`), written by the output rules (`report::write_atomic`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RowOutputs {
+    /// Write the rows as JSON here (an array of objects, one per row; `-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the rows as CSV here (the same columns as --json).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+impl RowOutputs {
+    /// [`prepare`] the two outputs against each other and `inputs`, before any work starts.
+    pub fn prepare(&self, inputs: &[(&str, &Path)]) -> Result<Prepared, CliError> {
+        let outputs = run_outputs(self.json.as_deref(), self.csv.as_deref(), false);
+        prepare_owned(&outputs, inputs)
+    }
+
+    /// Write the rows to whichever of the two were given.
+    pub fn write(&self, records: &Records) -> Result<(), CliError> {
+        if let Some(path) = &self.json {
+            output::write_atomic(path, &records.json().map_err(CliError::failure)?)
                 .map_err(CliError::failure)?;
         }
-        if let Some(path) = csv {
-            output::write_atomic(path, &self.csv().map_err(CliError::failure)?)
+        if let Some(path) = &self.csv {
+            output::write_atomic(path, &records.csv().map_err(CliError::failure)?)
                 .map_err(CliError::failure)?;
         }
         Ok(())
