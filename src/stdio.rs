@@ -14,6 +14,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static STDOUT_TAKEN: AtomicBool = AtomicBool::new(false);
 
+/// The first error writing a printed line to standard output (a full disk, an I/O error), kept so that
+/// the command ends with exit 1 naming it instead of exit 0 with its output lost: see [`stdout_error`].
+static STDOUT_ERROR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// The first error met writing printed lines to standard output, if any: a command whose printed output
+/// was lost has failed (for `tag` the printed line is the product).
+pub fn stdout_error() -> Option<&'static str> {
+    STDOUT_ERROR.get().map(String::as_str)
+}
+
 /// A results file will be written to standard output: from now on printed lines go to standard error.
 pub fn take_stdout() {
     STDOUT_TAKEN.store(true, Ordering::SeqCst);
@@ -53,11 +63,15 @@ pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Print formatted text for the user (standard output, or standard error once [`take_stdout`] was
-/// called). A closed standard output ends the process quietly; other write errors are ignored, as
-/// `eprintln!` would have to.
+/// called). A closed standard output ends the process quietly; any other write error is kept for
+/// [`stdout_error`] (the command then exits 1) and later lines are not attempted. Errors writing to
+/// standard error are ignored, as `eprintln!` would have to: there is nowhere left to say them.
 pub fn print_fmt(args: std::fmt::Arguments<'_>) {
     if STDOUT_TAKEN.load(Ordering::SeqCst) {
         let _ = std::io::stderr().lock().write_fmt(args);
+        return;
+    }
+    if STDOUT_ERROR.get().is_some() {
         return;
     }
     let mut out = std::io::stdout().lock();
@@ -65,6 +79,7 @@ pub fn print_fmt(args: std::fmt::Arguments<'_>) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             closed_stdout();
         }
+        let _ = STDOUT_ERROR.set(format!("standard output: {e}"));
     }
 }
 

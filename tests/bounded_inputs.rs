@@ -4,17 +4,21 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use assert_cmd::Command;
+use common::one_line_error;
 
 fn macbench() -> Command {
     Command::cargo_bin("macbench").unwrap()
 }
 
-fn one_line_error(out: &std::process::Output, code: i32, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+/// Exit 0, or exit 1 because a 20 ms result failed its validity checks on a loaded machine (a verdict
+/// on the machine, not on the flags; as the README quick start's test takes it). Any other code fails.
+fn ran_as_asked(out: &std::process::Output) -> bool {
+    out.status.success()
+        || (out.status.code() == Some(1)
+            && String::from_utf8_lossy(&out.stderr).contains("failed their validity checks"))
 }
 
 #[test]
@@ -114,7 +118,7 @@ fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    assert!(ran_as_asked(&out), "{err}");
     assert!(
         err.contains("plan: 2 scenario(s) × 2 repeat(s) × 0.020 s ≈ 0.1 s of runs, up to 0.1 s"),
         "{err}"
@@ -234,7 +238,7 @@ fn target_ci_takes_a_percent_sign() {
         .output()
         .unwrap();
     assert!(
-        out.status.success(),
+        ran_as_asked(&out),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -3,6 +3,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use assert_cmd::Command;
 use macbench::mac;
 use serde_json::json;
@@ -382,4 +384,63 @@ fn bad_measure_flags_are_refused_before_any_output() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("CPU 99 is not online"));
+}
+
+/// `model --sizes 64` takes `run --sizes`'s fixed sizes, each a model of one size (it was refused as
+/// an unknown traffic model).
+#[test]
+fn fixed_sizes_are_models_of_one_size() {
+    let out = macbench()
+        .args([
+            "model",
+            "--sizes",
+            "64,imix",
+            "--alg",
+            "hmac-sha256",
+            "--json",
+            "-",
+        ])
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = doc["models"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0]["model"], "fixed-64");
+    assert_eq!(rows[0]["mean_bytes"], 64.0);
+    // HMAC-SHA-256: 64 bytes and the 9 bytes of padding and length take two blocks.
+    assert_eq!(rows[0]["gamma"], 2.0);
+    assert_eq!(rows[1]["model"], "imix");
+}
+
+/// A flag `model` would ignore is refused in one line naming what it goes with (they were ignored).
+#[test]
+fn flags_model_would_ignore_are_refused() {
+    for (args, needle) in [
+        (
+            &["model", "--backend", "openssl"][..],
+            "--backend is used only with --measure",
+        ),
+        (
+            &["model", "--duration", "1s"][..],
+            "--duration is used only with --measure",
+        ),
+        (
+            &["model", "--cores", "0"][..],
+            "--cores is used only with --measure",
+        ),
+        (
+            &["model", "--reject-size", "100"][..],
+            "--reject-size is used only with --results or --measure",
+        ),
+        (
+            &["model", "--paper", "--alg", "hmac-sha256"][..],
+            "'--paper' cannot be used with '--alg <ALG>'",
+        ),
+        (
+            &["model", "--measure", "--reject-size", "-4"][..],
+            "--reject-size: \"-4\" is negative",
+        ),
+    ] {
+        common::one_line_error(&macbench().args(args).output().unwrap(), 2, needle);
+    }
 }

@@ -155,15 +155,7 @@ fn bad_flags_are_usage_errors() {
 
 #[test]
 fn against_openssl_end_to_end() {
-    let installed = std::process::Command::new("openssl")
-        .arg("version")
-        .output()
-        .is_ok();
-    if common::skip_unless(
-        installed,
-        "openssl-cli",
-        "openssl CLI not installed (CI installs it)",
-    ) {
+    if common::skip_without_openssl_cli() {
         return;
     }
     let out = Command::cargo_bin("macbench")

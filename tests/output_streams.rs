@@ -1,8 +1,11 @@
 //! Outputs that are streams, and file names without an extension (issue: `--json /dev/stdout` emitted
 //! one document per finished scenario, concatenated; `--csv /dev/null` created `/dev/null-threads`;
-//! `--csv out` wrote `out-threads` without its extension).
+//! `--csv out` wrote `out-threads` without its extension), and `compare` and `diff` writing `--json`/`--csv`
+//! by the same rules (they had no such flags).
 
 #![allow(clippy::unwrap_used)]
+
+mod common;
 
 use assert_cmd::Command;
 
@@ -108,4 +111,101 @@ fn a_fifo_without_a_reader_fails_instead_of_blocking() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("a FIFO no process read within 10 s"), "{err}");
+}
+
+/// Run `cmd` with `--json` and `--csv` into `dir` and return the rows, checking they agree: the JSON is
+/// an array of flat objects, the CSV's header is their keys in the same order and it has one line per
+/// object (what pandas' `read_json` and `read_csv` need to give the same frame).
+fn written_rows(mut cmd: Command, dir: &std::path::Path) -> Vec<serde_json::Value> {
+    let (json, csv) = (dir.join("rows.json"), dir.join("rows.csv"));
+    cmd.arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let rows = doc.as_array().expect("an array of rows").clone();
+    assert!(!rows.is_empty());
+    let text = std::fs::read_to_string(csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    for row in &rows {
+        let keys: Vec<&str> = row
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, header);
+        assert!(row
+            .as_object()
+            .unwrap()
+            .values()
+            .all(|v| !v.is_object() && !v.is_array()));
+    }
+    assert_eq!(text.lines().count(), rows.len() + 1, "{text}");
+    rows
+}
+
+#[test]
+fn diff_writes_json_and_csv_and_never_over_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = "tests/fixtures/results-ecda402.json";
+    let mut diff = Command::cargo_bin("macbench").unwrap();
+    diff.args(["diff", fixture, fixture]);
+    let rows = written_rows(diff, dir.path());
+    assert_eq!(rows[0]["function"], "hmac-sha256/openssl/hw");
+    assert_eq!(rows[0]["size"], 64);
+    assert_eq!(rows[0]["absolute_ratio"], 1.0);
+    assert_eq!(rows[0]["verdict"], "within noise");
+    // `-` is standard output: one document there, the table moves to standard error.
+    let out = Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["diff", fixture, fixture, "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc.as_array().unwrap().len(), rows.len());
+    // An output that is an input is refused before anything is read or written.
+    let before = std::fs::read(fixture).unwrap();
+    let out = Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["diff", fixture, fixture, "--csv", fixture])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is also the input"));
+    assert_eq!(std::fs::read(fixture).unwrap(), before);
+}
+
+#[test]
+fn compare_writes_json_and_csv() {
+    // Refused before the peer is looked for: two outputs at one path.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("c.json");
+    let compare = || {
+        let mut cmd = Command::cargo_bin("macbench").unwrap();
+        cmd.args(["compare", "--against", "openssl", "--alg", "hmac-sha256"])
+            .args(["--sizes", "64", "--duration", "1s"]);
+        cmd
+    };
+    let out = compare()
+        .env("MACBENCH_OPENSSL", "/nonexistent/peer-binary")
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is also the output"));
+    if common::skip_without_openssl_cli() {
+        return;
+    }
+    let rows = written_rows(compare(), dir.path());
+    assert_eq!(rows[0]["peer"], "openssl");
+    assert_eq!(rows[0]["size"], 64);
+    assert!(rows[0]["ratio"].as_f64().unwrap() > 0.0, "{rows:?}");
 }

@@ -1,5 +1,6 @@
 //! `macbench compare --against PEER`: our single-session numbers beside the peer's own benchmark.
 
+use super::files::{Records, RowOutputs};
 use super::CliError;
 use crate::engine::{clock, Dispatch, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
@@ -18,7 +19,11 @@ pub struct CompareArgs {
     #[arg(long, default_value = "hmac-sha256,cmac-aes128")]
     pub alg: String,
     /// Message sizes in bytes: numbers or power-of-two ranges (no size models: the peers take fixed sizes).
-    #[arg(long, default_value = "16,64,256,1024,8192,16384")]
+    #[arg(
+        long,
+        default_value = "16,64,256,1024,8192,16384",
+        allow_hyphen_values = true
+    )]
     pub sizes: String,
     /// Our backend; default: the peer's own library where we have it, else the first available.
     #[arg(long)]
@@ -33,7 +38,12 @@ pub struct CompareArgs {
     )]
     pub duration: String,
     /// The CPU our session is pinned to; default: the first online CPU (`--core` still works).
-    #[arg(long = "cores", alias = "core", value_name = "CORES")]
+    #[arg(
+        long = "cores",
+        alias = "core",
+        value_name = "CORES",
+        allow_hyphen_values = true
+    )]
     pub core: Option<String>,
     /// Code path, both sides: `hw` (the library's default), or with `--against ipsecmb` an ISA level
     /// (`sse`, `avx`, `avx2`, `avx512`: our ipsecmb level and `ipsec_perf --arch`). The other peers
@@ -44,6 +54,47 @@ pub struct CompareArgs {
     /// does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `single` otherwise.
     #[arg(long, allow_hyphen_values = true)]
     pub dispatch: Option<String>,
+    #[command(flatten)]
+    pub outputs: RowOutputs,
+}
+
+/// The columns of `compare --json`/`--csv`.
+const COLUMNS: &[&str] = &[
+    "peer",
+    "peer_version",
+    "algorithm",
+    "size",
+    "size_label",
+    "ours_function",
+    "reference_hz",
+    "ours_cycles_per_byte",
+    "theirs_cycles_per_byte",
+    "ratio",
+    "note",
+];
+
+fn records(rows: &[CompareRow], version: &str, reference_hz: f64) -> Records {
+    use serde_json::Value;
+    let number = |v: Option<f64>| v.map_or(Value::Null, Value::from);
+    let mut out = Records::new(COLUMNS);
+    for r in rows {
+        let mut row = vec![
+            Value::from(r.peer),
+            Value::from(version),
+            Value::from(r.algorithm.as_str()),
+        ];
+        row.extend(Records::size_cells(&r.size));
+        row.extend([
+            r.ours_function.as_deref().map_or(Value::Null, Value::from),
+            Value::from(reference_hz),
+            number(r.ours),
+            number(r.theirs),
+            number(r.ratio),
+            Value::from(r.note.as_str()),
+        ]);
+        out.rows.push(row);
+    }
+    out
 }
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
@@ -69,6 +120,8 @@ fn our_function(algorithm: &str, backend: Option<&str>, accel: Accel) -> Option<
 struct Inputs {
     peer: Peer,
     algorithms: Vec<&'static str>,
+    /// Our function for each algorithm, in the same order.
+    functions: Vec<Function>,
     sizes: Vec<u32>,
     core: usize,
     /// Whole seconds per measurement.
@@ -132,6 +185,7 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
     if let Some(b) = &args.backend {
         crate::spec::resolve_backend(b)?;
     }
+    let functions = our_functions(args, peer, accel, &algorithms, &sizes)?;
     let online = crate::system::online_cpus();
     let core = match &args.core {
         Some(c) => crate::spec::parse_one_cpu("--cores", c, &online)?,
@@ -140,12 +194,64 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
     Ok(Inputs {
         peer,
         algorithms,
+        functions,
         sizes,
         core,
         seconds,
         accel,
         dispatch,
     })
+}
+
+/// Our function for each algorithm, each checked before the peer runs: the peer's benchmark offers the
+/// algorithm, we have it here with `--accel` (from `--backend`, or the peer's own library where we have
+/// it, else the first available backend), and it takes every size.
+fn our_functions(
+    args: &CompareArgs,
+    peer: Peer,
+    accel: Accel,
+    algorithms: &[&'static str],
+    sizes: &[u32],
+) -> Result<Vec<Function>, CliError> {
+    let offered: Vec<&str> = mac::ALGORITHMS
+        .iter()
+        .map(|a| a.name)
+        .filter(|a| peer.algorithm_name(a).is_some())
+        .collect();
+    let mut functions = Vec::new();
+    for &alg in algorithms {
+        if peer.algorithm_name(alg).is_none() {
+            return Err(CliError::usage(format!(
+                "--alg {alg}: not offered by {}'s benchmark, so nothing would be compared; it offers {}",
+                peer.name(),
+                offered.join(", ")
+            )));
+        }
+        let backend = args
+            .backend
+            .clone()
+            .unwrap_or_else(|| peer.same_library_backend().to_string());
+        let function = our_function(alg, Some(&backend), accel).or_else(|| {
+            if args.backend.is_some() {
+                None
+            } else {
+                our_function(alg, None, accel)
+            }
+        });
+        let Some(function) = function else {
+            return Err(CliError::usage(format!(
+                "--alg {alg}: no available {backend} {accel} function for it here, so nothing would be compared (`macbench list --alg {alg}`)"
+            )));
+        };
+        if let Some(&size) = sizes.iter().find(|&&n| !function.accepts_bytes(n.into())) {
+            return Err(CliError::usage(format!(
+                "--sizes {size}: {}; give sizes within it",
+                function.length_rule()
+            )));
+        }
+        functions.push(function);
+    }
+    Ok(functions)
 }
 
 /// A row with nothing measured yet.
@@ -164,6 +270,7 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, note: String) -> Compare
 
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let inputs = inputs(args)?;
+    let _locked = args.outputs.prepare(&[])?;
     let Inputs {
         peer,
         ref algorithms,
@@ -217,11 +324,11 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         };
     eprintln!("macbench: {} {version}", peer.name());
     let mut rows: Vec<CompareRow> = Vec::new();
-    for alg in algorithms {
+    for (alg, &function) in algorithms.iter().zip(&inputs.functions) {
         rows.extend(algorithm_rows(
-            args,
             &inputs,
             alg,
+            function,
             &points,
             note.as_deref(),
             &clock,
@@ -231,14 +338,22 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         "{}",
         compare::render(&rows, f, crate::table::Style::detect())
     );
+    args.outputs.write(&records(&rows, &version, f))?;
+    if rows.iter().all(|r| r.ratio.is_none()) {
+        // The rows' notes say why at each size; the exit code says no pair of numbers came out.
+        return Err(CliError::failure(format!(
+            "nothing was compared: no size has both our figure and {}'s",
+            peer.name()
+        )));
+    }
     Ok(())
 }
 
 /// The rows of one algorithm: our cache-hot measurement beside the peer's figure at each size.
 fn algorithm_rows(
-    args: &CompareArgs,
     inputs: &Inputs,
     alg: &str,
+    function: Function,
     points: &[compare::PeerPoint],
     note: Option<&str>,
     clock: &clock::ClockInfo,
@@ -248,30 +363,12 @@ fn algorithm_rows(
         ref sizes,
         core,
         seconds,
-        accel,
         dispatch,
         ..
     } = *inputs;
     let f = clock.reference_hz;
-    let Some(peer_name) = peer.result_name(alg) else {
-        let why = format!("not offered by {}'s benchmark", peer.name());
-        return Ok(vec![empty_row(peer, alg, "-".into(), why)]);
-    };
-    let default_backend = args
-        .backend
-        .clone()
-        .unwrap_or_else(|| peer.same_library_backend().to_string());
-    let function = our_function(alg, Some(&default_backend), accel).or_else(|| {
-        if args.backend.is_some() {
-            None
-        } else {
-            our_function(alg, None, accel)
-        }
-    });
-    let Some(function) = function else {
-        let why = format!("no available {default_backend} {accel} function for {alg} here");
-        return Ok(vec![empty_row(peer, alg, "-".into(), why)]);
-    };
+    // Every algorithm was checked against the peer's list before it ran (`our_functions`).
+    let peer_name = peer.result_name(alg).unwrap_or_default();
     let theirs_at = |size: Option<u32>| {
         points
             .iter()

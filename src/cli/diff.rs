@@ -1,8 +1,9 @@
 //! `macbench diff OLD.json NEW.json`: per function and size, the change and whether it beats the noise.
 
+use super::files::{Records, RowOutputs};
 use super::report::load_all;
 use super::CliError;
-use crate::report::diff;
+use crate::report::diff::{self, Change, DiffRow};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -17,6 +18,51 @@ pub struct DiffArgs {
     /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5`.
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub fail_on_regression: Option<f64>,
+    #[command(flatten)]
+    pub outputs: RowOutputs,
+}
+
+/// The columns of `diff --json`/`--csv`.
+const COLUMNS: &[&str] = &[
+    "function",
+    "size",
+    "size_label",
+    "sessions",
+    "old_absolute_cycles_per_byte",
+    "new_absolute_cycles_per_byte",
+    "absolute_ratio",
+    "absolute_significant",
+    "old_apparent_cycles_per_byte",
+    "new_apparent_cycles_per_byte",
+    "apparent_ratio",
+    "apparent_significant",
+    "verdict",
+    "note",
+];
+
+fn records(rows: &[DiffRow]) -> Records {
+    use serde_json::Value;
+    let change = |c: &Option<Change>| match c {
+        Some(c) => [
+            Value::from(c.old),
+            Value::from(c.new),
+            Value::from(c.ratio),
+            c.significant.map_or(Value::Null, Value::from),
+        ],
+        None => [Value::Null, Value::Null, Value::Null, Value::Null],
+    };
+    let mut out = Records::new(COLUMNS);
+    for r in rows {
+        let mut row = vec![Value::from(r.function.as_str())];
+        row.extend(Records::size_cells(&r.size));
+        row.push(Value::from(r.sessions));
+        row.extend(change(&r.absolute));
+        row.extend(change(&r.apparent));
+        row.push(Value::from(r.verdict()));
+        row.push(Value::from(r.note.as_str()));
+        out.rows.push(row);
+    }
+    out
 }
 
 pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
@@ -27,6 +73,9 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
             )));
         }
     }
+    let _locked = args
+        .outputs
+        .prepare(&[("OLD.json", &args.old), ("NEW.json", &args.new)])?;
     let files = load_all(&[args.old.clone(), args.new.clone()])?;
     let rows = diff::diff(&files[0].doc, &files[1].doc);
     if rows.is_empty() {
@@ -34,6 +83,8 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
             "no results in either file: nothing was compared",
         ));
     }
+    // Written whatever the verdict below: a CI gate that fails keeps the rows that made it fail.
+    args.outputs.write(&records(&rows))?;
     crate::out!("{}", diff::render(&rows, crate::table::Style::detect()));
     crate::outln!("summary: {}", diff::summary(&rows));
     // Nothing paired: a script must not read "no change" into it.

@@ -46,3 +46,94 @@ pub fn prepare_owned(
 pub fn write_now(path: &Path, last: bool) -> bool {
     last || !output::is_stream(path)
 }
+
+/// A table's rows as a script reads them: `--json` writes an array of flat objects (keys in column
+/// order), `--csv` a header and one line per row, the same columns in both, so `pandas.read_json` and
+/// `pandas.read_csv` give the same frame. Numbers stay numbers, a missing value is `null` (an empty
+/// CSV cell), and a size is the `size` column (a number, or empty for a size model or a stream) with
+/// the table's own text beside it in `size_label`.
+pub struct Records {
+    pub columns: Vec<&'static str>,
+    pub rows: Vec<Vec<serde_json::Value>>,
+}
+
+impl Records {
+    pub fn new(columns: &[&'static str]) -> Records {
+        Records {
+            columns: columns.to_vec(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// The `size` and `size_label` cells of a size as a table prints it (`64`, `imix`, `stream~16384`).
+    pub fn size_cells(label: &str) -> [serde_json::Value; 2] {
+        let size = label
+            .parse::<u64>()
+            .map_or(serde_json::Value::Null, serde_json::Value::from);
+        [size, serde_json::Value::from(label)]
+    }
+
+    fn json(&self) -> Result<Vec<u8>, String> {
+        let objects: Vec<serde_json::Map<String, serde_json::Value>> = self
+            .rows
+            .iter()
+            .map(|row| {
+                self.columns
+                    .iter()
+                    .map(|c| c.to_string())
+                    .zip(row.iter().cloned())
+                    .collect()
+            })
+            .collect();
+        let mut out = serde_json::to_vec_pretty(&objects).map_err(|e| e.to_string())?;
+        out.push(b'\n');
+        Ok(out)
+    }
+
+    fn csv(&self) -> Result<Vec<u8>, String> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(&self.columns).map_err(|e| e.to_string())?;
+        for row in &self.rows {
+            w.write_record(row.iter().map(|v| match v {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }))
+            .map_err(|e| e.to_string())?;
+        }
+        w.into_inner().map_err(|e| e.to_string())
+    }
+}
+
+/// `--json FILE` and `--csv FILE` of a command whose output is a table's rows ([`Records`]: `compare`,
+/// `diff`), written by the output rules (`report::write_atomic`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RowOutputs {
+    /// Write the rows as JSON here (an array of objects, one per row; `-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the rows as CSV here (the same columns as --json).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+impl RowOutputs {
+    /// [`prepare`] the two outputs against each other and `inputs`, before any work starts.
+    pub fn prepare(&self, inputs: &[(&str, &Path)]) -> Result<Prepared, CliError> {
+        let outputs = run_outputs(self.json.as_deref(), self.csv.as_deref(), false);
+        prepare_owned(&outputs, inputs)
+    }
+
+    /// Write the rows to whichever of the two were given.
+    pub fn write(&self, records: &Records) -> Result<(), CliError> {
+        if let Some(path) = &self.json {
+            output::write_atomic(path, &records.json().map_err(CliError::failure)?)
+                .map_err(CliError::failure)?;
+        }
+        if let Some(path) = &self.csv {
+            output::write_atomic(path, &records.csv().map_err(CliError::failure)?)
+                .map_err(CliError::failure)?;
+        }
+        Ok(())
+    }
+}

@@ -585,12 +585,19 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
             .left("function")
             .left("self-test");
         crate::out!("{}", table.render(&rows));
-        // What failed, vector by vector, below the table (indented: not rows of it).
+        // What failed, vector by vector, below the table (indented: not rows of it); with -v every
+        // vector checked and every one the library does not take, per function.
         for r in &results {
-            if super::verbose() || !r.ok() {
-                for f in &r.failures {
-                    crate::outln!("    {}: {f}", r.function);
+            if super::verbose() {
+                for line in &r.checked {
+                    crate::outln!("    {}: {line}", r.function);
                 }
+                for line in &r.not_taken {
+                    crate::outln!("    {}: not run: {line}", r.function);
+                }
+            }
+            for f in &r.failures {
+                crate::outln!("    {}: {f}", r.function);
             }
         }
         let vectors: usize = results.iter().map(|r| r.vectors).sum();

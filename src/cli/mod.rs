@@ -168,6 +168,11 @@ pub fn main() -> i32 {
         }
         None => run::run(&run::RunArgs::default()),
     };
+    // Printed output that could not be written (a full disk) is a failure, not exit 0 with it lost.
+    let result = match (result, crate::stdio::stdout_error()) {
+        (Ok(()), Some(lost)) => Err(CliError::failure(lost)),
+        (result, _) => result,
+    };
     match result {
         Ok(()) => 0,
         Err(e) => {

@@ -22,7 +22,9 @@ use std::sync::Arc;
 #[derive(Debug, clap::Args)]
 pub struct ModelArgs {
     /// Size models: built-in names (uniform, rule-of-thumb, three-impulse, caida, imix), `all`,
-    /// a CSV of size,weight, or a pcap/pcapng capture (`--models`, the old name, still works).
+    /// a CSV of size,weight, or a pcap/pcapng capture; or fixed sizes as `run --sizes` takes them
+    /// (`64`, `64,1500`, `16..1024`, `default`), each a model of one size (`--models`, the old name,
+    /// still works).
     #[arg(
         long = "sizes",
         alias = "models",
@@ -46,28 +48,36 @@ pub struct ModelArgs {
     /// Backend for --measure (default: the first available per algorithm).
     #[arg(long)]
     pub backend: Option<String>,
-    /// The CPU --measure pins its session to (`--core`, the old name, still works).
+    /// The CPU --measure pins its session to [default: 0] (`--core`, the old name, still works).
     #[arg(
         long = "cores",
         alias = "core",
         value_name = "CORES",
-        default_value = "0"
+        allow_hyphen_values = true
     )]
-    pub core: String,
-    /// Duration of each --measure run.
-    #[arg(long, default_value = "200ms")]
-    pub duration: String,
-    /// Message size at which to report the rejection capacity (forged packets/s one core can discard).
-    #[arg(long, default_value_t = 64)]
-    pub reject_size: u32,
+    pub core: Option<String>,
+    /// Duration of each --measure run [default: 200ms].
+    #[arg(long, allow_hyphen_values = true)]
+    pub duration: Option<String>,
+    /// Message size at which to report the rejection capacity (forged packets/s one core can discard)
+    /// of each fit (with --results or --measure) [default: 64].
+    #[arg(long, allow_hyphen_values = true)]
+    pub reject_size: Option<String>,
     /// Write the tables as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write the prediction rows as CSV.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// Reproduce Deepakumara et al.'s analysis (Γ as printed and as correct, its errata, Tables 1 and 2).
-    #[arg(long)]
+    /// Reproduce Deepakumara et al.'s analysis (Γ as printed and as correct, its errata, Tables 1 and 2);
+    /// takes no other flag.
+    #[arg(
+        long,
+        conflicts_with_all = [
+            "models", "alg", "results", "measure", "backend", "core", "duration", "reject_size",
+            "json", "csv"
+        ]
+    )]
     pub paper: bool,
 }
 
@@ -117,8 +127,26 @@ struct ModelOutput {
 fn resolve_models(spec: &str) -> Result<Vec<SizeDistribution>, CliError> {
     let mut out = Vec::new();
     for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let fixed = name == "default"
+            || name.contains("..")
+            || name.starts_with('-')
+            || name.bytes().all(|c| c.is_ascii_digit());
         if name == "all" {
             out.extend(traffic::builtins());
+        } else if fixed {
+            // `run --sizes`'s vocabulary: each fixed size a model of that one size.
+            for source in crate::spec::parse_sizes(name, 1)? {
+                if let SizeSource::Fixed { size } = source {
+                    out.push(
+                        SizeDistribution::from_weights(
+                            format!("fixed-{size}"),
+                            format!("every message {size} bytes (--sizes {name})"),
+                            [(size, 1.0)],
+                        )
+                        .map_err(|e| CliError::usage(format!("--sizes {name}: {e}")))?,
+                    );
+                }
+            }
         } else {
             out.push(
                 traffic::resolve_model(name)
@@ -130,6 +158,38 @@ fn resolve_models(spec: &str) -> Result<Vec<SizeDistribution>, CliError> {
         return Err(CliError::usage("--sizes names no size model"));
     }
     Ok(out)
+}
+
+/// Refuse a flag this invocation would ignore, naming what it goes with (it used to be ignored in
+/// silence). `--paper` takes no other flag (clap's `conflicts_with_all`).
+fn refuse_unused(args: &ModelArgs) -> Result<(), CliError> {
+    if !args.measure {
+        let given = [
+            ("--backend", args.backend.is_some()),
+            ("--cores", args.core.is_some()),
+            ("--duration", args.duration.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+            return Err(CliError::usage(format!(
+                "{flag} is used only with --measure (it sets up the measured runs); add --measure or leave {flag} out"
+            )));
+        }
+    }
+    if args.reject_size.is_some() && !args.measure && args.results.is_empty() {
+        return Err(CliError::usage(
+            "--reject-size is used only with --results or --measure (it sizes each fit's rejection capacity); add one or leave --reject-size out",
+        ));
+    }
+    Ok(())
+}
+
+/// `--reject-size`: a message size in bytes (default 64).
+fn reject_size(args: &ModelArgs) -> Result<u32, CliError> {
+    let Some(text) = &args.reject_size else {
+        return Ok(64);
+    };
+    crate::spec::parse_whole::<u32>(text)
+        .map_err(|e| CliError::usage(format!("--reject-size: {e} (a message size in bytes)")))
 }
 
 /// What one cost fit covers: a function at one session count.
@@ -238,8 +298,15 @@ struct MeasurePlan {
 fn measure_plan(args: &ModelArgs) -> Result<MeasurePlan, CliError> {
     Ok(MeasurePlan {
         functions: super::functions(&args.alg, args.backend.as_deref(), &[crate::mac::Accel::Hw])?,
-        duration: super::run::parse_duration("--duration", &args.duration)?,
-        core: crate::spec::parse_one_cpu("--cores", &args.core, &crate::host::online_cpus())?,
+        duration: super::run::parse_duration(
+            "--duration",
+            args.duration.as_deref().unwrap_or("200ms"),
+        )?,
+        core: crate::spec::parse_one_cpu(
+            "--cores",
+            args.core.as_deref().unwrap_or("0"),
+            &crate::host::online_cpus(),
+        )?,
     })
 }
 
@@ -310,6 +377,8 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         crate::out!("{}", traffic::paper_report());
         return Ok(());
     }
+    refuse_unused(args)?;
+    let reject_size = reject_size(args)?;
     let models = resolve_models(&args.models)?;
     let names = resolve_algorithms(&args.alg)?;
     let algorithms: Vec<&mac::Algorithm> = names.iter().filter_map(|n| mac::algorithm(n)).collect();
@@ -336,10 +405,10 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         measured_docs.push(measure(plan, &models)?);
     }
     for doc in &measured_docs {
-        analyse(doc, &models, args.reject_size, &mut fits, &mut predictions)?;
+        analyse(doc, &models, reject_size, &mut fits, &mut predictions)?;
     }
     if !fits.is_empty() {
-        print_fits(&fits, &predictions, args.reject_size);
+        print_fits(&fits, &predictions, reject_size);
     } else if !measured_docs.is_empty() {
         eprintln!(
             "macbench: no function in the results has a size sweep to fit (need ≥ 2 fixed sizes)"

@@ -68,7 +68,12 @@ pub struct ReceiveArgs {
     #[arg(long)]
     pub listen: String,
     /// Pin the receiving thread to this CPU (`--core` still works).
-    #[arg(long = "cores", alias = "core", value_name = "CORES")]
+    #[arg(
+        long = "cores",
+        alias = "core",
+        value_name = "CORES",
+        allow_hyphen_values = true
+    )]
     pub core: Option<String>,
     /// Exit after the first sender that ran a trial disconnects.
     #[arg(long)]
@@ -111,7 +116,7 @@ pub struct NetOptions {
         allow_hyphen_values = true
     )]
     pub sizes: String,
-    /// Duration of each trial: `10s`, `0.3s`, `300ms` (1 ms to 86400 s). `--trial` is the older name.
+    /// Duration of each trial: `10s`, `0.3s`, `300ms`; from 10 ms to 24 h. `--trial` is the older name.
     #[arg(
         long = "duration",
         alias = "trial",
@@ -133,19 +138,20 @@ pub struct NetOptions {
     #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_tag_len)]
     pub tag_len: Option<usize>,
     /// Anti-replay window in packets: 64 or 1024 (the maximum).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
     pub replay_window: u64,
     /// Also send this many bad packets (forged, truncated, replayed) per 1000 genuine ones.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u32>)]
     pub inject_bad: u32,
     /// CPU for the sender thread (default: the first online CPU when ≥ 2 are online).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub sender_core: Option<usize>,
     /// CPU for the receiver thread (default: the second online CPU when ≥ 2 are online).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub receiver_core: Option<usize>,
-    /// Receiver socket buffer in bytes (`4M`, `256k`, `212992`) or `default` for the system's.
-    #[arg(long, default_value = "4M")]
+    /// Receiver socket buffer in bytes, 1 to 1G, with an optional binary suffix k, m or g in any case
+    /// (`4M`, `256k`, `1G`, `212992`), or `default` for the system's.
+    #[arg(long, default_value = "4M", allow_hyphen_values = true)]
     pub rcvbuf: String,
     /// Do not measure the null-MAC baseline.
     #[arg(long)]
@@ -157,7 +163,7 @@ pub struct NetOptions {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Seed for keys, payloads and size sequences.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
     pub seed: u64,
 }
 
@@ -298,7 +304,8 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
 fn cancel_flag() -> Arc<AtomicBool> {
-    // Ctrl-C stops the current trial early and ends the run, so namespaces are still removed.
+    // Ctrl-C, SIGTERM and SIGHUP stop the current trial early and end the run, so namespaces are
+    // still removed.
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = flag.clone();
     let _ = ctrlc::set_handler(move || {

@@ -57,6 +57,12 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         .map(|p| ("RESULTS", p.as_path()))
         .collect();
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &inputs)?;
+    if let Some(dir) = args.png.as_deref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(CliError::usage(format!(
+            "--png {}: is not a directory; give a directory for the PNG files",
+            dir.display()
+        )));
+    }
     let options = html::ReportOptions {
         scenario: args.scenario.clone(),
     };
@@ -64,6 +70,25 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         html::ReportError::Plot(p) => CliError::failure(p.to_string()),
         other => CliError::usage(other.to_string()),
     })?;
+    // The PNGs first, the HTML last: a PNG that cannot be written must not leave a report behind
+    // that looks complete (it used to be written, then the command failed).
+    let mut pngs = Vec::new();
+    if let Some(dir) = &args.png {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::failure(format!("--png {}: {e}", dir.display())))?;
+        let paths: Vec<PathBuf> = built
+            .figures
+            .iter()
+            .map(|f| dir.join(format!("{}.png", f.id)))
+            .collect();
+        let outputs: Vec<(&str, &std::path::Path)> =
+            paths.iter().map(|p| ("--png", p.as_path())).collect();
+        let _png_locked = super::files::prepare(&outputs, &inputs)?;
+        for (f, path) in built.figures.iter().zip(paths) {
+            plots::render_png(f, &path).map_err(|e| CliError::failure(e.to_string()))?;
+            pngs.push(path);
+        }
+    }
     report::write_atomic(&args.output, built.html.as_bytes()).map_err(CliError::failure)?;
     crate::outln!(
         "report: {} ({} figure(s))",
@@ -73,14 +98,8 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     for note in &built.notes {
         crate::outln!("note: {note}");
     }
-    if let Some(dir) = &args.png {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::failure(format!("--png {}: {e}", dir.display())))?;
-        for f in &built.figures {
-            let path = dir.join(format!("{}.png", f.id));
-            plots::render_png(f, &path).map_err(|e| CliError::failure(e.to_string()))?;
-            crate::outln!("png: {}", path.display());
-        }
+    for path in pngs {
+        crate::outln!("png: {}", path.display());
     }
     Ok(())
 }

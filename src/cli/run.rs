@@ -39,10 +39,10 @@ pub struct RunArgs {
     #[arg(long, default_value = "default", allow_hyphen_values = true)]
     pub sizes: String,
     /// Concurrent sessions (threads); default: one per core of --cores.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub sessions: Option<usize>,
     /// Core set, e.g. `0,1` or `0-7`; default: all online CPUs.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub cores: Option<String>,
     /// Let sessions float within the core set instead of pinning them round-robin.
     #[arg(long)]
@@ -52,10 +52,10 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub duration: Option<String>,
     /// Measurement window inside the run: `0.03..0.135` (seconds) or `20%..90%`.
-    #[arg(long, default_value = "20%..90%")]
+    #[arg(long, default_value = "20%..90%", allow_hyphen_values = true)]
     pub window: String,
     /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub repeat: usize,
     /// Target precision: the 95 % confidence interval's half-width, in percent of the median
     /// cycles/byte. Repeats are added (up to --max-repeat) until it is met, else the result is
@@ -68,7 +68,7 @@ pub struct RunArgs {
     )]
     pub target_ci: f64,
     /// Most repeats per scenario, those added for --target-ci included.
-    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT)]
+    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub max_repeat: usize,
     /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
     /// a time), `burst:N` (N per call; multi-buffer backends compute them in SIMD lanes) or
@@ -96,7 +96,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = VerifyMode::None)]
     pub verify: VerifyMode,
     /// Re-key every N messages (key setup then counts in the per-byte metrics).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
     pub rekey: Option<u64>,
     /// Check validity and adjust and re-run until valid or a bound is hit (Rashwan et al., Fig. 3).
     #[arg(long)]
@@ -108,7 +108,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Seed for data, keys and size sequences.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
     pub seed: u64,
     /// Skip measuring the harness overhead (null function) first.
     #[arg(long)]
@@ -286,8 +286,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let spec = sweep_spec(args)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
-    let _locked = super::files::prepare_owned(&outputs, &[])?;
+    // Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP end the run as
+    // interrupted, keeping what finished and removing temporary and lock files; set before the
+    // outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
+    let _locked = super::files::prepare_owned(&outputs, &[])?;
     let clock = clock::clock_info();
     // A window the clock cannot resolve measures nothing: refused, not timed and printed.
     let window = plan.window_end.saturating_sub(plan.window_start);

@@ -31,7 +31,7 @@ pub struct TagArgs {
     /// `run --tag-len` and `net --tag-len`.
     #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_tag_len)]
     pub tag_len: Option<usize>,
-    /// KMAC customization string S as hex.
+    /// KMAC customization string S as hex (openssl takes at most 512 bytes, rustcrypto any length).
     #[arg(long)]
     pub custom: Option<String>,
     /// Input file (at most 256 MiB); `-` or nothing reads standard input.

@@ -60,6 +60,14 @@ pub enum MacError {
     },
     #[error("a {bits}-bit message is not whole bytes, and this backend tags whole bytes only")]
     WholeBytesOnly { bits: u64 },
+    #[error("--custom: {got} bytes; {backend}'s {algorithm} takes a customization string of at most {max} bytes ({why})")]
+    Customization {
+        backend: &'static str,
+        algorithm: &'static str,
+        got: usize,
+        max: usize,
+        why: &'static str,
+    },
     #[error("{backend} {algorithm}: {reason}")]
     Backend {
         backend: &'static str,

@@ -241,6 +241,10 @@ pub struct SelfTest {
     /// RustCrypto is not registered for): not run, one line each saying why; never counted as passed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_taken: Vec<String>,
+    /// One line per vector that passed: file, line, source, message and tag lengths (what
+    /// `selftest -v` prints).
+    #[serde(skip)]
+    pub checked: Vec<String>,
 }
 
 impl SelfTest {
@@ -278,6 +282,7 @@ pub fn self_test(function: &Function, key_setup: KeySetup) -> SelfTest {
         chunked: false,
         note: None,
         not_taken: Vec::new(),
+        checked: Vec::new(),
     };
     let Some(file) = &algorithm.vectors else {
         result.note = Some(match algorithm.family {
@@ -324,6 +329,26 @@ pub fn self_test(function: &Function, key_setup: KeySetup) -> SelfTest {
             Ok(chunked) => {
                 result.passed += 1;
                 result.chunked |= chunked;
+                result.checked.push(format!(
+                    "{}:{} ({}): {}{}, {}-byte tag{}: ok",
+                    file.path,
+                    v.line,
+                    v.source,
+                    if v.bits % 8 == 0 {
+                        format!("{}-byte message", v.bits / 8)
+                    } else {
+                        format!("{}-bit message", v.bits)
+                    },
+                    v.nonce
+                        .as_ref()
+                        .map_or_else(String::new, |n| format!(", {}-byte nonce", n.len())),
+                    v.tag.len(),
+                    if chunked {
+                        ", also streamed in chunks"
+                    } else {
+                        ""
+                    }
+                ));
             }
             Err(reason) => result
                 .failures

@@ -1,7 +1,7 @@
 //! Output files: nothing lost, nothing clobbered.
 //!
 //! The rules, for every file macbench writes (`run --json/--csv`, `model --json/--csv`, `report -o`,
-//! `report --png`, `net --json/--csv`):
+//! `report --png`, `net --json/--csv`, `compare` and `diff --json/--csv`):
 //!
 //! - `-` is standard output.
 //! - A regular file, or a path that does not exist yet, is written to a temporary sibling and renamed

@@ -87,12 +87,25 @@ pub fn read(path: &Path) -> Result<Loaded, ReadError> {
 /// Check and parse the text of a results file; `path` only names it in errors.
 pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
     let path = path.to_string();
+    // A byte-order mark some editors put first (Windows Notepad) is not part of the JSON.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(ReadError::Empty { path });
     }
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ReadError::NotJson {
-        path: path.clone(),
-        reason: e.to_string(),
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        match non_json_number(text, e.line(), e.column()) {
+            Some((field, word)) => ReadError::Malformed {
+                path: path.clone(),
+                reason: format!(
+                    "\"{field}\" is {word} (line {}), which JSON cannot hold; a results file writes a missing number as null",
+                    e.line()
+                ),
+            },
+            None => ReadError::NotJson {
+                path: path.clone(),
+                reason: e.to_string(),
+            },
+        }
     })?;
     let Some(object) = value.as_object() else {
         return Err(ReadError::NotOurs {
@@ -129,9 +142,53 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
             supported: results::SCHEMA_VERSION,
         });
     }
+    negative_metric(&value).map_or(Ok(()), |reason| {
+        Err(ReadError::Malformed {
+            path: path.clone(),
+            reason,
+        })
+    })?;
     serde_json::from_value(value).map_err(|e| ReadError::Malformed {
         path,
         reason: e.to_string(),
+    })
+}
+
+/// The field and word when a JSON parse failed at `NaN`, `Infinity` or `-Infinity` (what some JSON
+/// writers emit for non-finite numbers) at `line` and `column` (1-based, bytes: serde_json's position).
+fn non_json_number(text: &str, line: usize, column: usize) -> Option<(String, &'static str)> {
+    let line_text = text.lines().nth(line.checked_sub(1)?)?;
+    let at = column.saturating_sub(1).min(line_text.len());
+    // serde_json stops on the first character it cannot take, or one past it (`-Infinity`).
+    let (start, word) = (at.saturating_sub(2)..=at)
+        .filter(|&i| line_text.is_char_boundary(i))
+        .find_map(|i| {
+            ["-NaN", "-Infinity", "NaN", "Infinity"]
+                .into_iter()
+                .find(|w| line_text[i..].starts_with(w))
+                .map(|w| (i, w))
+        })?;
+    let before = line_text[..start]
+        .trim_end()
+        .strip_suffix(':')?
+        .trim_end()
+        .strip_suffix('"')?;
+    let field = &before[before.rfind('"')? + 1..];
+    Some((field.to_string(), word))
+}
+
+/// A result's measured cost, rate or count below zero, which no run writes: the field named, as
+/// `results[3].metrics.absolute_cycles_per_byte is -2.5; …`.
+fn negative_metric(value: &serde_json::Value) -> Option<String> {
+    let results = value.get("results")?.as_array()?;
+    results.iter().enumerate().find_map(|(i, r)| {
+        let metrics = r.get("metrics")?.as_object()?;
+        metrics.iter().find_map(|(key, v)| {
+            let x = v.as_f64().filter(|x| *x < 0.0)?;
+            Some(format!(
+                "results[{i}].metrics.{key} is {x}; a measured cost, rate or count is 0 or more"
+            ))
+        })
     })
 }
 

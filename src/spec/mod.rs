@@ -80,7 +80,12 @@ pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duratio
             (s.strip_suffix('s').unwrap_or(s), 1.0)
         };
         let v: f64 = v.trim().parse().map_err(|_| bad())?;
-        if !v.is_finite() || v < 0.0 {
+        if v < 0.0 {
+            return Err(SpecError::new(format!(
+                "--window: {text:?} has a negative end; give START..END from 0, e.g. 0.03..0.135 or 20%..90%"
+            )));
+        }
+        if !v.is_finite() {
             return Err(bad());
         }
         Ok(v * scale)
@@ -170,14 +175,20 @@ pub fn parse_sizes(text: &str, seed: u64) -> Result<Vec<SizeSource>, SpecError> 
     Ok(out)
 }
 
+/// One byte count of `--sizes`, at most the engine's limit (refused here, before anything runs).
 fn parse_size(text: &str) -> Result<u32, SpecError> {
     let t = text.trim();
-    t.parse::<u32>().map_err(|_| {
-        SpecError::new(format!(
+    match t.parse::<u32>() {
+        Ok(n) if n <= engine::MAX_MESSAGE_LEN => Ok(n),
+        Ok(n) => Err(SpecError::new(format!(
+            "--sizes: {n} is larger than the engine's limit of {} bytes",
+            engine::MAX_MESSAGE_LEN
+        ))),
+        Err(_) => Err(SpecError::new(format!(
             "--sizes: {t:?} is not a byte count (0 … {}); give numbers, ranges 16..65536 or a model name",
             engine::MAX_MESSAGE_LEN
-        ))
-    })
+        ))),
+    }
 }
 
 /// Resolve `--alg` names (comma-separated, presets allowed) to algorithm names.
@@ -363,4 +374,19 @@ pub fn parse_tag_len(text: &str) -> Result<usize, String> {
     text.trim()
         .parse::<usize>()
         .map_err(|_| format!("{text:?} is not a tag length: give a number of bytes, 1 or more"))
+}
+
+/// A whole-number flag as a user types it (`--sessions`, `--repeat`, `--max-repeat`, `--rekey`,
+/// `--seed`, `--replay-window`, `--inject-bad`, `--sender-core`, …): a negative, empty or non-numeric
+/// value gets this one line, which clap prefixes with the flag's name, rather than clap's
+/// "unexpected argument '-3'". Each flag's own range is checked where it is used.
+pub fn parse_whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    let t = text.trim();
+    t.parse::<T>().map_err(|_| {
+        if t.starts_with('-') {
+            format!("{text:?} is negative: give a whole number, 0 or more")
+        } else {
+            format!("{text:?} is not a whole number: give 0 or more, in digits")
+        }
+    })
 }

@@ -118,25 +118,32 @@ pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec
     Ok(out)
 }
 
-/// Parse `--rcvbuf`: bytes with an optional k/M suffix (binary), or `default`.
+/// Parse `--rcvbuf`: bytes with an optional binary suffix `k`, `m` or `g` (any case, `KiB`, `MiB`,
+/// `GiB` too: 1024, 1024², 1024³), or `default`.
 pub fn parse_rcvbuf(text: &str) -> Result<Option<usize>, SpecError> {
     let t = text.trim();
-    if t == "default" {
+    if t.eq_ignore_ascii_case("default") {
         return Ok(None);
     }
-    let (number, scale) = if let Some(n) = t.strip_suffix(['k', 'K']) {
-        (n, 1usize << 10)
-    } else if let Some(n) = t.strip_suffix('M') {
-        (n, 1 << 20)
-    } else {
-        (t, 1)
+    let lower = t.to_ascii_lowercase();
+    let unit = lower.strip_suffix("ib").unwrap_or(&lower);
+    let (number, shift) = match unit.char_indices().last() {
+        Some((i, 'k')) => (&unit[..i], 10),
+        Some((i, 'm')) => (&unit[..i], 20),
+        Some((i, 'g')) => (&unit[..i], 30),
+        _ => (lower.as_str(), 0),
     };
-    match number.parse::<usize>() {
-        Ok(v) => limits::check_rcvbuf("--rcvbuf", v.saturating_mul(scale))
+    if t.starts_with('-') {
+        return Err(SpecError::new(format!(
+            "--rcvbuf: {text:?} is negative; give bytes from 1 to 1G, e.g. 4M, 256k, 212992, or default"
+        )));
+    }
+    match number.trim().parse::<usize>() {
+        Ok(v) => limits::check_rcvbuf("--rcvbuf", v.saturating_mul(1 << shift))
             .map(Some)
             .map_err(|e| SpecError::new(format!("{e}, e.g. 4M, 256k, 212992, or default"))),
         _ => Err(SpecError::new(format!(
-            "--rcvbuf: {text:?} is not a buffer size; give bytes up to 1G, e.g. 4M, 256k, 212992, or default"
+            "--rcvbuf: {text:?} is not a buffer size; give bytes up to 1G with an optional k, m or g (binary, any case), e.g. 4M, 256k, 212992, or default"
         ))),
     }
 }

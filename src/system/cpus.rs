@@ -19,6 +19,11 @@ pub const MAX_CPU: usize = 8191;
 /// Parse a kernel-style CPU list: `0,1`, `0-7`, `0-3,8-11`. Sorted, without duplicates; every number at
 /// most [`MAX_CPU`].
 pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
+    if text.trim_start().starts_with('-') {
+        return Err(format!(
+            "{text:?} is negative; CPU numbers are 0 or more, e.g. 0,1 or 0-7"
+        ));
+    }
     let mut cpus = Vec::new();
     for part in text.split(',').map(str::trim) {
         if part.is_empty() {

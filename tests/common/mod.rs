@@ -67,3 +67,26 @@ pub fn skip_under_emulation() -> bool {
         _ => false,
     }
 }
+
+/// Assert a command ended with exit `code` and exactly one line on standard error, containing `needle`:
+/// the house rule for every error.
+pub fn one_line_error(out: &std::process::Output, code: i32, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// `true` when the calling test must stop here because the `openssl` command-line tool is not
+/// installed (said with a `SKIP:` line; a failure where CI requires `openssl-cli`).
+pub fn skip_without_openssl_cli() -> bool {
+    let installed = std::process::Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_ok();
+    skip_unless(
+        installed,
+        "openssl-cli",
+        "openssl CLI not installed (CI installs it)",
+    )
+}

@@ -1,0 +1,383 @@
+//! Exit codes a script can trust (issue 22): output lost to a full disk, a function the peer lacks,
+//! flags a command does not use, negative numbers, and the other ways a command used to end in exit 0
+//! or in someone else's words.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::one_line_error;
+use std::process::{Command, Output, Stdio};
+
+fn macbench() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("macbench"))
+}
+
+/// `output()` with standard output sent to `/dev/full` (every write fails with ENOSPC).
+fn to_full_disk(cmd: &mut Command) -> Output {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Exit `code`, and exactly one line of standard error mentions `needle`: the last one.
+fn ends_with_one_error(out: &Output, code: i32, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert_eq!(err.matches(needle).count(), 1, "{err}");
+    assert!(
+        err.trim_end()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .contains(needle),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A run of the null function at 64 bytes, one session on CPU 0, one repeat, no harness measurement;
+/// its duration is added.
+fn null_run(duration: &str) -> Command {
+    let mut cmd = macbench();
+    cmd.args(["run", "--alg", "null", "--sizes", "64", "--sessions", "1"])
+        .args([
+            "--cores",
+            "0",
+            "--repeat",
+            "1",
+            "--no-harness",
+            "--duration",
+            duration,
+        ]);
+    cmd
+}
+
+#[test]
+fn printed_output_lost_to_a_full_disk_exits_1() {
+    let fixture = "tests/fixtures/results-ecda402.json";
+    let dir = tempfile::tempdir().unwrap();
+    let mut tag = macbench();
+    tag.args(["tag", "--alg", "hmac-sha256", "--key", "00", fixture]);
+    let mut list = macbench();
+    list.arg("list");
+    let mut run = null_run("0.05");
+    let mut report = macbench();
+    report
+        .args(["report", fixture, "-o"])
+        .arg(dir.path().join("r.html"));
+    let mut diff = macbench();
+    diff.args(["diff", fixture, fixture]);
+    for cmd in [&mut tag, &mut list, &mut report, &mut diff] {
+        let out = to_full_disk(cmd);
+        ends_with_one_error(&out, 1, "standard output: No space left on device");
+    }
+    // A tiny run on a noisy machine may also fail its validity checks: that failure is then the line.
+    let out = to_full_disk(&mut run);
+    if !String::from_utf8_lossy(&out.stderr).contains("failed their validity checks") {
+        ends_with_one_error(&out, 1, "standard output: No space left on device");
+    }
+}
+
+#[test]
+fn a_results_file_on_a_full_disk_exits_1() {
+    let out = null_run("0.05")
+        .args(["--json", "/dev/full"])
+        .output()
+        .unwrap();
+    ends_with_one_error(&out, 1, "No space left on device");
+}
+
+#[test]
+fn compare_refuses_what_the_peer_or_the_engine_cannot_do_before_the_peer_runs() {
+    // The peer "binary" does not exist: each refusal must come before it is looked for.
+    let compare = |alg: &str, sizes: &str| {
+        macbench()
+            .env("MACBENCH_OPENSSL", "/nonexistent/peer-binary")
+            .args(["compare", "--against", "openssl", "--alg", alg])
+            .args(["--sizes", sizes, "--duration", "1s"])
+            .output()
+            .unwrap()
+    };
+    one_line_error(
+        &compare("blake3-keyed", "64"),
+        2,
+        "--alg blake3-keyed: not offered by openssl's benchmark",
+    );
+    one_line_error(
+        &compare("hmac-sha256", "70000000"),
+        2,
+        "--sizes: 70000000 is larger than the engine's limit of 67108864 bytes",
+    );
+}
+
+/// A negative number gets our own line naming the flag (exit 2), not clap's "unexpected argument '-3'".
+#[test]
+fn negative_numbers_name_their_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--duration", "-1"], "--duration"),
+        (&["run", "--sessions", "-3"], "--sessions"),
+        (&["run", "--repeat", "-1"], "--repeat"),
+        (&["run", "--max-repeat", "-1"], "--max-repeat"),
+        (&["run", "--window", "-1..2"], "--window"),
+        (&["run", "--budget", "-1"], "--budget"),
+        (&["run", "--rekey", "-1"], "--rekey"),
+        (&["run", "--cores", "-1"], "--cores"),
+        (&["run", "--seed", "-1"], "--seed"),
+        (&["net", "--duration", "-1"], "--duration"),
+        (&["net", "--rcvbuf", "-1"], "--rcvbuf"),
+        (&["net", "--replay-window", "-1"], "--replay-window"),
+        (&["net", "--inject-bad", "-1"], "--inject-bad"),
+        (&["net", "--sender-core", "-1"], "--sender-core"),
+        (&["net", "--receiver-core", "-1"], "--receiver-core"),
+        (
+            &["compare", "--against", "openssl", "--cores", "-1"],
+            "--cores",
+        ),
+        (
+            &["compare", "--against", "openssl", "--sizes", "-5"],
+            "--sizes",
+        ),
+        (&["model", "--measure", "--cores", "-1"], "--cores"),
+        (
+            &["model", "--measure", "--reject-size", "-1"],
+            "--reject-size",
+        ),
+    ];
+    for (args, flag) in cases {
+        let out = macbench().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+        assert!(
+            err.contains("negative") || err.contains("positive"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// `--rcvbuf` takes binary suffixes in any case (`1G` and `4m` were refused) and says what it takes
+/// for anything else.
+#[test]
+fn rcvbuf_takes_binary_suffixes_in_any_case() {
+    use macbench::spec::net::parse_rcvbuf;
+    for (text, bytes) in [
+        ("1G", 1usize << 30),
+        ("1g", 1 << 30),
+        ("4m", 4 << 20),
+        ("4M", 4 << 20),
+        ("256k", 256 << 10),
+        ("256K", 256 << 10),
+        ("4MiB", 4 << 20),
+        ("212992", 212_992),
+    ] {
+        assert_eq!(parse_rcvbuf(text).unwrap(), Some(bytes), "{text}");
+    }
+    assert_eq!(parse_rcvbuf("default").unwrap(), None);
+    for (text, needle) in [
+        ("2G", "1073741824"),
+        ("lots", "not a buffer size"),
+        ("4x", "not a buffer size"),
+        ("-1", "negative"),
+    ] {
+        let e = parse_rcvbuf(text).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--rcvbuf") && e.contains(needle),
+            "{text}: {e}"
+        );
+    }
+    // The range `net --duration` states is the range it takes.
+    let help = macbench().args(["net", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("from 10 ms to 24 h"), "{help}");
+    let out = macbench()
+        .args(["net", "--duration", "5ms"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("minimum 10 ms"));
+}
+
+/// OpenSSL's KMAC takes a customization string of at most 512 bytes: one line naming the limit, exit 2
+/// (it was OpenSSL's error string, "invalid custom length", with exit 1).
+#[test]
+fn kmac_customization_limit_is_named() {
+    let tag = |custom_bytes: usize| {
+        let mut cmd = macbench();
+        cmd.args(["tag", "--alg", "kmac128", "--backend", "openssl"])
+            .args(["--key", "000102030405060708090a0b0c0d0e0f", "--custom"])
+            .arg("00".repeat(custom_bytes))
+            .arg("tests/fixtures/results-ecda402.json");
+        cmd.output().unwrap()
+    };
+    let out = tag(512);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    one_line_error(
+        &tag(513),
+        2,
+        "--custom: 513 bytes; openssl's kmac128 takes a customization string of at most 512 bytes",
+    );
+}
+
+/// A results file with a UTF-8 byte-order mark loads; `NaN` (not JSON) and a negative cost are each one
+/// line naming the field (they were "not JSON (expected value at line 1 column 2627)" and exit 0).
+#[test]
+fn results_files_with_a_bom_load_and_bad_numbers_name_their_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("tests/fixtures/results-ecda402.json").unwrap();
+    let bom = dir.path().join("bom.json");
+    std::fs::write(&bom, format!("\u{feff}{text}")).unwrap();
+    let out = macbench().arg("diff").arg(&bom).arg(&bom).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["results"][0]["metrics"]["absolute_cycles_per_byte"] = serde_json::json!(-3.0);
+    let negative = dir.path().join("negative.json");
+    std::fs::write(&negative, doc.to_string()).unwrap();
+    let nan = dir.path().join("nan.json");
+    std::fs::write(
+        &nan,
+        doc.to_string().replacen(
+            "\"absolute_cycles_per_byte\":-3.0",
+            "\"absolute_cycles_per_byte\":NaN",
+            1,
+        ),
+    )
+    .unwrap();
+    let report = |file: &std::path::Path| {
+        macbench()
+            .arg("report")
+            .arg(file)
+            .arg("-o")
+            .arg(dir.path().join("r.html"))
+            .output()
+            .unwrap()
+    };
+    one_line_error(
+        &report(&negative),
+        2,
+        "results[0].metrics.absolute_cycles_per_byte is -3; a measured cost, rate or count is 0 or more",
+    );
+    one_line_error(
+        &report(&nan),
+        2,
+        "\"absolute_cycles_per_byte\" is NaN (line 1), which JSON cannot hold",
+    );
+    assert!(!dir.path().join("r.html").exists());
+}
+
+/// `selftest -v` says every vector it checked, per function (it printed the same as without -v).
+#[test]
+fn selftest_verbose_names_every_vector_checked() {
+    let selftest = |verbose: bool| {
+        let mut cmd = macbench();
+        cmd.args(["selftest", "--alg", "hmac-sha256", "--backend", "openssl"]);
+        if verbose {
+            cmd.arg("-v");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (plain, verbose) = (selftest(false), selftest(true));
+    // One table row per function, each "pass N/N": every one of those vectors gets its own line.
+    let rows: Vec<(&str, usize)> = plain
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let function = words.next()?;
+            let count = words.nth(1)?.split('/').next()?.parse().ok()?;
+            Some((function, count))
+        })
+        .collect();
+    assert!(!rows.is_empty(), "{plain}");
+    for (function, count) in rows {
+        let lines = verbose
+            .lines()
+            .filter(|l| {
+                l.trim_start().starts_with(&format!("{function}: vectors/")) && l.ends_with(": ok")
+            })
+            .count();
+        assert_eq!(lines, count, "{function}:\n{verbose}");
+    }
+    assert!(!plain.contains(": ok"), "{plain}");
+}
+
+/// `report --png` where no directory can be: refused before anything is written (the HTML was
+/// written, then the command failed).
+#[test]
+fn report_png_that_cannot_be_written_leaves_no_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_dir = dir.path().join("afile");
+    std::fs::write(&not_a_dir, "keep").unwrap();
+    let html = dir.path().join("r.html");
+    let out = macbench()
+        .args(["report", "tests/fixtures/results-ecda402.json", "-o"])
+        .arg(&html)
+        .arg("--png")
+        .arg(&not_a_dir)
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "is not a directory");
+    assert!(!html.exists(), "no HTML written");
+    assert_eq!(std::fs::read_to_string(&not_a_dir).unwrap(), "keep");
+}
+
+/// SIGTERM (what `timeout`, systemd and containers send) ends a run as Ctrl-C does: exit 130, the lock
+/// and temporary files removed (it killed the process and left `.out.json.lock` behind).
+#[test]
+fn sigterm_ends_a_run_like_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = null_run("60s")
+        .current_dir(dir.path())
+        .args(["--json", "out.json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The lock file appears once the outputs are taken, after the signal handler is set.
+    let lock = dir.path().join(".out.json.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !lock.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never locked its output"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{:?}: {err}", out.status);
+    assert!(err.contains("interrupted"), "{err}");
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        left.iter().all(|name| name == "out.json"),
+        "left behind: {left:?}"
+    );
+}
