@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod net;
 pub mod peers;
 pub mod report;
+pub mod reproduce;
 pub mod results;
 pub mod spec;
 pub mod stats;

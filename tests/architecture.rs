@@ -261,6 +261,11 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "results",
         &["bench", "sweep", "report", "isolate", "net", "cli", "peers"],
     ),
+    // Studies judge results; the CLI runs their steps.
+    (
+        "reproduce",
+        &["bench", "sweep", "isolate", "engine", "net", "cli", "peers", "report"],
+    ),
     // Host facts are gathered without starting processes: the isolation layer adds its children's.
     (
         "host",

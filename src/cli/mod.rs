@@ -10,6 +10,7 @@ mod list;
 mod model;
 mod net;
 mod report;
+mod reproduce;
 pub mod run;
 mod tag;
 
@@ -39,6 +40,14 @@ impl CliError {
     pub fn failure(message: impl Into<String>) -> CliError {
         CliError {
             code: EXIT_FAILURE,
+            message: message.into(),
+        }
+    }
+
+    /// Ended by Ctrl-C or SIGTERM, what finished kept: 130, as shells report SIGINT.
+    pub fn interrupted(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 130,
             message: message.into(),
         }
     }
@@ -119,6 +128,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Zero-loss throughput of authenticated packets over UDP (RFC 2544 search), beside the null MAC.
     Net(net::NetArgs),
+    /// A study's experiments in one command and its claims checked here (`--list` names the studies).
+    Reproduce(reproduce::ReproduceArgs),
     /// Internal: a switched child process (`--accel sw`, or an ISA level a library is masked to);
     /// MODE is run, serve or caps; ACCEL the acceleration it is switched to (default sw).
     #[command(name = "__child", hide = true)]
@@ -163,6 +174,7 @@ pub fn main() -> i32 {
         Some(Command::Diff(args)) => diff::diff(&args),
         Some(Command::Model(args)) => model::model(&args),
         Some(Command::Net(args)) => net::net(&args),
+        Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Child { mode, accel }) => {
             crate::isolate::child_main(&mode, accel).map_err(CliError::failure)
         }

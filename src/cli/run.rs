@@ -134,6 +134,11 @@ pub use crate::spec::values::parse_duration;
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
+/// Whether a run in this process was interrupted (Ctrl-C, SIGTERM): `reproduce` stops there too.
+pub fn cancelled() -> bool {
+    CANCEL.load(Ordering::SeqCst)
+}
+
 /// The sweep the flags describe, every value parsed and checked (nothing runs yet).
 fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
     let functions = super::functions(&args.alg, args.backend.as_deref(), &args.accel)?;

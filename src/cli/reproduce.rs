@@ -1,0 +1,246 @@
+//! `macbench reproduce STUDY`: a study's experiments in one command, its claims checked on this machine.
+//!
+//! The plan is the study's steps (`crate::reproduce`), each one `macbench run` given its share of the
+//! budget and its own results file in the output directory, printed before anything runs. A step whose
+//! file is complete is kept, so an interrupted reproduction (Ctrl-C, SIGTERM) loses only the step it
+//! was in, and `--resume DIR` runs what is missing. Then the claims are judged on the files, and the
+//! directory gets `claims.md`, `claims.json`, `report.html` and its figures as PNGs.
+
+use super::CliError;
+use crate::reproduce::{self, Evidence, Study};
+use crate::spec::values::parse_duration;
+use clap::Parser;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReproduceArgs {
+    /// The study, by its id (`macbench reproduce --list` names each by title and authors).
+    #[arg(required_unless_present = "list")]
+    pub study: Option<String>,
+    /// List the studies: id, title, authors, what each runs.
+    #[arg(long)]
+    pub list: bool,
+    /// Total time for the runs (`300`, `300s`, `10m`), shared among the study's steps [default: the
+    /// study's, about 10 minutes on 2 cores].
+    #[arg(long)]
+    pub budget: Option<String>,
+    /// Output directory [default: reproduce-STUDY]; refused if it already holds a reproduction.
+    #[arg(short, long, value_name = "DIR", conflicts_with = "resume")]
+    pub output: Option<PathBuf>,
+    /// Continue the reproduction in DIR: run only the steps without a complete results file.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+}
+
+/// `run`'s flags parsed as `run` parses them.
+#[derive(Parser)]
+#[command(no_binary_name = true)]
+struct RunLine {
+    #[command(flatten)]
+    run: super::run::RunArgs,
+}
+
+pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
+    if args.list {
+        print_list();
+        return Ok(());
+    }
+    let id = args.study.as_deref().unwrap_or_default();
+    let study = reproduce::study(id).map_err(CliError::usage)?;
+    let budget_s = match &args.budget {
+        Some(text) => parse_duration("--budget", text)
+            .map_err(|e| CliError::usage(e.to_string()))?
+            .as_secs_f64(),
+        None => study.default_budget_s,
+    };
+    let dir = output_dir(study, args)?;
+    let budgets = reproduce::step_budgets(study, budget_s);
+    let one_core = *crate::system::online_cpus()
+        .last()
+        .ok_or_else(|| CliError::failure("no online CPU".to_string()))?;
+    print_plan(study, &budgets, budget_s, &dir, one_core);
+    for (step, budget) in study.steps.iter().zip(&budgets) {
+        let json = dir.join(format!("{}.json", step.name));
+        if complete(&json) {
+            eprintln!("reproduce: {}: kept ({})", step.name, json.display());
+            continue;
+        }
+        eprintln!("reproduce: {}: {}", step.name, step.what);
+        let mut line = reproduce::step_args(step, one_core);
+        line.extend([
+            "--budget".to_string(),
+            format!("{budget:.1}"),
+            "--target-ci".to_string(),
+            "0".to_string(),
+            "--json".to_string(),
+            json.display().to_string(),
+        ]);
+        let run = RunLine::try_parse_from(&line)
+            .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
+        let outcome = super::run::run(&run.run);
+        if super::run::cancelled() {
+            return Err(CliError::interrupted(format!(
+                "interrupted in step {}; what finished is kept in {} and `macbench reproduce {} --resume {}` continues",
+                step.name,
+                dir.display(),
+                study.id,
+                dir.display()
+            )));
+        }
+        // A failed result fails its claims (they say which), not the whole reproduction.
+        if let Err(e) = outcome {
+            eprintln!("reproduce: {}: {e}", step.name);
+        }
+    }
+    conclude(study, &dir)
+}
+
+/// Judge the claims on the steps' files and write the claims table, its JSON and the report.
+fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
+    let mut evidence = Evidence {
+        smt_siblings: smt_siblings(),
+        ..Evidence::default()
+    };
+    let mut files = Vec::new();
+    for step in study.steps {
+        let path = dir.join(format!("{}.json", step.name));
+        if let Ok(loaded) = crate::report::read::read(&path) {
+            evidence.steps.insert(step.name.to_string(), loaded.doc);
+            files.push(path);
+        }
+    }
+    let outcomes = reproduce::evaluate(study, &evidence);
+    let table = reproduce::claims_markdown(study, &outcomes);
+    let write = |name: &str, bytes: &[u8]| {
+        crate::report::output::write_atomic(&dir.join(name), bytes)
+            .map_err(|e| CliError::failure(format!("{}: {e}", dir.join(name).display())))
+    };
+    write("claims.md", table.as_bytes())?;
+    let json = serde_json::json!({ "study": study.id, "title": study.title, "authors": study.authors, "claims": outcomes });
+    let text = serde_json::to_string_pretty(&json).map_err(|e| CliError::failure(e.to_string()))?;
+    write("claims.json", text.as_bytes())?;
+    print!("\n{table}");
+    if files.is_empty() {
+        return Err(CliError::failure(format!(
+            "no step of {} left results in {}: no report",
+            study.id,
+            dir.display()
+        )));
+    }
+    let report = super::report::ReportArgs {
+        files,
+        output: dir.join("report.html"),
+        scenario: None,
+        png: Some(dir.join("figures")),
+    };
+    super::report::report(&report)?;
+    println!(
+        "reproduce: {} — claims.md, claims.json, report.html and figures/ in {}",
+        study.id,
+        dir.display()
+    );
+    Ok(())
+}
+
+/// Where the reproduction goes: `--resume DIR` (which must exist), `-o DIR` or `reproduce-STUDY`
+/// (which must not already hold a reproduction: never mixed into another one's files).
+fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> {
+    if let Some(dir) = &args.resume {
+        if !dir.is_dir() {
+            return Err(CliError::usage(format!(
+                "--resume {}: no such directory",
+                dir.display()
+            )));
+        }
+        return Ok(dir.clone());
+    }
+    let dir = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("reproduce-{}", study.id)));
+    let taken = study
+        .steps
+        .iter()
+        .map(|s| dir.join(format!("{}.json", s.name)))
+        .chain([dir.join("claims.md")])
+        .find(|p| p.exists());
+    if let Some(file) = taken {
+        return Err(CliError::usage(format!(
+            "{} already holds a reproduction ({}): `--resume {}` continues it, or give another -o",
+            dir.display(),
+            file.display(),
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::failure(format!("-o {}: {e}", dir.display())))?;
+    Ok(dir)
+}
+
+/// Whether a step's results file is there and complete (not the partial file of an interrupted run).
+fn complete(path: &Path) -> bool {
+    crate::report::read::read(path).is_ok_and(|l| !l.doc.partial && !l.doc.results.is_empty())
+}
+
+fn print_list() {
+    for s in reproduce::STUDIES {
+        println!("{:<22} {} — \"{}\"", s.id, s.authors, s.title);
+        for step in s.steps {
+            println!("{:<22}   {}: {}", "", step.name, step.what);
+        }
+        println!(
+            "{:<22}   {} claims checked; default budget {:.0} s",
+            "",
+            s.claims.len(),
+            s.default_budget_s
+        );
+    }
+    for (id, title, authors) in reproduce::NOT_YET {
+        println!("{id:<22} {authors} — \"{title}\"");
+        println!("{:<22}   not yet: its plan and claims are not written", "");
+    }
+}
+
+fn print_plan(study: &Study, budgets: &[f64], budget_s: f64, dir: &Path, one_core: usize) {
+    eprintln!(
+        "reproduce: {} — {}, \"{}\"",
+        study.id, study.authors, study.title
+    );
+    let total: f64 = budgets.iter().sum();
+    for (step, b) in study.steps.iter().zip(budgets) {
+        eprintln!(
+            "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core})",
+            step.name, b, step.what
+        );
+    }
+    if total > budget_s * 1.01 {
+        eprintln!(
+            "reproduce: a budget of {budget_s:.0} s is too small for {} steps of at least {:.0} s: the plan takes ≈ {total:.0} s",
+            study.steps.len(),
+            reproduce::MIN_STEP_BUDGET_S
+        );
+    }
+    eprintln!(
+        "reproduce: ≈ {total:.0} s of runs, into {}; {} claims to check",
+        dir.display(),
+        study.claims.len()
+    );
+}
+
+/// Each distinct group of SMT siblings among the online CPUs, as the kernel lists them.
+fn smt_siblings() -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for cpu in crate::system::online_cpus() {
+        let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let Ok(group) = crate::system::parse_cpu_list(text.trim()) else {
+            continue;
+        };
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+    }
+    groups
+}

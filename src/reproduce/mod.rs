@@ -1,0 +1,275 @@
+//! Studies reproduced on this machine: each study's experiment plan and its claims, as data.
+//!
+//! A researcher who reads a paper wants to know whether its findings hold on *their* device. A
+//! [`Study`] names the paper by title and authors (users know papers, not our ids), lists the runs that
+//! reproduce its experiments ([`Step`]: the flags of one `macbench run` and its share of the time
+//! budget), and lists its claims ([`Claim`]: the claim in our own words, the tolerance, and a check that
+//! reads the runs' results). Adding a claim is one entry in the study's file.
+//!
+//! This module only describes and judges: it reads results ([`crate::results::Document`]) and never runs
+//! anything, so every check is tested on constructed results. `macbench reproduce` (the CLI) runs the
+//! steps through `run`, keeps each step's JSON in the output directory (what finished survives an
+//! interruption; `--resume` runs only what is missing), then hands the documents to [`evaluate`].
+
+pub mod mac_speeds;
+pub mod rashwan;
+
+use crate::results::{Document, ResultEntry};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One study: its plan and its claims.
+pub struct Study {
+    /// What users type: `rashwan-mobile`.
+    pub id: &'static str,
+    pub title: &'static str,
+    pub authors: &'static str,
+    /// The budget without `--budget`, seconds (about ten minutes on 2 cores).
+    pub default_budget_s: f64,
+    pub steps: &'static [Step],
+    pub claims: &'static [Claim],
+}
+
+/// One `macbench run` of a study's plan.
+pub struct Step {
+    /// The file stem of its results (`sizes` → `sizes.json`), and how claims name it.
+    pub name: &'static str,
+    /// What it reproduces, for the plan printed up front.
+    pub what: &'static str,
+    /// `run`'s flags, but for `--budget` and the outputs. [`ONE_CORE`] stands for the last online CPU.
+    pub args: &'static [&'static str],
+    /// Its share of the budget (the shares of a study sum to 1).
+    pub share: f64,
+}
+
+/// Stands for one core in a step's flags: the last online CPU, so a run on one core stays off CPU 0,
+/// where interrupts land.
+pub const ONE_CORE: &str = "@one-core";
+
+/// The shortest budget a step is given, seconds: below this its runs are too short to measure.
+pub const MIN_STEP_BUDGET_S: f64 = 5.0;
+
+/// A claim of the study and how this machine tests it.
+pub struct Claim {
+    pub id: &'static str,
+    /// The claim, in our own words.
+    pub text: &'static str,
+    /// How far the measurement may be from the claim and still hold (its meaning is the check's,
+    /// said in `text`).
+    pub tolerance: f64,
+    pub check: fn(&Evidence, f64) -> Verdict,
+}
+
+/// What a check concludes, with the numbers it rests on or why it cannot say.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", content = "detail", rename_all = "kebab-case")]
+pub enum Verdict {
+    Holds(String),
+    DoesNotHold(String),
+    CannotTest(String),
+}
+
+impl Verdict {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Holds(_) => "holds",
+            Verdict::DoesNotHold(_) => "does not hold",
+            Verdict::CannotTest(_) => "cannot be tested here",
+        }
+    }
+
+    pub fn detail(&self) -> &str {
+        match self {
+            Verdict::Holds(d) | Verdict::DoesNotHold(d) | Verdict::CannotTest(d) => d,
+        }
+    }
+
+    /// `Holds` when `ok`, else `DoesNotHold`, with the same numbers.
+    pub fn from(ok: bool, detail: String) -> Verdict {
+        if ok {
+            Verdict::Holds(detail)
+        } else {
+            Verdict::DoesNotHold(detail)
+        }
+    }
+}
+
+/// One claim's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub id: &'static str,
+    pub claim: &'static str,
+    pub tolerance: f64,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// What the checks read: each step's results document, and the machine facts a run does not record.
+#[derive(Default)]
+pub struct Evidence {
+    pub steps: BTreeMap<String, Document>,
+    /// Each online CPU's SMT siblings (itself included), as the kernel lists them; empty if unknown.
+    pub smt_siblings: Vec<Vec<usize>>,
+}
+
+impl Evidence {
+    /// The usable results of a step: not failed, with a measured absolute cycles/byte.
+    pub fn results(&self, step: &str) -> Vec<&ResultEntry> {
+        self.steps
+            .get(step)
+            .map(|d| {
+                d.results
+                    .iter()
+                    .filter(|r| !r.failed && r.metrics.absolute_cycles_per_byte.is_some())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The result of `algorithm` at `accel` and fixed `size` in `step`, if measured.
+    pub fn find(
+        &self,
+        step: &str,
+        algorithm: &str,
+        accel: &str,
+        size: u64,
+    ) -> Option<&ResultEntry> {
+        self.results(step).into_iter().find(|r| {
+            r.algorithm == algorithm && r.accel == accel && r.mean_message_bytes == size as f64
+        })
+    }
+
+    /// Absolute cycles/byte of that result.
+    pub fn absolute(&self, step: &str, algorithm: &str, accel: &str, size: u64) -> Option<f64> {
+        self.find(step, algorithm, accel, size)?
+            .metrics
+            .absolute_cycles_per_byte
+    }
+
+    /// Apparent cycles/byte of that result.
+    pub fn apparent(&self, step: &str, algorithm: &str, accel: &str, size: u64) -> Option<f64> {
+        self.find(step, algorithm, accel, size)?
+            .metrics
+            .apparent_cycles_per_byte
+    }
+
+    /// Why a check has nothing to read: the step missing, or none of its results usable.
+    pub fn missing(&self, step: &str) -> Verdict {
+        Verdict::CannotTest(match self.steps.get(step) {
+            None => format!("the `{step}` runs are missing"),
+            Some(_) => format!("no usable result in the `{step}` runs (all failed or unmeasured)"),
+        })
+    }
+}
+
+/// Every study macbench reproduces, in the order `reproduce --list` shows them.
+pub static STUDIES: &[&Study] = &[&rashwan::STUDY, &mac_speeds::STUDY];
+
+/// Studies named in the issue tracker whose plans are not written yet: id, title and authors, why.
+pub static NOT_YET: &[(&str, &str, &str)] = &[
+    (
+        "deepakumara-ipsec",
+        "Performance comparison of message authentication code (MAC) algorithms for the Internet Protocol Security (IPSEC)",
+        "Deepakumara, Heys, Venkatesan",
+    ),
+    (
+        "embedded-crypto-perf",
+        "Understanding Crypto Performance in Embedded Systems: Part 2 (Embedded.com)",
+        "Embedded.com",
+    ),
+];
+
+/// The study called `id`.
+pub fn study(id: &str) -> Result<&'static Study, String> {
+    if let Some(s) = STUDIES.iter().find(|s| s.id == id) {
+        return Ok(s);
+    }
+    if NOT_YET.iter().any(|(n, _, _)| *n == id) {
+        return Err(format!(
+            "{id}: its plan and claims are not written yet (see `macbench reproduce --list`)"
+        ));
+    }
+    let known: Vec<&str> = STUDIES.iter().map(|s| s.id).collect();
+    Err(format!("unknown study {id:?}; known: {}", known.join(", ")))
+}
+
+/// Each step's budget in seconds for a total of `budget_s`: its share, at least
+/// [`MIN_STEP_BUDGET_S`]. The sum may exceed a budget too small for the study (the CLI says so).
+pub fn step_budgets(study: &Study, budget_s: f64) -> Vec<f64> {
+    study
+        .steps
+        .iter()
+        .map(|s| (budget_s * s.share).max(MIN_STEP_BUDGET_S))
+        .collect()
+}
+
+/// A step's `run` flags with [`ONE_CORE`] replaced by `one_core`.
+pub fn step_args(step: &Step, one_core: usize) -> Vec<String> {
+    step.args
+        .iter()
+        .map(|a| {
+            if *a == ONE_CORE {
+                one_core.to_string()
+            } else {
+                a.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Every claim of `study` judged on `evidence`.
+pub fn evaluate(study: &Study, evidence: &Evidence) -> Vec<Outcome> {
+    study
+        .claims
+        .iter()
+        .map(|c| Outcome {
+            id: c.id,
+            claim: c.text,
+            tolerance: c.tolerance,
+            verdict: (c.check)(evidence, c.tolerance),
+        })
+        .collect()
+}
+
+/// The claims table as Markdown (one row a claim), for the terminal and `claims.md`.
+pub fn claims_markdown(study: &Study, outcomes: &[Outcome]) -> String {
+    let mut out = format!(
+        "# {} — {}\n\n| claim | verdict | on this machine |\n|---|---|---|\n",
+        study.authors, study.title
+    );
+    for o in outcomes {
+        out.push_str(&format!(
+            "| {} | **{}** | {} |\n",
+            o.claim.replace('|', "\\|"),
+            o.verdict.label(),
+            o.verdict.detail().replace('|', "\\|")
+        ));
+    }
+    let count = |label: &str| {
+        outcomes
+            .iter()
+            .filter(|o| o.verdict.label() == label)
+            .count()
+    };
+    out.push_str(&format!(
+        "\n{} hold, {} do not hold, {} cannot be tested here.\n",
+        count("holds"),
+        count("does not hold"),
+        count("cannot be tested here")
+    ));
+    out
+}
+
+/// The median of `values` (finite ones), for checks over several functions.
+pub fn median(values: &[f64]) -> Option<f64> {
+    crate::metrics::median(values)
+}
+
+/// `x` with two significant decimals, for the numbers in a verdict.
+pub fn num(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}

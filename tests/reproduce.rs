@@ -1,0 +1,231 @@
+//! `macbench reproduce`: the claims evaluator on constructed results (a claim that holds, one that does
+//! not, one that cannot be tested), the plan's scaling to a budget, and resuming a reproduction from
+//! the step files it kept — no timing anywhere.
+
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+use assert_cmd::Command;
+use macbench::reproduce::{self, mac_speeds, rashwan, Evidence, Verdict};
+use macbench::results::{Document, ResultEntry};
+use std::path::Path;
+
+/// A results document written by macbench (the fixture of tests/old_results.rs), its results replaced
+/// by `entries`: (algorithm, accel, size, absolute cycles/byte).
+fn document(entries: &[(&str, &str, u64, f64)]) -> Document {
+    let mut doc = macbench::report::read::read(Path::new("tests/fixtures/results-ecda402.json"))
+        .unwrap()
+        .doc;
+    let template: ResultEntry = doc.results[0].clone();
+    doc.results = entries
+        .iter()
+        .map(|&(algorithm, accel, size, cpb)| {
+            let mut r = template.clone();
+            r.algorithm = algorithm.to_string();
+            r.accel = accel.to_string();
+            r.mean_message_bytes = size as f64;
+            r.metrics.absolute_cycles_per_byte = Some(cpb);
+            r.metrics.apparent_cycles_per_byte = Some(cpb);
+            r.failed = false;
+            r
+        })
+        .collect();
+    doc.partial = false;
+    doc
+}
+
+/// The HMACs of the MAC-speeds plan, and nothing of the universal hashes.
+fn hmacs_only() -> Document {
+    document(&[
+        ("hmac-md5", "hw", 64, 30.0),
+        ("hmac-md5", "hw", 65536, 3.0),
+        ("hmac-sha1", "hw", 64, 12.0),
+        ("hmac-sha1", "hw", 65536, 1.2),
+        ("hmac-sha256", "hw", 64, 15.0),
+        ("hmac-sha256", "hw", 65536, 1.5),
+    ])
+}
+
+fn verdicts(study: &reproduce::Study, evidence: &Evidence) -> Vec<(&'static str, String)> {
+    reproduce::evaluate(study, evidence)
+        .into_iter()
+        .map(|o| (o.id, o.verdict.label().to_string()))
+        .collect()
+}
+
+#[test]
+fn claims_hold_fail_or_cannot_be_tested_on_constructed_results() {
+    let mut evidence = Evidence::default();
+    evidence.steps.insert("lengths".into(), hmacs_only());
+    let outcomes = reproduce::evaluate(&mac_speeds::STUDY, &evidence);
+    let by_id = |id: &str| {
+        outcomes
+            .iter()
+            .find(|o| o.id == id)
+            .unwrap()
+            .verdict
+            .clone()
+    };
+    // 64 B costs 10× the cycles/byte of 64 KiB for every HMAC: holds, with the numbers.
+    let overhead = by_id("per-message-overhead");
+    assert!(matches!(overhead, Verdict::Holds(_)), "{overhead:?}");
+    assert!(
+        overhead.detail().contains("hmac-md5 10.00×"),
+        "{overhead:?}"
+    );
+    // HMAC-SHA1 is faster than HMAC-MD5 here: does not hold.
+    let md5 = by_id("hmac-md5-fastest-hmac");
+    assert!(matches!(md5, Verdict::DoesNotHold(_)), "{md5:?}");
+    assert!(
+        md5.detail().contains("fastest HMAC hmac-sha1 1.20 c/B"),
+        "{md5:?}"
+    );
+    // No universal hash was measured: cannot be tested, never a guess.
+    assert!(matches!(
+        by_id("universal-hash-faster"),
+        Verdict::CannotTest(_)
+    ));
+    // Make MD5 the fastest and the same claim holds: the check reads the numbers.
+    let mut faster = hmacs_only();
+    faster.results[1].metrics.absolute_cycles_per_byte = Some(1.0);
+    evidence.steps.insert("lengths".into(), faster);
+    let md5 = reproduce::evaluate(&mac_speeds::STUDY, &evidence)
+        .into_iter()
+        .find(|o| o.id == "hmac-md5-fastest-hmac")
+        .unwrap();
+    assert!(matches!(md5.verdict, Verdict::Holds(_)), "{md5:?}");
+}
+
+#[test]
+fn every_claim_of_a_study_without_runs_cannot_be_tested() {
+    for study in reproduce::STUDIES {
+        for (id, verdict) in verdicts(study, &Evidence::default()) {
+            assert_eq!(verdict, "cannot be tested here", "{}: {id}", study.id);
+        }
+    }
+    assert!(
+        rashwan::STUDY.claims.len() >= 8,
+        "the paper's claims table has at least eight checks"
+    );
+}
+
+#[test]
+fn the_rashwan_rankings_read_the_sizes_step() {
+    let nine = macbench::mac::algorithm::PAPER_PRESET;
+    // Constructed so VMAC is fastest and Serpent slowest with hw; MD5 slowest in sw (the paper says
+    // fastest: does not hold).
+    let mut entries = Vec::new();
+    for (i, alg) in nine.iter().enumerate() {
+        let hw = match *alg {
+            "vmac-aes128-64" => 0.5,
+            "cmac-serpent" => 30.0,
+            _ => 2.0 + i as f64,
+        };
+        let sw = if *alg == "hmac-md5" {
+            100.0
+        } else {
+            10.0 + i as f64
+        };
+        entries.push((*alg, "hw", 65536, hw));
+        entries.push((*alg, "sw", 65536, sw));
+    }
+    let mut evidence = Evidence::default();
+    evidence.steps.insert("sizes".into(), document(&entries));
+    let v = verdicts(&rashwan::STUDY, &evidence);
+    let get = |id: &str| v.iter().find(|(c, _)| *c == id).unwrap().1.clone();
+    assert_eq!(get("fastest-hw"), "holds");
+    assert_eq!(get("slowest-hw"), "holds");
+    assert_eq!(get("fastest-sw"), "does not hold");
+    // The 100-session runs are missing.
+    assert_eq!(get("apparent-grows-with-cores"), "cannot be tested here");
+}
+
+#[test]
+fn the_plan_scales_to_the_budget_with_a_floor_per_step() {
+    let study = &rashwan::STUDY;
+    let shares: f64 = study.steps.iter().map(|s| s.share).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "shares sum to {shares}");
+    let b = reproduce::step_budgets(study, 300.0);
+    assert_eq!(b, vec![180.0, 60.0, 60.0]);
+    assert_eq!(b.iter().sum::<f64>(), 300.0);
+    // Too small a budget: each step still gets the floor.
+    let tiny = reproduce::step_budgets(study, 6.0);
+    assert!(
+        tiny.iter().all(|&s| s == reproduce::MIN_STEP_BUDGET_S),
+        "{tiny:?}"
+    );
+    let args = reproduce::step_args(&study.steps[0], 7);
+    assert!(args.windows(2).any(|w| w == ["--cores", "7"]), "{args:?}");
+}
+
+fn macbench() -> Command {
+    Command::cargo_bin("macbench").unwrap()
+}
+
+/// A reproduction whose step file is complete is not run again: `--resume` judges the kept file and
+/// gives the table an uninterrupted reproduction of the same results gives.
+#[test]
+fn resume_keeps_complete_steps_and_judges_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let doc = hmacs_only();
+    std::fs::write(
+        out.join("lengths.json"),
+        serde_json::to_string(&doc).unwrap(),
+    )
+    .unwrap();
+    let run = macbench()
+        .args([
+            "reproduce",
+            "mac-speeds-thread",
+            "--budget",
+            "5",
+            "--resume",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("lengths: kept"), "{stderr}");
+    let mut evidence = Evidence::default();
+    evidence.steps.insert("lengths".into(), doc);
+    let want = reproduce::claims_markdown(
+        &mac_speeds::STUDY,
+        &reproduce::evaluate(&mac_speeds::STUDY, &evidence),
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("claims.md")).unwrap(),
+        want
+    );
+    assert!(out.join("claims.json").is_file() && out.join("report.html").is_file());
+    // -o into a directory that holds a reproduction is refused in one line; nothing is touched.
+    let again = macbench()
+        .args(["reproduce", "mac-speeds-thread", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn unknown_and_unwritten_studies_are_one_line_usage_errors() {
+    for (study, needle) in [
+        ("no-such-paper", "unknown study"),
+        ("deepakumara-ipsec", "not written yet"),
+    ] {
+        let out = macbench().args(["reproduce", study]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    }
+    let list = macbench().args(["reproduce", "--list"]).output().unwrap();
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(list.status.success());
+    assert!(text.contains("Rashwan, Taha, Hassanein"), "{text}");
+}
