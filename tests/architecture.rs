@@ -264,7 +264,9 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     // Studies judge results; the CLI runs their steps.
     (
         "reproduce",
-        &["bench", "sweep", "isolate", "engine", "net", "cli", "peers", "report"],
+        &[
+            "bench", "sweep", "isolate", "engine", "net", "cli", "peers", "report",
+        ],
     ),
     // Host facts are gathered without starting processes: the isolation layer adds its children's.
     (

@@ -189,10 +189,11 @@ struct Plan {
     receiver_core: Option<usize>,
 }
 
-fn plan(o: &NetOptions) -> Result<Plan, CliError> {
-    let mut functions: Vec<Function> = resolve_functions(&o.alg, o.backend.as_deref(), &o.accel)?;
-    // Sender and receiver key in this process; a switched function keys only in its own child, and
-    // a proxy to it would time pipe round trips, not the MAC.
+/// `--alg`, `--backend`, `--accel` resolved, refusing switched functions: sender and receiver key in
+/// this process; a switched function keys only in its own child, and a proxy to it would time pipe
+/// round trips, not the MAC.
+fn functions_in_this_process(o: &NetOptions) -> Result<Vec<Function>, CliError> {
+    let functions: Vec<Function> = resolve_functions(&o.alg, o.backend.as_deref(), &o.accel)?;
     if let Some(f) = functions.iter().find(|f| f.is_process_switched()) {
         return Err(CliError::usage(format!(
             "--accel: {} runs only in a child process switched to {} (`run` measures it there); \
@@ -202,6 +203,36 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
             f.accel
         )));
     }
+    Ok(functions)
+}
+
+/// The MAC covers the datagram but its tag; the 3GPP functions take bounded lengths, and a length
+/// the library refuses would leave zero tags on both sides that "verify".
+fn check_lengths(
+    functions: &[Function],
+    sizes: &[crate::net::sender::SizeSpec],
+    tag_len: usize,
+) -> Result<(), CliError> {
+    for f in functions {
+        for size in sizes {
+            let shortest = size.sequence.iter().min().copied().unwrap_or(0) as usize;
+            let longest = size.sequence.iter().max().copied().unwrap_or(0) as usize;
+            for covered in [shortest, longest].map(|n| n.saturating_sub(tag_len)) {
+                if !f.accepts_bytes(covered as u64) {
+                    return Err(CliError::usage(format!(
+                        "--sizes {}: {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
+                        size.label,
+                        f.length_rule()
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn plan(o: &NetOptions) -> Result<Plan, CliError> {
+    let mut functions = functions_in_this_process(o)?;
     let trial = parse_duration("--duration", &o.trial)?;
     // The same checks `net receive` applies to a remote sender's `start` (crate::net::limits).
     let limit = |e: limits::LimitError| CliError::usage(e.to_string());
@@ -224,23 +255,7 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
         }
     }
     let sizes = parse_sizes(&o.sizes, o.seed, HEADER_LEN + tag_len)?;
-    // The MAC covers the datagram but its tag; the 3GPP functions take bounded lengths, and a length
-    // the library refuses would leave zero tags on both sides that "verify".
-    for f in &functions {
-        for size in &sizes {
-            let shortest = size.sequence.iter().min().copied().unwrap_or(0) as usize;
-            let longest = size.sequence.iter().max().copied().unwrap_or(0) as usize;
-            for covered in [shortest, longest].map(|n| n.saturating_sub(tag_len)) {
-                if !f.accepts_bytes(covered as u64) {
-                    return Err(CliError::usage(format!(
-                        "--sizes {}: {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
-                        size.label,
-                        f.length_rule()
-                    )));
-                }
-            }
-        }
-    }
+    check_lengths(&functions, &sizes, tag_len)?;
     let rcvbuf = parse_rcvbuf(&o.rcvbuf)?;
     let online = host::online_cpus();
     check_core("--sender-core", o.sender_core, &online)?;

@@ -286,18 +286,12 @@ impl sweep::Observer for Terminal<'_> {
     }
 }
 
-pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    // Parse and validate everything before anything runs or any file is written.
-    let spec = sweep_spec(args)?;
-    let plan = spec.plan(&crate::system::online_cpus())?;
-    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
-    // Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP end the run as
-    // interrupted, keeping what finished and removing temporary and lock files; set before the
-    // outputs are locked, so no signal finds a lock without its cleanup.
-    let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
-    let _locked = super::files::prepare_owned(&outputs, &[])?;
-    let clock = clock::clock_info();
-    // A window the clock cannot resolve measures nothing: refused, not timed and printed.
+/// A window the clock cannot resolve measures nothing: refused, not timed and printed.
+fn check_window(
+    args: &RunArgs,
+    plan: &sweep::Plan,
+    clock: &clock::ClockInfo,
+) -> Result<(), CliError> {
     let window = plan.window_end.saturating_sub(plan.window_start);
     let shortest = std::time::Duration::from_nanos(1000 * clock.timer_resolution_ns.max(1));
     if window < shortest {
@@ -309,6 +303,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             shortest.as_micros().max(1)
         )));
     }
+    Ok(())
+}
+
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    // Parse and validate everything before anything runs or any file is written.
+    let spec = sweep_spec(args)?;
+    let plan = spec.plan(&crate::system::online_cpus())?;
+    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
+    // Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP end the run as
+    // interrupted, keeping what finished and removing temporary and lock files; set before the
+    // outputs are locked, so no signal finds a lock without its cleanup.
+    let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
+    let _locked = super::files::prepare_owned(&outputs, &[])?;
+    let clock = clock::clock_info();
+    check_window(args, &plan, &clock)?;
     for note in &plan.notes {
         eprintln!("macbench: {note}");
     }

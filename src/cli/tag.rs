@@ -39,56 +39,7 @@ pub struct TagArgs {
 }
 
 pub fn tag(args: &TagArgs) -> Result<(), CliError> {
-    let names = crate::spec::resolve_algorithms(&args.alg)?;
-    let [name] = names[..] else {
-        return Err(CliError::usage(format!(
-            "--alg: give exactly one algorithm, not {:?}",
-            args.alg
-        )));
-    };
-    if mac::algorithm(name).is_some_and(|a| a.family == mac::Family::Null) {
-        return Err(CliError::usage(
-            "--alg null: not a MAC (it only measures the harness); give a MAC from `macbench list`",
-        ));
-    }
-    let backend = args.backend.as_deref().map(resolve_backend).transpose()?;
-    if let Some(b) = backend {
-        if let Availability::Unavailable(why) = (b.availability)() {
-            return Err(CliError::usage(format!(
-                "--backend {}: not available in this build: {why}",
-                b.name
-            )));
-        }
-    }
-    let candidates: Vec<_> = mac::functions()
-        .into_iter()
-        .filter(|f| f.algorithm.name == name && backend.is_none_or(|b| b.name == f.backend.name))
-        .collect();
-    let function = candidates
-        .iter()
-        .find(|f| f.availability() == Availability::Available)
-        .ok_or_else(|| {
-            let mut offered: Vec<&str> = Vec::new();
-            for f in mac::functions().iter().filter(|f| f.algorithm.name == name) {
-                // One entry per backend, not per acceleration variant.
-                if !offered.contains(&f.backend.name) {
-                    offered.push(f.backend.name);
-                }
-            }
-            CliError::usage(match backend {
-                Some(b) => format!(
-                    "backend {} does not offer {name}; backends that do: {}",
-                    b.name,
-                    if offered.is_empty() {
-                        "none".to_string()
-                    } else {
-                        offered.join(", ")
-                    }
-                ),
-                None => format!("{name} is not available in this build (see `macbench list`)"),
-            })
-        })?;
-
+    let function = chosen_function(args)?;
     let key = match (&args.key, &args.key_file) {
         (Some(hex), _) => parse_hex("--key", hex)?,
         (None, Some(path)) => read_key_file(path)?,
@@ -108,19 +59,11 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
         .unwrap_or_default();
     if !custom.is_empty() && function.algorithm.family != mac::Family::Kmac {
         return Err(CliError::usage(format!(
-            "--custom applies to KMAC only, not {name}"
+            "--custom applies to KMAC only, not {}",
+            function.algorithm.name
         )));
     }
-
-    let message = match args.file.as_deref() {
-        None => read_bounded("standard input", std::io::stdin().lock())?,
-        Some(p) if p.as_os_str() == "-" => read_bounded("standard input", std::io::stdin().lock())?,
-        Some(p) => {
-            let f = std::fs::File::open(p)
-                .map_err(|e| CliError::usage(format!("{}: {e}", p.display())))?;
-            read_bounded(&p.display().to_string(), f)?
-        }
-    };
+    let message = read_message(args.file.as_deref())?;
     // The 3GPP functions take bounded lengths; outside them the library refuses, and a tag printed
     // anyway would be a lie.
     if !function.accepts_bytes(message.len() as u64) {
@@ -142,7 +85,7 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
         output_len: None,
     }
     .for_tag_len(algorithm, tag_len);
-    let mut keyed = crate::isolate::key(function, &key, params)?;
+    let mut keyed = crate::isolate::key(&function, &key, params)?;
     // The full tag is computed (KMAC: exactly tag_len bytes); its first tag_len bytes are printed.
     let mut full = [0u8; MAX_TAG_LEN];
     let tag = &mut full[..algorithm.computed_tag_len(tag_len)];
@@ -158,6 +101,69 @@ pub fn tag(args: &TagArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::failure(e.to_string()))?;
     crate::outln!("{}", hex::encode(&tag[..tag_len]));
     Ok(())
+}
+
+/// The one function `--alg` (and `--backend`) name: the first available variant, or why there is none.
+fn chosen_function(args: &TagArgs) -> Result<mac::Function, CliError> {
+    let names = crate::spec::resolve_algorithms(&args.alg)?;
+    let [name] = names[..] else {
+        return Err(CliError::usage(format!(
+            "--alg: give exactly one algorithm, not {:?}",
+            args.alg
+        )));
+    };
+    if mac::algorithm(name).is_some_and(|a| a.family == mac::Family::Null) {
+        return Err(CliError::usage(
+            "--alg null: not a MAC (it only measures the harness); give a MAC from `macbench list`",
+        ));
+    }
+    let backend = args.backend.as_deref().map(resolve_backend).transpose()?;
+    if let Some(b) = backend {
+        if let Availability::Unavailable(why) = (b.availability)() {
+            return Err(CliError::usage(format!(
+                "--backend {}: not available in this build: {why}",
+                b.name
+            )));
+        }
+    }
+    mac::functions()
+        .into_iter()
+        .filter(|f| f.algorithm.name == name && backend.is_none_or(|b| b.name == f.backend.name))
+        .find(|f| f.availability() == Availability::Available)
+        .ok_or_else(|| {
+            let mut offered: Vec<&str> = Vec::new();
+            for f in mac::functions().iter().filter(|f| f.algorithm.name == name) {
+                // One entry per backend, not per acceleration variant.
+                if !offered.contains(&f.backend.name) {
+                    offered.push(f.backend.name);
+                }
+            }
+            CliError::usage(match backend {
+                Some(b) => format!(
+                    "backend {} does not offer {name}; backends that do: {}",
+                    b.name,
+                    if offered.is_empty() {
+                        "none".to_string()
+                    } else {
+                        offered.join(", ")
+                    }
+                ),
+                None => format!("{name} is not available in this build (see `macbench list`)"),
+            })
+        })
+}
+
+/// The message: the file, or standard input for none or `-`, bounded by [`MAX_TAG_INPUT`].
+fn read_message(file: Option<&std::path::Path>) -> Result<Vec<u8>, CliError> {
+    match file {
+        None => read_bounded("standard input", std::io::stdin().lock()),
+        Some(p) if p.as_os_str() == "-" => read_bounded("standard input", std::io::stdin().lock()),
+        Some(p) => {
+            let f = std::fs::File::open(p)
+                .map_err(|e| CliError::usage(format!("{}: {e}", p.display())))?;
+            read_bounded(&p.display().to_string(), f)
+        }
+    }
 }
 
 /// The largest input `tag` accepts. The MAC interface is one-shot (`tag_into` over one buffer; the

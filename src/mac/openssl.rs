@@ -572,6 +572,21 @@ impl Drop for EvpMac {
 /// The longest KMAC customization string `S` OpenSSL's provider takes (`KMAC_MAX_CUSTOM`, bytes).
 const KMAC_MAX_CUSTOM: usize = 512;
 
+/// OpenSSL's KMAC refuses a longer S in EVP_MAC_CTX_set_params with only "invalid custom length":
+/// say the limit, as bad input, before asking.
+fn check_customization(algorithm: &'static str, params: KeyParams<'_>) -> Result<(), MacError> {
+    if params.customization.len() > KMAC_MAX_CUSTOM {
+        return Err(MacError::Customization {
+            backend: "openssl",
+            algorithm,
+            got: params.customization.len(),
+            max: KMAC_MAX_CUSTOM,
+            why: "KMAC_MAX_CUSTOM in its kmac provider; SP 800-185 itself has no such limit",
+        });
+    }
+    Ok(())
+}
+
 impl EvpMac {
     fn keyed(
         algorithm: &'static str,
@@ -581,17 +596,7 @@ impl EvpMac {
         params: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
         let descriptor = super::algorithm(algorithm).expect("registered algorithm");
-        // OpenSSL's KMAC refuses a longer S in EVP_MAC_CTX_set_params with only "invalid custom
-        // length": say the limit, as bad input, before asking.
-        if params.customization.len() > KMAC_MAX_CUSTOM {
-            return Err(MacError::Customization {
-                backend: "openssl",
-                algorithm,
-                got: params.customization.len(),
-                max: KMAC_MAX_CUSTOM,
-                why: "KMAC_MAX_CUSTOM in its kmac provider; SP 800-185 itself has no such limit",
-            });
-        }
+        check_customization(algorithm, params)?;
         // KMAC's output length L is a parameter of the construction (KeyParams::output_len).
         let tag_len = match params.output_len {
             Some(l) if descriptor.tag_len_is_input() => l,
