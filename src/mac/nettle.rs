@@ -24,14 +24,7 @@
 //! Built only with `cfg(have_nettle)` (build.rs found the library and compiled the shim); otherwise every
 //! entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
-
-/// One `hw` line per algorithm, all keyed through the shim by name.
-macro_rules! entries {
-    ($($alg:literal),* $(,)?) => {
-        &[$(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*]
-    };
-}
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
@@ -46,7 +39,7 @@ pub static BACKEND: Backend = Backend {
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
-    entries: entries![
+    entries: crate::hw_entries![
         "hmac-md5",
         "hmac-sha1",
         "hmac-sha224",

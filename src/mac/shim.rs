@@ -119,6 +119,20 @@ macro_rules! c_shim {
     };
 }
 
+/// The registry entries of a backend that keys every algorithm `hw` only through its module's
+/// `fn new(algorithm, key, params)`: `hw_entries!["hmac-sha256", …]`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! hw_entries {
+    ($($alg:literal),* $(,)?) => {
+        &[$($crate::mac::Entry {
+            algorithm: $alg,
+            accel: $crate::mac::Accel::Hw,
+            new: |k, p| new($alg, k, p),
+        },)*]
+    };
+}
+
 /// Up to `N` bytes a C function NUL-terminates, as a string.
 fn c_text<const N: usize>(fill: impl FnOnce(*mut c_char, size_t)) -> String {
     let mut out = [0 as c_char; N];
@@ -297,11 +311,7 @@ impl KeyedMac for ShimMac {
         tag: &mut [u8],
     ) -> Result<(), MacError> {
         let Some(tag_bits) = self.shim.tag_bits else {
-            if bits != 8 * msg.len() as u64 {
-                return Err(MacError::WholeBytesOnly { bits });
-            }
-            self.tag_into(nonce, msg, tag)?;
-            return Ok(());
+            return whole_bytes_only(self, nonce, msg, bits, tag);
         };
         if bits.div_ceil(8) != msg.len() as u64 {
             let need = bits.div_ceil(8);
@@ -376,6 +386,22 @@ pub fn keyed(
     let mac =
         create(shim, algorithm, 0, key).map_err(|f| error(format!("key setup: {}", f.why)))?;
     Ok(Box::new(mac))
+}
+
+/// [`KeyedMac::tag_bits`] where the library takes whole bytes only: the trait's default, callable
+/// from an override that has no bit-length entry point to use.
+fn whole_bytes_only(
+    mac: &mut ShimMac,
+    nonce: &[u8],
+    msg: &[u8],
+    bits: u64,
+    tag: &mut [u8],
+) -> Result<(), MacError> {
+    if bits != 8 * msg.len() as u64 {
+        return Err(MacError::WholeBytesOnly { bits });
+    }
+    mac.tag_into(nonce, msg, tag)?;
+    Ok(())
 }
 
 /// Why a shim made no context: its status and its words.

@@ -16,14 +16,7 @@
 //! Built only with `cfg(have_sodium)` (build.rs found the library and compiled the shim); otherwise
 //! every entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
-
-/// One `hw` line per algorithm, all keyed through the shim by name.
-macro_rules! entries {
-    ($($alg:literal),* $(,)?) => {
-        &[$(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*]
-    };
-}
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
 
 pub static BACKEND: Backend = Backend {
     name: "sodium",
@@ -36,7 +29,7 @@ pub static BACKEND: Backend = Backend {
     ),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
-    entries: entries![
+    entries: crate::hw_entries![
         "hmac-sha256",
         "hmac-sha512",
         "poly1305",

@@ -72,10 +72,17 @@ fn cpb(e: &Evidence, algorithm: &str, size: u64) -> Option<f64> {
     e.absolute(STEP, algorithm, "hw", size)
 }
 
-fn per_message_overhead(e: &Evidence, tol: f64) -> Verdict {
-    let ratios: Vec<(&str, f64)> = FUNCTIONS
+/// For each of `functions`, cycles/byte at `short` ÷ at 64 KiB; holds when every ratio exceeds
+/// 1 + tol.
+fn costlier_when_shorter(
+    e: &Evidence,
+    functions: &[&'static str],
+    short: u64,
+    tol: f64,
+) -> Verdict {
+    let ratios: Vec<(&str, f64)> = functions
         .iter()
-        .filter_map(|a| Some((*a, cpb(e, a, 64)? / cpb(e, a, 65536)?)))
+        .filter_map(|a| Some((*a, cpb(e, a, short)? / cpb(e, a, 65536)?)))
         .collect();
     if ratios.is_empty() {
         return e.missing(STEP);
@@ -87,26 +94,20 @@ fn per_message_overhead(e: &Evidence, tol: f64) -> Verdict {
         .collect();
     Verdict::from(
         ok,
-        format!("cycles/byte at 64 B ÷ at 64 KiB: {}", all.join(", ")),
+        format!("cycles/byte at {short} B ÷ at 64 KiB: {}", all.join(", ")),
     )
 }
 
+fn per_message_overhead(e: &Evidence, tol: f64) -> Verdict {
+    costlier_when_shorter(e, FUNCTIONS, 64, tol)
+}
+
 fn universal_hash_at_2048(e: &Evidence, tol: f64) -> Verdict {
-    let ratios: Vec<(&str, f64)> = ["poly1305", "umac64-aes128", "vmac-aes128-64"]
-        .iter()
-        .filter_map(|a| Some((*a, cpb(e, a, 2048)? / cpb(e, a, 65536)?)))
-        .collect();
-    if ratios.is_empty() {
-        return e.missing(STEP);
-    }
-    let ok = ratios.iter().all(|(_, r)| *r > 1.0 + tol);
-    let all: Vec<String> = ratios
-        .iter()
-        .map(|(a, r)| format!("{a} {}×", num(*r)))
-        .collect();
-    Verdict::from(
-        ok,
-        format!("cycles/byte at 2048 B ÷ at 64 KiB: {}", all.join(", ")),
+    costlier_when_shorter(
+        e,
+        &["poly1305", "umac64-aes128", "vmac-aes128-64"],
+        2048,
+        tol,
     )
 }
 
