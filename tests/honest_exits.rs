@@ -348,22 +348,30 @@ fn report_png_that_cannot_be_written_leaves_no_html() {
 #[test]
 fn sigterm_ends_a_run_like_ctrl_c() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = null_run("60s")
+    let child = null_run("60s")
         .current_dir(dir.path())
         .args(["--json", "out.json"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The lock file appears once the outputs are taken, after the signal handler is set.
-    let lock = dir.path().join(".out.json.lock");
+    terminated_once_locked(child, dir.path());
+}
+
+/// SIGTERM `child` once its `out.json` is locked (the lock appears after the signal handler is
+/// set), then check it ended as interrupted (130, one line) leaving nothing but `out.json` behind.
+fn terminated_once_locked(mut child: std::process::Child, dir: &std::path::Path) {
+    let lock = dir.join(".out.json.lock");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while !lock.exists() {
         assert!(
             std::time::Instant::now() < deadline,
-            "the run never locked its output"
+            "the command never locked its output"
         );
-        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the command ended early"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     // SAFETY: a signal to the child this test started.
@@ -372,7 +380,7 @@ fn sigterm_ends_a_run_like_ctrl_c() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{:?}: {err}", out.status);
     assert!(err.contains("interrupted"), "{err}");
-    let left: Vec<String> = std::fs::read_dir(dir.path())
+    let left: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -380,4 +388,26 @@ fn sigterm_ends_a_run_like_ctrl_c() {
         left.iter().all(|name| name == "out.json"),
         "left behind: {left:?}"
     );
+}
+
+/// A command that does not stop at a safe point (`model --measure`, `compare`, `report`, `diff`)
+/// still ends on SIGTERM as interrupted and removes its lock and temporary files.
+#[test]
+fn sigterm_ends_every_command_without_leaving_locks() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("macbench"))
+        .current_dir(dir.path())
+        .args([
+            "model",
+            "--measure",
+            "--duration",
+            "5s",
+            "--json",
+            "out.json",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    terminated_once_locked(child, dir.path());
 }

@@ -140,6 +140,27 @@ pub enum Command {
     },
 }
 
+/// Ctrl-C, SIGTERM and SIGHUP for the commands that do not cancel cooperatively (`run`, `net`,
+/// `reproduce` and the switched child stop at a safe point and keep what finished): remove this
+/// process's lock and temporary files, say so, exit 130. Without it the default action would kill the
+/// process with `.NAME.lock` files left beside its outputs.
+fn exit_on_signal_unless_cooperative(command: &Option<Command>) {
+    let cooperative = matches!(
+        command,
+        None | Some(
+            Command::Run(_) | Command::Net(_) | Command::Reproduce(_) | Command::Child { .. }
+        )
+    );
+    if cooperative {
+        return;
+    }
+    let _ = ctrlc::set_handler(|| {
+        crate::report::output::remove_live_files();
+        let _ = writeln!(std::io::stderr(), "macbench: interrupted");
+        std::process::exit(130);
+    });
+}
+
 /// Parse arguments and run; returns the process exit code.
 pub fn main() -> i32 {
     // This executable is macbench's own command line, whatever its file is called (renamed,
@@ -164,6 +185,7 @@ pub fn main() -> i32 {
     };
     let level = if cli.quiet { -1 } else { i8::from(cli.verbose) };
     VERBOSITY.store(level, std::sync::atomic::Ordering::Relaxed);
+    exit_on_signal_unless_cooperative(&cli.command);
     let result = match cli.command {
         Some(Command::List(args)) => list::list(&args),
         Some(Command::Selftest(args)) => list::selftest(&args),

@@ -21,6 +21,32 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
+/// The lock and temporary files this process has made and not yet removed: what a signal that ends
+/// the process must remove ([`remove_live_files`]).
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn live(path: &Path) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.push(path.to_path_buf());
+    }
+}
+
+fn gone(path: &Path) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.retain(|p| p != path);
+    }
+}
+
+/// Remove every lock and temporary file this process holds: for a command ended by a signal before
+/// its guards drop (SIGINT, SIGTERM, SIGHUP), so it leaves nothing behind.
+pub fn remove_live_files() {
+    if let Ok(mut live) = LIVE.lock() {
+        for path in live.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// Why an output path is refused before anything runs. Each names the flag and the path.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -181,6 +207,7 @@ fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?
         .to_string_lossy();
     let tmp = parent_of(target).join(format!(".{name}.{}.tmp", std::process::id()));
+    live(&tmp);
     let result = (|| {
         let mut f = File::create(&tmp)?;
         // Keep the permissions of the file being replaced (a user's 0600 stays 0600).
@@ -194,6 +221,7 @@ fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+    gone(&tmp);
     result
 }
 
@@ -229,6 +257,7 @@ impl Drop for OutputLock {
         // Remove while still holding the lock; `lock` re-checks the inode, so a process that opened the
         // old lock file just before this cannot believe it holds the new one.
         let _ = std::fs::remove_file(&self.path);
+        gone(&self.path);
     }
 }
 
@@ -264,10 +293,12 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
         let held = file.metadata().map_err(not_writable)?;
         match std::fs::metadata(&lock_path) {
             Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                // Ours now: a signal that ends this process removes it.
+                live(&lock_path);
                 return Ok(OutputLock {
                     _held: file,
                     path: lock_path,
-                })
+                });
             }
             _ => continue,
         }
