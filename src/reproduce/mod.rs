@@ -11,6 +11,7 @@
 //! steps through `run`, keeps each step's JSON in the output directory (what finished survives an
 //! interruption; `--resume` runs only what is missing), then hands the documents to [`evaluate`].
 
+pub mod embedded;
 pub mod mac_speeds;
 pub mod rashwan;
 
@@ -163,7 +164,7 @@ impl Evidence {
 }
 
 /// Every study macbench reproduces, in the order `reproduce --list` shows them.
-pub static STUDIES: &[&Study] = &[&rashwan::STUDY, &mac_speeds::STUDY];
+pub static STUDIES: &[&Study] = &[&rashwan::STUDY, &mac_speeds::STUDY, &embedded::STUDY];
 
 /// Studies named in the issue tracker whose plans are not written yet: id, title and authors, why.
 pub static NOT_YET: &[(&str, &str, &str)] = &[
@@ -171,11 +172,6 @@ pub static NOT_YET: &[(&str, &str, &str)] = &[
         "deepakumara-ipsec",
         "Performance comparison of message authentication code (MAC) algorithms for the Internet Protocol Security (IPSEC)",
         "Deepakumara, Heys, Venkatesan",
-    ),
-    (
-        "embedded-crypto-perf",
-        "Understanding Crypto Performance in Embedded Systems: Part 2 (Embedded.com)",
-        "Embedded.com",
     ),
 ];
 
