@@ -494,91 +494,122 @@ pub fn run_peer(
     }
     let seconds = seconds.max(1);
     match peer {
-        Peer::Openssl => {
-            let mut points = Vec::new();
-            for (ours, name) in &names {
-                let flag = if ours.starts_with("cmac") {
-                    "-cmac"
-                } else {
-                    "-hmac"
-                };
-                for size in sizes {
-                    let args: Vec<String> = [
-                        "speed",
-                        "-mr",
-                        "-seconds",
-                        &seconds.to_string(),
-                        "-bytes",
-                        &size.to_string(),
-                        flag,
-                        name,
-                    ]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                    match run_tool(&binary, &args)
-                        .map_err(ToolError::text)
-                        .and_then(|t| parse_openssl_mr(&t))
-                    {
-                        Ok(p) => points.extend(p),
-                        Err(e) => return PeerRun::Failed(e),
-                    }
-                }
-            }
-            PeerRun::Ran {
-                version,
-                points,
-                note: None,
-            }
-        }
-        Peer::Botan => {
-            let mut args = vec![
-                "speed".to_string(),
-                "--format=json".to_string(),
-                format!("--msec={}", seconds * 1000),
-                format!(
-                    "--buf-size={}",
-                    sizes
-                        .iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
-            ];
-            args.extend(names.iter().map(|(_, p)| p.to_string()));
-            let streaming =
-                version.trim_start().starts_with('2') || version.trim_start().starts_with('1');
-            match run_tool(&binary, &args).map_err(ToolError::text).and_then(|t| parse_botan_json(&t)) {
-                Ok(points) => PeerRun::Ran {
-                    version,
-                    points,
-                    note: streaming.then(|| {
-                        "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)".to_string()
-                    }),
-                },
-                Err(e) => PeerRun::Failed(e),
-            }
-        }
+        Peer::Openssl => run_openssl_speed(&binary, version, &names, sizes, seconds),
+        Peer::Botan => run_botan_speed(&binary, version, &names, sizes, seconds),
         Peer::IpsecMb => run_ipsec_perf(&binary, &names, sizes, reference_hz, accel),
-        Peer::Cryptopp => {
-            // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
-            let per_algorithm = (f64::from(seconds) / 5.0).max(0.05);
-            let args = vec![
-                "b2".to_string(),
-                format!("{per_algorithm}"),
-                format!("{:.3}", reference_hz / 1e9),
-            ];
-            match run_tool(&binary, &args).map_err(ToolError::text).and_then(|t| parse_cryptest(&t)) {
-                Ok(points) => PeerRun::Ran {
-                    version,
-                    points,
-                    note: Some(
-                        "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size".into(),
-                    ),
-                },
-                Err(e) => PeerRun::Failed(e),
+        Peer::Cryptopp => run_cryptest_b2(&binary, version, seconds, reference_hz),
+    }
+}
+
+/// `openssl speed -mr` once per algorithm and size (`-hmac` or `-cmac` by our name), so each point is
+/// exactly one message size.
+fn run_openssl_speed(
+    binary: &str,
+    version: String,
+    names: &[(&str, &str)],
+    sizes: &[u32],
+    seconds: u32,
+) -> PeerRun {
+    let mut points = Vec::new();
+    for (ours, name) in names {
+        let flag = if ours.starts_with("cmac") {
+            "-cmac"
+        } else {
+            "-hmac"
+        };
+        for size in sizes {
+            let args: Vec<String> = [
+                "speed",
+                "-mr",
+                "-seconds",
+                &seconds.to_string(),
+                "-bytes",
+                &size.to_string(),
+                flag,
+                name,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            match run_tool(binary, &args)
+                .map_err(ToolError::text)
+                .and_then(|t| parse_openssl_mr(&t))
+            {
+                Ok(p) => points.extend(p),
+                Err(e) => return PeerRun::Failed(e),
             }
         }
+    }
+    PeerRun::Ran {
+        version,
+        points,
+        note: None,
+    }
+}
+
+/// `botan speed --format=json`, every algorithm and size in one run; botan 1.x and 2.x stream the
+/// size as update chunks into one MAC, which the note says.
+fn run_botan_speed(
+    binary: &str,
+    version: String,
+    names: &[(&str, &str)],
+    sizes: &[u32],
+    seconds: u32,
+) -> PeerRun {
+    let mut args = vec![
+        "speed".to_string(),
+        "--format=json".to_string(),
+        format!("--msec={}", seconds * 1000),
+        format!(
+            "--buf-size={}",
+            sizes
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    ];
+    args.extend(names.iter().map(|(_, p)| p.to_string()));
+    let streaming = version.trim_start().starts_with('2') || version.trim_start().starts_with('1');
+    match run_tool(binary, &args)
+        .map_err(ToolError::text)
+        .and_then(|t| parse_botan_json(&t))
+    {
+        Ok(points) => PeerRun::Ran {
+            version,
+            points,
+            note: streaming.then(|| {
+                "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)"
+                    .to_string()
+            }),
+        },
+        Err(e) => PeerRun::Failed(e),
+    }
+}
+
+/// `cryptest b2`: it takes no algorithm list and times every shared-key algorithm it knows, each
+/// streamed as 2 KiB updates, at our reference rate.
+fn run_cryptest_b2(binary: &str, version: String, seconds: u32, reference_hz: f64) -> PeerRun {
+    // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
+    let per_algorithm = (f64::from(seconds) / 5.0).max(0.05);
+    let args = vec![
+        "b2".to_string(),
+        format!("{per_algorithm}"),
+        format!("{:.3}", reference_hz / 1e9),
+    ];
+    match run_tool(binary, &args)
+        .map_err(ToolError::text)
+        .and_then(|t| parse_cryptest(&t))
+    {
+        Ok(points) => PeerRun::Ran {
+            version,
+            points,
+            note: Some(
+                "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size"
+                    .into(),
+            ),
+        },
+        Err(e) => PeerRun::Failed(e),
     }
 }
 
