@@ -92,6 +92,57 @@ pub fn fill_nonce(nonce: &mut [u8], slot: usize) {
     nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
 }
 
+/// Where one batch is built, on its builder's stack: up to [`MAX_BATCH`] messages (slices of the
+/// pool), their nonces and their tags. The hot loop and the pre-flight both build their batches here,
+/// so the pre-flight checks the very batches the loop times.
+pub struct BatchBuffers<'p> {
+    pub msgs: [&'p [u8]; MAX_BATCH],
+    pub nonces: [u8; MAX_BATCH * MAX_NONCE_LEN],
+    pub tags: [u8; MAX_BATCH * MAX_TAG_LEN],
+}
+
+impl Default for BatchBuffers<'_> {
+    fn default() -> Self {
+        BatchBuffers {
+            msgs: [&[]; MAX_BATCH],
+            nonces: [0u8; MAX_BATCH * MAX_NONCE_LEN],
+            tags: [0u8; MAX_BATCH * MAX_TAG_LEN],
+        }
+    }
+}
+
+impl<'p> BatchBuffers<'p> {
+    /// Put schedule slot `slot` at place `i` of the batch: its message from `pool` and, when the
+    /// function takes a nonce, the slot's nonce.
+    #[inline]
+    pub fn load(
+        &mut self,
+        i: usize,
+        pool: &'p [u8],
+        schedule: &[(u32, u32)],
+        slot: usize,
+        nonce_len: usize,
+    ) {
+        let (offset, len) = schedule[slot];
+        self.msgs[i] = &pool[offset as usize..offset as usize + len as usize];
+        if nonce_len > 0 {
+            fill_nonce(&mut self.nonces[i * nonce_len..(i + 1) * nonce_len], slot);
+        }
+    }
+
+    /// The first `n` loaded messages as the backend takes them, with room for their tags.
+    #[inline]
+    pub fn batch(&mut self, n: usize, nonce_len: usize, tag_len: usize) -> Batch<'_> {
+        Batch {
+            msgs: &self.msgs[..n],
+            nonces: &self.nonces[..n * nonce_len],
+            nonce_len,
+            tags: &mut self.tags[..n * tag_len],
+            tag_len,
+        }
+    }
+}
+
 impl SessionLoop<'_> {
     /// Tag messages until the phase word changes or `limit` messages were processed in this call, or
     /// until the library refuses a batch (`Err`, with what was done before it kept in the counters).
@@ -107,10 +158,8 @@ impl SessionLoop<'_> {
         let stop_at = messages.saturating_add(limit);
         let batch_len = self.dispatch.depth().unwrap_or(self.batch);
         let mut batches = 0u64;
-        let mut msgs: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
         let mut slots = [0usize; MAX_BATCH];
-        let mut nonces = [0u8; MAX_BATCH * MAX_NONCE_LEN];
-        let mut tags = [0u8; MAX_BATCH * MAX_TAG_LEN];
+        let mut buffers = BatchBuffers::default();
         loop {
             let n = (batch_len as u64).min(stop_at - messages).max(1) as usize;
             for i in 0..n {
@@ -120,20 +169,10 @@ impl SessionLoop<'_> {
                 } else {
                     slot + 1
                 };
-                let (offset, len) = schedule[slot];
-                msgs[i] = &pool[offset as usize..offset as usize + len as usize];
+                buffers.load(i, pool, schedule, slot, nonce_len);
                 slots[i] = slot;
-                if nonce_len > 0 {
-                    fill_nonce(&mut nonces[i * nonce_len..(i + 1) * nonce_len], slot);
-                }
             }
-            let mut batch = Batch {
-                msgs: &msgs[..n],
-                nonces: &nonces[..n * nonce_len],
-                nonce_len,
-                tags: &mut tags[..n * tag_len],
-                tag_len,
-            };
+            let mut batch = buffers.batch(n, nonce_len, tag_len);
             batches += 1;
             let timed = batches % LATENCY_EVERY == 0
                 && self.latency.len() < self.latency.capacity()
@@ -163,7 +202,9 @@ impl SessionLoop<'_> {
                 VerifyMode::Inline => {
                     for (i, &slot) in slots[..n].iter().enumerate() {
                         let expected = &self.expected[slot * tag_len..(slot + 1) * tag_len];
-                        let ok: bool = tags[i * tag_len..(i + 1) * tag_len].ct_eq(expected).into();
+                        let ok: bool = buffers.tags[i * tag_len..(i + 1) * tag_len]
+                            .ct_eq(expected)
+                            .into();
                         failures += u64::from(!ok);
                     }
                 }
@@ -171,7 +212,7 @@ impl SessionLoop<'_> {
                     for (i, &slot) in slots[..n].iter().enumerate() {
                         let r = ((messages + i as u64) % ring as u64) as usize;
                         self.kept[r * tag_len..(r + 1) * tag_len]
-                            .copy_from_slice(&tags[i * tag_len..(i + 1) * tag_len]);
+                            .copy_from_slice(&buffers.tags[i * tag_len..(i + 1) * tag_len]);
                         self.kept_slots[r] = slot as u32;
                     }
                 }

@@ -509,6 +509,15 @@ pub fn start_slot(session: usize, sessions: usize, slots: usize) -> usize {
 }
 
 impl Workload {
+    /// Mean message length of the schedule, in whole bytes (what the batch length follows).
+    pub fn mean_len(&self) -> usize {
+        self.schedule
+            .iter()
+            .map(|&(_, l)| l as usize)
+            .sum::<usize>()
+            / self.schedule.len().max(1)
+    }
+
     pub fn build(s: &Scenario) -> Workload {
         let sizes = s.size.sizes();
         let max = sizes.iter().copied().max().unwrap_or(0) as usize;
@@ -865,7 +874,6 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     };
     let mut kept = vec![0u8; ring * tag_len];
     let mut kept_slots = vec![0u32; ring];
-    let mean_len = wl.schedule.iter().map(|&(_, l)| l as usize).sum::<usize>() / slots.max(1);
     // Latency samples: bounded so that 10,000 sessions keep a few thousand in all.
     let mut latency = Vec::with_capacity((LATENCY_SAMPLES / ctx.sessions.max(1)).max(16));
     let mut work = SessionLoop {
@@ -874,7 +882,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         next: start_slot(ctx.session, ctx.sessions, slots),
         nonce_len: nonce.len(),
         tag_len,
-        batch: hot_loop::batch_len(mean_len),
+        batch: hot_loop::batch_len(wl.mean_len()),
         dispatch: ctx.dispatch,
         latency: &mut latency,
         verify: ctx.verify,
