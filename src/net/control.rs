@@ -30,7 +30,7 @@
 
 use super::limits::{self, LimitError};
 use super::receiver::{receive_loop, ReceiveReport, Receiver, StopRule};
-use super::sender::{send_loop, SendPlan};
+use super::sender::send_loop;
 use super::trial::{TrialResult, TrialSetup};
 use super::wire::Sa;
 use super::NetError;
@@ -731,8 +731,7 @@ impl RemotePath {
         rate: Option<f64>,
         n: u32,
     ) -> Result<TrialResult, NetError> {
-        let (sa, key) = setup.association(n);
-        let mut builder = setup.builder(sa, &key)?;
+        let (sa, key, mut builder) = setup.sender(n)?;
         self.call(&Request::Start {
             function: setup.function.id(),
             key: hex::encode(&key),
@@ -748,14 +747,7 @@ impl RemotePath {
             (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
         };
         let (to, core, cancel) = (self.to, self.sender_core, self.cancel.clone());
-        let plan = SendPlan {
-            rate,
-            duration: setup.duration,
-            sizes: &setup.sizes,
-            inject_bad_per_1000: setup.inject_bad_per_1000,
-            replay_window: setup.replay_window,
-            cancel: &cancel,
-        };
+        let plan = setup.send_plan(rate, &cancel);
         let send = std::thread::scope(|scope| {
             scope
                 .spawn(|| -> Result<_, String> {
