@@ -551,26 +551,19 @@ struct PeerJob<'a> {
 /// `openssl speed -mr` once per algorithm and size (`-hmac` or `-cmac` by our name), so each point is
 /// exactly one message size.
 fn run_openssl_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
-    let &PeerJob {
-        binary,
-        names,
-        sizes,
-        seconds,
-        ..
-    } = job;
     let mut points = Vec::new();
-    for (ours, name) in names {
+    for (ours, name) in job.names {
         let flag = if ours.starts_with("cmac") {
             "-cmac"
         } else {
             "-hmac"
         };
-        for size in sizes {
+        for size in job.sizes {
             let args: Vec<String> = [
                 "speed",
                 "-mr",
                 "-seconds",
-                &seconds.to_string(),
+                &job.seconds.to_string(),
                 "-bytes",
                 &size.to_string(),
                 flag,
@@ -579,7 +572,7 @@ fn run_openssl_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
             .iter()
             .map(|s| s.to_string())
             .collect();
-            match run_parsed(binary, &args, parse_openssl_mr) {
+            match run_parsed(job.binary, &args, parse_openssl_mr) {
                 Ok(p) => points.extend(p),
                 Err(e) => return PeerRun::Failed(e),
             }
@@ -595,55 +588,46 @@ fn run_openssl_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
 /// `botan speed --format=json`, every algorithm and size in one run; botan 1.x and 2.x stream the
 /// size as update chunks into one MAC, which the note says.
 fn run_botan_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
-    let &PeerJob {
-        binary,
-        names,
-        sizes,
-        seconds,
-        ..
-    } = job;
     let mut args = vec![
         "speed".to_string(),
         "--format=json".to_string(),
-        format!("--msec={}", seconds * 1000),
+        format!("--msec={}", job.seconds * 1000),
         format!(
             "--buf-size={}",
-            sizes
+            job.sizes
                 .iter()
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(",")
         ),
     ];
-    args.extend(names.iter().map(|(_, p)| p.to_string()));
+    args.extend(job.names.iter().map(|(_, p)| p.to_string()));
     let streaming = version.trim_start().starts_with('2') || version.trim_start().starts_with('1');
     let note = streaming.then(|| {
         "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)"
             .to_string()
     });
-    PeerRun::from_points(version, run_parsed(binary, &args, parse_botan_json), note)
+    PeerRun::from_points(
+        version,
+        run_parsed(job.binary, &args, parse_botan_json),
+        note,
+    )
 }
 
 /// `cryptest b2`: it takes no algorithm list and times every shared-key algorithm it knows, each
 /// streamed as 2 KiB updates, at our reference rate.
 fn run_cryptest_b2(job: &PeerJob<'_>, version: String) -> PeerRun {
-    let &PeerJob {
-        binary,
-        seconds,
-        reference_hz,
-        ..
-    } = job;
     // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
-    let per_algorithm = (f64::from(seconds) / 5.0).max(0.05);
+    let per_algorithm = (f64::from(job.seconds) / 5.0).max(0.05);
     let args = vec![
         "b2".to_string(),
         format!("{per_algorithm}"),
-        format!("{:.3}", reference_hz / 1e9),
+        format!("{:.3}", job.reference_hz / 1e9),
     ];
     let note = "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size";
     PeerRun::from_points(
         version,
-        run_parsed(binary, &args, parse_cryptest),
+        run_parsed(job.binary, &args, parse_cryptest),
         Some(note.into()),
     )
 }
@@ -653,19 +637,12 @@ fn run_cryptest_b2(job: &PeerJob<'_>, version: String) -> PeerRun {
 /// go through the direct GCM API, which our backend does not use). It takes no duration: its own
 /// iteration counts decide (16 runs per size).
 fn run_ipsec_perf(job: &PeerJob<'_>) -> PeerRun {
-    let &PeerJob {
-        binary,
-        names,
-        sizes,
-        reference_hz,
-        accel,
-        ..
-    } = job;
-    let arch = match ipsec_perf_arch(accel) {
+    let arch = match ipsec_perf_arch(job.accel) {
         Ok(arch) => arch,
         Err(e) => return PeerRun::Failed(e),
     };
-    let job_sizes = sizes
+    let job_sizes = job
+        .sizes
         .iter()
         .map(u32::to_string)
         .collect::<Vec<_>>()
@@ -673,14 +650,14 @@ fn run_ipsec_perf(job: &PeerJob<'_>) -> PeerRun {
     let mut points = Vec::new();
     let mut version = String::from("ipsec_perf");
     let mut ran_arch = String::new();
-    for (_, name) in names {
+    for (_, name) in job.names {
         let mut args: Vec<String> = ["--hash-algo", name, "--job-size", &job_sizes, "-o", "0"]
             .iter()
             .map(|s| s.to_string())
             .collect();
         args.extend(arch.iter().cloned());
         args.extend(["--force-job-api".into(), "--no-progress-bar".into()]);
-        let (stdout, stderr) = match run_tool_with_stderr(binary, &args) {
+        let (stdout, stderr) = match run_tool_with_stderr(job.binary, &args) {
             Ok(out) => out,
             Err(e) => return PeerRun::Failed(e.text()),
         };
@@ -705,7 +682,7 @@ fn run_ipsec_perf(job: &PeerJob<'_>) -> PeerRun {
                 algorithm: name.to_string(),
                 size: Some(p.size),
                 // TSC cycles per job back to bytes per second at our f (the TSC rate on x86).
-                bytes_per_second: f64::from(p.size) * reference_hz / p.cycles,
+                bytes_per_second: f64::from(p.size) * job.reference_hz / p.cycles,
             });
         }
     }
