@@ -313,8 +313,8 @@ pub fn resolve_functions(
     })
 }
 
-/// `--backend` as a list of backend names: `None` when not given (the first available backend of each
-/// function), every backend for `all`, else the names given, each checked.
+/// `--backend` as a list of backend names: `None` when not given (then the first available backend of
+/// each algorithm and acceleration runs), every backend for `all`, else the names given, each checked.
 fn resolve_backend_list(backend: Option<&str>) -> Result<Option<Vec<&'static str>>, SpecError> {
     Ok(match backend {
         None => None,
@@ -336,8 +336,8 @@ fn why_none_runs(
     all: &[Function],
     backends: Option<&[&str]>,
 ) -> String {
-    // The rows' own reasons (a level this CPU lacks, a backend without the variant, a
-    // library not built), each once; the planned backend's when no row exists at all.
+    // The rows' own reasons (a level this CPU lacks, a backend without the variant, a library not
+    // built), each once; the planned backend's when no row exists at all.
     let mut reasons: Vec<String> = Vec::new();
     for (_, a) in asked {
         if let Availability::Unavailable(why) = a {
