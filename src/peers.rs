@@ -380,6 +380,24 @@ pub enum PeerRun {
     },
 }
 
+impl PeerRun {
+    /// A peer run that gave `points` (with `note`), or failed with their error.
+    fn from_points(
+        version: String,
+        points: Result<Vec<PeerPoint>, String>,
+        note: Option<String>,
+    ) -> PeerRun {
+        match points {
+            Ok(points) => PeerRun::Ran {
+                version,
+                points,
+                note,
+            },
+            Err(e) => PeerRun::Failed(e),
+        }
+    }
+}
+
 /// Why a tool run gave no output to parse.
 enum ToolError {
     /// It could not be started (not installed, not executable).
@@ -422,6 +440,17 @@ fn locate(binary: &str) -> Result<std::path::PathBuf, String> {
 
 fn run_tool(binary: &str, args: &[String]) -> Result<String, ToolError> {
     run_tool_with_stderr(binary, args).map(|(stdout, _)| stdout)
+}
+
+/// [`run_tool`], its output read by `parse` (a failure to run is said as the parse error would be).
+fn run_parsed(
+    binary: &str,
+    args: &[String],
+    parse: fn(&str) -> Result<Vec<PeerPoint>, String>,
+) -> Result<Vec<PeerPoint>, String> {
+    run_tool(binary, args)
+        .map_err(ToolError::text)
+        .and_then(|t| parse(&t))
 }
 
 /// [`run_tool`], keeping standard error too (ipsec_perf prints its versions there).
@@ -492,112 +521,128 @@ pub fn run_peer(
             note: None,
         };
     }
-    let seconds = seconds.max(1);
+    let job = PeerJob {
+        binary: &binary,
+        names: &names,
+        sizes,
+        seconds: seconds.max(1),
+        reference_hz,
+        accel,
+    };
     match peer {
-        Peer::Openssl => {
-            let mut points = Vec::new();
-            for (ours, name) in &names {
-                let flag = if ours.starts_with("cmac") {
-                    "-cmac"
-                } else {
-                    "-hmac"
-                };
-                for size in sizes {
-                    let args: Vec<String> = [
-                        "speed",
-                        "-mr",
-                        "-seconds",
-                        &seconds.to_string(),
-                        "-bytes",
-                        &size.to_string(),
-                        flag,
-                        name,
-                    ]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                    match run_tool(&binary, &args)
-                        .map_err(ToolError::text)
-                        .and_then(|t| parse_openssl_mr(&t))
-                    {
-                        Ok(p) => points.extend(p),
-                        Err(e) => return PeerRun::Failed(e),
-                    }
-                }
-            }
-            PeerRun::Ran {
-                version,
-                points,
-                note: None,
-            }
-        }
-        Peer::Botan => {
-            let mut args = vec![
-                "speed".to_string(),
-                "--format=json".to_string(),
-                format!("--msec={}", seconds * 1000),
-                format!(
-                    "--buf-size={}",
-                    sizes
-                        .iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
-            ];
-            args.extend(names.iter().map(|(_, p)| p.to_string()));
-            let streaming =
-                version.trim_start().starts_with('2') || version.trim_start().starts_with('1');
-            match run_tool(&binary, &args).map_err(ToolError::text).and_then(|t| parse_botan_json(&t)) {
-                Ok(points) => PeerRun::Ran {
-                    version,
-                    points,
-                    note: streaming.then(|| {
-                        "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)".to_string()
-                    }),
-                },
-                Err(e) => PeerRun::Failed(e),
-            }
-        }
-        Peer::IpsecMb => run_ipsec_perf(&binary, &names, sizes, reference_hz, accel),
-        Peer::Cryptopp => {
-            // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
-            let per_algorithm = (f64::from(seconds) / 5.0).max(0.05);
-            let args = vec![
-                "b2".to_string(),
-                format!("{per_algorithm}"),
-                format!("{:.3}", reference_hz / 1e9),
-            ];
-            match run_tool(&binary, &args).map_err(ToolError::text).and_then(|t| parse_cryptest(&t)) {
-                Ok(points) => PeerRun::Ran {
-                    version,
-                    points,
-                    note: Some(
-                        "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size".into(),
-                    ),
-                },
-                Err(e) => PeerRun::Failed(e),
+        Peer::Openssl => run_openssl_speed(&job, version),
+        Peer::Botan => run_botan_speed(&job, version),
+        Peer::IpsecMb => run_ipsec_perf(&job),
+        Peer::Cryptopp => run_cryptest_b2(&job, version),
+    }
+}
+
+/// What a peer's tool is asked to run: the tool, our algorithms each with the tool's name for it, the
+/// sizes, the seconds per measurement (at least 1), our reference rate and the acceleration asked for.
+struct PeerJob<'a> {
+    binary: &'a str,
+    names: &'a [(&'a str, &'a str)],
+    sizes: &'a [u32],
+    seconds: u32,
+    reference_hz: f64,
+    accel: Accel,
+}
+
+/// `openssl speed -mr` once per algorithm and size (`-hmac` or `-cmac` by our name), so each point is
+/// exactly one message size.
+fn run_openssl_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
+    let mut points = Vec::new();
+    for (ours, name) in job.names {
+        let flag = if ours.starts_with("cmac") {
+            "-cmac"
+        } else {
+            "-hmac"
+        };
+        for size in job.sizes {
+            let args: Vec<String> = [
+                "speed",
+                "-mr",
+                "-seconds",
+                &job.seconds.to_string(),
+                "-bytes",
+                &size.to_string(),
+                flag,
+                name,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            match run_parsed(job.binary, &args, parse_openssl_mr) {
+                Ok(p) => points.extend(p),
+                Err(e) => return PeerRun::Failed(e),
             }
         }
     }
+    PeerRun::Ran {
+        version,
+        points,
+        note: None,
+    }
+}
+
+/// `botan speed --format=json`, every algorithm and size in one run; botan 1.x and 2.x stream the
+/// size as update chunks into one MAC, which the note says.
+fn run_botan_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
+    let mut args = vec![
+        "speed".to_string(),
+        "--format=json".to_string(),
+        format!("--msec={}", job.seconds * 1000),
+        format!(
+            "--buf-size={}",
+            job.sizes
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    ];
+    args.extend(job.names.iter().map(|(_, p)| p.to_string()));
+    let streaming = version.trim_start().starts_with('2') || version.trim_start().starts_with('1');
+    let note = streaming.then(|| {
+        "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)"
+            .to_string()
+    });
+    PeerRun::from_points(
+        version,
+        run_parsed(job.binary, &args, parse_botan_json),
+        note,
+    )
+}
+
+/// `cryptest b2`: it takes no algorithm list and times every shared-key algorithm it knows, each
+/// streamed as 2 KiB updates, at our reference rate.
+fn run_cryptest_b2(job: &PeerJob<'_>, version: String) -> PeerRun {
+    // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
+    let per_algorithm = (f64::from(job.seconds) / 5.0).max(0.05);
+    let args = vec![
+        "b2".to_string(),
+        format!("{per_algorithm}"),
+        format!("{:.3}", job.reference_hz / 1e9),
+    ];
+    let note = "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size";
+    PeerRun::from_points(
+        version,
+        run_parsed(job.binary, &args, parse_cryptest),
+        Some(note.into()),
+    )
 }
 
 /// `ipsec_perf` once per algorithm on one code path: exactly `size` bytes hashed per job (`-o 0`;
 /// its default adds 24), the job API for every algorithm (`--force-job-api`: GMAC would otherwise
 /// go through the direct GCM API, which our backend does not use). It takes no duration: its own
 /// iteration counts decide (16 runs per size).
-fn run_ipsec_perf(
-    binary: &str,
-    names: &[(&str, &str)],
-    sizes: &[u32],
-    reference_hz: f64,
-    accel: Accel,
-) -> PeerRun {
-    let arch = match ipsec_perf_arch(accel) {
+fn run_ipsec_perf(job: &PeerJob<'_>) -> PeerRun {
+    let arch = match ipsec_perf_arch(job.accel) {
         Ok(arch) => arch,
         Err(e) => return PeerRun::Failed(e),
     };
-    let job_sizes = sizes
+    let job_sizes = job
+        .sizes
         .iter()
         .map(u32::to_string)
         .collect::<Vec<_>>()
@@ -605,14 +650,14 @@ fn run_ipsec_perf(
     let mut points = Vec::new();
     let mut version = String::from("ipsec_perf");
     let mut ran_arch = String::new();
-    for (_, name) in names {
+    for (_, name) in job.names {
         let mut args: Vec<String> = ["--hash-algo", name, "--job-size", &job_sizes, "-o", "0"]
             .iter()
             .map(|s| s.to_string())
             .collect();
         args.extend(arch.iter().cloned());
         args.extend(["--force-job-api".into(), "--no-progress-bar".into()]);
-        let (stdout, stderr) = match run_tool_with_stderr(binary, &args) {
+        let (stdout, stderr) = match run_tool_with_stderr(job.binary, &args) {
             Ok(out) => out,
             Err(e) => return PeerRun::Failed(e.text()),
         };
@@ -637,7 +682,7 @@ fn run_ipsec_perf(
                 algorithm: name.to_string(),
                 size: Some(p.size),
                 // TSC cycles per job back to bytes per second at our f (the TSC rate on x86).
-                bytes_per_second: f64::from(p.size) * reference_hz / p.cycles,
+                bytes_per_second: f64::from(p.size) * job.reference_hz / p.cycles,
             });
         }
     }

@@ -57,33 +57,34 @@ pub struct Plan {
     pub notes: Vec<String>,
 }
 
+/// Note that a function does not take `size` under its length `rule` (sizes kept once per rule, in the
+/// order met).
+fn leave_out(left_out: &mut Vec<(String, Vec<u32>)>, rule: String, size: u32) {
+    match left_out.iter_mut().find(|(r, _)| *r == rule) {
+        Some((_, sizes)) if !sizes.contains(&size) => sizes.push(size),
+        Some(_) => {}
+        None => left_out.push((rule, vec![size])),
+    }
+}
+
+/// One note per length rule, naming the sizes left out under it.
+fn left_out_notes(left_out: &[(String, Vec<u32>)]) -> Vec<String> {
+    left_out
+        .iter()
+        .map(|(rule, sizes)| {
+            let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
+            format!("{rule}: size(s) {} left out of its sweep", sizes.join(", "))
+        })
+        .collect()
+}
+
 impl SweepSpec {
     /// Scenarios for every function × size × dispatch mode, validated against the machine (cores, window, limits).
     pub fn plan(&self, online: &[usize]) -> Result<Plan, SpecError> {
         let mut notes = Vec::new();
         let duration = self.run_duration(&mut notes)?;
         let (window_start, window_end) = spec::parse_window(&self.window, duration)?;
-        let slice = bench::scheduling_slice();
-        let window = window_end - window_start;
-        let rounds = bench::rounds_in_window(window, self.sessions, self.cores.len(), slice);
-        if rounds < 2.0 {
-            // Said before the run, not discovered after it: the window is likely to fail as starved.
-            notes.push(format!(
-                "warning: a {:.2} s window gives each of {} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
-                window.as_secs_f64(),
-                self.sessions,
-                self.cores.len()
-            ));
-        }
-        let tick_used = engine::effective_tick(self.tick, self.sessions);
-        if tick_used > self.tick {
-            notes.push(format!(
-                "tick {:.0} ms for {} sessions (at least {} µs per session keeps the sampler near 1 % of a core)",
-                tick_used.as_secs_f64() * 1e3,
-                self.sessions,
-                engine::TICK_PER_SESSION.as_micros()
-            ));
-        }
+        self.load_notes(window_end - window_start, &mut notes);
         let mut scenarios = Vec::with_capacity(self.scenario_count());
         // Per length rule, the fixed sizes a function does not take (the 3GPP functions' bounded
         // lengths, a library's own limit such as ipsec-mb's 65,534-byte jobs): left out of its sweep and
@@ -100,12 +101,7 @@ impl SweepSpec {
             for size in &self.sizes {
                 if let engine::SizeSource::Fixed { size } = *size {
                     if !function.accepts_bytes(size.into()) {
-                        let rule = function.length_rule();
-                        match left_out.iter_mut().find(|(r, _)| *r == rule) {
-                            Some((_, sizes)) if !sizes.contains(&size) => sizes.push(size),
-                            Some(_) => {}
-                            None => left_out.push((rule, vec![size])),
-                        }
+                        leave_out(&mut left_out, function.length_rule(), size);
                         continue;
                     }
                 }
@@ -134,13 +130,7 @@ impl SweepSpec {
                 }
             }
         }
-        let left_out: Vec<String> = left_out
-            .iter()
-            .map(|(rule, sizes)| {
-                let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
-                format!("{rule}: size(s) {} left out of its sweep", sizes.join(", "))
-            })
-            .collect();
+        let left_out = left_out_notes(&left_out);
         if scenarios.is_empty() && !left_out.is_empty() {
             return Err(SpecError::new(format!(
                 "no scenario left: {}",
@@ -160,6 +150,31 @@ impl SweepSpec {
             window_end,
             notes,
         })
+    }
+
+    /// What to say about the load before the run: a window too short for every session to be
+    /// scheduled in it, and a tick lengthened for many sessions.
+    fn load_notes(&self, window: Duration, notes: &mut Vec<String>) {
+        let slice = bench::scheduling_slice();
+        let rounds = bench::rounds_in_window(window, self.sessions, self.cores.len(), slice);
+        if rounds < 2.0 {
+            // Said before the run, not discovered after it: the window is likely to fail as starved.
+            notes.push(format!(
+                "warning: a {:.2} s window gives each of {} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
+                window.as_secs_f64(),
+                self.sessions,
+                self.cores.len()
+            ));
+        }
+        let tick_used = engine::effective_tick(self.tick, self.sessions);
+        if tick_used > self.tick {
+            notes.push(format!(
+                "tick {:.0} ms for {} sessions (at least {} µs per session keeps the sampler near 1 % of a core)",
+                tick_used.as_secs_f64() * 1e3,
+                self.sessions,
+                engine::TICK_PER_SESSION.as_micros()
+            ));
+        }
     }
 
     /// Scenarios the sweep runs, before repeats: functions × sizes × dispatch modes.

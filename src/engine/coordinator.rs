@@ -284,6 +284,59 @@ fn full_pass(
     (messages, bytes)
 }
 
+/// Read every session's message count at a tick (plain loads, no clock): the sums of messages and
+/// bytes.
+#[inline]
+fn counts_pass(slots: &[SessionSlot], sizes: &ScheduleBytes) -> (u64, u64) {
+    slots.iter().fold((0, 0), |(m, b), s| {
+        let (sm, sb) = s.counts(sizes);
+        (m + sm, b + sb)
+    })
+}
+
+impl Series {
+    /// Append the point at `t_ns`: the sums, and `cpu`, the CPU time of the sessions together.
+    #[inline]
+    fn push_point(&mut self, t_ns: u64, messages: u64, bytes: u64, cpu: u64) {
+        self.t_ns.push(t_ns);
+        self.messages.push(messages);
+        self.bytes.push(bytes);
+        // The kernel sums running threads' CPU time as of their last accounting update (up to a
+        // scheduler tick behind) and exited threads' exactly, so two reads can step back by a little
+        // when other threads of the process start or end (tests run engines side by side): keep the
+        // cumulative series monotonic, as every batch difference assumes.
+        self.cpu_ns
+            .push(self.cpu_ns.last().map_or(cpu, |&prev| prev.max(cpu)));
+    }
+}
+
+impl ThreadSeries {
+    /// Append the point at `t_ns`: every session sampled (its CPU clock read from outside).
+    #[inline]
+    fn push_point(&mut self, t_ns: u64, slots: &[SessionSlot], sizes: &ScheduleBytes) {
+        self.t_ns.push(t_ns);
+        for (i, slot) in slots.iter().enumerate() {
+            let s = slot.sample(sizes);
+            self.bytes[i].push(s.bytes);
+            self.cpu_ns[i].push(s.cpu_ns);
+        }
+    }
+}
+
+impl CoordinatorReport {
+    /// The wake-up figures from the lateness of every wake-up (the rest left default).
+    fn from_lateness(lateness: &[u64]) -> CoordinatorReport {
+        let late_f64: Vec<f64> = lateness.iter().map(|&l| l as f64).collect();
+        CoordinatorReport {
+            ticks: lateness.len(),
+            lateness_max_ns: lateness.iter().copied().max().unwrap_or(0),
+            lateness_p99_ns: crate::stats::quantile(&late_f64, 0.99).unwrap_or(0.0) as u64,
+            lateness_mean_ns: crate::stats::mean(&late_f64).unwrap_or(0.0),
+            ..CoordinatorReport::default()
+        }
+    }
+}
+
 /// Run the clock of one scenario: open the gate, tick, mark the window, stop the sessions.
 pub fn coordinate(
     plan: &Plan,
@@ -339,31 +392,13 @@ pub fn coordinate(
                 }
                 sums
             }
-            Point::Tick | Point::End => slots.iter().fold((0, 0), |(m, b), s| {
-                let (sm, sb) = s.counts(sizes);
-                (m + sm, b + sb)
-            }),
+            Point::Tick | Point::End => counts_pass(slots, sizes),
         };
         let own = clock::thread_cpu_ns();
         let process = clock::process_cpu_ns();
-        series.t_ns.push(woke - t0);
-        series.messages.push(messages);
-        series.bytes.push(bytes);
-        // The kernel sums running threads' CPU time as of their last accounting update (up to a
-        // scheduler tick behind) and exited threads' exactly, so two reads can step back by a little
-        // when other threads of the process start or end (tests run engines side by side): keep the
-        // cumulative series monotonic, as every batch difference assumes.
-        let cpu = process.saturating_sub(own);
-        series
-            .cpu_ns
-            .push(series.cpu_ns.last().map_or(cpu, |&prev| prev.max(cpu)));
+        series.push_point(woke - t0, messages, bytes, process.saturating_sub(own));
         if thread_series && (k % THREAD_SERIES_EVERY_TICKS == 0 || point == Point::End) {
-            per_thread.t_ns.push(woke - t0);
-            for (i, slot) in slots.iter().enumerate() {
-                let s = slot.sample(sizes);
-                per_thread.bytes[i].push(s.bytes);
-                per_thread.cpu_ns[i].push(s.cpu_ns);
-            }
+            per_thread.push_point(woke - t0, slots, sizes);
         }
     }
     phase.store(PHASE_STOP, Ordering::Release);
@@ -372,7 +407,6 @@ pub fn coordinate(
     if thread_series {
         series.threads = Some(per_thread);
     }
-    let late_f64: Vec<f64> = lateness.iter().map(|&l| l as f64).collect();
     let report = CoordinatorReport {
         scheduling,
         cpus: if cpus_ok {
@@ -382,16 +416,13 @@ pub fn coordinate(
         },
         tick_requested_ns: plan.requested_tick.as_nanos() as u64,
         tick_ns: plan.tick.as_nanos() as u64,
-        ticks: lateness.len(),
-        lateness_max_ns: lateness.iter().copied().max().unwrap_or(0),
-        lateness_p99_ns: crate::stats::quantile(&late_f64, 0.99).unwrap_or(0.0) as u64,
-        lateness_mean_ns: crate::stats::mean(&late_f64).unwrap_or(0.0),
         full_pass_max_ns,
         cpu_share: if wall > 0 {
             own_cpu as f64 / wall as f64
         } else {
             0.0
         },
+        ..CoordinatorReport::from_lateness(&lateness)
     };
     Outcome {
         t0_ns: t0,

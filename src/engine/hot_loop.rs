@@ -9,7 +9,8 @@
 //! can take a batch at once (the dispatch modes build on this).
 //!
 //! Per batch: no allocation, lock or clock read; one relaxed load of the phase word and one relaxed
-//! store of the message count.
+//! store of the message count. Batches are built in [`BatchBuffers`] on the loop's stack; the
+//! pre-flight builds its batches there too.
 //!
 //! A batch the library refuses ends the loop at once with the library's reason ([`Refused`]): the
 //! refused batch is not counted, so no refused job is ever timed as work, and the engine fails the
@@ -92,6 +93,65 @@ pub fn fill_nonce(nonce: &mut [u8], slot: usize) {
     nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
 }
 
+/// Where one batch is built, on its builder's stack: up to [`MAX_BATCH`] messages (slices of the
+/// pool), the schedule slot of each, their nonces and their tags. The hot loop and the pre-flight both
+/// build their batches here, so the pre-flight checks the very batches the loop times.
+///
+/// `repr(C)` with the byte arrays first: laid out so, the release build of [`SessionLoop::run`] is the
+/// code the loop compiled to with four separate stack arrays (same instructions per message); with the
+/// default layout the nonce's bounds check took one more add per message.
+#[repr(C)]
+pub struct BatchBuffers<'p> {
+    pub nonces: [u8; MAX_BATCH * MAX_NONCE_LEN],
+    pub tags: [u8; MAX_BATCH * MAX_TAG_LEN],
+    pub msgs: [&'p [u8]; MAX_BATCH],
+    pub slots: [usize; MAX_BATCH],
+}
+
+impl Default for BatchBuffers<'_> {
+    fn default() -> Self {
+        BatchBuffers {
+            msgs: [&[]; MAX_BATCH],
+            slots: [0usize; MAX_BATCH],
+            nonces: [0u8; MAX_BATCH * MAX_NONCE_LEN],
+            tags: [0u8; MAX_BATCH * MAX_TAG_LEN],
+        }
+    }
+}
+
+impl<'p> BatchBuffers<'p> {
+    /// Put schedule slot `slot` at place `i` of the batch: its message from `pool`, the slot itself
+    /// and, when the function takes a nonce, the slot's nonce.
+    #[inline]
+    pub fn load(
+        &mut self,
+        i: usize,
+        pool: &'p [u8],
+        schedule: &[(u32, u32)],
+        slot: usize,
+        nonce_len: usize,
+    ) {
+        let (offset, len) = schedule[slot];
+        self.msgs[i] = &pool[offset as usize..offset as usize + len as usize];
+        self.slots[i] = slot;
+        if nonce_len > 0 {
+            fill_nonce(&mut self.nonces[i * nonce_len..(i + 1) * nonce_len], slot);
+        }
+    }
+
+    /// The first `n` loaded messages as the backend takes them, with room for their tags.
+    #[inline]
+    pub fn batch(&mut self, n: usize, nonce_len: usize, tag_len: usize) -> Batch<'_> {
+        Batch {
+            msgs: &self.msgs[..n],
+            nonces: &self.nonces[..n * nonce_len],
+            nonce_len,
+            tags: &mut self.tags[..n * tag_len],
+            tag_len,
+        }
+    }
+}
+
 impl SessionLoop<'_> {
     /// Tag messages until the phase word changes or `limit` messages were processed in this call, or
     /// until the library refuses a batch (`Err`, with what was done before it kept in the counters).
@@ -107,10 +167,7 @@ impl SessionLoop<'_> {
         let stop_at = messages.saturating_add(limit);
         let batch_len = self.dispatch.depth().unwrap_or(self.batch);
         let mut batches = 0u64;
-        let mut msgs: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
-        let mut slots = [0usize; MAX_BATCH];
-        let mut nonces = [0u8; MAX_BATCH * MAX_NONCE_LEN];
-        let mut tags = [0u8; MAX_BATCH * MAX_TAG_LEN];
+        let mut buffers = BatchBuffers::default();
         loop {
             let n = (batch_len as u64).min(stop_at - messages).max(1) as usize;
             for i in 0..n {
@@ -120,20 +177,9 @@ impl SessionLoop<'_> {
                 } else {
                     slot + 1
                 };
-                let (offset, len) = schedule[slot];
-                msgs[i] = &pool[offset as usize..offset as usize + len as usize];
-                slots[i] = slot;
-                if nonce_len > 0 {
-                    fill_nonce(&mut nonces[i * nonce_len..(i + 1) * nonce_len], slot);
-                }
+                buffers.load(i, pool, schedule, slot, nonce_len);
             }
-            let mut batch = Batch {
-                msgs: &msgs[..n],
-                nonces: &nonces[..n * nonce_len],
-                nonce_len,
-                tags: &mut tags[..n * tag_len],
-                tag_len,
-            };
+            let mut batch = buffers.batch(n, nonce_len, tag_len);
             batches += 1;
             let timed = batches % LATENCY_EVERY == 0
                 && self.latency.len() < self.latency.capacity()
@@ -161,17 +207,19 @@ impl SessionLoop<'_> {
             match self.verify {
                 VerifyMode::None => {}
                 VerifyMode::Inline => {
-                    for (i, &slot) in slots[..n].iter().enumerate() {
+                    for (i, &slot) in buffers.slots[..n].iter().enumerate() {
                         let expected = &self.expected[slot * tag_len..(slot + 1) * tag_len];
-                        let ok: bool = tags[i * tag_len..(i + 1) * tag_len].ct_eq(expected).into();
+                        let ok: bool = buffers.tags[i * tag_len..(i + 1) * tag_len]
+                            .ct_eq(expected)
+                            .into();
                         failures += u64::from(!ok);
                     }
                 }
                 VerifyMode::After => {
-                    for (i, &slot) in slots[..n].iter().enumerate() {
+                    for (i, &slot) in buffers.slots[..n].iter().enumerate() {
                         let r = ((messages + i as u64) % ring as u64) as usize;
                         self.kept[r * tag_len..(r + 1) * tag_len]
-                            .copy_from_slice(&tags[i * tag_len..(i + 1) * tag_len]);
+                            .copy_from_slice(&buffers.tags[i * tag_len..(i + 1) * tag_len]);
                         self.kept_slots[r] = slot as u32;
                     }
                 }
@@ -234,30 +282,48 @@ mod tests {
         }
     }
 
+    /// A loop from slot 0 over `schedule`, one message a batch, 4-byte tags, no nonce, no verification,
+    /// seeing the phase `phase` holds: each test sets what it is about.
+    fn session_loop<'a>(
+        pool: &'a [u8],
+        schedule: &'a [(u32, u32)],
+        phase: &'a AtomicU32,
+        progress: &'a Progress,
+        latency: &'a mut Vec<u64>,
+    ) -> SessionLoop<'a> {
+        SessionLoop {
+            pool,
+            schedule,
+            next: 0,
+            nonce_len: 0,
+            tag_len: 4,
+            batch: 1,
+            dispatch: Dispatch::Single,
+            latency,
+            verify: VerifyMode::None,
+            expected: &[],
+            kept: &mut [],
+            kept_slots: &mut [],
+            phase,
+            seen: phase.load(Ordering::Relaxed),
+            progress,
+            messages: 0,
+            verify_failures: 0,
+        }
+    }
+
     #[test]
     fn batches_follow_the_schedule_with_slot_nonces_and_stop_at_the_limit() {
         let pool = vec![0u8; 64];
         let schedule: Vec<(u32, u32)> = (0..5).map(|i| (0, 10 + i)).collect();
         let phase = AtomicU32::new(1);
         let progress = Progress::default();
+        let mut latency = Vec::new();
         let mut lp = SessionLoop {
-            pool: &pool,
-            schedule: &schedule,
             next: 3,
             nonce_len: 12,
-            tag_len: 4,
             batch: 4,
-            dispatch: Dispatch::Single,
-            latency: &mut Vec::new(),
-            verify: VerifyMode::None,
-            expected: &[],
-            kept: &mut [],
-            kept_slots: &mut [],
-            phase: &phase,
-            seen: 1,
-            progress: &progress,
-            messages: 0,
-            verify_failures: 0,
+            ..session_loop(&pool, &schedule, &phase, &progress, &mut latency)
         };
         let mut mac = Recorder::default();
         lp.run(&mut mac, 11).unwrap();
@@ -286,24 +352,14 @@ mod tests {
         }
         let phase = AtomicU32::new(1);
         let progress = Progress::default();
+        let mut latency = Vec::new();
         let mut lp = SessionLoop {
-            pool: &pool,
-            schedule: &schedule,
-            next: 0,
             nonce_len: 8,
             tag_len: 2,
             batch: 3,
-            dispatch: Dispatch::Single,
-            latency: &mut Vec::new(),
             verify: VerifyMode::Inline,
             expected: &expected,
-            kept: &mut [],
-            kept_slots: &mut [],
-            phase: &phase,
-            seen: 1,
-            progress: &progress,
-            messages: 0,
-            verify_failures: 0,
+            ..session_loop(&pool, &schedule, &phase, &progress, &mut latency)
         };
         lp.run(&mut Recorder::default(), 8).unwrap();
         assert_eq!(
@@ -322,23 +378,9 @@ mod tests {
         let progress = Progress::default();
         let mut latency = Vec::with_capacity(8);
         let mut lp = SessionLoop {
-            pool: &pool,
-            schedule: &schedule,
-            next: 0,
-            nonce_len: 0,
-            tag_len: 4,
             batch: 16,
             dispatch: Dispatch::Burst(5),
-            latency: &mut latency,
-            verify: VerifyMode::None,
-            expected: &[],
-            kept: &mut [],
-            kept_slots: &mut [],
-            phase: &phase,
-            seen: 2,
-            progress: &progress,
-            messages: 0,
-            verify_failures: 0,
+            ..session_loop(&pool, &schedule, &phase, &progress, &mut latency)
         };
         let mut mac = Recorder::default();
         lp.run(&mut mac, 5 * 130).unwrap();
@@ -364,24 +406,10 @@ mod tests {
         for dispatch in [Dispatch::Single, Dispatch::Burst(2), Dispatch::Inflight(2)] {
             let phase = AtomicU32::new(1);
             let progress = Progress::default();
+            let mut latency = Vec::new();
             let mut lp = SessionLoop {
-                pool: &pool,
-                schedule: &schedule,
-                next: 0,
-                nonce_len: 0,
-                tag_len: 4,
-                batch: 1,
                 dispatch,
-                latency: &mut Vec::new(),
-                verify: VerifyMode::None,
-                expected: &[],
-                kept: &mut [],
-                kept_slots: &mut [],
-                phase: &phase,
-                seen: 1,
-                progress: &progress,
-                messages: 0,
-                verify_failures: 0,
+                ..session_loop(&pool, &schedule, &phase, &progress, &mut latency)
             };
             let mut mac = Recorder {
                 refuse_from: Some(100),

@@ -509,6 +509,15 @@ pub fn start_slot(session: usize, sessions: usize, slots: usize) -> usize {
 }
 
 impl Workload {
+    /// Mean message length of the schedule, in whole bytes (what the batch length follows).
+    pub fn mean_len(&self) -> usize {
+        self.schedule
+            .iter()
+            .map(|&(_, l)| l as usize)
+            .sum::<usize>()
+            / self.schedule.len().max(1)
+    }
+
     pub fn build(s: &Scenario) -> Workload {
         let sizes = s.size.sizes();
         let max = sizes.iter().copied().max().unwrap_or(0) as usize;
@@ -611,47 +620,8 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     std::thread::scope(|scope| {
         let guard = GateGuard(&gate);
         let spawn_start = clock::wall_ns();
-        let mut handles = Vec::with_capacity(s.sessions);
-        for (session, key) in keys.iter().enumerate() {
-            let allowed = match s.pinning {
-                Pinning::RoundRobin => vec![s.cores[session % s.cores.len()]],
-                Pinning::Float => s.cores.clone(),
-            };
-            let ctx = SessionContext {
-                session,
-                sessions: s.sessions,
-                allowed,
-                key,
-                function: s.function,
-                verify: s.verify,
-                rekey_every: s.rekey_every,
-                dispatch: s.dispatch,
-                tag_len: s.tag_len(),
-                params: s.key_params(),
-                workload: &workload,
-                slot: &slots[session],
-                gate: &gate,
-                phase: &phase,
-            };
-            let spawned = std::thread::Builder::new()
-                .name(format!("session-{session}"))
-                .stack_size(limits::SESSION_STACK_BYTES)
-                .spawn_scoped(scope, move || session_thread(ctx));
-            match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    // The guard stops the threads already waiting at the gate; the scope joins them.
-                    return Err(EngineError::Thread {
-                        session,
-                        reason: format!(
-                            "cannot start thread {} of {}: {e}",
-                            session + 1,
-                            s.sessions
-                        ),
-                    });
-                }
-            }
-        }
+        // On an error the guard stops the threads already waiting at the gate; the scope joins them.
+        let handles = spawn_sessions(scope, s, &keys, &workload, &slots, &gate, &phase)?;
         let spawned_ns = clock::wall_ns() - spawn_start;
         if !gate.wait_arrivals(s.sessions, cancel) {
             drop(guard);
@@ -660,15 +630,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
         let ready_ns = clock::wall_ns() - spawn_start;
         if gate.any_failed() {
             drop(guard);
-            for (session, h) in handles.into_iter().enumerate() {
-                if let Ok(Err(reason)) = h.join() {
-                    return Err(EngineError::Thread { session, reason });
-                }
-            }
-            return Err(EngineError::Thread {
-                session: 0,
-                reason: "a session failed to set up".to_string(),
-            });
+            return Err(setup_failure(handles));
         }
         let outcome = std::thread::Builder::new()
             .name("coordinator".to_string())
@@ -707,6 +669,72 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     })
 }
 
+type SessionHandle<'scope> = std::thread::ScopedJoinHandle<'scope, Result<SessionEnd, String>>;
+
+/// Start one thread per session (each binds, keys itself and waits at the gate), pinned as the
+/// scenario says; an error names the session whose thread could not be created.
+fn spawn_sessions<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    s: &'env Scenario,
+    keys: &'env [Vec<u8>],
+    workload: &'env Workload,
+    slots: &'env [SessionSlot],
+    gate: &'env StartGate,
+    phase: &'env AtomicU32,
+) -> Result<Vec<SessionHandle<'scope>>, EngineError> {
+    let mut handles = Vec::with_capacity(s.sessions);
+    for (session, key) in keys.iter().enumerate() {
+        let allowed = match s.pinning {
+            Pinning::RoundRobin => vec![s.cores[session % s.cores.len()]],
+            Pinning::Float => s.cores.clone(),
+        };
+        let ctx = SessionContext {
+            session,
+            sessions: s.sessions,
+            allowed,
+            key,
+            function: s.function,
+            verify: s.verify,
+            rekey_every: s.rekey_every,
+            dispatch: s.dispatch,
+            tag_len: s.tag_len(),
+            params: s.key_params(),
+            workload,
+            slot: &slots[session],
+            gate,
+            phase,
+        };
+        let spawned = std::thread::Builder::new()
+            .name(format!("session-{session}"))
+            .stack_size(limits::SESSION_STACK_BYTES)
+            .spawn_scoped(scope, move || session_thread(ctx));
+        match spawned {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                return Err(EngineError::Thread {
+                    session,
+                    reason: format!("cannot start thread {} of {}: {e}", session + 1, s.sessions),
+                });
+            }
+        }
+    }
+    Ok(handles)
+}
+
+/// A session failed to set up (the gate was stopped): join the sessions and name the first that
+/// says why.
+fn setup_failure(handles: Vec<SessionHandle<'_>>) -> EngineError {
+    for (session, h) in handles.into_iter().enumerate() {
+        if let Ok(Err(reason)) = h.join() {
+            return EngineError::Thread { session, reason };
+        }
+    }
+    EngineError::Thread {
+        session: 0,
+        reason: "a session failed to set up".to_string(),
+    }
+}
+
 /// One key per session (random from the scenario's seed), or one shared key.
 fn session_keys(s: &Scenario) -> Vec<Vec<u8>> {
     let mut master_key = vec![0u8; s.function.algorithm.default_key_len];
@@ -726,7 +754,7 @@ fn session_keys(s: &Scenario) -> Vec<Vec<u8>> {
 
 /// Join every session and pair what it reports with the coordinator's samples of it.
 fn join_sessions(
-    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<SessionEnd, String>>>,
+    handles: Vec<SessionHandle<'_>>,
     outcome: &coordinator::Outcome,
     function: &Function,
 ) -> Result<Vec<ThreadCounters>, EngineError> {
@@ -819,6 +847,80 @@ struct SessionEnd {
     refused: Option<String>,
 }
 
+impl SessionEnd {
+    /// A session whose gate never opened (the run was cancelled or another session failed).
+    fn not_started(allowed_cpus: Vec<usize>, key_setup_cpu_ns: u64) -> SessionEnd {
+        SessionEnd {
+            allowed_cpus,
+            key_setup_cpu_ns,
+            verify_failures: 0,
+            verified_after: 0,
+            verify_after_failures: 0,
+            total_messages: 0,
+            rekeys: 0,
+            started_ns: 0,
+            latency_ns: Vec::new(),
+            refused: None,
+        }
+    }
+}
+
+/// Verify-after's ring of kept tags, `tag_len` bytes each, and the schedule slot of each; empty in the
+/// other verify modes. The hot loop fills it ([`SessionLoop::kept`]); it is checked after the run.
+struct KeptTags {
+    tags: Vec<u8>,
+    slots: Vec<u32>,
+    tag_len: usize,
+}
+
+impl KeptTags {
+    fn new(verify: VerifyMode, tag_len: usize) -> KeptTags {
+        let ring = if verify == VerifyMode::After {
+            KEPT_TAGS
+        } else {
+            0
+        };
+        KeptTags {
+            tags: vec![0u8; ring * tag_len],
+            slots: vec![0u32; ring],
+            tag_len,
+        }
+    }
+
+    /// Verify-after: recompute the tags kept of a session's `messages` (untimed, after the run) and
+    /// compare; the count checked and the count that failed. A refusal stops the check and becomes the
+    /// session's `refused` reason unless it already has one.
+    fn verify(
+        &self,
+        mac: &mut dyn crate::mac::KeyedMac,
+        wl: &Workload,
+        nonce: &mut [u8],
+        messages: u64,
+        refused: &mut Option<String>,
+    ) -> (u64, u64) {
+        let tag_len = self.tag_len;
+        let mut verified_after = 0;
+        let mut verify_after_failures = 0;
+        let kept_count = (messages as usize).min(self.slots.len());
+        for r in 0..kept_count {
+            let slot = self.slots[r] as usize;
+            let (off, len) = wl.schedule[slot];
+            fill_nonce(nonce, slot);
+            let msg = &wl.pool[off as usize..(off + len) as usize];
+            verified_after += 1;
+            match mac.verify(nonce, msg, &self.tags[r * tag_len..(r + 1) * tag_len]) {
+                Ok(true) => {}
+                Ok(false) => verify_after_failures += 1,
+                Err(why) => {
+                    refused.get_or_insert_with(|| format!("verify-after: {why}"));
+                    break;
+                }
+            }
+        }
+        (verified_after, verify_after_failures)
+    }
+}
+
 fn publish_cpu(slot: &SessionSlot) {
     let cpu = clock::current_cpu().map_or(-1, |c| c as i32);
     slot.cpu.store(cpu, Ordering::Relaxed);
@@ -837,18 +939,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     };
     publish_cpu(ctx.slot);
     if !ctx.gate.arrive_and_wait(ctx.sessions) {
-        return Ok(SessionEnd {
-            allowed_cpus: ctx.allowed,
-            key_setup_cpu_ns,
-            verify_failures: 0,
-            verified_after: 0,
-            verify_after_failures: 0,
-            total_messages: 0,
-            rekeys: 0,
-            started_ns: 0,
-            latency_ns: Vec::new(),
-            refused: None,
-        });
+        return Ok(SessionEnd::not_started(ctx.allowed, key_setup_cpu_ns));
     }
     let started_ns = clock::wall_ns();
     ctx.slot.started_ns.store(started_ns, Ordering::Relaxed);
@@ -858,14 +949,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     let wl = ctx.workload;
     let slots = wl.schedule.len();
     let mut nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
-    let ring = if ctx.verify == VerifyMode::After {
-        KEPT_TAGS
-    } else {
-        0
-    };
-    let mut kept = vec![0u8; ring * tag_len];
-    let mut kept_slots = vec![0u32; ring];
-    let mean_len = wl.schedule.iter().map(|&(_, l)| l as usize).sum::<usize>() / slots.max(1);
+    let mut kept = KeptTags::new(ctx.verify, tag_len);
     // Latency samples: bounded so that 10,000 sessions keep a few thousand in all.
     let mut latency = Vec::with_capacity((LATENCY_SAMPLES / ctx.sessions.max(1)).max(16));
     let mut work = SessionLoop {
@@ -874,13 +958,13 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         next: start_slot(ctx.session, ctx.sessions, slots),
         nonce_len: nonce.len(),
         tag_len,
-        batch: hot_loop::batch_len(mean_len),
+        batch: hot_loop::batch_len(wl.mean_len()),
         dispatch: ctx.dispatch,
         latency: &mut latency,
         verify: ctx.verify,
         expected: &expected,
-        kept: &mut kept,
-        kept_slots: &mut kept_slots,
+        kept: &mut kept.tags,
+        kept_slots: &mut kept.slots,
         phase: ctx.phase,
         seen: coordinator::PHASE_RUN,
         progress: &ctx.slot.progress,
@@ -920,27 +1004,10 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     }
     drop(counter); // the coordinator no longer reads it
 
-    // Verify-after: recompute the kept tags (untimed) and compare.
-    let mut verified_after = 0;
-    let mut verify_after_failures = 0;
-    let kept_count = (work.messages as usize).min(ring);
     let messages = work.messages;
     let verify_failures = work.verify_failures;
-    for r in 0..kept_count {
-        let slot = kept_slots[r] as usize;
-        let (off, len) = wl.schedule[slot];
-        fill_nonce(&mut nonce, slot);
-        let msg = &wl.pool[off as usize..(off + len) as usize];
-        verified_after += 1;
-        match mac.verify(&nonce, msg, &kept[r * tag_len..(r + 1) * tag_len]) {
-            Ok(true) => {}
-            Ok(false) => verify_after_failures += 1,
-            Err(why) => {
-                refused.get_or_insert_with(|| format!("verify-after: {why}"));
-                break;
-            }
-        }
-    }
+    let (verified_after, verify_after_failures) =
+        kept.verify(mac.as_mut(), wl, &mut nonce, messages, &mut refused);
     Ok(SessionEnd {
         allowed_cpus: ctx.allowed,
         key_setup_cpu_ns,

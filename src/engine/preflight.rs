@@ -20,7 +20,7 @@
 //! algorithm", nothing more.
 
 use super::{clock, hot_loop, EngineError, Scenario, Workload};
-use crate::mac::{self, Accel, Availability, Batch, Function, MAX_TAG_LEN};
+use crate::mac::{self, Accel, Availability, Function, MAX_TAG_LEN};
 use serde::{Deserialize, Serialize};
 
 /// Bytes of messages the pre-flight tags at most (besides one message of every distinct length up to
@@ -57,66 +57,39 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
         .nonce_len
         .unwrap_or(0)
         .min(hot_loop::MAX_NONCE_LEN);
-    let mean_len = workload
-        .schedule
-        .iter()
-        .map(|&(_, l)| l as usize)
-        .sum::<usize>()
-        / workload.schedule.len().max(1);
     let batch_len = s
         .dispatch
         .depth()
-        .unwrap_or_else(|| hot_loop::batch_len(mean_len))
+        .unwrap_or_else(|| hot_loop::batch_len(workload.mean_len()))
         .clamp(1, mac::MAX_BATCH);
     let slots = batches(&workload.schedule, batch_len);
     let key_error = |e: mac::MacError| EngineError::Key(e.to_string());
     let mut timed = function.with_key(key, params).map_err(key_error)?;
-    // Another backend when one is here and takes this key; else our own one-at-a-time path.
-    let other = reference_for(&function)
-        .and_then(|other| Some((other.with_key(key, params).ok()?, other.id())));
-    let (mut reference, reference_name) = match other {
-        Some(keyed) => keyed,
-        None => (
-            function.with_key(key, params).map_err(key_error)?,
-            "self".to_string(),
-        ),
-    };
+    let (mut reference, reference_name) = keyed_reference(&function, key, params)?;
     let mut report = Preflight {
         reference: reference_name,
         ..Preflight::default()
     };
     let mut lengths: Vec<u32> = Vec::new();
-    let mut nonces = [0u8; mac::MAX_BATCH * hot_loop::MAX_NONCE_LEN];
-    let mut tags = [0u8; mac::MAX_BATCH * MAX_TAG_LEN];
+    let mut buffers = hot_loop::BatchBuffers::default();
     let mut expected = [0u8; MAX_TAG_LEN];
     for batch_slots in &slots {
         let n = batch_slots.len();
-        let mut msgs: [&[u8]; mac::MAX_BATCH] = [&[]; mac::MAX_BATCH];
         for (i, &slot) in batch_slots.iter().enumerate() {
-            let (offset, len) = workload.schedule[slot];
-            msgs[i] = &workload.pool[offset as usize..offset as usize + len as usize];
-            if nonce_len > 0 {
-                hot_loop::fill_nonce(&mut nonces[i * nonce_len..(i + 1) * nonce_len], slot);
-            }
+            buffers.load(i, &workload.pool, &workload.schedule, slot, nonce_len);
+            let len = workload.schedule[slot].1;
             if !lengths.contains(&len) {
                 lengths.push(len);
             }
         }
-        let mut batch = Batch {
-            msgs: &msgs[..n],
-            nonces: &nonces[..n * nonce_len],
-            nonce_len,
-            tags: &mut tags[..n * tag_len],
-            tag_len,
-        };
         s.dispatch
-            .tag(timed.as_mut(), &mut batch)
+            .tag(timed.as_mut(), &mut buffers.batch(n, nonce_len, tag_len))
             .map_err(|refused| EngineError::Refused {
                 function: function.id(),
                 reason: format!("pre-flight ({}): {refused}", s.dispatch),
             })?;
-        for (i, msg) in msgs[..n].iter().enumerate() {
-            let nonce = &nonces[i * nonce_len..(i + 1) * nonce_len];
+        for (i, msg) in buffers.msgs[..n].iter().enumerate() {
+            let nonce = &buffers.nonces[i * nonce_len..(i + 1) * nonce_len];
             let want = &mut expected[..tag_len];
             reference
                 .tag_into(nonce, msg, want)
@@ -124,7 +97,7 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
                     function: report.reference.clone(),
                     reason: format!("pre-flight reference for {}: {refused}", function.id()),
                 })?;
-            let got = &tags[i * tag_len..(i + 1) * tag_len];
+            let got = &buffers.tags[i * tag_len..(i + 1) * tag_len];
             if got != want {
                 return Err(EngineError::WrongTag {
                     function: function.id(),
@@ -149,6 +122,27 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
     report.lengths = lengths.len();
     report.ns = clock::wall_ns().saturating_sub(start);
     Ok(report)
+}
+
+/// The reference keyed with `key`, and its name: another backend when one is here and takes this
+/// key ([`reference_for`]); else the function's own one-at-a-time path on a second keyed object,
+/// named `self`.
+fn keyed_reference(
+    function: &Function,
+    key: &[u8],
+    params: mac::KeyParams<'static>,
+) -> Result<(Box<dyn mac::KeyedMac>, String), EngineError> {
+    let other = reference_for(function)
+        .and_then(|other| Some((other.with_key(key, params).ok()?, other.id())));
+    match other {
+        Some(keyed) => Ok(keyed),
+        None => Ok((
+            function
+                .with_key(key, params)
+                .map_err(|e| EngineError::Key(e.to_string()))?,
+            "self".to_string(),
+        )),
+    }
 }
 
 /// An independent implementation of the same algorithm: the first other backend's `hw` function that

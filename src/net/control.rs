@@ -30,7 +30,7 @@
 
 use super::limits::{self, LimitError};
 use super::receiver::{receive_loop, ReceiveReport, Receiver, StopRule};
-use super::sender::{send_loop, SendPlan};
+use super::sender::send_loop;
 use super::trial::{TrialResult, TrialSetup};
 use super::wire::Sa;
 use super::NetError;
@@ -454,6 +454,9 @@ fn reply(writer: &mut TcpStream, r: &Reply) -> Result<(), String> {
     writer.write_all(line.as_bytes()).map_err(|e| e.to_string())
 }
 
+/// A connection's running trial: its receive thread, and its hold on the data path.
+type HeldTrial<'s> = (Running, MutexGuard<'s, ()>);
+
 /// Serve one control connection: every refused request is answered with an error line, then the
 /// connection is closed (the sender's search cannot go on without the receiver anyway).
 fn serve_connection(
@@ -471,82 +474,23 @@ fn serve_connection(
     let _ = stream.set_nodelay(true);
     let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
     let mut reader = LineReader::new(stream);
-    // The receive thread of this connection's trial and its hold on the data path.
-    let mut running: Option<(Running, MutexGuard<'_, ()>)> = None;
+    let mut running: Option<HeldTrial<'_>> = None;
     let stopping = || shared.stopping();
     let result = (|| {
         for _ in 0..MAX_REQUESTS {
             let limit =
                 shared.idle_limit + running.as_ref().map_or(Duration::ZERO, |r| r.0.duration);
-            let line = match reader.read_line(limit, &stopping) {
-                Ok(Some(line)) => line,
-                Ok(None) | Err(LineError::Stopped) => return Ok(()),
-                Err(e @ LineError::TooLong) => {
-                    let _ = reply(&mut writer, &Reply::error(e.to_string()));
-                    return Err(e.to_string());
-                }
-                Err(e @ LineError::Idle(_)) => {
-                    let _ = reply(&mut writer, &Reply::error(format!("{e}; closing")));
-                    return Err(format!("{e}; closed"));
-                }
-                Err(e) => return Err(format!("control: {e}")),
-            };
-            let request = match parse_request(&line) {
-                Ok(r) => r,
-                Err(e) => {
-                    reply(&mut writer, &Reply::error(e.to_string()))?;
-                    return Err(e.to_string());
-                }
+            let Some(request) = read_request(&mut reader, &mut writer, limit, &stopping)? else {
+                return Ok(());
             };
             match request {
                 ControlRequest::Hello => reply(&mut writer, &Reply::ok())?,
                 ControlRequest::Start(start) => {
-                    if let Some((r, _guard)) = running.take() {
-                        let _ = r.finish();
-                    }
-                    let Some(guard) = wait_for_data_path(shared) else {
-                        if shared.stopping() {
-                            return Ok(());
-                        }
-                        let why = format!(
-                            "busy: another sender's trial held the data path for {} s",
-                            DATA_PATH_WAIT.as_secs()
-                        );
-                        reply(&mut writer, &Reply::error(&why))?;
-                        return Err(why);
-                    };
-                    match begin_trial(shared, start) {
-                        Ok(r) => {
-                            running = Some((r, guard));
-                            *trials += 1;
-                            reply(&mut writer, &Reply::ok())?;
-                        }
-                        Err(e) => {
-                            reply(&mut writer, &Reply::error(&e))?;
-                            return Err(e);
-                        }
+                    if !start_trial(shared, start, &mut running, &mut writer, trials)? {
+                        return Ok(());
                     }
                 }
-                ControlRequest::Stop => match running.take() {
-                    Some((r, _guard)) => match r.finish() {
-                        Ok(report) => reply(
-                            &mut writer,
-                            &Reply {
-                                ok: true,
-                                error: None,
-                                report: Some(report),
-                            },
-                        )?,
-                        Err(e) => {
-                            reply(&mut writer, &Reply::error(&e))?;
-                            return Err(e);
-                        }
-                    },
-                    None => {
-                        reply(&mut writer, &Reply::error("stop without start"))?;
-                        return Err("stop without start".to_string());
-                    }
-                },
+                ControlRequest::Stop => stop_trial(&mut running, &mut writer)?,
                 ControlRequest::Bye => return Ok(()),
             }
         }
@@ -558,6 +502,99 @@ fn serve_connection(
     // FIN after the last reply, so the peer reads the reply and then the end of the stream.
     let _ = writer.shutdown(std::net::Shutdown::Write);
     result
+}
+
+/// The connection's next request, waiting up to `limit` for it. `Ok(None)` ends the connection
+/// quietly (end of stream, or the receiver stopping); a line too long, an idle connection and a refused
+/// request are answered with an error line and end it with that error.
+fn read_request(
+    reader: &mut LineReader<TcpStream>,
+    writer: &mut TcpStream,
+    limit: Duration,
+    stopping: &dyn Fn() -> bool,
+) -> Result<Option<ControlRequest>, String> {
+    let line = match reader.read_line(limit, stopping) {
+        Ok(Some(line)) => line,
+        Ok(None) | Err(LineError::Stopped) => return Ok(None),
+        Err(e @ LineError::TooLong) => {
+            let _ = reply(writer, &Reply::error(e.to_string()));
+            return Err(e.to_string());
+        }
+        Err(e @ LineError::Idle(_)) => {
+            let _ = reply(writer, &Reply::error(format!("{e}; closing")));
+            return Err(format!("{e}; closed"));
+        }
+        Err(e) => return Err(format!("control: {e}")),
+    };
+    match parse_request(&line) {
+        Ok(r) => Ok(Some(r)),
+        Err(e) => {
+            reply(writer, &Reply::error(e.to_string()))?;
+            Err(e.to_string())
+        }
+    }
+}
+
+/// `start`: end this connection's previous trial, take the data path and start the receive thread,
+/// then answer. `Ok(false)` when the receiver is stopping while it waits for the data path (the
+/// connection ends quietly).
+fn start_trial<'s>(
+    shared: &'s Shared<'_>,
+    start: StartRequest,
+    running: &mut Option<HeldTrial<'s>>,
+    writer: &mut TcpStream,
+    trials: &mut usize,
+) -> Result<bool, String> {
+    if let Some((r, _guard)) = running.take() {
+        let _ = r.finish();
+    }
+    let Some(guard) = wait_for_data_path(shared) else {
+        if shared.stopping() {
+            return Ok(false);
+        }
+        let why = format!(
+            "busy: another sender's trial held the data path for {} s",
+            DATA_PATH_WAIT.as_secs()
+        );
+        reply(writer, &Reply::error(&why))?;
+        return Err(why);
+    };
+    match begin_trial(shared, start) {
+        Ok(r) => {
+            *running = Some((r, guard));
+            *trials += 1;
+            reply(writer, &Reply::ok())?;
+            Ok(true)
+        }
+        Err(e) => {
+            reply(writer, &Reply::error(&e))?;
+            Err(e)
+        }
+    }
+}
+
+/// `stop`: end the running trial and answer with its receive report (an error without one).
+fn stop_trial(running: &mut Option<HeldTrial<'_>>, writer: &mut TcpStream) -> Result<(), String> {
+    match running.take() {
+        Some((r, _guard)) => match r.finish() {
+            Ok(report) => reply(
+                writer,
+                &Reply {
+                    ok: true,
+                    error: None,
+                    report: Some(report),
+                },
+            ),
+            Err(e) => {
+                reply(writer, &Reply::error(&e))?;
+                Err(e)
+            }
+        },
+        None => {
+            reply(writer, &Reply::error("stop without start"))?;
+            Err("stop without start".to_string())
+        }
+    }
 }
 
 /// Take the data path, waiting up to [`DATA_PATH_WAIT`] for another connection's trial to end.
@@ -694,8 +731,7 @@ impl RemotePath {
         rate: Option<f64>,
         n: u32,
     ) -> Result<TrialResult, NetError> {
-        let (sa, key) = setup.association(n);
-        let mut builder = setup.builder(sa, &key)?;
+        let (sa, key, mut builder) = setup.sender(n)?;
         self.call(&Request::Start {
             function: setup.function.id(),
             key: hex::encode(&key),
@@ -711,14 +747,7 @@ impl RemotePath {
             (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
         };
         let (to, core, cancel) = (self.to, self.sender_core, self.cancel.clone());
-        let plan = SendPlan {
-            rate,
-            duration: setup.duration,
-            sizes: &setup.sizes,
-            inject_bad_per_1000: setup.inject_bad_per_1000,
-            replay_window: setup.replay_window,
-            cancel: &cancel,
-        };
+        let plan = setup.send_plan(rate, &cancel);
         let send = std::thread::scope(|scope| {
             scope
                 .spawn(|| -> Result<_, String> {

@@ -10,6 +10,7 @@
 
 use super::wire::MAX_PACKET_LEN;
 use crate::mac::{Algorithm, MAX_TAG_LEN};
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 /// Anti-replay window sizes offered, in packets (RFC 4303 §3.4.3: 64 is the recommended default; 1024
@@ -88,31 +89,38 @@ pub fn check_tag_len(
     }
 }
 
-pub fn check_trial(field: &'static str, trial: Duration) -> Result<Duration, LimitError> {
-    if (MIN_TRIAL..=MAX_TRIAL).contains(&trial) {
-        Ok(trial)
+/// `value` when `range` holds it, else the error `outside` makes of it.
+fn within<T: PartialOrd>(
+    value: T,
+    range: RangeInclusive<T>,
+    outside: impl FnOnce(T) -> LimitError,
+) -> Result<T, LimitError> {
+    if range.contains(&value) {
+        Ok(value)
     } else {
-        Err(LimitError::Trial {
-            field,
-            got_ms: trial.as_millis(),
-        })
+        Err(outside(value))
     }
+}
+
+pub fn check_trial(field: &'static str, trial: Duration) -> Result<Duration, LimitError> {
+    within(trial, MIN_TRIAL..=MAX_TRIAL, |got| LimitError::Trial {
+        field,
+        got_ms: got.as_millis(),
+    })
 }
 
 pub fn check_rcvbuf(field: &'static str, bytes: usize) -> Result<usize, LimitError> {
-    if (1..=MAX_RCVBUF).contains(&bytes) {
-        Ok(bytes)
-    } else {
-        Err(LimitError::Rcvbuf { field, got: bytes })
-    }
+    within(bytes, 1..=MAX_RCVBUF, |got| LimitError::Rcvbuf {
+        field,
+        got,
+    })
 }
 
 pub fn check_spi(field: &'static str, spi: u32) -> Result<u32, LimitError> {
-    if spi >= MIN_SPI {
-        Ok(spi)
-    } else {
-        Err(LimitError::Spi { field, got: spi })
-    }
+    within(spi, MIN_SPI..=u32::MAX, |got| LimitError::Spi {
+        field,
+        got,
+    })
 }
 
 /// A packet size (UDP payload bytes): at least header + tag (`min`), at most one datagram.
@@ -121,15 +129,11 @@ pub fn check_packet_size(
     size: usize,
     min: usize,
 ) -> Result<usize, LimitError> {
-    if (min..=MAX_PACKET_LEN).contains(&size) {
-        Ok(size)
-    } else {
-        Err(LimitError::PacketSize {
-            field,
-            got: size,
-            min,
-        })
-    }
+    within(size, min..=MAX_PACKET_LEN, |got| LimitError::PacketSize {
+        field,
+        got,
+        min,
+    })
 }
 
 #[cfg(test)]

@@ -188,6 +188,114 @@ const MAX_BATCH: u64 = 32;
 const SLEEP_THRESHOLD_NS: u64 = 150_000;
 const SLEEP_SLACK_NS: u64 = 80_000;
 
+/// How a trial is paced: genuine packets in all, packets per batch, and nanoseconds between batch
+/// due times (`None` rate: unbounded, full batches, never waiting).
+fn pacing(plan: &SendPlan<'_>) -> (u64, u64, f64) {
+    match plan.rate {
+        Some(r) if r > 0.0 => {
+            let total = (r * plan.duration.as_secs_f64()).ceil().max(1.0) as u64;
+            let batch = ((r * BATCH_SPAN_NS / 1e9).round() as u64).clamp(1, MAX_BATCH);
+            (total, batch, batch as f64 * 1e9 / r)
+        }
+        _ => (u64::MAX, MAX_BATCH, 0.0),
+    }
+}
+
+/// Wait until the wall clock reaches `due`: sleep while it is far, spin the last stretch (the spin is
+/// added to `report.spin_ns`, as it is CPU time that is not the sender's work).
+#[inline]
+fn wait_until(due: u64, report: &mut SendReport) {
+    let mut now = clock::wall_ns();
+    if now + SLEEP_THRESHOLD_NS < due {
+        std::thread::sleep(Duration::from_nanos(due - now - SLEEP_SLACK_NS));
+        now = clock::wall_ns();
+    }
+    if now < due {
+        let spin_start = now;
+        while now < due {
+            std::hint::spin_loop();
+            now = clock::wall_ns();
+        }
+        report.spin_ns += now - spin_start;
+    }
+}
+
+/// `--inject-bad`: after each genuine packet, the bad packets its share of credit pays for, cycling
+/// through [`BAD_CYCLE`].
+struct BadInjector {
+    per_1000: u32,
+    /// The receiver's replay window: a copy of the first packet is counted as too old only past it.
+    replay_window: u64,
+    credit: u64,
+    index: usize,
+    /// Buffer of the forged packets.
+    bad: Vec<u8>,
+    /// A copy of the trial's first genuine packet, for the stale replays.
+    first_packet: Vec<u8>,
+}
+
+impl BadInjector {
+    fn new(plan: &SendPlan<'_>) -> BadInjector {
+        BadInjector {
+            per_1000: plan.inject_bad_per_1000,
+            replay_window: plan.replay_window,
+            credit: 0,
+            index: 0,
+            bad: vec![0u8; MAX_PACKET_LEN],
+            first_packet: Vec::new(),
+        }
+    }
+
+    /// Send the bad packets due after `genuine`, the packet just sent with sequence number `*seq` (a
+    /// forged packet takes the next number). Each sent one is counted in `injected` by the receiver
+    /// counter it should land in.
+    #[inline]
+    fn after(
+        &mut self,
+        socket: &UdpSocket,
+        builder: &mut PacketBuilder,
+        seq: &mut u64,
+        genuine: &[u8],
+        injected: &mut InjectedCounts,
+    ) -> Result<(), Refused> {
+        let last_good_seq = *seq;
+        if self.first_packet.is_empty() {
+            self.first_packet.extend_from_slice(genuine);
+        }
+        self.credit += u64::from(self.per_1000);
+        while self.credit >= 1000 {
+            self.credit -= 1000;
+            let kind = BAD_CYCLE[self.index % BAD_CYCLE.len()];
+            self.index += 1;
+            let (bytes, counter): (&[u8], &mut u64) = match kind {
+                BadKind::Forged => {
+                    *seq += 1;
+                    let n = builder.build(*seq, genuine.len(), &mut self.bad)?;
+                    self.bad[n - 1] ^= 0x01;
+                    (&self.bad[..n], &mut injected.forged)
+                }
+                BadKind::Truncated => {
+                    let cut = (*seq as usize) % builder.sa().min_len();
+                    (&genuine[..cut], &mut injected.truncated)
+                }
+                BadKind::Replayed => (genuine, &mut injected.replayed),
+                BadKind::Stale => {
+                    // Seq 1 is too old once the window's top has moved `window` past it.
+                    if last_good_seq > self.replay_window {
+                        (&self.first_packet[..], &mut injected.too_old)
+                    } else {
+                        (&self.first_packet[..], &mut injected.replayed)
+                    }
+                }
+            };
+            if socket.send(bytes).is_ok() {
+                *counter += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Send genuine packets (and injected bad ones) on a connected socket according to `plan`. A packet
 /// whose tag the library refuses ends the trial with the library's reason: no packet goes out with a
 /// tag that was not computed.
@@ -206,17 +314,9 @@ pub fn send_loop(
         plan.sizes
     };
     let mut buf = vec![0u8; MAX_PACKET_LEN];
-    let mut bad = vec![0u8; MAX_PACKET_LEN];
-    let mut first_packet: Vec<u8> = Vec::new();
+    let mut injector = BadInjector::new(plan);
     let duration_ns = plan.duration.as_nanos().min(u64::MAX as u128) as u64;
-    let (total, batch, period_ns) = match plan.rate {
-        Some(r) if r > 0.0 => {
-            let total = (r * plan.duration.as_secs_f64()).ceil().max(1.0) as u64;
-            let batch = ((r * BATCH_SPAN_NS / 1e9).round() as u64).clamp(1, MAX_BATCH);
-            (total, batch, batch as f64 * 1e9 / r)
-        }
-        _ => (u64::MAX, MAX_BATCH, 0.0),
-    };
+    let (total, batch, period_ns) = pacing(plan);
     // A paced trial may run a little over its duration when the sender falls behind; never much.
     let deadline_extra = if plan.rate.is_some() {
         duration_ns / 20 + 1_000_000
@@ -224,8 +324,6 @@ pub fn send_loop(
         0
     };
     let mut seq: u64 = 0;
-    let mut bad_credit: u64 = 0;
-    let mut bad_index = 0usize;
     let mut size_index = 0usize;
     let cpu0 = clock::thread_cpu_ns();
     let start = clock::wall_ns();
@@ -234,20 +332,7 @@ pub fn send_loop(
     let mut end = start;
     while report.sent < total {
         if plan.rate.is_some() {
-            let due = start + (batch_no as f64 * period_ns) as u64;
-            let mut now = clock::wall_ns();
-            if now + SLEEP_THRESHOLD_NS < due {
-                std::thread::sleep(Duration::from_nanos(due - now - SLEEP_SLACK_NS));
-                now = clock::wall_ns();
-            }
-            if now < due {
-                let spin_start = now;
-                while now < due {
-                    std::hint::spin_loop();
-                    now = clock::wall_ns();
-                }
-                report.spin_ns += now - spin_start;
-            }
+            wait_until(start + (batch_no as f64 * period_ns) as u64, &mut report);
         }
         batch_no += 1;
         for _ in 0..batch.min(total - report.sent) {
@@ -264,41 +349,8 @@ pub fn send_loop(
             }
             report.sent += 1;
             report.sent_bytes += len as u64;
-            let last_good_seq = seq;
             if plan.inject_bad_per_1000 > 0 {
-                if first_packet.is_empty() {
-                    first_packet.extend_from_slice(&buf[..len]);
-                }
-                bad_credit += u64::from(plan.inject_bad_per_1000);
-                while bad_credit >= 1000 {
-                    bad_credit -= 1000;
-                    let kind = BAD_CYCLE[bad_index % BAD_CYCLE.len()];
-                    bad_index += 1;
-                    let (bytes, counter): (&[u8], &mut u64) = match kind {
-                        BadKind::Forged => {
-                            seq += 1;
-                            let n = builder.build(seq, len, &mut bad)?;
-                            bad[n - 1] ^= 0x01;
-                            (&bad[..n], &mut report.injected.forged)
-                        }
-                        BadKind::Truncated => {
-                            let cut = (seq as usize) % builder.sa().min_len();
-                            (&buf[..cut], &mut report.injected.truncated)
-                        }
-                        BadKind::Replayed => (&buf[..len], &mut report.injected.replayed),
-                        BadKind::Stale => {
-                            // Seq 1 is too old once the window's top has moved `window` past it.
-                            if last_good_seq > plan.replay_window {
-                                (&first_packet[..], &mut report.injected.too_old)
-                            } else {
-                                (&first_packet[..], &mut report.injected.replayed)
-                            }
-                        }
-                    };
-                    if socket.send(bytes).is_ok() {
-                        *counter += 1;
-                    }
-                }
+                injector.after(socket, builder, &mut seq, &buf[..len], &mut report.injected)?;
             }
         }
         end = clock::wall_ns();

@@ -66,6 +66,13 @@ impl TrialSetup {
         (sa, key)
     }
 
+    /// The association of trial number `n`, its key, and the sender's packet builder for them.
+    pub fn sender(&self, n: u32) -> Result<(Sa, Vec<u8>, PacketBuilder), NetError> {
+        let (sa, key) = self.association(n);
+        let builder = self.builder(sa, &key)?;
+        Ok((sa, key, builder))
+    }
+
     /// A sender-side packet builder for `sa` and `key`.
     pub fn builder(&self, sa: Sa, key: &[u8]) -> Result<PacketBuilder, NetError> {
         let mac = self.function.with_key(key, self.key_params())?;
@@ -76,6 +83,18 @@ impl TrialSetup {
             self.nonce_len(),
             self.pool.clone(),
         ))
+    }
+
+    /// What the sender of a trial at `rate` (None: unthrottled) sends, stopping early on `cancel`.
+    pub fn send_plan<'a>(&'a self, rate: Option<f64>, cancel: &'a AtomicBool) -> SendPlan<'a> {
+        SendPlan {
+            rate,
+            duration: self.duration,
+            sizes: &self.sizes,
+            inject_bad_per_1000: self.inject_bad_per_1000,
+            replay_window: self.replay_window,
+            cancel,
+        }
     }
 }
 
@@ -169,8 +188,7 @@ impl LocalPath {
         rate: Option<f64>,
         n: u32,
     ) -> Result<TrialResult, NetError> {
-        let (sa, key) = setup.association(n);
-        let mut builder = setup.builder(sa, &key)?;
+        let (sa, key, mut builder) = setup.sender(n)?;
         let mac_rx = setup
             .function
             .with_key(&key, setup.key_params())
@@ -182,14 +200,7 @@ impl LocalPath {
         let rcvbuf = setup.rcvbuf;
         let stop = AtomicBool::new(false);
         let deadline_ns = clock::wall_ns() + setup.duration.as_nanos() as u64 * 2 + 3_000_000_000;
-        let plan = SendPlan {
-            rate,
-            duration: setup.duration,
-            sizes: &setup.sizes,
-            inject_bad_per_1000: setup.inject_bad_per_1000,
-            replay_window: setup.replay_window,
-            cancel: &self.cancel,
-        };
+        let plan = setup.send_plan(rate, &self.cancel);
         let (addr_tx, addr_rx) = std::sync::mpsc::channel::<Result<SocketAddr, String>>();
         std::thread::scope(|scope| {
             let stop = &stop;

@@ -273,15 +273,7 @@ pub fn resolve_functions(
     }
     // Backends named one by one: each that cannot run what was asked is said, even when another can.
     let named = backend.is_some_and(|b| b != "all");
-    let backends: Option<Vec<&str>> = match backend {
-        None => None,
-        Some("all") => Some(mac::BACKENDS.iter().map(|b| b.name).collect()),
-        Some(list) => Some(
-            list.split(',')
-                .map(|b| resolve_backend(b.trim()).map(|b| b.name))
-                .collect::<Result<_, _>>()?,
-        ),
-    };
+    let backends = resolve_backend_list(backend)?;
     let all = mac::functions();
     let mut out = Vec::new();
     let mut unavailable = Vec::new();
@@ -314,42 +306,7 @@ pub fn resolve_functions(
                 }
             }
             if chosen.is_empty() {
-                // The rows' own reasons (a level this CPU lacks, a backend without the variant, a
-                // library not built), each once; the planned backend's when no row exists at all.
-                let mut reasons: Vec<String> = Vec::new();
-                for (_, a) in &asked {
-                    if let Availability::Unavailable(why) = a {
-                        if !reasons.contains(why) {
-                            reasons.push(why.clone());
-                        }
-                    }
-                }
-                let why = mac::PLANNED
-                    .iter()
-                    .find(|(a, _, _)| a == name)
-                    .map(|p| p.2.to_string())
-                    .or_else(|| (!reasons.is_empty()).then(|| reasons.join("; ")))
-                    .unwrap_or_else(|| match acc {
-                        Accel::Sw => "no software-only variant in this build".to_string(),
-                        _ => {
-                            // The named backends lack it: say which backends have it here.
-                            let elsewhere: Vec<&str> = all
-                                .iter()
-                                .filter(|f| f.algorithm.name == *name && f.accel == acc)
-                                .filter(|f| f.availability() == Availability::Available)
-                                .map(|f| f.backend.name)
-                                .collect();
-                            match (&backends, elsewhere.is_empty()) {
-                                (Some(named), false) => format!(
-                                    "--backend {} does not offer it; backends that do here: {}",
-                                    named.join(","),
-                                    elsewhere.join(", ")
-                                ),
-                                _ => "no available backend offers it (see `macbench list`)"
-                                    .to_string(),
-                            }
-                        }
-                    });
+                let why = why_none_runs(name, acc, &asked, &all, backends.as_deref());
                 unavailable.push(format!("{name}/{acc}: {why}"));
             }
             out.extend(chosen.into_iter().copied());
@@ -365,6 +322,66 @@ pub fn resolve_functions(
         functions: out,
         unavailable,
     })
+}
+
+/// `--backend` as a list of backend names: `None` when not given (then the first available backend of
+/// each algorithm and acceleration runs), every backend for `all`, else the names given, each checked.
+fn resolve_backend_list(backend: Option<&str>) -> Result<Option<Vec<&'static str>>, SpecError> {
+    Ok(match backend {
+        None => None,
+        Some("all") => Some(mac::BACKENDS.iter().map(|b| b.name).collect()),
+        Some(list) => Some(
+            list.split(',')
+                .map(|b| resolve_backend(b.trim()).map(|b| b.name))
+                .collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+/// Why no function of algorithm `name` at `acc` can run here, for the `unavailable` list: `asked` holds
+/// the rows the backend choice allowed, each with its availability; `all` is the whole registry.
+fn why_none_runs(
+    name: &str,
+    acc: Accel,
+    asked: &[(&Function, Availability)],
+    all: &[Function],
+    backends: Option<&[&str]>,
+) -> String {
+    // The rows' own reasons (a level this CPU lacks, a backend without the variant, a library not
+    // built), each once; the planned backend's when no row exists at all.
+    let mut reasons: Vec<String> = Vec::new();
+    for (_, a) in asked {
+        if let Availability::Unavailable(why) = a {
+            if !reasons.contains(why) {
+                reasons.push(why.clone());
+            }
+        }
+    }
+    mac::PLANNED
+        .iter()
+        .find(|(a, _, _)| *a == name)
+        .map(|p| p.2.to_string())
+        .or_else(|| (!reasons.is_empty()).then(|| reasons.join("; ")))
+        .unwrap_or_else(|| match acc {
+            Accel::Sw => "no software-only variant in this build".to_string(),
+            _ => {
+                // The named backends lack it: say which backends have it here.
+                let elsewhere: Vec<&str> = all
+                    .iter()
+                    .filter(|f| f.algorithm.name == name && f.accel == acc)
+                    .filter(|f| f.availability() == Availability::Available)
+                    .map(|f| f.backend.name)
+                    .collect();
+                match (backends, elsewhere.is_empty()) {
+                    (Some(named), false) => format!(
+                        "--backend {} does not offer it; backends that do here: {}",
+                        named.join(","),
+                        elsewhere.join(", ")
+                    ),
+                    _ => "no available backend offers it (see `macbench list`)".to_string(),
+                }
+            }
+        })
 }
 
 /// `--tag-len` as a user types it (`run`, `tag`, `net`): a number of bytes. Negative, empty and

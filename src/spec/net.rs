@@ -10,15 +10,24 @@ use crate::net::DEFAULT_SIZES;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 
-/// Parse `--loss`: `0`, `0.001%`, `1e-5`. Returns a ratio in `0..1`.
-pub fn parse_loss(text: &str) -> Result<f64, SpecError> {
+/// A ratio typed as a fraction (`0.01`, `1e-5`) or a percentage (`1%`); `None` when it is not a finite
+/// number. The range each flag takes is its caller's.
+fn fraction_or_percent(text: &str) -> Option<f64> {
     let t = text.trim();
     let (number, scale) = match t.strip_suffix('%') {
         Some(n) => (n.trim(), 0.01),
         None => (t, 1.0),
     };
     match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 1.0 => Ok(v * scale),
+        Ok(v) if v.is_finite() => Some(v * scale),
+        _ => None,
+    }
+}
+
+/// Parse `--loss`: `0`, `0.001%`, `1e-5`. Returns a ratio in `0..1`.
+pub fn parse_loss(text: &str) -> Result<f64, SpecError> {
+    match fraction_or_percent(text) {
+        Some(r) if (0.0..1.0).contains(&r) => Ok(r),
         _ => Err(SpecError::new(format!(
             "--loss: {text:?} is not an acceptable loss; give 0, a percentage below 100 (0.001%) or a fraction below 1 (1e-5)"
         ))),
@@ -27,13 +36,8 @@ pub fn parse_loss(text: &str) -> Result<f64, SpecError> {
 
 /// Parse `--resolution`: `1%` or `0.01`, in `(0, 50 %]`.
 pub fn parse_resolution(text: &str) -> Result<f64, SpecError> {
-    let t = text.trim();
-    let (number, scale) = match t.strip_suffix('%') {
-        Some(n) => (n.trim(), 0.01),
-        None => (t, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v * scale > 0.0 && v * scale <= 0.5 => Ok(v * scale),
+    match fraction_or_percent(text) {
+        Some(r) if r > 0.0 && r <= 0.5 => Ok(r),
         _ => Err(SpecError::new(format!(
             "--resolution: {text:?} is not a resolution; give a percentage of the maximum rate above 0 and at most 50% (1%, 0.5%)"
         ))),
