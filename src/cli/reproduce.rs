@@ -24,8 +24,9 @@ pub struct ReproduceArgs {
     /// study's, about 10 minutes on 2 cores].
     #[arg(long)]
     pub budget: Option<String>,
-    /// Output directory [default: reproduce-STUDY]; refused if it already holds a reproduction.
-    #[arg(short, long, value_name = "DIR", conflicts_with = "resume")]
+    /// Output directory [default: reproduce-STUDY]; refused if it already holds a reproduction. (A
+    /// directory, so not `--output`, which names a file elsewhere.)
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR", conflicts_with = "resume")]
     pub output: Option<PathBuf>,
     /// Continue the reproduction in DIR: run only the steps without a complete results file.
     #[arg(long, value_name = "DIR")]

@@ -106,7 +106,13 @@ fn pairs(
     FUNCTIONS
         .iter()
         .flat_map(|f| SIZES.iter().map(move |s| (f, s)))
-        .filter_map(|(f, s)| Some((format!("{f}@{s}"), metric(e, a, f, *s)?, metric(e, b, f, *s)?)))
+        .filter_map(|(f, s)| {
+            Some((
+                format!("{f}@{s}"),
+                metric(e, a, f, *s)?,
+                metric(e, b, f, *s)?,
+            ))
+        })
         .collect()
 }
 
@@ -171,7 +177,8 @@ fn rekey_costs_key_setup(e: &Evidence, tol: f64) -> Verdict {
     let mut parts = Vec::new();
     let mut ok = true;
     for f in FUNCTIONS {
-        let (Some(rekeyed), Some(base)) = (cpm(e, "rekey", f, 64), cpm(e, "baseline", f, 64)) else {
+        let (Some(rekeyed), Some(base)) = (cpm(e, "rekey", f, 64), cpm(e, "baseline", f, 64))
+        else {
             continue;
         };
         let Some(setup) = e
@@ -225,7 +232,8 @@ fn all_at_once_faster(e: &Evidence, tol: f64) -> Verdict {
         return e.missing("dispatch");
     }
     Verdict::from(
-        p.iter().all(|(_, burst, inflight)| burst * (1.0 + tol) < *inflight),
+        p.iter()
+            .all(|(_, burst, inflight)| burst * (1.0 + tol) < *inflight),
         format!("burst:16 ÷ inflight:16: {}", ratios(&p)),
     )
 }
