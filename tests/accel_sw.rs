@@ -478,31 +478,14 @@ fn a_renamed_executable_runs_its_own_software_only_children() {
 /// acceleration's child, everything else in this process's engine.
 #[test]
 fn a_switched_scenario_runs_in_its_child_and_hw_in_this_process() {
-    use macbench::engine::{DataMode, Dispatch, KeyMode, Pinning, Scenario, SizeSource};
-    use macbench::mac::VerifyMode;
-    use std::time::Duration;
-    let scenario = |accel: Accel| Scenario {
-        function: mac::functions()
+    let scenario = |accel: Accel| {
+        let function = mac::functions()
             .into_iter()
             .find(|f| {
                 f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl" && f.accel == accel
             })
-            .unwrap(),
-        size: SizeSource::Fixed { size: 64 },
-        sessions: 1,
-        cores: vec![macbench::host::online_cpus()[0]],
-        pinning: Pinning::RoundRobin,
-        duration: Duration::from_millis(30),
-        window_start: Duration::from_millis(5),
-        window_end: Duration::from_millis(25),
-        data: DataMode::Unique,
-        keys: KeyMode::PerSession,
-        verify: VerifyMode::None,
-        rekey_every: None,
-        seed: 1,
-        tick: macbench::engine::DEFAULT_TICK,
-        dispatch: Dispatch::default(),
-        tag_len: None,
+            .unwrap();
+        common::scenario(function, 64, macbench::engine::Dispatch::default())
     };
     assert_eq!(
         isolate::runner_for(&scenario(Accel::Hw)).place(),

@@ -14,10 +14,9 @@ mod common;
 
 use macbench::bench::{self, AutoPolicy};
 use macbench::engine::hot_loop::{Progress, SessionLoop};
-use macbench::engine::{clock, DataMode, Dispatch, KeyMode, Pinning, Scenario, SizeSource};
+use macbench::engine::{clock, Dispatch, Scenario};
 use macbench::mac::{self, Accel, Availability, Function, VerifyMode};
 use std::sync::atomic::{AtomicBool, AtomicU32};
-use std::time::Duration;
 
 fn function(alg: &str, backend: &str) -> Option<Function> {
     mac::functions().into_iter().find(|f| {
@@ -29,24 +28,7 @@ fn function(alg: &str, backend: &str) -> Option<Function> {
 }
 
 fn scenario(function: Function, size: u32, dispatch: Dispatch) -> Scenario {
-    Scenario {
-        function,
-        size: SizeSource::Fixed { size },
-        sessions: 1,
-        cores: vec![macbench::host::online_cpus()[0]],
-        pinning: Pinning::RoundRobin,
-        duration: Duration::from_millis(30),
-        window_start: Duration::from_millis(5),
-        window_end: Duration::from_millis(25),
-        data: DataMode::Unique,
-        keys: KeyMode::PerSession,
-        verify: VerifyMode::None,
-        rekey_every: None,
-        seed: 1,
-        tick: macbench::engine::DEFAULT_TICK,
-        dispatch,
-        tag_len: None,
-    }
+    common::scenario(function, size, dispatch)
 }
 
 fn test_clock() -> clock::ClockInfo {

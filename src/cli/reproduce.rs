@@ -26,7 +26,12 @@ pub struct ReproduceArgs {
     pub budget: Option<String>,
     /// Output directory [default: reproduce-STUDY]; refused if it already holds a reproduction. (A
     /// directory, so not `--output`, which names a file elsewhere.)
-    #[arg(short = 'o', long = "output-dir", value_name = "DIR", conflicts_with = "resume")]
+    #[arg(
+        short = 'o',
+        long = "output-dir",
+        value_name = "DIR",
+        conflicts_with = "resume"
+    )]
     pub output: Option<PathBuf>,
     /// Continue the reproduction in DIR: run only the steps without a complete results file.
     #[arg(long, value_name = "DIR")]

@@ -239,11 +239,7 @@ pub trait KeyedMac: Send {
         bits: u64,
         tag: &mut [u8],
     ) -> Result<(), MacError> {
-        if bits != 8 * msg.len() as u64 {
-            return Err(MacError::WholeBytesOnly { bits });
-        }
-        self.tag_into(nonce, msg, tag)?;
-        Ok(())
+        tag_whole_bytes(self, nonce, msg, bits, tag)
     }
 
     /// Whether `tag_chunks` really feeds the library piece by piece.
@@ -289,6 +285,22 @@ pub trait KeyedMac: Send {
         let _ = depth;
         self.tag_each(batch)
     }
+}
+
+/// [`KeyedMac::tag_bits`] for a library that takes whole bytes only (the trait's default, and what an
+/// override without a bit-length entry point falls back to): `tag_into` when `bits` are whole bytes.
+pub fn tag_whole_bytes<M: KeyedMac + ?Sized>(
+    mac: &mut M,
+    nonce: &[u8],
+    msg: &[u8],
+    bits: u64,
+    tag: &mut [u8],
+) -> Result<(), MacError> {
+    if bits != 8 * msg.len() as u64 {
+        return Err(MacError::WholeBytesOnly { bits });
+    }
+    mac.tag_into(nonce, msg, tag)?;
+    Ok(())
 }
 
 /// A job the library refused: its own reason, and the message lengths it was given. Returned by every

@@ -311,7 +311,7 @@ impl KeyedMac for ShimMac {
         tag: &mut [u8],
     ) -> Result<(), MacError> {
         let Some(tag_bits) = self.shim.tag_bits else {
-            return whole_bytes_only(self, nonce, msg, bits, tag);
+            return super::tag_whole_bytes(self, nonce, msg, bits, tag);
         };
         if bits.div_ceil(8) != msg.len() as u64 {
             let need = bits.div_ceil(8);
@@ -386,22 +386,6 @@ pub fn keyed(
     let mac =
         create(shim, algorithm, 0, key).map_err(|f| error(format!("key setup: {}", f.why)))?;
     Ok(Box::new(mac))
-}
-
-/// [`KeyedMac::tag_bits`] where the library takes whole bytes only: the trait's default, callable
-/// from an override that has no bit-length entry point to use.
-fn whole_bytes_only(
-    mac: &mut ShimMac,
-    nonce: &[u8],
-    msg: &[u8],
-    bits: u64,
-    tag: &mut [u8],
-) -> Result<(), MacError> {
-    if bits != 8 * msg.len() as u64 {
-        return Err(MacError::WholeBytesOnly { bits });
-    }
-    mac.tag_into(nonce, msg, tag)?;
-    Ok(())
 }
 
 /// Why a shim made no context: its status and its words.

@@ -90,3 +90,32 @@ pub fn skip_without_openssl_cli() -> bool {
         "openssl CLI not installed (CI installs it)",
     )
 }
+
+/// A short one-session scenario of `function` at `size` bytes, pinned to the first online CPU: 30 ms
+/// with a 5–25 ms window, unique data, a key per session, no verification.
+pub fn scenario(
+    function: macbench::mac::Function,
+    size: u32,
+    dispatch: macbench::engine::Dispatch,
+) -> macbench::engine::Scenario {
+    use macbench::engine::{DataMode, KeyMode, Pinning, Scenario, SizeSource};
+    use std::time::Duration;
+    Scenario {
+        function,
+        size: SizeSource::Fixed { size },
+        sessions: 1,
+        cores: vec![macbench::host::online_cpus()[0]],
+        pinning: Pinning::RoundRobin,
+        duration: Duration::from_millis(30),
+        window_start: Duration::from_millis(5),
+        window_end: Duration::from_millis(25),
+        data: DataMode::Unique,
+        keys: KeyMode::PerSession,
+        verify: macbench::mac::VerifyMode::None,
+        rekey_every: None,
+        seed: 1,
+        tick: macbench::engine::DEFAULT_TICK,
+        dispatch,
+        tag_len: None,
+    }
+}
