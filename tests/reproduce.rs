@@ -213,17 +213,32 @@ fn resume_keeps_complete_steps_and_judges_them() {
 }
 
 #[test]
-fn unknown_and_unwritten_studies_are_one_line_usage_errors() {
-    for (study, needle) in [
-        ("no-such-paper", "unknown study"),
-        ("deepakumara-ipsec", "not written yet"),
-    ] {
-        let out = macbench().args(["reproduce", study]).output().unwrap();
+fn unknown_studies_and_absurd_values_are_one_line_usage_errors() {
+    let cases: [(&[&str], &str); 7] = [
+        (&["no-such-paper"], "unknown study"),
+        (&["deepakumara-ipsec"], "not written yet"),
+        // Absurd values: refused before anything runs or any directory is made.
+        (&["mac-speeds-thread", "--budget", "0"], "--budget"),
+        (&["mac-speeds-thread", "--budget", "-5"], "--budget"),
+        (&["mac-speeds-thread", "--budget", "1e12"], "--budget"),
+        (&["mac-speeds-thread", "-o", "/dev/null"], "not a directory"),
+        (
+            &["mac-speeds-thread", "--resume", "/dev/null"],
+            "no such directory",
+        ),
+    ];
+    for (args, needle) in cases {
+        let study = args.join(" ");
+        let out = macbench().arg("reproduce").args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains(needle), "{stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert_eq!(out.status.code(), Some(2), "{study}: {stderr}");
+        assert!(stderr.contains(needle), "{study}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{study}: {stderr}");
     }
+    assert!(
+        !Path::new("reproduce-mac-speeds-thread").exists(),
+        "a refused reproduction made its directory"
+    );
     let list = macbench().args(["reproduce", "--list"]).output().unwrap();
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(list.status.success());

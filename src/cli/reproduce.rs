@@ -18,11 +18,11 @@ pub struct ReproduceArgs {
     #[arg(required_unless_present = "list")]
     pub study: Option<String>,
     /// List the studies: id, title, authors, what each runs.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["study", "budget", "output", "resume"])]
     pub list: bool,
     /// Total time for the runs (`300`, `300s`, `10m`), shared among the study's steps [default: the
     /// study's, about 10 minutes on 2 cores].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub budget: Option<String>,
     /// Output directory [default: reproduce-STUDY]; refused if it already holds a reproduction. (A
     /// directory, so not `--output`, which names a file elsewhere.)
@@ -164,6 +164,12 @@ fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> 
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("reproduce-{}", study.id)));
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "-o {}: not a directory; give a directory for the reproduction's files",
+            dir.display()
+        )));
+    }
     let taken = study
         .steps
         .iter()
