@@ -64,32 +64,40 @@ pub struct ShimTable {
             tag_len: size_t,
         ) -> c_int,
     >,
-    pub tag_batch: Option<
-        unsafe extern "C" fn(
-            ctx: *mut c_void,
-            n: size_t,
-            msgs: *const *const u8,
-            lens: *const size_t,
-            nonces: *const u8,
-            nonce_len: size_t,
-            tags: *mut u8,
-            tag_len: size_t,
-        ) -> c_int,
-    >,
-    #[allow(clippy::type_complexity)]
-    pub tag_inflight: Option<
-        unsafe extern "C" fn(
-            ctx: *mut c_void,
-            n: size_t,
-            msgs: *const *const u8,
-            lens: *const size_t,
-            nonces: *const u8,
-            nonce_len: size_t,
-            tags: *mut u8,
-            tag_len: size_t,
-            depth: size_t,
-        ) -> c_int,
-    >,
+    pub tag_batch: Option<TagBatchFn>,
+    pub tag_inflight: Option<TagInflightFn>,
+}
+
+/// The table's `tag_batch` entry.
+type TagBatchFn = unsafe extern "C" fn(
+    ctx: *mut c_void,
+    n: size_t,
+    msgs: *const *const u8,
+    lens: *const size_t,
+    nonces: *const u8,
+    nonce_len: size_t,
+    tags: *mut u8,
+    tag_len: size_t,
+) -> c_int;
+
+/// The table's `tag_inflight` entry.
+type TagInflightFn = unsafe extern "C" fn(
+    ctx: *mut c_void,
+    n: size_t,
+    msgs: *const *const u8,
+    lens: *const size_t,
+    nonces: *const u8,
+    nonce_len: size_t,
+    tags: *mut u8,
+    tag_len: size_t,
+    depth: size_t,
+) -> c_int;
+
+/// How [`ShimMac::tag_jobs`] hands a batch over: chosen once per batch, from the entries the table has.
+#[derive(Clone, Copy)]
+enum Submit {
+    All(TagBatchFn),
+    Inflight(TagInflightFn, usize),
 }
 
 /// `MACBENCH_SHIM_MAX_BATCH`: the most messages one `tag_batch` / `tag_inflight` call takes.
@@ -189,7 +197,7 @@ impl ShimMac {
 impl ShimMac {
     /// The batch through the shim's `tag_batch` (`depth` `None`) or `tag_inflight`, at most
     /// [`SHIM_MAX_BATCH`] messages a call. A message the library refuses refuses the batch.
-    fn tag_jobs(&mut self, batch: &mut Batch<'_>, depth: Option<usize>) -> Result<(), Refused> {
+    fn tag_jobs(&mut self, batch: &mut Batch<'_>, submit: Submit) -> Result<(), Refused> {
         let mut start = 0;
         while start < batch.msgs.len() {
             let n = (batch.msgs.len() - start).min(SHIM_MAX_BATCH);
@@ -203,27 +211,16 @@ impl ShimMac {
             let tags = &mut batch.tags[start * batch.tag_len..(start + n) * batch.tag_len];
             let (np, tp) = (nonces.as_ptr(), tags.as_mut_ptr());
             let (nl, tl) = (batch.nonce_len, batch.tag_len);
+            let (h, p, l) = (self.handle, ptrs.as_ptr(), lens.as_ptr());
             // SAFETY: handle is a live context; ptrs/lens hold n messages valid for their lengths
             // (borrowed from batch.msgs for the call); nonces holds n × nonce_len bytes and tags
-            // n × tag_len writable bytes; n ≤ the shim's limit. Each entry point is called only
-            // when the table has it.
+            // n × tag_len writable bytes; n ≤ the shim's limit.
             let status = unsafe {
-                match (depth, self.shim.tag_batch, self.shim.tag_inflight) {
-                    (None, Some(all), _) => {
-                        all(self.handle, n, ptrs.as_ptr(), lens.as_ptr(), np, nl, tp, tl)
+                match submit {
+                    Submit::All(all) => all(h, n, p, l, np, nl, tp, tl),
+                    Submit::Inflight(inflight, depth) => {
+                        inflight(h, n, p, l, np, nl, tp, tl, depth)
                     }
-                    (Some(d), _, Some(inflight)) => inflight(
-                        self.handle,
-                        n,
-                        ptrs.as_ptr(),
-                        lens.as_ptr(),
-                        np,
-                        nl,
-                        tp,
-                        tl,
-                        d,
-                    ),
-                    _ => unreachable!("tag_jobs is called only for an entry point the table has"),
                 }
             };
             if status != 0 {
@@ -341,7 +338,7 @@ impl KeyedMac for ShimMac {
     /// The shim's own batch (a multi-buffer library fills its lanes), else one message at a time.
     fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
         match self.shim.tag_batch {
-            Some(_) => self.tag_jobs(batch, None),
+            Some(all) => self.tag_jobs(batch, Submit::All(all)),
             None => self.tag_each(batch),
         }
     }
@@ -349,7 +346,7 @@ impl KeyedMac for ShimMac {
     /// At most `depth` messages in the library at a time (`--dispatch inflight:N`).
     fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
         match self.shim.tag_inflight {
-            Some(_) => self.tag_jobs(batch, Some(depth.max(1))),
+            Some(inflight) => self.tag_jobs(batch, Submit::Inflight(inflight, depth.max(1))),
             None => self.tag_each(batch),
         }
     }

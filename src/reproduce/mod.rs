@@ -256,11 +256,6 @@ pub fn claims_markdown(study: &Study, outcomes: &[Outcome]) -> String {
     out
 }
 
-/// The median of `values` (finite ones), for checks over several functions.
-pub fn median(values: &[f64]) -> Option<f64> {
-    crate::metrics::median(values)
-}
-
 /// `x` with two significant decimals, for the numbers in a verdict.
 pub fn num(x: f64) -> String {
     if x.abs() >= 100.0 {

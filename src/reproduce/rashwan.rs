@@ -7,8 +7,9 @@
 //! (its apparent-against-absolute and per-thread figures). The claims are the paper's findings as we
 //! read them, each with the tolerance within which we call it held.
 
-use super::{median, num, Claim, Evidence, Step, Study, Verdict, ONE_CORE};
+use super::{num, Claim, Evidence, Step, Study, Verdict, ONE_CORE};
 use crate::mac::algorithm::PAPER_PRESET;
+use crate::metrics::median;
 
 pub static STUDY: Study = Study {
     id: "rashwan-mobile",
