@@ -34,21 +34,17 @@ fn a_key_file_without_end_is_refused_at_its_bound() {
 
 #[test]
 fn repeats_are_bounded() {
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "64",
-            "--max-repeat",
-            "4294967295",
-            "--target-ci",
-            "1e-300",
-        ])
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
+    let out = common::null_run(&[
+        "--sizes",
+        "64",
+        "--max-repeat",
+        "4294967295",
+        "--target-ci",
+        "1e-300",
+    ])
+    .timeout(std::time::Duration::from_secs(60))
+    .output()
+    .unwrap();
     one_line_error(&out, 2, "--max-repeat 4294967295: give at most 100");
 }
 
@@ -98,25 +94,21 @@ fn a_report_of_no_results_and_a_diff_of_nothing_in_common_fail() {
 
 #[test]
 fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "64,128",
-            "--duration",
-            "20ms",
-            "--repeat",
-            "2",
-            "--max-repeat",
-            "3",
-            "--no-harness",
-            "--cores",
-            "0",
-        ])
-        .output()
-        .unwrap();
+    let out = common::null_run(&[
+        "--sizes",
+        "64,128",
+        "--duration",
+        "20ms",
+        "--repeat",
+        "2",
+        "--max-repeat",
+        "3",
+        "--no-harness",
+        "--cores",
+        "0",
+    ])
+    .output()
+    .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(ran_as_asked(&out), "{err}");
     assert!(
@@ -200,43 +192,35 @@ fn error_lines_cut_what_they_echo() {
 /// timed and printed).
 #[test]
 fn a_window_the_clock_cannot_resolve_is_refused() {
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "64",
-            "--duration",
-            "20ms",
-            "--window",
-            "0.01..0.010000001",
-            "--no-harness",
-        ])
-        .output()
-        .unwrap();
+    let out = common::null_run(&[
+        "--sizes",
+        "64",
+        "--duration",
+        "20ms",
+        "--window",
+        "0.01..0.010000001",
+        "--no-harness",
+    ])
+    .output()
+    .unwrap();
     one_line_error(&out, 2, "window is under 1000 × the timer's resolution");
 }
 
 #[test]
 fn target_ci_takes_a_percent_sign() {
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "64",
-            "--duration",
-            "20ms",
-            "--target-ci",
-            "50%",
-            "--no-harness",
-            "--cores",
-            "0",
-        ])
-        .output()
-        .unwrap();
+    let out = common::null_run(&[
+        "--sizes",
+        "64",
+        "--duration",
+        "20ms",
+        "--target-ci",
+        "50%",
+        "--no-harness",
+        "--cores",
+        "0",
+    ])
+    .output()
+    .unwrap();
     assert!(
         ran_as_asked(&out),
         "{}",

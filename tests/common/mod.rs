@@ -119,3 +119,10 @@ pub fn scenario(
         tag_len: None,
     }
 }
+
+/// `macbench run --alg null` followed by `extra`: the harness alone, for the tests of `run`'s flags.
+pub fn null_run(extra: &[&str]) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("macbench").unwrap_or_else(|e| panic!("{e}"));
+    cmd.args(["run", "--alg", "null"]).args(extra);
+    cmd
+}
