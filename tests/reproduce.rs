@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used)]
 
 use assert_cmd::Command;
-use macbench::reproduce::{self, mac_speeds, rashwan, Evidence, Verdict};
-use macbench::results::{Document, ResultEntry};
+use macbench::reproduce::{self, deepakumara, mac_speeds, rashwan, Evidence, Verdict};
+use macbench::results::{Document, ResultEntry, SizeLabel};
 use std::path::Path;
 
 /// A results document written by macbench (the fixture of tests/old_results.rs), its results replaced
@@ -100,6 +100,11 @@ fn claims_hold_fail_or_cannot_be_tested_on_constructed_results() {
 fn every_claim_of_a_study_without_runs_cannot_be_tested() {
     for study in reproduce::STUDIES {
         for (id, verdict) in verdicts(study, &Evidence::default()) {
+            // The one claim that reads no run: arithmetic on the paper's printed Γ.
+            if (study.id, id) == ("deepakumara-ipsec", "gamma-as-printed") {
+                assert_eq!(verdict, "does not hold");
+                continue;
+            }
             assert_eq!(verdict, "cannot be tested here", "{}: {id}", study.id);
         }
     }
@@ -193,6 +198,7 @@ fn resume_keeps_complete_steps_and_judges_them() {
     evidence.steps.insert("lengths".into(), doc);
     let want = reproduce::claims_markdown(
         &mac_speeds::STUDY,
+        &evidence,
         &reproduce::evaluate(&mac_speeds::STUDY, &evidence),
     );
     assert_eq!(
@@ -214,9 +220,8 @@ fn resume_keeps_complete_steps_and_judges_them() {
 
 #[test]
 fn unknown_studies_and_absurd_values_are_one_line_usage_errors() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["no-such-paper"], "unknown study"),
-        (&["deepakumara-ipsec"], "not written yet"),
         // Absurd values: refused before anything runs or any directory is made.
         (&["mac-speeds-thread", "--budget", "0"], "--budget"),
         (&["mac-speeds-thread", "--budget", "-5"], "--budget"),
@@ -243,4 +248,163 @@ fn unknown_studies_and_absurd_values_are_one_line_usage_errors() {
     let text = String::from_utf8_lossy(&list.stdout);
     assert!(list.status.success());
     assert!(text.contains("Rashwan, Taha, Hassanein"), "{text}");
+}
+
+/// Results of the Deepakumara plan's functions: cycles per packet `a + b·Nblk` exactly at each swept
+/// size (`sweep`), and `factor` × that model's mean under each of the four models (`models`), where
+/// CBC-MAC costs `cbc` × HMAC-SHA-1 at the same level.
+fn ipsec_steps(factor: f64) -> (Document, Document) {
+    let template = document(&[("x", "hw", 64, 1.0)]).results[0].clone();
+    let entry = |algorithm: &str, accel: &str, size: SizeLabel, cycles: f64| {
+        let mut r = template.clone();
+        r.algorithm = algorithm.to_string();
+        r.accel = accel.to_string();
+        r.size = size;
+        r.metrics.absolute_cycles_per_message = Some(cycles);
+        r
+    };
+    let (mut sweep, mut models) = (Vec::new(), Vec::new());
+    for (algorithm, a, b) in [
+        ("hmac-sha1", 300.0, 100.0),
+        ("hmac-sha256", 300.0, 100.0),
+        ("cbcmac-aes128", 200.0, 20.0),
+        ("cmac-aes128", 200.0, 20.0),
+    ] {
+        let rule = macbench::mac::algorithm(algorithm).unwrap().block_rule;
+        for accel in ["hw", "sw"] {
+            for size in [40u32, 64, 256, 576, 1500] {
+                let cycles = a + b * rule.blocks(u64::from(size)) as f64;
+                sweep.push(entry(algorithm, accel, SizeLabel::Bytes(size), cycles));
+            }
+            for model in ["uniform", "rule-of-thumb", "three-impulse", "caida"] {
+                let gamma = macbench::traffic::builtin(model).unwrap().gamma(rule);
+                let cycles = factor * (a + b * gamma);
+                models.push(entry(
+                    algorithm,
+                    accel,
+                    SizeLabel::Model(model.into()),
+                    cycles,
+                ));
+            }
+        }
+    }
+    let mut s = document(&[]);
+    s.results = sweep;
+    let mut m = document(&[]);
+    m.results = models;
+    (s, m)
+}
+
+#[test]
+fn the_ipsec_claims_fit_predict_and_say_what_they_cannot_test() {
+    let (sweep, models) = ipsec_steps(1.0);
+    let mut evidence = Evidence::default();
+    evidence.steps.insert("sweep".into(), sweep.clone());
+    evidence.steps.insert("models".into(), models);
+    let outcomes = reproduce::evaluate(&deepakumara::STUDY, &evidence);
+    let by_id = |id: &str| {
+        outcomes
+            .iter()
+            .find(|o| o.id == id)
+            .unwrap()
+            .verdict
+            .clone()
+    };
+    // Exactly linear costs fit with no error, and predict each model exactly.
+    let linear = by_id("linear-cost");
+    assert!(matches!(linear, Verdict::Holds(_)), "{linear:?}");
+    assert!(
+        linear
+            .detail()
+            .contains("hmac-sha1/hw a = 300 + b = 100/block"),
+        "{linear:?}"
+    );
+    let predicted = by_id("prediction-matches");
+    assert!(matches!(predicted, Verdict::Holds(_)), "{predicted:?}");
+    assert!(
+        predicted
+            .detail()
+            .contains("over 32 function × model pairs"),
+        "{predicted:?}"
+    );
+    // a ÷ b = 3 for HMAC-SHA-1: the paper's Γ + 3 holds.
+    let pads = by_id("hmac-three-extra-compressions");
+    assert!(matches!(pads, Verdict::Holds(_)), "{pads:?}");
+    assert!(
+        pads.detail().contains("hmac-sha1/hw 3.00 blocks"),
+        "{pads:?}"
+    );
+    assert!(matches!(by_id("cost-follows-gamma"), Verdict::Holds(_)));
+    // CBC-MAC (200 + 20·Γ_AES) is cheaper than HMAC-SHA-1 (300 + 100·Γ) at both levels: the software
+    // claim fails, the hardware one holds.
+    assert!(matches!(
+        by_id("cbcmac-dearer-in-software"),
+        Verdict::DoesNotHold(_)
+    ));
+    assert!(matches!(
+        by_id("cbcmac-cheaper-with-hardware"),
+        Verdict::Holds(_)
+    ));
+    // The printed Γ are arithmetic, wrong for case i on any machine.
+    let gamma = by_id("gamma-as-printed");
+    assert!(matches!(gamma, Verdict::DoesNotHold(_)), "{gamma:?}");
+    assert!(
+        gamma.detail().contains("printed 6.34, true 12.665"),
+        "{gamma:?}"
+    );
+
+    // Measured costs 30 % above the prediction: the prediction claim fails, with the worst pair.
+    let (_, dear) = ipsec_steps(1.3);
+    evidence.steps.insert("models".into(), dear);
+    let outcomes = reproduce::evaluate(&deepakumara::STUDY, &evidence);
+    let predicted = outcomes
+        .iter()
+        .find(|o| o.id == "prediction-matches")
+        .unwrap();
+    assert!(
+        matches!(predicted.verdict, Verdict::DoesNotHold(_)),
+        "{predicted:?}"
+    );
+    assert!(
+        predicted.verdict.detail().contains("worst -23.1 %"),
+        "{predicted:?}"
+    );
+
+    // Without the models step, every claim that reads it cannot be tested, and says so.
+    let mut sweep_only = Evidence::default();
+    sweep_only.steps.insert("sweep".into(), sweep);
+    for (id, verdict) in verdicts(&deepakumara::STUDY, &sweep_only) {
+        let expected = match id {
+            "gamma-as-printed" => "does not hold",
+            "linear-cost" | "hmac-three-extra-compressions" => "holds",
+            _ => "cannot be tested here",
+        };
+        assert_eq!(verdict, expected, "{id}");
+    }
+}
+
+#[test]
+fn the_claims_table_names_the_warnings_its_results_carry() {
+    let mut doc = hmacs_only();
+    let mut evidence = Evidence::default();
+    evidence.steps.insert("lengths".into(), doc.clone());
+    let outcomes = reproduce::evaluate(&mac_speeds::STUDY, &evidence);
+    assert_eq!(evidence.caveat(), None);
+    assert!(
+        !reproduce::claims_markdown(&mac_speeds::STUDY, &evidence, &outcomes).contains("warnings")
+    );
+    let warning: macbench::metrics::Warning = serde_json::from_value(serde_json::json!({
+        "code": "over-utilised", "message": "sessions got 63 % of the core set's time", "fatal": false
+    }))
+    .unwrap();
+    doc.results[0].warnings.push(warning.clone());
+    doc.results[1].warnings.push(warning);
+    evidence.steps.insert("lengths".into(), doc);
+    let table = reproduce::claims_markdown(&mac_speeds::STUDY, &evidence, &outcomes);
+    assert!(
+        table.contains(
+            "2 of the 6 results the claims read carry validity warnings (over-utilised ×2)"
+        ),
+        "{table}"
+    );
 }

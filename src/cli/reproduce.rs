@@ -116,13 +116,13 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
         }
     }
     let outcomes = reproduce::evaluate(study, &evidence);
-    let table = reproduce::claims_markdown(study, &outcomes);
+    let table = reproduce::claims_markdown(study, &evidence, &outcomes);
     let write = |name: &str, bytes: &[u8]| {
         crate::report::output::write_atomic(&dir.join(name), bytes)
             .map_err(|e| CliError::failure(format!("{}: {e}", dir.join(name).display())))
     };
     write("claims.md", table.as_bytes())?;
-    let json = serde_json::json!({ "study": study.id, "title": study.title, "authors": study.authors, "claims": outcomes });
+    let json = serde_json::json!({ "study": study.id, "title": study.title, "authors": study.authors, "claims": outcomes, "caveat": evidence.caveat() });
     let text = serde_json::to_string_pretty(&json).map_err(|e| CliError::failure(e.to_string()))?;
     write("claims.json", text.as_bytes())?;
     print!("\n{table}");
@@ -206,10 +206,6 @@ fn print_list() {
             s.claims.len(),
             s.default_budget_s
         );
-    }
-    for (id, title, authors) in reproduce::NOT_YET {
-        println!("{id:<22} {authors} — \"{title}\"");
-        println!("{:<22}   not yet: its plan and claims are not written", "");
     }
 }
 

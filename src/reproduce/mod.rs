@@ -11,6 +11,7 @@
 //! steps through `run`, keeps each step's JSON in the output directory (what finished survives an
 //! interruption; `--resume` runs only what is missing), then hands the documents to [`evaluate`].
 
+pub mod deepakumara;
 pub mod embedded;
 pub mod mac_speeds;
 pub mod rashwan;
@@ -154,6 +155,34 @@ impl Evidence {
             .apparent_cycles_per_byte
     }
 
+    /// The validity warnings (all non-fatal: a fatal one fails its result) among the usable results of
+    /// every step, as a sentence for the claims table, or `None` when no result carries one. Verdicts
+    /// rest on these results, so the reader is told what disturbed them.
+    pub fn caveat(&self) -> Option<String> {
+        let mut by_code: BTreeMap<String, usize> = BTreeMap::new();
+        let (mut used, mut warned) = (0, 0);
+        for step in self.steps.keys() {
+            for r in self.results(step) {
+                used += 1;
+                warned += usize::from(!r.warnings.is_empty());
+                for w in &r.warnings {
+                    let code = serde_json::to_value(w.code)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_else(|| format!("{:?}", w.code));
+                    *by_code.entry(code).or_default() += 1;
+                }
+            }
+        }
+        (warned > 0).then(|| {
+            let codes: Vec<String> = by_code.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+            format!(
+                "{warned} of the {used} results the claims read carry validity warnings ({}): the verdicts rest on them; see `warnings` in the steps' JSON, and rerun on a quiet machine for firmer ones",
+                codes.join(", ")
+            )
+        })
+    }
+
     /// Why a check has nothing to read: the step missing, or none of its results usable.
     pub fn missing(&self, step: &str) -> Verdict {
         Verdict::CannotTest(match self.steps.get(step) {
@@ -164,26 +193,17 @@ impl Evidence {
 }
 
 /// Every study macbench reproduces, in the order `reproduce --list` shows them.
-pub static STUDIES: &[&Study] = &[&rashwan::STUDY, &mac_speeds::STUDY, &embedded::STUDY];
-
-/// Studies named in the issue tracker whose plans are not written yet: id, title and authors, why.
-pub static NOT_YET: &[(&str, &str, &str)] = &[
-    (
-        "deepakumara-ipsec",
-        "Performance comparison of message authentication code (MAC) algorithms for the Internet Protocol Security (IPSEC)",
-        "Deepakumara, Heys, Venkatesan",
-    ),
+pub static STUDIES: &[&Study] = &[
+    &rashwan::STUDY,
+    &deepakumara::STUDY,
+    &mac_speeds::STUDY,
+    &embedded::STUDY,
 ];
 
 /// The study called `id`.
 pub fn study(id: &str) -> Result<&'static Study, String> {
     if let Some(s) = STUDIES.iter().find(|s| s.id == id) {
         return Ok(s);
-    }
-    if NOT_YET.iter().any(|(n, _, _)| *n == id) {
-        return Err(format!(
-            "{id}: its plan and claims are not written yet (see `macbench reproduce --list`)"
-        ));
     }
     let known: Vec<&str> = STUDIES.iter().map(|s| s.id).collect();
     Err(format!("unknown study {id:?}; known: {}", known.join(", ")))
@@ -228,7 +248,7 @@ pub fn evaluate(study: &Study, evidence: &Evidence) -> Vec<Outcome> {
 }
 
 /// The claims table as Markdown (one row a claim), for the terminal and `claims.md`.
-pub fn claims_markdown(study: &Study, outcomes: &[Outcome]) -> String {
+pub fn claims_markdown(study: &Study, evidence: &Evidence, outcomes: &[Outcome]) -> String {
     let mut out = format!(
         "# {} — {}\n\n| claim | verdict | on this machine |\n|---|---|---|\n",
         study.authors, study.title
@@ -253,6 +273,9 @@ pub fn claims_markdown(study: &Study, outcomes: &[Outcome]) -> String {
         count("does not hold"),
         count("cannot be tested here")
     ));
+    if let Some(caveat) = evidence.caveat() {
+        out.push_str(&format!("\n{caveat}.\n"));
+    }
     out
 }
 

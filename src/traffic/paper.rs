@@ -291,7 +291,7 @@ pub fn analysis() -> PaperAnalysis {
 }
 
 /// Γ of every case: printed, by the paper's own method, and correct.
-fn gamma_rows() -> Vec<GammaRow> {
+pub fn gamma_rows() -> Vec<GammaRow> {
     CASES
         .iter()
         .map(|c| {
