@@ -45,6 +45,10 @@ pub struct Host {
     /// The machine's name, so results from many machines can be told apart once concatenated.
     #[serde(default)]
     pub hostname: String,
+    /// The name the user gave this host's results (`run --label`), empty if none: tables and figures
+    /// name the host by it (else by `hostname`), so a fleet's files can be told apart.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
 }
 
 impl Host {
@@ -110,6 +114,7 @@ impl Host {
             hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
                 .map(|h| h.trim().to_string())
                 .unwrap_or_default(),
+            label: String::new(),
         }
     }
 }

@@ -4,15 +4,16 @@ use super::files::{Records, RowOutputs};
 use super::report::load_all;
 use super::CliError;
 use crate::report::diff::{self, Change, DiffRow};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct DiffArgs {
-    /// The earlier results file.
-    #[arg(value_name = "OLD.json")]
+    /// The earlier results file, or a directory of them (`run -o`, `reproduce -o`: files are paired
+    /// with NEW's by name).
+    #[arg(value_name = "OLD.json|DIR")]
     pub old: PathBuf,
-    /// The later results file.
-    #[arg(value_name = "NEW.json")]
+    /// The later results file, or a directory of them.
+    #[arg(value_name = "NEW.json|DIR")]
     pub new: PathBuf,
     /// Exit 1 when a result is slower beyond noise by more than this many percent (absolute or
     /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5`.
@@ -73,11 +74,29 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
             )));
         }
     }
-    let _locked = args
-        .outputs
-        .prepare(&[("OLD.json", &args.old), ("NEW.json", &args.new)])?;
-    let files = load_all(&[args.old.clone(), args.new.clone()])?;
-    let rows = diff::diff(&files[0].doc, &files[1].doc);
+    let pairs = pairs(&args.old, &args.new)?;
+    let inputs: Vec<(&str, &Path)> = pairs
+        .iter()
+        .flat_map(|(o, n)| [("OLD.json", o.as_path()), ("NEW.json", n.as_path())])
+        .collect();
+    let _locked = args.outputs.prepare(&inputs)?;
+    let mut rows = Vec::new();
+    let mut rates = Vec::new();
+    for (old, new) in &pairs {
+        let files = load_all(&[old.clone(), new.clone()])?;
+        let mut these = diff::diff(&files[0].doc, &files[1].doc);
+        if pairs.len() > 1 {
+            let stem = old.file_stem().unwrap_or_default().to_string_lossy();
+            for r in &mut these {
+                r.function = format!("{stem}: {}", r.function);
+            }
+        }
+        rows.extend(these);
+        rates.push((
+            files[0].doc.clock.reference_hz,
+            files[1].doc.clock.reference_hz,
+        ));
+    }
     if rows.is_empty() {
         return Err(CliError::failure(
             "no results in either file: nothing was compared",
@@ -95,11 +114,10 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
             args.new.display()
         )));
     }
-    let (old_hz, new_hz) = (
-        files[0].doc.clock.reference_hz,
-        files[1].doc.clock.reference_hz,
-    );
-    if old_hz > 0.0 && new_hz > 0.0 && (old_hz / new_hz - 1.0).abs() > 0.01 {
+    let differ = |(old_hz, new_hz): &(f64, f64)| {
+        *old_hz > 0.0 && *new_hz > 0.0 && (old_hz / new_hz - 1.0).abs() > 0.01
+    };
+    if let Some((old_hz, new_hz)) = rates.iter().find(|r| differ(r)) {
         crate::outln!(
             "note: the runs used different reference rates f ({:.3} and {:.3} GHz): cycles are not the same unit",
             old_hz / 1e9,
@@ -117,4 +135,44 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The results files to compare: OLD and NEW themselves, or, when either is a directory, their files
+/// paired by name (one file on each side pairs whatever the names). Names on one side only are said.
+fn pairs(old: &Path, new: &Path) -> Result<Vec<(PathBuf, PathBuf)>, CliError> {
+    let old_files = super::report::expand(&[old.to_path_buf()])?.results;
+    let new_files = super::report::expand(&[new.to_path_buf()])?.results;
+    if let ([o], [n]) = (old_files.as_slice(), new_files.as_slice()) {
+        return Ok(vec![(o.clone(), n.clone())]);
+    }
+    let name = |p: &PathBuf| p.file_name().map(|n| n.to_os_string());
+    let mut pairs = Vec::new();
+    for o in &old_files {
+        match new_files.iter().find(|n| name(n) == name(o)) {
+            Some(n) => pairs.push((o.clone(), n.clone())),
+            None => crate::outln!(
+                "note: {} has no counterpart in {}",
+                o.display(),
+                new.display()
+            ),
+        }
+    }
+    for n in new_files
+        .iter()
+        .filter(|n| !old_files.iter().any(|o| name(o) == name(n)))
+    {
+        crate::outln!(
+            "note: {} has no counterpart in {}",
+            n.display(),
+            old.display()
+        );
+    }
+    if pairs.is_empty() {
+        return Err(CliError::failure(format!(
+            "{} and {} have no results file of the same name: nothing was compared",
+            old.display(),
+            new.display()
+        )));
+    }
+    Ok(pairs)
 }

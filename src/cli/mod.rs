@@ -13,6 +13,7 @@ mod report;
 mod reproduce;
 pub mod run;
 mod tag;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::fmt;
@@ -130,6 +131,9 @@ pub enum Command {
     Net(net::NetArgs),
     /// A study's experiments in one command and its claims checked here (`--list` names the studies).
     Reproduce(reproduce::ReproduceArgs),
+    /// Check results files or directories (complete, measured, readable): exit 1 with one line per
+    /// problem, as a pipeline's gate.
+    Validate(validate::ValidateArgs),
     /// Internal: a switched child process (`--accel sw`, or an ISA level a library is masked to);
     /// MODE is run, serve or caps; ACCEL the acceleration it is switched to (default sw).
     #[command(name = "__child", hide = true)]
@@ -197,6 +201,7 @@ pub fn main() -> i32 {
         Some(Command::Model(args)) => model::model(&args),
         Some(Command::Net(args)) => net::net(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
+        Some(Command::Validate(args)) => validate::validate(&args),
         Some(Command::Child { mode, accel }) => {
             crate::isolate::child_main(&mode, accel).map_err(CliError::failure)
         }

@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReportArgs {
-    /// Results files written by `macbench run --json` (several: one series per file, e.g. per machine).
-    #[arg(required = true, value_name = "RESULTS.json")]
+    /// Results files written by `macbench run --json`, or directories of them (one per host: `run -o`,
+    /// `reproduce -o`, whose claims tables are then shown side by side), or quoted globs (`'out/*/'`).
+    /// One series per file; with several hosts, each named by its label.
+    #[arg(required = true, value_name = "RESULTS.json|DIR")]
     pub files: Vec<PathBuf>,
     /// Write the HTML report here (`-`: standard output).
     #[arg(short, long, default_value = "report.html")]
@@ -21,25 +23,56 @@ pub struct ReportArgs {
     pub png: Option<PathBuf>,
 }
 
-/// Read every file, with the one-line error of the first bad one (exit 2: bad input).
+/// Read every file, with the one-line error of the first bad one (exit 2: bad input). Each is labelled
+/// by its file stem; with files from several hosts, by the host's label (and the stem when a host has
+/// several files), so a fleet's legends and columns name machines.
 pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
     let mut loaded: Vec<read::Loaded> = Vec::with_capacity(files.len());
     for path in files {
-        let mut l = read::read(path).map_err(|e| CliError::usage(e.to_string()))?;
-        // Same stem twice (a/run.json, b/run.json): number the later ones so legends stay apart.
-        let base = l.label.clone();
+        loaded.push(read::read(path).map_err(|e| CliError::usage(e.to_string()))?);
+    }
+    let host_files = |host: &str| loaded.iter().filter(|l| l.doc.host_label() == host).count();
+    let hosts: Vec<usize> = loaded
+        .iter()
+        .map(|l| host_files(l.doc.host_label()))
+        .collect();
+    let mut distinct: Vec<&str> = loaded.iter().map(|l| l.doc.host_label()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() > 1 {
+        // Files from several hosts: name the hosts.
+        for (l, files_of_host) in loaded.iter_mut().zip(hosts) {
+            l.label = match files_of_host {
+                1 => l.doc.host_label().to_string(),
+                _ => format!("{}/{}", l.doc.host_label(), l.label),
+            };
+        }
+    }
+    // Same label twice (a/run.json, b/run.json of one host): number the later ones so legends stay apart.
+    for i in 1..loaded.len() {
+        let base = loaded[i].label.clone();
         let mut k = 2;
-        while loaded.iter().any(|o| o.label == l.label) {
-            l.label = format!("{base}#{k}");
+        while loaded[..i].iter().any(|o| o.label == loaded[i].label) {
+            loaded[i].label = format!("{base}#{k}");
             k += 1;
         }
-        loaded.push(l);
     }
     Ok(loaded)
 }
 
+/// The results files and claims files `paths` name (files, directories, quoted globs).
+pub fn expand(paths: &[PathBuf]) -> Result<read::Inputs, CliError> {
+    read::expand_inputs(paths).map_err(|e| CliError::usage(e.to_string()))
+}
+
 pub fn report(args: &ReportArgs) -> Result<(), CliError> {
-    let files = load_all(&args.files)?;
+    let inputs = expand(&args.files)?;
+    let files = load_all(&inputs.results)?;
+    let claims = inputs
+        .claims
+        .iter()
+        .map(|p| read::read_claims(p).map_err(|e| CliError::usage(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
     // A report of nothing is not a report: say so rather than write an empty page with exit 0.
     if files.iter().all(|f| f.doc.results.is_empty()) {
         return Err(CliError::failure(format!(
@@ -51,9 +84,10 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
                 .join(", ")
         )));
     }
-    let inputs: Vec<(&str, &std::path::Path)> = args
-        .files
+    let inputs: Vec<(&str, &std::path::Path)> = inputs
+        .results
         .iter()
+        .chain(&inputs.claims)
         .map(|p| ("RESULTS", p.as_path()))
         .collect();
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &inputs)?;
@@ -65,6 +99,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     }
     let options = html::ReportOptions {
         scenario: args.scenario.clone(),
+        claims,
     };
     let built = html::build(&files, &options).map_err(|e| match e {
         html::ReportError::Plot(p) => CliError::failure(p.to_string()),

@@ -122,9 +122,10 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
             .map_err(|e| CliError::failure(format!("{}: {e}", dir.join(name).display())))
     };
     write("claims.md", table.as_bytes())?;
-    let json = serde_json::json!({ "study": study.id, "title": study.title, "authors": study.authors, "claims": outcomes, "caveat": evidence.caveat() });
-    let text = serde_json::to_string_pretty(&json).map_err(|e| CliError::failure(e.to_string()))?;
-    write("claims.json", text.as_bytes())?;
+    let claims = reproduce::claims_file(study, &evidence, &outcomes);
+    let text =
+        serde_json::to_string_pretty(&claims).map_err(|e| CliError::failure(e.to_string()))?;
+    write(crate::results::claims::CLAIMS_FILE, text.as_bytes())?;
     print!("\n{table}");
     if files.is_empty() {
         return Err(CliError::failure(format!(

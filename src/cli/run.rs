@@ -107,6 +107,15 @@ pub struct RunArgs {
     /// Write one CSV row per scenario here, and per-thread rows to NAME-threads.csv.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Write this host's results into DIR (created if missing): results.json, results.csv and
+    /// results-threads.csv — one directory per host, as `reproduce -o` writes one per study; refused if
+    /// DIR already holds results.
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR", conflicts_with_all = ["json", "csv"])]
+    pub output_dir: Option<PathBuf>,
+    /// This host's name in the results, tables and figures [default: its hostname]: with results of
+    /// many machines side by side (`report a/ b/`), each is named by its label.
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
     /// Seed for data, keys and size sequences.
     #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
     pub seed: u64,
@@ -226,7 +235,10 @@ fn new_document(
     Document {
         schema_version: results::SCHEMA_VERSION,
         tool: results::TOOL.to_string(),
-        host: crate::isolate::host_for_functions(&spec.functions),
+        host: crate::host::Host {
+            label: args.label.clone().unwrap_or_default(),
+            ..crate::isolate::host_for_functions(&spec.functions)
+        },
         clock: clock.clone(),
         scenario: serde_json::json!({
             "alg": args.alg, "backend": args.backend, "accel": spec::accel_list(&args.accel), "sizes": args.sizes,
@@ -306,10 +318,56 @@ fn check_window(
     Ok(())
 }
 
+/// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
+fn check_label(label: Option<&str>) -> Result<(), CliError> {
+    let Some(label) = label else { return Ok(()) };
+    if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control)
+    {
+        return Err(CliError::usage(format!(
+            "--label {label:?}: give a host name of 1 to 64 printable characters"
+        )));
+    }
+    Ok(())
+}
+
+/// The file names `run -o DIR` writes in DIR.
+pub const RESULTS_JSON: &str = "results.json";
+pub const RESULTS_CSV: &str = "results.csv";
+
+/// `args` with `-o DIR` turned into `--json DIR/results.json --csv DIR/results.csv`, DIR made; refused
+/// when DIR is a file or already holds results (a host's results are never mixed with another run's).
+fn into_output_dir(args: &RunArgs) -> Result<RunArgs, CliError> {
+    let mut args = args.clone();
+    let Some(dir) = args.output_dir.take() else {
+        return Ok(args);
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(CliError::usage(format!(
+            "-o {}: not a directory; give a directory for this host's results",
+            dir.display()
+        )));
+    }
+    let json = dir.join(RESULTS_JSON);
+    if json.exists() {
+        return Err(CliError::usage(format!(
+            "-o {}: already holds results ({}); give another directory or remove it",
+            dir.display(),
+            json.display()
+        )));
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::failure(format!("-o {}: {e}", dir.display())))?;
+    args.json = Some(json);
+    args.csv = Some(dir.join(RESULTS_CSV));
+    Ok(args)
+}
+
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // Parse and validate everything before anything runs or any file is written.
     let spec = sweep_spec(args)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
+    check_label(args.label.as_deref())?;
+    let args = &into_output_dir(args)?;
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
     // Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP end the run as
     // interrupted, keeping what finished and removing temporary and lock files; set before the

@@ -56,7 +56,7 @@ fn key_cells(doc: &Document, r: &ResultEntry) -> Vec<String> {
         .map(|k| match *k {
             // Unique per row: the dispatch mode and tag length join the id when not the default.
             "scenario_id" => r.key().to_string(),
-            "host" => doc.host.hostname.clone(),
+            "host" => doc.host_label().to_string(),
             "macbench_version" => doc.host.macbench_version.clone(),
             "reference_hz" => doc.clock.reference_hz.to_string(),
             "pinning" | "duration_s" | "window_start_s" | "window_end_s" | "data" | "keys"

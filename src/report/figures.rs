@@ -43,6 +43,9 @@ use std::fmt::Write as _;
 pub struct ReportOptions {
     /// `ALG/BACKEND/ACCEL@SIZE` for the per-thread figures.
     pub scenario: Option<String>,
+    /// Claims tables of reproductions (`claims.json`), one per host and study: shown side by side,
+    /// one column per host.
+    pub claims: Vec<crate::results::claims::ClaimsFile>,
 }
 
 #[derive(Debug, thiserror::Error)]

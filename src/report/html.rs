@@ -254,13 +254,72 @@ fn host_rows(f: &Loaded) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// One table per host (its label), from its first file; a host's other files are named under it.
 fn host_section(files: &[Loaded]) -> Markup {
+    let mut hosts: Vec<(&str, Vec<&Loaded>)> = Vec::new();
+    for f in files {
+        let label = f.doc.host_label();
+        match hosts.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, group)) => group.push(f),
+            None => hosts.push((label, vec![f])),
+        }
+    }
     html! {
         section #hosts {
             h2 { "Hosts and clocks" }
-            @for f in files {
-                h3 { (f.label) }
-                (kv_table(&host_rows(f)))
+            @for (label, group) in &hosts {
+                h3 { (label) }
+                (kv_table(&host_rows(group[0])))
+                @if group.len() > 1 {
+                    p.note {
+                        "Also from this host: "
+                        (group[1..].iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>().join(", "))
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The claims of each study reproduced, one row per claim and one column per host: the verdict and
+/// the numbers it rests on.
+fn claims_section(claims: &[crate::results::claims::ClaimsFile]) -> Markup {
+    let mut studies: Vec<&str> = Vec::new();
+    for c in claims {
+        if !studies.contains(&c.study.as_str()) {
+            studies.push(&c.study);
+        }
+    }
+    html! {
+        @if !claims.is_empty() {
+            section #claims {
+                h2 { "Claims" }
+                @for study in &studies {
+                    @let hosts: Vec<_> = claims.iter().filter(|c| c.study == *study).collect();
+                    h3 { (hosts[0].authors) ", \u{201c}" (hosts[0].title) "\u{201d} (" code { (study) } ")" }
+                    table.claims {
+                        tr {
+                            th { "claim" }
+                            @for h in &hosts { th { (if h.host.is_empty() { "unknown" } else { h.host.as_str() }) } }
+                        }
+                        @for row in &hosts[0].claims {
+                            tr {
+                                td { (row.claim) }
+                                @for h in &hosts {
+                                    @match h.claims.iter().find(|r| r.id == row.id) {
+                                        Some(r) => td class=(r.verdict) { strong { (r.verdict.replace('-', " ")) } br; (r.detail) },
+                                        None => td { "not checked" },
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    @for h in &hosts {
+                        @if let Some(caveat) = &h.caveat {
+                            p.note { (if h.host.is_empty() { "unknown" } else { h.host.as_str() }) ": " (caveat) }
+                        }
+                    }
+                }
             }
         }
     }
@@ -432,6 +491,7 @@ figure{margin:1.5rem 0}figure svg{max-width:100%;height:auto;border:1px solid #d
 figcaption{font-size:.9rem;color:#555}\
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}\
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.warned{color:#D00000}\
+td.holds{background:#e8f3ea}td.does-not-hold{background:#fbe9e7}td.cannot-test{background:#f1f1f1}\
 .wide{overflow-x:auto}#results-table td:nth-child(2){white-space:nowrap}thead th{background:#f3f5f8}table.kv th{background:#f3f5f8;width:14rem}\
 tr.failed td{background:#fde8e8}details{margin:.3rem 0 1rem}summary{cursor:pointer;color:#4E79A7}\
 .note{background:#fff8e1;border-left:4px solid #EDC948;padding:.4rem .8rem;margin:.5rem 0}";
@@ -489,6 +549,9 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                         @for f in &set.figures {
                             li { a href={ "#" (f.id) } { (f.title) } }
                         }
+                        @if !options.claims.is_empty() {
+                            li { a href="#claims" { "Claims" } }
+                        }
                         li { a href="#hosts" { "Hosts and clocks" } }
                         li { a href="#scenario" { "Scenario" } }
                         li { a href="#results" { "All results" } }
@@ -516,6 +579,7 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                         }
                     }
                 }
+                (claims_section(&options.claims))
                 (host_section(files))
                 (scenario_section(files))
                 (results_section(files))

@@ -324,3 +324,98 @@ mod tests {
         }
     }
 }
+
+/// What the paths on a command line name: results files, and the claims files of reproductions.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Inputs {
+    /// Results files, in the order given (a directory's sorted by name).
+    pub results: Vec<PathBuf>,
+    /// Claims files (`claims.json`) found in directories or named.
+    pub claims: Vec<PathBuf>,
+}
+
+/// Expand command-line inputs as `report`, `diff` and `validate` take them: a file is itself; a
+/// directory (one host's `run -o` or `reproduce -o`, or a fleet's fetched copy) is every `*.json` in
+/// it, sorted, its claims file apart; a path that does not exist but holds `*`, `?` or `[` is a glob
+/// (quoted past the shell, or from a shell that does not expand), expanded the same way. A directory
+/// without results, or a glob that matches nothing, is an error naming it.
+pub fn expand_inputs(paths: &[PathBuf]) -> Result<Inputs, ReadError> {
+    let mut inputs = Inputs::default();
+    for path in paths {
+        let text = path.to_string_lossy();
+        if !path.exists() && text.contains(['*', '?', '[']) {
+            let matches = glob_matches(&text)?;
+            if matches.is_empty() {
+                return Err(ReadError::Io {
+                    path: text.into_owned(),
+                    reason: "no file or directory matches this pattern".to_string(),
+                });
+            }
+            for m in matches {
+                add_input(&m, &mut inputs)?;
+            }
+        } else {
+            add_input(path, &mut inputs)?;
+        }
+    }
+    Ok(inputs)
+}
+
+fn glob_matches(pattern: &str) -> Result<Vec<PathBuf>, ReadError> {
+    let bad = |reason: String| ReadError::Io {
+        path: pattern.to_string(),
+        reason,
+    };
+    let paths = glob::glob(pattern).map_err(|e| bad(format!("not a valid pattern ({e})")))?;
+    paths.map(|p| p.map_err(|e| bad(e.to_string()))).collect()
+}
+
+fn add_input(path: &Path, inputs: &mut Inputs) -> Result<(), ReadError> {
+    let is_claims = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| n == results::claims::CLAIMS_FILE)
+    };
+    if !path.is_dir() {
+        if is_claims(path) {
+            inputs.claims.push(path.to_path_buf());
+        } else {
+            inputs.results.push(path.to_path_buf());
+        }
+        return Ok(());
+    }
+    let shown = path.display().to_string();
+    let entries = std::fs::read_dir(path).map_err(|e| ReadError::Io {
+        path: shown.clone(),
+        reason: e.to_string(),
+    })?;
+    let mut json: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    json.sort();
+    let (claims, found): (Vec<PathBuf>, Vec<PathBuf>) =
+        json.into_iter().partition(|p| is_claims(p));
+    if found.is_empty() {
+        return Err(ReadError::Io {
+            path: shown,
+            reason: "a directory without results files (*.json); expected one written by `macbench run -o` or `macbench reproduce -o`".to_string(),
+        });
+    }
+    inputs.results.extend(found);
+    inputs.claims.extend(claims);
+    Ok(())
+}
+
+/// Read and check a claims file written by `macbench reproduce`.
+pub fn read_claims(path: &Path) -> Result<results::claims::ClaimsFile, ReadError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::Io {
+        path: shown.clone(),
+        reason: e.to_string(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| ReadError::Malformed {
+        path: shown,
+        reason: format!("not a claims file written by `macbench reproduce` ({e})"),
+    })
+}

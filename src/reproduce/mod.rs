@@ -16,8 +16,8 @@ pub mod embedded;
 pub mod mac_speeds;
 pub mod rashwan;
 
+use crate::results::claims::{ClaimRow, ClaimsFile};
 use crate::results::{Document, ResultEntry};
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// One study: its plan and its claims.
@@ -63,8 +63,7 @@ pub struct Claim {
 }
 
 /// What a check concludes, with the numbers it rests on or why it cannot say.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "verdict", content = "detail", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     Holds(String),
     DoesNotHold(String),
@@ -77,6 +76,15 @@ impl Verdict {
             Verdict::Holds(_) => "holds",
             Verdict::DoesNotHold(_) => "does not hold",
             Verdict::CannotTest(_) => "cannot be tested here",
+        }
+    }
+
+    /// The verdict as the claims file writes it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Verdict::Holds(_) => "holds",
+            Verdict::DoesNotHold(_) => "does-not-hold",
+            Verdict::CannotTest(_) => "cannot-test",
         }
     }
 
@@ -97,12 +105,11 @@ impl Verdict {
 }
 
 /// One claim's outcome.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Outcome {
     pub id: &'static str,
     pub claim: &'static str,
     pub tolerance: f64,
-    #[serde(flatten)]
     pub verdict: Verdict,
 }
 
@@ -245,6 +252,32 @@ pub fn evaluate(study: &Study, evidence: &Evidence) -> Vec<Outcome> {
             verdict: (c.check)(evidence, c.tolerance),
         })
         .collect()
+}
+
+/// The claims file of a reproduction (`claims.json`): the study, the host, every outcome, the caveat.
+pub fn claims_file(study: &Study, evidence: &Evidence, outcomes: &[Outcome]) -> ClaimsFile {
+    ClaimsFile {
+        study: study.id.to_string(),
+        title: study.title.to_string(),
+        authors: study.authors.to_string(),
+        host: evidence
+            .steps
+            .values()
+            .next()
+            .map(|d| d.host_label().to_string())
+            .unwrap_or_default(),
+        claims: outcomes
+            .iter()
+            .map(|o| ClaimRow {
+                id: o.id.to_string(),
+                claim: o.claim.to_string(),
+                tolerance: o.tolerance,
+                verdict: o.verdict.code().to_string(),
+                detail: o.verdict.detail().to_string(),
+            })
+            .collect(),
+        caveat: evidence.caveat(),
+    }
 }
 
 /// The claims table as Markdown (one row a claim), for the terminal and `claims.md`.

@@ -9,6 +9,8 @@
 //! terminal's row names, the CSV's `scenario_id`, `diff`'s pairing and `report --scenario` all derive
 //! from it.
 
+pub mod claims;
+
 use crate::engine::{
     self, clock::ClockInfo, DataMode, KeyMode, Pinning, RawRun, Scenario, Series, SizeSource,
 };
@@ -540,6 +542,16 @@ pub struct Document {
 
 /// The `tool` of every results file.
 pub const TOOL: &str = "macbench";
+
+impl Document {
+    /// The name of the host in tables and legends: its `--label`, else its hostname, else `unknown`.
+    pub fn host_label(&self) -> &str {
+        [self.host.label.as_str(), self.host.hostname.as_str()]
+            .into_iter()
+            .find(|l| !l.is_empty())
+            .unwrap_or("unknown")
+    }
+}
 
 /// Host identity used to decide whether two files come from the same machine.
 pub fn host_key(doc: &Document) -> String {

@@ -1,0 +1,95 @@
+//! `macbench validate FILE|DIR…`: whether results are fit to use, as a pipeline's gate (a fleet's
+//! fetched directories, a CI artefact): exit 0 when every file is a complete macbench results file
+//! whose results all measured; else exit 1 with one line per problem.
+
+use super::CliError;
+use crate::report::read;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateArgs {
+    /// Results files, directories of them (`run -o`, `reproduce -o`, with their claims files), or
+    /// quoted globs.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Count non-fatal validity warnings (a busy core, a short window) as problems too.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+pub fn validate(args: &ValidateArgs) -> Result<(), CliError> {
+    let mut problems: Vec<String> = Vec::new();
+    let (mut files, mut results) = (0, 0);
+    for path in &args.paths {
+        // Each path on its own, so one missing directory does not hide the others' problems.
+        let inputs = match read::expand_inputs(std::slice::from_ref(path)) {
+            Ok(i) => i,
+            Err(e) => {
+                problems.push(e.to_string());
+                continue;
+            }
+        };
+        for file in &inputs.results {
+            files += 1;
+            results += check_results(file, args.strict, &mut problems);
+        }
+        for file in &inputs.claims {
+            files += 1;
+            if let Err(e) = read::read_claims(file) {
+                problems.push(e.to_string());
+            }
+        }
+    }
+    for p in &problems {
+        crate::outln!("{p}");
+    }
+    if problems.is_empty() {
+        crate::outln!("validate: {files} file(s), {results} result(s): all complete and measured");
+        Ok(())
+    } else {
+        Err(CliError::failure(format!(
+            "{} problem(s) in {files} file(s)",
+            problems.len()
+        )))
+    }
+}
+
+/// The problems of one results file, pushed one line each; returns how many results it holds.
+fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize {
+    let loaded = match read::read(file) {
+        Ok(l) => l,
+        Err(e) => {
+            problems.push(e.to_string());
+            return 0;
+        }
+    };
+    let shown = file.display();
+    let doc = &loaded.doc;
+    if doc.partial {
+        problems.push(format!(
+            "{shown}: a partial run (interrupted, or still running): {} result(s) of an unfinished plan",
+            doc.results.len()
+        ));
+    }
+    if doc.results.is_empty() {
+        problems.push(format!("{shown}: no results"));
+    }
+    for r in &doc.results {
+        let fatal: Vec<&str> = r
+            .warnings
+            .iter()
+            .filter(|w| w.fatal || strict)
+            .map(|w| w.message.as_str())
+            .collect();
+        if r.failed || !fatal.is_empty() {
+            let what = if r.failed { "failed" } else { "warned" };
+            let why = if fatal.is_empty() {
+                "no reason recorded".to_string()
+            } else {
+                fatal.join("; ")
+            };
+            problems.push(format!("{shown}: {}: {what}: {why}", r.label()));
+        }
+    }
+    doc.results.len()
+}

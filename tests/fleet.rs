@@ -1,0 +1,262 @@
+//! Results of many machines: `run --label` and `-o DIR`, `validate` as a pipeline's gate, and `report`
+//! and `diff` taking directories and globs with hosts side by side — on files written here or
+//! constructed from the fixture, no timing anywhere.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use assert_cmd::Command;
+use common::{null_run, one_line_error};
+use serde_json::Value;
+use std::path::Path;
+
+fn macbench() -> Command {
+    Command::cargo_bin("macbench").unwrap()
+}
+
+/// The fixture results file with its host labelled `label`, edited by `edit`, written to `path`.
+fn results_file(path: &Path, label: &str, edit: impl Fn(&mut Value)) {
+    let text = std::fs::read_to_string("tests/fixtures/results-ecda402.json").unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    doc["host"]["label"] = Value::from(label);
+    edit(&mut doc);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+}
+
+/// A claims file of `study` on `host` with one claim whose verdict is `verdict`.
+fn claims_file(dir: &Path, host: &str, verdict: &str, detail: &str) {
+    let claims = serde_json::json!({
+        "study": "mac-speeds-thread", "title": "MAC speeds (mailing-list thread)",
+        "authors": "D. J. Bernstein, T. Kivinen", "host": host,
+        "claims": [{"id": "per-message-overhead", "claim": "A fixed cost per message dominates short messages",
+                    "tolerance": 0.5, "verdict": verdict, "detail": detail}],
+        "caveat": null
+    });
+    std::fs::write(dir.join("claims.json"), claims.to_string()).unwrap();
+}
+
+#[test]
+fn run_writes_a_labelled_directory_that_validates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("phone");
+    let out = null_run(&["--sizes", "64", "--duration", "50ms", "--repeat", "1", "-q"])
+        .args(["--label", "pixel-7", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(doc["host"]["label"], "pixel-7");
+    let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let host = rows
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "host")
+        .unwrap();
+    assert_eq!(&rows.records().next().unwrap().unwrap()[host], "pixel-7");
+    assert!(dir.join("results-threads.csv").is_file());
+    let ok = macbench().arg("validate").arg(&dir).output().unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("1 file(s), 1 result(s)"));
+    // The same directory again: refused before anything runs, the results kept.
+    let again = null_run(&["--sizes", "64", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    one_line_error(&again, 2, "already holds results");
+    // -o that is a file, -o with --json, and absurd labels: one-line usage errors.
+    let file = dir.join("results.json");
+    one_line_error(
+        &null_run(&["-o"]).arg(&file).output().unwrap(),
+        2,
+        "not a directory",
+    );
+    let both = null_run(&["--json", "x.json", "-o"])
+        .arg(tmp.path().join("y"))
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    for label in ["", "   ", "a\tb", &"x".repeat(65)] {
+        let out = null_run(&["--label", label]).output().unwrap();
+        one_line_error(&out, 2, "--label");
+    }
+}
+
+#[test]
+fn validate_names_each_problem_on_its_own_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = tmp.path().join("good/results.json");
+    results_file(&good, "a", |_| {});
+    let truncated = tmp.path().join("bad/truncated.json");
+    std::fs::create_dir_all(truncated.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(&good).unwrap();
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    results_file(&tmp.path().join("bad/partial.json"), "a", |d| {
+        d["partial"] = Value::from(true);
+    });
+    results_file(&tmp.path().join("bad/fatal.json"), "a", |d| {
+        d["results"][0]["failed"] = Value::from(true);
+        d["results"][0]["warnings"] = serde_json::json!([{
+            "code": "impossible", "message": "absolute exceeds the cores' time", "fatal": true
+        }]);
+    });
+    let out = macbench()
+        .arg("validate")
+        .arg(tmp.path().join("good"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = macbench()
+        .arg("validate")
+        .arg(tmp.path().join("good"))
+        .arg(tmp.path().join("bad"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("fatal.json: hmac-sha256/")
+                && l.contains("failed: absolute exceeds")),
+        "{stdout}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("partial.json: a partial run")),
+        "{stdout}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("truncated.json: not JSON")),
+        "{stdout}"
+    );
+    one_line_error(&out, 1, "3 problem(s) in 4 file(s)");
+    // A directory without results and a glob matching nothing are problems too.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = macbench()
+        .arg("validate")
+        .arg(&empty)
+        .arg(tmp.path().join("nothing*"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("a directory without results files"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no file or directory matches this pattern"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn report_puts_hosts_and_their_claims_side_by_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (host, verdict, detail) in [
+        ("server", "holds", "hmac-md5 10.00×"),
+        ("board", "does-not-hold", "hmac-md5 1.20×"),
+    ] {
+        let dir = tmp.path().join(host);
+        results_file(&dir.join("lengths.json"), host, |_| {});
+        claims_file(&dir, host, verdict, detail);
+    }
+    let html = tmp.path().join("report.html");
+    // Directories, one as a quoted glob (the shell did not expand it).
+    let out = macbench()
+        .arg("report")
+        .arg(tmp.path().join("server"))
+        .arg(tmp.path().join("bo?rd"))
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    let claims = &page[page
+        .find("<section id=\"claims\">")
+        .expect("a claims section")..];
+    let claims = &claims[..claims.find("</section>").unwrap()];
+    // One column per host, in the order given, each with its verdict and numbers.
+    let server = claims.find("<th>server</th>").unwrap();
+    let board = claims.find("<th>board</th>").unwrap();
+    assert!(server < board, "{claims}");
+    assert!(
+        claims.contains("<td class=\"holds\"><strong>holds</strong><br>hmac-md5 10.00×</td>"),
+        "{claims}"
+    );
+    assert!(
+        claims.contains(
+            "<td class=\"does-not-hold\"><strong>does not hold</strong><br>hmac-md5 1.20×</td>"
+        ),
+        "{claims}"
+    );
+    // The hosts table has one entry per host, by label; the series are named by host.
+    let hosts = &page[page.find("<section id=\"hosts\">").unwrap()..];
+    assert!(
+        hosts.contains("<h3>server</h3>") && hosts.contains("<h3>board</h3>"),
+        "{hosts}"
+    );
+    assert!(page.contains(">server<") && page.contains(">board<"));
+}
+
+#[test]
+fn diff_pairs_two_directories_file_by_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    for side in ["old", "new"] {
+        results_file(&tmp.path().join(side).join("sizes.json"), side, |_| {});
+    }
+    results_file(&tmp.path().join("old/only-old.json"), "old", |_| {});
+    let out = macbench()
+        .arg("diff")
+        .arg(tmp.path().join("old"))
+        .arg(tmp.path().join("new"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("only-old.json has no counterpart"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("summary: 0 faster, 0 slower beyond noise"),
+        "{stdout}"
+    );
+    // Nothing of the same name (and not one file a side): nothing compared, exit 1.
+    results_file(&tmp.path().join("other/else.json"), "x", |_| {});
+    results_file(&tmp.path().join("other/more.json"), "x", |_| {});
+    let out = macbench()
+        .arg("diff")
+        .arg(tmp.path().join("new"))
+        .arg(tmp.path().join("other"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
