@@ -260,3 +260,131 @@ fn diff_pairs_two_directories_file_by_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// `benchstat` where installed: on PATH, or where `go install` puts it.
+fn benchstat() -> Option<std::path::PathBuf> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    ["benchstat".to_string(), format!("{home}/go/bin/benchstat")]
+        .into_iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| std::process::Command::new(p).arg("-h").output().is_ok())
+}
+
+#[test]
+fn export_writes_bencher_json_and_benchstat_text_that_their_tools_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    results_file(&tmp.path().join("a/results.json"), "a", |_| {});
+    results_file(&tmp.path().join("b/results.json"), "b", |_| {});
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/results-ecda402.json").unwrap(),
+    )
+    .unwrap();
+    let results = fixture["results"].as_array().unwrap();
+
+    // BMF: one benchmark per result, each metric with its value inside its 95 % interval.
+    let out = macbench()
+        .args(["export", "--format", "bmf"])
+        .arg(tmp.path().join("a"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bmf: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let benchmarks = bmf.as_object().unwrap();
+    let first = &results[0];
+    let name = format!(
+        "{}/{}/{}@{}/{}",
+        first["algorithm"].as_str().unwrap(),
+        first["backend"].as_str().unwrap(),
+        first["accel"].as_str().unwrap(),
+        first["size"],
+        first["sessions"]
+    );
+    let m = &benchmarks[&name]["absolute-cycles-per-byte"];
+    assert_eq!(m["value"], first["metrics"]["absolute_cycles_per_byte"]);
+    assert_eq!(
+        m["lower_value"],
+        first["ci95"]["absolute_cycles_per_byte"]["low"]
+    );
+    for measures in benchmarks.values() {
+        for (measure, v) in measures.as_object().unwrap() {
+            let (value, low, high) = (
+                v["value"].as_f64(),
+                v["lower_value"].as_f64(),
+                v["upper_value"].as_f64(),
+            );
+            if let (Some(value), Some(low), Some(high)) = (value, low, high) {
+                assert!(low <= value && value <= high, "{measure}: {v}");
+            }
+        }
+    }
+    // Two hosts: each benchmark named after its host.
+    let out = macbench()
+        .args(["export", "--format", "bmf"])
+        .arg(tmp.path().join("a"))
+        .arg(tmp.path().join("b"))
+        .output()
+        .unwrap();
+    let both: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(both.get(format!("a/{name}")).is_some() && both.get(format!("b/{name}")).is_some());
+
+    // benchstat: one line per repeat (the raw runs), the host in a configuration line.
+    let text = tmp.path().join("a.txt");
+    let out = macbench()
+        .args(["export", "--format", "benchstat", "-o"])
+        .arg(&text)
+        .arg(tmp.path().join("a"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = std::fs::read_to_string(&text).unwrap();
+    let repeats: usize = results
+        .iter()
+        .map(|r| r["raw"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        lines
+            .lines()
+            .filter(|l| l.starts_with("BenchmarkMAC/"))
+            .count(),
+        repeats,
+        "{lines}"
+    );
+    assert!(lines.contains("\nhost: a\n"), "{lines}");
+    // The output never overwrites an input.
+    let clobber = macbench()
+        .args(["export", "--format", "bmf", "-o"])
+        .arg(tmp.path().join("a/results.json"))
+        .arg(tmp.path().join("a"))
+        .output()
+        .unwrap();
+    assert_eq!(clobber.status.code(), Some(2));
+    let Some(tool) = benchstat() else {
+        common::skip(
+            "benchstat",
+            "benchstat not installed (CI installs it with `go install`)",
+        );
+        return;
+    };
+    let read = std::process::Command::new(tool)
+        .arg(&text)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&read.stdout);
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert!(
+        table.contains("abs-cycles/B") && table.contains("MAC/alg="),
+        "{table}"
+    );
+}

@@ -220,8 +220,9 @@ fn resume_keeps_complete_steps_and_judges_them() {
 
 #[test]
 fn unknown_studies_and_absurd_values_are_one_line_usage_errors() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["no-such-paper"], "unknown study"),
+        (&["mac-speeds-thread", "--label", ""], "--label"),
         // Absurd values: refused before anything runs or any directory is made.
         (&["mac-speeds-thread", "--budget", "0"], "--budget"),
         (&["mac-speeds-thread", "--budget", "-5"], "--budget"),

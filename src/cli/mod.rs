@@ -5,6 +5,7 @@
 
 mod compare;
 mod diff;
+mod export;
 mod files;
 mod list;
 mod model;
@@ -131,6 +132,8 @@ pub enum Command {
     Net(net::NetArgs),
     /// A study's experiments in one command and its claims checked here (`--list` names the studies).
     Reproduce(reproduce::ReproduceArgs),
+    /// Results in the formats of tools that keep or compare them: Bencher (BMF JSON), benchstat.
+    Export(export::ExportArgs),
     /// Check results files or directories (complete, measured, readable): exit 1 with one line per
     /// problem, as a pipeline's gate.
     Validate(validate::ValidateArgs),
@@ -202,6 +205,7 @@ pub fn main() -> i32 {
         Some(Command::Net(args)) => net::net(&args),
         Some(Command::Reproduce(args)) => reproduce::reproduce(&args),
         Some(Command::Validate(args)) => validate::validate(&args),
+        Some(Command::Export(args)) => export::export(&args),
         Some(Command::Child { mode, accel }) => {
             crate::isolate::child_main(&mode, accel).map_err(CliError::failure)
         }

@@ -18,7 +18,7 @@ pub struct ReproduceArgs {
     #[arg(required_unless_present = "list")]
     pub study: Option<String>,
     /// List the studies: id, title, authors, what each runs.
-    #[arg(long, conflicts_with_all = ["study", "budget", "output", "resume"])]
+    #[arg(long, conflicts_with_all = ["study", "budget", "output", "resume", "label"])]
     pub list: bool,
     /// Total time for the runs (`300`, `300s`, `10m`), shared among the study's steps [default: the
     /// study's, about 10 minutes on 2 cores].
@@ -36,6 +36,10 @@ pub struct ReproduceArgs {
     /// Continue the reproduction in DIR: run only the steps without a complete results file.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+    /// This host's name in the results and claims tables [default: its hostname] (`run --label`):
+    /// `report A/ B/` names each host's column by it.
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
 }
 
 /// `run`'s flags parsed as `run` parses them.
@@ -59,6 +63,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             .as_secs_f64(),
         None => study.default_budget_s,
     };
+    super::run::check_label(args.label.as_deref())?;
     let dir = output_dir(study, args)?;
     let budgets = reproduce::step_budgets(study, budget_s);
     let one_core = *crate::system::online_cpus()
@@ -73,6 +78,9 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         }
         eprintln!("reproduce: {}: {}", step.name, step.what);
         let mut line = reproduce::step_args(step, one_core);
+        if let Some(label) = &args.label {
+            line.extend(["--label".to_string(), label.clone()]);
+        }
         line.extend([
             "--budget".to_string(),
             format!("{budget:.1}"),

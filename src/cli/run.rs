@@ -319,7 +319,7 @@ fn check_window(
 }
 
 /// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
-fn check_label(label: Option<&str>) -> Result<(), CliError> {
+pub(super) fn check_label(label: Option<&str>) -> Result<(), CliError> {
     let Some(label) = label else { return Ok(()) };
     if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control)
     {

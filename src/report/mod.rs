@@ -6,6 +6,7 @@
 pub mod csv_export;
 pub mod diff;
 pub mod figures;
+pub mod history;
 pub mod html;
 pub mod output;
 pub mod plots;

@@ -1,0 +1,49 @@
+//! `macbench export --format bmf|benchstat FILE|DIR…`: results in the formats of the tools that keep
+//! them over time (Bencher) or compare sets of runs (benchstat).
+
+use super::CliError;
+use crate::report::history::{self, Format};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExportArgs {
+    /// The format: `bmf` (Bencher Metric Format JSON) or `benchstat` (Go's benchmark text format).
+    #[arg(long, value_enum)]
+    pub format: Format,
+    /// Results files, directories of them (`run -o`, `reproduce -o`), or quoted globs.
+    #[arg(required = true, value_name = "RESULTS.json|DIR")]
+    pub paths: Vec<PathBuf>,
+    /// Write here (`-`: standard output).
+    #[arg(short, long, default_value = "-", value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+pub fn export(args: &ExportArgs) -> Result<(), CliError> {
+    let inputs = super::report::expand(&args.paths)?;
+    let files = super::report::load_all(&inputs.results)?;
+    let docs: Vec<&crate::results::Document> = files.iter().map(|f| &f.doc).collect();
+    if docs
+        .iter()
+        .all(|d| d.results.iter().all(|r| r.usable().is_none()))
+    {
+        return Err(CliError::failure(
+            "no measured result in the inputs: nothing to export".to_string(),
+        ));
+    }
+    let read: Vec<(&str, &std::path::Path)> = inputs
+        .results
+        .iter()
+        .map(|p| ("RESULTS", p.as_path()))
+        .collect();
+    let _locked = super::files::prepare(&[("-o", args.output.as_path())], &read)?;
+    let bytes = match args.format {
+        Format::Bmf => {
+            let mut text = serde_json::to_vec_pretty(&history::bmf(&docs))
+                .map_err(|e| CliError::failure(e.to_string()))?;
+            text.push(b'\n');
+            text
+        }
+        Format::Benchstat => history::benchstat(&docs).into_bytes(),
+    };
+    crate::report::write_atomic(&args.output, &bytes).map_err(CliError::failure)
+}
