@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ExportArgs {
-    /// The format: `bmf` (Bencher Metric Format JSON) or `benchstat` (Go's benchmark text format).
+    /// The format: `bmf` (Bencher Metric Format JSON), `benchstat` (Go's benchmark text format) or
+    /// `lava` (LAVA's `name result value unit` lines).
     #[arg(long, value_enum)]
     pub format: Format,
     /// Results files, directories of them (`run -o`, `reproduce -o`), or quoted globs.
@@ -44,6 +45,7 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
             text
         }
         Format::Benchstat => history::benchstat(&docs).into_bytes(),
+        Format::Lava => history::lava(&docs).into_bytes(),
     };
     crate::report::write_atomic(&args.output, &bytes).map_err(CliError::failure)
 }

@@ -19,6 +19,8 @@ pub enum Format {
     Bmf,
     /// Go's benchmark text format, as `benchstat` reads it.
     Benchstat,
+    /// LAVA's `name result value unit` lines (deploy/lava/macbench.yaml parses them).
+    Lava,
 }
 
 fn several_hosts(docs: &[&Document]) -> bool {
@@ -147,6 +149,40 @@ fn benchstat_lines(doc: &Document, r: &ResultEntry, name: &str) -> Vec<String> {
             line
         })
         .collect()
+}
+
+/// One `name result value unit` line per result for LAVA's test-definition parser: the name in the
+/// characters LAVA allows in a test case id (`hmac-sha256_openssl_hw_64_1`), `pass` with absolute
+/// cycles/byte, or `fail` for a failed result (LAVA then shows which). With several hosts, the host
+/// leads the name.
+pub fn lava(docs: &[&Document]) -> String {
+    let several = several_hosts(docs);
+    let mut out = String::new();
+    for doc in docs {
+        for r in &doc.results {
+            let key = r.key().to_string();
+            let name = if several {
+                format!("{}/{key}", doc.host_label())
+            } else {
+                key
+            };
+            let id: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            match r.usable().and_then(|m| m.absolute_cycles_per_byte) {
+                Some(v) if v.is_finite() => out.push_str(&format!("{id} pass {v} cycles/B\n")),
+                _ => out.push_str(&format!("{id} fail 0 cycles/B\n")),
+            }
+        }
+    }
+    out
 }
 
 /// Go's benchmark format: per document its configuration lines (`cpu:`, `host:`, …), then one line

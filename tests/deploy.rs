@@ -1,0 +1,181 @@
+//! The fleet recipes in deploy/ run for real or are checked by their own tools: the Ansible playbook
+//! on an inventory of two hosts that are this machine, the GitHub Actions workflow against the
+//! workflow schema (check-jsonschema), and the LAVA test definition's parse pattern on what
+//! `macbench export --format lava` prints. Each skips with its reason where its tool is missing; CI
+//! installs them and requires them.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+fn installed(tool: &str, arg: &str) -> bool {
+    Command::new(tool)
+        .arg(arg)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn macbench_binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_macbench"))
+}
+
+#[test]
+fn the_ansible_playbook_measures_two_hosts_and_reports_both() {
+    if let Ok(emulator) = std::env::var(common::EMULATED_VAR) {
+        // The playbook is the same on every architecture; under the emulator it would only be slow.
+        common::skip(
+            "native",
+            &format!("the playbook runs natively; under {emulator} it would only be slower"),
+        );
+        return;
+    }
+    if common::skip_unless(
+        installed("ansible-playbook", "--version"),
+        "ansible",
+        "ansible-playbook not installed (CI installs ansible-core from PyPI)",
+    ) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let fetched = tmp.path().join("fetched");
+    let binary = macbench_binary().display().to_string();
+    let out = Command::new("ansible-playbook")
+        .args([
+            "-i",
+            "deploy/ansible/inventory.example",
+            "deploy/ansible/macbench.yml",
+        ])
+        .args([
+            "-e",
+            "budget=5",
+            "-e",
+            "run_args='--alg hmac-sha256 --sizes 64 --no-harness'",
+        ])
+        .args(["-e", &format!("macbench_binary={binary}")])
+        .args(["-e", &format!("macbench_local_binary={binary}")])
+        .args(["-e", &format!("fetch_dir={}", fetched.display())])
+        .args([
+            "-e",
+            &format!("macbench_workdir={}", tmp.path().join("hosts").display()),
+        ])
+        .env("ANSIBLE_NOCOLOR", "1")
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{log}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One labelled directory per host, each complete, and one report naming both.
+    for host in ["alpha", "beta"] {
+        let doc: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(fetched.join(host).join("results.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(doc["host"]["label"], host);
+        assert_eq!(doc["partial"], false);
+    }
+    let validate = Command::new(macbench_binary())
+        .arg("validate")
+        .arg(fetched.join("alpha"))
+        .arg(fetched.join("beta"))
+        .output()
+        .unwrap();
+    assert!(
+        validate.status.success(),
+        "{}",
+        String::from_utf8_lossy(&validate.stdout)
+    );
+    let report = std::fs::read_to_string(fetched.join("report.html")).unwrap();
+    assert!(report.contains("<h3>alpha</h3>") && report.contains("<h3>beta</h3>"));
+}
+
+#[test]
+fn the_github_workflow_follows_the_workflow_schema() {
+    if common::skip_unless(
+        installed("check-jsonschema", "--version"),
+        "check-jsonschema",
+        "check-jsonschema not installed (CI installs it from PyPI)",
+    ) {
+        return;
+    }
+    let out = Command::new("check-jsonschema")
+        .args(["--builtin-schema", "vendor.github-workflows"])
+        .arg("deploy/github-actions/macbench.yml")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The LAVA definition read by Python's YAML (PyYAML, which ansible-core brings): its format line,
+/// its steps, and its parse pattern applied to `export --format lava` on the fixture.
+#[test]
+fn the_lava_definition_parses_what_export_prints() {
+    let has_yaml = Command::new("python3")
+        .args(["-c", "import yaml"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if common::skip_unless(
+        has_yaml,
+        "ansible",
+        "python3 with PyYAML not installed (CI installs ansible-core, which brings it)",
+    ) {
+        return;
+    }
+    let lines = Command::new(macbench_binary())
+        .args([
+            "export",
+            "--format",
+            "lava",
+            "tests/fixtures/results-ecda402.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(lines.status.success());
+    let script = r#"
+import re, sys, yaml
+d = yaml.safe_load(open("deploy/lava/macbench.yaml"))
+assert d["metadata"]["format"] == "Lava-Test Test Definition 1.0", d["metadata"]
+assert d["metadata"]["name"] and d["run"]["steps"], d
+assert any("export --format lava" in s for s in d["run"]["steps"]), d["run"]["steps"]
+pattern = re.compile(d["parse"]["pattern"])
+lines = sys.stdin.read().splitlines()
+matched = [pattern.match(l) for l in lines]
+assert lines and all(matched), [l for l, m in zip(lines, matched) if not m]
+print(len(lines), matched[0].group("test_case_id"), matched[0].group("units"))
+"#;
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&lines.stdout)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.starts_with("4 hmac-sha256_openssl_hw_64_1 cycles/B"),
+        "{said}"
+    );
+}
