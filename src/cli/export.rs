@@ -15,7 +15,7 @@ pub struct ExportArgs {
     #[arg(required = true, value_name = "RESULTS.json|DIR")]
     pub paths: Vec<PathBuf>,
     /// Write here (`-`: standard output).
-    #[arg(short, long, default_value = "-", value_name = "FILE")]
+    #[arg(short, long, default_value = "-")]
     pub output: PathBuf,
 }
 
