@@ -409,5 +409,6 @@ fn entry(
         failed,
         raw: runs.raws,
         scenario: ScenarioSpec::from(scenario),
+        energy: None,
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod energy;
 pub mod engine;
 pub mod host;
 pub mod isolate;

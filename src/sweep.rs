@@ -8,6 +8,7 @@
 //! rewrites the output files). Nothing here parses text or prints; `spec` parses, `cli` prints.
 
 use crate::bench::{self, AutoPolicy};
+use crate::energy::{self, Energy, Meter, Round, Window};
 use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, SizeSource};
 use crate::mac::{self, Function, VerifyMode};
 use crate::results::{Document, Harness, ResultEntry};
@@ -304,6 +305,9 @@ pub trait Observer {
     fn starting(&mut self, _scenario: &Scenario) {}
     /// A scenario finished and was appended to `doc`.
     fn finished(&mut self, doc: &Document) -> Result<(), String>;
+    /// The energy phase of a scenario could not be measured (a meter read failed, the null
+    /// function was refused): the result stands without energy.
+    fn energy_not_measured(&mut self, _scenario: &Scenario, _reason: &str) {}
 }
 
 /// Why a sweep stopped early.
@@ -315,8 +319,10 @@ pub enum SweepError {
     Observer(String),
 }
 
-/// Run every scenario `repeats` times into `doc.results`. A scenario cut short by `cancel` is not a
-/// result (its window never closed) and ends the sweep; returns whether it was cancelled.
+/// Run every scenario `repeats` times into `doc.results`, then, with `energy`, its energy phase. A
+/// scenario cut short by `cancel` is not a result (its window never closed) and ends the sweep;
+/// returns whether it was cancelled.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     scenarios: Vec<Scenario>,
     repeats: usize,
@@ -325,18 +331,148 @@ pub fn run(
     clock: &ClockInfo,
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
+    mut energy: Option<&mut EnergyPhase>,
 ) -> Result<bool, SweepError> {
     for scenario in scenarios {
         if cancel.load(Ordering::SeqCst) {
             break;
         }
         observer.starting(&scenario);
-        let result = bench::run_scenario(scenario, repeats, auto, clock, cancel)?;
+        let mut result = bench::run_scenario(scenario.clone(), repeats, auto, clock, cancel)?;
         if result.raw.iter().any(|r| r.interrupted) {
             break;
+        }
+        // Energy is measured in windows of its own, so a timed result flagged by its validity checks
+        // still gets one; an untimed one (refused, wrong tag) does not.
+        if let Some(phase) = energy.as_deref_mut().filter(|_| !result.raw.is_empty()) {
+            match phase.measure(&scenario, result.mean_message_bytes, cancel) {
+                Ok(measured) => result.energy = measured,
+                Err(reason) => observer.energy_not_measured(&scenario, &reason),
+            }
+            if cancel.load(Ordering::SeqCst) {
+                break;
+            }
         }
         doc.results.push(result);
         observer.finished(doc).map_err(SweepError::Observer)?;
     }
     Ok(cancel.load(Ordering::SeqCst))
+}
+
+/// The energy phase of `run --energy`: after a scenario's repeats, rounds of idle, null-function and
+/// MAC windows of one length, each bracketed by two meter readings (docs/methodology.md §10).
+pub struct EnergyPhase {
+    pub meter: Box<dyn Meter>,
+    pub window: Duration,
+    pub rounds: usize,
+}
+
+impl EnergyPhase {
+    /// `rounds` rounds with `meter`, its windows as long as the meter needs.
+    pub fn new(meter: Box<dyn Meter>, rounds: usize) -> EnergyPhase {
+        let window = energy::window_length(meter.as_ref());
+        EnergyPhase {
+            meter,
+            window,
+            rounds: rounds.max(1),
+        }
+    }
+
+    /// The energy figures of `scenario`; `None` when cancelled part-way.
+    pub fn measure(
+        &mut self,
+        scenario: &Scenario,
+        mean_message_bytes: f64,
+        cancel: &AtomicBool,
+    ) -> Result<Option<Energy>, String> {
+        let mac = self.windowed(scenario.clone());
+        let null = Scenario {
+            function: null_function().ok_or(
+                "the null function is not in this build; its window is the harness baseline",
+            )?,
+            tag_len: None,
+            ..mac.clone()
+        };
+        let mut rounds = Vec::with_capacity(self.rounds);
+        for _ in 0..self.rounds {
+            let idle = self.idle_window(cancel)?;
+            let null = self.work_window(&null, mean_message_bytes, cancel)?;
+            let mac = self.work_window(&mac, mean_message_bytes, cancel)?;
+            match (idle, null, mac) {
+                (Some(idle), Some(null), Some(mac)) => rounds.push(Round { idle, null, mac }),
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(Energy::from_rounds(
+            self.meter.name(),
+            self.meter.scope(),
+            self.meter.resolution_joules(),
+            self.window.as_secs_f64(),
+            rounds,
+        )))
+    }
+
+    /// `scenario` lasting one window (its message counts cover the whole run, so the placement of
+    /// its measurement window does not matter here).
+    fn windowed(&self, scenario: Scenario) -> Scenario {
+        Scenario {
+            duration: self.window,
+            window_start: self.window / 5,
+            window_end: self.window * 9 / 10,
+            ..scenario
+        }
+    }
+
+    /// Nothing of ours running for one window; `None` when cancelled.
+    fn idle_window(&mut self, cancel: &AtomicBool) -> Result<Option<Window>, String> {
+        let start = std::time::Instant::now();
+        let before = self.meter.read_joules()?;
+        while start.elapsed() < self.window {
+            if cancel.load(Ordering::SeqCst) {
+                return Ok(None);
+            }
+            std::thread::sleep((self.window - start.elapsed()).min(Duration::from_millis(100)));
+        }
+        let after = self.meter.read_joules()?;
+        Ok(Some(Window {
+            joules: after - before,
+            seconds: start.elapsed().as_secs_f64(),
+            messages: 0,
+            bytes: 0,
+        }))
+    }
+
+    /// One run of `scenario` between two readings: its energy, wall time and every message of the run
+    /// (set-up and the sessions' warm-up included, as the energy is); `None` when cancelled.
+    fn work_window(
+        &mut self,
+        scenario: &Scenario,
+        mean_message_bytes: f64,
+        cancel: &AtomicBool,
+    ) -> Result<Option<Window>, String> {
+        let runner = crate::isolate::runner_for(scenario);
+        let start = std::time::Instant::now();
+        let before = self.meter.read_joules()?;
+        let raw = runner
+            .run(scenario, cancel)
+            .map_err(|e| format!("{}: {e}", scenario.function.id()))?;
+        let after = self.meter.read_joules()?;
+        if raw.interrupted {
+            return Ok(None);
+        }
+        let messages: u64 = raw.threads.iter().map(|t| t.total_messages).sum();
+        Ok(Some(Window {
+            joules: after - before,
+            seconds: start.elapsed().as_secs_f64(),
+            messages,
+            bytes: (messages as f64 * mean_message_bytes).round() as u64,
+        }))
+    }
+}
+
+/// The null function (reads one byte, computes nothing): the harness baseline.
+fn null_function() -> Option<Function> {
+    mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "null")
 }

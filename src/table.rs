@@ -87,6 +87,11 @@ impl Table {
         self
     }
 
+    /// Whether a column of this name is in the table.
+    pub fn has_column(&self, name: &str) -> bool {
+        self.columns.iter().any(|c| c.name == name)
+    }
+
     /// The last column added stays at least `width` characters wide (for tables printed row by row).
     pub fn min_width(mut self, width: usize) -> Table {
         if let Some(last) = self.columns.last_mut() {

@@ -268,6 +268,26 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
             "bench", "sweep", "isolate", "engine", "net", "cli", "peers", "report",
         ],
     ),
+    // Energy meters sit low: they read files and counters; the runner, the results schema and the
+    // exporters use them, never the other way round.
+    (
+        "energy",
+        &[
+            "cli",
+            "bench",
+            "sweep",
+            "report",
+            "isolate",
+            "engine",
+            "results",
+            "net",
+            "peers",
+            "reproduce",
+            "mac",
+            "host",
+            "metrics",
+        ],
+    ),
     // Host facts are gathered without starting processes: the isolation layer adds its children's.
     (
         "host",

@@ -320,6 +320,23 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
     }
 }
 
+/// One line per energy meter tried (`run --energy`): usable, or why not.
+fn print_energy_meters() {
+    let probe = crate::energy::probe(&crate::energy::system_root());
+    for meter in &probe.meters {
+        crate::outln!(
+            "energy meter {}: usable ({} scope, step {:.3e} J, windows of {:.0} s)",
+            meter.name(),
+            meter.scope(),
+            meter.resolution_joules(),
+            crate::energy::window_length(meter.as_ref()).as_secs_f64()
+        );
+    }
+    for u in &probe.unavailable {
+        crate::outln!("energy meter {}: unavailable: {}", u.meter, u.reason);
+    }
+}
+
 /// The default view: one line per algorithm with what runs here (`openssl hw sw sse …; cryptopp hw
 /// sw`), its sizes and rules and the self-test's verdict over those functions; then what does not run
 /// here, once per backend and reason with how many rows it covers. `--all` shows every row.
@@ -478,6 +495,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         return write_json(path, &out);
     }
     print_host(&host, &clock);
+    print_energy_meters();
     crate::outln!();
     // On a terminal, the ISA-level rows of backends that offer no levels (four per algorithm each,
     // all saying the same) become one line per reason below the table; `--json` keeps every row.

@@ -122,6 +122,11 @@ pub struct RunArgs {
     /// Skip measuring the harness overhead (null function) first.
     #[arg(long)]
     pub no_harness: bool,
+    /// Also measure energy per byte and per message with this machine's meter (RAPL, a battery):
+    /// after each scenario's repeats, rounds of idle, null-function and MAC windows (≥ 1 s for RAPL,
+    /// ≥ 30 s for a battery). Refused, with each meter's reason, where none is readable.
+    #[arg(long)]
+    pub energy: bool,
 }
 
 impl Default for RunArgs {
@@ -250,6 +255,7 @@ fn new_document(
             "seed": args.seed, "tick_s": spec.tick.as_secs_f64(),
             "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
             "dispatch": spec.dispatches.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+            "energy": args.energy,
         }),
         harness: None,
         results: Vec::new(),
@@ -271,6 +277,13 @@ impl Terminal<'_> {
 }
 
 impl sweep::Observer for Terminal<'_> {
+    fn energy_not_measured(&mut self, scenario: &Scenario, reason: &str) {
+        self.say(format!(
+            "    energy: {} not measured: {reason}",
+            scenario.function.id()
+        ));
+    }
+
     fn starting(&mut self, scenario: &Scenario) {
         if let Some(pb) = &self.progress {
             pb.set_message(format!(
@@ -291,11 +304,44 @@ impl sweep::Observer for Terminal<'_> {
             }
         }
         write_outputs(doc, self.args, false).map_err(|e| e.message)?;
+        // Said here, with the row: an energy figure resting on few meter steps is not a finding.
+        if let Some(e) = doc.results.last().and_then(|r| r.energy.as_ref()) {
+            if e.few_steps && !super::quiet() {
+                self.say(format!(
+                    "    energy: {} meter steps in the net energy of a window (under {}): not precise",
+                    e.meter_steps.map_or("no".to_string(), |s| format!("{s:.1}")),
+                    crate::energy::method::FEW_STEPS
+                ));
+            }
+        }
         if let Some(pb) = &self.progress {
             pb.inc(1);
         }
         Ok(())
     }
+}
+
+/// The energy phase with the preferred meter, said before the run; refused with every meter's reason
+/// when none is readable (exit 2: the flag asks for what this machine cannot give).
+fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
+    let mut probe = crate::energy::probe(&crate::energy::system_root());
+    let Some(meter) = probe.preferred() else {
+        return Err(CliError::usage(format!(
+            "--energy: no energy meter is readable here: {}",
+            probe.reasons_line()
+        )));
+    };
+    // At least two rounds, so the figure comes with an interval.
+    let phase = sweep::EnergyPhase::new(meter, repeat.max(2));
+    eprintln!(
+        "macbench: energy: {} ({} scope, step {:.3e} J); after each scenario {} round(s) of idle, null-function and MAC windows of {:.0} s",
+        phase.meter.name(),
+        phase.meter.scope(),
+        phase.meter.resolution_joules(),
+        phase.rounds,
+        phase.window.as_secs_f64()
+    );
+    Ok(phase)
 }
 
 /// A window the clock cannot resolve measures nothing: refused, not timed and printed.
@@ -367,6 +413,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let spec = sweep_spec(args)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
     check_label(args.label.as_deref())?;
+    let mut energy = if args.energy {
+        Some(energy_phase(args.repeat)?)
+    } else {
+        None
+    };
     let args = &into_output_dir(args)?;
     let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
     // Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP end the run as
@@ -422,21 +473,17 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         clock.hardware_cycles
     );
     if !args.no_harness {
-        doc.harness = sweep::measure_harness(spec.cores[0], &clock, &CANCEL)
-            .map_err(|e| CliError::failure(e.to_string()))?;
-        if let Some(h) = &doc.harness {
-            eprintln!(
-                "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
-                h.absolute_cycles_per_message
-                    .map_or("-".into(), |v| format!("{v:.1}"))
-            );
-        }
+        doc.harness = measure_harness(spec.cores[0], &clock)?;
     }
 
     let mut terminal = Terminal {
         args,
         progress: super::progress_bar(plan.scenarios.len()),
-        table: table::scenario_table(Style::detect()),
+        table: if energy.is_some() {
+            table::scenario_table_with_energy(Style::detect())
+        } else {
+            table::scenario_table(Style::detect())
+        },
     };
     if !super::quiet() {
         terminal.say(terminal.table.header());
@@ -449,6 +496,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         &clock,
         &CANCEL,
         &mut terminal,
+        energy.as_mut(),
     );
     if let Some(pb) = terminal.progress.take() {
         pb.finish_and_clear();
@@ -457,6 +505,23 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     doc.partial = interrupted;
     write_outputs(&doc, args, true)?;
     summary(&doc, args, interrupted)
+}
+
+/// The harness cost (the null function), said before the sweep.
+fn measure_harness(
+    core: usize,
+    clock: &clock::ClockInfo,
+) -> Result<Option<crate::results::Harness>, CliError> {
+    let harness = sweep::measure_harness(core, clock, &CANCEL)
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    if let Some(h) = &harness {
+        eprintln!(
+            "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
+            h.absolute_cycles_per_message
+                .map_or("-".into(), |v| format!("{v:.1}"))
+        );
+    }
+    Ok(harness)
 }
 
 /// The matrices, where the results went, and the exit status.

@@ -85,6 +85,54 @@ fn finish(w: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
+/// The energy columns (`run --energy`), named after the JSON's `energy` fields.
+pub const ENERGY_COLUMNS: &[&str] = &[
+    "energy_meter",
+    "energy_scope",
+    "energy_resolution_j",
+    "energy_window_s",
+    "nj_per_byte",
+    "nj_per_byte_ci95_low",
+    "nj_per_byte_ci95_high",
+    "uj_per_message",
+    "uj_per_message_ci95_low",
+    "uj_per_message_ci95_high",
+    "energy_idle_w",
+    "energy_mac_w",
+    "energy_meter_steps",
+    "energy_few_steps",
+];
+
+/// A result's cells under [`ENERGY_COLUMNS`]; blank when it has no energy.
+fn energy_cells(energy: Option<&crate::energy::Energy>) -> Vec<String> {
+    let Some(e) = energy else {
+        return vec![String::new(); ENERGY_COLUMNS.len()];
+    };
+    let number = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+    let estimate = |v: Option<crate::energy::method::Estimate>| {
+        [
+            number(v.map(|e| e.median)),
+            number(v.and_then(|e| e.ci95).map(|i| i.low)),
+            number(v.and_then(|e| e.ci95).map(|i| i.high)),
+        ]
+    };
+    let mut cells = vec![
+        e.meter.clone(),
+        e.scope.to_string(),
+        e.resolution_j.to_string(),
+        e.window_s.to_string(),
+    ];
+    cells.extend(estimate(e.nj_per_byte));
+    cells.extend(estimate(e.uj_per_message));
+    cells.extend([
+        number(e.idle_w),
+        number(e.mac_w),
+        number(e.meter_steps),
+        e.few_steps.to_string(),
+    ]);
+    cells
+}
+
 /// One row per scenario.
 pub struct ScenarioCsv;
 
@@ -104,6 +152,11 @@ impl Exporter for ScenarioCsv {
             header.push(format!("{name}_ci95_high"));
         }
         header.extend(["failed", "warning_codes", "warnings"].map(String::from));
+        // Energy columns only when some result was measured with a meter: files without stay as before.
+        let energy = doc.results.iter().any(|r| r.energy.is_some());
+        if energy {
+            header.extend(ENERGY_COLUMNS.iter().map(|s| s.to_string()));
+        }
         w.write_record(&header).map_err(|e| e.to_string())?;
         for r in &doc.results {
             let metrics = serde_json::to_value(&r.metrics).map_err(|e| e.to_string())?;
@@ -117,6 +170,9 @@ impl Exporter for ScenarioCsv {
             row.push(r.failed.to_string());
             row.push(warning_list(r, |w| w.code.as_str(), ";"));
             row.push(warning_list(r, |w| &w.message, "; "));
+            if energy {
+                row.extend(energy_cells(r.energy.as_ref()));
+            }
             w.write_record(&row).map_err(|e| e.to_string())?;
         }
         finish(w)

@@ -36,8 +36,24 @@ pub fn messages_per_second(per_second: f64) -> String {
     }
 }
 
+/// The energy column's header, present only when a meter measures (`run --energy`).
+pub const ENERGY_COLUMN: &str = "nJ/B ±95%";
+
 /// The per-scenario table: its columns are fixed up front because rows print as scenarios finish.
 pub fn scenario_table(style: Style) -> Table {
+    scenario_columns(style).left("flags")
+}
+
+/// The per-scenario table with the energy column before the flags.
+pub fn scenario_table_with_energy(style: Style) -> Table {
+    scenario_columns(style)
+        .right(ENERGY_COLUMN)
+        .min_width(14)
+        .left("flags")
+}
+
+/// The columns every scenario table has, up to the flags.
+fn scenario_columns(style: Style) -> Table {
     Table::new(style)
         .left("function")
         .min_width(30)
@@ -61,7 +77,6 @@ pub fn scenario_table(style: Style) -> Table {
         .min_width(5)
         .right("lat p50/p99")
         .min_width(13)
-        .left("flags")
 }
 
 /// The 95 % interval's half-width in percent of the median cycles/byte: "2.1%", or "-".
@@ -81,7 +96,7 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
     if r.failed {
         flags = format!("FAILED {flags}");
     }
-    table.row(&[
+    let mut cells = vec![
         r.label(),
         r.size.to_string(),
         num(m.absolute_cycles_per_byte),
@@ -93,8 +108,12 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
         num(m.parallelism),
         num(m.fairness),
         latency(m.latency_p50_ns, m.latency_p99_ns),
-        flags,
-    ])
+    ];
+    if table.has_column(ENERGY_COLUMN) {
+        cells.push(r.energy.as_ref().map_or("-".to_string(), |e| e.cell()));
+    }
+    cells.push(flags);
+    table.row(&cells)
 }
 
 /// Sampled per-message latency, submission to tag: "0.61/1.84µs", "-" when none was sampled.

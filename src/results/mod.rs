@@ -190,6 +190,10 @@ pub struct ResultEntry {
     /// Raw counters of every repeat, so the metrics can be recomputed.
     #[serde(default)]
     pub raw: Vec<RawRun>,
+    /// Energy per byte and per message (`run --energy` with a meter); absent otherwise, and in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<crate::energy::Energy>,
 }
 
 impl ResultEntry {

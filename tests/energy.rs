@@ -1,0 +1,482 @@
+//! Energy meters on directory trees laid out as the kernel lays them out (tests/data/energy/, sources
+//! in its README), the refusal reasons, and `run --energy` / `list` end to end. This machine has no
+//! meter, so every reading here is of a fake tree; the arithmetic's known answers are in
+//! `src/energy/method.rs`.
+
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use macbench::energy::{self, Scope};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn tree(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/energy")
+        .join(name)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// A writable copy of a tree in a temporary directory.
+fn copy_of(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&tree(name), dir.path());
+    dir
+}
+
+fn write(root: &Path, file: &str, text: &str) {
+    std::fs::write(root.join(file.trim_start_matches('/')), format!("{text}\n")).unwrap();
+}
+
+const PACKAGE: &str = "/sys/class/powercap/intel-rapl:0/energy_uj";
+
+#[test]
+fn powercap_zones_and_subzones_are_found_and_the_control_type_is_skipped() {
+    let probe = energy::probe(&tree("haswell-powercap"));
+    let powercap: Vec<(String, Scope)> =
+        probe.meters.iter().map(|m| (m.name(), m.scope())).collect();
+    assert_eq!(
+        powercap,
+        vec![
+            (
+                "powercap intel-rapl:0 (package-0)".to_string(),
+                Scope::Package
+            ),
+            ("powercap intel-rapl:0:0 (core)".to_string(), Scope::Cores),
+            (
+                "powercap intel-rapl:0:1 (uncore)".to_string(),
+                Scope::Uncore
+            ),
+            ("powercap intel-rapl:0:2 (dram)".to_string(), Scope::Dram),
+        ]
+    );
+    // perf and battery were tried too, and said why not.
+    let tried: Vec<&str> = probe.unavailable.iter().map(|u| u.meter.as_str()).collect();
+    assert_eq!(tried, ["perf power/energy-pkg", "battery"]);
+    assert!(probe.reasons_line().contains("no `power` PMU"));
+    let mut probe = probe;
+    let package = probe.preferred().unwrap();
+    assert_eq!(package.scope(), Scope::Package);
+    assert_eq!(energy::window_length(package.as_ref()).as_secs(), 1);
+}
+
+#[test]
+fn a_powercap_counter_reads_as_joules_since_opening() {
+    let root = copy_of("haswell-powercap");
+    let mut meter = energy::probe(root.path()).preferred().unwrap();
+    assert_eq!(meter.read_joules().unwrap(), 0.0);
+    write(root.path(), PACKAGE, "40054641907"); // 2.5 J later
+    assert!((meter.read_joules().unwrap() - 2.5).abs() < 1e-9);
+}
+
+#[test]
+fn a_powercap_counter_that_wraps_keeps_counting() {
+    let root = copy_of("haswell-powercap");
+    // 10 µJ below max_energy_range_uj (262143999938), then past zero to 5: 16 µJ.
+    write(root.path(), PACKAGE, "262143999928");
+    let mut meter = energy::probe(root.path()).preferred().unwrap();
+    write(root.path(), PACKAGE, "5");
+    assert!((meter.read_joules().unwrap() - 16e-6).abs() < 1e-12);
+    write(root.path(), PACKAGE, "1000005");
+    assert!((meter.read_joules().unwrap() - (16e-6 + 1.0)).abs() < 1e-9);
+}
+
+#[test]
+fn a_powercap_file_that_is_not_a_number_is_a_reason_not_a_panic() {
+    let root = copy_of("haswell-powercap");
+    write(root.path(), PACKAGE, "n/a");
+    let probe = energy::probe(root.path());
+    let zone = probe
+        .unavailable
+        .iter()
+        .find(|u| u.meter == "powercap intel-rapl:0")
+        .unwrap();
+    assert!(zone.reason.contains("is not an integer"), "{}", zone.reason);
+    assert_eq!(probe.meters.len(), 3);
+}
+
+#[test]
+fn an_unreadable_energy_uj_names_the_udev_rule_and_chmod() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid has no preconditions.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    if common::skip_unless(
+        !root_user,
+        "non-root",
+        "root reads a file of mode 000, so the permission refusal cannot be made here",
+    ) {
+        return;
+    }
+    let root = copy_of("haswell-powercap");
+    let file = root.path().join(PACKAGE.trim_start_matches('/'));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let probe = energy::probe(root.path());
+    let line = probe.reasons_line();
+    assert!(
+        line.contains("readable by root only (Linux 5.10 and later)"),
+        "{line}"
+    );
+    assert!(
+        line.contains("chmod o+r /sys/class/powercap/intel-rapl:*/energy_uj"),
+        "{line}"
+    );
+    assert!(line.contains("SUBSYSTEM==\"powercap\""), "{line}");
+}
+
+#[test]
+fn the_grant_read_text_names_the_udev_rule_chmod_and_sysfs_conf() {
+    // What the refusal above says, checked where the refusal cannot be made (as root).
+    let text = macbench::energy::powercap::GRANT_READ;
+    for needle in [
+        "chmod o+r /sys/class/powercap/intel-rapl:*/energy_uj",
+        "RUN+=\"/bin/chmod o+r /sys%p/energy_uj\"",
+        "/etc/sysfs.conf",
+    ] {
+        assert!(text.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn perf_events_are_refused_with_the_sysctl_when_paranoid_and_unprivileged() {
+    let probe = energy::probe(&tree("perf-paranoid"));
+    let perf = probe
+        .unavailable
+        .iter()
+        .find(|u| u.meter.starts_with("perf"))
+        .unwrap();
+    assert!(
+        perf.reason.contains("kernel.perf_event_paranoid is 2")
+            && perf.reason.contains("CAP_PERFMON")
+            && perf
+                .reason
+                .contains("`sudo sysctl kernel.perf_event_paranoid=0`"),
+        "{}",
+        perf.reason
+    );
+}
+
+#[test]
+fn perf_event_descriptions_are_read_as_the_kernel_writes_them() {
+    let spec = energy::perf::event_spec(&tree("perf-paranoid"), "energy-pkg").unwrap();
+    assert_eq!(spec.pmu_type, 22);
+    assert_eq!(spec.config, 2);
+    // The file says 2.3283064365386962890625e-10: 2^-32 J per count.
+    assert_eq!(spec.scale, 2f64.powi(-32));
+    assert_eq!(spec.cpu, 0);
+    assert_eq!(energy::perf::parse_event_config("event=0x01").unwrap(), 1);
+    assert!(energy::perf::parse_event_config("umask=0x3").is_err());
+    assert_eq!(energy::perf::first_cpu("0,36\n"), Some(0));
+    assert_eq!(energy::perf::first_cpu("4-7"), Some(4));
+    let status = "Name:\tx\nCapEff:\t0000004000000000\n";
+    assert!(energy::perf::has_capability(status, 38));
+    assert!(!energy::perf::has_capability(status, 21));
+}
+
+#[test]
+fn a_perf_event_the_kernel_refuses_gives_its_error() {
+    let root = copy_of("perf-paranoid");
+    write(root.path(), "/proc/sys/kernel/perf_event_paranoid", "0");
+    // No PMU has this type, so the kernel refuses it whatever this machine has.
+    write(
+        root.path(),
+        "/sys/bus/event_source/devices/power/type",
+        "2147483000",
+    );
+    let probe = energy::probe(root.path());
+    let reasons: Vec<&str> = probe
+        .unavailable
+        .iter()
+        .filter(|u| u.meter.starts_with("perf"))
+        .map(|u| u.reason.as_str())
+        .collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert!(
+        reasons[0].starts_with("perf_event_open(energy-pkg, cpu 0): "),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons[1].starts_with("perf_event_open(energy-cores, cpu 0): "),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn the_perf_path_on_this_machine_is_open_or_says_why_not() {
+    let probe = energy::probe(Path::new("/"));
+    let opened = probe.meters.iter().any(|m| m.name().starts_with("perf"));
+    let refused = probe
+        .unavailable
+        .iter()
+        .find(|u| u.meter.starts_with("perf"));
+    match refused {
+        Some(u) => assert!(!opened && !u.reason.is_empty() && !u.reason.contains('\n')),
+        None => assert!(opened),
+    }
+}
+
+#[test]
+fn a_discharging_laptop_battery_reads_the_fall_of_energy_now() {
+    let root = copy_of("laptop-discharging");
+    let mut probe = energy::probe(root.path());
+    let mut battery = probe.preferred().unwrap();
+    assert_eq!(battery.name(), "battery BAT0 (energy_now)");
+    assert_eq!(battery.scope(), Scope::Battery);
+    assert!((battery.resolution_joules() - 3.6e-3).abs() < 1e-15);
+    assert_eq!(energy::window_length(battery.as_ref()).as_secs(), 30);
+    // 1000 µWh drawn: 3.6 J.
+    write(
+        root.path(),
+        "/sys/class/power_supply/BAT0/energy_now",
+        "2419000",
+    );
+    assert!((battery.read_joules().unwrap() - 3.6).abs() < 1e-9);
+}
+
+#[test]
+fn a_charge_gauge_reads_charge_times_the_mean_voltage() {
+    let root = copy_of("chromebook-discharging");
+    let mut battery = energy::probe(root.path()).preferred().unwrap();
+    assert_eq!(battery.name(), "battery BATC (charge_now×voltage_now)");
+    // 1000 µAh = 3.6 C at 3.942 V throughout: 14.1912 J.
+    write(
+        root.path(),
+        "/sys/class/power_supply/BATC/charge_now",
+        "5919000",
+    );
+    assert!((battery.read_joules().unwrap() - 14.1912).abs() < 1e-9);
+    let root = copy_of("android-discharging");
+    let probe = energy::probe(root.path());
+    assert_eq!(
+        probe.meters[0].name(),
+        "battery battery (charge_counter×voltage_now)"
+    );
+}
+
+#[test]
+fn a_battery_on_the_charger_is_refused_because_the_gauge_measures_the_charger() {
+    let probe = energy::probe(&tree("laptop-charging"));
+    assert!(probe.meters.is_empty());
+    let line = probe.reasons_line();
+    assert!(
+        line.contains("battery BAT0: status is Charging: on the charger the gauge measures the charger, not the load"),
+        "{line}"
+    );
+    // A battery plugged in mid-run: the next reading is refused, not taken.
+    let root = copy_of("laptop-discharging");
+    let mut battery = energy::probe(root.path()).preferred().unwrap();
+    write(
+        root.path(),
+        "/sys/class/power_supply/BAT0/status",
+        "Charging",
+    );
+    assert!(battery
+        .read_joules()
+        .unwrap_err()
+        .contains("status is Charging"));
+}
+
+fn macbench() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("macbench").unwrap()
+}
+
+#[test]
+fn run_energy_without_a_meter_exits_2_with_one_line_naming_each_meter() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = macbench()
+        .env(energy::SYSFS_ROOT_VARIABLE, empty.path())
+        .args([
+            "run", "--alg", "null", "--repeat", "1", "--energy", "--json", "-",
+        ])
+        .output()
+        .unwrap();
+    common::one_line_error(&out, 2, "--energy: no energy meter is readable here: ");
+    let err = String::from_utf8_lossy(&out.stderr);
+    for meter in [
+        "perf power/energy-pkg: no `power` PMU",
+        "powercap: no ",
+        "battery: no ",
+    ] {
+        assert!(err.contains(meter), "{err}");
+    }
+    assert!(out.stdout.is_empty(), "nothing ran");
+}
+
+#[test]
+fn run_energy_on_this_machine_says_why_not() {
+    let mut probe = energy::probe(Path::new("/"));
+    if common::skip_unless(
+        probe.preferred().is_none(),
+        "no-energy-meter",
+        "this machine has a readable energy meter",
+    ) {
+        return;
+    }
+    let out = macbench()
+        .env_remove(energy::SYSFS_ROOT_VARIABLE)
+        .args(["run", "--alg", "null", "--energy"])
+        .output()
+        .unwrap();
+    common::one_line_error(&out, 2, "--energy: no energy meter is readable here");
+}
+
+#[test]
+fn list_says_which_meters_are_usable_and_why_the_others_are_not() {
+    let out = macbench()
+        .env(energy::SYSFS_ROOT_VARIABLE, tree("haswell-powercap"))
+        .args(["list", "--alg", "null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("energy meter powercap intel-rapl:0 (package-0): usable (package scope"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "energy meter battery: unavailable: no /sys/class/power_supply/* of type Battery"
+        ),
+        "{text}"
+    );
+}
+
+/// A run that went to the end: 0, or 1 when a busy machine (other builds) failed the cycle
+/// figures' validity checks, which these tests do not judge; never a usage error or a crash.
+fn finished(out: &std::process::Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let validity = stderr.contains("failed their validity checks");
+    assert!(
+        out.status.code() == Some(0) || (out.status.code() == Some(1) && validity),
+        "{stderr}"
+    );
+}
+
+/// Keeps `energy_uj` of the package zone under `root` rising at `watts` until stopped: a machine
+/// drawing constant power whatever runs. The file is replaced whole (rename), never seen half-written.
+fn constant_power(root: &Path, watts: u64, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+    let file = root.join(PACKAGE.trim_start_matches('/'));
+    let scratch = file.with_extension("new");
+    std::thread::spawn(move || {
+        let start = std::time::Instant::now();
+        while !stop.load(Ordering::SeqCst) {
+            let uj = start.elapsed().as_micros() as u64 * watts;
+            std::fs::write(&scratch, format!("{uj}\n")).unwrap();
+            std::fs::rename(&scratch, &file).unwrap();
+            std::thread::sleep(std::time::Duration::from_micros(500));
+        }
+    })
+}
+
+#[test]
+fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
+    let root = copy_of("haswell-powercap");
+    write(root.path(), PACKAGE, "0");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = constant_power(root.path(), 10, stop.clone());
+    let out_dir = tempfile::tempdir().unwrap();
+    let json = out_dir.path().join("r.json");
+    let csv = out_dir.path().join("r.csv");
+    let cpu = macbench::host::online_cpus()[0].to_string();
+    let out = macbench()
+        .env(energy::SYSFS_ROOT_VARIABLE, root.path())
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--sizes",
+            "64",
+            "--repeat",
+            "1",
+        ])
+        .args([
+            "--duration",
+            "50ms",
+            "--sessions",
+            "1",
+            "--cores",
+            &cpu,
+            "--no-harness",
+        ])
+        .args(["--energy", "--json"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    stop.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    finished(&out);
+    assert!(
+        stderr.contains("energy: powercap intel-rapl:0 (package-0)"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("nJ/B ±95%"), "{stdout}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let e = &doc["results"][0]["energy"];
+    assert_eq!(e["scope"], "package");
+    assert_eq!(e["rounds"].as_array().unwrap().len(), 2);
+    let net = e["nj_per_byte"]["median"].as_f64().unwrap();
+    let idle = e["idle_w"].as_f64().unwrap();
+    let mac = e["mac_w"].as_f64().unwrap();
+    assert!(idle.is_finite() && mac.is_finite() && net.is_finite());
+    // Gross energy per byte of a MAC window: what the net figure would be with no baseline taken off.
+    let round = &e["rounds"][0]["mac"];
+    let gross = round["joules"].as_f64().unwrap() * 1e9 / round["bytes"].as_f64().unwrap();
+    assert!(gross > 0.0);
+    // Idle, harness and MAC all draw the same power: what is left is the fake counter's update jitter,
+    // a small part of the gross figure (without the baselines it would be all of it).
+    assert!(net.abs() < 0.2 * gross, "net {net} nJ/B of gross {gross}");
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    let header = csv_text.lines().next().unwrap();
+    assert!(header.ends_with(",energy_meter,energy_scope,energy_resolution_j,energy_window_s,nj_per_byte,nj_per_byte_ci95_low,nj_per_byte_ci95_high,uj_per_message,uj_per_message_ci95_low,uj_per_message_ci95_high,energy_idle_w,energy_mac_w,energy_meter_steps,energy_few_steps"), "{header}");
+}
+
+#[test]
+fn without_energy_no_energy_field_column_or_table_column_appears() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let json = out_dir.path().join("r.json");
+    let csv = out_dir.path().join("r.csv");
+    let out = common::null_run(&[
+        "--repeat",
+        "1",
+        "--duration",
+        "30ms",
+        "--no-harness",
+        "--sizes",
+        "64",
+    ])
+    .arg("--json")
+    .arg(&json)
+    .arg("--csv")
+    .arg(&csv)
+    .output()
+    .unwrap();
+    finished(&out);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("nJ/B"));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(doc["results"][0].get("energy").is_none());
+    assert!(!std::fs::read_to_string(&csv)
+        .unwrap()
+        .contains("nj_per_byte"));
+}
