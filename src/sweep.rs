@@ -360,7 +360,7 @@ pub fn run(
 }
 
 /// The energy phase of `run --energy`: after a scenario's repeats, rounds of idle, null-function and
-/// MAC windows of one length, each bracketed by two meter readings (docs/methodology.md §10).
+/// MAC windows of one length, each bracketed by two meter readings (docs/methodology.md §9).
 pub struct EnergyPhase {
     pub meter: Box<dyn Meter>,
     pub window: Duration,

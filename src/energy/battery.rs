@@ -107,7 +107,7 @@ impl Meter for Battery {
     }
     fn resolution_joules(&self) -> f64 {
         // The file's unit: 1 µWh, or 1 µAh at the last voltage. Gauges step far more coarsely in
-        // practice, which the few-steps flag cannot see; docs/methodology.md §10 says so.
+        // practice, which the few-steps flag cannot see; docs/methodology.md §9 says so.
         match self.gauge {
             Gauge::Energy => microwatt_hours_to_joules(1.0),
             Gauge::ChargeTimesVoltage(_) => charge_to_joules(1.0, 0.0, self.last.1, self.last.1),

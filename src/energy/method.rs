@@ -7,7 +7,7 @@
 //! window's net energy per message is the harness's, subtracted per MAC message. What is left is the
 //! MAC's own energy, divided by bytes and by messages. Rounds are repeats: the median over rounds is
 //! reported with a 95 % interval (`stats::confidence_interval`, the between-round spread), and the
-//! number of meter steps the net energy stands on says how far to trust it (docs/methodology.md §10).
+//! number of meter steps the net energy stands on says how far to trust it (docs/methodology.md §9).
 
 use crate::stats::{self, Interval};
 use serde::{Deserialize, Serialize};
