@@ -480,3 +480,86 @@ fn without_energy_no_energy_field_column_or_table_column_appears() {
         .unwrap()
         .contains("nj_per_byte"));
 }
+
+/// A result of `function` at 64 bytes as a results file holds it, with net energy `nj` ± `half` nJ/B.
+fn result_with_energy(function: &str, nj: f64, half: f64, few_steps: bool) -> serde_json::Value {
+    let p: Vec<&str> = function.split('/').collect();
+    serde_json::json!({
+        "algorithm": p[0], "backend": p[1], "accel": p[2], "size": 64, "sessions": 1, "cores": "0",
+        "repeats": 3,
+        "metrics": {"absolute_cycles_per_byte": 10.0, "apparent_cycles_per_byte": 10.0, "bytes_per_second": 1e9},
+        "spread": {"absolute_cycles_per_byte": {"min": 9.9, "max": 10.1},
+                   "apparent_cycles_per_byte": {"min": 9.9, "max": 10.1}},
+        "threads": [], "warnings": [], "failed": false,
+        "energy": {"meter": "perf power/energy-pkg (cpu 0)", "scope": "package", "resolution_j": 1e-6,
+                   "window_s": 1.0, "nj_per_byte": {"median": nj, "ci95": {"low": nj - half, "high": nj + half}},
+                   "meter_steps": if few_steps { 4.0 } else { 5e5 }, "few_steps": few_steps, "rounds": []}
+    })
+}
+
+#[test]
+fn diff_compares_energy_per_byte_by_its_intervals_and_says_when_steps_are_few() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = |results: Vec<serde_json::Value>| {
+        serde_json::json!({"schema_version": 1, "tool": "macbench", "results": results}).to_string()
+    };
+    let old = dir.path().join("old.json");
+    let new = dir.path().join("new.json");
+    std::fs::write(
+        &old,
+        doc(vec![
+            result_with_energy("hmac-sha256/openssl/hw", 2.0, 0.1, false),
+            result_with_energy("cmac-aes128/openssl/hw", 1.0, 0.1, true),
+        ]),
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        doc(vec![
+            result_with_energy("hmac-sha256/openssl/hw", 1.5, 0.1, false),
+            result_with_energy("cmac-aes128/openssl/hw", 0.5, 0.1, false),
+        ]),
+    )
+    .unwrap();
+    let csv = dir.path().join("diff.csv");
+    let out = macbench()
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("nJ/B"), "{text}");
+    let hmac = text.lines().find(|l| l.contains("hmac-sha256")).unwrap();
+    assert!(
+        hmac.contains("2.00 → 1.50") && hmac.contains("0.750"),
+        "{hmac}"
+    );
+    let cmac = text.lines().find(|l| l.contains("cmac-aes128")).unwrap();
+    assert!(
+        cmac.contains("energy on few meter steps: not called significant"),
+        "{cmac}"
+    );
+    let rows: Vec<String> = std::fs::read_to_string(&csv)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert!(
+        rows[0].ends_with(
+            ",old_nj_per_byte,new_nj_per_byte,nj_per_byte_ratio,nj_per_byte_significant"
+        ),
+        "{}",
+        rows[0]
+    );
+    assert!(rows[1].ends_with(",2.0,1.5,0.75,true"), "{}", rows[1]);
+    assert!(rows[2].ends_with(",1.0,0.5,0.5,false"), "{}", rows[2]);
+}

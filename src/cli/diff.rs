@@ -41,6 +41,14 @@ const COLUMNS: &[&str] = &[
     "note",
 ];
 
+/// The energy columns of `diff --json`/`--csv`, added only when some row compares energy.
+const ENERGY_COLUMNS: &[&str] = &[
+    "old_nj_per_byte",
+    "new_nj_per_byte",
+    "nj_per_byte_ratio",
+    "nj_per_byte_significant",
+];
+
 fn records(rows: &[DiffRow]) -> Records {
     use serde_json::Value;
     let change = |c: &Option<Change>| match c {
@@ -52,7 +60,11 @@ fn records(rows: &[DiffRow]) -> Records {
         ],
         None => [Value::Null, Value::Null, Value::Null, Value::Null],
     };
+    let energy = rows.iter().any(|r| r.energy.is_some());
     let mut out = Records::new(COLUMNS);
+    if energy {
+        out.columns.extend_from_slice(ENERGY_COLUMNS);
+    }
     for r in rows {
         let mut row = vec![Value::from(r.function.as_str())];
         row.extend(Records::size_cells(&r.size));
@@ -61,6 +73,9 @@ fn records(rows: &[DiffRow]) -> Records {
         row.extend(change(&r.apparent));
         row.push(Value::from(r.verdict()));
         row.push(Value::from(r.note.as_str()));
+        if energy {
+            row.extend(change(&r.energy));
+        }
         out.rows.push(row);
     }
     out

@@ -545,6 +545,21 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
             Style::detect()
         )
     );
+    // Energy only when measured: a matrix of net nJ/byte (median of rounds) and the meter used.
+    if let Some(e) = doc.results.iter().find_map(|r| r.energy.as_ref()) {
+        crate::outln!(
+            "{}",
+            table::matrix(
+                doc,
+                &format!(
+                    "net energy nJ/byte (median of rounds; {}, {} scope, windows of {:.0} s)",
+                    e.meter, e.scope, e.window_s
+                ),
+                |r| r.energy.as_ref()?.nj_per_byte.map(|x| x.median),
+                Style::detect()
+            )
+        );
+    }
     if let Some(line) = preflight_line(doc) {
         crate::outln!("{line}");
     }

@@ -31,6 +31,9 @@ pub struct DiffRow {
     pub sessions: usize,
     pub absolute: Option<Change>,
     pub apparent: Option<Change>,
+    /// Net energy per byte (`run --energy`), when both runs measured it; not part of the verdict,
+    /// which is about cycles.
+    pub energy: Option<Change>,
     /// Why a change is missing (only in one run, failed), or what to keep in mind (single repeats).
     pub note: String,
 }
@@ -186,6 +189,7 @@ fn row_without_changes(r: &ResultEntry, note: &str) -> DiffRow {
         sessions: r.sessions,
         absolute: None,
         apparent: None,
+        energy: None,
         note: note.into(),
     }
 }
@@ -229,6 +233,7 @@ fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
         np,
     );
     let mut notes = Vec::new();
+    row.energy = energy_change(o, n, &mut notes);
     if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
         notes.push("single repeat: no noise estimate".to_string());
     }
@@ -249,6 +254,33 @@ fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
     }
     row.note = notes.join("; ");
     row
+}
+
+/// The change of net nJ/byte between two results that both measured energy, judged by their 95 %
+/// intervals; a result on few meter steps is never called significant (said in `notes`).
+fn energy_change(o: &ResultEntry, n: &ResultEntry, notes: &mut Vec<String>) -> Option<Change> {
+    let (a, b) = (o.energy.as_ref()?, n.energy.as_ref()?);
+    let (ea, eb) = (a.nj_per_byte?, b.nj_per_byte?);
+    let interval = |ci: Option<crate::stats::Interval>| {
+        ci.map(|i| Spread {
+            min: i.low,
+            max: i.high,
+        })
+    };
+    let mut c = change(
+        Some(ea.median),
+        Some(eb.median),
+        interval(ea.ci95),
+        interval(eb.ci95),
+    )?;
+    if a.few_steps || b.few_steps {
+        c.significant = c.significant.map(|_| false);
+        notes.push("energy on few meter steps: not called significant".to_string());
+    }
+    if a.meter != b.meter {
+        notes.push(format!("energy meters differ: {} → {}", a.meter, b.meter));
+    }
+    Some(c)
 }
 
 /// The warnings of either result that take away the grounds for calling a change significant, as
@@ -295,9 +327,10 @@ fn change_text(c: &Option<Change>) -> (String, String, String) {
     }
 }
 
-/// The terminal table, with what its columns mean below it.
+/// The terminal table, with what its columns mean below it; energy columns only when some row has one.
 pub fn render(rows: &[DiffRow], style: Style) -> String {
-    let table = Table::new(style)
+    let energy = rows.iter().any(|r| r.energy.is_some());
+    let mut table = Table::new(style)
         .left("function")
         .right("size")
         .right("n")
@@ -306,15 +339,17 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
         .right("sig")
         .right("apparent c/B")
         .right("ratio")
-        .right("sig")
-        .left("verdict")
-        .left("note");
+        .right("sig");
+    if energy {
+        table = table.right("nJ/B").right("ratio").right("sig");
+    }
+    let table = table.left("verdict").left("note");
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             let (a, ar, asig) = change_text(&r.absolute);
             let (p, pr, psig) = change_text(&r.apparent);
-            vec![
+            let mut cells = vec![
                 r.function.clone(),
                 r.size.to_string(),
                 r.sessions.to_string(),
@@ -324,12 +359,19 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
                 p,
                 pr,
                 psig,
-                r.verdict().to_string(),
-                r.note.clone(),
-            ]
+            ];
+            if energy {
+                let (e, er, esig) = change_text(&r.energy);
+                cells.extend([e, er, esig]);
+            }
+            cells.extend([r.verdict().to_string(), r.note.clone()]);
+            cells
         })
         .collect();
     let mut out = table.render(&cells);
     out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]).\n");
+    if energy {
+        out.push_str("nJ/B = net energy per byte (run --energy; median of rounds), NEW / OLD the same way; not part of the verdict.\n");
+    }
     out
 }
