@@ -483,9 +483,20 @@ fn without_energy_no_energy_field_column_or_table_column_appears() {
 
 /// A result of `function` at 64 bytes as a results file holds it, with net energy `nj` ± `half` nJ/B.
 fn result_with_energy(function: &str, nj: f64, half: f64, few_steps: bool) -> serde_json::Value {
+    sized_result_with_energy(function, 64, nj, half, few_steps)
+}
+
+/// As [`result_with_energy`], at `size` bytes.
+fn sized_result_with_energy(
+    function: &str,
+    size: u32,
+    nj: f64,
+    half: f64,
+    few_steps: bool,
+) -> serde_json::Value {
     let p: Vec<&str> = function.split('/').collect();
     serde_json::json!({
-        "algorithm": p[0], "backend": p[1], "accel": p[2], "size": 64, "sessions": 1, "cores": "0",
+        "algorithm": p[0], "backend": p[1], "accel": p[2], "size": size, "sessions": 1, "cores": "0",
         "repeats": 3,
         "metrics": {"absolute_cycles_per_byte": 10.0, "apparent_cycles_per_byte": 10.0, "bytes_per_second": 1e9},
         "spread": {"absolute_cycles_per_byte": {"min": 9.9, "max": 10.1},
@@ -562,4 +573,63 @@ fn diff_compares_energy_per_byte_by_its_intervals_and_says_when_steps_are_few() 
     );
     assert!(rows[1].ends_with(",2.0,1.5,0.75,true"), "{}", rows[1]);
     assert!(rows[2].ends_with(",1.0,0.5,0.5,false"), "{}", rows[2]);
+}
+
+#[test]
+fn the_report_draws_energy_per_byte_against_size_only_when_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = dir.path().join("with.json");
+    let results = vec![
+        sized_result_with_energy("hmac-sha256/openssl/hw", 64, 4.25, 0.5, false),
+        sized_result_with_energy("hmac-sha256/openssl/hw", 1500, 1.75, 0.25, true),
+    ];
+    let doc = serde_json::json!({"schema_version": 1, "tool": "macbench", "results": results});
+    std::fs::write(&with, doc.to_string()).unwrap();
+    let html = dir.path().join("with.html");
+    let out = macbench()
+        .arg("report")
+        .arg(&with)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.contains("id=\"energy-per-byte\""), "no energy figure");
+    for value in ["data-value=\"4.25\"", "data-value=\"1.75\""] {
+        assert!(text.contains(value), "{value} not in the figure's table");
+    }
+    assert!(
+        text.contains("few-energy-steps"),
+        "the 1500-byte point on few steps is ringed"
+    );
+    // Without energy: the same results, no energy figure.
+    let without = dir.path().join("without.json");
+    let mut plain = doc.clone();
+    for r in plain["results"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("energy");
+    }
+    std::fs::write(&without, plain.to_string()).unwrap();
+    let html = dir.path().join("without.html");
+    let out = macbench()
+        .arg("report")
+        .arg(&without)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("energy-per-byte"));
 }

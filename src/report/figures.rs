@@ -84,12 +84,15 @@ struct SizeMetric {
     value: fn(&ResultEntry) -> Option<f64>,
     ci95: fn(&ResultEntry) -> Option<Interval>,
     spread: fn(&ResultEntry) -> Option<Spread>,
+    /// A flag the metric itself raises beyond the result's warnings (energy on few meter steps).
+    flag: fn(&ResultEntry) -> Option<&'static str>,
 }
 
 const ABSOLUTE: SizeMetric = SizeMetric {
     value: |r| r.metrics.absolute_cycles_per_byte,
     ci95: |r| r.ci95.absolute_cycles_per_byte,
     spread: |r| r.spread.absolute_cycles_per_byte,
+    flag: |_| None,
 };
 
 /// Per-message latency p99, submission to tag, in µs (sampled; no interval is recorded for it).
@@ -97,12 +100,28 @@ const LATENCY_P99: SizeMetric = SizeMetric {
     value: |r| r.metrics.latency_p99_ns.map(|ns| ns / 1e3),
     ci95: |_| None,
     spread: |_| None,
+    flag: |_| None,
 };
 
 const APPARENT: SizeMetric = SizeMetric {
     value: |r| r.metrics.apparent_cycles_per_byte,
     ci95: |r| r.ci95.apparent_cycles_per_byte,
     spread: |r| r.spread.apparent_cycles_per_byte,
+    flag: |_| None,
+};
+
+/// Net energy per byte (`run --energy`, docs/methodology.md §9): the median of rounds with its 95 %
+/// interval; a result on few meter steps is ringed like a warned one.
+const ENERGY_PER_BYTE: SizeMetric = SizeMetric {
+    value: |r| r.energy.as_ref()?.nj_per_byte.map(|e| e.median),
+    ci95: |r| r.energy.as_ref()?.nj_per_byte?.ci95,
+    spread: |_| None,
+    flag: |r| {
+        r.energy
+            .as_ref()
+            .filter(|e| e.few_steps)
+            .map(|_| "few-energy-steps")
+    },
 };
 
 /// What a point drawn from `r` carries: the bar of its 95 % interval, else of its repeats' min–max
@@ -200,7 +219,8 @@ fn per_size_series(files: &[Loaded], metric: SizeMetric) -> Vec<Series> {
                 points.push(Vec::new());
                 keys.len() - 1
             });
-            let marks = annotation(r, (metric.ci95)(r), (metric.spread)(r), 1.0);
+            let mut marks = annotation(r, (metric.ci95)(r), (metric.spread)(r), 1.0);
+            marks.warnings.extend((metric.flag)(r).map(String::from));
             points[idx].push((x as f64, y, marks));
         }
     }
@@ -943,6 +963,18 @@ pub fn figures(files: &[Loaded], options: &ReportOptions) -> Result<FigureSet, R
         } else {
             figs.push(f);
         }
+    }
+    // Energy only where a meter measured it: no figure and no note otherwise, since most machines
+    // (and every VM) have none.
+    let energy = size_figure(
+        files,
+        "energy-per-byte",
+        "Net energy per byte (idle and harness subtracted) against message size",
+        "net energy nJ/byte (median of rounds)",
+        ENERGY_PER_BYTE,
+    );
+    if !energy.is_empty() {
+        figs.push(energy);
     }
     // Batching trades latency for throughput (docs/methodology.md §5): where a file has a dispatch
     // mode other than `single`, the latency each mode cost beside the cycles it saved.
