@@ -8,7 +8,7 @@
 //! rewrites the output files). Nothing here parses text or prints; `spec` parses, `cli` prints.
 
 use crate::bench::{self, AutoPolicy};
-use crate::energy::{self, Energy, Meter, Round, Window};
+use crate::energy::{self, method::Observed, Energy, Meter, Round, Window};
 use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, SizeSource};
 use crate::mac::{self, Function, VerifyMode};
 use crate::results::{Document, Harness, ResultEntry};
@@ -365,6 +365,8 @@ pub struct EnergyPhase {
     pub meter: Box<dyn Meter>,
     pub window: Duration,
     pub rounds: usize,
+    /// The meter's step and update interval as [`EnergyPhase::observe_meter`] saw them.
+    pub observed: Option<Observed>,
 }
 
 impl EnergyPhase {
@@ -375,7 +377,27 @@ impl EnergyPhase {
             meter,
             window,
             rounds: rounds.max(1),
+            observed: None,
         }
+    }
+
+    /// Read the meter often for one window, with nothing of ours running, to see the step its
+    /// readings move by and how often they change (a unit says neither: RAPL's file unit is 1 µJ,
+    /// a gauge's 1 µWh, and both move in larger steps). `None` when it never changed.
+    pub fn observe_meter(&mut self, cancel: &AtomicBool) -> Result<Option<Observed>, String> {
+        // Twice per update, between 1 ms (RAPL) and 100 ms (a gauge), so that no change is missed
+        // and the reads cost next to nothing.
+        let every = (self.meter.update_interval() / 2)
+            .clamp(Duration::from_millis(1), Duration::from_millis(100));
+        let start = std::time::Instant::now();
+        let mut samples = Vec::new();
+        while start.elapsed() < self.window && !cancel.load(Ordering::SeqCst) {
+            let joules = self.meter.read_joules()?;
+            samples.push((start.elapsed().as_secs_f64(), joules));
+            std::thread::sleep(every);
+        }
+        self.observed = energy::method::observe(&samples);
+        Ok(self.observed)
     }
 
     /// The energy figures of `scenario`; `None` when cancelled part-way.
@@ -407,6 +429,7 @@ impl EnergyPhase {
             self.meter.name(),
             self.meter.scope(),
             self.meter.resolution_joules(),
+            self.observed,
             self.window.as_secs_f64(),
             rounds,
         )))

@@ -435,6 +435,12 @@ fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let e = &doc["results"][0]["energy"];
     assert_eq!(e["scope"], "package");
+    // The fake counter moves every half millisecond or so: a step was seen, at least the file's unit.
+    assert!(e["observed"]["step_j"].as_f64().unwrap() >= 1e-6);
+    assert!(
+        stderr.contains("over 1 s idle the meter moved in steps of"),
+        "{stderr}"
+    );
     assert_eq!(e["rounds"].as_array().unwrap().len(), 2);
     let net = e["nj_per_byte"]["median"].as_f64().unwrap();
     let idle = e["idle_w"].as_f64().unwrap();
@@ -449,7 +455,7 @@ fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
     assert!(net.abs() < 0.2 * gross, "net {net} nJ/B of gross {gross}");
     let csv_text = std::fs::read_to_string(&csv).unwrap();
     let header = csv_text.lines().next().unwrap();
-    assert!(header.ends_with(",energy_meter,energy_scope,energy_resolution_j,energy_window_s,nj_per_byte,nj_per_byte_ci95_low,nj_per_byte_ci95_high,uj_per_message,uj_per_message_ci95_low,uj_per_message_ci95_high,energy_idle_w,energy_mac_w,energy_meter_steps,energy_few_steps"), "{header}");
+    assert!(header.ends_with(",energy_meter,energy_scope,energy_resolution_j,energy_observed_step_j,energy_observed_update_s,energy_window_s,nj_per_byte,nj_per_byte_ci95_low,nj_per_byte_ci95_high,uj_per_message,uj_per_message_ci95_low,uj_per_message_ci95_high,energy_idle_w,energy_mac_w,energy_meter_steps,energy_few_steps"), "{header}");
 }
 
 #[test]

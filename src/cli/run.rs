@@ -332,14 +332,32 @@ fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
         )));
     };
     // At least two rounds, so the figure comes with an interval.
-    let phase = sweep::EnergyPhase::new(meter, repeat.max(2));
+    let mut phase = sweep::EnergyPhase::new(meter, repeat.max(2));
     eprintln!(
-        "macbench: energy: {} ({} scope, step {:.3e} J); after each scenario {} round(s) of idle, null-function and MAC windows of {:.0} s",
+        "macbench: energy: {} ({} scope, unit {:.3e} J); after each scenario {} round(s) of idle, null-function and MAC windows of {:.0} s",
         phase.meter.name(),
         phase.meter.scope(),
         phase.meter.resolution_joules(),
         phase.rounds,
         phase.window.as_secs_f64()
+    );
+    // Before any file is locked: an interrupt here leaves nothing behind.
+    let observed = phase
+        .observe_meter(&CANCEL)
+        .map_err(|e| CliError::failure(format!("--energy: {}: {e}", phase.meter.name())))?;
+    eprintln!(
+        "macbench: energy: over {:.0} s idle the meter {}",
+        phase.window.as_secs_f64(),
+        match observed {
+            Some(o) => format!(
+                "moved in steps of {:.3e} J or more{}",
+                o.step_j,
+                o.update_s
+                    .map(|s| format!(", every {:.1} ms", s * 1e3))
+                    .unwrap_or_default()
+            ),
+            None => "never changed: its step is unknown and the unit is used".to_string(),
+        }
     );
     Ok(phase)
 }

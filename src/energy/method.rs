@@ -102,6 +102,38 @@ pub fn meter_steps(joules: f64, resolution_joules: f64) -> Option<f64> {
     (resolution_joules > 0.0 && joules.is_finite()).then(|| joules.abs() / resolution_joules)
 }
 
+/// What a meter showed when read often: its smallest change and how often it changed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Observed {
+    /// The smallest non-zero change between two consecutive readings, joules: the step a window's
+    /// two readings can be off by, whatever the counter's unit.
+    pub step_j: f64,
+    /// Mean time between changes, seconds; absent with fewer than two changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_s: Option<f64>,
+}
+
+/// The step and update interval of a meter from readings `(seconds, joules)` taken in time order, at
+/// least as often as it updates; `None` when the readings never changed.
+pub fn observe(samples: &[(f64, f64)]) -> Option<Observed> {
+    let changes: Vec<(f64, f64)> = samples
+        .windows(2)
+        .filter(|w| w[1].1 != w[0].1)
+        .map(|w| (w[1].0, (w[1].1 - w[0].1).abs()))
+        .collect();
+    let step_j = changes.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+    if !step_j.is_finite() {
+        return None;
+    }
+    let update_s = match (changes.first(), changes.last()) {
+        (Some(first), Some(last)) if changes.len() >= 2 => {
+            Some((last.0 - first.0) / (changes.len() - 1) as f64)
+        }
+        _ => None,
+    };
+    Some(Observed { step_j, update_s })
+}
+
 /// A median over rounds with its 95 % interval (between-round spread, Student t).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
@@ -128,8 +160,12 @@ pub struct Energy {
     /// The meter used (`perf power/energy-pkg (cpu 0)`) and what it covers.
     pub meter: String,
     pub scope: super::Scope,
-    /// The meter's smallest step in joules.
+    /// The meter's smallest step in joules as its unit declares it.
     pub resolution_j: f64,
+    /// Its step and update interval as observed before the rounds; the step counts below use the
+    /// larger of the two steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
     /// Each window's planned length.
     pub window_s: f64,
     /// Net nanojoules per byte and microjoules per message over rounds.
@@ -154,11 +190,12 @@ pub struct Energy {
 }
 
 impl Energy {
-    /// The figures of `rounds` measured with a meter of `resolution_j`.
+    /// The figures of `rounds` measured with a meter of `resolution_j` that showed `observed`.
     pub fn from_rounds(
         meter: String,
         scope: super::Scope,
         resolution_j: f64,
+        observed: Option<Observed>,
         window_s: f64,
         rounds: Vec<Round>,
     ) -> Energy {
@@ -170,12 +207,14 @@ impl Energy {
                 .collect()
         };
         let net = stats::quantile(&column(Round::net_mac_joules), 0.5);
-        let meter_steps = net.and_then(|j| meter_steps(j, resolution_j));
+        let step = observed.map_or(resolution_j, |o| o.step_j.max(resolution_j));
+        let meter_steps = net.and_then(|j| meter_steps(j, step));
         let mac_power = |r: &Round| (r.mac.seconds > 0.0).then(|| r.mac.joules / r.mac.seconds);
         Energy {
             meter,
             scope,
             resolution_j,
+            observed,
             window_s,
             nj_per_byte: estimate(&column(Round::nanojoules_per_byte)),
             uj_per_message: estimate(&column(Round::microjoules_per_message)),
@@ -299,6 +338,7 @@ mod tests {
             "m".into(),
             crate::energy::Scope::Package,
             1e-6,
+            None,
             1.0,
             rounds.clone(),
         );
@@ -308,13 +348,59 @@ mod tests {
         assert_eq!(fine.idle_w, Some(10.0));
         assert_eq!(fine.mac_w, Some(11.0));
         // A 1 J step: the 1.5 J net energy is 1.5 steps.
-        let coarse =
-            Energy::from_rounds("m".into(), crate::energy::Scope::Battery, 1.0, 30.0, rounds);
+        let coarse = Energy::from_rounds(
+            "m".into(),
+            crate::energy::Scope::Battery,
+            1.0,
+            None,
+            30.0,
+            rounds,
+        );
         assert!((coarse.meter_steps.unwrap() - 1.5).abs() < 1e-9);
         assert!(coarse.few_steps);
         assert!(coarse.cell().ends_with("(few steps)"), "{}", coarse.cell());
         assert_eq!(meter_steps(-3.0, 0.5), Some(6.0));
         assert_eq!(meter_steps(3.0, 0.0), None);
+    }
+
+    #[test]
+    fn a_meter_is_observed_to_step_and_update() {
+        // Read every millisecond; the counter moves by 15.3 mJ or more every 3 ms.
+        let samples: Vec<(f64, f64)> = (0..10)
+            .map(|i| {
+                (
+                    i as f64 * 1e-3,
+                    (i / 3) as f64 * 0.0153 + if i >= 9 { 0.01 } else { 0.0 },
+                )
+            })
+            .collect();
+        let seen = observe(&samples).unwrap();
+        assert!((seen.step_j - 0.0153).abs() < 1e-12, "{seen:?}");
+        // Changes at 3, 6 and 9 ms: every 3 ms.
+        assert!((seen.update_s.unwrap() - 3e-3).abs() < 1e-12);
+        assert_eq!(observe(&[(0.0, 1.0), (1.0, 1.0)]), None);
+        assert_eq!(
+            observe(&[(0.0, 1.0), (1.0, 1.5)]),
+            Some(Observed {
+                step_j: 0.5,
+                update_s: None
+            })
+        );
+        // A coarse observed step counts fewer steps than the declared unit would.
+        let rounds = vec![known_round(); 3];
+        let e = Energy::from_rounds(
+            "m".into(),
+            crate::energy::Scope::Battery,
+            1e-3,
+            Some(Observed {
+                step_j: 0.5,
+                update_s: Some(10.0),
+            }),
+            30.0,
+            rounds,
+        );
+        assert!((e.meter_steps.unwrap() - 3.0).abs() < 1e-9);
+        assert!(e.few_steps);
     }
 
     #[test]
@@ -330,6 +416,7 @@ mod tests {
             "m".into(),
             crate::energy::Scope::Package,
             1e-6,
+            None,
             1.0,
             vec![r],
         );

@@ -90,6 +90,8 @@ pub const ENERGY_COLUMNS: &[&str] = &[
     "energy_meter",
     "energy_scope",
     "energy_resolution_j",
+    "energy_observed_step_j",
+    "energy_observed_update_s",
     "energy_window_s",
     "nj_per_byte",
     "nj_per_byte_ci95_low",
@@ -120,6 +122,8 @@ fn energy_cells(energy: Option<&crate::energy::Energy>) -> Vec<String> {
         e.meter.clone(),
         e.scope.to_string(),
         e.resolution_j.to_string(),
+        number(e.observed.map(|o| o.step_j)),
+        number(e.observed.and_then(|o| o.update_s)),
         e.window_s.to_string(),
     ];
     cells.extend(estimate(e.nj_per_byte));
