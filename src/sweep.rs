@@ -362,7 +362,10 @@ pub fn run(
 /// The energy phase of `run --energy`: after a scenario's repeats, rounds of idle, null-function and
 /// MAC windows of one length, each bracketed by two meter readings (docs/methodology.md §9).
 pub struct EnergyPhase {
+    /// The meter the figures come from (a package, psys or a battery).
     pub meter: Box<dyn Meter>,
+    /// Its parts read at the same instants (the core domain), each reported beside it.
+    pub parts: Vec<Box<dyn Meter>>,
     pub window: Duration,
     pub rounds: usize,
     /// The meter's step and update interval as [`EnergyPhase::observe_meter`] saw them.
@@ -370,11 +373,12 @@ pub struct EnergyPhase {
 }
 
 impl EnergyPhase {
-    /// `rounds` rounds with `meter`, its windows as long as the meter needs.
-    pub fn new(meter: Box<dyn Meter>, rounds: usize) -> EnergyPhase {
+    /// `rounds` rounds with `meter` and its `parts`, the windows as long as the meter needs.
+    pub fn new(meter: Box<dyn Meter>, parts: Vec<Box<dyn Meter>>, rounds: usize) -> EnergyPhase {
         let window = energy::window_length(meter.as_ref());
         EnergyPhase {
             meter,
+            parts,
             window,
             rounds: rounds.max(1),
             observed: None,
@@ -400,7 +404,7 @@ impl EnergyPhase {
         Ok(self.observed)
     }
 
-    /// The energy figures of `scenario`; `None` when cancelled part-way.
+    /// The energy figures of `scenario`, its parts' among them; `None` when cancelled part-way.
     pub fn measure(
         &mut self,
         scenario: &Scenario,
@@ -415,24 +419,43 @@ impl EnergyPhase {
             tag_len: None,
             ..mac.clone()
         };
-        let mut rounds = Vec::with_capacity(self.rounds);
+        // One list of rounds per meter: the main meter first, then each part.
+        let mut rounds: Vec<Vec<Round>> = vec![Vec::new(); 1 + self.parts.len()];
         for _ in 0..self.rounds {
             let idle = self.idle_window(cancel)?;
             let null = self.work_window(&null, mean_message_bytes, cancel)?;
             let mac = self.work_window(&mac, mean_message_bytes, cancel)?;
-            match (idle, null, mac) {
-                (Some(idle), Some(null), Some(mac)) => rounds.push(Round { idle, null, mac }),
-                _ => return Ok(None),
+            let (Some(idle), Some(null), Some(mac)) = (idle, null, mac) else {
+                return Ok(None);
+            };
+            for (i, meter_rounds) in rounds.iter_mut().enumerate() {
+                meter_rounds.push(Round {
+                    idle: idle[i],
+                    null: null[i],
+                    mac: mac[i],
+                });
             }
         }
-        Ok(Some(Energy::from_rounds(
+        let window_s = self.window.as_secs_f64();
+        let mut rounds = rounds.into_iter();
+        let mut energy = Energy::from_rounds(
             self.meter.name(),
             self.meter.scope(),
             self.meter.resolution_joules(),
             self.observed,
-            self.window.as_secs_f64(),
-            rounds,
-        )))
+            window_s,
+            rounds.next().unwrap_or_default(),
+        );
+        energy.parts = self
+            .parts
+            .iter()
+            .zip(rounds)
+            .map(|(part, r)| {
+                let unit = part.resolution_joules();
+                Energy::from_rounds(part.name(), part.scope(), unit, None, window_s, r)
+            })
+            .collect();
+        Ok(Some(energy))
     }
 
     /// `scenario` lasting one window (its message counts cover the whole run, so the placement of
@@ -446,23 +469,48 @@ impl EnergyPhase {
         }
     }
 
+    /// Every meter's cumulative joules, the main one first.
+    fn read_all(&mut self) -> Result<Vec<f64>, String> {
+        let mut joules = vec![self.meter.read_joules()?];
+        for part in &mut self.parts {
+            joules.push(part.read_joules()?);
+        }
+        Ok(joules)
+    }
+
+    /// Each meter's window between `before` and `after`, `seconds` long, with the same work.
+    fn windows(
+        before: &[f64],
+        after: &[f64],
+        seconds: f64,
+        messages: u64,
+        bytes: u64,
+    ) -> Vec<Window> {
+        before
+            .iter()
+            .zip(after)
+            .map(|(b, a)| Window {
+                joules: a - b,
+                seconds,
+                messages,
+                bytes,
+            })
+            .collect()
+    }
+
     /// Nothing of ours running for one window; `None` when cancelled.
-    fn idle_window(&mut self, cancel: &AtomicBool) -> Result<Option<Window>, String> {
+    fn idle_window(&mut self, cancel: &AtomicBool) -> Result<Option<Vec<Window>>, String> {
         let start = std::time::Instant::now();
-        let before = self.meter.read_joules()?;
+        let before = self.read_all()?;
         while start.elapsed() < self.window {
             if cancel.load(Ordering::SeqCst) {
                 return Ok(None);
             }
             std::thread::sleep((self.window - start.elapsed()).min(Duration::from_millis(100)));
         }
-        let after = self.meter.read_joules()?;
-        Ok(Some(Window {
-            joules: after - before,
-            seconds: start.elapsed().as_secs_f64(),
-            messages: 0,
-            bytes: 0,
-        }))
+        let after = self.read_all()?;
+        let seconds = start.elapsed().as_secs_f64();
+        Ok(Some(Self::windows(&before, &after, seconds, 0, 0)))
     }
 
     /// One run of `scenario` between two readings: its energy, wall time and every message of the run
@@ -472,24 +520,23 @@ impl EnergyPhase {
         scenario: &Scenario,
         mean_message_bytes: f64,
         cancel: &AtomicBool,
-    ) -> Result<Option<Window>, String> {
+    ) -> Result<Option<Vec<Window>>, String> {
         let runner = crate::isolate::runner_for(scenario);
         let start = std::time::Instant::now();
-        let before = self.meter.read_joules()?;
+        let before = self.read_all()?;
         let raw = runner
             .run(scenario, cancel)
             .map_err(|e| format!("{}: {e}", scenario.function.id()))?;
-        let after = self.meter.read_joules()?;
+        let after = self.read_all()?;
         if raw.interrupted {
             return Ok(None);
         }
+        let seconds = start.elapsed().as_secs_f64();
         let messages: u64 = raw.threads.iter().map(|t| t.total_messages).sum();
-        Ok(Some(Window {
-            joules: after - before,
-            seconds: start.elapsed().as_secs_f64(),
-            messages,
-            bytes: (messages as f64 * mean_message_bytes).round() as u64,
-        }))
+        let bytes = (messages as f64 * mean_message_bytes).round() as u64;
+        Ok(Some(Self::windows(
+            &before, &after, seconds, messages, bytes,
+        )))
     }
 }
 

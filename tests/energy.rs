@@ -70,9 +70,14 @@ fn powercap_zones_and_subzones_are_found_and_the_control_type_is_skipped() {
     assert_eq!(tried, ["perf power/energy-pkg", "battery"]);
     assert!(probe.reasons_line().contains("no `power` PMU"));
     let mut probe = probe;
-    let package = probe.preferred().unwrap();
+    let chosen = probe.preferred_with_parts().unwrap();
+    let (package, parts) = (chosen.meter, chosen.parts);
     assert_eq!(package.scope(), Scope::Package);
     assert_eq!(energy::window_length(package.as_ref()).as_secs(), 1);
+    // The core domain rides along; uncore and dram stay listed only.
+    let parts: Vec<String> = parts.iter().map(|p| p.name()).collect();
+    assert_eq!(parts, ["powercap intel-rapl:0:0 (core)"]);
+    assert_eq!(probe.meters.len(), 2);
 }
 
 #[test]
@@ -442,6 +447,10 @@ fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
         "{stderr}"
     );
     assert_eq!(e["rounds"].as_array().unwrap().len(), 2);
+    // The core subzone is read at the same instants and reported beside the package.
+    assert_eq!(e["parts"][0]["meter"], "powercap intel-rapl:0:0 (core)");
+    assert_eq!(e["parts"][0]["scope"], "cores");
+    assert_eq!(e["parts"][0]["rounds"].as_array().unwrap().len(), 2);
     let net = e["nj_per_byte"]["median"].as_f64().unwrap();
     let idle = e["idle_w"].as_f64().unwrap();
     let mac = e["mac_w"].as_f64().unwrap();
@@ -455,7 +464,7 @@ fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
     assert!(net.abs() < 0.2 * gross, "net {net} nJ/B of gross {gross}");
     let csv_text = std::fs::read_to_string(&csv).unwrap();
     let header = csv_text.lines().next().unwrap();
-    assert!(header.ends_with(",energy_meter,energy_scope,energy_resolution_j,energy_observed_step_j,energy_observed_update_s,energy_window_s,nj_per_byte,nj_per_byte_ci95_low,nj_per_byte_ci95_high,uj_per_message,uj_per_message_ci95_low,uj_per_message_ci95_high,energy_idle_w,energy_mac_w,energy_meter_steps,energy_few_steps"), "{header}");
+    assert!(header.ends_with(",energy_meter,energy_scope,energy_resolution_j,energy_observed_step_j,energy_observed_update_s,energy_window_s,nj_per_byte,nj_per_byte_ci95_low,nj_per_byte_ci95_high,uj_per_message,uj_per_message_ci95_low,uj_per_message_ci95_high,energy_idle_w,energy_mac_w,energy_meter_steps,energy_few_steps,cores_nj_per_byte,cores_uj_per_message"), "{header}");
 }
 
 #[test]

@@ -325,14 +325,14 @@ impl sweep::Observer for Terminal<'_> {
 /// when none is readable (exit 2: the flag asks for what this machine cannot give).
 fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
     let mut probe = crate::energy::probe(&crate::energy::system_root());
-    let Some(meter) = probe.preferred() else {
+    let Some(chosen) = probe.preferred_with_parts() else {
         return Err(CliError::usage(format!(
             "--energy: no energy meter is readable here: {}",
             probe.reasons_line()
         )));
     };
     // At least two rounds, so the figure comes with an interval.
-    let mut phase = sweep::EnergyPhase::new(meter, repeat.max(2));
+    let mut phase = sweep::EnergyPhase::new(chosen.meter, chosen.parts, repeat.max(2));
     eprintln!(
         "macbench: energy: {} ({} scope, unit {:.3e} J); after each scenario {} round(s) of idle, null-function and MAC windows of {:.0} s",
         phase.meter.name(),
@@ -341,6 +341,13 @@ fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
         phase.rounds,
         phase.window.as_secs_f64()
     );
+    for part in &phase.parts {
+        eprintln!(
+            "macbench: energy: {} ({} scope) read at the same instants",
+            part.name(),
+            part.scope()
+        );
+    }
     // Before any file is locked: an interrupt here leaves nothing behind.
     let observed = phase
         .observe_meter(&CANCEL)

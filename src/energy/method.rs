@@ -187,6 +187,9 @@ pub struct Energy {
     /// Every round's windows, so each figure can be recomputed.
     #[serde(default)]
     pub rounds: Vec<Round>,
+    /// The meter's parts read at the same instants (RAPL's core domain), each with its own figures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Energy>,
 }
 
 impl Energy {
@@ -223,6 +226,7 @@ impl Energy {
             meter_steps,
             few_steps: meter_steps.is_none_or(|s| s < FEW_STEPS),
             rounds,
+            parts: Vec::new(),
         }
     }
 

@@ -90,6 +90,12 @@ pub struct Unavailable {
     pub reason: String,
 }
 
+/// A meter and its parts read together ([`Probe::preferred_with_parts`]).
+pub struct MeterWithParts {
+    pub meter: Box<dyn Meter>,
+    pub parts: Vec<Box<dyn Meter>>,
+}
+
 /// What [`probe`] found.
 #[derive(Default)]
 pub struct Probe {
@@ -108,6 +114,19 @@ impl Probe {
             .iter()
             .position(|m| matches!(m.scope(), Scope::Package | Scope::Psys | Scope::Battery))?;
         Some(self.meters.remove(at))
+    }
+
+    /// The preferred meter and its core-domain parts of the same kind (`perf power/energy-cores`
+    /// beside `energy-pkg`, powercap's `core` subzone beside its package), read together.
+    pub fn preferred_with_parts(&mut self) -> Option<MeterWithParts> {
+        let main = self.preferred()?;
+        let family = |m: &dyn Meter| m.name().split(' ').next().unwrap_or_default().to_string();
+        let kind = family(main.as_ref());
+        let (parts, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.meters)
+            .into_iter()
+            .partition(|m| m.scope() == Scope::Cores && family(m.as_ref()) == kind);
+        self.meters = rest;
+        Some(MeterWithParts { meter: main, parts })
     }
 
     /// One line: each meter tried and why it is unavailable (`;`-separated).

@@ -103,6 +103,8 @@ pub const ENERGY_COLUMNS: &[&str] = &[
     "energy_mac_w",
     "energy_meter_steps",
     "energy_few_steps",
+    "cores_nj_per_byte",
+    "cores_uj_per_message",
 ];
 
 /// A result's cells under [`ENERGY_COLUMNS`]; blank when it has no energy.
@@ -134,6 +136,15 @@ fn energy_cells(energy: Option<&crate::energy::Energy>) -> Vec<String> {
         number(e.meter_steps),
         e.few_steps.to_string(),
     ]);
+    // The core domain, where the meter has one read beside it.
+    let cores = e
+        .parts
+        .iter()
+        .find(|p| p.scope == crate::energy::Scope::Cores);
+    cells.push(number(cores.and_then(|c| c.nj_per_byte).map(|x| x.median)));
+    cells.push(number(
+        cores.and_then(|c| c.uj_per_message).map(|x| x.median),
+    ));
     cells
 }
 
