@@ -648,3 +648,18 @@ fn the_report_draws_energy_per_byte_against_size_only_when_measured() {
         .unwrap()
         .contains("energy-per-byte"));
 }
+
+#[test]
+fn reproduce_energy_without_a_meter_exits_2_before_any_step() {
+    let empty = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let dir = out_dir.path().join("r");
+    let out = macbench()
+        .env(energy::SYSFS_ROOT_VARIABLE, empty.path())
+        .args(["reproduce", "rashwan-mobile", "--energy", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    common::one_line_error(&out, 2, "--energy: no energy meter is readable here: ");
+    assert!(!dir.exists(), "no step ran and no directory was made");
+}

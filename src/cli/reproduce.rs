@@ -40,6 +40,11 @@ pub struct ReproduceArgs {
     /// `report A/ B/` names each host's column by it.
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// Also measure energy per byte in every step (`run --energy`; outside --budget: 3 windows of 1 s
+    /// per round for RAPL, 30 s for a battery, after each scenario). Refused with each meter's reason
+    /// where none is readable.
+    #[arg(long, conflicts_with = "list")]
+    pub energy: bool,
 }
 
 /// `run`'s flags parsed as `run` parses them.
@@ -64,6 +69,9 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         None => study.default_budget_s,
     };
     super::run::check_label(args.label.as_deref())?;
+    if args.energy {
+        super::run::check_energy_meter()?;
+    }
     let dir = output_dir(study, args)?;
     let budgets = reproduce::step_budgets(study, budget_s);
     let one_core = *crate::system::online_cpus()
@@ -80,6 +88,9 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         let mut line = reproduce::step_args(step, one_core);
         if let Some(label) = &args.label {
             line.extend(["--label".to_string(), label.clone()]);
+        }
+        if args.energy {
+            line.push("--energy".to_string());
         }
         line.extend([
             "--budget".to_string(),

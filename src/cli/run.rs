@@ -321,15 +321,29 @@ impl sweep::Observer for Terminal<'_> {
     }
 }
 
+/// `--energy` refused: no meter is readable, each one tried said with its reason, on one line.
+fn no_energy_meter(probe: &crate::energy::Probe) -> CliError {
+    CliError::usage(format!(
+        "--energy: no energy meter is readable here: {}",
+        probe.reasons_line()
+    ))
+}
+
+/// `--energy`'s check before anything runs (`reproduce --energy`): a meter is readable, or why not.
+pub(super) fn check_energy_meter() -> Result<(), CliError> {
+    let mut probe = crate::energy::probe(&crate::energy::system_root());
+    match probe.preferred() {
+        Some(_) => Ok(()),
+        None => Err(no_energy_meter(&probe)),
+    }
+}
+
 /// The energy phase with the preferred meter, said before the run; refused with every meter's reason
 /// when none is readable (exit 2: the flag asks for what this machine cannot give).
 fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
     let mut probe = crate::energy::probe(&crate::energy::system_root());
     let Some(chosen) = probe.preferred_with_parts() else {
-        return Err(CliError::usage(format!(
-            "--energy: no energy meter is readable here: {}",
-            probe.reasons_line()
-        )));
+        return Err(no_energy_meter(&probe));
     };
     // At least two rounds, so the figure comes with an interval.
     let mut phase = sweep::EnergyPhase::new(chosen.meter, chosen.parts, repeat.max(2));
