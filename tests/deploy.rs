@@ -43,7 +43,7 @@ fn the_ansible_playbook_measures_two_hosts_and_reports_both() {
     let fetched = tmp.path().join("fetched");
     let binary = macbench_binary().display().to_string();
     common::succeeds(
-        &mut Command::new("ansible-playbook")
+        Command::new("ansible-playbook")
             .args([
                 "-i",
                 "deploy/ansible/inventory.example",
@@ -74,7 +74,7 @@ fn the_ansible_playbook_measures_two_hosts_and_reports_both() {
         assert_eq!(doc["partial"], false);
     }
     common::succeeds(
-        &mut Command::new(macbench_binary())
+        Command::new(macbench_binary())
             .arg("validate")
             .arg(fetched.join("alpha"))
             .arg(fetched.join("beta")),
@@ -93,7 +93,7 @@ fn the_github_workflow_follows_the_workflow_schema() {
         return;
     }
     common::succeeds(
-        &mut Command::new("check-jsonschema")
+        Command::new("check-jsonschema")
             .args(["--builtin-schema", "vendor.github-workflows"])
             .arg("deploy/github-actions/macbench.yml"),
     );

@@ -186,7 +186,7 @@ fn report_puts_hosts_and_their_claims_side_by_side() {
     let html = tmp.path().join("report.html");
     // Directories, one as a quoted glob (the shell did not expand it).
     common::succeeds(
-        &mut macbench()
+        macbench()
             .arg("report")
             .arg(tmp.path().join("server"))
             .arg(tmp.path().join("bo?rd"))
@@ -282,7 +282,7 @@ fn export_writes_bencher_json_and_benchstat_text_that_their_tools_read() {
 
     // BMF: one benchmark per result, each metric with its value inside its 95 % interval.
     let out = common::succeeds(
-        &mut macbench()
+        macbench()
             .args(["export", "--format", "bmf"])
             .arg(tmp.path().join("a")),
     );
@@ -328,7 +328,7 @@ fn export_writes_bencher_json_and_benchstat_text_that_their_tools_read() {
     // benchstat: one line per repeat (the raw runs), the host in a configuration line.
     let text = tmp.path().join("a.txt");
     common::succeeds(
-        &mut macbench()
+        macbench()
             .args(["export", "--format", "benchstat", "-o"])
             .arg(&text)
             .arg(tmp.path().join("a")),
