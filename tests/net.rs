@@ -46,6 +46,8 @@ fn setup(name: &str, tag_len: usize, sizes: Vec<u32>, inject: u32) -> TrialSetup
         seed: 7,
         rcvbuf: None,
         batch: macbench::net::batch_io::DEFAULT_BATCH,
+        gso: false,
+        gro: false,
     }
 }
 
@@ -144,6 +146,45 @@ fn batched_trials_keep_exact_bad_packet_accounting() {
                     t.send.calls
                 );
             }
+        }
+    }
+}
+
+/// UDP GSO on the sender, GRO on the receiver, each alone and both: the kernel cuts and coalesces
+/// datagrams, the receiver cuts coalesced ones apart, and the books still balance exactly. Runs of
+/// equal size are what GSO carries; the truncated and stale bad packets break runs.
+#[test]
+fn gso_and_gro_trials_keep_exact_bad_packet_accounting() {
+    let probe = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    if let Err(e) = macbench::net::batch_io::enable_gso(&probe)
+        .and_then(|()| macbench::net::batch_io::enable_gro(&probe))
+    {
+        common::skip("UDP GSO and GRO", &e);
+        return;
+    }
+    let path = loopback();
+    for (gso, gro) in [(true, false), (false, true), (true, true)] {
+        for (sizes, inject) in [
+            (vec![64], 130),
+            (vec![1024], 0),
+            (vec![64, 64, 64, 1518], 50),
+        ] {
+            let label = format!("gso {gso}, gro {gro}, sizes {sizes:?}, inject {inject}");
+            let mut s = setup("hmac-sha256", 16, sizes, inject);
+            (s.gso, s.gro) = (gso, gro);
+            s.duration = Duration::from_millis(100);
+            s.rcvbuf = Some(4 << 20);
+            let t = path.trial(&s, Some(100_000.0), 1).unwrap();
+            assert_eq!(t.send.send_errors, 0, "{label}");
+            assert_eq!(
+                t.send.injected.total(),
+                t.send.sent * u64::from(inject) / 1000,
+                "{label}"
+            );
+            let summary = serde_json::to_value(TrialSummary::new(&t, true)).unwrap();
+            assert_accounting(&label, &summary);
+            assert!(t.send.calls <= t.send.datagrams(), "{label}");
+            assert!(t.receive.calls <= t.receive.counts.received, "{label}");
         }
     }
 }
@@ -575,6 +616,8 @@ fn bad_command_lines_are_one_line_usage_errors() {
     ] {
         assert_usage_error(&["net", "--batch", absurd], "--batch");
     }
+    assert_usage_error(&["net", "--gso=maybe"], "--gso");
+    assert_usage_error(&["net", "--gro=1"], "--gro");
     assert_usage_error(&["net", "--sender-core", "4095"], "CPU 4095 is not online");
     assert_usage_error(&["net", "send", "--to", "not an address"], "--to");
     assert_usage_error(&["net", "send", "--to", "127.0.0.1"], "--to");

@@ -78,6 +78,8 @@ impl TestReceiver {
             seed: 3,
             rcvbuf: None,
             batch: macbench::net::batch_io::DEFAULT_BATCH,
+            gso: false,
+            gro: false,
         };
         let mut path = RemotePath::connect(self.addr, None, Arc::new(AtomicBool::new(false)))
             .expect("the receiver still accepts a sender");

@@ -158,6 +158,16 @@ pub struct NetOptions {
     /// gives. Per-packet work (tag, parse, anti-replay, verify) is the same either way.
     #[arg(long, default_value_t = crate::net::batch_io::DEFAULT_BATCH, allow_hyphen_values = true, value_parser = parse_batch)]
     pub batch: usize,
+    /// Send runs of equal-size datagrams as one UDP GSO message each (`UDP_SEGMENT`): the kernel cuts
+    /// them into separate datagrams, so the sender's stack is walked once per run, not per packet.
+    /// An error if the kernel refuses it.
+    #[arg(long)]
+    pub gso: bool,
+    /// Let the kernel coalesce arriving datagrams (`UDP_GRO`); the receiver cuts them apart and still
+    /// parses, checks and verifies each packet. With `--gso` on loopback, the kernel hands over each
+    /// GSO run whole. An error if the kernel refuses it.
+    #[arg(long)]
+    pub gro: bool,
     /// Do not measure the null-MAC baseline.
     #[arg(long)]
     pub no_null: bool,
@@ -329,6 +339,8 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
             seed: o.seed,
             rcvbuf,
             batch: o.batch,
+            gso: o.gso,
+            gro: o.gro,
         },
         search,
         sender_core,
@@ -423,6 +435,8 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
             inject_bad_per_1000: plan.config.inject_bad_per_1000,
             rcvbuf: plan.config.rcvbuf,
             batch: plan.config.batch,
+            gso: plan.config.gso,
+            gro: plan.config.gro,
             requested_tag_len: plan.config.tag_len,
             sender_core: plan.sender_core,
             receiver_core,

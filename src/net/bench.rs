@@ -71,6 +71,9 @@ pub struct NetConfig {
     pub rcvbuf: Option<usize>,
     /// Datagrams per system call on both sides.
     pub batch: usize,
+    /// UDP GSO on the sender, UDP GRO on the receiver.
+    pub gso: bool,
+    pub gro: bool,
 }
 
 /// Tag bytes `function` carries when `requested` are asked for: the algorithm's own tag if shorter
@@ -107,6 +110,8 @@ pub fn run(
                 seed: config.seed,
                 rcvbuf: config.rcvbuf,
                 batch: config.batch,
+                gso: config.gso,
+                gro: config.gro,
             };
             let mut result = measure(path, &setup, &config.mode, size, &mut trial_no)?;
             if is_baseline {
@@ -188,7 +193,8 @@ pub fn measure(
             if result.limited_by == LimitedBy::Receiver {
                 result.zero_loss_pps = result.throughput.as_ref().map(|t| t.achieved_pps);
             }
-            if let Some(w) = limit_warning(outcome.limit, result.throughput.as_ref()) {
+            let offloads = setup.gso && setup.gro;
+            if let Some(w) = limit_warning(outcome.limit, result.throughput.as_ref(), offloads) {
                 result.warnings.push(w);
             }
         }
@@ -206,15 +212,21 @@ const SHORTFALL: f64 = 0.97;
 pub const FEW_PACKETS: u64 = 100;
 
 /// The warning that says why a search stopped where it did; `None` when it reached its resolution.
-fn limit_warning(limit: Limit, best: Option<&TrialSummary>) -> Option<String> {
+/// `offloads`: GSO and GRO were both on (else a sender-limited result suggests them).
+fn limit_warning(limit: Limit, best: Option<&TrialSummary>, offloads: bool) -> Option<String> {
     let ns = |v: Option<f64>| v.map_or_else(|| "?".to_string(), |x| format!("{x:.0}"));
     Some(match limit {
         Limit::SenderLimited => format!(
             "sender-limited: even the unthrottled trial met the acceptable loss, so the receiver was \
              never pushed to its limit and this rate is a lower bound, not the zero-loss rate of the \
-             MAC (CPU per packet: sender {} ns, receiver {} ns)",
+             MAC (CPU per packet: sender {} ns, receiver {} ns){}",
             ns(best.and_then(|t| t.sender_cpu_ns_per_packet)),
             ns(best.and_then(|t| t.receiver_cpu_ns_per_packet)),
+            if offloads {
+                ""
+            } else {
+                "; --gso --gro make the sender cheaper"
+            },
         ),
         Limit::NothingPassed => {
             "no offered rate down to the resolution met the acceptable loss".to_string()

@@ -88,6 +88,9 @@ enum Request {
         /// Datagrams per receive call; absent (an older sender): the default batch.
         #[serde(default)]
         batch: Option<usize>,
+        /// UDP GRO on the receiving socket; absent: off.
+        #[serde(default)]
+        gro: bool,
     },
     Stop,
     Bye,
@@ -110,6 +113,8 @@ pub struct StartRequest {
     pub rcvbuf: Option<usize>,
     /// 1 … [`limits::MAX_BATCH`] datagrams per receive call.
     pub batch: usize,
+    /// UDP GRO on the receiving socket.
+    pub gro: bool,
 }
 
 /// A control line, parsed and checked.
@@ -164,6 +169,7 @@ pub fn parse_request(line: &[u8]) -> Result<ControlRequest, ControlError> {
             duration_ms,
             rcvbuf,
             batch,
+            gro,
         } => {
             let f = crate::mac::functions()
                 .into_iter()
@@ -197,6 +203,7 @@ pub fn parse_request(line: &[u8]) -> Result<ControlRequest, ControlError> {
                 duration,
                 rcvbuf,
                 batch,
+                gro,
             }))
         }
     }
@@ -731,7 +738,7 @@ fn begin_trial(shared: &Shared<'_>, start: StartRequest) -> Result<Running, Stri
         )
         .map_err(|e| format!("key: {e}"))?;
     let nonce_len = start.function.algorithm.nonce_len.unwrap_or(0);
-    let batch = start.batch;
+    let (batch, gro) = (start.batch, start.gro);
     let mut receiver = Receiver::new(start.sa, mac, nonce_len, start.replay_window);
     let socket = shared
         .udp
@@ -751,7 +758,7 @@ fn begin_trial(shared: &Shared<'_>, start: StartRequest) -> Result<Running, Stri
             idle: Duration::from_millis(50),
             deadline_ns,
         };
-        receive_loop(&socket, &mut receiver, &rule, batch).map_err(|e| format!("receive: {e}"))
+        receive_loop(&socket, &mut receiver, &rule, batch, gro).map_err(|e| format!("receive: {e}"))
     });
     Ok(Running {
         stop,
@@ -865,6 +872,7 @@ impl RemotePath {
             duration_ms: setup.duration.as_millis() as u64,
             rcvbuf: setup.rcvbuf,
             batch: Some(setup.batch),
+            gro: setup.gro,
         })?;
         let bind_addr: SocketAddr = if self.to.is_ipv4() {
             (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
@@ -881,6 +889,9 @@ impl RemotePath {
                     }
                     let s = UdpSocket::bind(bind_addr).map_err(|e| format!("bind: {e}"))?;
                     s.connect(to).map_err(|e| format!("connect {to}: {e}"))?;
+                    if plan.gso {
+                        super::batch_io::enable_gso(&s)?;
+                    }
                     send_loop(&s, &mut builder, &plan).map_err(|r| r.to_string())
                 })
                 .join()

@@ -251,16 +251,24 @@ pub struct StopRule<'a> {
 }
 
 /// Read datagrams from `socket` into `receiver` until the stop rule says so, up to `batch` per
-/// system call (1: one `recv` per datagram). Each datagram of a batch is handled in arrival order,
+/// system call (1: one `recv` per datagram), with `gro` asking the kernel to coalesce them (cut apart
+/// again here, each handled as its own datagram). Each datagram of a batch is handled in arrival order,
 /// exactly as if read alone: batching changes the system calls, not the per-packet work.
 pub fn receive_loop(
     socket: &UdpSocket,
     receiver: &mut Receiver,
     rule: &StopRule<'_>,
     batch: usize,
+    gro: bool,
 ) -> std::io::Result<ReceiveReport> {
     socket.set_read_timeout(Some(rule.idle.max(Duration::from_millis(1))))?;
-    let mut io = BatchReceiver::new(batch);
+    // Set either way: `net receive` reuses one socket for trials with and without GRO.
+    if gro {
+        super::batch_io::enable_gro(socket).map_err(std::io::Error::other)?;
+    } else {
+        let _ = super::batch_io::disable_gro(socket);
+    }
+    let mut io = BatchReceiver::new(batch, gro);
     let cpu0 = clock::thread_cpu_ns();
     let mut first_ns = 0;
     let mut last_ns = 0;

@@ -177,6 +177,9 @@ pub struct NetConfigReport {
     pub rcvbuf: Option<usize>,
     /// Datagrams per system call on both sides (1: unbatched).
     pub batch: usize,
+    /// UDP GSO on the sender, UDP GRO on the receiver.
+    pub gso: bool,
+    pub gro: bool,
     pub requested_tag_len: usize,
     pub sender_core: Option<usize>,
     pub receiver_core: Option<usize>,
@@ -200,7 +203,7 @@ pub struct NetDocument {
 
 /// 2: `size` became a number (null for a size model, named in `size_model`), as in `run`'s results.
 /// 3: rates are over the trial (not first-to-last send); `limited_by`, `zero_loss_pps`, each side's
-/// CPU per packet and system calls, and `batch`; the CSV gained those columns.
+/// CPU per packet and system calls, `batch`, `gso` and `gro`; the CSV gained those columns.
 pub const SCHEMA: &str = "macbench-net/3";
 
 pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {

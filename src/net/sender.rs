@@ -200,6 +200,9 @@ pub struct SendPlan<'a> {
     pub replay_window: u64,
     /// Datagrams per system call (`--batch`; 1: one `send` per datagram).
     pub batch: usize,
+    /// Send runs of equal-size datagrams as one UDP GSO message each (`--gso`); the socket must
+    /// have been set up with [`super::batch_io::enable_gso`].
+    pub gso: bool,
     /// Stop early when set (Ctrl-C).
     pub cancel: &'a AtomicBool,
 }
@@ -458,7 +461,7 @@ pub fn send_loop(
         size_index: 0,
         seq: 0,
     };
-    let mut sender = BatchSender::new(plan.batch);
+    let mut sender = BatchSender::new(plan.batch, plan.gso);
     // A paced trial may run a little over its duration when the sender falls behind; never much.
     let deadline_extra = if plan.rate.is_some() {
         duration_ns / 20 + 1_000_000

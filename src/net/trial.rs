@@ -35,6 +35,9 @@ pub struct TrialSetup {
     pub rcvbuf: Option<usize>,
     /// Datagrams per system call on both sides (`--batch`; 1: one call per datagram).
     pub batch: usize,
+    /// UDP GSO on the sender (`--gso`), UDP GRO on the receiver (`--gro`).
+    pub gso: bool,
+    pub gro: bool,
 }
 
 impl TrialSetup {
@@ -96,6 +99,7 @@ impl TrialSetup {
             inject_bad_per_1000: self.inject_bad_per_1000,
             replay_window: self.replay_window,
             batch: self.batch,
+            gso: self.gso,
             cancel,
         }
     }
@@ -202,7 +206,7 @@ impl LocalPath {
         let tx_ns = self.netns.as_ref().map(|p| p.sender_ns.clone());
         let rx_ns = self.netns.as_ref().map(|p| p.receiver_ns.clone());
         let rcvbuf = setup.rcvbuf;
-        let batch = setup.batch;
+        let (batch, gro, gso) = (setup.batch, setup.gro, setup.gso);
         let stop = AtomicBool::new(false);
         let deadline_ns = clock::wall_ns() + setup.duration.as_nanos() as u64 * 2 + 3_000_000_000;
         let plan = setup.send_plan(rate, &self.cancel);
@@ -236,7 +240,7 @@ impl LocalPath {
                     idle: Duration::from_millis(10),
                     deadline_ns,
                 };
-                receive_loop(&socket, &mut receiver, &rule, batch)
+                receive_loop(&socket, &mut receiver, &rule, batch, gro)
                     .map_err(|e| format!("receive: {e}"))
             });
             let target = match addr_rx.recv_timeout(Duration::from_secs(10)) {
@@ -262,6 +266,9 @@ impl LocalPath {
                     UdpSocket::bind((tx_addr, 0)).map_err(|e| format!("bind {tx_addr}:0: {e}"))?;
                 s.connect(target)
                     .map_err(|e| format!("connect {target}: {e}"))?;
+                if gso {
+                    super::batch_io::enable_gso(&s)?;
+                }
                 send_loop(&s, builder, plan).map_err(|r| r.to_string())
             });
             let send = tx_thread.join();
