@@ -78,9 +78,10 @@ pub struct ReceiveArgs {
     /// Exit after the first sender that ran a trial disconnects.
     #[arg(long)]
     pub once: bool,
-    /// Exit when no sender has been connected for this long. A control connection that sends nothing
-    /// for 30 s (or this, if shorter) between requests is closed; up to 8 are served at once, and
-    /// `start` requests are checked against the limits `macbench net` itself accepts (docs/net.md: net
+    /// Exit when no sender has been connected for this long. A control connection must send its first
+    /// line within 5 s, later ones within 30 s (or this, if shorter), or it is closed; up to 8 are
+    /// served at once, and when all 8 are taken a newcomer evicts the one idle the longest. `start`
+    /// requests are checked against the limits `macbench net` itself accepts (docs/net.md: net
     /// receive).
     #[arg(long, default_value = "600s", allow_hyphen_values = true)]
     pub timeout: String,

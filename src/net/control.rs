@@ -26,7 +26,13 @@
 //! ([`super::limits`]) before anything is allocated or sliced by it; a refused line gets one error reply
 //! and the connection is closed. Connections are served side by side (at most [`MAX_CONNECTIONS`]), and
 //! only the data path — the UDP socket — is taken by one trial at a time, so a client that connects and
-//! idles, or sends garbage, holds up no other sender.
+//! idles, or sends garbage, holds up no other sender. Idle clients cannot fill the connection slots
+//! either: a first line must come within [`FIRST_LINE_LIMIT`], and a newcomer finding every slot taken
+//! evicts the connection idle the longest.
+//!
+//! The sender trusts the receiver no more: each of its reads has a deadline fitted to the request
+//! ([`HELLO_REPLY_LIMIT`], [`STOP_REPLY_LIMIT`]), so a port that accepts and never answers is an
+//! error, not a hang.
 
 use super::limits::{self, LimitError};
 use super::receiver::{receive_loop, ReceiveReport, Receiver, StopRule};

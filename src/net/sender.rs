@@ -1,12 +1,18 @@
 //! The sending side: build packets (header, payload from a pool, tag), send them at an offered rate,
 //! and optionally mix in bad packets the receiver must reject.
 //!
-//! Pacing is batch + sleep/spin: packets go out in small batches, batch `k` due at `start + k·b/rate`.
-//! Far from the due time the thread sleeps (cheap, but the kernel wakes it up to ~60 µs late), the last
-//! stretch it spins. When it falls behind it sends at once without bursting to catch up beyond one
-//! batch, so the *achieved* offered rate (packets sent / time taken) can be lower than asked; it is
-//! measured and reported next to the target. Spinning shows up as CPU time, so the time spent spinning
-//! is measured and reported apart from the sender's work.
+//! The sender must be cheaper per packet than the receiver, or the receiver is never pushed to loss
+//! and no zero-loss rate is measured. So packets are built in place in slots allocated once per trial
+//! ([`super::batch_io::Slots`]), a whole pacing step at a time and *ahead* of its due time (tags
+//! computed while the pacer would otherwise wait), and a step goes out in as few system calls as
+//! `--batch` (and `--gso`) allow.
+//!
+//! Pacing is by steps + sleep/spin: step `k` is due at `start + k·b/rate`. Far from the due time the
+//! thread sleeps (cheap, but the kernel wakes it up to ~60 µs late), the last stretch it spins. When
+//! it falls behind it sends at once without bursting to catch up beyond one step, so the *achieved*
+//! offered rate (packets sent / the trial's time) can be lower than asked; it is measured and reported
+//! next to the target. Spinning shows up as CPU time, so the time spent spinning is measured and
+//! reported apart from the sender's work.
 
 use super::batch_io::{BatchSender, Slots};
 use super::wire::{nonce_for, Sa, MAX_PACKET_LEN};
@@ -98,7 +104,7 @@ pub struct SendReport {
     #[serde(default)]
     pub calls: u64,
     pub cpu_ns: u64,
-    /// Wall time spent spinning for the pacer (CPU time that is not the sender's work).
+    /// Thread CPU time spent spinning for the pacer (CPU time that is not the sender's work).
     pub spin_ns: u64,
 }
 
@@ -240,12 +246,14 @@ fn wait_until(due: u64, report: &mut SendReport) {
         now = clock::wall_ns();
     }
     if now < due {
-        let spin_start = now;
+        // The spin's *CPU* time, not its wall time: on a busy machine the thread may be descheduled
+        // mid-spin, and wall time would then exceed the CPU time it is subtracted from.
+        let spin_cpu_start = clock::thread_cpu_ns();
         while now < due {
             std::hint::spin_loop();
             now = clock::wall_ns();
         }
-        report.spin_ns += now - spin_start;
+        report.spin_ns += clock::thread_cpu_ns().saturating_sub(spin_cpu_start);
     }
 }
 
