@@ -415,35 +415,40 @@ fn expected_duration(plan: &Plan, trial_s: f64) -> usize {
     results
 }
 
-fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
-    let receiver_core = match &path {
+/// The run-wide facts written with the results.
+fn config_report(plan: &Plan, path: &Path) -> NetConfigReport {
+    let receiver_core = match path {
         Path::Local(_) => plan.receiver_core,
         Path::Remote(_) => None,
     };
+    NetConfigReport {
+        transport: path.describe(),
+        mode: match plan.config.mode {
+            Mode::Search(_) => "search".to_string(),
+            Mode::FixedRate { pps, .. } => format!("fixed-rate {pps} pps"),
+        },
+        trial_s: plan.config.trial.as_secs_f64(),
+        acceptable_loss: plan.search.acceptable_loss,
+        resolution: plan.search.resolution,
+        replay_window: plan.config.replay_window,
+        inject_bad_per_1000: plan.config.inject_bad_per_1000,
+        rcvbuf: plan.config.rcvbuf,
+        batch: plan.config.batch,
+        gso: plan.config.gso,
+        gro: plan.config.gro,
+        requested_tag_len: plan.config.tag_len,
+        sender_core: plan.sender_core,
+        receiver_core,
+        seed: plan.config.seed,
+        size_definition: report::SIZE_DEFINITION,
+    }
+}
+
+fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
     let mut doc = NetDocument {
         schema: report::SCHEMA,
         host: crate::isolate::host_for_functions(&plan.config.functions),
-        config: NetConfigReport {
-            transport: path.describe(),
-            mode: match plan.config.mode {
-                Mode::Search(_) => "search".to_string(),
-                Mode::FixedRate { pps, .. } => format!("fixed-rate {pps} pps"),
-            },
-            trial_s: plan.config.trial.as_secs_f64(),
-            acceptable_loss: plan.search.acceptable_loss,
-            resolution: plan.search.resolution,
-            replay_window: plan.config.replay_window,
-            inject_bad_per_1000: plan.config.inject_bad_per_1000,
-            rcvbuf: plan.config.rcvbuf,
-            batch: plan.config.batch,
-            gso: plan.config.gso,
-            gro: plan.config.gro,
-            requested_tag_len: plan.config.tag_len,
-            sender_core: plan.sender_core,
-            receiver_core,
-            seed: plan.config.seed,
-            size_definition: report::SIZE_DEFINITION,
-        },
+        config: config_report(&plan, &path),
         results: Vec::new(),
         // True until the run ends uncancelled, as in `macbench run`: the file is rewritten after each
         // result, so a reader of a file from an unfinished run sees that it is unfinished.
