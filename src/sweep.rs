@@ -275,13 +275,15 @@ pub fn measure_harness(
 
 /// Our side of a comparison with a library's own benchmark: one session on `core`, one cache-hot
 /// buffer (the peers hash one buffer over and over; so do we here, or the comparison would measure our
-/// cache misses rather than the library), median of three repeats.
+/// cache misses rather than the library), median of `repeats`.
+#[allow(clippy::too_many_arguments)]
 pub fn measure_cache_hot(
     function: Function,
     size: u32,
     seconds: f64,
     core: usize,
     dispatch: engine::Dispatch,
+    repeats: usize,
     clock: &ClockInfo,
     cancel: &AtomicBool,
 ) -> Result<ResultEntry, engine::EngineError> {
@@ -295,7 +297,7 @@ pub fn measure_cache_hot(
     );
     scenario.dispatch = dispatch;
     engine::validate(&scenario, &crate::system::online_cpus())?;
-    bench::run_scenario(scenario, 3, AutoPolicy::default(), clock, cancel)
+    bench::run_scenario(scenario, repeats, AutoPolicy::default(), clock, cancel)
 }
 
 /// Told about each step of a sweep; the command line prints and rewrites its files here.
