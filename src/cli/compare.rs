@@ -7,6 +7,7 @@ use crate::mac::{self, Accel, Availability, Function};
 use crate::peers::{self as compare, Basis, CompareRow, Peer, PeerRequest, PeerRun, ProbeFailure};
 use crate::results::Harness;
 use crate::spec::resolve_algorithms;
+use crate::system::conditions::RunConditions;
 use std::sync::atomic::AtomicBool;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -64,6 +65,10 @@ pub struct CompareArgs {
     /// ratio is the median of the rounds with a 95 % bootstrap interval.
     #[arg(long, default_value_t = DEFAULT_ROUNDS, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub rounds: usize,
+    /// Refuse to start when other processes use more than 10 % of the core (sampled for 0.25 s
+    /// first) or when that cannot be read: one line, exit 1.
+    #[arg(long)]
+    pub quiet_check: bool,
     #[command(flatten)]
     pub outputs: RowOutputs,
 }
@@ -94,29 +99,40 @@ const COLUMNS: &[&str] = &[
     "peer_cpus",
     "harness_cycles_per_message",
     "harness_share",
+    "machine_other_cpu_share",
+    "machine_load_average",
     "note",
 ];
 
-fn records(
-    rows: &[CompareRow],
-    version: &str,
+/// What the rows were measured beside: the harness cost and the machine's state.
+struct Context<'a> {
+    version: &'a str,
     reference_hz: f64,
-    harness: Option<&Harness>,
-) -> Records {
+    harness: Option<&'a Harness>,
+    conditions: &'a RunConditions,
+}
+
+fn records(rows: &[CompareRow], ctx: &Context<'_>) -> Records {
     use serde_json::Value;
     let number = |v: Option<f64>| v.map_or(Value::Null, Value::from);
     let mut out = Records::new(COLUMNS);
+    let load_after = ctx
+        .conditions
+        .after
+        .as_ref()
+        .and_then(|a| a.load_average)
+        .or(ctx.conditions.before.load_average);
     for r in rows {
         let mut row = vec![
             Value::from(r.peer),
-            Value::from(version),
+            Value::from(ctx.version),
             Value::from(r.algorithm.as_str()),
         ];
         row.extend(Records::size_cells(&r.size));
         row.extend([
             r.ours_function.as_deref().map_or(Value::Null, Value::from),
             Value::from(r.basis.name()),
-            Value::from(reference_hz),
+            Value::from(ctx.reference_hz),
             number(r.ours),
             number(r.theirs),
             number(r.ratio.map(|x| x.median)),
@@ -127,8 +143,10 @@ fn records(
                 .map_or(Value::Null, |x| Value::from(x.equal_within_noise())),
             r.ours_cpu.map_or(Value::Null, Value::from),
             Value::from(r.peer_cpus.as_str()),
-            number(harness.and_then(|h| h.absolute_cycles_per_message)),
+            number(ctx.harness.and_then(|h| h.absolute_cycles_per_message)),
             number(r.harness_share),
+            number(ctx.conditions.worst_share()),
+            number(load_after.map(|l| l[0])),
             Value::from(r.note.as_str()),
         ]);
         out.rows.push(row);
@@ -336,6 +354,7 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, basis: Basis, note: Stri
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let inputs = inputs(args)?;
     let _locked = args.outputs.prepare(&[])?;
+    let mut machine = super::machine_before(&[inputs.core], args.quiet_check)?;
     let peer = inputs.peer;
     let clock = clock::clock_info();
     let f = clock.reference_hz;
@@ -402,12 +421,18 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             rows.push(row);
         }
     }
+    let conditions = super::machine_after(&mut machine);
     crate::out!(
         "{}",
         compare::render(&rows, f, crate::table::Style::detect())
     );
-    args.outputs
-        .write(&records(&rows, &version, f, harness.as_ref()))?;
+    let ctx = Context {
+        version: &version,
+        reference_hz: f,
+        harness: harness.as_ref(),
+        conditions: &conditions,
+    };
+    args.outputs.write(&records(&rows, &ctx))?;
     if rows.iter().all(|r| r.ratio.is_none()) {
         // The rows' notes say why at each size; the exit code says no pair of numbers came out.
         return Err(CliError::failure(format!(

@@ -113,6 +113,10 @@ pub struct RunArgs {
     /// Skip measuring the harness overhead (null function) first.
     #[arg(long)]
     pub no_harness: bool,
+    /// Refuse to start when other processes use more than 10 % of the chosen cores (sampled for
+    /// 0.25 s first) or when that cannot be read: one line, exit 1.
+    #[arg(long)]
+    pub quiet_check: bool,
 }
 
 impl Default for RunArgs {
@@ -242,6 +246,7 @@ fn new_document(
         harness: None,
         results: Vec::new(),
         partial: true,
+        conditions: None,
     }
 }
 
@@ -318,10 +323,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let _locked = super::files::prepare_owned(&outputs, &[])?;
     let clock = clock::clock_info();
     check_window(args, &plan, &clock)?;
+    let mut conditions = super::machine_before(&spec.cores, args.quiet_check)?;
     for note in &plan.notes {
         eprintln!("macbench: {note}");
     }
     let mut doc = new_document(args, &spec, &plan, &clock);
+    doc.conditions = Some(conditions.conditions.clone());
     let auto = AutoPolicy {
         enabled: args.auto,
         max_repeats: args.max_repeat,
@@ -397,6 +404,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let interrupted = outcome.map_err(|e| CliError::failure(e.to_string()))?;
     doc.partial = interrupted;
+    doc.conditions = Some(super::machine_after(&mut conditions));
     write_outputs(&doc, args, true)?;
     summary(&doc, args, interrupted)
 }
