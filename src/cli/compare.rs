@@ -59,7 +59,7 @@ pub struct CompareArgs {
     /// What both sides divide by: `user` (user CPU time: `openssl speed`'s default), `cpu` (user +
     /// system: `cryptest b2`'s `clock()`) or `wall` (`openssl speed -elapsed`, `botan speed`,
     /// `ipsec_perf`); default: the peer's own. A basis the peer cannot measure on is refused.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, allow_hyphen_values = true)]
     pub basis: Option<Basis>,
     /// Rounds per size: peer, ours, peer, ours … (order alternating), each `--duration` long; the
     /// ratio is the median of the rounds with a 95 % bootstrap interval.

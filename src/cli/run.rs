@@ -113,6 +113,11 @@ pub struct RunArgs {
     /// Skip measuring the harness overhead (null function) first.
     #[arg(long)]
     pub no_harness: bool,
+    /// In what order repeats run: `interleaved` (one repeat of every scenario, then the next …: a
+    /// neighbour's burst is spread over scenarios rather than sinking one) or `sequential` (each
+    /// scenario's repeats back to back) [default: interleaved when --repeat > 1].
+    #[arg(long, value_enum, allow_hyphen_values = true)]
+    pub order: Option<sweep::Order>,
     /// Refuse to start when other processes use more than 10 % of the chosen cores (sampled for
     /// 0.25 s first) or when that cannot be read: one line, exit 1.
     #[arg(long)]
@@ -242,6 +247,7 @@ fn new_document(
             "seed": args.seed, "tick_s": spec.tick.as_secs_f64(),
             "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
             "dispatch": spec.dispatches.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
+            "order": sweep::Order::or_default(args.order, args.repeat),
         }),
         harness: None,
         results: Vec::new(),
@@ -354,9 +360,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         human_seconds(seconds(runs))
     );
     eprintln!(
-        "macbench: {} scenario(s) × {} repeat(s), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
+        "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
         plan.scenarios.len(),
         args.repeat,
+        match sweep::Order::or_default(args.order, args.repeat) {
+            sweep::Order::Interleaved => "interleaved",
+            sweep::Order::Sequential => "sequential",
+        },
         spec.sessions,
         engine::format_cpu_list(&spec.cores),
         clock.reference_hz / 1e9,
@@ -392,7 +402,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let outcome = sweep::run(
         plan.scenarios,
-        args.repeat,
+        sweep::Repetition {
+            repeats: args.repeat,
+            order: sweep::Order::or_default(args.order, args.repeat),
+        },
         auto,
         &mut doc,
         &clock,
