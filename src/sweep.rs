@@ -329,6 +329,14 @@ pub enum Order {
 }
 
 impl Order {
+    /// As `--order` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Interleaved => "interleaved",
+            Order::Sequential => "sequential",
+        }
+    }
+
     /// `--order` as given, else interleaved when there are repeats to interleave.
     pub fn or_default(order: Option<Order>, repeats: usize) -> Order {
         order.unwrap_or(if repeats > 1 {

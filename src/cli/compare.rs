@@ -460,12 +460,18 @@ struct Sides<'a> {
     clock: &'a clock::ClockInfo,
 }
 
-/// One round's figures, cycles/byte on the basis, and what the peer said about them.
-struct Round {
-    ours: Option<f64>,
+/// The peer's side of one round: its cycles/byte on the basis, the CPUs its process was allowed on
+/// (read back) and what it said about its figure.
+struct TheirRound {
     theirs: Option<f64>,
-    ours_label: String,
-    peer_cpus: String,
+    cpus: String,
+    note: Option<String>,
+}
+
+/// Our side of one round: our cycles/byte on the basis, our result's name, and why a figure is missing.
+struct OurRound {
+    ours: Option<f64>,
+    label: String,
     note: Option<String>,
 }
 
@@ -503,8 +509,8 @@ impl Sides<'_> {
                 let ours = self.our_round(size)?;
                 (self.peer_round(size, peer_size)?, ours)
             };
-            row.ours_function = Some(ours.ours_label);
-            row.peer_cpus = theirs.peer_cpus;
+            row.ours_function = Some(ours.label);
+            row.peer_cpus = theirs.cpus;
             if let Some(note) = ours.note.or(theirs.note) {
                 row.note = note;
             }
@@ -526,7 +532,7 @@ impl Sides<'_> {
     }
 
     /// The peer's tool once at one size, pinned to our core.
-    fn peer_round(&self, size: u32, peer_size: Option<u32>) -> Result<Round, CliError> {
+    fn peer_round(&self, size: u32, peer_size: Option<u32>) -> Result<TheirRound, CliError> {
         let inputs = self.inputs;
         let peer = inputs.peer;
         let request = PeerRequest {
@@ -560,11 +566,9 @@ impl Sides<'_> {
                 peer.name()
             )),
         };
-        Ok(Round {
-            ours: None,
+        Ok(TheirRound {
             theirs: bps.and_then(|b| compare::cycles_per_byte(self.clock.reference_hz, b)),
-            ours_label: String::new(),
-            peer_cpus: match cpus {
+            cpus: match cpus {
                 Ok(cpus) => crate::system::format_cpu_list(&cpus),
                 Err(why) => format!("unknown: {why}"),
             },
@@ -573,7 +577,7 @@ impl Sides<'_> {
     }
 
     /// Our side once at one size: one cache-hot run of one session on the core, on the basis.
-    fn our_round(&self, size: u32) -> Result<Round, CliError> {
+    fn our_round(&self, size: u32) -> Result<OurRound, CliError> {
         let inputs = self.inputs;
         let entry = crate::sweep::measure_cache_hot(
             self.function,
@@ -607,12 +611,10 @@ impl Sides<'_> {
                 },
             }
         };
-        Ok(Round {
+        Ok(OurRound {
             ours,
-            theirs: None,
             // Named as every result is (`hmac-sha256/ipsecmb/sse burst:16`).
-            ours_label: entry.label(),
-            peer_cpus: String::new(),
+            label: entry.label(),
             note,
         })
     }

@@ -341,45 +341,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         target_ci: (args.target_ci > 0.0).then_some(args.target_ci / 100.0),
         ..AutoPolicy::default()
     };
-    // What it will cost, said before it starts: runs × duration, plus what --target-ci may add.
-    let runs = plan.scenarios.len() * args.repeat;
-    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
-    let extra = if auto.target_ci.is_some() && args.max_repeat > args.repeat {
-        format!(
-            ", up to {} if --target-ci adds repeats",
-            human_seconds(seconds(plan.scenarios.len() * args.max_repeat))
-        )
-    } else {
-        String::new()
-    };
-    eprintln!(
-        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
-        plan.scenarios.len(),
-        args.repeat,
-        plan.duration.as_secs_f64(),
-        human_seconds(seconds(runs))
-    );
-    eprintln!(
-        "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
-        plan.scenarios.len(),
-        args.repeat,
-        match sweep::Order::or_default(args.order, args.repeat) {
-            sweep::Order::Interleaved => "interleaved",
-            sweep::Order::Sequential => "sequential",
-        },
-        spec.sessions,
-        engine::format_cpu_list(&spec.cores),
-        clock.reference_hz / 1e9,
-        clock.reference_source,
-        clock
-            .core_to_reference_ratio
-            .map(|r| format!("; core clock ≈ {r:.2} × f (estimated)"))
-            .unwrap_or_default()
-    );
-    eprintln!(
-        "macbench: hardware cycle counters {}",
-        clock.hardware_cycles
-    );
+    announce(args, &spec, &plan, &clock, &auto);
     if !args.no_harness {
         doc.harness = sweep::measure_harness(spec.cores[0], &clock, &CANCEL)
             .map_err(|e| CliError::failure(e.to_string()))?;
@@ -420,6 +382,52 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     doc.conditions = Some(super::machine_after(&mut conditions));
     write_outputs(&doc, args, true)?;
     summary(&doc, args, interrupted)
+}
+
+/// What the sweep will run and cost, said before it starts: runs × duration, plus what --target-ci
+/// may add; the order, sessions, cores and clocks.
+fn announce(
+    args: &RunArgs,
+    spec: &SweepSpec,
+    plan: &sweep::Plan,
+    clock: &clock::ClockInfo,
+    auto: &AutoPolicy,
+) {
+    let runs = plan.scenarios.len() * args.repeat;
+    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
+    let extra = if auto.target_ci.is_some() && args.max_repeat > args.repeat {
+        format!(
+            ", up to {} if --target-ci adds repeats",
+            human_seconds(seconds(plan.scenarios.len() * args.max_repeat))
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
+        plan.scenarios.len(),
+        args.repeat,
+        plan.duration.as_secs_f64(),
+        human_seconds(seconds(runs))
+    );
+    eprintln!(
+        "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
+        plan.scenarios.len(),
+        args.repeat,
+        sweep::Order::or_default(args.order, args.repeat).name(),
+        spec.sessions,
+        engine::format_cpu_list(&spec.cores),
+        clock.reference_hz / 1e9,
+        clock.reference_source,
+        clock
+            .core_to_reference_ratio
+            .map(|r| format!("; core clock ≈ {r:.2} × f (estimated)"))
+            .unwrap_or_default()
+    );
+    eprintln!(
+        "macbench: hardware cycle counters {}",
+        clock.hardware_cycles
+    );
 }
 
 /// The matrices, where the results went, and the exit status.
