@@ -275,13 +275,15 @@ pub fn measure_harness(
 
 /// Our side of a comparison with a library's own benchmark: one session on `core`, one cache-hot
 /// buffer (the peers hash one buffer over and over; so do we here, or the comparison would measure our
-/// cache misses rather than the library), median of three repeats.
+/// cache misses rather than the library), median of `repeats`.
+#[allow(clippy::too_many_arguments)]
 pub fn measure_cache_hot(
     function: Function,
     size: u32,
     seconds: f64,
     core: usize,
     dispatch: engine::Dispatch,
+    repeats: usize,
     clock: &ClockInfo,
     cancel: &AtomicBool,
 ) -> Result<ResultEntry, engine::EngineError> {
@@ -295,7 +297,7 @@ pub fn measure_cache_hot(
     );
     scenario.dispatch = dispatch;
     engine::validate(&scenario, &crate::system::online_cpus())?;
-    bench::run_scenario(scenario, 3, AutoPolicy::default(), clock, cancel)
+    bench::run_scenario(scenario, repeats, AutoPolicy::default(), clock, cancel)
 }
 
 /// Told about each step of a sweep; the command line prints and rewrites its files here.
@@ -315,28 +317,90 @@ pub enum SweepError {
     Observer(String),
 }
 
-/// Run every scenario `repeats` times into `doc.results`. A scenario cut short by `cancel` is not a
-/// result (its window never closed) and ends the sweep; returns whether it was cancelled.
+/// In what order a sweep runs the repeats of its scenarios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// One repeat of every scenario, then the next repeat of every scenario, …: a neighbour's burst
+    /// or a drift in the clock is spread over the scenarios rather than sinking one of them.
+    Interleaved,
+    /// Every repeat of a scenario back to back, then the next scenario.
+    Sequential,
+}
+
+impl Order {
+    /// As `--order` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Interleaved => "interleaved",
+            Order::Sequential => "sequential",
+        }
+    }
+
+    /// `--order` as given, else interleaved when there are repeats to interleave.
+    pub fn or_default(order: Option<Order>, repeats: usize) -> Order {
+        order.unwrap_or(if repeats > 1 {
+            Order::Interleaved
+        } else {
+            Order::Sequential
+        })
+    }
+}
+
+/// How often and in what order each scenario runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Repetition {
+    pub repeats: usize,
+    pub order: Order,
+}
+
+/// Run every scenario `repeats` times into `doc.results`, in scenario order whatever the `order`. A
+/// scenario cut short by `cancel` is not a result (its window never closed) and ends the sweep, as do
+/// scenarios whose repeats had not all run; returns whether it was cancelled.
 pub fn run(
     scenarios: Vec<Scenario>,
-    repeats: usize,
+    repetition: Repetition,
     auto: AutoPolicy,
     doc: &mut Document,
     clock: &ClockInfo,
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
 ) -> Result<bool, SweepError> {
-    for scenario in scenarios {
-        if cancel.load(Ordering::SeqCst) {
-            break;
+    let mut pending: Vec<bench::Pending> = scenarios
+        .into_iter()
+        .map(|s| bench::Pending::new(s, repetition.repeats, auto, clock))
+        .collect();
+    let mut emitted = 0;
+    while emitted < pending.len() && !cancel.load(Ordering::SeqCst) {
+        match repetition.order {
+            // One run of every scenario still running, in order.
+            Order::Interleaved => {
+                for p in pending[emitted..].iter_mut().filter(|p| !p.is_done()) {
+                    if cancel.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    observer.starting(p.scenario());
+                    p.step(cancel)?;
+                }
+            }
+            // The next scenario to its result.
+            Order::Sequential => {
+                let p = &mut pending[emitted];
+                observer.starting(p.scenario());
+                while !p.is_done() {
+                    p.step(cancel)?;
+                }
+            }
         }
-        observer.starting(&scenario);
-        let result = bench::run_scenario(scenario, repeats, auto, clock, cancel)?;
-        if result.raw.iter().any(|r| r.interrupted) {
-            break;
+        // Results are kept in scenario order: each as soon as it and every one before it are done.
+        while let Some(result) = pending.get_mut(emitted).and_then(bench::Pending::take) {
+            if result.raw.iter().any(|r| r.interrupted) {
+                return Ok(true);
+            }
+            doc.results.push(result);
+            emitted += 1;
+            observer.finished(doc).map_err(SweepError::Observer)?;
         }
-        doc.results.push(result);
-        observer.finished(doc).map_err(SweepError::Observer)?;
     }
     Ok(cancel.load(Ordering::SeqCst))
 }
