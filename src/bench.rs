@@ -120,6 +120,15 @@ struct Repeats {
 }
 
 impl Repeats {
+    fn empty() -> Repeats {
+        Repeats {
+            raws: Vec::new(),
+            computed: Vec::new(),
+            within: Vec::new(),
+            interrupted: false,
+        }
+    }
+
     fn metrics(&self) -> Vec<Metrics> {
         self.computed.iter().map(|c| c.metrics.clone()).collect()
     }
@@ -134,56 +143,6 @@ impl Repeats {
         (0..all.len())
             .min_by(|&a, &b| d(a).total_cmp(&d(b)))
             .unwrap_or(0)
-    }
-}
-
-/// Run `scenario` `repeats` times, then more (up to `auto.max_repeats`) while the 95 % interval is
-/// wider than `auto.target_ci`; stops at once when cancelled.
-fn run_repeats(
-    runner: &dyn isolate::Runner,
-    scenario: &Scenario,
-    repeats: usize,
-    auto: &AutoPolicy,
-    ctx: Context,
-    cancel: &AtomicBool,
-) -> Result<Repeats, engine::EngineError> {
-    let mut r = Repeats {
-        raws: Vec::with_capacity(repeats),
-        computed: Vec::with_capacity(repeats),
-        within: Vec::with_capacity(repeats),
-        interrupted: false,
-    };
-    loop {
-        let raw = runner.run(scenario, cancel)?;
-        r.computed.push(metrics::compute(&raw, ctx));
-        r.within.push(metrics::uncertainty(&raw, ctx.f));
-        r.interrupted |= raw.interrupted;
-        r.raws.push(raw);
-        if r.interrupted {
-            return Ok(r);
-        }
-        if r.raws.len() < repeats {
-            continue;
-        }
-        let Some(target) = auto.target_ci else {
-            return Ok(r);
-        };
-        if r.raws.len() >= auto.max_repeats.max(repeats) {
-            return Ok(r);
-        }
-        let all = r.metrics();
-        match Ci95Set::from_runs(&all, &r.within).precision(&Metrics::median(&all)) {
-            Some(p) if p <= target => return Ok(r),
-            // No interval (a failed or empty run): more repeats cannot help.
-            None if r
-                .computed
-                .iter()
-                .any(|c| c.warnings.iter().any(|w| w.fatal)) =>
-            {
-                return Ok(r)
-            }
-            _ => {}
-        }
     }
 }
 
@@ -252,41 +211,123 @@ fn auto_adjust(
     )))
 }
 
-/// Run one scenario `repeats` times and reduce; with `auto`, adjust and re-run until valid or bounded.
-pub fn run_scenario(
-    mut scenario: Scenario,
+/// One scenario on its way to a result: its runs so far, what `--auto` changed, and — once no more
+/// runs are wanted — its result. A sweep steps several of these in turn (`--order interleaved`) or one
+/// after another; either way each scenario's repeats, intervals and adjustments follow the same rules.
+pub struct Pending {
+    scenario: Scenario,
+    runner: &'static dyn isolate::Runner,
+    ctx: Context,
     repeats: usize,
     auto: AutoPolicy,
-    clock: &ClockInfo,
-    cancel: &AtomicBool,
-) -> Result<ResultEntry, engine::EngineError> {
-    let ctx = Context {
-        f: clock.reference_hz,
-        cores: scenario.cores.len(),
-        core_ratio: clock.core_to_reference_ratio,
-        timer_resolution_ns: clock.timer_resolution_ns,
-    };
-    let repeats = repeats.max(1);
-    // Switched functions (`sw`, a masked ISA level) run in their acceleration's child, the same
-    // engine there; chosen once, here, for every repeat and adjustment.
-    let runner = isolate::runner_for(&scenario);
-    let mut adjustments = Vec::new();
-    let mut round = 0;
-    loop {
-        let runs = match run_repeats(runner, &scenario, repeats, &auto, ctx, cancel) {
-            Ok(runs) => runs,
-            // The library refused a job or the pre-flight caught a wrong tag: this scenario fails
-            // with the reason and the sweep goes on; nothing of it was timed.
+    runs: Repeats,
+    adjustments: Vec<String>,
+    round: usize,
+    result: Option<ResultEntry>,
+}
+
+impl Pending {
+    pub fn new(scenario: Scenario, repeats: usize, auto: AutoPolicy, clock: &ClockInfo) -> Pending {
+        let ctx = Context {
+            f: clock.reference_hz,
+            cores: scenario.cores.len(),
+            core_ratio: clock.core_to_reference_ratio,
+            timer_resolution_ns: clock.timer_resolution_ns,
+        };
+        Pending {
+            // Switched functions (`sw`, a masked ISA level) run in their acceleration's child, the
+            // same engine there; chosen once, here, for every repeat and adjustment.
+            runner: isolate::runner_for(&scenario),
+            scenario,
+            ctx,
+            repeats: repeats.max(1),
+            auto,
+            runs: Repeats::empty(),
+            adjustments: Vec::new(),
+            round: 0,
+            result: None,
+        }
+    }
+
+    /// The scenario as it now stands (`--auto` may have lengthened it).
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Whether the result is ready ([`Pending::take`]).
+    pub fn is_done(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// The result, once done.
+    pub fn take(&mut self) -> Option<ResultEntry> {
+        self.result.take()
+    }
+
+    /// Run once more; when no more runs are wanted, reduce to the result, or with `--auto` adjust the
+    /// scenario and start its repeats over. A job the library refused, or a wrong tag in the
+    /// pre-flight, makes the scenario's result a failed one with the reason (nothing of it timed).
+    pub fn step(&mut self, cancel: &AtomicBool) -> Result<(), engine::EngineError> {
+        if self.is_done() {
+            return Ok(());
+        }
+        let raw = match self.runner.run(&self.scenario, cancel) {
+            Ok(raw) => raw,
             Err(engine::EngineError::Refused { function, reason }) => {
                 let why = format!("{function}: {reason}");
-                return Ok(untimed_entry(&scenario, WarningCode::Refused, why));
+                self.result = Some(untimed_entry(&self.scenario, WarningCode::Refused, why));
+                return Ok(());
             }
             Err(engine::EngineError::WrongTag { function, reason }) => {
                 let why = format!("{function}: {reason}");
-                return Ok(untimed_entry(&scenario, WarningCode::WrongTag, why));
+                self.result = Some(untimed_entry(&self.scenario, WarningCode::WrongTag, why));
+                return Ok(());
             }
             Err(other) => return Err(other),
         };
+        self.runs.computed.push(metrics::compute(&raw, self.ctx));
+        self.runs
+            .within
+            .push(metrics::uncertainty(&raw, self.ctx.f));
+        self.runs.interrupted |= raw.interrupted;
+        self.runs.raws.push(raw);
+        if !self.wants_more() {
+            self.reduce();
+        }
+        Ok(())
+    }
+
+    /// More runs are wanted: fewer than `repeats`, or the 95 % interval still wider than
+    /// `auto.target_ci` with repeats left (up to `auto.max_repeats`); none once cut short.
+    fn wants_more(&self) -> bool {
+        let r = &self.runs;
+        if r.interrupted {
+            return false;
+        }
+        if r.raws.len() < self.repeats {
+            return true;
+        }
+        let Some(target) = self.auto.target_ci else {
+            return false;
+        };
+        if r.raws.len() >= self.auto.max_repeats.max(self.repeats) {
+            return false;
+        }
+        let all = r.metrics();
+        match Ci95Set::from_runs(&all, &r.within).precision(&Metrics::median(&all)) {
+            Some(p) => p > target,
+            // No interval (a failed or empty run): more repeats cannot help.
+            None => !r
+                .computed
+                .iter()
+                .any(|c| c.warnings.iter().any(|w| w.fatal)),
+        }
+    }
+
+    /// The runs reduced to medians, intervals and warnings; with `--auto`, a fixable warning adjusts
+    /// the scenario and starts its repeats over instead (bounded by `auto.max_rounds`).
+    fn reduce(&mut self) {
+        let runs = std::mem::replace(&mut self.runs, Repeats::empty());
         let all = runs.metrics();
         let median = Metrics::median(&all);
         let ci95 = Ci95Set::from_runs(&all, &runs.within);
@@ -298,34 +339,52 @@ pub fn run_scenario(
                 warnings.extend(c.warnings.iter().filter(|w| w.fatal).cloned());
             }
         }
-        if let Some(target) = auto.target_ci {
+        if let Some(target) = self.auto.target_ci {
             if !runs.interrupted && !warnings.iter().any(|w| w.fatal) {
                 warnings.extend(noisy_warning(&ci95, &median, target, runs.raws.len()));
             }
         }
-        if auto.enabled && !runs.interrupted && round < auto.max_rounds {
-            match auto_adjust(&mut scenario, &warnings, &auto) {
+        if self.auto.enabled && !runs.interrupted && self.round < self.auto.max_rounds {
+            match auto_adjust(&mut self.scenario, &warnings, &self.auto) {
                 Some(Ok(change)) => {
-                    round += 1;
-                    adjustments.push(format!("round {round}: {change}"));
-                    continue;
+                    self.round += 1;
+                    self.adjustments
+                        .push(format!("round {}: {change}", self.round));
+                    return;
                 }
-                Some(Err(flagged)) => {
-                    adjustments.push(format!("bound reached; still flagged: {flagged}"))
-                }
+                Some(Err(flagged)) => self
+                    .adjustments
+                    .push(format!("bound reached; still flagged: {flagged}")),
                 None => {}
             }
         }
-        return Ok(entry(
-            &scenario,
+        self.result = Some(entry(
+            &self.scenario,
             runs,
             all,
             median,
             ci95,
             median_index,
             warnings,
-            adjustments,
+            std::mem::take(&mut self.adjustments),
         ));
+    }
+}
+
+/// Run one scenario `repeats` times and reduce; with `auto`, adjust and re-run until valid or bounded.
+pub fn run_scenario(
+    scenario: Scenario,
+    repeats: usize,
+    auto: AutoPolicy,
+    clock: &ClockInfo,
+    cancel: &AtomicBool,
+) -> Result<ResultEntry, engine::EngineError> {
+    let mut pending = Pending::new(scenario, repeats, auto, clock);
+    loop {
+        pending.step(cancel)?;
+        if let Some(result) = pending.take() {
+            return Ok(result);
+        }
     }
 }
 

@@ -702,3 +702,19 @@ impl From<stats::Interval> for Spread {
         }
     }
 }
+
+/// The user part of the sessions' CPU time inside the window: Σ Δuser_i / Σ (Δuser_i + Δsystem_i) over
+/// the threads' own `getrusage` readings at the window's start and end. Multiplying an absolute figure
+/// by it puts it on `openssl speed`'s basis (user time only). `None` when a thread did not record both
+/// marks or no CPU time passed.
+pub fn user_share(raw: &RawRun) -> Option<f64> {
+    let (mut user, mut total) = (0u64, 0u64);
+    for t in &raw.threads {
+        let r = t.window_rusage?;
+        let du = r.user_ns[2].checked_sub(r.user_ns[0])?;
+        let ds = r.system_ns[2].checked_sub(r.system_ns[0])?;
+        user += du;
+        total += du + ds;
+    }
+    (total > 0).then(|| user as f64 / total as f64)
+}

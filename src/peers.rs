@@ -33,6 +33,39 @@ pub enum Peer {
     IpsecMb,
 }
 
+/// What a cycles/byte figure divides by. The peers differ: `openssl speed` counts user CPU time
+/// (`times()`) unless given `-elapsed`; `cryptest b2` counts the process's CPU time (`clock()`, user +
+/// system); `botan speed` and `ipsec_perf` count wall time (a monotonic clock, the TSC). Comparing
+/// across bases would charge one side with time the other leaves out (kernel time, time off the CPU).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Basis {
+    /// User CPU time only (`getrusage` user part; `openssl speed`'s default).
+    User,
+    /// CPU time, user + system (macbench's absolute cycles; `cryptest b2`'s `clock()`).
+    Cpu,
+    /// Wall time (`openssl speed -elapsed`, `botan speed`, `ipsec_perf`'s TSC).
+    Wall,
+}
+
+impl Basis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Basis::User => "user",
+            Basis::Cpu => "cpu",
+            Basis::Wall => "wall",
+        }
+    }
+}
+
+impl std::fmt::Display for Basis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl Peer {
     pub const ALL: [Peer; 4] = [Peer::Openssl, Peer::Cryptopp, Peer::Botan, Peer::IpsecMb];
 
@@ -93,6 +126,20 @@ impl Peer {
                 "tools/build-ipsec-perf (Debian's intel-ipsec-mb source package, nasm, make)"
             }
         }
+    }
+
+    /// The bases the peer's tool can measure on, its default first.
+    pub fn bases(self) -> &'static [Basis] {
+        match self {
+            Peer::Openssl => &[Basis::User, Basis::Wall],
+            Peer::Cryptopp => &[Basis::Cpu],
+            Peer::Botan | Peer::IpsecMb => &[Basis::Wall],
+        }
+    }
+
+    /// The basis the peer's tool measures on by default.
+    pub fn default_basis(self) -> Basis {
+        self.bases()[0]
     }
 
     /// Our backend wrapping the same library, if we have one: compared by default.
@@ -365,18 +412,19 @@ pub fn parse_cryptest(text: &str) -> Result<Vec<PeerPoint>, String> {
     Ok(out)
 }
 
-/// What running a peer gave.
+/// What running a peer gave (after [`probe`] found it).
 #[derive(Debug, Clone)]
 pub enum PeerRun {
-    /// The binary could not be started.
-    Missing { binary: String, reason: String },
-    /// It ran but failed or printed nothing usable.
+    /// It failed or printed nothing usable.
     Failed(String),
     Ran {
         version: String,
         points: Vec<PeerPoint>,
         /// What the peer's numbers mean, where that differs from whole messages.
         note: Option<String>,
+        /// The CPUs the tool's process was allowed on, read back from the kernel while it ran; `Err`
+        /// says why it could not be read (it had exited already).
+        cpus: Result<Vec<usize>, String>,
     },
 }
 
@@ -384,14 +432,15 @@ impl PeerRun {
     /// A peer run that gave `points` (with `note`), or failed with their error.
     fn from_points(
         version: String,
-        points: Result<Vec<PeerPoint>, String>,
+        points: Result<(Vec<PeerPoint>, PeerCpus), String>,
         note: Option<String>,
     ) -> PeerRun {
         match points {
-            Ok(points) => PeerRun::Ran {
+            Ok((points, cpus)) => PeerRun::Ran {
                 version,
                 points,
                 note,
+                cpus,
             },
             Err(e) => PeerRun::Failed(e),
         }
@@ -438,28 +487,65 @@ fn locate(binary: &str) -> Result<std::path::PathBuf, String> {
         .ok_or_else(|| format!("{binary}: not found on PATH"))
 }
 
-fn run_tool(binary: &str, args: &[String]) -> Result<String, ToolError> {
-    run_tool_with_stderr(binary, args).map(|(stdout, _)| stdout)
+/// The CPUs a tool ran on, read back ([`PeerRun::Ran`]'s `cpus`).
+type PeerCpus = Result<Vec<usize>, String>;
+
+/// What a tool printed, and the CPUs it was allowed on.
+struct ToolOutput {
+    stdout: String,
+    stderr: String,
+    cpus: PeerCpus,
 }
 
-/// [`run_tool`], its output read by `parse` (a failure to run is said as the parse error would be).
+fn run_tool(binary: &str, args: &[String]) -> Result<String, ToolError> {
+    run_tool_on(binary, args, None).map(|out| out.stdout)
+}
+
+/// [`run_tool_on`], its output read by `parse` (a failure to run is said as the parse error would be).
 fn run_parsed(
-    binary: &str,
+    job: &PeerJob<'_>,
     args: &[String],
     parse: fn(&str) -> Result<Vec<PeerPoint>, String>,
-) -> Result<Vec<PeerPoint>, String> {
-    run_tool(binary, args)
-        .map_err(ToolError::text)
-        .and_then(|t| parse(&t))
+) -> Result<(Vec<PeerPoint>, PeerCpus), String> {
+    let out = run_tool_on(job.binary, args, job.core).map_err(ToolError::text)?;
+    Ok((parse(&out.stdout)?, out.cpus))
 }
 
-/// [`run_tool`], keeping standard error too (ipsec_perf prints its versions there).
-fn run_tool_with_stderr(binary: &str, args: &[String]) -> Result<(String, String), ToolError> {
+/// Run a tool to its end, keeping both streams (ipsec_perf prints its versions on stderr). With
+/// `core`, the child pins itself there between fork and exec, so not one instruction of the tool runs
+/// elsewhere, and its affinity is read back from the kernel while it runs.
+fn run_tool_on(
+    binary: &str,
+    args: &[String],
+    core: Option<usize>,
+) -> Result<ToolOutput, ToolError> {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
     let path = locate(binary).map_err(ToolError::Spawn)?;
-    let out = Command::new(path)
+    let mut command = Command::new(path);
+    command
         .args(args)
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(core) = core {
+        let set = crate::system::affinity::cpu_set(&[core]).map_err(ToolError::Spawn)?;
+        // SAFETY: the closure makes one async-signal-safe system call on a set built before the fork;
+        // a refusal is not fatal here, the read-back below records what the child really got.
+        unsafe {
+            command.pre_exec(move || {
+                let _ = crate::system::affinity::apply_cpu_set(&set);
+                Ok(())
+            });
+        }
+    }
+    let child = command
+        .spawn()
         .map_err(|e| ToolError::Spawn(e.to_string()))?;
+    let cpus = crate::system::affinity::affinity_of(child.id());
+    let out = child
+        .wait_with_output()
+        .map_err(|e| ToolError::Exit(format!("`{binary}`: {e}")))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         // Its first words on stderr, if it said anything.
@@ -473,14 +559,24 @@ fn run_tool_with_stderr(binary: &str, args: &[String]) -> Result<(String, String
             out.status
         )));
     }
-    Ok((
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    ))
+    Ok(ToolOutput {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        cpus,
+    })
 }
 
-/// Check the peer's binary and ask its version; `Err` is the `Missing` outcome.
-pub fn probe(peer: Peer) -> Result<String, PeerRun> {
+/// Why a peer's tool cannot be used at all.
+#[derive(Debug, Clone)]
+pub enum ProbeFailure {
+    /// The binary could not be started.
+    Missing { binary: String, reason: String },
+    /// It started and failed.
+    Failed(String),
+}
+
+/// Check the peer's binary and ask its version.
+pub fn probe(peer: Peer) -> Result<String, ProbeFailure> {
     let binary = peer.binary();
     let args: Vec<String> = match peer {
         Peer::Openssl | Peer::Botan => vec!["version".into()],
@@ -491,26 +587,41 @@ pub fn probe(peer: Peer) -> Result<String, PeerRun> {
     match run_tool(&binary, &args) {
         Ok(_) if peer == Peer::IpsecMb => Ok("ipsec_perf".to_string()),
         Ok(v) => Ok(v.lines().next().unwrap_or("").trim().to_string()),
-        Err(ToolError::Spawn(reason)) => Err(PeerRun::Missing { binary, reason }),
-        Err(ToolError::Exit(reason)) => Err(PeerRun::Failed(reason)),
+        Err(ToolError::Spawn(reason)) => Err(ProbeFailure::Missing { binary, reason }),
+        Err(ToolError::Exit(reason)) => Err(ProbeFailure::Failed(reason)),
     }
 }
 
-/// Run the peer's benchmark on the algorithms (our names; those it lacks are skipped) and sizes.
-pub fn run_peer(
-    peer: Peer,
-    algorithms: &[&str],
-    sizes: &[u32],
-    seconds: u32,
-    reference_hz: f64,
-    accel: Accel,
-) -> PeerRun {
-    let version = match probe(peer) {
-        Ok(v) => v,
-        Err(outcome) => return outcome,
-    };
+/// What to ask a peer's tool for.
+#[derive(Debug, Clone)]
+pub struct PeerRequest<'a> {
+    /// Our algorithm names (those the peer lacks are skipped).
+    pub algorithms: &'a [&'a str],
+    pub sizes: &'a [u32],
+    /// Seconds per measurement, at least 1.
+    pub seconds: u32,
+    /// Our reference rate `f`.
+    pub reference_hz: f64,
+    pub accel: Accel,
+    /// The CPU the tool is pinned to (the one our session uses); `None` leaves it where it starts.
+    pub core: Option<usize>,
+    /// What its figures divide by: one of [`Peer::bases`].
+    pub basis: Basis,
+}
+
+/// Run the peer's benchmark once on the request's algorithms and sizes; `version` is what [`probe`]
+/// returned (probed once, not before every round).
+pub fn run_peer(peer: Peer, request: &PeerRequest<'_>, version: String) -> PeerRun {
+    if !peer.bases().contains(&request.basis) {
+        return PeerRun::Failed(format!(
+            "{} cannot measure on the {} basis",
+            peer.name(),
+            request.basis
+        ));
+    }
     let binary = peer.binary();
-    let names: Vec<(&str, &str)> = algorithms
+    let names: Vec<(&str, &str)> = request
+        .algorithms
         .iter()
         .filter_map(|a| peer.algorithm_name(a).map(|p| (*a, p)))
         .collect();
@@ -519,15 +630,18 @@ pub fn run_peer(
             version,
             points: Vec::new(),
             note: None,
+            cpus: Err("not run".into()),
         };
     }
     let job = PeerJob {
         binary: &binary,
         names: &names,
-        sizes,
-        seconds: seconds.max(1),
-        reference_hz,
-        accel,
+        sizes: request.sizes,
+        seconds: request.seconds.max(1),
+        reference_hz: request.reference_hz,
+        accel: request.accel,
+        core: request.core,
+        basis: request.basis,
     };
     match peer {
         Peer::Openssl => run_openssl_speed(&job, version),
@@ -538,7 +652,8 @@ pub fn run_peer(
 }
 
 /// What a peer's tool is asked to run: the tool, our algorithms each with the tool's name for it, the
-/// sizes, the seconds per measurement (at least 1), our reference rate and the acceleration asked for.
+/// sizes, the seconds per measurement (at least 1), our reference rate, the acceleration asked for, the
+/// core to pin it to and the basis to measure on.
 struct PeerJob<'a> {
     binary: &'a str,
     names: &'a [(&'a str, &'a str)],
@@ -546,34 +661,55 @@ struct PeerJob<'a> {
     seconds: u32,
     reference_hz: f64,
     accel: Accel,
+    core: Option<usize>,
+    basis: Basis,
 }
 
-/// `openssl speed -mr` once per algorithm and size (`-hmac` or `-cmac` by our name), so each point is
-/// exactly one message size.
+/// The arguments of one `openssl speed -mr` measurement: one algorithm (`-hmac` or `-cmac` by our
+/// name), one size, and `-elapsed` on the wall basis (its default divides by user CPU time).
+pub fn openssl_speed_args(
+    ours: &str,
+    name: &str,
+    size: u32,
+    seconds: u32,
+    basis: Basis,
+) -> Vec<String> {
+    let flag = if ours.starts_with("cmac") {
+        "-cmac"
+    } else {
+        "-hmac"
+    };
+    let mut args: Vec<String> = ["speed", "-mr"].iter().map(|s| s.to_string()).collect();
+    if basis == Basis::Wall {
+        args.push("-elapsed".into());
+    }
+    args.extend(
+        [
+            "-seconds",
+            &seconds.to_string(),
+            "-bytes",
+            &size.to_string(),
+            flag,
+            name,
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    args
+}
+
+/// `openssl speed -mr` once per algorithm and size, so each point is exactly one message size.
 fn run_openssl_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
     let mut points = Vec::new();
+    let mut cpus = Err("not run".to_string());
     for (ours, name) in job.names {
-        let flag = if ours.starts_with("cmac") {
-            "-cmac"
-        } else {
-            "-hmac"
-        };
-        for size in job.sizes {
-            let args: Vec<String> = [
-                "speed",
-                "-mr",
-                "-seconds",
-                &job.seconds.to_string(),
-                "-bytes",
-                &size.to_string(),
-                flag,
-                name,
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-            match run_parsed(job.binary, &args, parse_openssl_mr) {
-                Ok(p) => points.extend(p),
+        for &size in job.sizes {
+            let args = openssl_speed_args(ours, name, size, job.seconds, job.basis);
+            match run_parsed(job, &args, parse_openssl_mr) {
+                Ok((p, c)) => {
+                    points.extend(p);
+                    cpus = c;
+                }
                 Err(e) => return PeerRun::Failed(e),
             }
         }
@@ -582,6 +718,7 @@ fn run_openssl_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
         version,
         points,
         note: None,
+        cpus,
     }
 }
 
@@ -607,11 +744,7 @@ fn run_botan_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
         "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)"
             .to_string()
     });
-    PeerRun::from_points(
-        version,
-        run_parsed(job.binary, &args, parse_botan_json),
-        note,
-    )
+    PeerRun::from_points(version, run_parsed(job, &args, parse_botan_json), note)
 }
 
 /// `cryptest b2`: it takes no algorithm list and times every shared-key algorithm it knows, each
@@ -627,7 +760,7 @@ fn run_cryptest_b2(job: &PeerJob<'_>, version: String) -> PeerRun {
     let note = "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size";
     PeerRun::from_points(
         version,
-        run_parsed(job.binary, &args, parse_cryptest),
+        run_parsed(job, &args, parse_cryptest),
         Some(note.into()),
     )
 }
@@ -650,6 +783,7 @@ fn run_ipsec_perf(job: &PeerJob<'_>) -> PeerRun {
     let mut points = Vec::new();
     let mut version = String::from("ipsec_perf");
     let mut ran_arch = String::new();
+    let mut cpus = Err("not run".to_string());
     for (_, name) in job.names {
         let mut args: Vec<String> = ["--hash-algo", name, "--job-size", &job_sizes, "-o", "0"]
             .iter()
@@ -657,10 +791,15 @@ fn run_ipsec_perf(job: &PeerJob<'_>) -> PeerRun {
             .collect();
         args.extend(arch.iter().cloned());
         args.extend(["--force-job-api".into(), "--no-progress-bar".into()]);
-        let (stdout, stderr) = match run_tool_with_stderr(job.binary, &args) {
+        let ToolOutput {
+            stdout,
+            stderr,
+            cpus: ran_on,
+        } = match run_tool_on(job.binary, &args, job.core) {
             Ok(out) => out,
             Err(e) => return PeerRun::Failed(e.text()),
         };
+        cpus = ran_on;
         let parsed = match parse_ipsec_perf(&stdout) {
             Ok(p) => p,
             Err(e) => return PeerRun::Failed(e),
@@ -692,10 +831,11 @@ fn run_ipsec_perf(job: &PeerJob<'_>) -> PeerRun {
         note: Some(format!(
             "ipsec_perf {ran_arch} path, jobs back to back, one flush at the end; TSC cycles per job"
         )),
+        cpus,
     }
 }
 
-/// One line of the comparison.
+/// One line of the comparison: the medians of the paired rounds and the ratio with its interval.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompareRow {
     pub peer: &'static str,
@@ -703,13 +843,34 @@ pub struct CompareRow {
     pub size: String,
     /// Our function measured, e.g. `hmac-sha256/openssl/hw`.
     pub ours_function: Option<String>,
-    /// Our absolute cycles/byte (one pinned session).
+    /// What both sides' cycles/byte divide by.
+    pub basis: Basis,
+    /// Our cycles/byte on `basis` (one pinned session), median of the rounds.
     pub ours: Option<f64>,
-    /// The peer's bytes/second converted with our f.
+    /// The peer's bytes/second converted with our f, median of the rounds.
     pub theirs: Option<f64>,
-    /// Our throughput / theirs (= their cycles/byte / ours): above 1, macbench measured faster.
-    pub ratio: Option<f64>,
+    /// Our throughput / theirs (= their cycles/byte / ours) over the paired rounds: above 1, macbench
+    /// measured faster.
+    pub ratio: Option<crate::stats::RatioEstimate>,
+    /// The CPU our session was pinned to.
+    pub ours_cpu: Option<usize>,
+    /// The CPUs the peer's process was allowed on, read back from the kernel (`unknown: why` if not).
+    pub peer_cpus: String,
+    /// The null function's cycles/message over ours at this size: how much of our figure is harness.
+    pub harness_share: Option<f64>,
     pub note: String,
+}
+
+impl CompareRow {
+    /// "equal within noise" when the ratio's interval holds 1, else which side measured faster.
+    pub fn verdict(&self) -> &'static str {
+        match self.ratio {
+            None => "-",
+            Some(r) if r.equal_within_noise() => "equal within noise",
+            Some(r) if r.ci95.low > 1.0 => "macbench faster",
+            Some(_) => "peer faster",
+        }
+    }
 }
 
 /// Cycles per byte from bytes per second at reference rate `f`.
@@ -724,9 +885,13 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
         .left("peer")
         .left("ours")
         .right("size")
+        .left("basis")
         .right("ours c/B")
         .right("theirs c/B")
         .right("ratio")
+        .left("95 % interval")
+        .left("verdict")
+        .right("harness")
         .left("note");
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -737,9 +902,17 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
                     .clone()
                     .unwrap_or_else(|| r.algorithm.clone()),
                 r.size.clone(),
+                r.basis.to_string(),
                 fmt(r.ours),
                 fmt(r.theirs),
-                r.ratio.map_or("-".to_string(), |x| format!("{x:.3}")),
+                r.ratio
+                    .map_or("-".to_string(), |x| format!("{:.3}", x.median)),
+                r.ratio.map_or("-".to_string(), |x| {
+                    format!("{:.3}..{:.3} ({} rounds)", x.ci95.low, x.ci95.high, x.pairs)
+                }),
+                r.verdict().to_string(),
+                r.harness_share
+                    .map_or("-".to_string(), |h| format!("{:.1} %", h * 100.0)),
                 r.note.clone(),
             ]
         })
@@ -749,6 +922,6 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
         reference_hz / 1e9,
         table.render(&cells)
     );
-    out.push_str("ratio = our throughput / theirs (= their cycles/byte / ours); ours = absolute cycles/byte of one session pinned to one core, on one cache-hot buffer as the peers do.\n");
+    out.push_str("ratio = our throughput / theirs (= their cycles/byte / ours), median of paired rounds (peer and ours back to back, order alternating, both pinned to one core); 95 % interval by bootstrap over the rounds; equal within noise when it holds 1. basis: what both sides divide by (user CPU time, CPU time, or wall time). harness: the null function's cycles/message as a share of ours.\n");
     out
 }

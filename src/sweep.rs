@@ -276,13 +276,15 @@ pub fn measure_harness(
 
 /// Our side of a comparison with a library's own benchmark: one session on `core`, one cache-hot
 /// buffer (the peers hash one buffer over and over; so do we here, or the comparison would measure our
-/// cache misses rather than the library), median of three repeats.
+/// cache misses rather than the library), median of `repeats`.
+#[allow(clippy::too_many_arguments)]
 pub fn measure_cache_hot(
     function: Function,
     size: u32,
     seconds: f64,
     core: usize,
     dispatch: engine::Dispatch,
+    repeats: usize,
     clock: &ClockInfo,
     cancel: &AtomicBool,
 ) -> Result<ResultEntry, engine::EngineError> {
@@ -296,7 +298,7 @@ pub fn measure_cache_hot(
     );
     scenario.dispatch = dispatch;
     engine::validate(&scenario, &crate::system::online_cpus())?;
-    bench::run_scenario(scenario, 3, AutoPolicy::default(), clock, cancel)
+    bench::run_scenario(scenario, repeats, AutoPolicy::default(), clock, cancel)
 }
 
 /// Told about each step of a sweep; the command line prints and rewrites its files here.
@@ -319,13 +321,51 @@ pub enum SweepError {
     Observer(String),
 }
 
-/// Run every scenario `repeats` times into `doc.results`, then, with `energy`, its energy phase. A
-/// scenario cut short by `cancel` is not a result (its window never closed) and ends the sweep;
+/// In what order a sweep runs the repeats of its scenarios.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// One repeat of every scenario, then the next repeat of every scenario, …: a neighbour's burst
+    /// or a drift in the clock is spread over the scenarios rather than sinking one of them.
+    Interleaved,
+    /// Every repeat of a scenario back to back, then the next scenario.
+    Sequential,
+}
+
+impl Order {
+    /// As `--order` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Interleaved => "interleaved",
+            Order::Sequential => "sequential",
+        }
+    }
+
+    /// `--order` as given, else interleaved when there are repeats to interleave.
+    pub fn or_default(order: Option<Order>, repeats: usize) -> Order {
+        order.unwrap_or(if repeats > 1 {
+            Order::Interleaved
+        } else {
+            Order::Sequential
+        })
+    }
+}
+
+/// How often and in what order each scenario runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Repetition {
+    pub repeats: usize,
+    pub order: Order,
+}
+
+/// Run every scenario `repeats` times into `doc.results`, in scenario order whatever the `order`, and
+/// with `energy` its energy phase as each result is kept. A scenario cut short by `cancel` is not a
+/// result (its window never closed) and ends the sweep, as do scenarios whose repeats had not all run;
 /// returns whether it was cancelled.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     scenarios: Vec<Scenario>,
-    repeats: usize,
+    repetition: Repetition,
     auto: AutoPolicy,
     doc: &mut Document,
     clock: &ClockInfo,
@@ -333,28 +373,52 @@ pub fn run(
     observer: &mut dyn Observer,
     mut energy: Option<&mut EnergyPhase>,
 ) -> Result<bool, SweepError> {
-    for scenario in scenarios {
-        if cancel.load(Ordering::SeqCst) {
-            break;
-        }
-        observer.starting(&scenario);
-        let mut result = bench::run_scenario(scenario.clone(), repeats, auto, clock, cancel)?;
-        if result.raw.iter().any(|r| r.interrupted) {
-            break;
-        }
-        // Energy is measured in windows of its own, so a timed result flagged by its validity checks
-        // still gets one; an untimed one (refused, wrong tag) does not.
-        if let Some(phase) = energy.as_deref_mut().filter(|_| !result.raw.is_empty()) {
-            match phase.measure(&scenario, result.mean_message_bytes, cancel) {
-                Ok(measured) => result.energy = measured,
-                Err(reason) => observer.energy_not_measured(&scenario, &reason),
+    let mut pending: Vec<bench::Pending> = scenarios
+        .into_iter()
+        .map(|s| bench::Pending::new(s, repetition.repeats, auto, clock))
+        .collect();
+    let mut emitted = 0;
+    while emitted < pending.len() && !cancel.load(Ordering::SeqCst) {
+        match repetition.order {
+            // One run of every scenario still running, in order.
+            Order::Interleaved => {
+                for p in pending[emitted..].iter_mut().filter(|p| !p.is_done()) {
+                    if cancel.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    observer.starting(p.scenario());
+                    p.step(cancel)?;
+                }
             }
-            if cancel.load(Ordering::SeqCst) {
-                break;
+            // The next scenario to its result.
+            Order::Sequential => {
+                let p = &mut pending[emitted];
+                observer.starting(p.scenario());
+                while !p.is_done() {
+                    p.step(cancel)?;
+                }
             }
         }
-        doc.results.push(result);
-        observer.finished(doc).map_err(SweepError::Observer)?;
+        // Results are kept in scenario order: each as soon as it and every one before it are done.
+        while let Some(mut result) = pending.get_mut(emitted).and_then(bench::Pending::take) {
+            if result.raw.iter().any(|r| r.interrupted) {
+                return Ok(true);
+            }
+            // Energy is measured in windows of its own, so a timed result flagged by its validity
+            // checks still gets one; an untimed one (refused, wrong tag) does not, nor one kept after
+            // an interrupt.
+            let measurable = !result.raw.is_empty() && !cancel.load(Ordering::SeqCst);
+            if let Some(phase) = energy.as_deref_mut().filter(|_| measurable) {
+                let scenario = pending[emitted].scenario().clone();
+                match phase.measure(&scenario, result.mean_message_bytes, cancel) {
+                    Ok(measured) => result.energy = measured,
+                    Err(reason) => observer.energy_not_measured(&scenario, &reason),
+                }
+            }
+            doc.results.push(result);
+            emitted += 1;
+            observer.finished(doc).map_err(SweepError::Observer)?;
+        }
     }
     Ok(cancel.load(Ordering::SeqCst))
 }

@@ -319,6 +319,8 @@ fn run_help_lists_the_agreed_flags() {
         "--tick",
         "--target-ci",
         "--max-repeat",
+        "--order",
+        "--quiet-check",
     ] {
         assert!(help.contains(flag), "{flag}");
     }
@@ -474,4 +476,58 @@ fn many_sessions_get_a_fitted_duration_that_is_printed() {
         .as_f64()
         .unwrap();
     assert!(d > 0.15, "duration {d}");
+}
+
+#[test]
+fn a_bad_order_is_a_one_line_usage_error() {
+    assert_usage_error(&["run", "--alg", "null", "--order", "random"], "--order");
+    assert_usage_error(&["run", "--alg", "null", "--order", ""], "--order");
+    assert_usage_error(&["run", "--alg", "null", "--order", "-1"], "--order");
+}
+
+/// The scenarios' results of an interleaved and a sequential run: the same results in the same
+/// order with the same repeats, and the order recorded.
+#[test]
+fn interleaved_and_sequential_runs_write_the_same_structure() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = |order: &str| {
+        let json = dir.path().join(format!("{order}.json"));
+        macbench()
+            .args([
+                "run",
+                "--alg",
+                "null",
+                "--sizes",
+                "64,128,256",
+                "--repeat",
+                "2",
+            ])
+            .args(["--target-ci", "0", "--duration", "100ms", "--no-harness"])
+            .args(["--sessions", "1", "--cores"])
+            .arg(macbench::host::online_cpus()[0].to_string())
+            .args(["--order", order, "--json"])
+            .arg(&json)
+            .assert()
+            .success();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        assert_eq!(doc["scenario"]["order"], order);
+        doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let keys: Vec<String> = r.as_object().unwrap().keys().cloned().collect();
+                (
+                    r["size"].clone(),
+                    r["repeats"].clone(),
+                    r["raw"].as_array().unwrap().len(),
+                    keys,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let interleaved = results("interleaved");
+    assert_eq!(interleaved.len(), 3);
+    assert_eq!(interleaved, results("sequential"));
 }

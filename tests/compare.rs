@@ -158,6 +158,8 @@ fn against_openssl_end_to_end() {
     if common::skip_without_openssl_cli() {
         return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("compare.json");
     let out = Command::cargo_bin("macbench")
         .unwrap()
         .args([
@@ -170,7 +172,13 @@ fn against_openssl_end_to_end() {
             "1024",
             "--seconds",
             "1",
+            "--rounds",
+            "2",
+            "--basis",
+            "wall",
+            "--json",
         ])
+        .arg(&json)
         .assert()
         .success()
         .get_output()
@@ -181,13 +189,27 @@ fn against_openssl_end_to_end() {
         .lines()
         .find(|l| l.starts_with("openssl") && l.contains("hmac-sha256/openssl/hw"))
         .unwrap_or_else(|| panic!("no row in\n{out}"));
-    // ours, theirs, ratio: three positive numbers (no thresholds on their values).
-    let numbers: Vec<f64> = row
-        .split_whitespace()
-        .filter_map(|w| w.parse().ok())
-        .collect();
-    assert_eq!(numbers.len(), 4, "{row}"); // size, ours, theirs, ratio
-    assert!(numbers.iter().all(|v| *v > 0.0), "{row}");
+    assert!(row.contains(" wall "), "the row states its basis: {row}");
+    assert!(row.contains("(2 rounds)"), "{row}");
+    // The written row: the basis, a positive median ratio inside its interval, and the peer's CPUs
+    // read back as the one CPU our session used (no thresholds on the values).
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r = &rows[0];
+    assert_eq!(r["basis"], "wall");
+    assert_eq!(r["rounds"], 2);
+    let (low, mid, high) = (
+        r["ratio_ci95_low"].as_f64().unwrap(),
+        r["ratio"].as_f64().unwrap(),
+        r["ratio_ci95_high"].as_f64().unwrap(),
+    );
+    assert!(0.0 < low && low <= mid && mid <= high, "{r}");
+    assert_eq!(r["equal_within_noise"], low <= 1.0 && 1.0 <= high);
+    assert_eq!(r["peer_cpus"].as_str().unwrap(), r["ours_cpu"].to_string());
+    assert!(
+        r["harness_cycles_per_message"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
 }
 
 #[test]
@@ -290,4 +312,72 @@ fn against_ipsecmb_end_to_end_at_one_isa_level() {
         assert!(numbers.len() >= 4, "{row}");
         assert!(numbers[..4].iter().all(|v| *v > 0.0), "{row}");
     }
+}
+
+/// `openssl speed -mr -elapsed` (wall basis), captured with openssl 3.0.22 on the development VM: the
+/// same `+H`/`+F` lines, their figure divided by elapsed rather than user time.
+#[test]
+fn openssl_speed_mr_elapsed_output() {
+    let points = compare::parse_openssl_mr(&data("openssl-speed-mr-elapsed.txt")).unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0].algorithm, "hmac(sha256)");
+    assert_eq!(points[0].size, Some(1024));
+    assert_eq!(points[0].bytes_per_second, 895248384.00);
+}
+
+/// The wall basis asks openssl for `-elapsed`; its default (user CPU time) does not.
+#[test]
+fn openssl_arguments_follow_the_basis() {
+    use compare::Basis;
+    let wall = compare::openssl_speed_args("hmac-sha256", "sha256", 64, 2, Basis::Wall);
+    assert_eq!(
+        wall,
+        ["speed", "-mr", "-elapsed", "-seconds", "2", "-bytes", "64", "-hmac", "sha256"]
+    );
+    let user = compare::openssl_speed_args("cmac-aes128", "aes-128-cbc", 16, 1, Basis::User);
+    assert!(!user.contains(&"-elapsed".to_string()), "{user:?}");
+    assert!(user.contains(&"-cmac".to_string()), "{user:?}");
+    assert_eq!(Peer::Openssl.default_basis(), Basis::User);
+    assert_eq!(Peer::Cryptopp.bases(), [Basis::Cpu]);
+    assert_eq!(Peer::Botan.bases(), [Basis::Wall]);
+    assert_eq!(Peer::IpsecMb.bases(), [Basis::Wall]);
+}
+
+/// `--rounds` and `--basis` with absurd values: one line, exit 2, before any peer runs.
+#[test]
+fn bad_rounds_and_basis_are_one_line_usage_errors() {
+    for (args, says) in [
+        (vec!["--rounds", "0"], "--rounds must be at least 1"),
+        (vec!["--rounds", "-3"], "negative"),
+        (vec!["--rounds", "abc"], "not a whole number"),
+        (vec!["--rounds", "101"], "more than the maximum 100"),
+        (
+            vec!["--rounds", "99999999999999999999999"],
+            "not a whole number",
+        ),
+        (vec!["--basis", "cycles"], "invalid value"),
+        (
+            vec!["--basis", "cpu"],
+            "openssl measures on user or wall only",
+        ),
+    ] {
+        let out = Command::cargo_bin("macbench")
+            .unwrap()
+            .args(["compare", "--against", "openssl", "--alg", "hmac-sha256"])
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // A peer that measures on wall time only refuses the user basis.
+    Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["compare", "--against", "botan", "--basis", "user"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("botan measures on wall only"));
 }

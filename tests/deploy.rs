@@ -42,33 +42,27 @@ fn the_ansible_playbook_measures_two_hosts_and_reports_both() {
     let tmp = tempfile::tempdir().unwrap();
     let fetched = tmp.path().join("fetched");
     let binary = macbench_binary().display().to_string();
-    let out = Command::new("ansible-playbook")
-        .args([
-            "-i",
-            "deploy/ansible/inventory.example",
-            "deploy/ansible/macbench.yml",
-        ])
-        .args([
-            "-e",
-            "budget=5",
-            "-e",
-            "run_args='--alg hmac-sha256 --sizes 64 --no-harness'",
-        ])
-        .args(["-e", &format!("macbench_binary={binary}")])
-        .args(["-e", &format!("macbench_local_binary={binary}")])
-        .args(["-e", &format!("fetch_dir={}", fetched.display())])
-        .args([
-            "-e",
-            &format!("macbench_workdir={}", tmp.path().join("hosts").display()),
-        ])
-        .env("ANSIBLE_NOCOLOR", "1")
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{log}{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeds(
+        Command::new("ansible-playbook")
+            .args([
+                "-i",
+                "deploy/ansible/inventory.example",
+                "deploy/ansible/macbench.yml",
+            ])
+            .args([
+                "-e",
+                "budget=5",
+                "-e",
+                "run_args='--alg hmac-sha256 --sizes 64 --no-harness'",
+            ])
+            .args(["-e", &format!("macbench_binary={binary}")])
+            .args(["-e", &format!("macbench_local_binary={binary}")])
+            .args(["-e", &format!("fetch_dir={}", fetched.display())])
+            .args([
+                "-e",
+                &format!("macbench_workdir={}", tmp.path().join("hosts").display()),
+            ])
+            .env("ANSIBLE_NOCOLOR", "1"),
     );
     // One labelled directory per host, each complete, and one report naming both.
     for host in ["alpha", "beta"] {
@@ -79,16 +73,11 @@ fn the_ansible_playbook_measures_two_hosts_and_reports_both() {
         assert_eq!(doc["host"]["label"], host);
         assert_eq!(doc["partial"], false);
     }
-    let validate = Command::new(macbench_binary())
-        .arg("validate")
-        .arg(fetched.join("alpha"))
-        .arg(fetched.join("beta"))
-        .output()
-        .unwrap();
-    assert!(
-        validate.status.success(),
-        "{}",
-        String::from_utf8_lossy(&validate.stdout)
+    common::succeeds(
+        Command::new(macbench_binary())
+            .arg("validate")
+            .arg(fetched.join("alpha"))
+            .arg(fetched.join("beta")),
     );
     let report = std::fs::read_to_string(fetched.join("report.html")).unwrap();
     assert!(report.contains("<h3>alpha</h3>") && report.contains("<h3>beta</h3>"));
@@ -103,16 +92,10 @@ fn the_github_workflow_follows_the_workflow_schema() {
     ) {
         return;
     }
-    let out = Command::new("check-jsonschema")
-        .args(["--builtin-schema", "vendor.github-workflows"])
-        .arg("deploy/github-actions/macbench.yml")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeds(
+        Command::new("check-jsonschema")
+            .args(["--builtin-schema", "vendor.github-workflows"])
+            .arg("deploy/github-actions/macbench.yml"),
     );
 }
 

@@ -4,6 +4,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use macbench::engine::{self, DataMode, EngineError, KeyMode, Pinning, Scenario, SizeSource};
 use macbench::mac::{self, Function, VerifyMode};
 use std::sync::atomic::AtomicBool;
@@ -340,4 +342,66 @@ fn a_tick_outside_its_bounds_is_refused() {
         engine::validate(&s, &macbench::host::online_cpus()),
         Err(EngineError::BadTick { .. })
     ));
+}
+
+/// `--order interleaved` runs one repeat of every scenario before the next repeat of any; sequential
+/// runs each scenario's repeats back to back. Seen through the sweep's observer, results in scenario
+/// order either way.
+#[test]
+fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
+    use macbench::sweep::{self, Observer, Order, Repetition};
+    struct Seen {
+        started: Vec<u32>,
+        finished: usize,
+    }
+    impl Observer for Seen {
+        fn starting(&mut self, s: &macbench::engine::Scenario) {
+            if let macbench::engine::SizeSource::Fixed { size } = s.size {
+                self.started.push(size);
+            }
+        }
+        fn finished(&mut self, _doc: &macbench::results::Document) -> Result<(), String> {
+            self.finished += 1;
+            Ok(())
+        }
+    }
+    let null = macbench::mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "null")
+        .unwrap();
+    let clock = macbench::engine::clock::clock_info();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let run = |order: Order| {
+        let scenarios = [64, 128]
+            .map(|size| common::scenario(null, size, macbench::engine::Dispatch::Single))
+            .to_vec();
+        let mut doc: macbench::results::Document = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "tool": "macbench"
+        }))
+        .unwrap();
+        let mut seen = Seen {
+            started: Vec::new(),
+            finished: 0,
+        };
+        let repetition = Repetition { repeats: 3, order };
+        let auto = macbench::bench::AutoPolicy::default();
+        let cancelled = sweep::run(
+            scenarios, repetition, auto, &mut doc, &clock, &cancel, &mut seen, None,
+        )
+        .unwrap();
+        assert!(!cancelled);
+        let sizes: Vec<String> = doc.results.iter().map(|r| r.size.to_string()).collect();
+        assert_eq!(sizes, ["64", "128"]);
+        assert!(doc.results.iter().all(|r| r.repeats == 3));
+        assert_eq!(seen.finished, 2);
+        seen.started
+    };
+    assert_eq!(run(Order::Interleaved), [64, 128, 64, 128, 64, 128]);
+    assert_eq!(run(Order::Sequential), [64, 128]);
+    assert_eq!(Order::or_default(None, 3), Order::Interleaved);
+    assert_eq!(Order::or_default(None, 1), Order::Sequential);
+    assert_eq!(
+        Order::or_default(Some(Order::Sequential), 3),
+        Order::Sequential
+    );
 }

@@ -6,13 +6,13 @@
 
 mod common;
 
-use assert_cmd::Command;
 use common::{null_run, one_line_error};
 use serde_json::Value;
 use std::path::Path;
+use std::process::Command;
 
 fn macbench() -> Command {
-    Command::cargo_bin("macbench").unwrap()
+    Command::new(env!("CARGO_BIN_EXE_macbench"))
 }
 
 /// The fixture results file with its host labelled `label`, edited by `edit`, written to `path`.
@@ -46,8 +46,10 @@ fn run_writes_a_labelled_directory_that_validates() {
         .arg(&dir)
         .output()
         .unwrap();
+    // On a busy machine so short a run may fail a validity check (exit 1): validate must then agree.
+    let measured = out.status.success();
     assert!(
-        out.status.success(),
+        measured || out.status.code() == Some(1),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -64,13 +66,15 @@ fn run_writes_a_labelled_directory_that_validates() {
         .unwrap();
     assert_eq!(&rows.records().next().unwrap().unwrap()[host], "pixel-7");
     assert!(dir.join("results-threads.csv").is_file());
-    let ok = macbench().arg("validate").arg(&dir).output().unwrap();
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stdout)
-    );
-    assert!(String::from_utf8_lossy(&ok.stdout).contains("1 file(s), 1 result(s)"));
+    let checked = macbench().arg("validate").arg(&dir).output().unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout);
+    if measured {
+        assert!(checked.status.success(), "{said}");
+        assert!(said.contains("1 file(s), 1 result(s)"), "{said}");
+    } else {
+        assert_eq!(checked.status.code(), Some(1), "{said}");
+        assert!(said.contains("null/null/hw: failed: "), "{said}");
+    }
     // The same directory again: refused before anything runs, the results kept.
     let again = null_run(&["--sizes", "64", "-o"])
         .arg(&dir)
@@ -181,18 +185,13 @@ fn report_puts_hosts_and_their_claims_side_by_side() {
     }
     let html = tmp.path().join("report.html");
     // Directories, one as a quoted glob (the shell did not expand it).
-    let out = macbench()
-        .arg("report")
-        .arg(tmp.path().join("server"))
-        .arg(tmp.path().join("bo?rd"))
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeds(
+        macbench()
+            .arg("report")
+            .arg(tmp.path().join("server"))
+            .arg(tmp.path().join("bo?rd"))
+            .arg("-o")
+            .arg(&html),
     );
     let page = std::fs::read_to_string(&html).unwrap();
     let claims = &page[page
@@ -282,15 +281,10 @@ fn export_writes_bencher_json_and_benchstat_text_that_their_tools_read() {
     let results = fixture["results"].as_array().unwrap();
 
     // BMF: one benchmark per result, each metric with its value inside its 95 % interval.
-    let out = macbench()
-        .args(["export", "--format", "bmf"])
-        .arg(tmp.path().join("a"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::succeeds(
+        macbench()
+            .args(["export", "--format", "bmf"])
+            .arg(tmp.path().join("a")),
     );
     let bmf: Value = serde_json::from_slice(&out.stdout).unwrap();
     let benchmarks = bmf.as_object().unwrap();
@@ -333,16 +327,11 @@ fn export_writes_bencher_json_and_benchstat_text_that_their_tools_read() {
 
     // benchstat: one line per repeat (the raw runs), the host in a configuration line.
     let text = tmp.path().join("a.txt");
-    let out = macbench()
-        .args(["export", "--format", "benchstat", "-o"])
-        .arg(&text)
-        .arg(tmp.path().join("a"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeds(
+        macbench()
+            .args(["export", "--format", "benchstat", "-o"])
+            .arg(&text)
+            .arg(tmp.path().join("a")),
     );
     let lines = std::fs::read_to_string(&text).unwrap();
     let repeats: usize = results

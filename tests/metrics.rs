@@ -36,6 +36,7 @@ fn thread(session: usize, cpu: usize, cpu_s: f64, m: u64, size: u64) -> ThreadCo
         rekeys: 0,
         start_offset_ns: 0,
         latency_ns: Vec::new(),
+        window_rusage: None,
     }
 }
 
@@ -349,4 +350,32 @@ fn the_median_of_repeats_is_taken_field_by_field() {
     assert_eq!(median.latency_p99_ns, None);
     // An empty set of runs: the defaults, as before.
     assert_eq!(Metrics::median(&[]), Metrics::default());
+}
+
+/// The user share behind `compare --basis user`: Σ Δuser / Σ Δ(user + system) over the threads' own
+/// readings at the window's ends; unknown when a thread missed a mark.
+#[test]
+fn user_share_of_the_window_from_the_threads_own_readings() {
+    use macbench::engine::WindowRusage;
+    let with = |user: [u64; 3], system: [u64; 3]| ThreadCounters {
+        window_rusage: Some(WindowRusage {
+            user_ns: user,
+            system_ns: system,
+        }),
+        ..thread(0, 0, 1.0, 1000, 64)
+    };
+    // Thread 1: 900 ms user, 100 ms system; thread 2: 300 user, 100 system → 1200 / 1400.
+    let both = run(vec![
+        with(
+            [100, 600, 1000].map(|v| v * 1_000_000),
+            [0, 50, 100].map(|v| v * 1_000_000),
+        ),
+        with([0, u64::MAX, 300_000_000], [0, u64::MAX, 100_000_000]),
+    ]);
+    let share = metrics::user_share(&both).unwrap();
+    assert!((share - 1200.0 / 1400.0).abs() < 1e-12, "{share}");
+    // A thread without its readings, or no CPU time at all: unknown, not guessed.
+    let missing = run(vec![with([0; 3], [0; 3]), thread(1, 0, 1.0, 1000, 64)]);
+    assert_eq!(metrics::user_share(&missing), None);
+    assert_eq!(metrics::user_share(&run(vec![with([0; 3], [0; 3])])), None);
 }

@@ -45,6 +45,9 @@ fn setup(name: &str, tag_len: usize, sizes: Vec<u32>, inject: u32) -> TrialSetup
         duration: Duration::from_millis(300),
         seed: 7,
         rcvbuf: None,
+        batch: macbench::net::batch_io::DEFAULT_BATCH,
+        gso: false,
+        gro: false,
     }
 }
 
@@ -95,6 +98,93 @@ fn loopback_trial_delivers_every_packet_and_rejects_exactly_the_injected_ones() 
                 c.delivered_bytes, expected_bytes,
                 "{name}: sizes are datagram sizes"
             );
+        }
+    }
+}
+
+/// Batching changes the system calls, not the books: with every batch size, the unbatched one
+/// included, every genuine packet is delivered or counted lost and every injected one rejected as what
+/// it is. 100,000 pps makes steps of several packets, so `sendmmsg` and `recvmmsg` carry many per call.
+#[test]
+fn batched_trials_keep_exact_bad_packet_accounting() {
+    let path = loopback();
+    for batch in [1usize, 2, 7, 32, 1024] {
+        for (rate, inject) in [(2000.0, 50), (100_000.0, 1000), (100_000.0, 130)] {
+            let label = format!("batch {batch}, {rate} pps, inject {inject}");
+            let mut s = setup("hmac-sha256", 16, vec![64, 200, 1518], inject);
+            s.batch = batch;
+            s.duration = Duration::from_millis(100);
+            s.rcvbuf = Some(4 << 20);
+            let t = path.trial(&s, Some(rate), 1).unwrap();
+            let inj = t.send.injected;
+            assert_eq!(t.send.send_errors, 0, "{label}");
+            assert_eq!(
+                inj.total(),
+                t.send.sent * u64::from(inject) / 1000,
+                "{label}"
+            );
+            assert!(
+                inj.forged > 0 && inj.truncated > 0 && inj.replayed > 0,
+                "{label}"
+            );
+            let summary = serde_json::to_value(TrialSummary::new(&t, true)).unwrap();
+            assert_accounting(&label, &summary);
+            // Calls: one per datagram unbatched; never more than one per datagram batched.
+            let datagrams = t.send.datagrams();
+            if batch == 1 {
+                assert_eq!(t.send.calls, datagrams, "{label}");
+                assert!(t.receive.calls == t.receive.counts.received, "{label}");
+            } else {
+                assert!(t.send.calls <= datagrams, "{label}");
+                assert!(t.receive.calls <= t.receive.counts.received, "{label}");
+            }
+            if batch >= 7 && rate >= 100_000.0 {
+                // 100,000 pps in steps of 50 µs: 5 genuine packets (and their bad ones) per step.
+                assert!(
+                    t.send.calls * 5 <= datagrams,
+                    "{label}: {} calls",
+                    t.send.calls
+                );
+            }
+        }
+    }
+}
+
+/// UDP GSO on the sender, GRO on the receiver, each alone and both: the kernel cuts and coalesces
+/// datagrams, the receiver cuts coalesced ones apart, and the books still balance exactly. Runs of
+/// equal size are what GSO carries; the truncated and stale bad packets break runs.
+#[test]
+fn gso_and_gro_trials_keep_exact_bad_packet_accounting() {
+    let probe = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    if let Err(e) = macbench::net::batch_io::enable_gso(&probe)
+        .and_then(|()| macbench::net::batch_io::enable_gro(&probe))
+    {
+        common::skip("UDP GSO and GRO", &e);
+        return;
+    }
+    let path = loopback();
+    for (gso, gro) in [(true, false), (false, true), (true, true)] {
+        for (sizes, inject) in [
+            (vec![64], 130),
+            (vec![1024], 0),
+            (vec![64, 64, 64, 1518], 50),
+        ] {
+            let label = format!("gso {gso}, gro {gro}, sizes {sizes:?}, inject {inject}");
+            let mut s = setup("hmac-sha256", 16, sizes, inject);
+            (s.gso, s.gro) = (gso, gro);
+            s.duration = Duration::from_millis(100);
+            s.rcvbuf = Some(4 << 20);
+            let t = path.trial(&s, Some(100_000.0), 1).unwrap();
+            assert_eq!(t.send.send_errors, 0, "{label}");
+            assert_eq!(
+                t.send.injected.total(),
+                t.send.sent * u64::from(inject) / 1000,
+                "{label}"
+            );
+            let summary = serde_json::to_value(TrialSummary::new(&t, true)).unwrap();
+            assert_accounting(&label, &summary);
+            assert!(t.send.calls <= t.send.datagrams(), "{label}");
+            assert!(t.receive.calls <= t.receive.counts.received, "{label}");
         }
     }
 }
@@ -248,7 +338,7 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     );
     assert!(stdout.contains("hmac-sha256/"), "{stdout}");
     let doc = json(&j);
-    assert_eq!(doc["schema"], "macbench-net/2");
+    assert_eq!(doc["schema"], "macbench-net/3");
     assert_eq!(doc["config"]["replay_window"], 1024);
     assert_eq!(doc["config"]["rcvbuf"], 4 << 20);
     let results = doc["results"].as_array().unwrap();
@@ -515,11 +605,83 @@ fn bad_command_lines_are_one_line_usage_errors() {
     );
     assert_usage_error(&["net", "--tag-len", "0"], "--tag-len");
     assert_usage_error(&["net", "--rcvbuf", "lots"], "--rcvbuf");
+    for absurd in [
+        "0",
+        "-1",
+        "1025",
+        "99999999999999999999999",
+        "lots",
+        "1.5",
+        "",
+    ] {
+        assert_usage_error(&["net", "--batch", absurd], "--batch");
+    }
+    assert_usage_error(&["net", "--gso=maybe"], "--gso");
+    assert_usage_error(&["net", "--gro=1"], "--gro");
     assert_usage_error(&["net", "--sender-core", "4095"], "CPU 4095 is not online");
     assert_usage_error(&["net", "send", "--to", "not an address"], "--to");
     assert_usage_error(&["net", "send", "--to", "127.0.0.1"], "--to");
     assert_usage_error(&["net", "receive", "--listen", "300.1.1.1:7"], "--listen");
     assert_usage_error(&["net", "--json", "/no/such/dir/x.json"], "does not exist");
+}
+
+/// Issue 27: `--rate 10 --duration 100ms` sends one packet and used to report 16,002 pps (one packet
+/// over the microseconds of one send). The rate is over the trial, and so few packets are flagged.
+#[test]
+fn achieved_rate_is_over_the_trial_and_few_packets_are_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("few.json");
+    let out = macbench()
+        .args(["net", "--alg", "hmac-sha256", "--sizes", "64", "--no-null"])
+        .args(["--rate", "10", "--duration", "100ms"])
+        .arg("--json")
+        .arg(&j)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = &json(&j)["results"][0];
+    let t = &r["throughput"];
+    assert_eq!(t["sent"], 1);
+    // One packet in a trial of at least 100 ms: at most 10 packets per second.
+    assert!(t["achieved_pps"].as_f64().unwrap() <= 10.0, "{t}");
+    assert!(t["duration_s"].as_f64().unwrap() >= 0.1, "{t}");
+    let warnings = r["warnings"].to_string();
+    assert!(warnings.contains("only 1 packet(s) sent"), "{warnings}");
+}
+
+/// Issue 27: a control port that accepts but never answers used to keep `net send` waiting. Every
+/// control read has a deadline; this one ends in a one-line error and exit 1.
+#[test]
+fn send_to_a_port_that_never_answers_fails_in_one_line() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let holder = std::thread::spawn(move || {
+        // Accept and hold the connection open, saying nothing, until the client goes away.
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut sink = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stream, &mut sink);
+    });
+    let out = macbench()
+        .args([
+            "net",
+            "send",
+            "--to",
+            &addr.to_string(),
+            "--duration",
+            "0.1s",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no reply to hello within 5 s"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    holder.join().unwrap();
 }
 
 #[test]

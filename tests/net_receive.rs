@@ -77,6 +77,9 @@ impl TestReceiver {
             duration: Duration::from_millis(300),
             seed: 3,
             rcvbuf: None,
+            batch: macbench::net::batch_io::DEFAULT_BATCH,
+            gso: false,
+            gro: false,
         };
         let mut path = RemotePath::connect(self.addr, None, Arc::new(AtomicBool::new(false)))
             .expect("the receiver still accepts a sender");
@@ -214,18 +217,67 @@ fn idle_connection_does_not_block_others() {
     rx.serves_a_good_sender();
 }
 
+/// Issue 27: eight idle control connections used to lock a real sender out for 30 s. Now a newcomer
+/// evicts the connection idle the longest, which is told why.
 #[test]
-fn connections_beyond_the_limit_are_refused_not_queued() {
+fn idle_connections_filling_every_slot_do_not_lock_out_a_sender() {
     let rx = TestReceiver::start();
-    let idle: Vec<Raw> = (0..control::MAX_CONNECTIONS)
+    let mut idle: Vec<Raw> = (0..control::MAX_CONNECTIONS)
         .map(|_| Raw::connect(rx.addr))
         .collect();
+    rx.serves_a_good_sender();
+    let r = idle[0].reply();
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(
+        r["error"].as_str().unwrap().starts_with("closed: idle"),
+        "{r}"
+    );
+    assert!(idle[0].is_closed());
+    // The sender's own connection ended; the next newcomer evicts the next-oldest idle one.
+    rx.serves_a_good_sender();
+    assert_eq!(idle[1].reply()["ok"], false);
+    let log = rx.log_lines();
+    assert!(log.iter().any(|l| l.contains("closed: idle")), "{log:?}");
+}
+
+/// Connections busy with requests (one running a trial, the others waiting for the data path) are
+/// not evicted: a newcomer is then refused, not queued.
+#[test]
+fn connections_beyond_the_limit_are_refused_when_all_are_busy() {
+    let rx = TestReceiver::start();
+    let start = start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
+        .replace("\"duration_ms\":300", "\"duration_ms\":60000");
+    let mut busy: Vec<Raw> = Vec::new();
+    for i in 0..control::MAX_CONNECTIONS {
+        let mut c = Raw::connect(rx.addr);
+        c.send(b"{\"op\":\"hello\",\"version\":1}\n");
+        assert_eq!(c.reply()["ok"], true);
+        c.send(start.as_bytes());
+        if i == 0 {
+            // The first holds the data path; the others wait for it without a reply.
+            assert_eq!(c.reply()["ok"], true);
+        }
+        busy.push(c);
+    }
     let mut extra = Raw::connect(rx.addr);
     let r = extra.reply();
     assert_eq!(r["ok"], false);
     assert!(r["error"].as_str().unwrap().starts_with("busy"), "{r}");
     assert!(extra.is_closed());
-    drop(idle);
+    drop(busy);
+}
+
+/// A connection that never sends its first line is closed after a short deadline, with a reason.
+#[test]
+fn silent_connection_is_closed_after_the_first_line_deadline() {
+    let rx = TestReceiver::start();
+    let mut silent = Raw::connect(rx.addr);
+    let r = silent.reply();
+    assert_eq!(r["ok"], false, "{r}");
+    let error = r["error"].as_str().unwrap();
+    assert!(error.contains("no complete request within 5s"), "{error}");
+    assert!(silent.is_closed());
+    rx.serves_a_good_sender();
 }
 
 #[test]
@@ -376,6 +428,7 @@ fn expected_ok(
     window: u64,
     duration_ms: u64,
     rcvbuf: Option<u64>,
+    batch: Option<u64>,
 ) -> bool {
     let Some(f) = functions().into_iter().find(|f| f.id() == function) else {
         return false;
@@ -395,6 +448,7 @@ fn expected_ok(
         && (window == 64 || window == 1024)
         && (1..=86_400_000).contains(&duration_ms)
         && rcvbuf.is_none_or(|b| (1..=1 << 30).contains(&b))
+        && batch.is_none_or(|b| (1..=1024).contains(&b))
 }
 
 proptest! {
@@ -432,6 +486,7 @@ proptest! {
         window in edge_u64(&[0, 1, 63, 64, 65, 128, 1024, 1025, 65536, 1 << 40, u64::MAX - 63]),
         duration_ms in edge_u64(&[0, 1, 300, 86_400_000, 86_400_001, u64::MAX]),
         rcvbuf in proptest::option::of(edge_u64(&[0, 1, 4 << 20, 1 << 30, (1 << 30) + 1, 1 << 40])),
+        batch in proptest::option::of(edge_u64(&[0, 1, 32, 1024, 1025, 1 << 40])),
     ) {
         let mut line = serde_json::json!({
             "op": "start", "function": function, "key": key, "spi": spi, "tag_len": tag_len,
@@ -440,8 +495,11 @@ proptest! {
         if let Some(b) = rcvbuf {
             line["rcvbuf"] = b.into();
         }
+        if let Some(b) = batch {
+            line["batch"] = b.into();
+        }
         let bytes = serde_json::to_vec(&line).unwrap();
-        let expected = expected_ok(&function, &key, spi, tag_len, window, duration_ms, rcvbuf);
+        let expected = expected_ok(&function, &key, spi, tag_len, window, duration_ms, rcvbuf, batch);
         match parse_request(&bytes) {
             Ok(ControlRequest::Start(s)) => {
                 prop_assert!(expected, "accepted {}", line);
@@ -452,6 +510,7 @@ proptest! {
                 prop_assert_eq!(s.replay_window, window);
                 prop_assert_eq!(s.duration, Duration::from_millis(duration_ms));
                 prop_assert_eq!(s.rcvbuf.map(|b| b as u64), rcvbuf);
+                prop_assert_eq!(s.batch as u64, batch.unwrap_or(32), "absent: the default batch");
             }
             Ok(other) => prop_assert!(false, "{:?} from {}", other, line),
             Err(e) => {
@@ -465,6 +524,7 @@ proptest! {
                         | LimitError::Trial { field, .. }
                         | LimitError::Rcvbuf { field, .. }
                         | LimitError::Spi { field, .. }
+                        | LimitError::Batch { field, .. }
                         | LimitError::PacketSize { field, .. } => *field,
                     };
                     prop_assert!(e.to_string().starts_with(field), "{}", e);

@@ -205,7 +205,13 @@ fn resume_keeps_complete_steps_and_judges_them() {
         std::fs::read_to_string(out.join("claims.md")).unwrap(),
         want
     );
-    assert!(out.join("claims.json").is_file() && out.join("report.html").is_file());
+    assert!(out.join("claims.json").is_file());
+    // The reproduction's own report shows its claims table.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("<section id=\"claims\">"),
+        "no claims section"
+    );
     // -o into a directory that holds a reproduction is refused in one line; nothing is touched.
     let again = macbench()
         .args(["reproduce", "mac-speeds-thread", "-o"])
@@ -291,6 +297,7 @@ fn ipsec_steps(factor: f64) -> (Document, Document) {
     }
     let mut s = document(&[]);
     s.results = sweep;
+    s.harness = None;
     let mut m = document(&[]);
     m.results = models;
     (s, m)
@@ -336,6 +343,26 @@ fn the_ipsec_claims_fit_predict_and_say_what_they_cannot_test() {
         "{pads:?}"
     );
     assert!(matches!(by_id("cost-follows-gamma"), Verdict::Holds(_)));
+    // With a harness of 100 cycles/message measured beside the sweep, a − harness = 2 blocks' worth.
+    let mut with_harness = Evidence::default();
+    let mut measured = sweep.clone();
+    measured.harness = Some(macbench::results::Harness {
+        size: 64,
+        absolute_cycles_per_message: Some(100.0),
+        apparent_cycles_per_message: Some(100.0),
+    });
+    with_harness.steps.insert("sweep".into(), measured);
+    let pads = reproduce::evaluate(&deepakumara::STUDY, &with_harness)
+        .into_iter()
+        .find(|o| o.id == "hmac-three-extra-compressions")
+        .unwrap()
+        .verdict;
+    assert!(matches!(pads, Verdict::DoesNotHold(_)), "{pads:?}");
+    assert!(
+        pads.detail()
+            .contains("harness's 100 cycles/message) ÷ cost per block b: hmac-sha1/hw 2.00 blocks"),
+        "{pads:?}"
+    );
     // CBC-MAC (200 + 20·Γ_AES) is cheaper than HMAC-SHA-1 (300 + 100·Γ) at both levels: the software
     // claim fails, the hardware one holds.
     assert!(matches!(

@@ -273,3 +273,63 @@ fn the_tick_grows_with_sessions_to_bound_the_sampler() {
         Duration::from_millis(200)
     );
 }
+
+// The paired-rounds ratio of `compare` (stats::paired_ratio): constructed rounds with known answers.
+
+fn ratio_of(pairs: &[(f64, f64)]) -> macbench::stats::RatioEstimate {
+    macbench::stats::paired_ratio(
+        pairs,
+        macbench::stats::BOOTSTRAP_RESAMPLES,
+        macbench::stats::BOOTSTRAP_SEED,
+    )
+    .unwrap()
+}
+
+#[test]
+fn paired_ratio_of_identical_rounds_is_that_ratio_exactly() {
+    let r = ratio_of(&[(5.0, 4.0); 5]);
+    assert_eq!(r.median, 1.25);
+    assert_eq!((r.ci95.low, r.ci95.high), (1.25, 1.25));
+    assert_eq!(r.pairs, 5);
+    assert!(!r.equal_within_noise());
+    // One round: the ratio, with nothing to resample.
+    let one = ratio_of(&[(2.0, 1.0)]);
+    assert_eq!((one.median, one.ci95.low, one.ci95.high), (2.0, 2.0, 2.0));
+}
+
+#[test]
+fn paired_ratio_of_two_rounds_spans_both() {
+    // Resampled medians are 0.9, 1.0 or 1.1 with probabilities ¼, ½, ¼: the 2.5 % and 97.5 % quantiles
+    // are the two ratios themselves, and the interval holds 1.
+    let r = ratio_of(&[(0.9, 1.0), (1.1, 1.0)]);
+    assert!((r.median - 1.0).abs() < 1e-12);
+    assert_eq!((r.ci95.low, r.ci95.high), (0.9, 1.1));
+    assert!(r.equal_within_noise());
+}
+
+#[test]
+fn paired_ratio_of_five_rounds_reaches_the_extremes() {
+    // With 5 rounds a resampled median is the smallest ratio when 3 or more of the 5 draws are it:
+    // probability 0.058 > 0.025, so each end of the interval is an extreme ratio; 1 lies outside.
+    let pairs: Vec<(f64, f64)> = [1.1, 1.2, 1.3, 1.4, 1.5]
+        .iter()
+        .map(|r| (r * 2.0, 2.0))
+        .collect();
+    let r = ratio_of(&pairs);
+    assert!((r.median - 1.3).abs() < 1e-12);
+    assert!((r.ci95.low - 1.1).abs() < 1e-12, "{r:?}");
+    assert!((r.ci95.high - 1.5).abs() < 1e-12, "{r:?}");
+    assert!(!r.equal_within_noise());
+    // The same rounds give the same interval (fixed seed); the pairs' order is ours / theirs.
+    assert_eq!(r, ratio_of(&pairs));
+    let inverse: Vec<(f64, f64)> = pairs.iter().map(|&(a, b)| (b, a)).collect();
+    assert!((ratio_of(&inverse).median - 1.0 / 1.3).abs() < 1e-12);
+}
+
+#[test]
+fn paired_ratio_leaves_out_unusable_rounds() {
+    let r = ratio_of(&[(2.0, 1.0), (f64::NAN, 1.0), (1.0, 0.0), (-1.0, 1.0)]);
+    assert_eq!((r.pairs, r.median), (1, 2.0));
+    assert!(macbench::stats::paired_ratio(&[], 100, 1).is_none());
+    assert!(macbench::stats::paired_ratio(&[(0.0, 1.0)], 100, 1).is_none());
+}

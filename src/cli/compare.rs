@@ -4,8 +4,10 @@ use super::files::{Records, RowOutputs};
 use super::CliError;
 use crate::engine::{clock, Dispatch, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
-use crate::peers::{self as compare, CompareRow, Peer, PeerRun};
+use crate::peers::{self as compare, Basis, CompareRow, Peer, PeerRequest, PeerRun, ProbeFailure};
+use crate::results::Harness;
 use crate::spec::resolve_algorithms;
+use crate::system::conditions::RunConditions;
 use std::sync::atomic::AtomicBool;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -54,9 +56,27 @@ pub struct CompareArgs {
     /// does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `single` otherwise.
     #[arg(long, allow_hyphen_values = true)]
     pub dispatch: Option<String>,
+    /// What both sides divide by: `user` (user CPU time: `openssl speed`'s default), `cpu` (user +
+    /// system: `cryptest b2`'s `clock()`) or `wall` (`openssl speed -elapsed`, `botan speed`,
+    /// `ipsec_perf`); default: the peer's own. A basis the peer cannot measure on is refused.
+    #[arg(long, value_enum, allow_hyphen_values = true)]
+    pub basis: Option<Basis>,
+    /// Rounds per size: peer, ours, peer, ours … (order alternating), each `--duration` long; the
+    /// ratio is the median of the rounds with a 95 % bootstrap interval.
+    #[arg(long, default_value_t = DEFAULT_ROUNDS, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    pub rounds: usize,
+    /// Refuse to start when other processes use more than 10 % of the core (sampled for 0.25 s
+    /// first) or when that cannot be read: one line, exit 1.
+    #[arg(long)]
+    pub quiet_check: bool,
     #[command(flatten)]
     pub outputs: RowOutputs,
 }
+
+/// Default `--rounds`: five pairs give a bootstrap interval reaching the extreme rounds (docs/methodology.md §7).
+pub const DEFAULT_ROUNDS: usize = 5;
+/// The most `--rounds`: a bound, so a typo does not ask for days of measurement.
+pub const MAX_ROUNDS: usize = 100;
 
 /// The columns of `compare --json`/`--csv`.
 const COLUMNS: &[&str] = &[
@@ -66,30 +86,67 @@ const COLUMNS: &[&str] = &[
     "size",
     "size_label",
     "ours_function",
+    "basis",
     "reference_hz",
     "ours_cycles_per_byte",
     "theirs_cycles_per_byte",
     "ratio",
+    "ratio_ci95_low",
+    "ratio_ci95_high",
+    "rounds",
+    "equal_within_noise",
+    "ours_cpu",
+    "peer_cpus",
+    "harness_cycles_per_message",
+    "harness_share",
+    "machine_other_cpu_share",
+    "machine_load_average",
     "note",
 ];
 
-fn records(rows: &[CompareRow], version: &str, reference_hz: f64) -> Records {
+/// What the rows were measured beside: the harness cost and the machine's state.
+struct Context<'a> {
+    version: &'a str,
+    reference_hz: f64,
+    harness: Option<&'a Harness>,
+    conditions: &'a RunConditions,
+}
+
+fn records(rows: &[CompareRow], ctx: &Context<'_>) -> Records {
     use serde_json::Value;
     let number = |v: Option<f64>| v.map_or(Value::Null, Value::from);
     let mut out = Records::new(COLUMNS);
+    let load_after = ctx
+        .conditions
+        .after
+        .as_ref()
+        .and_then(|a| a.load_average)
+        .or(ctx.conditions.before.load_average);
     for r in rows {
         let mut row = vec![
             Value::from(r.peer),
-            Value::from(version),
+            Value::from(ctx.version),
             Value::from(r.algorithm.as_str()),
         ];
         row.extend(Records::size_cells(&r.size));
         row.extend([
             r.ours_function.as_deref().map_or(Value::Null, Value::from),
-            Value::from(reference_hz),
+            Value::from(r.basis.name()),
+            Value::from(ctx.reference_hz),
             number(r.ours),
             number(r.theirs),
-            number(r.ratio),
+            number(r.ratio.map(|x| x.median)),
+            number(r.ratio.map(|x| x.ci95.low)),
+            number(r.ratio.map(|x| x.ci95.high)),
+            r.ratio.map_or(Value::Null, |x| Value::from(x.pairs)),
+            r.ratio
+                .map_or(Value::Null, |x| Value::from(x.equal_within_noise())),
+            r.ours_cpu.map_or(Value::Null, Value::from),
+            Value::from(r.peer_cpus.as_str()),
+            number(ctx.harness.and_then(|h| h.absolute_cycles_per_message)),
+            number(r.harness_share),
+            number(ctx.conditions.worst_share()),
+            number(load_after.map(|l| l[0])),
             Value::from(r.note.as_str()),
         ]);
         out.rows.push(row);
@@ -128,6 +185,24 @@ struct Inputs {
     seconds: u32,
     accel: Accel,
     dispatch: Dispatch,
+    basis: Basis,
+    rounds: usize,
+}
+
+/// `--basis`, or the peer's own; one the peer's tool cannot measure on is a usage error.
+fn basis(args: &CompareArgs, peer: Peer) -> Result<Basis, CliError> {
+    let Some(basis) = args.basis else {
+        return Ok(peer.default_basis());
+    };
+    if peer.bases().contains(&basis) {
+        return Ok(basis);
+    }
+    let valid: Vec<&str> = peer.bases().iter().map(|b| b.name()).collect();
+    Err(CliError::usage(format!(
+        "--basis {basis}: {} measures on {} only",
+        peer.name(),
+        valid.join(" or ")
+    )))
 }
 
 fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
@@ -166,6 +241,8 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         None if peer == Peer::IpsecMb => Dispatch::Burst(crate::mac::MAX_BATCH),
         None => Dispatch::Single,
     };
+    let basis = basis(args, peer)?;
+    let rounds = crate::spec::check_count("--rounds", args.rounds, MAX_ROUNDS)?;
     let algorithms = resolve_algorithms(&args.alg)?;
     // Whole seconds (openssl speed's unit): the one duration rule, rounded up.
     let seconds = crate::spec::parse_duration("--duration", &args.duration)?
@@ -200,6 +277,8 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         seconds,
         accel,
         dispatch,
+        basis,
+        rounds,
     })
 }
 
@@ -255,15 +334,19 @@ fn our_functions(
 }
 
 /// A row with nothing measured yet.
-fn empty_row(peer: Peer, algorithm: &str, size: String, note: String) -> CompareRow {
+fn empty_row(peer: Peer, algorithm: &str, size: String, basis: Basis, note: String) -> CompareRow {
     CompareRow {
         peer: peer.name(),
         algorithm: algorithm.to_string(),
         size,
         ours_function: None,
+        basis,
         ours: None,
         theirs: None,
         ratio: None,
+        ours_cpu: None,
+        peer_cpus: "unknown: not run".into(),
+        harness_share: None,
         note,
     }
 }
@@ -271,74 +354,85 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, note: String) -> Compare
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let inputs = inputs(args)?;
     let _locked = args.outputs.prepare(&[])?;
-    let Inputs {
-        peer,
-        ref algorithms,
-        ref sizes,
-        seconds,
-        accel,
-        ..
-    } = inputs;
+    let mut machine = super::machine_before(&[inputs.core], args.quiet_check)?;
+    let peer = inputs.peer;
     let clock = clock::clock_info();
     let f = clock.reference_hz;
-    // The peer runs each case once, we run each three times.
-    let cases = algorithms.len() * sizes.len();
+    let version = match compare::probe(peer) {
+        Ok(version) => version,
+        Err(ProbeFailure::Missing { binary, reason }) => {
+            let note = format!(
+                "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
+                peer.name(),
+                peer.install_hint(),
+                peer.env_var()
+            );
+            let rows = [empty_row(peer, "-", "-".into(), inputs.basis, note)];
+            crate::out!(
+                "{}",
+                compare::render(&rows, f, crate::table::Style::detect())
+            );
+            // The row says how to install the peer; the exit code says nothing was compared.
+            return Err(CliError::failure(format!(
+                "nothing was compared: {} is not installed",
+                peer.name()
+            )));
+        }
+        Err(ProbeFailure::Failed(reason)) => {
+            return Err(CliError::failure(format!("{}: {reason}", peer.name())));
+        }
+    };
+    eprintln!("macbench: {} {version}", peer.name());
+    let cases = inputs.algorithms.len() * inputs.sizes.len() * inputs.rounds * 2;
     eprintln!(
-        "macbench: running {} ({}) on {} algorithm(s) × {} size(s), {} s each, then ours 3 × {} s: {}",
+        "macbench: {} round(s) of {} ({}) and ours on {} algorithm(s) × {} size(s), {} s each, alternating, both on CPU {}, basis {}: about {}",
+        inputs.rounds,
         peer.name(),
         peer.binary(),
-        algorithms.len(),
-        sizes.len(),
-        seconds,
-        seconds,
-        super::human_duration((cases * 4 * seconds as usize) as f64)
+        inputs.algorithms.len(),
+        inputs.sizes.len(),
+        inputs.seconds,
+        inputs.core,
+        inputs.basis,
+        super::human_duration((cases * inputs.seconds as usize) as f64)
     );
-    let (version, points, note) =
-        match compare::run_peer(peer, algorithms, sizes, seconds, f, accel) {
-            PeerRun::Missing { binary, reason } => {
-                let note = format!(
-                    "{} not installed ({binary}: {reason}); install it with `{}` or set ${}",
-                    peer.name(),
-                    peer.install_hint(),
-                    peer.env_var()
-                );
-                let rows = [empty_row(peer, "-", "-".into(), note)];
-                crate::out!(
-                    "{}",
-                    compare::render(&rows, f, crate::table::Style::detect())
-                );
-                // The row says how to install the peer; the exit code says nothing was compared.
-                return Err(CliError::failure(format!(
-                    "nothing was compared: {} is not installed",
-                    peer.name()
-                )));
-            }
-            PeerRun::Failed(reason) => {
-                return Err(CliError::failure(format!("{}: {reason}", peer.name())));
-            }
-            PeerRun::Ran {
-                version,
-                points,
-                note,
-            } => (version, points, note),
-        };
-    eprintln!("macbench: {} {version}", peer.name());
+    let harness = crate::sweep::measure_harness(inputs.core, &clock, &CANCEL)
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    if let Some(h) = &harness {
+        eprintln!(
+            "macbench: harness (null function, 64 B, one session on CPU {}): {} cycles/message",
+            inputs.core,
+            h.absolute_cycles_per_message
+                .map_or("-".into(), |v| format!("{v:.1}"))
+        );
+    }
     let mut rows: Vec<CompareRow> = Vec::new();
-    for (alg, &function) in algorithms.iter().zip(&inputs.functions) {
-        rows.extend(algorithm_rows(
-            &inputs,
+    for (alg, &function) in inputs.algorithms.iter().zip(&inputs.functions) {
+        let side = Sides {
+            inputs: &inputs,
             alg,
             function,
-            &points,
-            note.as_deref(),
-            &clock,
-        )?);
+            version: &version,
+            clock: &clock,
+        };
+        for (size, peer_size, label) in side.cases() {
+            let mut row = side.rounds(size, peer_size, label)?;
+            row.harness_share = harness_share(harness.as_ref(), row.ours, size);
+            rows.push(row);
+        }
     }
+    let conditions = super::machine_after(&mut machine);
     crate::out!(
         "{}",
         compare::render(&rows, f, crate::table::Style::detect())
     );
-    args.outputs.write(&records(&rows, &version, f))?;
+    let ctx = Context {
+        version: &version,
+        reference_hz: f,
+        harness: harness.as_ref(),
+        conditions: &conditions,
+    };
+    args.outputs.write(&records(&rows, &ctx))?;
     if rows.iter().all(|r| r.ratio.is_none()) {
         // The rows' notes say why at each size; the exit code says no pair of numbers came out.
         return Err(CliError::failure(format!(
@@ -349,72 +443,179 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The rows of one algorithm: our cache-hot measurement beside the peer's figure at each size.
-fn algorithm_rows(
-    inputs: &Inputs,
-    alg: &str,
+/// The null function's cycles per message over ours at `size` bytes (both CPU-time figures of one
+/// pinned session): the part of our figure that is harness rather than library.
+fn harness_share(harness: Option<&Harness>, ours_per_byte: Option<f64>, size: u32) -> Option<f64> {
+    let per_message = ours_per_byte? * f64::from(size.max(1));
+    let null = harness?.absolute_cycles_per_message?;
+    (per_message > 0.0).then(|| null / per_message)
+}
+
+/// One algorithm's two sides: the peer's tool and our function, on one core and one basis.
+struct Sides<'a> {
+    inputs: &'a Inputs,
+    alg: &'a str,
     function: Function,
-    points: &[compare::PeerPoint],
-    note: Option<&str>,
-    clock: &clock::ClockInfo,
-) -> Result<Vec<CompareRow>, CliError> {
-    let Inputs {
-        peer,
-        ref sizes,
-        core,
-        seconds,
-        dispatch,
-        ..
-    } = *inputs;
-    let f = clock.reference_hz;
-    // Every algorithm was checked against the peer's list before it ran (`our_functions`).
-    let peer_name = peer.result_name(alg).unwrap_or_default();
-    let theirs_at = |size: Option<u32>| {
-        points
+    version: &'a str,
+    clock: &'a clock::ClockInfo,
+}
+
+/// The peer's side of one round: its cycles/byte on the basis, the CPUs its process was allowed on
+/// (read back) and what it said about its figure.
+struct TheirRound {
+    theirs: Option<f64>,
+    cpus: String,
+    note: Option<String>,
+}
+
+/// Our side of one round: our cycles/byte on the basis, our result's name, and why a figure is missing.
+struct OurRound {
+    ours: Option<f64>,
+    label: String,
+    note: Option<String>,
+}
+
+impl Sides<'_> {
+    /// The sizes compared: every size for a sized peer; for a streaming peer (cryptest) our largest
+    /// size against its stream.
+    fn cases(&self) -> Vec<(u32, Option<u32>, String)> {
+        let sizes = &self.inputs.sizes;
+        if self.inputs.peer == Peer::Cryptopp {
+            let largest = sizes.iter().copied().max().unwrap_or(16384);
+            vec![(largest, None, format!("stream~{largest}"))]
+        } else {
+            sizes.iter().map(|&s| (s, Some(s), s.to_string())).collect()
+        }
+    }
+
+    /// `--rounds` rounds at one size, the peer first in even rounds and ours first in odd ones, so a
+    /// drift over the run hits both sides alike; reduced to medians and the paired ratio.
+    fn rounds(
+        &self,
+        size: u32,
+        peer_size: Option<u32>,
+        label: String,
+    ) -> Result<CompareRow, CliError> {
+        let inputs = self.inputs;
+        let mut row = empty_row(inputs.peer, self.alg, label, inputs.basis, String::new());
+        row.ours_cpu = Some(inputs.core);
+        let mut pairs: Vec<(f64, f64)> = Vec::new();
+        let (mut ours_all, mut theirs_all) = (Vec::new(), Vec::new());
+        for round in 0..inputs.rounds {
+            let (theirs, ours) = if round % 2 == 0 {
+                let theirs = self.peer_round(size, peer_size)?;
+                (theirs, self.our_round(size)?)
+            } else {
+                let ours = self.our_round(size)?;
+                (self.peer_round(size, peer_size)?, ours)
+            };
+            row.ours_function = Some(ours.label);
+            row.peer_cpus = theirs.cpus;
+            if let Some(note) = ours.note.or(theirs.note) {
+                row.note = note;
+            }
+            ours_all.extend(ours.ours);
+            theirs_all.extend(theirs.theirs);
+            if let (Some(o), Some(t)) = (ours.ours, theirs.theirs) {
+                // Our throughput over theirs = their cycles/byte over ours.
+                pairs.push((t, o));
+            }
+        }
+        row.ours = crate::metrics::median(&ours_all);
+        row.theirs = crate::metrics::median(&theirs_all);
+        row.ratio = crate::stats::paired_ratio(
+            &pairs,
+            crate::stats::BOOTSTRAP_RESAMPLES,
+            crate::stats::BOOTSTRAP_SEED,
+        );
+        Ok(row)
+    }
+
+    /// The peer's tool once at one size, pinned to our core.
+    fn peer_round(&self, size: u32, peer_size: Option<u32>) -> Result<TheirRound, CliError> {
+        let inputs = self.inputs;
+        let peer = inputs.peer;
+        let request = PeerRequest {
+            algorithms: &[self.alg],
+            sizes: &[size],
+            seconds: inputs.seconds,
+            reference_hz: self.clock.reference_hz,
+            accel: inputs.accel,
+            core: Some(inputs.core),
+            basis: inputs.basis,
+        };
+        let (points, note, cpus) = match compare::run_peer(peer, &request, self.version.to_string())
+        {
+            PeerRun::Ran {
+                points, note, cpus, ..
+            } => (points, note, cpus),
+            PeerRun::Failed(reason) => {
+                return Err(CliError::failure(format!("{}: {reason}", peer.name())))
+            }
+        };
+        // Every algorithm was checked against the peer's list before it ran (`our_functions`).
+        let peer_name = peer.result_name(self.alg).unwrap_or_default();
+        let bps = points
             .iter()
-            .find(|p| p.algorithm.eq_ignore_ascii_case(&peer_name) && p.size == size)
-            .map(|p| p.bytes_per_second)
-    };
-    // Sized peers: every size; a streaming peer (cryptest): our largest size against its stream.
-    let cases: Vec<(u32, Option<u32>, String)> = if points.iter().any(|p| p.size.is_none()) {
-        let largest = sizes.iter().copied().max().unwrap_or(16384);
-        vec![(largest, None, format!("stream~{largest}"))]
-    } else {
-        sizes.iter().map(|&s| (s, Some(s), s.to_string())).collect()
-    };
-    let mut rows = Vec::new();
-    for (size, peer_size, label) in cases {
-        let mut r = empty_row(peer, alg, label, note.unwrap_or_default().to_string());
+            .find(|p| p.algorithm.eq_ignore_ascii_case(&peer_name) && p.size == peer_size)
+            .map(|p| p.bytes_per_second);
+        let note = match bps {
+            Some(_) => note,
+            None => Some(format!(
+                "{} printed no result for {peer_name} at this size",
+                peer.name()
+            )),
+        };
+        Ok(TheirRound {
+            theirs: bps.and_then(|b| compare::cycles_per_byte(self.clock.reference_hz, b)),
+            cpus: match cpus {
+                Ok(cpus) => crate::system::format_cpu_list(&cpus),
+                Err(why) => format!("unknown: {why}"),
+            },
+            note,
+        })
+    }
+
+    /// Our side once at one size: one cache-hot run of one session on the core, on the basis.
+    fn our_round(&self, size: u32) -> Result<OurRound, CliError> {
+        let inputs = self.inputs;
         let entry = crate::sweep::measure_cache_hot(
-            function,
+            self.function,
             size,
-            f64::from(seconds),
-            core,
-            dispatch,
-            clock,
+            f64::from(inputs.seconds),
+            inputs.core,
+            inputs.dispatch,
+            1,
+            self.clock,
             &CANCEL,
         )
         .map_err(|e| CliError::failure(e.to_string()))?;
-        // Named as every result is (`hmac-sha256/ipsecmb/sse burst:16`).
-        r.ours_function = Some(entry.label());
-        if entry.failed {
-            r.note = "our result failed its validity checks".into();
+        let (ours, note) = if entry.failed {
+            (
+                None,
+                Some("our result failed its validity checks".to_string()),
+            )
         } else {
-            r.ours = entry.metrics.absolute_cycles_per_byte;
-        }
-        match theirs_at(peer_size) {
-            Some(bps) => r.theirs = compare::cycles_per_byte(f, bps),
-            None => {
-                r.note = format!(
-                    "{} printed no result for {peer_name} at this size",
-                    peer.name()
-                )
+            match inputs.basis {
+                Basis::Cpu => (entry.metrics.absolute_cycles_per_byte, None),
+                Basis::Wall => (entry.metrics.apparent_cycles_per_byte, None),
+                Basis::User => match entry.raw.first().and_then(crate::metrics::user_share) {
+                    Some(share) => (
+                        entry.metrics.absolute_cycles_per_byte.map(|c| c * share),
+                        None,
+                    ),
+                    None => (
+                        None,
+                        Some("no user/system split of our CPU time (getrusage)".to_string()),
+                    ),
+                },
             }
-        }
-        if let (Some(o), Some(t)) = (r.ours, r.theirs) {
-            r.ratio = Some(t / o);
-        }
-        rows.push(r);
+        };
+        Ok(OurRound {
+            ours,
+            // Named as every result is (`hmac-sha256/ipsecmb/sse burst:16`).
+            label: entry.label(),
+            note,
+        })
     }
-    Ok(rows)
 }

@@ -363,6 +363,7 @@ fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, C
         harness: None,
         results,
         partial: false,
+        conditions: None,
     };
     // The same type a results file reads into, so it is fitted exactly as a file would be.
     Ok(doc)

@@ -78,9 +78,10 @@ pub struct ReceiveArgs {
     /// Exit after the first sender that ran a trial disconnects.
     #[arg(long)]
     pub once: bool,
-    /// Exit when no sender has been connected for this long. A control connection that sends nothing
-    /// for 30 s (or this, if shorter) between requests is closed; up to 8 are served at once, and
-    /// `start` requests are checked against the limits `macbench net` itself accepts (docs/net.md: net
+    /// Exit when no sender has been connected for this long. A control connection must send its first
+    /// line within 5 s, later ones within 30 s (or this, if shorter), or it is closed; up to 8 are
+    /// served at once, and when all 8 are taken a newcomer evicts the one idle the longest. `start`
+    /// requests are checked against the limits `macbench net` itself accepts (docs/net.md: net
     /// receive).
     #[arg(long, default_value = "600s", allow_hyphen_values = true)]
     pub timeout: String,
@@ -153,6 +154,21 @@ pub struct NetOptions {
     /// (`4M`, `256k`, `1G`, `212992`), or `default` for the system's.
     #[arg(long, default_value = "4M", allow_hyphen_values = true)]
     pub rcvbuf: String,
+    /// Datagrams per system call on both sides, 1 to 1024: `sendmmsg`/`recvmmsg` batches (default
+    /// 32); 1 sends and receives one datagram per call, the unbatched path, to measure what batching
+    /// gives. Per-packet work (tag, parse, anti-replay, verify) is the same either way.
+    #[arg(long, default_value_t = crate::net::batch_io::DEFAULT_BATCH, allow_hyphen_values = true, value_parser = parse_batch)]
+    pub batch: usize,
+    /// Send runs of equal-size datagrams as one UDP GSO message each (`UDP_SEGMENT`): the kernel cuts
+    /// them into separate datagrams, so the sender's stack is walked once per run, not per packet.
+    /// An error if the kernel refuses it.
+    #[arg(long)]
+    pub gso: bool,
+    /// Let the kernel coalesce arriving datagrams (`UDP_GRO`); the receiver cuts them apart and still
+    /// parses, checks and verifies each packet. With `--gso` on loopback, the kernel hands over each
+    /// GSO run whole. An error if the kernel refuses it.
+    #[arg(long)]
+    pub gro: bool,
     /// Do not measure the null-MAC baseline.
     #[arg(long)]
     pub no_null: bool,
@@ -165,6 +181,20 @@ pub struct NetOptions {
     /// Seed for keys, payloads and size sequences.
     #[arg(long, default_value_t = 1, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
     pub seed: u64,
+}
+
+/// `--batch`: a whole number of datagrams per system call within [`limits::MAX_BATCH`]. clap puts
+/// "invalid value … for '--batch <BATCH>'" before the message, so it does not repeat the flag.
+fn parse_batch(text: &str) -> Result<usize, String> {
+    let bounds = format!("give 1 (one call per datagram) to {}", limits::MAX_BATCH);
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a whole number of datagrams; {bounds}"))?;
+    match limits::check_batch("--batch", n) {
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{n} datagrams per system call; {bounds}")),
+    }
 }
 
 fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), CliError> {
@@ -309,6 +339,9 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
             inject_bad_per_1000: o.inject_bad,
             seed: o.seed,
             rcvbuf,
+            batch: o.batch,
+            gso: o.gso,
+            gro: o.gro,
         },
         search,
         sender_core,
@@ -382,32 +415,40 @@ fn expected_duration(plan: &Plan, trial_s: f64) -> usize {
     results
 }
 
-fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
-    let receiver_core = match &path {
+/// The run-wide facts written with the results.
+fn config_report(plan: &Plan, path: &Path) -> NetConfigReport {
+    let receiver_core = match path {
         Path::Local(_) => plan.receiver_core,
         Path::Remote(_) => None,
     };
+    NetConfigReport {
+        transport: path.describe(),
+        mode: match plan.config.mode {
+            Mode::Search(_) => "search".to_string(),
+            Mode::FixedRate { pps, .. } => format!("fixed-rate {pps} pps"),
+        },
+        trial_s: plan.config.trial.as_secs_f64(),
+        acceptable_loss: plan.search.acceptable_loss,
+        resolution: plan.search.resolution,
+        replay_window: plan.config.replay_window,
+        inject_bad_per_1000: plan.config.inject_bad_per_1000,
+        rcvbuf: plan.config.rcvbuf,
+        batch: plan.config.batch,
+        gso: plan.config.gso,
+        gro: plan.config.gro,
+        requested_tag_len: plan.config.tag_len,
+        sender_core: plan.sender_core,
+        receiver_core,
+        seed: plan.config.seed,
+        size_definition: report::SIZE_DEFINITION,
+    }
+}
+
+fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
     let mut doc = NetDocument {
         schema: report::SCHEMA,
         host: crate::isolate::host_for_functions(&plan.config.functions),
-        config: NetConfigReport {
-            transport: path.describe(),
-            mode: match plan.config.mode {
-                Mode::Search(_) => "search".to_string(),
-                Mode::FixedRate { pps, .. } => format!("fixed-rate {pps} pps"),
-            },
-            trial_s: plan.config.trial.as_secs_f64(),
-            acceptable_loss: plan.search.acceptable_loss,
-            resolution: plan.search.resolution,
-            replay_window: plan.config.replay_window,
-            inject_bad_per_1000: plan.config.inject_bad_per_1000,
-            rcvbuf: plan.config.rcvbuf,
-            requested_tag_len: plan.config.tag_len,
-            sender_core: plan.sender_core,
-            receiver_core,
-            seed: plan.config.seed,
-            size_definition: report::SIZE_DEFINITION,
-        },
+        config: config_report(&plan, &path),
         results: Vec::new(),
         // True until the run ends uncancelled, as in `macbench run`: the file is rewritten after each
         // result, so a reader of a file from an unfinished run sees that it is unfinished.

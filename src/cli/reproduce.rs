@@ -153,8 +153,9 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
             dir.display()
         )));
     }
+    // The directory itself: its steps' results and its claims table, as `report DIR` reads any host's.
     let report = super::report::ReportArgs {
-        files,
+        files: vec![dir.to_path_buf()],
         output: dir.join("report.html"),
         scenario: None,
         png: Some(dir.join("figures")),

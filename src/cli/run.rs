@@ -127,6 +127,15 @@ pub struct RunArgs {
     /// ≥ 30 s for a battery). Refused, with each meter's reason, where none is readable.
     #[arg(long)]
     pub energy: bool,
+    /// In what order repeats run: `interleaved` (one repeat of every scenario, then the next …: a
+    /// neighbour's burst is spread over scenarios rather than sinking one) or `sequential` (each
+    /// scenario's repeats back to back) [default: interleaved when --repeat > 1].
+    #[arg(long, value_enum, allow_hyphen_values = true)]
+    pub order: Option<sweep::Order>,
+    /// Refuse to start when other processes use more than 10 % of the chosen cores (sampled for
+    /// 0.25 s first) or when that cannot be read: one line, exit 1.
+    #[arg(long)]
+    pub quiet_check: bool,
 }
 
 impl Default for RunArgs {
@@ -256,10 +265,12 @@ fn new_document(
             "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
             "dispatch": spec.dispatches.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
             "energy": args.energy,
+            "order": sweep::Order::or_default(args.order, args.repeat),
         }),
         harness: None,
         results: Vec::new(),
         partial: true,
+        conditions: None,
     }
 }
 
@@ -466,51 +477,19 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let _locked = super::files::prepare_owned(&outputs, &[])?;
     let clock = clock::clock_info();
     check_window(args, &plan, &clock)?;
+    let mut conditions = super::machine_before(&spec.cores, args.quiet_check)?;
     for note in &plan.notes {
         eprintln!("macbench: {note}");
     }
     let mut doc = new_document(args, &spec, &plan, &clock);
+    doc.conditions = Some(conditions.conditions.clone());
     let auto = AutoPolicy {
         enabled: args.auto,
         max_repeats: args.max_repeat,
         target_ci: (args.target_ci > 0.0).then_some(args.target_ci / 100.0),
         ..AutoPolicy::default()
     };
-    // What it will cost, said before it starts: runs × duration, plus what --target-ci may add.
-    let runs = plan.scenarios.len() * args.repeat;
-    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
-    let extra = if auto.target_ci.is_some() && args.max_repeat > args.repeat {
-        format!(
-            ", up to {} if --target-ci adds repeats",
-            human_seconds(seconds(plan.scenarios.len() * args.max_repeat))
-        )
-    } else {
-        String::new()
-    };
-    eprintln!(
-        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
-        plan.scenarios.len(),
-        args.repeat,
-        plan.duration.as_secs_f64(),
-        human_seconds(seconds(runs))
-    );
-    eprintln!(
-        "macbench: {} scenario(s) × {} repeat(s), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
-        plan.scenarios.len(),
-        args.repeat,
-        spec.sessions,
-        engine::format_cpu_list(&spec.cores),
-        clock.reference_hz / 1e9,
-        clock.reference_source,
-        clock
-            .core_to_reference_ratio
-            .map(|r| format!("; core clock ≈ {r:.2} × f (estimated)"))
-            .unwrap_or_default()
-    );
-    eprintln!(
-        "macbench: hardware cycle counters {}",
-        clock.hardware_cycles
-    );
+    announce(args, &spec, &plan, &clock, &auto);
     if !args.no_harness {
         doc.harness = measure_harness(spec.cores[0], &clock)?;
     }
@@ -529,7 +508,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let outcome = sweep::run(
         plan.scenarios,
-        args.repeat,
+        sweep::Repetition {
+            repeats: args.repeat,
+            order: sweep::Order::or_default(args.order, args.repeat),
+        },
         auto,
         &mut doc,
         &clock,
@@ -542,6 +524,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let interrupted = outcome.map_err(|e| CliError::failure(e.to_string()))?;
     doc.partial = interrupted;
+    doc.conditions = Some(super::machine_after(&mut conditions));
     write_outputs(&doc, args, true)?;
     summary(&doc, args, interrupted)
 }
@@ -561,6 +544,52 @@ fn measure_harness(
         );
     }
     Ok(harness)
+}
+
+/// What the sweep will run and cost, said before it starts: runs × duration, plus what --target-ci
+/// may add; the order, sessions, cores and clocks.
+fn announce(
+    args: &RunArgs,
+    spec: &SweepSpec,
+    plan: &sweep::Plan,
+    clock: &clock::ClockInfo,
+    auto: &AutoPolicy,
+) {
+    let runs = plan.scenarios.len() * args.repeat;
+    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
+    let extra = if auto.target_ci.is_some() && args.max_repeat > args.repeat {
+        format!(
+            ", up to {} if --target-ci adds repeats",
+            human_seconds(seconds(plan.scenarios.len() * args.max_repeat))
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
+        plan.scenarios.len(),
+        args.repeat,
+        plan.duration.as_secs_f64(),
+        human_seconds(seconds(runs))
+    );
+    eprintln!(
+        "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
+        plan.scenarios.len(),
+        args.repeat,
+        sweep::Order::or_default(args.order, args.repeat).name(),
+        spec.sessions,
+        engine::format_cpu_list(&spec.cores),
+        clock.reference_hz / 1e9,
+        clock.reference_source,
+        clock
+            .core_to_reference_ratio
+            .map(|r| format!("; core clock ≈ {r:.2} × f (estimated)"))
+            .unwrap_or_default()
+    );
+    eprintln!(
+        "macbench: hardware cycle counters {}",
+        clock.hardware_cycles
+    );
 }
 
 /// The matrices, where the results went, and the exit status.

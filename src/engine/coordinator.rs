@@ -51,6 +51,10 @@ pub struct SessionSlot {
     pub cpu: AtomicI32,
     /// Wall time the session passed the gate.
     pub started_ns: AtomicU64,
+    /// The session's own user and system CPU time when it noticed each window mark
+    /// ([`SessionSlot::NO_RUSAGE`] until then): only the thread itself can ask for the split.
+    pub user_ns: [AtomicU64; 3],
+    pub system_ns: [AtomicU64; 3],
 }
 
 impl SessionSlot {
@@ -63,11 +67,39 @@ impl SessionSlot {
             perf_fd: AtomicI32::new(-1),
             cpu: AtomicI32::new(-1),
             started_ns: AtomicU64::new(0),
+            user_ns: std::array::from_fn(|_| AtomicU64::new(Self::NO_RUSAGE)),
+            system_ns: std::array::from_fn(|_| AtomicU64::new(Self::NO_RUSAGE)),
         }
     }
 }
 
 impl SessionSlot {
+    /// A mark whose user/system split the session did not record.
+    pub const NO_RUSAGE: u64 = u64::MAX;
+
+    /// Called by the session thread when it sees phase `phase`: its user/system split at that window
+    /// mark (the phase after the run phase is mark 0). Phases outside the window are ignored.
+    pub fn publish_rusage(&self, phase: u32) {
+        let Some(mark) = phase.checked_sub(PHASE_RUN + 1).map(|m| m as usize) else {
+            return;
+        };
+        if mark >= 3 {
+            return;
+        }
+        if let Some((user, system)) = clock::thread_user_system_ns() {
+            self.user_ns[mark].store(user, Ordering::Relaxed);
+            self.system_ns[mark].store(system, Ordering::Relaxed);
+        }
+    }
+
+    /// The split at the window's start and end, if the session recorded both.
+    pub fn window_rusage(&self) -> Option<super::WindowRusage> {
+        let read = |a: &[AtomicU64; 3]| a.each_ref().map(|v| v.load(Ordering::Relaxed));
+        let (user_ns, system_ns) = (read(&self.user_ns), read(&self.system_ns));
+        let known = |i: usize| user_ns[i] != Self::NO_RUSAGE && system_ns[i] != Self::NO_RUSAGE;
+        (known(0) && known(2)).then_some(super::WindowRusage { user_ns, system_ns })
+    }
+
     /// Called by the session thread itself before the gate: publish its CPU clock id.
     pub fn publish_cpu_clock(&self) -> Result<(), String> {
         let mut id: libc::clockid_t = 0;

@@ -330,6 +330,20 @@ pub struct ThreadCounters {
     /// Sampled per-message latencies inside the window, submission to tag, ns (every 64th batch).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_ns: Vec<u64>,
+    /// The thread's user and system CPU time as it noticed the window's marks (absent in older files,
+    /// and where the thread missed the start or end mark).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_rusage: Option<WindowRusage>,
+}
+
+/// One thread's `getrusage(RUSAGE_THREAD)` at the window's start, middle and end, read by the thread
+/// itself a moment after the coordinator's mark (a batch later at most, while it runs): what splits
+/// its CPU time into user and system time, as `openssl speed` counts only the first. A middle mark
+/// the thread slept through is `u64::MAX`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct WindowRusage {
+    pub user_ns: [u64; 3],
+    pub system_ns: [u64; 3],
 }
 
 /// How long the sessions took to be ready.
@@ -649,7 +663,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             reason: "the coordinator thread panicked".to_string(),
         })?;
         drop(guard);
-        let threads = join_sessions(handles, &outcome, &s.function)?;
+        let threads = join_sessions(handles, &outcome, &slots, &s.function)?;
         let [m0, m1, m2] = outcome.mark_ns;
         let closed = !outcome.interrupted;
         Ok(RawRun {
@@ -756,6 +770,7 @@ fn session_keys(s: &Scenario) -> Vec<Vec<u8>> {
 fn join_sessions(
     handles: Vec<SessionHandle<'_>>,
     outcome: &coordinator::Outcome,
+    slots: &[SessionSlot],
     function: &Function,
 ) -> Result<Vec<ThreadCounters>, EngineError> {
     let mut threads = Vec::with_capacity(handles.len());
@@ -791,6 +806,7 @@ fn join_sessions(
             rekeys: end.rekeys,
             start_offset_ns: end.started_ns as i64 - outcome.t0_ns as i64,
             latency_ns: end.latency_ns,
+            window_rusage: slots[session].window_rusage(),
         });
     }
     Ok(threads)
@@ -978,8 +994,10 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     loop {
         let phase = ctx.phase.load(Ordering::Acquire);
         if phase != work.seen {
-            // A window mark: note where we run, for the off-core check (the coordinator samples the rest).
+            // A window mark: note where we run, for the off-core check, and the user/system split
+            // (the coordinator samples the rest).
             publish_cpu(ctx.slot);
+            ctx.slot.publish_rusage(phase);
             work.seen = phase;
             if phase == coordinator::PHASE_STOP {
                 break;

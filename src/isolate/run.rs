@@ -230,6 +230,7 @@ mod tests {
                 rekeys: 9,
                 start_offset_ns: 11,
                 latency_ns: vec![12, 13],
+                window_rusage: None,
             }],
             key_setup_ns: 1.5,
             interrupted: false,

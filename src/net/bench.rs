@@ -3,7 +3,7 @@
 //! and rewrite its files after each (a late crash loses nothing finished).
 
 use super::control::RemotePath;
-use super::report::{NetResult, TrialSummary};
+use super::report::{LimitedBy, NetResult, TrialSummary};
 use super::search::{search, Limit, SearchConfig, TrialOutcome, TrialReply};
 use super::trial::{LocalPath, TrialResult, TrialSetup};
 use super::NetError;
@@ -69,6 +69,11 @@ pub struct NetConfig {
     pub inject_bad_per_1000: u32,
     pub seed: u64,
     pub rcvbuf: Option<usize>,
+    /// Datagrams per system call on both sides.
+    pub batch: usize,
+    /// UDP GSO on the sender, UDP GRO on the receiver.
+    pub gso: bool,
+    pub gro: bool,
 }
 
 /// Tag bytes `function` carries when `requested` are asked for: the algorithm's own tag if shorter
@@ -104,6 +109,9 @@ pub fn run(
                 duration: config.trial,
                 seed: config.seed,
                 rcvbuf: config.rcvbuf,
+                batch: config.batch,
+                gso: config.gso,
+                gro: config.gro,
             };
             let mut result = measure(path, &setup, &config.mode, size, &mut trial_no)?;
             if is_baseline {
@@ -140,6 +148,13 @@ pub fn measure(
             let t = path.trial(setup, Some(pps), *trial_no)?;
             let pass = t.loss_ratio() <= acceptable_loss;
             let summary = TrialSummary::new(&t, pass);
+            result.limited_by = if !pass {
+                LimitedBy::Receiver
+            } else if summary.achieved_pps < SHORTFALL * pps {
+                LimitedBy::Sender
+            } else {
+                LimitedBy::Neither
+            };
             result.mode = "fixed-rate";
             result.trials.push(summary.clone());
             result.throughput = Some(summary);
@@ -168,32 +183,82 @@ pub fn measure(
                 })
                 .collect();
             result.throughput = outcome.best.map(|i| result.trials[i].clone());
-            match outcome.limit {
-                Limit::SenderLimited => result.warnings.push(
-                    "sender-limited: even the unthrottled trial had no more than the acceptable loss, \
-                     so the receiver was never pushed to its limit"
-                        .to_string(),
-                ),
-                Limit::NothingPassed => result.warnings.push(
-                    "no offered rate down to the resolution met the acceptable loss".to_string(),
-                ),
-                Limit::TrialBound => result
-                    .warnings
-                    .push("search stopped at its trial bound before reaching the resolution".to_string()),
-                Limit::Cancelled => result.warnings.push("cancelled".to_string()),
-                Limit::Resolution => {}
+            result.limited_by = match outcome.limit {
+                Limit::SenderLimited => LimitedBy::Sender,
+                Limit::Resolution | Limit::TrialBound if outcome.best.is_some() => {
+                    LimitedBy::Receiver
+                }
+                _ => LimitedBy::Unknown,
+            };
+            if result.limited_by == LimitedBy::Receiver {
+                result.zero_loss_pps = result.throughput.as_ref().map(|t| t.achieved_pps);
+            }
+            let offloads = setup.gso && setup.gro;
+            if let Some(w) = limit_warning(outcome.limit, result.throughput.as_ref(), offloads) {
+                result.warnings.push(w);
             }
         }
     }
-    if let Some(t) = &result.throughput {
-        if let Some(target) = t.target_pps {
-            if t.achieved_pps < 0.97 * target {
-                result.warnings.push(format!(
-                    "the sender achieved {:.0} pps of the {:.0} pps asked for",
-                    t.achieved_pps, target
-                ));
-            }
-        }
-    }
+    result
+        .warnings
+        .extend(rate_warnings(result.throughput.as_ref()));
     Ok(result)
+}
+
+/// A sender that achieves less than this share of the rate asked for is said to fall short.
+const SHORTFALL: f64 = 0.97;
+/// Fewer packets than this in a trial make its rate a coarse number (one packet more or less moves
+/// it by over 1 %).
+pub const FEW_PACKETS: u64 = 100;
+
+/// The warning that says why a search stopped where it did; `None` when it reached its resolution.
+/// `offloads`: GSO and GRO were both on (else a sender-limited result suggests them).
+fn limit_warning(limit: Limit, best: Option<&TrialSummary>, offloads: bool) -> Option<String> {
+    let ns = |v: Option<f64>| v.map_or_else(|| "?".to_string(), |x| format!("{x:.0}"));
+    Some(match limit {
+        Limit::SenderLimited => format!(
+            "sender-limited: even the unthrottled trial met the acceptable loss, so the receiver was \
+             never pushed to its limit and this rate is a lower bound, not the zero-loss rate of the \
+             MAC (CPU per packet: sender {} ns, receiver {} ns){}",
+            ns(best.and_then(|t| t.sender_cpu_ns_per_packet)),
+            ns(best.and_then(|t| t.receiver_cpu_ns_per_packet)),
+            if offloads {
+                ""
+            } else {
+                "; --gso --gro make the sender cheaper"
+            },
+        ),
+        Limit::NothingPassed => {
+            "no offered rate down to the resolution met the acceptable loss".to_string()
+        }
+        Limit::TrialBound => {
+            "search stopped at its trial bound before reaching the resolution".to_string()
+        }
+        Limit::Cancelled => "cancelled".to_string(),
+        Limit::Resolution => return None,
+    })
+}
+
+/// Warnings about the reported trial's rate: the sender fell short of the rate asked for, or sent
+/// too few packets for a rate to mean much.
+fn rate_warnings(t: Option<&TrialSummary>) -> Vec<String> {
+    let Some(t) = t else {
+        return Vec::new();
+    };
+    let mut warnings = Vec::new();
+    if let Some(target) = t.target_pps {
+        if t.achieved_pps < SHORTFALL * target {
+            warnings.push(format!(
+                "the sender achieved {:.0} pps of the {:.0} pps asked for",
+                t.achieved_pps, target
+            ));
+        }
+    }
+    if t.sent < FEW_PACKETS {
+        warnings.push(format!(
+            "only {} packet(s) sent: a rate from so few is coarse; give a longer --duration or a higher --rate",
+            t.sent
+        ));
+    }
+    warnings
 }

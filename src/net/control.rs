@@ -26,7 +26,13 @@
 //! ([`super::limits`]) before anything is allocated or sliced by it; a refused line gets one error reply
 //! and the connection is closed. Connections are served side by side (at most [`MAX_CONNECTIONS`]), and
 //! only the data path — the UDP socket — is taken by one trial at a time, so a client that connects and
-//! idles, or sends garbage, holds up no other sender.
+//! idles, or sends garbage, holds up no other sender. Idle clients cannot fill the connection slots
+//! either: a first line must come within [`FIRST_LINE_LIMIT`], and a newcomer finding every slot taken
+//! evicts the connection idle the longest.
+//!
+//! The sender trusts the receiver no more: each of its reads has a deadline fitted to the request
+//! ([`HELLO_REPLY_LIMIT`], [`STOP_REPLY_LIMIT`]), so a port that accepts and never answers is an
+//! error, not a hang.
 
 use super::limits::{self, LimitError};
 use super::receiver::{receive_loop, ReceiveReport, Receiver, StopRule};
@@ -53,6 +59,14 @@ pub const MAX_CONNECTIONS: usize = 8;
 /// A control connection that sends no complete line for this long (or `--timeout`, if shorter) while
 /// none of its trials runs is closed. While its trial runs, the trial's duration is added.
 pub const CONTROL_IDLE_LIMIT: Duration = Duration::from_secs(30);
+/// A new control connection must send its first line within this (or the idle limit, if shorter): a
+/// sender says hello as soon as it connects, so a connection silent this long is not a sender.
+pub const FIRST_LINE_LIMIT: Duration = Duration::from_secs(5);
+/// How long `net send` waits for the receiver's reply to `hello`: a port that accepts but does not
+/// answer is not a `macbench net receive`.
+pub const HELLO_REPLY_LIMIT: Duration = Duration::from_secs(5);
+/// How long `net send` waits for the reply to `stop` (the receiver drains its queue first).
+pub const STOP_REPLY_LIMIT: Duration = Duration::from_secs(30);
 /// Longest a `start` waits for another connection's trial to free the data path before it is refused.
 pub const DATA_PATH_WAIT: Duration = Duration::from_secs(60);
 /// How often blocked reads and waits look at cancel, shutdown and their deadline.
@@ -77,6 +91,12 @@ enum Request {
         duration_ms: u64,
         #[serde(default)]
         rcvbuf: Option<usize>,
+        /// Datagrams per receive call; absent (an older sender): the default batch.
+        #[serde(default)]
+        batch: Option<usize>,
+        /// UDP GRO on the receiving socket; absent: off.
+        #[serde(default)]
+        gro: bool,
     },
     Stop,
     Bye,
@@ -97,6 +117,10 @@ pub struct StartRequest {
     pub duration: Duration,
     /// 1 … [`limits::MAX_RCVBUF`] bytes, or the system default.
     pub rcvbuf: Option<usize>,
+    /// 1 … [`limits::MAX_BATCH`] datagrams per receive call.
+    pub batch: usize,
+    /// UDP GRO on the receiving socket.
+    pub gro: bool,
 }
 
 /// A control line, parsed and checked.
@@ -150,6 +174,8 @@ pub fn parse_request(line: &[u8]) -> Result<ControlRequest, ControlError> {
             replay_window,
             duration_ms,
             rcvbuf,
+            batch,
+            gro,
         } => {
             let f = crate::mac::functions()
                 .into_iter()
@@ -173,6 +199,8 @@ pub fn parse_request(line: &[u8]) -> Result<ControlRequest, ControlError> {
             let rcvbuf = rcvbuf
                 .map(|b| limits::check_rcvbuf("rcvbuf", b))
                 .transpose()?;
+            let batch =
+                limits::check_batch("batch", batch.unwrap_or(super::batch_io::DEFAULT_BATCH))?;
             Ok(ControlRequest::Start(StartRequest {
                 function: f,
                 key,
@@ -180,6 +208,8 @@ pub fn parse_request(line: &[u8]) -> Result<ControlRequest, ControlError> {
                 replay_window,
                 duration,
                 rcvbuf,
+                batch,
+                gro,
             }))
         }
     }
@@ -324,7 +354,39 @@ pub fn bind(listen: SocketAddr) -> Result<(UdpSocket, TcpListener), NetError> {
 /// What connection threads tell the accepting thread.
 enum Event {
     Log(String),
-    Closed { trials: usize },
+    Closed { id: u64, trials: usize },
+}
+
+/// What the accepting thread knows of a connection, to pick one to evict when all slots are taken.
+#[derive(Default)]
+struct ConnState {
+    /// Waiting for its next line with no trial running: it holds a slot and nothing else.
+    idle: AtomicBool,
+    /// Wall clock of its last complete line (or of its accept).
+    last_line_ns: std::sync::atomic::AtomicU64,
+    /// Set by the accepting thread: close with an error line at the next chance.
+    evict: AtomicBool,
+}
+
+impl ConnState {
+    fn new() -> ConnState {
+        let state = ConnState::default();
+        state.idle.store(true, Ordering::Relaxed);
+        state
+            .last_line_ns
+            .store(clock::wall_ns(), Ordering::Relaxed);
+        state
+    }
+}
+
+/// The connection to evict for a newcomer when all [`MAX_CONNECTIONS`] are taken: the idle one whose
+/// last line is oldest. `None` when every connection is running a trial or answering a request.
+fn oldest_idle(connections: &[(u64, Arc<ConnState>)]) -> Option<&Arc<ConnState>> {
+    connections
+        .iter()
+        .map(|(_, c)| c)
+        .filter(|c| c.idle.load(Ordering::Relaxed) && !c.evict.load(Ordering::Relaxed))
+        .min_by_key(|c| c.last_line_ns.load(Ordering::Relaxed))
 }
 
 /// State the connections share. The UDP socket is one data path: only the connection holding
@@ -349,7 +411,9 @@ impl Shared<'_> {
 /// sender, or cancel. `log` gets one line per event.
 ///
 /// Each control connection has its own thread, a line-length limit and an idle limit, so a client that
-/// connects and says nothing (or sends garbage, or an endless line) delays no other sender.
+/// connects and says nothing (or sends garbage, or an endless line) delays no other sender. When all
+/// [`MAX_CONNECTIONS`] slots are taken, a newcomer evicts the connection idle the longest; it is
+/// refused only when every connection is busy with a trial or a request.
 pub fn serve(
     udp: UdpSocket,
     tcp: TcpListener,
@@ -367,15 +431,16 @@ pub fn serve(
     };
     let (events, inbox) = mpsc::channel::<Event>();
     let outcome = std::thread::scope(|scope| {
-        let mut active = 0usize;
+        let mut connections: Vec<(u64, Arc<ConnState>)> = Vec::new();
+        let mut next_id = 0u64;
         let mut idle_since = clock::wall_ns();
         let mut outcome = Ok(());
         loop {
             while let Ok(event) = inbox.try_recv() {
                 match event {
                     Event::Log(line) => log(&line),
-                    Event::Closed { trials } => {
-                        active -= 1;
+                    Event::Closed { id, trials } => {
+                        connections.retain(|(c, _)| *c != id);
                         if options.once && trials > 0 {
                             shared.shutdown.store(true, Ordering::Relaxed);
                         }
@@ -385,47 +450,45 @@ pub fn serve(
             if shared.stopping() {
                 break;
             }
-            if active > 0 {
+            if !connections.is_empty() {
                 idle_since = clock::wall_ns();
             } else if clock::wall_ns() - idle_since >= options.timeout.as_nanos() as u64 {
                 log("no sender within --timeout; exiting");
                 break;
             }
-            match tcp.accept() {
-                Ok((stream, peer)) if active >= MAX_CONNECTIONS => {
-                    log(&format!(
-                        "sender {peer} refused: {MAX_CONNECTIONS} control connections are open"
-                    ));
-                    refuse(
-                        stream,
-                        &format!(
-                            "busy: {MAX_CONNECTIONS} control connections are open; try again later"
-                        ),
-                    );
-                }
-                Ok((stream, peer)) => {
-                    active += 1;
-                    let events = events.clone();
-                    let shared = &shared;
-                    scope.spawn(move || {
-                        let _ = events.send(Event::Log(format!("sender {peer} connected")));
-                        let mut trials = 0;
-                        let line = match serve_connection(stream, shared, &mut trials) {
-                            Ok(()) => format!("sender {peer} done after {trials} trial(s)"),
-                            Err(e) => format!("sender {peer}: {e} (after {trials} trial(s))"),
-                        };
-                        let _ = events.send(Event::Log(line));
-                        let _ = events.send(Event::Closed { trials });
-                    });
-                }
+            let (stream, peer) = match tcp.accept() {
+                Ok(accepted) => accepted,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     std::thread::sleep(Duration::from_millis(20));
+                    continue;
                 }
                 Err(e) => {
                     outcome = Err(NetError::Failure(format!("accept: {e}")));
                     break;
                 }
+            };
+            let open = connections.len() - evicted_count(&connections);
+            if open >= MAX_CONNECTIONS {
+                match oldest_idle(&connections) {
+                    Some(victim) => victim.evict.store(true, Ordering::Relaxed),
+                    None => {
+                        log(&format!(
+                            "sender {peer} refused: {MAX_CONNECTIONS} control connections are busy"
+                        ));
+                        refuse(
+                            stream,
+                            &format!(
+                                "busy: {MAX_CONNECTIONS} control connections are busy; try again later"
+                            ),
+                        );
+                        continue;
+                    }
+                }
             }
+            next_id += 1;
+            let state = Arc::new(ConnState::new());
+            connections.push((next_id, state.clone()));
+            spawn_connection(scope, &shared, events.clone(), stream, peer, next_id, state);
         }
         shared.shutdown.store(true, Ordering::Relaxed);
         outcome
@@ -436,6 +499,36 @@ pub fn serve(
         }
     }
     outcome
+}
+
+/// Connections told to leave that have not closed yet: they no longer count against the limit.
+fn evicted_count(connections: &[(u64, Arc<ConnState>)]) -> usize {
+    connections
+        .iter()
+        .filter(|(_, c)| c.evict.load(Ordering::Relaxed))
+        .count()
+}
+
+/// Serve one accepted connection on its own thread of `scope`, reporting to `events`.
+fn spawn_connection<'scope, 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    shared: &'scope Shared<'env>,
+    events: mpsc::Sender<Event>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    id: u64,
+    state: Arc<ConnState>,
+) {
+    scope.spawn(move || {
+        let _ = events.send(Event::Log(format!("sender {peer} connected")));
+        let mut trials = 0;
+        let line = match serve_connection(stream, shared, &state, &mut trials) {
+            Ok(()) => format!("sender {peer} done after {trials} trial(s)"),
+            Err(e) => format!("sender {peer}: {e} (after {trials} trial(s))"),
+        };
+        let _ = events.send(Event::Log(line));
+        let _ = events.send(Event::Closed { id, trials });
+    });
 }
 
 /// Answer a connection with one error line and close it.
@@ -462,6 +555,7 @@ type HeldTrial<'s> = (Running, MutexGuard<'s, ()>);
 fn serve_connection(
     stream: TcpStream,
     shared: &Shared<'_>,
+    state: &ConnState,
     trials: &mut usize,
 ) -> Result<(), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
@@ -475,14 +569,23 @@ fn serve_connection(
     let mut writer = stream.try_clone().map_err(|e| e.to_string())?;
     let mut reader = LineReader::new(stream);
     let mut running: Option<HeldTrial<'_>> = None;
-    let stopping = || shared.stopping();
+    let stopping = || shared.stopping() || state.evict.load(Ordering::Relaxed);
     let result = (|| {
-        for _ in 0..MAX_REQUESTS {
-            let limit =
-                shared.idle_limit + running.as_ref().map_or(Duration::ZERO, |r| r.0.duration);
-            let Some(request) = read_request(&mut reader, &mut writer, limit, &stopping)? else {
-                return Ok(());
+        for n in 0..MAX_REQUESTS {
+            let limit = if n == 0 {
+                FIRST_LINE_LIMIT.min(shared.idle_limit)
+            } else {
+                shared.idle_limit + running.as_ref().map_or(Duration::ZERO, |r| r.0.duration)
             };
+            state.idle.store(running.is_none(), Ordering::Relaxed);
+            let request = read_request(&mut reader, &mut writer, limit, &stopping);
+            state.idle.store(false, Ordering::Relaxed);
+            let Some(request) = request? else {
+                return evicted(state, &mut writer);
+            };
+            state
+                .last_line_ns
+                .store(clock::wall_ns(), Ordering::Relaxed);
             match request {
                 ControlRequest::Hello => reply(&mut writer, &Reply::ok())?,
                 ControlRequest::Start(start) => {
@@ -502,6 +605,19 @@ fn serve_connection(
     // FIN after the last reply, so the peer reads the reply and then the end of the stream.
     let _ = writer.shutdown(std::net::Shutdown::Write);
     result
+}
+
+/// A connection's reading ended quietly: if it was evicted for a newcomer, say so to it and in the
+/// log; otherwise (end of stream, the receiver stopping) it just ends.
+fn evicted(state: &ConnState, writer: &mut TcpStream) -> Result<(), String> {
+    if !state.evict.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let why = format!(
+        "closed: idle while another sender needed one of the {MAX_CONNECTIONS} control connections"
+    );
+    let _ = reply(writer, &Reply::error(&why));
+    Err(why)
 }
 
 /// The connection's next request, waiting up to `limit` for it. `Ok(None)` ends the connection
@@ -628,6 +744,7 @@ fn begin_trial(shared: &Shared<'_>, start: StartRequest) -> Result<Running, Stri
         )
         .map_err(|e| format!("key: {e}"))?;
     let nonce_len = start.function.algorithm.nonce_len.unwrap_or(0);
+    let (batch, gro) = (start.batch, start.gro);
     let mut receiver = Receiver::new(start.sa, mac, nonce_len, start.replay_window);
     let socket = shared
         .udp
@@ -647,7 +764,7 @@ fn begin_trial(shared: &Shared<'_>, start: StartRequest) -> Result<Running, Stri
             idle: Duration::from_millis(50),
             deadline_ns,
         };
-        receive_loop(&socket, &mut receiver, &rule).map_err(|e| format!("receive: {e}"))
+        receive_loop(&socket, &mut receiver, &rule, batch, gro).map_err(|e| format!("receive: {e}"))
     });
     Ok(Running {
         stop,
@@ -681,6 +798,9 @@ impl RemotePath {
         stream
             .set_read_timeout(Some(POLL))
             .map_err(|e| NetError::Failure(e.to_string()))?;
+        stream
+            .set_write_timeout(Some(WRITE_TIMEOUT))
+            .map_err(|e| NetError::Failure(e.to_string()))?;
         let writer = stream
             .try_clone()
             .map_err(|e| NetError::Failure(e.to_string()))?;
@@ -701,6 +821,8 @@ impl RemotePath {
         format!("UDP to {} (control: TCP {})", self.to, self.to)
     }
 
+    /// Send `request` and read its reply, waiting no longer than the request can take: a peer that
+    /// accepts the connection but never answers is an error, not a hang.
     fn call(&mut self, request: &Request) -> Result<Reply, NetError> {
         let fail = |e: String| NetError::Failure(format!("control channel to {}: {e}", self.to));
         let mut line = serde_json::to_string(request).map_err(|e| fail(e.to_string()))?;
@@ -708,13 +830,28 @@ impl RemotePath {
         self.writer
             .write_all(line.as_bytes())
             .map_err(|e| fail(e.to_string()))?;
-        // A `start` may wait up to DATA_PATH_WAIT for another sender's trial; a `stop` for the queue
-        // to drain. Two minutes covers both.
-        let answer = self
+        let (what, limit) = match request {
+            Request::Hello { .. } => ("hello", HELLO_REPLY_LIMIT),
+            // A `start` may wait for another sender's trial to free the data path.
+            Request::Start { .. } => ("start", DATA_PATH_WAIT + HELLO_REPLY_LIMIT),
+            Request::Stop | Request::Bye => ("stop", STOP_REPLY_LIMIT),
+        };
+        let cancel = self.cancel.clone();
+        let answer = match self
             .reader
-            .read_line(Duration::from_secs(120), &|| false)
-            .map_err(|e| fail(e.to_string()))?
-            .ok_or_else(|| fail("receiver closed the connection".to_string()))?;
+            .read_line(limit, &|| cancel.load(Ordering::Relaxed))
+        {
+            Ok(Some(answer)) => answer,
+            Ok(None) => return Err(fail("receiver closed the connection".to_string())),
+            Err(LineError::Idle(_)) => {
+                return Err(fail(format!(
+                    "no reply to {what} within {} s; is `macbench net receive` listening there?",
+                    limit.as_secs()
+                )))
+            }
+            Err(LineError::Stopped) => return Err(fail("interrupted".to_string())),
+            Err(e) => return Err(fail(e.to_string())),
+        };
         let reply: Reply =
             serde_json::from_slice(&answer).map_err(|e| fail(format!("bad reply: {e}")))?;
         if reply.ok {
@@ -740,6 +877,8 @@ impl RemotePath {
             replay_window: setup.replay_window,
             duration_ms: setup.duration.as_millis() as u64,
             rcvbuf: setup.rcvbuf,
+            batch: Some(setup.batch),
+            gro: setup.gro,
         })?;
         let bind_addr: SocketAddr = if self.to.is_ipv4() {
             (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
@@ -756,6 +895,9 @@ impl RemotePath {
                     }
                     let s = UdpSocket::bind(bind_addr).map_err(|e| format!("bind: {e}"))?;
                     s.connect(to).map_err(|e| format!("connect {to}: {e}"))?;
+                    if plan.gso {
+                        super::batch_io::enable_gso(&s)?;
+                    }
                     send_loop(&s, &mut builder, &plan).map_err(|r| r.to_string())
                 })
                 .join()

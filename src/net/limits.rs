@@ -24,6 +24,8 @@ pub const MAX_TRIAL: Duration = Duration::from_secs(86_400);
 pub const MIN_TRIAL: Duration = Duration::from_millis(1);
 /// Largest receive buffer that may be asked for (`--rcvbuf`, `rcvbuf`), in bytes.
 pub const MAX_RCVBUF: usize = 1 << 30;
+/// Most datagrams per system call (`--batch`, `batch`): the kernel's `UIO_MAXIOV`.
+pub const MAX_BATCH: usize = super::batch_io::MAX_BATCH;
 /// SPIs below this are reserved (RFC 4303 §2.1: 0 for local use, 1 … 255 by IANA).
 pub const MIN_SPI: u32 = 256;
 
@@ -45,6 +47,10 @@ pub enum LimitError {
     Trial { field: &'static str, got_ms: u128 },
     #[error("{field}: {got} bytes; give 1 byte to 1G (1073741824)")]
     Rcvbuf { field: &'static str, got: usize },
+    #[error(
+        "{field}: {got} datagrams per system call; give 1 (one call per datagram) to {MAX_BATCH}"
+    )]
+    Batch { field: &'static str, got: usize },
     #[error("{field}: {got} is a reserved SPI (RFC 4303: 0 to 255); give {MIN_SPI} or more")]
     Spi { field: &'static str, got: u32 },
     #[error("{field}: {got} bytes is outside {min}..={MAX_PACKET_LEN} (header + tag to one UDP datagram)")]
@@ -116,6 +122,10 @@ pub fn check_rcvbuf(field: &'static str, bytes: usize) -> Result<usize, LimitErr
     })
 }
 
+pub fn check_batch(field: &'static str, batch: usize) -> Result<usize, LimitError> {
+    within(batch, 1..=MAX_BATCH, |got| LimitError::Batch { field, got })
+}
+
 pub fn check_spi(field: &'static str, spi: u32) -> Result<u32, LimitError> {
     within(spi, MIN_SPI..=u32::MAX, |got| LimitError::Spi {
         field,
@@ -163,6 +173,13 @@ mod tests {
         assert!(check_trial("t", MAX_TRIAL + Duration::from_millis(1)).is_err());
         assert!(check_rcvbuf("r", 0).is_err());
         assert!(check_rcvbuf("r", MAX_RCVBUF).is_ok());
+        assert!(check_batch("b", 0).is_err());
+        assert_eq!(check_batch("b", 1), Ok(1));
+        assert_eq!(check_batch("b", MAX_BATCH), Ok(MAX_BATCH));
+        assert!(check_batch("batch", MAX_BATCH + 1)
+            .unwrap_err()
+            .to_string()
+            .starts_with("batch: 1025 datagrams per system call"));
         assert!(check_spi("spi", 255).is_err());
         assert!(check_spi("spi", 256).is_ok());
         assert!(check_packet_size("s", 27, 28).is_err());

@@ -18,6 +18,9 @@
 //! - [`sender`]: builds packets from a payload pool with sizes from a fixed size or a pre-drawn size-model
 //!   sequence, paces them (batch + sleep/spin) at an offered rate, measures the rate it achieved, and
 //!   with `--inject-bad` mixes in forged, truncated and replayed packets whose fate it predicts.
+//! - [`batch_io`]: `sendmmsg`/`recvmmsg`, many datagrams per system call (`--batch`), into slots
+//!   allocated once per trial; a batch of 1 is the one-call-per-packet path, so batching's effect
+//!   is measured by one flag.
 //! - [`search`]: RFC 2544 throughput as pure logic over a trial function (binary search between 0 and
 //!   the unthrottled rate, acceptable loss, resolution), tested on synthetic loss curves.
 //! - [`trial`]: one trial in this process: a receiver and a sender thread on their own cores, over
@@ -32,6 +35,7 @@
 //! Every loop is bounded in packets and time, and traffic only ever goes to loopback, to namespaces
 //! macbench created, or to the address the user gave `net send --to`.
 
+pub mod batch_io;
 pub mod bench;
 pub mod control;
 pub mod limits;

@@ -36,6 +36,13 @@ pub struct TrialSummary {
     pub sender_cpu_with_spin: Option<f64>,
     /// Receiver thread CPU / wall between first and last datagram.
     pub receiver_cpu: Option<f64>,
+    /// Sender thread CPU per datagram sent, pacing spin excluded (ns): its headroom.
+    pub sender_cpu_ns_per_packet: Option<f64>,
+    /// Receiver thread CPU per datagram read (ns): its headroom.
+    pub receiver_cpu_ns_per_packet: Option<f64>,
+    /// System calls that sent and that received datagrams (`--batch` sets how many per call).
+    pub send_calls: u64,
+    pub receive_calls: u64,
     /// Receive buffer the kernel granted (bytes).
     pub rcvbuf_bytes: u64,
     pub receiver: ReceiverCounts,
@@ -54,14 +61,45 @@ impl TrialSummary {
             pass,
             sent: t.send.sent,
             send_errors: t.send.send_errors,
-            duration_s: t.send.wall_ns as f64 / 1e9,
+            duration_s: t.send.trial_ns as f64 / 1e9,
             sender_cpu: t.send.cpu_utilisation(),
             sender_cpu_with_spin: (t.send.wall_ns > 0)
                 .then(|| t.send.cpu_ns as f64 / t.send.wall_ns as f64),
             receiver_cpu: t.receive.cpu_utilisation(),
+            sender_cpu_ns_per_packet: t.send.cpu_ns_per_datagram(),
+            receiver_cpu_ns_per_packet: t.receive.cpu_ns_per_datagram(),
+            send_calls: t.send.calls,
+            receive_calls: t.receive.calls,
             rcvbuf_bytes: t.receive.rcvbuf_bytes,
             receiver: t.receive.counts,
             injected: t.send.injected,
+        }
+    }
+}
+
+/// Which side limited a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LimitedBy {
+    /// The sender's most passed without loss: the receiver was never pushed to its limit, so the
+    /// rate is a lower bound on its zero-loss rate, not that rate.
+    Sender,
+    /// Loss began above the rate found: the receiving side (its thread, or the kernel's path into
+    /// its socket) could take no more. Only then is the rate a zero-loss rate of the MAC's path.
+    Receiver,
+    /// A fixed-rate trial that the sender achieved and the receiver took within the acceptable loss.
+    Neither,
+    /// Nothing passed, or the search was cut short.
+    Unknown,
+}
+
+impl LimitedBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitedBy::Sender => "sender",
+            LimitedBy::Receiver => "receiver",
+            LimitedBy::Neither => "neither",
+            LimitedBy::Unknown => "unknown",
         }
     }
 }
@@ -87,6 +125,11 @@ pub struct NetResult {
     /// Achieved rate of the unthrottled trial (search only).
     pub max_rate_pps: Option<f64>,
     pub limit: Option<Limit>,
+    /// Which side limited the result.
+    pub limited_by: LimitedBy,
+    /// The zero-loss (within the acceptable loss) rate of the receiver: set only for a search that
+    /// found loss above it (`limited_by: receiver`). A sender-limited result has none.
+    pub zero_loss_pps: Option<f64>,
     /// The highest passing trial (search) or the one trial (fixed rate); `null` if none passed.
     pub throughput: Option<TrialSummary>,
     /// This function's pps / the null function's pps at the same size.
@@ -110,6 +153,8 @@ impl NetResult {
             mode: "search",
             max_rate_pps: None,
             limit: None,
+            limited_by: LimitedBy::Unknown,
+            zero_loss_pps: None,
             throughput: None,
             pps_vs_null: None,
             trials: Vec::new(),
@@ -130,6 +175,11 @@ pub struct NetConfigReport {
     pub inject_bad_per_1000: u32,
     /// Receive buffer asked for (bytes); `null`: system default.
     pub rcvbuf: Option<usize>,
+    /// Datagrams per system call on both sides (1: unbatched).
+    pub batch: usize,
+    /// UDP GSO on the sender, UDP GRO on the receiver.
+    pub gso: bool,
+    pub gro: bool,
     pub requested_tag_len: usize,
     pub sender_core: Option<usize>,
     pub receiver_core: Option<usize>,
@@ -152,7 +202,9 @@ pub struct NetDocument {
 }
 
 /// 2: `size` became a number (null for a size model, named in `size_model`), as in `run`'s results.
-pub const SCHEMA: &str = "macbench-net/2";
+/// 3: rates are over the trial (not first-to-last send); `limited_by`, `zero_loss_pps`, each side's
+/// CPU per packet and system calls, `batch`, `gso` and `gro`; the CSV gained those columns.
+pub const SCHEMA: &str = "macbench-net/3";
 
 pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {
     let mut v = serde_json::to_vec_pretty(doc).map_err(|e| e.to_string())?;
@@ -176,6 +228,10 @@ pub const CSV_HEADER: &[&str] = &[
     "loss",
     "sender_cpu",
     "receiver_cpu",
+    "sender_cpu_ns_per_packet",
+    "receiver_cpu_ns_per_packet",
+    "limited_by",
+    "zero_loss_pps",
     "pps_vs_null",
     "max_rate_pps",
     "limit",
@@ -219,6 +275,10 @@ pub fn to_csv(doc: &NetDocument) -> Result<Vec<u8>, String> {
             opt(t.map(|t| t.loss)),
             opt(t.and_then(|t| t.sender_cpu)),
             opt(t.and_then(|t| t.receiver_cpu)),
+            opt(t.and_then(|t| t.sender_cpu_ns_per_packet)),
+            opt(t.and_then(|t| t.receiver_cpu_ns_per_packet)),
+            r.limited_by.name().to_string(),
+            opt(r.zero_loss_pps),
             opt(r.pps_vs_null),
             opt(r.max_rate_pps),
             limit,
@@ -254,6 +314,12 @@ pub fn table(style: Style) -> Table {
         .min_width(7)
         .right("rx cpu")
         .min_width(7)
+        .right("tx ns/p")
+        .min_width(8)
+        .right("rx ns/p")
+        .min_width(8)
+        .left("limited by")
+        .min_width(10)
         .right("vs null")
         .min_width(8)
         .right("trials")
@@ -276,21 +342,34 @@ fn loss_text(loss: f64) -> String {
 
 /// One row of [`table`].
 pub fn table_line(table: &Table, r: &NetResult) -> String {
-    let (pps, mbps, loss, tx, rx) = match &r.throughput {
+    let ns = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |x| format!("{x:.0}"));
+    let (pps, mbps, loss, tx, rx, tx_ns, rx_ns) = match &r.throughput {
         Some(t) => (
-            format!("{:.0}", t.achieved_pps),
+            // A sender-limited rate is only a lower bound on the receiver's zero-loss rate.
+            if r.limited_by == LimitedBy::Sender {
+                format!("≥{:.0}", t.achieved_pps)
+            } else {
+                format!("{:.0}", t.achieved_pps)
+            },
             format!("{:.1}", t.delivered_mbps),
             loss_text(t.loss),
             pct(t.sender_cpu),
             pct(t.receiver_cpu),
+            ns(t.sender_cpu_ns_per_packet),
+            ns(t.receiver_cpu_ns_per_packet),
         ),
-        None => (
-            "none".to_string(),
-            "-".to_string(),
-            "-".to_string(),
-            "-".to_string(),
-            "-".to_string(),
-        ),
+        None => {
+            let none = || "-".to_string();
+            (
+                "none".to_string(),
+                none(),
+                none(),
+                none(),
+                none(),
+                none(),
+                none(),
+            )
+        }
     };
     let vs_null = if r.baseline {
         "base".to_string()
@@ -310,6 +389,9 @@ pub fn table_line(table: &Table, r: &NetResult) -> String {
         loss,
         tx,
         rx,
+        tx_ns,
+        rx_ns,
+        r.limited_by.name().to_string(),
         vs_null,
         r.trials.len().to_string(),
         r.warnings.join("; "),

@@ -33,6 +33,11 @@ pub struct TrialSetup {
     pub seed: u64,
     /// Receive buffer to ask for (bytes); `None`: the system default.
     pub rcvbuf: Option<usize>,
+    /// Datagrams per system call on both sides (`--batch`; 1: one call per datagram).
+    pub batch: usize,
+    /// UDP GSO on the sender (`--gso`), UDP GRO on the receiver (`--gro`).
+    pub gso: bool,
+    pub gro: bool,
 }
 
 impl TrialSetup {
@@ -93,6 +98,8 @@ impl TrialSetup {
             sizes: &self.sizes,
             inject_bad_per_1000: self.inject_bad_per_1000,
             replay_window: self.replay_window,
+            batch: self.batch,
+            gso: self.gso,
             cancel,
         }
     }
@@ -111,20 +118,21 @@ impl TrialResult {
         self.send.sent.saturating_sub(self.receive.counts.delivered)
     }
 
-    /// Delivered payload rate in Mbit/s over the sending time (UDP payload bytes: header+payload+tag).
+    /// Delivered payload rate in Mbit/s over the trial (UDP payload bytes: header+payload+tag).
     pub fn delivered_mbps(&self) -> f64 {
-        if self.send.wall_ns == 0 {
+        if self.send.trial_ns == 0 {
             0.0
         } else {
-            self.receive.counts.delivered_bytes as f64 * 8.0 * 1e3 / self.send.wall_ns as f64
+            self.receive.counts.delivered_bytes as f64 * 8.0 * 1e3 / self.send.trial_ns as f64
         }
     }
 
+    /// Delivered packets per second of the trial.
     pub fn delivered_pps(&self) -> f64 {
-        if self.send.wall_ns == 0 {
+        if self.send.trial_ns == 0 {
             0.0
         } else {
-            self.receive.counts.delivered as f64 * 1e9 / self.send.wall_ns as f64
+            self.receive.counts.delivered as f64 * 1e9 / self.send.trial_ns as f64
         }
     }
 }
@@ -198,6 +206,7 @@ impl LocalPath {
         let tx_ns = self.netns.as_ref().map(|p| p.sender_ns.clone());
         let rx_ns = self.netns.as_ref().map(|p| p.receiver_ns.clone());
         let rcvbuf = setup.rcvbuf;
+        let (batch, gro, gso) = (setup.batch, setup.gro, setup.gso);
         let stop = AtomicBool::new(false);
         let deadline_ns = clock::wall_ns() + setup.duration.as_nanos() as u64 * 2 + 3_000_000_000;
         let plan = setup.send_plan(rate, &self.cancel);
@@ -231,7 +240,8 @@ impl LocalPath {
                     idle: Duration::from_millis(10),
                     deadline_ns,
                 };
-                receive_loop(&socket, &mut receiver, &rule).map_err(|e| format!("receive: {e}"))
+                receive_loop(&socket, &mut receiver, &rule, batch, gro)
+                    .map_err(|e| format!("receive: {e}"))
             });
             let target = match addr_rx.recv_timeout(Duration::from_secs(10)) {
                 Ok(Ok(a)) => a,
@@ -256,6 +266,9 @@ impl LocalPath {
                     UdpSocket::bind((tx_addr, 0)).map_err(|e| format!("bind {tx_addr}:0: {e}"))?;
                 s.connect(target)
                     .map_err(|e| format!("connect {target}: {e}"))?;
+                if gso {
+                    super::batch_io::enable_gso(&s)?;
+                }
                 send_loop(&s, builder, plan).map_err(|r| r.to_string())
             });
             let send = tx_thread.join();

@@ -187,7 +187,7 @@ fn host_rows(f: &Loaded) -> Vec<(&'static str, String)> {
                 h.absolute_cycles_per_message.map_or("-".into(), num)
             )
         });
-    vec![
+    let mut rows = vec![
         ("file", f.path.display().to_string()),
         ("CPU", h.cpu_model.clone()),
         ("CPU features", h.cpu_features.join(" ")),
@@ -243,15 +243,23 @@ fn host_rows(f: &Loaded) -> Vec<(&'static str, String)> {
             ),
         ),
         ("harness overhead", harness),
-        (
-            "complete",
-            if f.doc.partial {
-                "NO: the run was interrupted; the file holds what finished".into()
-            } else {
-                "yes".into()
-            },
-        ),
-    ]
+    ];
+    match &f.doc.conditions {
+        Some(c) => {
+            rows.extend(crate::system::conditions::describe(c));
+            rows.extend(c.busy_warning().map(|w| ("machine busy", w)));
+        }
+        None => rows.push(("machine during the run", "not recorded".into())),
+    }
+    rows.push((
+        "complete",
+        if f.doc.partial {
+            "NO: the run was interrupted; the file holds what finished".into()
+        } else {
+            "yes".into()
+        },
+    ));
+    rows
 }
 
 /// One table per host (its label), from its first file; a host's other files are named under it.

@@ -542,6 +542,9 @@ pub struct Document {
     /// True while a sweep is still running or was interrupted: the file holds what finished.
     #[serde(default)]
     pub partial: bool,
+    /// What could have disturbed the run: the machine before and after it (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<crate::system::conditions::RunConditions>,
 }
 
 /// The `tool` of every results file.

@@ -53,6 +53,20 @@ pub fn process_cpu_ns() -> u64 {
     clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID)
 }
 
+/// The calling thread's user and system CPU time in nanoseconds (`getrusage(RUSAGE_THREAD)`): the split
+/// `openssl speed` and `times()` report, which a thread CPU clock (their sum) cannot give. `None` where
+/// the call fails.
+pub fn thread_user_system_ns() -> Option<(u64, u64)> {
+    // SAFETY: rusage is plain data; getrusage only writes into it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_THREAD names the calling thread; `usage` is a valid out-pointer.
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
+        return None;
+    }
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    Some((ns(usage.ru_utime), ns(usage.ru_stime)))
+}
+
 /// Read a perf counter fd (ours or another thread's, which the kernel allows within a process).
 pub fn read_counter_fd(fd: i32) -> Option<u64> {
     let mut value = 0u64;

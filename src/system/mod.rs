@@ -1,5 +1,6 @@
 //! What macbench asks of the operating system and the CPU: which CPUs are online and how CPU lists are
-//! written ([`cpus`]), what kind of core each is ([`topology`]), binding threads to them ([`affinity`]), and the clocks ([`clock`]).
+//! written ([`cpus`]), what kind of core each is ([`topology`]), binding threads to them ([`affinity`]),
+//! the clocks ([`clock`]), and what could disturb a run ([`conditions`]).
 //!
 //! Why a module of its own: these are services that several layers need — the engine pins sessions and
 //! reads clocks, `net` pins its sender and receiver, the CLI parses `--cores`, host facts list the
@@ -10,6 +11,7 @@
 
 pub mod affinity;
 pub mod clock;
+pub mod conditions;
 pub mod cpus;
 pub mod topology;
 

@@ -126,3 +126,16 @@ pub fn null_run(extra: &[&str]) -> assert_cmd::Command {
     cmd.args(["run", "--alg", "null"]).args(extra);
     cmd
 }
+
+/// Run `cmd` and assert it succeeded, showing both streams when not; its output for more checks.
+pub fn succeeds(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {:?}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
