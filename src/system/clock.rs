@@ -57,10 +57,16 @@ pub fn process_cpu_ns() -> u64 {
 /// `openssl speed` and `times()` report, which a thread CPU clock (their sum) cannot give. `None` where
 /// the call fails.
 pub fn thread_user_system_ns() -> Option<(u64, u64)> {
+    // The `libc` crate names RUSAGE_THREAD for glibc and musl but not for bionic, whose kernel is the
+    // same Linux: the value is the kernel's (include/uapi/linux/resource.h).
+    #[cfg(target_os = "android")]
+    const RUSAGE_THREAD: libc::c_int = 1;
+    #[cfg(not(target_os = "android"))]
+    const RUSAGE_THREAD: libc::c_int = libc::RUSAGE_THREAD;
     // SAFETY: rusage is plain data; getrusage only writes into it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: RUSAGE_THREAD names the calling thread; `usage` is a valid out-pointer.
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } != 0 {
+    if unsafe { libc::getrusage(RUSAGE_THREAD, &mut usage) } != 0 {
         return None;
     }
     let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
