@@ -603,19 +603,7 @@ fn the_report_draws_energy_per_byte_against_size_only_when_measured() {
     let doc = serde_json::json!({"schema_version": 1, "tool": "macbench", "results": results});
     std::fs::write(&with, doc.to_string()).unwrap();
     let html = dir.path().join("with.html");
-    let out = macbench()
-        .arg("report")
-        .arg(&with)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    report_to(&with, &html);
     let text = std::fs::read_to_string(&html).unwrap();
     assert!(text.contains("id=\"energy-per-byte\""), "no energy figure");
     for value in ["data-value=\"4.25\"", "data-value=\"1.75\""] {
@@ -633,19 +621,7 @@ fn the_report_draws_energy_per_byte_against_size_only_when_measured() {
     }
     std::fs::write(&without, plain.to_string()).unwrap();
     let html = dir.path().join("without.html");
-    let out = macbench()
-        .arg("report")
-        .arg(&without)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    report_to(&without, &html);
     assert!(!std::fs::read_to_string(&html)
         .unwrap()
         .contains("energy-per-byte"));
@@ -664,4 +640,21 @@ fn reproduce_energy_without_a_meter_exits_2_before_any_step() {
         .unwrap();
     common::one_line_error(&out, 2, "--energy: no energy meter is readable here: ");
     assert!(!dir.exists(), "no step ran and no directory was made");
+}
+
+/// `macbench report RESULTS -o HTML`, which must succeed.
+fn report_to(results: &std::path::Path, html: &std::path::Path) {
+    let out = macbench()
+        .arg("report")
+        .arg(results)
+        .arg("-o")
+        .arg(html)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -46,6 +46,16 @@ fn hmacs_only() -> Document {
     ])
 }
 
+/// The verdict of claim `id` among `outcomes`.
+fn verdict_of(outcomes: &[reproduce::Outcome], id: &str) -> Verdict {
+    outcomes
+        .iter()
+        .find(|o| o.id == id)
+        .unwrap()
+        .verdict
+        .clone()
+}
+
 fn verdicts(study: &reproduce::Study, evidence: &Evidence) -> Vec<(&'static str, String)> {
     reproduce::evaluate(study, evidence)
         .into_iter()
@@ -58,14 +68,7 @@ fn claims_hold_fail_or_cannot_be_tested_on_constructed_results() {
     let mut evidence = Evidence::default();
     evidence.steps.insert("lengths".into(), hmacs_only());
     let outcomes = reproduce::evaluate(&mac_speeds::STUDY, &evidence);
-    let by_id = |id: &str| {
-        outcomes
-            .iter()
-            .find(|o| o.id == id)
-            .unwrap()
-            .verdict
-            .clone()
-    };
+    let by_id = |id: &str| verdict_of(&outcomes, id);
     // 64 B costs 10× the cycles/byte of 64 KiB for every HMAC: holds, with the numbers.
     let overhead = by_id("per-message-overhead");
     assert!(matches!(overhead, Verdict::Holds(_)), "{overhead:?}");
@@ -310,14 +313,7 @@ fn the_ipsec_claims_fit_predict_and_say_what_they_cannot_test() {
     evidence.steps.insert("sweep".into(), sweep.clone());
     evidence.steps.insert("models".into(), models);
     let outcomes = reproduce::evaluate(&deepakumara::STUDY, &evidence);
-    let by_id = |id: &str| {
-        outcomes
-            .iter()
-            .find(|o| o.id == id)
-            .unwrap()
-            .verdict
-            .clone()
-    };
+    let by_id = |id: &str| verdict_of(&outcomes, id);
     // Exactly linear costs fit with no error, and predict each model exactly.
     let linear = by_id("linear-cost");
     assert!(matches!(linear, Verdict::Holds(_)), "{linear:?}");
