@@ -214,6 +214,23 @@ impl Peer {
 }
 
 impl Peer {
+    /// How finely the peer's clock reads the span it divides by, in seconds, when that is coarse
+    /// enough to matter (above 1 µs): `openssl speed` on a Unix with `_SC_CLK_TCK` times its runs
+    /// with `times()`, in clock ticks (10 ms at the usual 100 Hz), on both its user-time and its
+    /// `-elapsed` basis (apps/lib/apps.c, `app_tminterval`). `cryptest b2`'s `clock()` reads in
+    /// µs, `botan speed` in ns, `ipsec_perf` the TSC: `None`.
+    pub fn clock_resolution_s(self) -> Option<f64> {
+        match self {
+            Peer::Openssl => {
+                // SAFETY: sysconf takes a constant name and has no other effect.
+                let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+                // POSIX requires the constant; an error (-1) falls back to Linux's USER_HZ.
+                Some(1.0 / if ticks > 0 { ticks as f64 } else { 100.0 })
+            }
+            Peer::Cryptopp | Peer::Botan | Peer::IpsecMb => None,
+        }
+    }
+
     /// How the peer's output names one of our algorithms (`openssl speed` prints `hmac(sha256)`).
     pub fn result_name(self, ours: &str) -> Option<String> {
         let n = self.algorithm_name(ours)?;
@@ -858,6 +875,10 @@ pub struct CompareRow {
     pub peer_cpus: String,
     /// The null function's cycles/message over ours at this size: how much of our figure is harness.
     pub harness_share: Option<f64>,
+    /// The peer's clock resolution over one measurement's span (`openssl speed`'s 10 ms tick over
+    /// 1 s: 0.01), when coarse enough to matter: its figures are known only to ×(1 ± this), so the
+    /// ratio's interval is widened by it ([`crate::stats::RatioEstimate::widened`]).
+    pub peer_clock: Option<f64>,
     pub note: String,
 }
 
@@ -908,7 +929,13 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
                 r.ratio
                     .map_or("-".to_string(), |x| format!("{:.3}", x.median)),
                 r.ratio.map_or("-".to_string(), |x| {
-                    format!("{:.3}..{:.3} ({} rounds)", x.ci95.low, x.ci95.high, x.pairs)
+                    let clock = r
+                        .peer_clock
+                        .map_or(String::new(), |c| format!(", ±{:.1} % clock", c * 100.0));
+                    format!(
+                        "{:.3}..{:.3} ({} rounds{clock})",
+                        x.ci95.low, x.ci95.high, x.pairs
+                    )
                 }),
                 r.verdict().to_string(),
                 r.harness_share
@@ -922,6 +949,6 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
         reference_hz / 1e9,
         table.render(&cells)
     );
-    out.push_str("ratio = our throughput / theirs (= their cycles/byte / ours), median of paired rounds (peer and ours back to back, order alternating, both pinned to one core); 95 % interval by bootstrap over the rounds; equal within noise when it holds 1. basis: what both sides divide by (user CPU time, CPU time, or wall time). harness: the null function's cycles/message as a share of ours.\n");
+    out.push_str("ratio = our throughput / theirs (= their cycles/byte / ours), median of paired rounds (peer and ours back to back, order alternating, both pinned to one core); 95 % interval by bootstrap over the rounds, widened by the peer's clock resolution where it is coarse (± clock: openssl speed reads its time in 10 ms ticks; a longer --duration narrows it); equal within noise when it holds 1. basis: what both sides divide by (user CPU time, CPU time, or wall time). harness: the null function's cycles/message as a share of ours.\n");
     out
 }

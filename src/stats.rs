@@ -228,6 +228,25 @@ impl RatioEstimate {
     pub fn equal_within_noise(&self) -> bool {
         self.ci95.contains(1.0)
     }
+
+    /// The interval widened for a denominator-side clock that reads time only to within `relative`
+    /// of the measured span (a 10 ms tick over 1 s: 0.01): the ratio's numerator is then known to
+    /// within ×(1 ± relative) in every round alike, an error no resampling of rounds can show, so
+    /// the bounds move out by it. The median stays.
+    pub fn widened(self, relative: f64) -> RatioEstimate {
+        let r = if relative.is_finite() {
+            relative.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        RatioEstimate {
+            ci95: Interval {
+                low: self.ci95.low * (1.0 - r),
+                high: self.ci95.high * (1.0 + r),
+            },
+            ..self
+        }
+    }
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014): a tiny generator kept here so the bootstrap's draws are fixed

@@ -333,3 +333,25 @@ fn paired_ratio_leaves_out_unusable_rounds() {
     assert!(macbench::stats::paired_ratio(&[], 100, 1).is_none());
     assert!(macbench::stats::paired_ratio(&[(0.0, 1.0)], 100, 1).is_none());
 }
+
+#[test]
+fn widening_for_a_coarse_peer_clock_moves_both_bounds_and_keeps_the_median() {
+    // A peer timed with 10 ms ticks over 1 s: each of its figures is known to ±1 %, in every round
+    // alike, so a 0.993 ratio whose rounds all agree is not told apart from 1.
+    let r = ratio_of(&[(0.993, 1.0); 5]);
+    assert!(!r.equal_within_noise());
+    let w = r.widened(0.01);
+    assert_eq!(w.median, r.median);
+    assert_eq!(w.pairs, 5);
+    assert!((w.ci95.low - 0.993 * 0.99).abs() < 1e-12, "{w:?}");
+    assert!((w.ci95.high - 0.993 * 1.01).abs() < 1e-12, "{w:?}");
+    assert!(w.equal_within_noise());
+    // A gap larger than the clock's resolution still shows.
+    assert!(!ratio_of(&[(0.95, 1.0); 5])
+        .widened(0.01)
+        .equal_within_noise());
+    // No resolution, or a nonsense one, leaves the interval as it was.
+    assert_eq!(r.widened(0.0), r);
+    assert_eq!(r.widened(f64::NAN), r);
+    assert_eq!(r.widened(-0.5), r);
+}

@@ -99,6 +99,7 @@ const COLUMNS: &[&str] = &[
     "peer_cpus",
     "harness_cycles_per_message",
     "harness_share",
+    "peer_clock_share",
     "machine_other_cpu_share",
     "machine_load_average",
     "note",
@@ -145,6 +146,7 @@ fn records(rows: &[CompareRow], ctx: &Context<'_>) -> Records {
             Value::from(r.peer_cpus.as_str()),
             number(ctx.harness.and_then(|h| h.absolute_cycles_per_message)),
             number(r.harness_share),
+            number(r.peer_clock),
             number(ctx.conditions.worst_share()),
             number(load_after.map(|l| l[0])),
             Value::from(r.note.as_str()),
@@ -347,6 +349,7 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, basis: Basis, note: Stri
         ours_cpu: None,
         peer_cpus: "unknown: not run".into(),
         harness_share: None,
+        peer_clock: None,
         note,
     }
 }
@@ -523,11 +526,18 @@ impl Sides<'_> {
         }
         row.ours = crate::metrics::median(&ours_all);
         row.theirs = crate::metrics::median(&theirs_all);
+        // The peer's clock error is the same in every round (its reads start at the same phase of
+        // a tick), so resampling rounds cannot see it: the interval is widened by it instead.
+        row.peer_clock = inputs
+            .peer
+            .clock_resolution_s()
+            .map(|tick| tick / f64::from(inputs.seconds.max(1)));
         row.ratio = crate::stats::paired_ratio(
             &pairs,
             crate::stats::BOOTSTRAP_RESAMPLES,
             crate::stats::BOOTSTRAP_SEED,
-        );
+        )
+        .map(|r| r.widened(row.peer_clock.unwrap_or(0.0)));
         Ok(row)
     }
 
