@@ -325,8 +325,8 @@ pub enum SweepError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Order {
-    /// One repeat of every scenario, then the next repeat of every scenario, …: a neighbour's burst
-    /// or a drift in the clock is spread over the scenarios rather than sinking one of them.
+    /// One repeat of each scenario in a span of about [`INTERLEAVE_SPAN`], then the next repeat of
+    /// each, …: a neighbour's burst is spread over several scenarios rather than sinking one of them.
     Interleaved,
     /// Every repeat of a scenario back to back, then the next scenario.
     Sequential,
@@ -351,11 +351,33 @@ impl Order {
     }
 }
 
+/// How far apart the repeats of one scenario are at most when interleaved: the scenarios interleaved
+/// together are those whose runs fill this span. Long enough that a neighbour's burst of a second or
+/// so falls on one repeat each of several scenarios rather than on every repeat of one; short enough
+/// that a drift of the host over minutes does not land inside each scenario's repeats, which it did
+/// when every scenario of a run was interleaved (docs/benchmark.md "Interleaved repeats").
+pub const INTERLEAVE_SPAN: Duration = Duration::from_secs(2);
+
+/// The end (exclusive) of the scenarios interleaved with `pending[first]`: those after it whose runs,
+/// its own included, fill `span`; at least `first + 1`. The span slides as results are kept, so a
+/// scenario asking for more repeats (`--target-ci`) is joined by the next ones.
+fn interleave_end(pending: &[bench::Pending], first: usize, span: Duration) -> usize {
+    let mut filled = Duration::ZERO;
+    let mut end = first;
+    while end < pending.len() && (end == first || filled < span) {
+        filled += pending[end].scenario().duration;
+        end += 1;
+    }
+    end
+}
+
 /// How often and in what order each scenario runs.
 #[derive(Debug, Clone, Copy)]
 pub struct Repetition {
     pub repeats: usize,
     pub order: Order,
+    /// Interleaved: the span of runs interleaved together ([`INTERLEAVE_SPAN`] on the command line).
+    pub span: Duration,
 }
 
 /// Run every scenario `repeats` times into `doc.results`, in scenario order whatever the `order`, and
@@ -380,9 +402,11 @@ pub fn run(
     let mut emitted = 0;
     while emitted < pending.len() && !cancel.load(Ordering::SeqCst) {
         match repetition.order {
-            // One run of every scenario still running, in order.
+            // One run of every scenario still running in the span that starts at the first result
+            // not yet kept, in order.
             Order::Interleaved => {
-                for p in pending[emitted..].iter_mut().filter(|p| !p.is_done()) {
+                let end = interleave_end(&pending, emitted, repetition.span);
+                for p in pending[emitted..end].iter_mut().filter(|p| !p.is_done()) {
                     if cancel.load(Ordering::SeqCst) {
                         break;
                     }

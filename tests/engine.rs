@@ -344,8 +344,8 @@ fn a_tick_outside_its_bounds_is_refused() {
     ));
 }
 
-/// `--order interleaved` runs one repeat of every scenario before the next repeat of any; sequential
-/// runs each scenario's repeats back to back. Seen through the sweep's observer, results in scenario
+/// `--order interleaved` runs one repeat of every scenario in its span before the next repeat of any;
+/// sequential runs each scenario's repeats back to back. Seen through the sweep's observer, results in scenario
 /// order either way.
 #[test]
 fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
@@ -371,8 +371,9 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
         .unwrap();
     let clock = macbench::engine::clock::clock_info();
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let run = |order: Order| {
-        let scenarios = [64, 128]
+    // Three scenarios of 30 ms each; `span` sets how many runs are interleaved together.
+    let run = |order: Order, span: Duration| {
+        let scenarios = [64, 128, 256]
             .map(|size| common::scenario(null, size, macbench::engine::Dispatch::Single))
             .to_vec();
         let mut doc: macbench::results::Document = serde_json::from_value(serde_json::json!({
@@ -383,7 +384,11 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
             started: Vec::new(),
             finished: 0,
         };
-        let repetition = Repetition { repeats: 3, order };
+        let repetition = Repetition {
+            repeats: 3,
+            order,
+            span,
+        };
         let auto = macbench::bench::AutoPolicy::default();
         let cancelled = sweep::run(
             scenarios, repetition, auto, &mut doc, &clock, &cancel, &mut seen, None,
@@ -391,13 +396,25 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
         .unwrap();
         assert!(!cancelled);
         let sizes: Vec<String> = doc.results.iter().map(|r| r.size.to_string()).collect();
-        assert_eq!(sizes, ["64", "128"]);
+        assert_eq!(sizes, ["64", "128", "256"]);
         assert!(doc.results.iter().all(|r| r.repeats == 3));
-        assert_eq!(seen.finished, 2);
+        assert_eq!(seen.finished, 3);
         seen.started
     };
-    assert_eq!(run(Order::Interleaved), [64, 128, 64, 128, 64, 128]);
-    assert_eq!(run(Order::Sequential), [64, 128]);
+    let ms = Duration::from_millis;
+    // A span holding every run: one repeat of each scenario, then the next.
+    assert_eq!(
+        run(Order::Interleaved, ms(1000)),
+        [64, 128, 256, 64, 128, 256, 64, 128, 256]
+    );
+    // A span of two runs: the first two interleave; the third follows once they are done.
+    assert_eq!(
+        run(Order::Interleaved, ms(60)),
+        [64, 128, 64, 128, 64, 128, 256, 256, 256]
+    );
+    // A span shorter than one run: each scenario on its own, which is sequential order.
+    assert_eq!(run(Order::Interleaved, ms(1)), [64, 64, 64, 128, 128, 128, 256, 256, 256]);
+    assert_eq!(run(Order::Sequential, ms(1000)), [64, 128, 256]);
     assert_eq!(Order::or_default(None, 3), Order::Interleaved);
     assert_eq!(Order::or_default(None, 1), Order::Sequential);
     assert_eq!(

@@ -127,9 +127,10 @@ pub struct RunArgs {
     /// ≥ 30 s for a battery). Refused, with each meter's reason, where none is readable.
     #[arg(long)]
     pub energy: bool,
-    /// In what order repeats run: `interleaved` (one repeat of every scenario, then the next …: a
-    /// neighbour's burst is spread over scenarios rather than sinking one) or `sequential` (each
-    /// scenario's repeats back to back) [default: interleaved when --repeat > 1].
+    /// In what order repeats run: `interleaved` (one repeat of each scenario in a span of about 2 s
+    /// of runs, then the next …: a neighbour's burst is spread over scenarios rather than sinking
+    /// one, and a slow drift stays out of each scenario's repeats) or `sequential` (each scenario's
+    /// repeats back to back) [default: interleaved when --repeat > 1].
     #[arg(long, value_enum, allow_hyphen_values = true)]
     pub order: Option<sweep::Order>,
     /// Refuse to start when other processes use more than 10 % of the chosen cores (sampled for
@@ -511,6 +512,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         sweep::Repetition {
             repeats: args.repeat,
             order: sweep::Order::or_default(args.order, args.repeat),
+            span: sweep::INTERLEAVE_SPAN,
         },
         auto,
         &mut doc,
