@@ -345,8 +345,8 @@ fn a_tick_outside_its_bounds_is_refused() {
 }
 
 /// `--order interleaved` runs one repeat of every scenario in its span before the next repeat of any;
-/// sequential runs each scenario's repeats back to back. Seen through the sweep's observer, results in scenario
-/// order either way.
+/// sequential runs each scenario's repeats back to back. Seen through the sweep's observer, results in
+/// scenario order either way.
 #[test]
 fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
     use macbench::sweep::{self, Observer, Order, Repetition};
@@ -413,7 +413,10 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
         [64, 128, 64, 128, 64, 128, 256, 256, 256]
     );
     // A span shorter than one run: each scenario on its own, which is sequential order.
-    assert_eq!(run(Order::Interleaved, ms(1)), [64, 64, 64, 128, 128, 128, 256, 256, 256]);
+    assert_eq!(
+        run(Order::Interleaved, ms(1)),
+        [64, 64, 64, 128, 128, 128, 256, 256, 256]
+    );
     assert_eq!(run(Order::Sequential, ms(1000)), [64, 128, 256]);
     assert_eq!(Order::or_default(None, 3), Order::Interleaved);
     assert_eq!(Order::or_default(None, 1), Order::Sequential);
