@@ -512,6 +512,10 @@ fn interleaved_and_sequential_runs_write_the_same_structure() {
         let doc: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
         assert_eq!(doc["scenario"]["order"], order);
+        assert_eq!(
+            doc["scenario"]["interleave_span_s"].as_f64(),
+            Some(macbench::sweep::INTERLEAVE_SPAN.as_secs_f64())
+        );
         doc["results"]
             .as_array()
             .unwrap()

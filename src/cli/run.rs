@@ -267,6 +267,9 @@ fn new_document(
             "dispatch": spec.dispatches.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
             "energy": args.energy,
             "order": sweep::Order::or_default(args.order, args.repeat),
+            // The span interleaved repeats are spread over: a constant of the build, recorded so that
+            // runs made with another span are told apart.
+            "interleave_span_s": sweep::INTERLEAVE_SPAN.as_secs_f64(),
         }),
         harness: None,
         results: Vec::new(),
