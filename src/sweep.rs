@@ -524,6 +524,14 @@ impl EnergyPhase {
                 });
             }
         }
+        if energy::method::never_moved(&rounds[0]) {
+            return Err(format!(
+                "{} read the same at both ends of all {} windows ({} s each, idle and busy): it is listed but does not count here (as on virtual machines whose PMU or zone reads a constant), so it gives no figure",
+                self.meter.name(),
+                3 * self.rounds,
+                self.window.as_secs_f64()
+            ));
+        }
         let window_s = self.window.as_secs_f64();
         let mut rounds = rounds.into_iter();
         let mut energy = Energy::from_rounds(

@@ -491,6 +491,56 @@ fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
     assert!(header.ends_with(",energy_meter,energy_scope,energy_resolution_j,energy_observed_step_j,energy_observed_update_s,energy_window_s,nj_per_byte,nj_per_byte_ci95_low,nj_per_byte_ci95_high,uj_per_message,uj_per_message_ci95_low,uj_per_message_ci95_high,energy_idle_w,energy_mac_w,energy_meter_steps,energy_few_steps,cores_nj_per_byte,cores_uj_per_message"), "{header}");
 }
 
+/// A meter that is listed and opens but never counts (a KVM guest's `power` PMU reads zero) gives no
+/// figure rather than "0.00 nJ/byte": the result has no `energy`, its line says why, and the run exits 1.
+#[test]
+fn a_meter_that_never_moves_gives_no_figure_and_exit_1() {
+    let root = copy_of("haswell-powercap");
+    write(root.path(), PACKAGE, "123456");
+    let out_dir = tempfile::tempdir().unwrap();
+    let json = out_dir.path().join("r.json");
+    let cpu = macbench::host::online_cpus()[0].to_string();
+    let out = macbench()
+        .env(energy::SYSFS_ROOT_VARIABLE, root.path())
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--sizes",
+            "64",
+            "--repeat",
+            "1",
+        ])
+        .args(["--duration", "50ms", "--sessions", "1", "--cores", &cpu])
+        .args(["--no-harness", "--energy", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let both = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{both}");
+    assert!(
+        both.contains("--energy: 1 of 1 timed result(s) got no energy figure")
+            || both.contains("failed their validity checks"),
+        "{both}"
+    );
+    assert!(
+        both.contains(
+            "not measured: powercap intel-rapl:0 (package-0) read the same at both ends of all"
+        ),
+        "{both}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(
+        doc["results"][0].get("energy").is_none(),
+        "{}",
+        doc["results"][0]
+    );
+}
+
 #[test]
 fn without_energy_no_energy_field_column_or_table_column_appears() {
     let out_dir = tempfile::tempdir().unwrap();

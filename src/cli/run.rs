@@ -676,6 +676,16 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
             "{failed} result(s) failed their validity checks"
         )));
     }
+    // Asked for energy and a timed result has none: a script must not read "no energy column" as
+    // "no energy cost". Each such result's line said why.
+    let timed = doc.results.iter().filter(|r| !r.raw.is_empty());
+    let without_energy = timed.clone().filter(|r| r.energy.is_none()).count();
+    if args.energy && without_energy > 0 {
+        return Err(CliError::failure(format!(
+            "--energy: {without_energy} of {} timed result(s) got no energy figure (each one's `energy:` line says why)",
+            timed.count()
+        )));
+    }
     Ok(())
 }
 

@@ -97,6 +97,18 @@ impl Round {
     }
 }
 
+/// Whether the meter read exactly the same at both ends of every window of `rounds` — idle, harness
+/// and MAC alike. A meter that counts moves in some window of a second or more (a package at 1 W is a
+/// million µJ a second; a discharging battery moves within minutes); one that never does is listed but
+/// not counting — a virtual machine's `power` PMU that reads zero — and its "0 nJ/byte" would be a
+/// wrong number, not a small one. `false` for no rounds.
+pub fn never_moved(rounds: &[Round]) -> bool {
+    !rounds.is_empty()
+        && rounds
+            .iter()
+            .all(|r| [r.idle, r.null, r.mac].iter().all(|w| w.joules == 0.0))
+}
+
 /// How many meter steps an energy is: `|joules| / resolution`; `None` without a resolution.
 pub fn meter_steps(joules: f64, resolution_joules: f64) -> Option<f64> {
     (resolution_joules > 0.0 && joules.is_finite()).then(|| joules.abs() / resolution_joules)
@@ -252,6 +264,28 @@ mod tests {
 
     /// powercap's `max_energy_range_uj` on many Intel packages (2^32 counts of 61 µJ).
     const RAPL_RANGE_UJ: u64 = 262_143_328_850;
+
+    #[test]
+    fn a_meter_is_dead_only_when_no_window_of_any_round_moved() {
+        let still = Round {
+            idle: window(0.0, 1.0, 1000, 64_000),
+            null: window(0.0, 1.0, 1000, 64_000),
+            mac: window(0.0, 1.0, 1000, 64_000),
+        };
+        assert!(never_moved(&[still, still, still]));
+        // One step in one window of one round: the meter counts (coarsely; `few_steps` says so).
+        let one_step = Round {
+            mac: window(2.3e-10, 1.0, 1000, 64_000),
+            ..still
+        };
+        assert!(!never_moved(&[still, one_step, still]));
+        assert!(!never_moved(&[Round {
+            idle: window(1.5, 1.0, 0, 0),
+            null: window(1.6, 1.0, 1000, 64_000),
+            mac: window(1.8, 1.0, 1000, 64_000),
+        }]));
+        assert!(!never_moved(&[]));
+    }
 
     #[test]
     fn a_counter_that_did_not_wrap_is_subtracted() {
