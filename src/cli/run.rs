@@ -381,6 +381,22 @@ fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
     let observed = phase
         .observe_meter(&CANCEL)
         .map_err(|e| CliError::failure(format!("--energy: {}: {e}", phase.meter.name())))?;
+    let update = phase.meter.update_interval();
+    if !CANCEL.load(Ordering::SeqCst)
+        && crate::energy::method::constant_while_observed(observed, phase.window, update)
+    {
+        // Listed and opened, yet still: it would give "0 nJ/byte" for every function.
+        return Err(CliError::usage(format!(
+            "--energy: {} read the same over {:.0} s idle though it updates every {:.0} ms: it is listed but does not count here (as on virtual machines whose PMU or zone reads a constant){}",
+            phase.meter.name(),
+            phase.window.as_secs_f64(),
+            update.as_secs_f64() * 1e3,
+            match probe.reasons_line() {
+                others if others.is_empty() => String::new(),
+                others => format!("; the other meters: {others}"),
+            }
+        )));
+    }
     eprintln!(
         "macbench: energy: over {:.0} s idle the meter {}",
         phase.window.as_secs_f64(),

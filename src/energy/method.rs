@@ -109,6 +109,19 @@ pub fn never_moved(rounds: &[Round]) -> bool {
             .all(|r| [r.idle, r.null, r.mac].iter().all(|w| w.joules == 0.0))
 }
 
+/// Whether a meter that never changed while observed (`observed` is `None`) for `window` is thereby
+/// shown not to count: only when the window held at least 100 of its declared updates (RAPL through
+/// perf or powercap: 1 ms against 1 s), since a package draws watts and moves at every update. A
+/// battery gauge (updates of a second or more, coarse steps) may stand still for a 30 s idle window,
+/// so it is not judged here; [`never_moved`] judges it after its rounds.
+pub fn constant_while_observed(
+    observed: Option<Observed>,
+    window: std::time::Duration,
+    update: std::time::Duration,
+) -> bool {
+    observed.is_none() && !update.is_zero() && window >= update * 100
+}
+
 /// How many meter steps an energy is: `|joules| / resolution`; `None` without a resolution.
 pub fn meter_steps(joules: f64, resolution_joules: f64) -> Option<f64> {
     (resolution_joules > 0.0 && joules.is_finite()).then(|| joules.abs() / resolution_joules)
@@ -264,6 +277,25 @@ mod tests {
 
     /// powercap's `max_energy_range_uj` on many Intel packages (2^32 counts of 61 µJ).
     const RAPL_RANGE_UJ: u64 = 262_143_328_850;
+
+    #[test]
+    fn a_still_meter_is_judged_up_front_only_over_a_hundred_updates() {
+        use std::time::Duration;
+        let ms = Duration::from_millis;
+        let moved = Some(Observed {
+            step_j: 6.1e-5,
+            update_s: Some(1e-3),
+        });
+        // RAPL: 1 ms updates, 1 s window: still means not counting; moving means counting.
+        assert!(constant_while_observed(None, ms(1000), ms(1)));
+        assert!(!constant_while_observed(moved, ms(1000), ms(1)));
+        // A gauge: 1 s updates over a 30 s window may stand still.
+        assert!(!constant_while_observed(None, ms(30_000), ms(1000)));
+        // Exactly a hundred updates is enough; 99 is not; no declared interval is never judged.
+        assert!(constant_while_observed(None, ms(100), ms(1)));
+        assert!(!constant_while_observed(None, ms(99), ms(1)));
+        assert!(!constant_while_observed(None, ms(1000), Duration::ZERO));
+    }
 
     #[test]
     fn a_meter_is_dead_only_when_no_window_of_any_round_moved() {
