@@ -363,11 +363,28 @@ fn run_energy_on_this_machine_says_why_not() {
 
 #[test]
 fn list_says_which_meters_are_usable_and_why_the_others_are_not() {
-    let out = macbench()
-        .env(energy::SYSFS_ROOT_VARIABLE, tree("haswell-powercap"))
-        .args(["list", "--alg", "null"])
-        .output()
-        .unwrap();
+    let root = copy_of("haswell-powercap");
+    let list = || {
+        macbench()
+            .env(energy::SYSFS_ROOT_VARIABLE, root.path())
+            .args(["list", "--alg", "null"])
+            .output()
+            .unwrap()
+    };
+    // The package counter stands still: it opens, but it is not called usable.
+    let still = list();
+    let text = String::from_utf8_lossy(&still.stdout);
+    assert!(
+        text.contains("energy meter powercap intel-rapl:0 (package-0): opens but does not count: read the same over 100 ms though it updates every 1 ms"),
+        "{text}"
+    );
+    // The same counter rising at 10 W: usable.
+    write(root.path(), PACKAGE, "0");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = constant_power(root.path(), 10, stop.clone());
+    let out = list();
+    stop.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
