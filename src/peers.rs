@@ -899,6 +899,28 @@ pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> 
     (bytes_per_second > 0.0 && reference_hz > 0.0).then(|| reference_hz / bytes_per_second)
 }
 
+/// How the rows came out, in one line: `summary: 6 of 8 row(s) equal within noise, 2 peer faster, 0
+/// macbench faster` (rows without a ratio counted apart); `None` when no row has a ratio.
+pub fn summary_line(rows: &[CompareRow]) -> Option<String> {
+    let count = |v: &str| rows.iter().filter(|r| r.verdict() == v).count();
+    let compared = rows.iter().filter(|r| r.ratio.is_some()).count();
+    if compared == 0 {
+        return None;
+    }
+    let missing = rows.len() - compared;
+    Some(format!(
+        "summary: {} of {compared} row(s) equal within noise, {} peer faster, {} macbench faster{}",
+        count("equal within noise"),
+        count("peer faster"),
+        count("macbench faster"),
+        if missing > 0 {
+            format!("; {missing} row(s) without a ratio (their notes say why)")
+        } else {
+            String::new()
+        }
+    ))
+}
+
 /// The terminal table, with the reference rate above it and what the ratio means below.
 pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
     let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.2}"));
@@ -949,6 +971,10 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
         reference_hz / 1e9,
         table.render(&cells)
     );
+    if let Some(line) = summary_line(rows) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     out.push_str("ratio = our throughput / theirs (= their cycles/byte / ours), median of paired rounds (peer and ours back to back, order alternating, both pinned to one core); 95 % interval by bootstrap over the rounds, widened by the peer's clock resolution where it is coarse (± clock: openssl speed reads its time in 10 ms ticks; a longer --duration narrows it); equal within noise when it holds 1. basis: what both sides divide by (user CPU time, CPU time, or wall time). harness: the null function's cycles/message as a share of ours.\n");
     out
 }

@@ -193,6 +193,22 @@ fn against_openssl_end_to_end() {
     // openssl speed reads its time in clock ticks: the interval says it was widened by them.
     assert!(row.contains("(2 rounds, ±"), "{row}");
     assert!(row.contains(" % clock)"), "{row}");
+    // One summary line under the table, its verdict the row's.
+    let verdict = ["equal within noise", "peer faster", "macbench faster"]
+        .into_iter()
+        .find(|v| row.contains(v))
+        .unwrap_or_else(|| panic!("no verdict in {row}"));
+    let expected = |v: &str| usize::from(v == verdict);
+    let summary = format!(
+        "summary: {} of 1 row(s) equal within noise, {} peer faster, {} macbench faster",
+        expected("equal within noise"),
+        expected("peer faster"),
+        expected("macbench faster")
+    );
+    assert!(
+        out.lines().any(|l| l == summary),
+        "{summary:?} not in\n{out}"
+    );
     // The written row: the basis, a positive median ratio inside its interval, and the peer's CPUs
     // read back as the one CPU our session used (no thresholds on the values).
     let rows: serde_json::Value =
