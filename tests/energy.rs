@@ -720,6 +720,28 @@ fn reproduce_energy_without_a_meter_exits_2_before_any_step() {
     assert!(!dir.exists(), "no step ran and no directory was made");
 }
 
+/// `reproduce --energy` with a meter that opens but stands still is refused before any step, as with
+/// none: otherwise every step's run would refuse it and the claims would have nothing to read.
+#[test]
+fn reproduce_energy_with_a_still_meter_exits_2_before_any_step() {
+    let root = copy_of("haswell-powercap");
+    write(root.path(), PACKAGE, "123456");
+    let out_dir = tempfile::tempdir().unwrap();
+    let dir = out_dir.path().join("r");
+    let out = macbench()
+        .env(energy::SYSFS_ROOT_VARIABLE, root.path())
+        .args(["reproduce", "rashwan-mobile", "--energy", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    common::one_line_error(
+        &out,
+        2,
+        "--energy: powercap intel-rapl:0 (package-0): opens but does not count: read the same over 100 ms",
+    );
+    assert!(!dir.exists(), "no step ran and no directory was made");
+}
+
 /// `macbench report RESULTS -o HTML`, which must succeed.
 fn report_to(results: &std::path::Path, html: &std::path::Path) {
     let out = macbench()

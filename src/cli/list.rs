@@ -326,24 +326,8 @@ fn print_host(host: &Host, clock: &crate::system::clock::ClockInfo) {
 fn print_energy_meters() {
     let mut probe = crate::energy::probe(&crate::energy::system_root());
     for meter in &mut probe.meters {
-        let update = meter.update_interval();
-        let span = update * 100;
-        let still = !update.is_zero()
-            && span <= std::time::Duration::from_millis(200)
-            && match meter.read_joules() {
-                Ok(before) => {
-                    std::thread::sleep(span);
-                    matches!(meter.read_joules(), Ok(after) if after == before)
-                }
-                Err(_) => false,
-            };
-        if still {
-            crate::outln!(
-                "energy meter {}: opens but does not count: read the same over {:.0} ms though it updates every {:.0} ms (as on virtual machines whose PMU or zone reads a constant)",
-                meter.name(),
-                span.as_secs_f64() * 1e3,
-                update.as_secs_f64() * 1e3
-            );
+        if let Some(still) = crate::energy::stands_still(meter.as_mut()) {
+            crate::outln!("energy meter {}: {still}", meter.name());
             continue;
         }
         crate::outln!(

@@ -348,7 +348,13 @@ fn no_energy_meter(probe: &crate::energy::Probe) -> CliError {
 pub(super) fn check_energy_meter() -> Result<(), CliError> {
     let mut probe = crate::energy::probe(&crate::energy::system_root());
     match probe.preferred() {
-        Some(_) => Ok(()),
+        Some(mut meter) => match crate::energy::stands_still(meter.as_mut()) {
+            Some(still) => Err(CliError::usage(format!(
+                "--energy: {}: {still}",
+                meter.name()
+            ))),
+            None => Ok(()),
+        },
         None => Err(no_energy_meter(&probe)),
     }
 }

@@ -83,6 +83,33 @@ pub trait Meter: Send {
     fn read_joules(&mut self) -> Result<f64, String>;
 }
 
+/// How long a quick look at a meter waits between its two readings: 100 of its updates, when that is
+/// at most 200 ms (RAPL through perf or powercap: 100 ms); `None` for a slower meter (a battery gauge,
+/// which may stand still for seconds), which a quick look cannot judge.
+pub fn quick_look_span(meter: &dyn Meter) -> Option<Duration> {
+    let update = meter.update_interval();
+    let span = update * 100;
+    (!update.is_zero() && span <= Duration::from_millis(200)).then_some(span)
+}
+
+/// A quick look ([`quick_look_span`]) at a meter that opened: `Some(why)`, to follow its name, when it
+/// read the same at both ends — listed and opened but not counting, as a virtual machine's `power` PMU
+/// that reads zero — and `None` when it moved, when it is too slow to judge this quickly, or when a reading failed (the
+/// measurement itself will say why).
+pub fn stands_still(meter: &mut dyn Meter) -> Option<String> {
+    let span = quick_look_span(meter)?;
+    let before = meter.read_joules().ok()?;
+    std::thread::sleep(span);
+    let after = meter.read_joules().ok()?;
+    (after == before).then(|| {
+        format!(
+            "opens but does not count: read the same over {:.0} ms though it updates every {:.0} ms (as on virtual machines whose PMU or zone reads a constant)",
+            span.as_secs_f64() * 1e3,
+            meter.update_interval().as_secs_f64() * 1e3
+        )
+    })
+}
+
 /// A meter that was tried and cannot be read here, with why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {
