@@ -343,22 +343,49 @@ fn run_energy_without_a_meter_exits_2_with_one_line_naming_each_meter() {
     assert!(out.stdout.is_empty(), "nothing ran");
 }
 
+/// Where this machine has no meter, or one that opens but stands still (a KVM guest's `power` PMU),
+/// `run --energy` and `reproduce --energy` refuse before anything runs and say which. A meter that
+/// counts is left to the tests on fake trees: its energy phase takes seconds per scenario.
 #[test]
 fn run_energy_on_this_machine_says_why_not() {
     let mut probe = energy::probe(Path::new("/"));
+    let run = |command: &[&str]| {
+        macbench()
+            .env_remove(energy::SYSFS_ROOT_VARIABLE)
+            .args(command)
+            .output()
+            .unwrap()
+    };
+    let Some(mut meter) = probe.preferred() else {
+        let out = run(&["run", "--alg", "null", "--energy"]);
+        common::one_line_error(&out, 2, "--energy: no energy meter is readable here");
+        return;
+    };
     if common::skip_unless(
-        probe.preferred().is_none(),
+        energy::stands_still(meter.as_mut()).is_some(),
         "no-energy-meter",
-        "this machine has a readable energy meter",
+        "this machine has an energy meter that counts",
     ) {
         return;
     }
-    let out = macbench()
-        .env_remove(energy::SYSFS_ROOT_VARIABLE)
-        .args(["run", "--alg", "null", "--energy"])
-        .output()
-        .unwrap();
-    common::one_line_error(&out, 2, "--energy: no energy meter is readable here");
+    let name = meter.name();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("r").display().to_string();
+    let out = run(&["reproduce", "rashwan-mobile", "--energy", "-o", &target]);
+    common::one_line_error(
+        &out,
+        2,
+        &format!("--energy: {name}: opens but does not count"),
+    );
+    // run looks for a whole second (its observation window) before it refuses.
+    let out = run(&["run", "--alg", "null", "--energy"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("--energy: {name} read the same over 1 s idle")),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
 }
 
 #[test]
