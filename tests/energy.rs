@@ -457,18 +457,13 @@ fn constant_power(root: &Path, watts: u64, stop: Arc<AtomicBool>) -> std::thread
     })
 }
 
-#[test]
-fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
-    let root = copy_of("haswell-powercap");
-    write(root.path(), PACKAGE, "0");
-    let stop = Arc::new(AtomicBool::new(false));
-    let writer = constant_power(root.path(), 10, stop.clone());
-    let out_dir = tempfile::tempdir().unwrap();
-    let json = out_dir.path().join("r.json");
-    let csv = out_dir.path().join("r.csv");
+/// `run --energy` once on the fake tree at `root`: HMAC-SHA256 at 64 bytes, one 50 ms repeat of one
+/// session on the first CPU, no harness measurement, the results to `json`.
+fn run_energy_once(root: &Path, json: &Path) -> assert_cmd::Command {
     let cpu = macbench::host::online_cpus()[0].to_string();
-    let out = macbench()
-        .env(energy::SYSFS_ROOT_VARIABLE, root.path())
+    let mut command = macbench();
+    command
+        .env(energy::SYSFS_ROOT_VARIABLE, root)
         .args([
             "run",
             "--alg",
@@ -478,17 +473,22 @@ fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
             "--repeat",
             "1",
         ])
-        .args([
-            "--duration",
-            "50ms",
-            "--sessions",
-            "1",
-            "--cores",
-            &cpu,
-            "--no-harness",
-        ])
-        .args(["--energy", "--json"])
-        .arg(&json)
+        .args(["--duration", "50ms", "--sessions", "1", "--cores", &cpu])
+        .args(["--no-harness", "--energy", "--json"])
+        .arg(json);
+    command
+}
+
+#[test]
+fn run_energy_with_constant_power_attaches_energy_that_nets_to_about_zero() {
+    let root = copy_of("haswell-powercap");
+    write(root.path(), PACKAGE, "0");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = constant_power(root.path(), 10, stop.clone());
+    let out_dir = tempfile::tempdir().unwrap();
+    let json = out_dir.path().join("r.json");
+    let csv = out_dir.path().join("r.csv");
+    let out = run_energy_once(root.path(), &json)
         .arg("--csv")
         .arg(&csv)
         .output()
@@ -545,23 +545,7 @@ fn a_rapl_meter_that_stands_still_is_refused_before_the_run() {
     write(root.path(), PACKAGE, "123456");
     let out_dir = tempfile::tempdir().unwrap();
     let json = out_dir.path().join("r.json");
-    let cpu = macbench::host::online_cpus()[0].to_string();
-    let out = macbench()
-        .env(energy::SYSFS_ROOT_VARIABLE, root.path())
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "64",
-            "--repeat",
-            "1",
-        ])
-        .args(["--duration", "50ms", "--sessions", "1", "--cores", &cpu])
-        .args(["--no-harness", "--energy", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
+    let out = run_energy_once(root.path(), &json).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     let refusal: Vec<&str> = err.lines().filter(|l| l.contains("--energy:")).collect();
@@ -732,41 +716,32 @@ fn the_report_draws_energy_per_byte_against_size_only_when_measured() {
         .contains("energy-per-byte"));
 }
 
+/// `reproduce --energy` is refused before any step, exit 2, where no meter is readable and where the
+/// meter opens but stands still: otherwise every step's run would refuse it and the claims would have
+/// nothing to read.
 #[test]
-fn reproduce_energy_without_a_meter_exits_2_before_any_step() {
+fn reproduce_energy_without_a_counting_meter_exits_2_before_any_step() {
     let empty = tempfile::tempdir().unwrap();
-    let out_dir = tempfile::tempdir().unwrap();
-    let dir = out_dir.path().join("r");
-    let out = macbench()
-        .env(energy::SYSFS_ROOT_VARIABLE, empty.path())
-        .args(["reproduce", "rashwan-mobile", "--energy", "-o"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    common::one_line_error(&out, 2, "--energy: no energy meter is readable here: ");
-    assert!(!dir.exists(), "no step ran and no directory was made");
-}
-
-/// `reproduce --energy` with a meter that opens but stands still is refused before any step, as with
-/// none: otherwise every step's run would refuse it and the claims would have nothing to read.
-#[test]
-fn reproduce_energy_with_a_still_meter_exits_2_before_any_step() {
-    let root = copy_of("haswell-powercap");
-    write(root.path(), PACKAGE, "123456");
-    let out_dir = tempfile::tempdir().unwrap();
-    let dir = out_dir.path().join("r");
-    let out = macbench()
-        .env(energy::SYSFS_ROOT_VARIABLE, root.path())
-        .args(["reproduce", "rashwan-mobile", "--energy", "-o"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    common::one_line_error(
-        &out,
-        2,
-        "--energy: powercap intel-rapl:0 (package-0): opens but does not count: read the same over 100 ms",
-    );
-    assert!(!dir.exists(), "no step ran and no directory was made");
+    let still = copy_of("haswell-powercap");
+    write(still.path(), PACKAGE, "123456");
+    for (root, expected) in [
+        (empty.path(), "--energy: no energy meter is readable here: "),
+        (
+            still.path(),
+            "--energy: powercap intel-rapl:0 (package-0): opens but does not count: read the same over 100 ms",
+        ),
+    ] {
+        let out_dir = tempfile::tempdir().unwrap();
+        let dir = out_dir.path().join("r");
+        let out = macbench()
+            .env(energy::SYSFS_ROOT_VARIABLE, root)
+            .args(["reproduce", "rashwan-mobile", "--energy", "-o"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        common::one_line_error(&out, 2, expected);
+        assert!(!dir.exists(), "no step ran and no directory was made");
+    }
 }
 
 /// `macbench report RESULTS -o HTML`, which must succeed.
