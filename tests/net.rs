@@ -271,11 +271,13 @@ fn assert_accounting(label: &str, t: &serde_json::Value) -> bool {
     // Only genuine packets are delivered, each sequence number once (a replayed copy of a genuine packet
     // lost on the way may stand in for it), so every genuine packet is delivered or counted as lost.
     assert!(delivered <= sent, "{label}: {t}");
+    // Within an ulp or two: serde_json parses floats fast rather than correctly rounded (no
+    // `float_roundtrip` feature), so 4697/49120 written exactly can read back one ulp off.
     let loss = t["loss"].as_f64().unwrap();
-    assert_eq!(
-        loss,
-        (sent - delivered) as f64 / sent as f64,
-        "{label}: {t}"
+    let expected = (sent - delivered) as f64 / sent as f64;
+    assert!(
+        (loss - expected).abs() <= 4.0 * f64::EPSILON * expected.abs(),
+        "{label}: loss {loss} against {expected}: {t}"
     );
     // Every rejection has an injected cause: forged and truncated packets are never delivered.
     assert!(n(rx, "forged") <= n(inj, "forged"), "{label}: {t}");
