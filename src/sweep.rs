@@ -526,10 +526,11 @@ impl EnergyPhase {
         }
         if energy::method::never_moved(&rounds[0]) {
             return Err(format!(
-                "{} read the same at both ends of all {} windows ({} s each, idle and busy): it is listed but does not count here (as on virtual machines whose PMU or zone reads a constant), so it gives no figure",
+                "{} read the same at both ends of all {} windows ({} s each, idle and busy): it is listed but does not count here ({}), so it gives no figure",
                 self.meter.name(),
                 3 * self.rounds,
-                self.window.as_secs_f64()
+                self.window.as_secs_f64(),
+                energy::method::NOT_COUNTING_WHERE
             ));
         }
         let window_s = self.window.as_secs_f64();

@@ -393,10 +393,11 @@ fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
     {
         // Listed and opened, yet still: it would give "0 nJ/byte" for every function.
         return Err(CliError::usage(format!(
-            "--energy: {} read the same over {:.0} s idle though it updates every {:.0} ms: it is listed but does not count here (as on virtual machines whose PMU or zone reads a constant){}",
+            "--energy: {} read the same over {:.0} s idle though it updates every {:.0} ms: it is listed but does not count here ({}){}",
             phase.meter.name(),
             phase.window.as_secs_f64(),
             update.as_secs_f64() * 1e3,
+            crate::energy::method::NOT_COUNTING_WHERE,
             match probe.reasons_line() {
                 others if others.is_empty() => String::new(),
                 others => format!("; the other meters: {others}"),

@@ -109,6 +109,13 @@ pub fn never_moved(rounds: &[Round]) -> bool {
             .all(|r| [r.idle, r.null, r.mac].iter().all(|w| w.joules == 0.0))
 }
 
+/// How many of a meter's declared updates a look must span before a meter that stood still through it
+/// is judged not to count: the one rule of [`constant_while_observed`] and [`super::quick_look_span`].
+pub const UPDATES_TO_JUDGE: u32 = 100;
+
+/// Where a meter that opens but stands still is seen, in the words every refusal of one uses.
+pub const NOT_COUNTING_WHERE: &str = "as on virtual machines whose PMU or zone reads a constant";
+
 /// Whether a meter that never changed while observed (`observed` is `None`) for `window` is thereby
 /// shown not to count: only when the window held at least 100 of its declared updates (RAPL through
 /// perf or powercap: 1 ms against 1 s), since a package draws watts and moves at every update. A
@@ -119,7 +126,7 @@ pub fn constant_while_observed(
     window: std::time::Duration,
     update: std::time::Duration,
 ) -> bool {
-    observed.is_none() && !update.is_zero() && window >= update * 100
+    observed.is_none() && !update.is_zero() && window >= update * UPDATES_TO_JUDGE
 }
 
 /// How many meter steps an energy is: `|joules| / resolution`; `None` without a resolution.

@@ -88,14 +88,14 @@ pub trait Meter: Send {
 /// which may stand still for seconds), which a quick look cannot judge.
 pub fn quick_look_span(meter: &dyn Meter) -> Option<Duration> {
     let update = meter.update_interval();
-    let span = update * 100;
+    let span = update * method::UPDATES_TO_JUDGE;
     (!update.is_zero() && span <= Duration::from_millis(200)).then_some(span)
 }
 
 /// A quick look ([`quick_look_span`]) at a meter that opened: `Some(why)`, to follow its name, when it
 /// read the same at both ends — listed and opened but not counting, as a virtual machine's `power` PMU
-/// that reads zero — and `None` when it moved, when it is too slow to judge this quickly, or when a reading failed (the
-/// measurement itself will say why).
+/// that reads zero — and `None` when it moved, when it is too slow to judge this quickly, or when a
+/// reading failed (the measurement itself will say why).
 pub fn stands_still(meter: &mut dyn Meter) -> Option<String> {
     let span = quick_look_span(meter)?;
     let before = meter.read_joules().ok()?;
@@ -103,9 +103,10 @@ pub fn stands_still(meter: &mut dyn Meter) -> Option<String> {
     let after = meter.read_joules().ok()?;
     (after == before).then(|| {
         format!(
-            "opens but does not count: read the same over {:.0} ms though it updates every {:.0} ms (as on virtual machines whose PMU or zone reads a constant)",
+            "opens but does not count: read the same over {:.0} ms though it updates every {:.0} ms ({})",
             span.as_secs_f64() * 1e3,
-            meter.update_interval().as_secs_f64() * 1e3
+            meter.update_interval().as_secs_f64() * 1e3,
+            method::NOT_COUNTING_WHERE
         )
     })
 }
