@@ -311,7 +311,7 @@ fn a_sw_run_goes_through_the_child_and_reports_sw() {
     }
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("sw.json");
-    macbench()
+    let out = macbench()
         .args([
             "run",
             "--alg",
@@ -333,14 +333,15 @@ fn a_sw_run_goes_through_the_child_and_reports_sw() {
             "--json",
         ])
         .arg(&json)
-        .assert()
-        .success();
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        .output()
+        .unwrap();
+    let doc = common::results_at(&json);
+    let starved = common::ran_or_starved(&out, &doc);
     let result = &doc["results"][0];
     assert_eq!(result["accel"], "sw");
     assert_eq!(result["backend"], "openssl");
     assert!(
-        result["metrics"]["messages"].as_u64().unwrap() > 0,
+        starved || result["metrics"]["messages"].as_u64().unwrap() > 0,
         "{result}"
     );
     // The library versions record what the sw child saw.
@@ -437,6 +438,7 @@ fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
 fn a_renamed_executable_runs_its_own_software_only_children() {
     let dir = tempfile::tempdir().unwrap();
     let renamed = dir.path().join("mb");
+    let json = dir.path().join("r.json");
     std::fs::copy(assert_cmd::cargo::cargo_bin("macbench"), &renamed).unwrap();
     let out = std::process::Command::new(&renamed)
         .args([
@@ -460,16 +462,16 @@ fn a_renamed_executable_runs_its_own_software_only_children() {
             "--target-ci",
             "0",
             "--no-harness",
+            "--json",
         ])
+        .arg(&json)
         .env_remove("MACBENCH_EXE")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Exit 1 is honest when a result was starved (CI once: the hw row, under qemu-user, beside the
+    // other tests pinned to CPU 0); both rows are still there.
+    common::ran_or_starved(&out, &common::results_at(&json));
     assert!(stdout.contains("hmac-sha256/openssl/hw"), "{stdout}");
     assert!(stdout.contains("hmac-sha256/openssl/sw"), "{stdout}");
 }

@@ -267,6 +267,7 @@ fn one_tag_length_rule_refuses_in_one_line() {
 fn run_tag_len_names_its_rows_and_csv_columns() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("r.csv");
+    let json = dir.path().join("r.json");
     let out = macbench()
         .args([
             "run",
@@ -291,14 +292,12 @@ fn run_tag_len_names_its_rows_and_csv_columns() {
         ])
         .arg("--csv")
         .arg(&csv)
+        .arg("--json")
+        .arg(&json)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::ran_or_starved(&out, &common::results_at(&json));
     assert!(stdout.contains("kmac128/openssl/hw tag:16"), "{stdout}");
     assert!(
         stdout.contains("hmac-sha256/openssl/hw burst:4 tag:16"),
