@@ -153,6 +153,22 @@ fn bad_flags_are_usage_errors() {
     }
 }
 
+/// An empty message is refused before anything runs, for every peer: openssl speed refuses
+/// `-bytes 0`, and the refusal used to come after our side had been timed (exit 1).
+#[test]
+fn size_zero_is_refused_before_anything_runs() {
+    for peer in ["openssl", "cryptopp", "botan", "ipsecmb"] {
+        let out = Command::cargo_bin("macbench")
+            .unwrap()
+            .args(["compare", "--against", peer, "--alg", "hmac-sha256"])
+            .args(["--sizes", "64,0"])
+            .output()
+            .unwrap();
+        common::one_line_error(&out, 2, "--sizes 0: compare takes sizes of 1 byte or more");
+        assert!(out.stdout.is_empty(), "{peer}: nothing measured");
+    }
+}
+
 #[test]
 fn against_openssl_end_to_end() {
     if common::skip_without_openssl_cli() {

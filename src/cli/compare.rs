@@ -20,7 +20,7 @@ pub struct CompareArgs {
     /// Algorithms, comma-separated (only those the peer's benchmark offers are compared).
     #[arg(long, default_value = "hmac-sha256,cmac-aes128")]
     pub alg: String,
-    /// Message sizes in bytes: numbers or power-of-two ranges (no size models: the peers take fixed sizes).
+    /// Message sizes in bytes, from 1: numbers or power-of-two ranges (no size models: the peers take fixed sizes).
     #[arg(
         long,
         default_value = "16,64,256,1024,8192,16384",
@@ -260,6 +260,14 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
                 )))
             }
         }
+    }
+    // Refused here rather than by the peer after our side has run: openssl speed exits with
+    // "Non-positive number" for -bytes 0, and an empty message has no cycles per byte to set side by side.
+    if sizes.contains(&0) {
+        return Err(CliError::usage(format!(
+            "--sizes 0: compare takes sizes of 1 byte or more ({}'s benchmark times no empty messages)",
+            peer.name()
+        )));
     }
     if let Some(b) = &args.backend {
         crate::spec::resolve_backend(b)?;
