@@ -882,15 +882,44 @@ pub struct CompareRow {
     pub note: String,
 }
 
-impl CompareRow {
-    /// "equal within noise" when the ratio's interval holds 1, else which side measured faster.
-    pub fn verdict(&self) -> &'static str {
-        match self.ratio {
-            None => "-",
-            Some(r) if r.equal_within_noise() => "equal within noise",
-            Some(r) if r.ci95.low > 1.0 => "macbench faster",
-            Some(_) => "peer faster",
+/// How one compared row came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The ratio's interval holds 1.
+    EqualWithinNoise,
+    /// The interval lies below 1: the peer measured faster.
+    PeerFaster,
+    /// The interval lies above 1: we measured faster.
+    MacbenchFaster,
+}
+
+impl Verdict {
+    /// The words the table, the JSON and the summary line use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::EqualWithinNoise => "equal within noise",
+            Verdict::PeerFaster => "peer faster",
+            Verdict::MacbenchFaster => "macbench faster",
         }
+    }
+}
+
+impl CompareRow {
+    /// Which side measured faster, or equal within noise; `None` without a ratio.
+    pub fn verdict(&self) -> Option<Verdict> {
+        let r = self.ratio?;
+        Some(if r.equal_within_noise() {
+            Verdict::EqualWithinNoise
+        } else if r.ci95.low > 1.0 {
+            Verdict::MacbenchFaster
+        } else {
+            Verdict::PeerFaster
+        })
+    }
+
+    /// The verdict's words, `-` without a ratio.
+    pub fn verdict_text(&self) -> &'static str {
+        self.verdict().map_or("-", Verdict::as_str)
     }
 }
 
@@ -902,17 +931,23 @@ pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> 
 /// How the rows came out, in one line: `summary: 6 of 8 row(s) equal within noise, 2 peer faster, 0
 /// macbench faster` (rows without a ratio counted apart); `None` when no row has a ratio.
 pub fn summary_line(rows: &[CompareRow]) -> Option<String> {
-    let count = |v: &str| rows.iter().filter(|r| r.verdict() == v).count();
-    let compared = rows.iter().filter(|r| r.ratio.is_some()).count();
+    let compared = rows.iter().filter(|r| r.verdict().is_some()).count();
     if compared == 0 {
         return None;
     }
+    let count = |v: Verdict| {
+        let n = rows.iter().filter(|r| r.verdict() == Some(v)).count();
+        format!("{n} {}", v.as_str())
+    };
     let missing = rows.len() - compared;
     Some(format!(
-        "summary: {} of {compared} row(s) equal within noise, {} peer faster, {} macbench faster{}",
-        count("equal within noise"),
-        count("peer faster"),
-        count("macbench faster"),
+        "summary: {} of {compared} row(s) {}, {}, {}{}",
+        rows.iter()
+            .filter(|r| r.verdict() == Some(Verdict::EqualWithinNoise))
+            .count(),
+        Verdict::EqualWithinNoise.as_str(),
+        count(Verdict::PeerFaster),
+        count(Verdict::MacbenchFaster),
         if missing > 0 {
             format!("; {missing} row(s) without a ratio (their notes say why)")
         } else {
@@ -959,7 +994,7 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
                         x.ci95.low, x.ci95.high, x.pairs
                     )
                 }),
-                r.verdict().to_string(),
+                r.verdict_text().to_string(),
                 r.harness_share
                     .map_or("-".to_string(), |h| format!("{:.1} %", h * 100.0)),
                 r.note.clone(),

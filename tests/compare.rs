@@ -239,6 +239,7 @@ fn against_openssl_end_to_end() {
     );
     assert!(0.0 < low && low <= mid && mid <= high, "{r}");
     assert_eq!(r["equal_within_noise"], low <= 1.0 && 1.0 <= high);
+    assert_eq!(r["verdict"], verdict, "the written verdict is the table's");
     // One tick (1/_SC_CLK_TCK s) over the one-second run, and the interval at least that wide about
     // the median.
     // SAFETY: sysconf takes a constant name and has no other effect.

@@ -95,6 +95,7 @@ const COLUMNS: &[&str] = &[
     "ratio_ci95_high",
     "rounds",
     "equal_within_noise",
+    "verdict",
     "ours_cpu",
     "peer_cpus",
     "harness_cycles_per_message",
@@ -142,6 +143,7 @@ fn records(rows: &[CompareRow], ctx: &Context<'_>) -> Records {
             r.ratio.map_or(Value::Null, |x| Value::from(x.pairs)),
             r.ratio
                 .map_or(Value::Null, |x| Value::from(x.equal_within_noise())),
+            r.verdict().map_or(Value::Null, |v| Value::from(v.as_str())),
             r.ours_cpu.map_or(Value::Null, Value::from),
             Value::from(r.peer_cpus.as_str()),
             number(ctx.harness.and_then(|h| h.absolute_cycles_per_message)),
