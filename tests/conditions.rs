@@ -240,15 +240,15 @@ fn quiet_check_refuses_a_busy_core() {
 #[test]
 fn a_run_records_its_conditions() {
     let dir = tempfile::tempdir().unwrap();
-    Command::cargo_bin("macbench")
+    let out = Command::cargo_bin("macbench")
         .unwrap()
         .current_dir(dir.path())
         .args(["run", "--alg", "null", "--sizes", "64", "--repeat", "1"])
         .args(["--duration", "50ms", "--no-harness", "--json", "r.json"])
-        .assert()
-        .success();
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+        .output()
+        .unwrap();
+    let doc = common::results_at(&dir.path().join("r.json"));
+    common::ran_or_starved(&out, &doc);
     let c = &doc["conditions"];
     assert!(c["cpus"].is_string(), "{c}");
     for snapshot in [&c["before"], &c["after"]] {
