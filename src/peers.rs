@@ -905,9 +905,12 @@ impl Verdict {
 }
 
 impl CompareRow {
-    /// Which side measured faster, or equal within noise; `None` without a ratio.
+    /// Which side measured faster, or equal within noise; `None` without a ratio or from fewer
+    /// rounds than a verdict needs ([`crate::stats::MIN_PAIRS_FOR_VERDICT`]).
     pub fn verdict(&self) -> Option<Verdict> {
-        let r = self.ratio?;
+        let r = self
+            .ratio
+            .filter(crate::stats::RatioEstimate::has_verdict)?;
         Some(if r.equal_within_noise() {
             Verdict::EqualWithinNoise
         } else if r.ci95.low > 1.0 {
@@ -917,9 +920,13 @@ impl CompareRow {
         })
     }
 
-    /// The verdict's words, `-` without a ratio.
+    /// The verdict's words; `too few rounds` for a ratio from too few rounds, `-` without a ratio.
     pub fn verdict_text(&self) -> &'static str {
-        self.verdict().map_or("-", Verdict::as_str)
+        match (self.verdict(), self.ratio) {
+            (Some(v), _) => v.as_str(),
+            (None, Some(_)) => "too few rounds",
+            (None, None) => "-",
+        }
     }
 }
 
@@ -931,29 +938,40 @@ pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> 
 /// How the rows came out, in one line: `summary: 6 of 8 row(s) equal within noise, 2 peer faster, 0
 /// macbench faster` (rows without a ratio counted apart); `None` when no row has a ratio.
 pub fn summary_line(rows: &[CompareRow]) -> Option<String> {
-    let compared = rows.iter().filter(|r| r.verdict().is_some()).count();
-    if compared == 0 {
+    let judged = rows.iter().filter(|r| r.verdict().is_some()).count();
+    let measured = rows.iter().filter(|r| r.ratio.is_some()).count();
+    if measured == 0 {
         return None;
     }
-    let count = |v: Verdict| {
-        let n = rows.iter().filter(|r| r.verdict() == Some(v)).count();
-        format!("{n} {}", v.as_str())
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict() == Some(v)).count();
+    let mut line = if judged > 0 {
+        format!(
+            "summary: {} of {judged} row(s) {}, {} {}, {} {}",
+            count(Verdict::EqualWithinNoise),
+            Verdict::EqualWithinNoise.as_str(),
+            count(Verdict::PeerFaster),
+            Verdict::PeerFaster.as_str(),
+            count(Verdict::MacbenchFaster),
+            Verdict::MacbenchFaster.as_str(),
+        )
+    } else {
+        "summary: no verdict".to_string()
     };
-    let missing = rows.len() - compared;
-    Some(format!(
-        "summary: {} of {compared} row(s) {}, {}, {}{}",
-        rows.iter()
-            .filter(|r| r.verdict() == Some(Verdict::EqualWithinNoise))
-            .count(),
-        Verdict::EqualWithinNoise.as_str(),
-        count(Verdict::PeerFaster),
-        count(Verdict::MacbenchFaster),
-        if missing > 0 {
-            format!("; {missing} row(s) without a ratio (their notes say why)")
-        } else {
-            String::new()
-        }
-    ))
+    if measured > judged {
+        line.push_str(&format!(
+            "; {} row(s) from fewer than {} rounds, whose range is no 95 % interval (--rounds {} or more)",
+            measured - judged,
+            crate::stats::MIN_PAIRS_FOR_VERDICT,
+            crate::stats::MIN_PAIRS_FOR_VERDICT
+        ));
+    }
+    if rows.len() > measured {
+        line.push_str(&format!(
+            "; {} row(s) without a ratio (their notes say why)",
+            rows.len() - measured
+        ));
+    }
+    Some(line)
 }
 
 /// The terminal table, with the reference rate above it and what the ratio means below.
@@ -989,8 +1007,17 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
                     let clock = r
                         .peer_clock
                         .map_or(String::new(), |c| format!(", ±{:.1} % clock", c * 100.0));
+                    // Below the rounds a verdict needs, the range is shown with what it is worth.
+                    let worth = if x.has_verdict() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; holds the median {:.0} % of the time",
+                            crate::stats::range_coverage(x.pairs) * 100.0
+                        )
+                    };
                     format!(
-                        "{:.3}..{:.3} ({} rounds{clock})",
+                        "{:.3}..{:.3} ({} rounds{clock}{worth})",
                         x.ci95.low, x.ci95.high, x.pairs
                     )
                 }),

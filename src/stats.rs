@@ -214,6 +214,23 @@ pub const BOOTSTRAP_RESAMPLES: usize = 10_000;
 /// The seed of every bootstrap, so one set of rounds always gives the same interval.
 pub const BOOTSTRAP_SEED: u64 = 0x6d61_6362_656e_6368;
 
+/// Fewest paired rounds whose interval may decide a verdict. Up to 5 rounds the bootstrap interval of
+/// [`paired_ratio`] is the rounds' range (a resampled median equals the smallest ratio with probability
+/// above 2.5 %), and the range of `n` rounds holds the true median with probability 1 − 2^(1−n): each
+/// round falls on either side of it with probability ½, and the range misses it only when all fall on
+/// one side. That is 0, 50, 75 and 87.5 % for 1 to 4 rounds, 93.75 % for 5 and 96.9 % for 6: below 5,
+/// calling the range a 95 % interval would overstate it.
+pub const MIN_PAIRS_FOR_VERDICT: usize = 5;
+
+/// The chance that the range of `pairs` rounds holds the true median, 1 − 2^(1−n) (see
+/// [`MIN_PAIRS_FOR_VERDICT`]); 0 for none.
+pub fn range_coverage(pairs: usize) -> f64 {
+    if pairs == 0 {
+        return 0.0;
+    }
+    1.0 - 0.5f64.powi(i32::try_from(pairs - 1).unwrap_or(i32::MAX))
+}
+
 /// A ratio measured in paired rounds: the median of the rounds' ratios and its 95 % interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RatioEstimate {
@@ -227,6 +244,12 @@ impl RatioEstimate {
     /// "Equal within noise": the interval holds 1.
     pub fn equal_within_noise(&self) -> bool {
         self.ci95.contains(1.0)
+    }
+
+    /// Whether enough rounds were paired for the interval to decide a verdict
+    /// ([`MIN_PAIRS_FOR_VERDICT`]).
+    pub fn has_verdict(&self) -> bool {
+        self.pairs >= MIN_PAIRS_FOR_VERDICT
     }
 
     /// The interval widened for a denominator-side clock that reads time only to within `relative`

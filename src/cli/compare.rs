@@ -62,7 +62,8 @@ pub struct CompareArgs {
     #[arg(long, value_enum, allow_hyphen_values = true)]
     pub basis: Option<Basis>,
     /// Rounds per size: peer, ours, peer, ours … (order alternating), each `--duration` long; the
-    /// ratio is the median of the rounds with a 95 % bootstrap interval.
+    /// ratio is the median of the rounds with a 95 % bootstrap interval. Fewer than 5 rounds give a
+    /// ratio and its range but no verdict: their range is no 95 % interval.
     #[arg(long, default_value_t = DEFAULT_ROUNDS, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub rounds: usize,
     /// Refuse to start when other processes use more than 10 % of the core (sampled for 0.25 s
@@ -73,8 +74,9 @@ pub struct CompareArgs {
     pub outputs: RowOutputs,
 }
 
-/// Default `--rounds`: five pairs give a bootstrap interval reaching the extreme rounds (docs/methodology.md §7).
-pub const DEFAULT_ROUNDS: usize = 5;
+/// Default `--rounds`: the fewest that give a verdict ([`crate::stats::MIN_PAIRS_FOR_VERDICT`]; five
+/// pairs give a bootstrap interval reaching the extreme rounds, docs/methodology.md §7).
+pub const DEFAULT_ROUNDS: usize = crate::stats::MIN_PAIRS_FOR_VERDICT;
 /// The most `--rounds`: a bound, so a typo does not ask for days of measurement.
 pub const MAX_ROUNDS: usize = 100;
 
@@ -141,8 +143,9 @@ fn records(rows: &[CompareRow], ctx: &Context<'_>) -> Records {
             number(r.ratio.map(|x| x.ci95.low)),
             number(r.ratio.map(|x| x.ci95.high)),
             r.ratio.map_or(Value::Null, |x| Value::from(x.pairs)),
-            r.ratio
-                .map_or(Value::Null, |x| Value::from(x.equal_within_noise())),
+            r.verdict().map_or(Value::Null, |v| {
+                Value::from(v == crate::peers::Verdict::EqualWithinNoise)
+            }),
             r.verdict().map_or(Value::Null, |v| Value::from(v.as_str())),
             r.ours_cpu.map_or(Value::Null, Value::from),
             Value::from(r.peer_cpus.as_str()),
@@ -409,6 +412,15 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         inputs.basis,
         super::human_duration((cases * inputs.seconds as usize) as f64)
     );
+    if inputs.rounds < crate::stats::MIN_PAIRS_FOR_VERDICT {
+        eprintln!(
+            "macbench: note: --rounds {}: the range of {} round(s) holds the median ratio only {:.0} % of the time, so the rows get no verdict ({} rounds or more for one)",
+            inputs.rounds,
+            inputs.rounds,
+            crate::stats::range_coverage(inputs.rounds) * 100.0,
+            crate::stats::MIN_PAIRS_FOR_VERDICT
+        );
+    }
     let harness = crate::sweep::measure_harness(inputs.core, &clock, &CANCEL)
         .map_err(|e| CliError::failure(e.to_string()))?;
     if let Some(h) = &harness {
