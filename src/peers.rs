@@ -936,7 +936,8 @@ pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> 
 }
 
 /// How the rows came out, in one line: `summary: 6 of 8 row(s) equal within noise, 2 peer faster, 0
-/// macbench faster` (rows without a ratio counted apart); `None` when no row has a ratio.
+/// macbench faster`, with rows from too few rounds for a verdict and rows without a ratio counted
+/// apart (`summary: no verdict; …` when no row has one); `None` when no row has a ratio.
 pub fn summary_line(rows: &[CompareRow]) -> Option<String> {
     let judged = rows.iter().filter(|r| r.verdict().is_some()).count();
     let measured = rows.iter().filter(|r| r.ratio.is_some()).count();
