@@ -51,6 +51,9 @@ pub struct SessionSlot {
     pub start_slot: usize,
     /// CPU-time clock id of the session's thread (`pthread_getcpuclockid`), set before the gate.
     pub cpu_clock: AtomicI32,
+    /// The session thread's kernel id (`gettid`; 0 unknown), set before the gate: its scheduler
+    /// statistics are read by name from `/proc/self/task`.
+    pub tid: AtomicI32,
     pub has_cpu_clock: AtomicBool,
     /// Hardware cycle counter fd owned by the session, or −1.
     pub perf_fd: AtomicI32,
@@ -70,6 +73,7 @@ impl SessionSlot {
             progress: Progress::default(),
             start_slot,
             cpu_clock: AtomicI32::new(0),
+            tid: AtomicI32::new(0),
             has_cpu_clock: AtomicBool::new(false),
             perf_fd: AtomicI32::new(-1),
             cpu: AtomicI32::new(-1),
@@ -119,6 +123,9 @@ impl SessionSlot {
             ));
         }
         self.cpu_clock.store(id, Ordering::Relaxed);
+        // SAFETY: gettid takes no arguments and cannot fail.
+        let tid = unsafe { libc::gettid() };
+        self.tid.store(tid, Ordering::Relaxed);
         self.has_cpu_clock.store(true, Ordering::Release);
         Ok(())
     }
@@ -214,7 +221,74 @@ pub struct Outcome {
     pub series: Series,
     pub report: CoordinatorReport,
     pub interrupted: bool,
+    /// What else happened on the cores around and inside the window.
+    pub disturbance: Disturbance,
 }
+
+/// What could explain a run's deviation from its scenario's other runs, read by the coordinator:
+/// the core clock just before the sessions start and just after they stop (a dependent-add chain on
+/// the coordinator's core, which shares the session's core set), and over the window the session
+/// CPUs' steal time and interrupts and the sessions' run delay and involuntary context switches. Each
+/// is `None` where it could not be read (no `/proc`, more than [`THREAD_SERIES_MAX_SESSIONS`] sessions
+/// for the per-thread figures). docs/methodology.md ("What the wander is") says how much each explains.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Disturbance {
+    pub core_hz_before: Option<f64>,
+    pub core_hz_after: Option<f64>,
+    /// Steal time of the session CPUs in the window, ns (read in 10 ms clock ticks).
+    pub steal_ns: Option<u64>,
+    /// Interrupts taken by the session CPUs in the window.
+    pub interrupts: Option<u64>,
+    /// The sessions' time runnable but not running in the window, summed, ns.
+    pub run_delay_ns: Option<u64>,
+    /// The sessions' involuntary context switches in the window, summed.
+    pub involuntary_switches: Option<u64>,
+}
+
+/// The counters behind [`Disturbance`] at one window mark.
+#[derive(Debug, Clone, Copy, Default)]
+struct DisturbanceMark {
+    steal_ticks: Option<u64>,
+    interrupts: Option<u64>,
+    run_delay_ns: Option<u64>,
+    involuntary_switches: Option<u64>,
+}
+
+/// Length of the core-clock chain before and after a run: long enough to read to a few tenths of a
+/// percent, short beside the run (about 1 ms each, 1 % of the default run).
+const CLOCK_CHAIN_SPAN: Duration = Duration::from_micros(300);
+
+impl DisturbanceMark {
+    fn read(probe: &crate::system::conditions::Probe, cores: &[usize], slots: &[SessionSlot]) -> Self {
+        let per_thread = slots.len() <= THREAD_SERIES_MAX_SESSIONS;
+        let tids: Vec<i32> = slots.iter().map(|s| s.tid.load(Ordering::Relaxed)).collect();
+        let known = per_thread && tids.iter().all(|&t| t > 0);
+        DisturbanceMark {
+            steal_ticks: probe.steal_ticks(cores),
+            interrupts: probe.interrupts(cores),
+            run_delay_ns: known
+                .then(|| tids.iter().map(|&t| probe.thread_schedstat(t).map(|s| s[1])).sum())
+                .flatten(),
+            involuntary_switches: known
+                .then(|| tids.iter().map(|&t| probe.thread_involuntary_switches(t)).sum())
+                .flatten(),
+        }
+    }
+
+    /// The window's share: `end` − `self` for each counter both marks read.
+    fn until(self, end: DisturbanceMark) -> (Option<u64>, Option<u64>, Option<u64>, Option<u64>) {
+        let d = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
+        (
+            d(self.steal_ticks, end.steal_ticks),
+            d(self.interrupts, end.interrupts),
+            d(self.run_delay_ns, end.run_delay_ns),
+            d(self.involuntary_switches, end.involuntary_switches),
+        )
+    }
+}
+
+/// Nanoseconds per `/proc/stat` clock tick (`USER_HZ`, 100 on every Linux ABI).
+const NS_PER_USER_HZ_TICK: u64 = 10_000_000;
 
 /// The run's schedule, relative to t0.
 pub struct Plan {
@@ -418,6 +492,9 @@ pub fn coordinate(
     let mut full_pass_max_ns = 0u64;
     let mut interrupted = false;
 
+    let probe = crate::system::conditions::Probe::system();
+    let mut marks_disturbance = [DisturbanceMark::default(); 3];
+    let core_hz_before = clock::estimate_core_hz(CLOCK_CHAIN_SPAN);
     let own_cpu_start = clock::thread_cpu_ns();
     let t0 = clock::wall_ns();
     gate.open();
@@ -436,6 +513,10 @@ pub fn coordinate(
                 mark_ns[m] = woke;
                 let sums = full_pass(slots, sizes, &mut marks, m);
                 full_pass_max_ns = full_pass_max_ns.max(clock::wall_ns() - woke);
+                if m != 1 {
+                    // After the full pass, so the window's own marks stay exact.
+                    marks_disturbance[m] = DisturbanceMark::read(&probe, &plan.cores, slots);
+                }
                 if m == 0 {
                     series.window_first = series.t_ns.len();
                 } else if m == 2 {
@@ -462,6 +543,20 @@ pub fn coordinate(
     phase.store(PHASE_STOP, Ordering::Release);
     let wall = clock::wall_ns() - t0;
     let own_cpu = clock::thread_cpu_ns() - own_cpu_start;
+    let (steal_ticks, interrupts, run_delay_ns, involuntary_switches) = if interrupted {
+        (None, None, None, None)
+    } else {
+        marks_disturbance[0].until(marks_disturbance[2])
+    };
+    let disturbance = Disturbance {
+        core_hz_before,
+        // The sessions have seen the stop; the chain runs while they wind down (a batch at most).
+        core_hz_after: clock::estimate_core_hz(CLOCK_CHAIN_SPAN),
+        steal_ns: steal_ticks.map(|t| t * NS_PER_USER_HZ_TICK),
+        interrupts,
+        run_delay_ns,
+        involuntary_switches,
+    };
     if thread_series {
         series.threads = Some(per_thread);
     }
@@ -489,6 +584,7 @@ pub fn coordinate(
         series,
         report,
         interrupted,
+        disturbance,
     }
 }
 

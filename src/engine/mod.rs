@@ -22,7 +22,7 @@ pub mod limits;
 pub mod preflight;
 
 use crate::mac::{Function, KeyParams, VerifyMode};
-pub use coordinator::{CoordinatorReport, Series, SessionSlot, ThreadSeries};
+pub use coordinator::{CoordinatorReport, Disturbance, Series, SessionSlot, ThreadSeries};
 use gate::StartGate;
 use hot_loop::{fill_nonce, SessionLoop};
 use rand::{RngCore, SeedableRng};
@@ -377,6 +377,9 @@ pub struct RawRun {
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preflight: Option<preflight::Preflight>,
+    /// What else happened on the cores around and in the window (absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<Disturbance>,
 }
 
 impl RawRun {
@@ -679,6 +682,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
                 ready_ns,
             },
             preflight: Some(preflight),
+            disturbance: Some(outcome.disturbance),
         })
     })
 }

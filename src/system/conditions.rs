@@ -167,6 +167,70 @@ impl Probe {
         Some(sum)
     }
 
+    /// The chosen CPUs' steal time from `/proc/stat` (the 8th counter: time the hypervisor ran
+    /// something else while this guest's vCPU wanted to run), summed, in clock ticks (`USER_HZ`).
+    pub fn steal_ticks(&self, cpus: &[usize]) -> Option<u64> {
+        let text = self.read("proc/stat")?;
+        cpus.iter()
+            .map(|cpu| {
+                let name = format!("cpu{cpu}");
+                let line = text
+                    .lines()
+                    .find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
+                line.split_whitespace().nth(8)?.parse::<u64>().ok()
+            })
+            .sum()
+    }
+
+    /// Interrupts taken by the chosen CPUs so far, every source of `/proc/interrupts` summed (its
+    /// columns are the online CPUs in order, named by the header line).
+    pub fn interrupts(&self, cpus: &[usize]) -> Option<u64> {
+        let text = self.read("proc/interrupts")?;
+        let mut lines = text.lines();
+        let header: Vec<usize> = lines
+            .next()?
+            .split_whitespace()
+            .map(|c| c.strip_prefix("CPU")?.parse::<usize>().ok())
+            .collect::<Option<_>>()?;
+        let columns: Vec<usize> = cpus
+            .iter()
+            .map(|c| header.iter().position(|h| h == c))
+            .collect::<Option<_>>()?;
+        let mut sum = 0u64;
+        for line in lines {
+            let mut fields = line.split_whitespace();
+            fields.next(); // the source's name, `NMI:`, `24:`
+            let counts: Vec<u64> = fields
+                .take(header.len())
+                .map_while(|f| f.parse::<u64>().ok())
+                .collect();
+            // Rows with fewer counts than CPUs (`ERR:`, `MIS:`) are global, not per CPU.
+            if counts.len() == header.len() {
+                sum += columns.iter().map(|&c| counts[c]).sum::<u64>();
+            }
+        }
+        Some(sum)
+    }
+
+    /// One of our threads' scheduler statistics (`/proc/self/task/TID/schedstat`): time on a CPU,
+    /// time spent runnable but waiting for one (the run delay), both ns, and slices run.
+    pub fn thread_schedstat(&self, tid: i32) -> Option<[u64; 3]> {
+        let text = self.read(&format!("proc/self/task/{tid}/schedstat"))?;
+        let mut f = text.split_whitespace().map(|v| v.parse::<u64>().ok());
+        Some([f.next()??, f.next()??, f.next()??])
+    }
+
+    /// One of our threads' involuntary context switches so far (`nonvoluntary_ctxt_switches` in
+    /// `/proc/self/task/TID/status`): the times the kernel took its CPU away while it could run.
+    pub fn thread_involuntary_switches(&self, tid: i32) -> Option<u64> {
+        let text = self.read(&format!("proc/self/task/{tid}/status"))?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("nonvoluntary_ctxt_switches:"))?
+            .trim()
+            .parse()
+            .ok()
+    }
+
     /// Our process's CPU ticks, its threads' and its waited-for children's (`/proc/self/stat` utime,
     /// stime, cutime, cstime).
     pub fn own_ticks(&self) -> Option<u64> {
