@@ -6,6 +6,7 @@ use crate::engine::{self, clock::ClockInfo, RawRun, Scenario};
 use crate::isolate;
 use crate::metrics::{self, Context, Metrics, RunUncertainty, Spread, Warning, WarningCode};
 use crate::results::{Ci95Set, ResultEntry, ScenarioSpec, SizeLabel, SpreadSet};
+use crate::stats::HostSpread;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -224,6 +225,8 @@ pub struct Pending {
     adjustments: Vec<String>,
     round: usize,
     result: Option<ResultEntry>,
+    /// The sweep's pooled repeat-to-repeat spread, a floor under this scenario's intervals.
+    host: HostSpread,
 }
 
 impl Pending {
@@ -246,6 +249,7 @@ impl Pending {
             adjustments: Vec::new(),
             round: 0,
             result: None,
+            host: HostSpread::default(),
         }
     }
 
@@ -264,9 +268,74 @@ impl Pending {
         self.result.take()
     }
 
-    /// Run once more; when no more runs are wanted, reduce to the result, or with `--auto` adjust the
-    /// scenario and start its repeats over. A job the library refused, or a wrong tag in the
-    /// pre-flight, makes the scenario's result a failed one with the reason (nothing of it timed).
+    /// Runs so far (since the last `--auto` adjustment).
+    pub fn runs(&self) -> usize {
+        self.runs.raws.len()
+    }
+
+    /// The repeats planned before any extra ones.
+    pub fn planned_repeats(&self) -> usize {
+        self.repeats
+    }
+
+    /// Its planned repeats are not all run yet (and nothing ended it early).
+    pub fn needs_base(&self) -> bool {
+        !self.is_done() && !self.runs.interrupted && self.runs.raws.len() < self.repeats
+    }
+
+    /// How far its 95 % interval is from `target` (the relative half-width over the target: above 1
+    /// is wider), for a sweep deciding where extra repeats go. Infinite when no interval can be
+    /// formed yet; `None` when none ever can (a fatal warning) or it is done or cut short.
+    pub fn gap(&self, target: f64) -> Option<f64> {
+        let r = &self.runs;
+        if self.is_done() || r.interrupted || r.raws.is_empty() {
+            return None;
+        }
+        if r.computed
+            .iter()
+            .any(|c| c.warnings.iter().any(|w| w.fatal))
+        {
+            return None;
+        }
+        let all = r.metrics();
+        match self.intervals(&all).precision(&Metrics::median(&all)) {
+            Some(p) => Some(p / target.max(f64::MIN_POSITIVE)),
+            None => Some(f64::INFINITY),
+        }
+    }
+
+    /// The 95 % intervals of `all` (this scenario's runs' metrics), with the host's floor.
+    fn intervals(&self, all: &[Metrics]) -> Ci95Set {
+        let median = Metrics::median(all);
+        Ci95Set::from_runs(all, &self.runs.within).with_host_floor(&median, &self.host, all.len())
+    }
+
+    /// This scenario's absolute cycles/byte in each run so far: what it adds to a sweep's
+    /// [`HostSpread`].
+    pub fn absolute_values(&self) -> Vec<f64> {
+        self.runs
+            .computed
+            .iter()
+            .filter_map(|c| c.metrics.absolute_cycles_per_byte)
+            .collect()
+    }
+
+    /// The sweep's pooled spread, as a floor under this scenario's intervals from now on.
+    pub fn set_host_spread(&mut self, host: HostSpread) {
+        self.host = host;
+    }
+
+    /// Whether one more repeat is allowed: base repeats done, fewer than `--max-repeat`.
+    pub fn can_extend(&self) -> bool {
+        !self.needs_base()
+            && !self.is_done()
+            && !self.runs.interrupted
+            && self.runs.raws.len() < self.auto.max_repeats.max(self.repeats)
+    }
+
+    /// Run once more. A job the library refused, or a wrong tag in the pre-flight, makes the
+    /// scenario's result a failed one with the reason (nothing of it timed). The runs are reduced
+    /// only by [`Pending::settle`] (or [`run_scenario`]), so a sweep can add repeats first.
     pub fn step(&mut self, cancel: &AtomicBool) -> Result<(), engine::EngineError> {
         if self.is_done() {
             return Ok(());
@@ -291,10 +360,16 @@ impl Pending {
             .push(metrics::uncertainty(&raw, self.ctx.f));
         self.runs.interrupted |= raw.interrupted;
         self.runs.raws.push(raw);
-        if !self.wants_more() {
+        Ok(())
+    }
+
+    /// No more runs: reduce to the result, or with `--auto` adjust the scenario and start its
+    /// repeats over (then it is not done, and [`Pending::needs_base`] says so).
+    pub fn settle(&mut self) {
+        // A scenario whose planned repeats did not all run (cancelled between runs) is no result.
+        if !self.is_done() && !self.runs.raws.is_empty() && !self.needs_base() {
             self.reduce();
         }
-        Ok(())
     }
 
     /// More runs are wanted: fewer than `repeats`, or the 95 % interval still wider than
@@ -310,27 +385,16 @@ impl Pending {
         let Some(target) = self.auto.target_ci else {
             return false;
         };
-        if r.raws.len() >= self.auto.max_repeats.max(self.repeats) {
-            return false;
-        }
-        let all = r.metrics();
-        match Ci95Set::from_runs(&all, &r.within).precision(&Metrics::median(&all)) {
-            Some(p) => p > target,
-            // No interval (a failed or empty run): more repeats cannot help.
-            None => !r
-                .computed
-                .iter()
-                .any(|c| c.warnings.iter().any(|w| w.fatal)),
-        }
+        self.can_extend() && self.gap(target).is_some_and(|g| g > 1.0)
     }
 
     /// The runs reduced to medians, intervals and warnings; with `--auto`, a fixable warning adjusts
     /// the scenario and starts its repeats over instead (bounded by `auto.max_rounds`).
     fn reduce(&mut self) {
+        let all = self.runs.metrics();
+        let ci95 = self.intervals(&all);
         let runs = std::mem::replace(&mut self.runs, Repeats::empty());
-        let all = runs.metrics();
         let median = Metrics::median(&all);
-        let ci95 = Ci95Set::from_runs(&all, &runs.within);
         let median_index = runs.median_index(&all, &median);
         let mut warnings = runs.computed[median_index].warnings.clone();
         // Fatal warnings of any repeat fail the result.
@@ -382,10 +446,51 @@ pub fn run_scenario(
     let mut pending = Pending::new(scenario, repeats, auto, clock);
     loop {
         pending.step(cancel)?;
+        if !pending.wants_more() {
+            pending.settle();
+        }
         if let Some(result) = pending.take() {
             return Ok(result);
         }
     }
+}
+
+/// The result `runs` of `scenario` reduce to, as a sweep reports them (medians, 95 % intervals with
+/// `host`'s floor, warnings; `noisy` against `auto.target_ci`): the same reduction as a sweep's,
+/// with the runs given rather than run, so a fake engine can feed known costs (tests/honesty.rs).
+/// A sweep's pooled spread is [`HostSpread::add`] of every scenario's run values.
+pub fn reduce_runs(
+    scenario: Scenario,
+    runs: Vec<RawRun>,
+    auto: AutoPolicy,
+    clock: &ClockInfo,
+    host: HostSpread,
+) -> Option<ResultEntry> {
+    let repeats = runs.len();
+    let mut pending = Pending::new(
+        scenario,
+        repeats,
+        AutoPolicy {
+            enabled: false,
+            ..auto
+        },
+        clock,
+    );
+    pending.set_host_spread(host);
+    for raw in runs {
+        pending
+            .runs
+            .computed
+            .push(metrics::compute(&raw, pending.ctx));
+        pending
+            .runs
+            .within
+            .push(metrics::uncertainty(&raw, pending.ctx.f));
+        pending.runs.interrupted |= raw.interrupted;
+        pending.runs.raws.push(raw);
+    }
+    pending.settle();
+    pending.take()
 }
 
 /// The result of a scenario that was not timed (a refused job, a wrong tag in the pre-flight): failed,

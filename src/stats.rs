@@ -53,6 +53,64 @@ pub fn t95(df: usize) -> f64 {
     }
 }
 
+/// The standard normal quantile Φ⁻¹(p) for 0 < p < 1 (Acklam's rational approximation, relative
+/// error below 1.2e-9); ±infinity at 0 and 1, NaN outside.
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    if p.is_nan() || !(0.0..=1.0).contains(&p) {
+        return f64::NAN;
+    }
+    if p == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if p == 1.0 {
+        return f64::INFINITY;
+    }
+    let tail = |q: f64| {
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    };
+    const LOW: f64 = 0.024_25;
+    if p < LOW {
+        tail((-2.0 * p.ln()).sqrt())
+    } else if p > 1.0 - LOW {
+        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+    } else {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    }
+}
+
 /// Arithmetic mean; `None` when empty.
 pub fn mean(x: &[f64]) -> Option<f64> {
     (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64)
@@ -131,6 +189,59 @@ pub fn confidence_interval(runs: &[(f64, Option<BatchEstimate>)]) -> Option<Inte
         low: centre - half,
         high: centre + half,
     })
+}
+
+/// The host's repeat-to-repeat spread, pooled over every scenario of a sweep: the variance of the
+/// logarithm of a repeat's value about its scenario's mean, each scenario weighted by its degrees of
+/// freedom (the pooled variance of a one-way layout). A shared host slows every scenario alike now
+/// and then (docs/methodology.md "What the wander is"), and three repeats of one scenario may all
+/// fall in a slow stretch, or all outside one, and agree closely: their own spread then claims a
+/// precision the host does not give. The pooled spread sees the stretches across all scenarios, so
+/// it is a floor under each scenario's interval ([`HostSpread::floor`]); on a quiet host it is small
+/// and changes nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HostSpread {
+    sum_squares: f64,
+    df: usize,
+}
+
+impl HostSpread {
+    /// Add one scenario's repeat values (positive; others are left out).
+    pub fn add(&mut self, values: &[f64]) {
+        let logs: Vec<f64> = values
+            .iter()
+            .filter(|v| v.is_finite() && **v > 0.0)
+            .map(|v| v.ln())
+            .collect();
+        if logs.len() < 2 {
+            return;
+        }
+        let m = logs.iter().sum::<f64>() / logs.len() as f64;
+        self.sum_squares += logs.iter().map(|l| (l - m) * (l - m)).sum::<f64>();
+        self.df += logs.len() - 1;
+    }
+
+    /// The pooled standard deviation of ln(value) (0.05 ≈ ±5 % a repeat) and its degrees of freedom;
+    /// `None` before any scenario had two repeats.
+    pub fn sigma(&self) -> Option<(f64, usize)> {
+        (self.df > 0).then(|| ((self.sum_squares / self.df as f64).sqrt(), self.df))
+    }
+
+    /// `interval` of a scenario's value `centre` from `repeats` runs, widened where it is narrower
+    /// than the host's spread allows: at least centre × exp(±t·σ/√repeats).
+    pub fn floor(&self, interval: Interval, centre: f64, repeats: usize) -> Interval {
+        let Some((sigma, df)) = self.sigma() else {
+            return interval;
+        };
+        if !(centre > 0.0 && centre.is_finite()) || repeats == 0 {
+            return interval;
+        }
+        let half = t95(df) * sigma / (repeats as f64).sqrt();
+        Interval {
+            low: interval.low.min(centre * (-half).exp()),
+            high: interval.high.max(centre * half.exp()),
+        }
+    }
 }
 
 /// Result of the trend test over a window's batches.

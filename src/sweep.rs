@@ -13,6 +13,7 @@ use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario
 use crate::mac::{self, Function, VerifyMode};
 use crate::results::{Document, Harness, ResultEntry};
 use crate::spec::{self, SpecError};
+use crate::stats;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -29,7 +30,7 @@ pub struct SweepSpec {
     pub pinning: Pinning,
     /// `--duration` if given: obeyed as it is.
     pub duration: Option<Duration>,
-    /// `--budget` if given, with its text for messages: sets the duration per run.
+    /// `--budget` if given, with its text for messages: the time for the runs, extra repeats included.
     pub budget: Option<(Duration, String)>,
     /// `--window` text (`20%..90%` or seconds), resolved against the duration.
     pub window: String,
@@ -51,6 +52,8 @@ pub struct SweepSpec {
 pub struct Plan {
     pub scenarios: Vec<Scenario>,
     pub duration: Duration,
+    /// The time for the sweep's runs, extra repeats included ([`SweepSpec::run_duration`]).
+    pub budget: Duration,
     pub window_start: Duration,
     pub window_end: Duration,
     /// Choices made for the user (a fitted duration, a longer tick) and warnings (a window too short
@@ -83,7 +86,7 @@ impl SweepSpec {
     /// Scenarios for every function × size × dispatch mode, validated against the machine (cores, window, limits).
     pub fn plan(&self, online: &[usize]) -> Result<Plan, SpecError> {
         let mut notes = Vec::new();
-        let duration = self.run_duration(&mut notes)?;
+        let (duration, budget) = self.run_duration(&mut notes)?;
         let (window_start, window_end) = spec::parse_window(&self.window, duration)?;
         self.load_notes(window_end - window_start, &mut notes);
         let mut scenarios = Vec::with_capacity(self.scenario_count());
@@ -147,6 +150,7 @@ impl SweepSpec {
         Ok(Plan {
             scenarios,
             duration,
+            budget,
             window_start,
             window_end,
             notes,
@@ -183,25 +187,15 @@ impl SweepSpec {
         self.functions.len() * self.sizes.len() * self.dispatches.len().max(1)
     }
 
-    /// The run length: `--duration` as given, a `--budget` share, or the default fitted to the load.
-    fn run_duration(&self, notes: &mut Vec<String>) -> Result<Duration, SpecError> {
-        if let Some(d) = self.duration {
-            return Ok(d);
-        }
-        if let Some((budget, text)) = &self.budget {
-            let runs = (self.scenario_count() * self.repeat).max(1);
-            let per = budget.as_secs_f64() / runs as f64;
-            if per < 0.02 {
-                return Err(SpecError::new(format!(
-                    "--budget {} s leaves {:.1} ms per run for {} scenarios × {} repeats; at least 20 ms is needed",
-                    budget.as_secs_f64(),
-                    per * 1e3,
-                    self.scenario_count(),
-                    self.repeat
-                )));
-            }
-            return spec::duration_from_secs("--budget", text, per);
-        }
+    /// The run length and the sweep's budget. `--duration` is obeyed as given; else the runs are as
+    /// long as the load needs ([`bench::fitted_duration`], 150 ms when every session has a core) or
+    /// shorter, so that the planned repeats take [`BASE_SHARE`] of the budget and the rest is left
+    /// for extra repeats where intervals are wide — but never under 20 ms with `--budget`, nor under
+    /// [`MIN_DEFAULT_DURATION`] without. The budget is `--budget`, else [`DEFAULT_BUDGET`] or, for a
+    /// sweep whose planned repeats alone take longer, their time (a budget never drops a planned run).
+    fn run_duration(&self, notes: &mut Vec<String>) -> Result<(Duration, Duration), SpecError> {
+        let runs = (self.scenario_count() * self.repeat).max(1) as u32;
+        let base_time = |d: Duration| (d + RUN_SETUP) * runs;
         // The window's share of the run, from the default run length (the window may be in percent).
         let (a, b) = spec::parse_window(&self.window, DEFAULT_DURATION)?;
         let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
@@ -212,10 +206,56 @@ impl SweepSpec {
             fraction,
             bench::scheduling_slice(),
         );
+        if let Some(d) = self.duration {
+            let budget = match &self.budget {
+                Some((b, _)) => *b,
+                None => DEFAULT_BUDGET.max(base_time(d)),
+            };
+            return Ok((d, budget));
+        }
+        let within = |budget: Duration| budget.mul_f64(BASE_SHARE) / runs;
+        if let Some((budget, text)) = &self.budget {
+            let per = within(*budget).saturating_sub(RUN_SETUP);
+            if per < Duration::from_millis(20) {
+                return Err(SpecError::new(format!(
+                    "--budget {text}: {} scenario(s) × {} repeat(s) at the shortest run (20 ms, and ~{} ms of set-up each) need at least {:.1} s",
+                    self.scenario_count(),
+                    self.repeat,
+                    RUN_SETUP.as_millis(),
+                    (base_time(Duration::from_millis(20)).as_secs_f64() / BASE_SHARE).max(0.1)
+                )));
+            }
+            let chosen = per.min(fitted);
+            let chosen = spec::duration_from_secs("--budget", text, chosen.as_secs_f64())?;
+            notes.extend(why.filter(|_| chosen == fitted));
+            return Ok((chosen, *budget));
+        }
         notes.extend(why);
-        Ok(fitted)
+        // Sessions outnumbering cores need their fitted length to be scheduled in the window at all.
+        if fitted > DEFAULT_DURATION {
+            return Ok((fitted, DEFAULT_BUDGET.max(base_time(fitted))));
+        }
+        let chosen = within(DEFAULT_BUDGET)
+            .saturating_sub(RUN_SETUP)
+            .clamp(MIN_DEFAULT_DURATION, fitted);
+        // Whole milliseconds, so the plan line and the results say what ran.
+        let chosen = Duration::from_millis(chosen.as_millis() as u64);
+        Ok((chosen, DEFAULT_BUDGET.max(base_time(chosen))))
     }
 }
+
+/// The time a sweep may take for its runs without `--budget` (extra repeats included), chosen so
+/// that the main job — nine functions × 16 sizes × 3 repeats — ends in about a minute on 2 cores,
+/// start-up and harness measurement included.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(55);
+/// The share of the budget the planned repeats are sized to take; the rest is for extra repeats.
+pub const BASE_SHARE: f64 = 0.7;
+/// Set-up and tear-down of one run beside its duration (threads, keys, data, the pre-flight): the
+/// main job on the 2-core development VM took 90 s for 549 runs of 150 ms, 15 ms a run more.
+pub const RUN_SETUP: Duration = Duration::from_millis(15);
+/// The shortest run the default budget chooses: a window (70 % of it) of 5 ticks of 10 ms, so
+/// batch means have their 4 degrees of freedom.
+pub const MIN_DEFAULT_DURATION: Duration = Duration::from_millis(72);
 
 /// One session pinned to `core`, `duration` long with the window at 20 %..90 %: the scenario of the
 /// harness measurement, `model --measure` and `compare`.
@@ -352,11 +392,14 @@ impl Order {
 }
 
 /// How far apart the repeats of one scenario are at most when interleaved: the scenarios interleaved
-/// together are those whose runs fill this span. Long enough that a neighbour's burst of a second or
-/// so falls on one repeat each of several scenarios rather than on every repeat of one; short enough
-/// that a drift of the host over minutes does not land inside each scenario's repeats, which it did
-/// when every scenario of a run was interleaved (docs/benchmark.md "Interleaved repeats").
-pub const INTERLEAVE_SPAN: Duration = Duration::from_secs(2);
+/// together are those whose runs (one each) fill this span, so the main job (144 scenarios of
+/// ~0.09 s) is one span and each scenario's repeats lie ~13 s apart across the whole run. The host's
+/// slow stretches last seconds and more (docs/methodology.md "What the wander is"): with the 2 s
+/// span used before, a scenario's three repeats fell inside one stretch, agreed, and claimed a
+/// precision the next run contradicted (an A/A pair on the 2-core VM: 24 of 144 cells "changed
+/// beyond noise", against 16 spread over the run, in the same busy hour). Long runs are cut in spans
+/// so that an interrupted one keeps what its finished spans measured.
+pub const INTERLEAVE_SPAN: Duration = Duration::from_secs(20);
 
 /// The end (exclusive) of the scenarios interleaved with `pending[first]`: those after it whose runs,
 /// its own included, fill `span`; at least `first + 1`. The span slides as results are kept, so a
@@ -378,12 +421,73 @@ pub struct Repetition {
     pub order: Order,
     /// Interleaved: the span of runs interleaved together ([`INTERLEAVE_SPAN`] on the command line).
     pub span: Duration,
+    /// The sweep's time for runs, extra repeats included ([`Plan::budget`]): with a `--target-ci`,
+    /// what the planned repeats leave of it goes to extra repeats of the scenarios whose intervals
+    /// are widest against the target. `None`: extra repeats up to `--max-repeat` wherever the target
+    /// is missed, whatever they cost.
+    pub budget: Option<Duration>,
+}
+
+/// The time left of a sweep's budget and how it is shared: what the scenarios still to come need
+/// for their planned repeats is set aside, and the rest is shared among the scenarios in proportion,
+/// so a span of scenarios gets its part for extra repeats and what it leaves flows to the next.
+struct BudgetClock {
+    started: std::time::Instant,
+    budget: Option<Duration>,
+    /// Runs made and their wall time, set-up included: the cost of the next run.
+    runs: u32,
+    run_time: Duration,
+}
+
+impl BudgetClock {
+    fn new(budget: Option<Duration>) -> BudgetClock {
+        BudgetClock {
+            started: std::time::Instant::now(),
+            budget,
+            runs: 0,
+            run_time: Duration::ZERO,
+        }
+    }
+
+    /// Time one run and count it.
+    fn timed<T>(&mut self, run: impl FnOnce() -> T) -> T {
+        let t = std::time::Instant::now();
+        let out = run();
+        self.runs += 1;
+        self.run_time += t.elapsed();
+        out
+    }
+
+    /// What a run of `scenario` is expected to cost: its duration plus the set-up runs have taken
+    /// on average so far.
+    fn expected(&self, scenario: &Scenario) -> Duration {
+        let setup = if self.runs > 0 {
+            let mean = self.run_time / self.runs;
+            mean.saturating_sub(scenario.duration)
+                .min(Duration::from_secs(1))
+        } else {
+            Duration::from_millis(15)
+        };
+        scenario.duration + setup
+    }
+
+    /// The extra-repeat time of a span of `span` scenarios, when `later` is what the scenarios after
+    /// it need for their planned repeats and `left` scenarios (the span's included) remain.
+    fn share(&self, span: usize, left: usize, later: Duration) -> Option<Duration> {
+        let budget = self.budget?;
+        let spare = budget
+            .saturating_sub(self.started.elapsed())
+            .saturating_sub(later);
+        Some(spare.mul_f64(span as f64 / left.max(1) as f64))
+    }
 }
 
 /// Run every scenario `repeats` times into `doc.results`, in scenario order whatever the `order`, and
-/// with `energy` its energy phase as each result is kept. A scenario cut short by `cancel` is not a
-/// result (its window never closed) and ends the sweep, as do scenarios whose repeats had not all run;
-/// returns whether it was cancelled.
+/// with `energy` its energy phase as each result is kept. With a `--target-ci` in `auto`, a span's
+/// scenarios whose intervals are still wider than the target get extra repeats, the widest first,
+/// while its share of the budget lasts (up to `--max-repeat` each). A scenario cut short by `cancel`
+/// is not a result (its window never closed) and ends the sweep, as do scenarios whose repeats had
+/// not all run; returns whether it was cancelled.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     scenarios: Vec<Scenario>,
@@ -399,29 +503,47 @@ pub fn run(
         .into_iter()
         .map(|s| bench::Pending::new(s, repetition.repeats, auto, clock))
         .collect();
+    let mut budget = BudgetClock::new(repetition.budget);
+    // Every kept scenario's repeat values, pooled: the host's spread, a floor under each interval.
+    let mut kept_spread = stats::HostSpread::default();
     let mut emitted = 0;
     while emitted < pending.len() && !cancel.load(Ordering::SeqCst) {
-        match repetition.order {
-            // One run of every scenario still running in the span that starts at the first result
-            // not yet kept, in order.
-            Order::Interleaved => {
-                let end = interleave_end(&pending, emitted, repetition.span);
-                for p in pending[emitted..end].iter_mut().filter(|p| !p.is_done()) {
-                    if cancel.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    observer.starting(p.scenario());
-                    p.step(cancel)?;
+        let end = match repetition.order {
+            // The scenarios whose runs fill the span that starts at the first result not yet kept.
+            Order::Interleaved => interleave_end(&pending, emitted, repetition.span),
+            Order::Sequential => emitted + 1,
+        };
+        // Planned repeats: interleaved, one run of each scenario in turn; sequential, back to back.
+        while !cancel.load(Ordering::SeqCst) {
+            let mut ran = false;
+            for p in pending[emitted..end].iter_mut().filter(|p| p.needs_base()) {
+                if cancel.load(Ordering::SeqCst) {
+                    break;
                 }
-            }
-            // The next scenario to its result.
-            Order::Sequential => {
-                let p = &mut pending[emitted];
                 observer.starting(p.scenario());
-                while !p.is_done() {
-                    p.step(cancel)?;
-                }
+                budget.timed(|| p.step(cancel))?;
+                ran = true;
             }
+            if !ran {
+                break;
+            }
+        }
+        share_spread(&mut pending[emitted..end], kept_spread);
+        if let Some(target) = auto.target_ci {
+            extra_repeats(
+                &mut pending,
+                emitted,
+                end,
+                target,
+                &mut budget,
+                cancel,
+                observer,
+            )?;
+            share_spread(&mut pending[emitted..end], kept_spread);
+        }
+        for p in &mut pending[emitted..end] {
+            kept_spread.add(&p.absolute_values());
+            p.settle();
         }
         // Results are kept in scenario order: each as soon as it and every one before it are done.
         while let Some(mut result) = pending.get_mut(emitted).and_then(bench::Pending::take) {
@@ -445,6 +567,56 @@ pub fn run(
         }
     }
     Ok(cancel.load(Ordering::SeqCst))
+}
+
+/// Give `span`'s scenarios the pooled spread of the kept ones and their own runs so far.
+fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
+    let mut spread = kept;
+    for p in span.iter() {
+        spread.add(&p.absolute_values());
+    }
+    for p in span.iter_mut() {
+        p.set_host_spread(spread);
+    }
+}
+
+/// Extra repeats for the span `first..end`: while its share of the budget lasts, one more run of
+/// the scenario whose interval is widest against `target`, until every interval meets it or has
+/// `--max-repeat` runs.
+fn extra_repeats(
+    pending: &mut [bench::Pending],
+    first: usize,
+    end: usize,
+    target: f64,
+    budget: &mut BudgetClock,
+    cancel: &AtomicBool,
+    observer: &mut dyn Observer,
+) -> Result<(), SweepError> {
+    let later: Duration = pending[end..]
+        .iter()
+        .map(|p| budget.expected(p.scenario()) * p.planned_repeats() as u32)
+        .sum();
+    let share = budget.share(end - first, pending.len() - first, later);
+    let spent_before = budget.run_time;
+    while !cancel.load(Ordering::SeqCst) {
+        let widest = pending[first..end]
+            .iter_mut()
+            .filter(|p| p.can_extend())
+            .filter_map(|p| Some((p.gap(target)?, p)))
+            .filter(|(gap, _)| *gap > 1.0)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((_, p)) = widest else {
+            break;
+        };
+        if let Some(share) = share {
+            if budget.run_time - spent_before + budget.expected(p.scenario()) > share {
+                break;
+            }
+        }
+        observer.starting(p.scenario());
+        budget.timed(|| p.step(cancel))?;
+    }
+    Ok(())
 }
 
 /// The energy phase of `run --energy`: after a scenario's repeats, rounds of idle, null-function and

@@ -111,8 +111,34 @@ fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
     .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(ran_as_asked(&out), "{err}");
+    // --repeat without --target-ci: exactly that many runs, said so.
     assert!(
-        err.contains("plan: 2 scenario(s) × 2 repeat(s) × 0.020 s ≈ 0.1 s of runs, up to 0.1 s"),
+        err.contains(
+            "plan: 2 scenario(s) × 2 repeat(s) × 0.020 s ≈ 0.1 s of runs; no extra repeats"
+        ),
+        "{err}"
+    );
+    let out = common::null_run(&[
+        "--sizes",
+        "64,128",
+        "--duration",
+        "20ms",
+        "--repeat",
+        "2",
+        "--target-ci",
+        "5",
+        "--max-repeat",
+        "3",
+        "--no-harness",
+        "--cores",
+        "0",
+    ])
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(ran_as_asked(&out), "{err}");
+    assert!(
+        err.contains("≈ 0.1 s of runs; budget 55 s: what they leave goes to extra repeats (up to 3 a scenario) where the 95 % interval is widest against ±5 %"),
         "{err}"
     );
     let out = macbench()

@@ -388,6 +388,7 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
             repeats: 3,
             order,
             span,
+            budget: None,
         };
         let auto = macbench::bench::AutoPolicy::default();
         let cancelled = sweep::run(

@@ -18,8 +18,11 @@ pub const MAX_REPEATS: usize = 100;
 
 /// Default `--target-ci`, percent: see docs/benchmark.md's figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
-/// Default `--max-repeat`.
-pub const DEFAULT_MAX_REPEAT: usize = 4;
+/// Default `--max-repeat`: room for the budget's extra repeats where intervals are wide (the budget
+/// bounds their time).
+pub const DEFAULT_MAX_REPEAT: usize = 10;
+/// Default `--repeat`.
+pub const DEFAULT_REPEAT: usize = 3;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
@@ -55,18 +58,16 @@ pub struct RunArgs {
     #[arg(long, default_value = "20%..90%", allow_hyphen_values = true)]
     pub window: String,
     /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
-    #[arg(long, default_value_t = 3, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
-    pub repeat: usize,
+    /// Given without --target-ci, exactly this many run [default: 3, and extra repeats where the
+    /// interval misses --target-ci while the budget lasts].
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    pub repeat: Option<usize>,
     /// Target precision: the 95 % confidence interval's half-width, in percent of the median
-    /// cycles/byte. Repeats are added (up to --max-repeat) until it is met, else the result is
-    /// flagged `noisy`. `0` turns the target off. `5` and `5%` mean the same.
-    #[arg(
-        long,
-        default_value_t = DEFAULT_TARGET_CI_PERCENT,
-        allow_hyphen_values = true,
-        value_parser = parse_percent
-    )]
-    pub target_ci: f64,
+    /// cycles/byte. Extra repeats go to the scenarios whose intervals are widest against it (up to
+    /// --max-repeat each) while the --budget lasts; a result still wider is flagged `noisy`. `0`
+    /// turns the target off. `5` and `5%` mean the same [default: 5, or off when --repeat is given].
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_percent)]
+    pub target_ci: Option<f64>,
     /// Most repeats per scenario, those added for --target-ci included.
     #[arg(long, default_value_t = DEFAULT_MAX_REPEAT, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
     pub max_repeat: usize,
@@ -83,7 +84,9 @@ pub struct RunArgs {
     /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
     #[arg(long, default_value = "10ms", allow_hyphen_values = true)]
     pub tick: String,
-    /// Total time budget for the sweep (`90`, `90s`, `10m`): sets the duration per scenario.
+    /// Time for the sweep's runs (`90`, `90s`, `10m`), extra repeats included: the planned repeats
+    /// are sized to take 70 % of it (shorter runs, down to 20 ms) and the rest goes to extra repeats
+    /// where intervals are widest [default: 55 s, or what the planned repeats need at 72 ms a run].
     #[arg(long, allow_hyphen_values = true)]
     pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
@@ -178,11 +181,11 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
     if args.rekey == Some(0) {
         return Err(CliError::usage("--rekey must be at least 1 message"));
     }
-    spec::check_count("--repeat", args.repeat, spec::values::MAX_REPEAT)?;
-    if !(0.0..=100.0).contains(&args.target_ci) {
+    spec::check_count("--repeat", args.repeats(), spec::values::MAX_REPEAT)?;
+    if !(0.0..=100.0).contains(&args.target_ci_percent()) {
         return Err(CliError::usage(format!(
             "--target-ci {}: give a percentage between 0 (off) and 100",
-            args.target_ci
+            args.target_ci_percent()
         )));
     }
     if args.max_repeat > MAX_REPEATS {
@@ -191,10 +194,11 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
             args.max_repeat
         )));
     }
-    if args.max_repeat < args.repeat {
+    if args.max_repeat < args.repeats() {
         return Err(CliError::usage(format!(
             "--max-repeat {} is below --repeat {}",
-            args.max_repeat, args.repeat
+            args.max_repeat,
+            args.repeats()
         )));
     }
     if let (Some(budget), Some(duration)) = (&args.budget, &args.duration) {
@@ -223,7 +227,7 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
             .transpose()?,
         budget,
         window: args.window.clone(),
-        repeat: args.repeat,
+        repeat: args.repeats(),
         data: args.data,
         keys: args.keys,
         verify: args.verify,
@@ -260,13 +264,14 @@ fn new_document(
             "sessions": spec.sessions, "cores": engine::format_cpu_list(&spec.cores),
             "pinning": if args.float { "float" } else { "round-robin" },
             "duration_s": plan.duration.as_secs_f64(), "window_start_s": plan.window_start.as_secs_f64(),
-            "window_end_s": plan.window_end.as_secs_f64(), "repeat": args.repeat, "data": args.data,
+            "window_end_s": plan.window_end.as_secs_f64(), "repeat": args.repeats(), "data": args.data,
             "keys": args.keys, "verify": args.verify, "rekey_every": args.rekey, "auto": args.auto,
             "seed": args.seed, "tick_s": spec.tick.as_secs_f64(),
-            "target_ci_percent": args.target_ci, "max_repeat": args.max_repeat,
+            "target_ci_percent": args.target_ci_percent(), "max_repeat": args.max_repeat,
+            "budget_s": plan.budget.as_secs_f64(),
             "dispatch": spec.dispatches.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
             "energy": args.energy,
-            "order": sweep::Order::or_default(args.order, args.repeat),
+            "order": sweep::Order::or_default(args.order, args.repeats()),
             // The span interleaved repeats are spread over: a constant of the build, recorded so that
             // runs made with another span are told apart.
             "interleave_span_s": sweep::INTERLEAVE_SPAN.as_secs_f64(),
@@ -491,7 +496,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let plan = spec.plan(&crate::system::online_cpus())?;
     check_label(args.label.as_deref())?;
     let mut energy = if args.energy {
-        Some(energy_phase(args.repeat)?)
+        Some(energy_phase(args.repeats())?)
     } else {
         None
     };
@@ -513,7 +518,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let auto = AutoPolicy {
         enabled: args.auto,
         max_repeats: args.max_repeat,
-        target_ci: (args.target_ci > 0.0).then_some(args.target_ci / 100.0),
+        target_ci: (args.target_ci_percent() > 0.0).then_some(args.target_ci_percent() / 100.0),
         ..AutoPolicy::default()
     };
     announce(args, &spec, &plan, &clock, &auto);
@@ -536,9 +541,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let outcome = sweep::run(
         plan.scenarios,
         sweep::Repetition {
-            repeats: args.repeat,
-            order: sweep::Order::or_default(args.order, args.repeat),
+            repeats: args.repeats(),
+            order: sweep::Order::or_default(args.order, args.repeats()),
             span: sweep::INTERLEAVE_SPAN,
+            budget: Some(plan.budget),
         },
         auto,
         &mut doc,
@@ -583,28 +589,29 @@ fn announce(
     clock: &clock::ClockInfo,
     auto: &AutoPolicy,
 ) {
-    let runs = plan.scenarios.len() * args.repeat;
+    let runs = plan.scenarios.len() * args.repeats();
     let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
-    let extra = if auto.target_ci.is_some() && args.max_repeat > args.repeat {
-        format!(
-            ", up to {} if --target-ci adds repeats",
-            human_seconds(seconds(plan.scenarios.len() * args.max_repeat))
-        )
-    } else {
-        String::new()
+    let extra = match auto.target_ci {
+        Some(target) if args.max_repeat > args.repeats() => format!(
+            "; budget {}: what they leave goes to extra repeats (up to {} a scenario) where the 95 % interval is widest against ±{}",
+            human_seconds(plan.budget.as_secs_f64()),
+            args.max_repeat,
+            percent(target * 100.0)
+        ),
+        _ => "; no extra repeats (--repeat given without --target-ci, or --target-ci 0)".to_string(),
     };
     eprintln!(
         "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
         plan.scenarios.len(),
-        args.repeat,
+        args.repeats(),
         plan.duration.as_secs_f64(),
         human_seconds(seconds(runs))
     );
     eprintln!(
         "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
         plan.scenarios.len(),
-        args.repeat,
-        sweep::Order::or_default(args.order, args.repeat).name(),
+        args.repeats(),
+        sweep::Order::or_default(args.order, args.repeats()).name(),
         spec.sessions,
         engine::format_cpu_list(&spec.cores),
         clock.reference_hz / 1e9,
@@ -773,6 +780,28 @@ fn human_seconds(s: f64) -> String {
         format!("{:.1} min", s / 60.0)
     } else {
         format!("{:.1} h", s / 3600.0)
+    }
+}
+
+/// `5 %`, `2.5 %`.
+fn percent(p: f64) -> String {
+    format!("{} %", (p * 1000.0).round() / 1000.0)
+}
+
+impl RunArgs {
+    /// `--repeat`, or its default.
+    pub fn repeats(&self) -> usize {
+        self.repeat.unwrap_or(DEFAULT_REPEAT)
+    }
+
+    /// `--target-ci` in percent: as given, else off when `--repeat` was given (exactly that many
+    /// runs), else [`DEFAULT_TARGET_CI_PERCENT`].
+    pub fn target_ci_percent(&self) -> f64 {
+        match (self.target_ci, self.repeat) {
+            (Some(t), _) => t,
+            (None, Some(_)) => 0.0,
+            (None, None) => DEFAULT_TARGET_CI_PERCENT,
+        }
     }
 }
 

@@ -259,18 +259,33 @@ struct DisturbanceMark {
 const CLOCK_CHAIN_SPAN: Duration = Duration::from_micros(300);
 
 impl DisturbanceMark {
-    fn read(probe: &crate::system::conditions::Probe, cores: &[usize], slots: &[SessionSlot]) -> Self {
+    fn read(
+        probe: &crate::system::conditions::Probe,
+        cores: &[usize],
+        slots: &[SessionSlot],
+    ) -> Self {
         let per_thread = slots.len() <= THREAD_SERIES_MAX_SESSIONS;
-        let tids: Vec<i32> = slots.iter().map(|s| s.tid.load(Ordering::Relaxed)).collect();
+        let tids: Vec<i32> = slots
+            .iter()
+            .map(|s| s.tid.load(Ordering::Relaxed))
+            .collect();
         let known = per_thread && tids.iter().all(|&t| t > 0);
         DisturbanceMark {
             steal_ticks: probe.steal_ticks(cores),
             interrupts: probe.interrupts(cores),
             run_delay_ns: known
-                .then(|| tids.iter().map(|&t| probe.thread_schedstat(t).map(|s| s[1])).sum())
+                .then(|| {
+                    tids.iter()
+                        .map(|&t| probe.thread_schedstat(t).map(|s| s[1]))
+                        .sum()
+                })
                 .flatten(),
             involuntary_switches: known
-                .then(|| tids.iter().map(|&t| probe.thread_involuntary_switches(t)).sum())
+                .then(|| {
+                    tids.iter()
+                        .map(|&t| probe.thread_involuntary_switches(t))
+                        .sum()
+                })
                 .flatten(),
         }
     }

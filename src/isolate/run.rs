@@ -253,6 +253,11 @@ mod tests {
                 reference: "hmac-sha256/rustcrypto/hw".to_string(),
                 ns: 20_000,
             }),
+            disturbance: Some(crate::engine::Disturbance {
+                core_hz_before: Some(3.0e9),
+                steal_ns: Some(0),
+                ..Default::default()
+            }),
         };
         let text = serde_json::json!({ "ok": raw }).to_string();
         let back: RawRun = serde_json::from_str::<RunReply>(&text).unwrap().ok.unwrap();

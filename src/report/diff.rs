@@ -7,6 +7,13 @@
 //! repeat, since a run's own batch means give it an interval. Files written before intervals existed
 //! fall back to the [min, max] of the repeats, which with one repeat each are points, so every difference
 //! counts; the table says so.
+//!
+//! A validity flag (`noisy`, `not-steady`, `over-utilised`) says how far to trust a cell; it hides
+//! nothing: a result made 3× slower is slower whatever its flags, and its interval already carries the
+//! noise. The regression gate (`--fail-on-regression`) judges a whole run at once, so its false alarms
+//! are controlled for the family of cells compared, not per cell: 144 cells each tested at 5 % would
+//! raise a false alarm on most identical pairs. Each change is tested at the level 5 % / m for m
+//! comparisons (Bonferroni), its z taken from the two intervals ([`family_z`]).
 
 use crate::metrics::Spread;
 use crate::results::{Document, ResultEntry};
@@ -21,6 +28,9 @@ pub struct Change {
     pub ratio: f64,
     /// `Some(true)` when the repeat intervals do not overlap; `None` when a spread is missing.
     pub significant: Option<bool>,
+    /// The intervals judged (95 %, or the repeats' [min, max] in files without intervals).
+    pub old_interval: Option<Spread>,
+    pub new_interval: Option<Spread>,
 }
 
 /// One row: a function × size × sessions present in either run.
@@ -92,16 +102,53 @@ pub fn summary(rows: &[DiffRow]) -> String {
     parts.join(", ")
 }
 
+/// The error rate of the regression gate over a whole comparison: at most one identical pair in 20
+/// fails it.
+pub const FAMILY_ALPHA: f64 = 0.05;
+
+/// The z a change must reach for `m` comparisons together to keep a false alarm rate of
+/// [`FAMILY_ALPHA`] (Bonferroni): z(1 − α/2m), e.g. 3.58 for 144 comparisons, 1.96 for one.
+pub fn family_z(m: usize) -> f64 {
+    crate::stats::normal_quantile(1.0 - FAMILY_ALPHA / (2.0 * m.max(1) as f64))
+}
+
+/// The standard error of ln(value) a 95 % interval implies: its width in logs over 2 × 1.96 (for an
+/// interval from few degrees of freedom, whose t exceeds 1.96, this overstates it: the test errs
+/// towards "within noise"). `None` unless both ends are positive.
+fn log_standard_error(interval: Spread) -> Option<f64> {
+    (interval.min > 0.0 && interval.max >= interval.min)
+        .then(|| (interval.max / interval.min).ln() / (2.0 * crate::stats::normal_quantile(0.975)))
+}
+
+/// The z of a change: ln(new / old) over the standard error of that difference, from the two
+/// intervals; `None` without two intervals of positive ends.
+fn change_z(c: &Change) -> Option<f64> {
+    let se_old = log_standard_error(c.old_interval?)?;
+    let se_new = log_standard_error(c.new_interval?)?;
+    let se = (se_old * se_old + se_new * se_new).sqrt();
+    (se > 0.0).then(|| c.ratio.ln() / se)
+}
+
 /// The rows slower beyond noise by more than `percent` % (absolute or apparent cycles/byte): what
-/// `diff --fail-on-regression PCT` fails on. Each as `function size: +12.3 %`.
+/// `diff --fail-on-regression PCT` fails on. Slower beyond noise, flagged or not: the change's z
+/// (from the two intervals) exceeds [`family_z`] of every comparison made, so that an identical pair
+/// fails the gate at most [`FAMILY_ALPHA`] of the time however many cells it holds. Each as
+/// `function size: +12.3 %`.
 pub fn regressions(rows: &[DiffRow], percent: f64) -> Vec<String> {
+    let judged = |c: &&Change| change_z(c).is_some();
+    let m = rows
+        .iter()
+        .flat_map(|r| r.absolute.iter().chain(r.apparent.iter()))
+        .filter(judged)
+        .count();
+    let z = family_z(m);
     rows.iter()
         .filter_map(|r| {
             let worst = r
                 .absolute
                 .iter()
                 .chain(r.apparent.iter())
-                .filter(|c| c.significant == Some(true))
+                .filter(|c| change_z(c).is_some_and(|cz| cz > z))
                 .map(|c| (c.ratio - 1.0) * 100.0)
                 .fold(f64::NEG_INFINITY, f64::max);
             (worst > percent).then(|| format!("{} {}: +{worst:.1} %", r.function, r.size))
@@ -127,6 +174,8 @@ fn change(
             (Some(a), Some(b)) => Some(!a.overlaps(&b)),
             _ => None,
         },
+        old_interval: a,
+        new_interval: b,
     })
 }
 
@@ -237,14 +286,9 @@ fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
     if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
         notes.push("single repeat: no noise estimate".to_string());
     }
-    let flagged = disqualifying_flags(o, n);
+    let flagged = validity_flags(o, n);
     if !flagged.is_empty() {
-        for change in [&mut row.absolute, &mut row.apparent].into_iter().flatten() {
-            if change.significant == Some(true) {
-                change.significant = Some(false);
-            }
-        }
-        notes.push(format!("{}: not called significant", flagged.join(", ")));
+        notes.push(format!("{}: judged by its interval", flagged.join(", ")));
     }
     if o.sessions != n.sessions {
         notes.push(format!("sessions {} → {}", o.sessions, n.sessions));
@@ -283,10 +327,10 @@ fn energy_change(o: &ResultEntry, n: &ResultEntry, notes: &mut Vec<String>) -> O
     Some(c)
 }
 
-/// The warnings of either result that take away the grounds for calling a change significant, as
-/// `OLD flagged noisy`: a result measured while something else took the cores, or whose interval
-/// stayed wide, or that drifted.
-fn disqualifying_flags(o: &ResultEntry, n: &ResultEntry) -> Vec<String> {
+/// The warnings of either result that say to trust it less, as `OLD flagged noisy`: a result measured
+/// while something else took the cores, or whose interval stayed wide, or that drifted. Said beside
+/// the change; the change is still judged by the intervals, which carry that noise.
+fn validity_flags(o: &ResultEntry, n: &ResultEntry) -> Vec<String> {
     [("OLD", o), ("NEW", n)]
         .iter()
         .flat_map(|(which, r)| {
@@ -369,7 +413,7 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
         })
         .collect();
     let mut out = table.render(&cells);
-    out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]).\n");
+    out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]), whatever the cells' flags. --fail-on-regression tests each change at 5 % / (the number of changes compared), so a whole identical pair fails it at most 5 % of the time.\n");
     if energy {
         out.push_str("nJ/B = net energy per byte (run --energy; median of rounds), NEW / OLD the same way; not part of the verdict.\n");
     }

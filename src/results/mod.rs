@@ -467,6 +467,39 @@ impl Ci95Set {
         }
     }
 
+    /// Each interval widened to at least what the host's pooled repeat-to-repeat spread implies for
+    /// `repeats` runs about the median ([`stats::HostSpread::floor`]).
+    pub fn with_host_floor(
+        self,
+        median: &Metrics,
+        host: &stats::HostSpread,
+        repeats: usize,
+    ) -> Ci95Set {
+        let floor = |ci: Option<Interval>, centre: Option<f64>| match (ci, centre) {
+            (Some(ci), Some(c)) => Some(host.floor(ci, c, repeats)),
+            (ci, _) => ci,
+        };
+        Ci95Set {
+            absolute_cycles_per_byte: floor(
+                self.absolute_cycles_per_byte,
+                median.absolute_cycles_per_byte,
+            ),
+            apparent_cycles_per_byte: floor(
+                self.apparent_cycles_per_byte,
+                median.apparent_cycles_per_byte,
+            ),
+            absolute_cycles_per_message: floor(
+                self.absolute_cycles_per_message,
+                median.absolute_cycles_per_message,
+            ),
+            apparent_cycles_per_message: floor(
+                self.apparent_cycles_per_message,
+                median.apparent_cycles_per_message,
+            ),
+            bytes_per_second: floor(self.bytes_per_second, Some(median.bytes_per_second)),
+        }
+    }
+
     /// The widest relative half-width of the cycles figures (per byte, or per message when the
     /// messages are empty), against the medians: what `--target-ci` is compared with. `None` when no
     /// interval could be formed.

@@ -1,0 +1,321 @@
+//! Honesty of the reported intervals, on a fake engine (STYLE 16): known costs, slowed now and then
+//! the way a shared host slows a guest, reduced by the same code as a real sweep
+//! (`bench::reduce_runs`), judged by the same gate (`report::diff::regressions`).
+//!
+//! The fake host: a core whose cost per byte is `TRUE_COST` while calm and 1.1–1.5 × that while busy;
+//! it is busy 30 % of the time, in stretches of about a second (exponential dwell times, so slow-downs
+//! are one-sided and autocorrelated, as docs/methodology.md "What the wander is" measured). Each
+//! window's 10 ms ticks carry ±1 % of jitter on top. Runs of a scenario are placed on the host's
+//! timeline as a sweep places them: its repeats spread over the whole sweep (one pass of every
+//! scenario, then the next), about 0.09 s a run.
+//!
+//! What is checked: the 95 % interval of the median holds the typical cost (the median of what a
+//! window costs over time: `TRUE_COST`, since the host is calm most of the time) at least at its
+//! nominal rate; and the regression gate fails at most 5 % of identical pairs of whole sweeps. The
+//! same fake with repeats back to back (a scenario's runs within a second) shows why they are
+//! spread: there the intervals miss far more often than 5 %.
+
+use macbench::bench::{self, AutoPolicy};
+use macbench::engine::{clock::ClockInfo, RawRun, Sample, Series, ThreadCounters};
+use macbench::engine::{DataMode, SizeSource};
+use macbench::report::diff;
+use macbench::results::{Document, SCHEMA_VERSION};
+use macbench::stats::HostSpread;
+use std::time::Duration;
+
+/// Cycles per byte while the host is calm; the reference rate is 1 GHz, so a cycle is a nanosecond.
+const TRUE_COST: f64 = 2.0;
+const F: f64 = 1e9;
+const TICK_NS: u64 = 10_000_000;
+/// A run: 80 ms, its window 16..72 ms (the default's 20 %..90 %), and set-up between runs.
+const RUN_NS: u64 = 80_000_000;
+const WINDOW: (u64, u64) = (16_000_000, 72_000_000);
+const SETUP_NS: u64 = 12_000_000;
+
+/// SplitMix64: draws fixed by the seed alone.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn uniform(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn exponential(&mut self, mean: f64) -> f64 {
+        -mean * (1.0 - self.uniform()).ln()
+    }
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform().max(1e-300), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+/// The host: the slow-down factor over time, a two-state process (calm 1.0; busy 1.1–1.5, drawn anew
+/// for each busy stretch), busy 30 % of the time in stretches of 1 s on average.
+struct Host {
+    rng: Rng,
+    /// (start ns, factor) of each stretch, in order.
+    stretches: Vec<(u64, f64)>,
+}
+
+impl Host {
+    const BUSY_MEAN_S: f64 = 1.0;
+    const CALM_MEAN_S: f64 = Self::BUSY_MEAN_S * 0.7 / 0.3;
+
+    fn new(seed: u64) -> Host {
+        let mut rng = Rng(seed);
+        let busy = rng.uniform() < 0.3;
+        let first = if busy { 1.1 + 0.4 * rng.uniform() } else { 1.0 };
+        Host {
+            rng,
+            stretches: vec![(0, first)],
+        }
+    }
+
+    /// The factor at `t` ns (the timeline is extended as far as asked).
+    fn factor(&mut self, t: u64) -> f64 {
+        while self.stretches.last().map(|s| s.0).unwrap_or(0) <= t {
+            let (start, factor) = *self.stretches.last().unwrap();
+            let was_busy = factor > 1.0;
+            let mean = if was_busy {
+                Self::BUSY_MEAN_S
+            } else {
+                Self::CALM_MEAN_S
+            };
+            let next = start + (self.rng.exponential(mean) * 1e9) as u64 + 1;
+            let factor = if was_busy {
+                1.0
+            } else {
+                1.1 + 0.4 * self.rng.uniform()
+            };
+            self.stretches.push((next, factor));
+        }
+        let i = self.stretches.partition_point(|s| s.0 <= t) - 1;
+        self.stretches[i].1
+    }
+}
+
+/// One run of one session starting at `start` ns on `host`'s timeline: the coordinator's tick series
+/// and the window's marks, as the engine records them, with CPU time passing at wall rate.
+fn fake_run(host: &mut Host, start: u64, rng: &mut Rng) -> RawRun {
+    let ticks = RUN_NS / TICK_NS;
+    let mut series = Series {
+        tick_ns: TICK_NS,
+        ..Series::default()
+    };
+    let (mut bytes, mut t) = (0u64, 0u64);
+    let push = |t: u64, bytes: u64, series: &mut Series| {
+        series.t_ns.push(t);
+        series.bytes.push(bytes);
+        series.messages.push(bytes / 64);
+        series.cpu_ns.push(t);
+    };
+    push(0, 0, &mut series);
+    for _ in 0..ticks {
+        let cost = TRUE_COST * host.factor(start + t) * (1.0 + 0.01 * rng.normal());
+        t += TICK_NS;
+        bytes += (TICK_NS as f64 / cost) as u64;
+        push(t, bytes, &mut series);
+    }
+    let (first, last) = ((WINDOW.0 / TICK_NS) as usize, (WINDOW.1 / TICK_NS) as usize);
+    series.window_first = first;
+    series.window_last = last;
+    let mid = (first + last) / 2;
+    let sample = |i: usize| Sample {
+        wall_ns: series.t_ns[i],
+        cpu_ns: series.cpu_ns[i],
+        messages: series.messages[i],
+        bytes: series.bytes[i],
+        hw_cycles: None,
+        cpu: Some(0),
+    };
+    let thread = ThreadCounters {
+        session: 0,
+        allowed_cpus: vec![0],
+        window_start: sample(first),
+        window_mid: sample(mid),
+        window_end: sample(last),
+        total_messages: series.messages[ticks as usize],
+        ..ThreadCounters::default()
+    };
+    RawRun {
+        window_wall_ns: series.t_ns[last] - series.t_ns[first],
+        first_half_wall_ns: series.t_ns[mid] - series.t_ns[first],
+        threads: vec![thread],
+        series,
+        ..RawRun::default()
+    }
+}
+
+fn clock() -> ClockInfo {
+    ClockInfo {
+        reference_hz: F,
+        timer_resolution_ns: 1,
+        ..ClockInfo::default()
+    }
+}
+
+/// How a sweep places a scenario's repeats on the timeline.
+#[derive(Clone, Copy)]
+enum Placement {
+    /// One pass over every scenario, then the next pass: a scenario's repeats a sweep's pass apart.
+    Spread,
+    /// Each scenario's repeats back to back.
+    BackToBack,
+}
+
+/// A whole sweep of `cells` scenarios × `repeats` on a host of its own (`seed`): the results
+/// document, as `run` would write it.
+fn fake_sweep(cells: usize, repeats: usize, placement: Placement, seed: u64) -> Document {
+    let mut host = Host::new(seed);
+    let mut rng = Rng(seed ^ 0x5eed);
+    let per_run = RUN_NS + SETUP_NS;
+    let function = macbench::mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "hmac-sha256")
+        .expect("hmac-sha256 is registered");
+    let runs: Vec<Vec<RawRun>> = (0..cells)
+        .map(|cell| {
+            (0..repeats)
+                .map(|r| {
+                    let slot = match placement {
+                        Placement::Spread => r * cells + cell,
+                        Placement::BackToBack => cell * repeats + r,
+                    };
+                    fake_run(&mut host, slot as u64 * per_run, &mut rng)
+                })
+                .collect()
+        })
+        .collect();
+    // The sweep's pooled spread: every scenario's absolute cycles/byte per run.
+    let mut spread = HostSpread::default();
+    for cell in &runs {
+        let values: Vec<f64> = cell
+            .iter()
+            .map(|raw| {
+                let t = &raw.threads[0];
+                F * (t.window_end.cpu_ns - t.window_start.cpu_ns) as f64
+                    / 1e9
+                    / (t.window_end.bytes - t.window_start.bytes) as f64
+            })
+            .collect();
+        spread.add(&values);
+    }
+    let results = runs
+        .into_iter()
+        .enumerate()
+        .map(|(cell, runs)| {
+            let scenario = macbench::sweep::one_session(
+                function,
+                SizeSource::Fixed {
+                    size: 16 + cell as u32,
+                },
+                0,
+                Duration::from_nanos(RUN_NS),
+                DataMode::Unique,
+            );
+            let policy = AutoPolicy {
+                target_ci: Some(0.05),
+                ..AutoPolicy::default()
+            };
+            bench::reduce_runs(scenario, runs, policy, &clock(), spread).expect("a result")
+        })
+        .collect();
+    Document {
+        schema_version: SCHEMA_VERSION,
+        tool: "macbench".to_string(),
+        host: Default::default(),
+        clock: clock(),
+        scenario: serde_json::Value::Null,
+        harness: None,
+        results,
+        partial: false,
+        conditions: None,
+    }
+}
+
+/// The share of `docs`' results whose absolute cycles/byte interval holds `TRUE_COST`.
+fn coverage(docs: &[Document]) -> f64 {
+    let (mut held, mut all) = (0usize, 0usize);
+    for r in docs.iter().flat_map(|d| &d.results) {
+        let ci = r
+            .ci95
+            .absolute()
+            .expect("every fake result has an interval");
+        all += 1;
+        held += usize::from(ci.min <= TRUE_COST && TRUE_COST <= ci.max);
+    }
+    held as f64 / all as f64
+}
+
+#[test]
+fn the_interval_holds_the_typical_cost_at_its_nominal_rate_when_repeats_are_spread() {
+    let docs: Vec<Document> = (0..8)
+        .map(|seed| fake_sweep(60, 3, Placement::Spread, 1000 + seed))
+        .collect();
+    let held = coverage(&docs);
+    // 480 intervals: at a true 95 %, fewer than 92.5 % holding happens about 1 time in 100.
+    assert!(
+        held >= 0.925,
+        "the 95 % intervals held the calm cost in only {:.1} % of 480 fake results",
+        held * 100.0
+    );
+}
+
+#[test]
+fn repeats_back_to_back_inside_a_slow_stretch_would_miss_it_far_more_often() {
+    // Why a sweep spreads its repeats: within a second, the three repeats share the host's state.
+    let docs: Vec<Document> = (0..8)
+        .map(|seed| fake_sweep(60, 3, Placement::BackToBack, 1000 + seed))
+        .collect();
+    let held = coverage(&docs);
+    assert!(
+        held < 0.9,
+        "back-to-back repeats held the calm cost in {:.1} % of fake results: the test's host is too calm to show the trap",
+        held * 100.0
+    );
+}
+
+#[test]
+fn the_regression_gate_passes_at_least_95_percent_of_identical_pairs_and_fails_a_slower_run() {
+    let pairs = 40u64;
+    let mut alarms = 0;
+    for k in 0..pairs {
+        let old = fake_sweep(144, 3, Placement::Spread, 2 * k + 7);
+        let new = fake_sweep(144, 3, Placement::Spread, 2 * k + 8);
+        let rows = diff::diff(&old, &new);
+        alarms += u64::from(!diff::regressions(&rows, 5.0).is_empty());
+    }
+    assert!(
+        alarms * 20 <= pairs,
+        "{alarms} of {pairs} identical pairs of fake sweeps failed --fail-on-regression 5 (at most 5 % may)"
+    );
+    // The same gate sees a real regression, whatever the cells' flags: every cost 3 × higher.
+    let old = fake_sweep(144, 3, Placement::Spread, 99);
+    let mut new = fake_sweep(144, 3, Placement::Spread, 100);
+    for r in &mut new.results {
+        for raw in &mut r.raw {
+            for t in &mut raw.threads {
+                t.window_end.cpu_ns =
+                    t.window_start.cpu_ns + 3 * (t.window_end.cpu_ns - t.window_start.cpu_ns);
+            }
+        }
+        r.metrics.absolute_cycles_per_byte = r.metrics.absolute_cycles_per_byte.map(|v| 3.0 * v);
+        if let Some(ci) = r.ci95.absolute_cycles_per_byte.as_mut() {
+            ci.low *= 3.0;
+            ci.high *= 3.0;
+        }
+    }
+    let rows = diff::diff(&old, &new);
+    let slower = diff::regressions(&rows, 5.0);
+    assert_eq!(
+        slower.len(),
+        144,
+        "every cell 3 × slower is a regression: {slower:?}"
+    );
+}
