@@ -547,7 +547,11 @@ fn results_that_measured_nothing_are_read_with_their_reason() {
     );
     let html = tmp.path().join("r.html");
     common::succeeds(macbench().arg("report").arg(&file).arg("-o").arg(&html));
-    common::succeeds(macbench().args(["export", "--format", "benchstat"]).arg(&file));
+    common::succeeds(
+        macbench()
+            .args(["export", "--format", "benchstat"])
+            .arg(&file),
+    );
     common::succeeds(macbench().arg("diff").arg(&file).arg(&file));
 }
 

@@ -480,7 +480,9 @@ fn print_length_limits(rows: &[ListRow]) {
 /// A library's own key-length limits, one line per backend and limit: "key limit: openssl kmac128,
 /// kmac256: keys of 16–512 bytes (source)". `tag` and `net` refuse other keys through these.
 fn print_key_limits(rows: &[ListRow]) {
-    let mut by_limit: Vec<(&str, &'static str, Vec<(&str, &str)>)> = Vec::new();
+    /// (algorithm, the key lengths its row takes).
+    type Taken<'a> = Vec<(&'a str, &'a str)>;
+    let mut by_limit: Vec<(&str, &'static str, Taken)> = Vec::new();
     for r in rows {
         let Some(limit) = &r.key_limit else {
             continue;
