@@ -459,3 +459,18 @@ fn library_key_limits_are_registry_facts_refused_up_front() {
         .iter()
         .all(|k| k == "16–1024"));
 }
+
+/// `run` and `net` key every function with its algorithm's default length: a library key limit
+/// (`Backend::key_limit`) must never exclude it, or every such run would fail at key setup.
+#[test]
+fn every_functions_default_key_is_one_its_library_takes() {
+    for f in mac::functions() {
+        assert!(
+            f.accepts_key_len(f.algorithm.default_key_len),
+            "{}: default key of {} bytes outside {}",
+            f.id(),
+            f.algorithm.default_key_len,
+            f.describe_key_lengths()
+        );
+    }
+}
