@@ -377,3 +377,205 @@ fn export_writes_bencher_json_and_benchstat_text_that_their_tools_read() {
         "{table}"
     );
 }
+
+/// Issue 34: `validate`, what a fleet's CI trusts, said "all complete and measured" for each of these
+/// files, and `report`, `diff` and `export` took the first (BMF got `{}`). Now one check of a result's
+/// invariants (`results::check`) runs in every reader: `validate` lists the problem naming the field
+/// (exit 1), every other reader refuses the file in one line naming it (exit 2).
+#[test]
+fn every_reader_refuses_results_that_break_their_invariants() {
+    type Edit = fn(&mut Value);
+    let cases: &[(&str, Edit, &str)] = &[
+        (
+            "no-metrics",
+            |d| {
+                d["results"][0].as_object_mut().unwrap().remove("metrics");
+            },
+            "results[0].metrics: missing",
+        ),
+        (
+            "inverted-interval",
+            |d| {
+                let ci = &mut d["results"][0]["ci95"]["absolute_cycles_per_byte"];
+                let (low, high) = (ci["low"].clone(), ci["high"].clone());
+                ci["low"] = high;
+                ci["high"] = low;
+            },
+            "results[0].ci95.absolute_cycles_per_byte: low",
+        ),
+        (
+            "interval-without-its-median",
+            |d| {
+                d["results"][0]["ci95"]["absolute_cycles_per_byte"] =
+                    serde_json::json!({"low": 100.0, "high": 200.0});
+            },
+            "results[0].ci95.absolute_cycles_per_byte: [100, 200] does not hold the median",
+        ),
+        (
+            "null-cost-at-64",
+            |d| d["results"][0]["metrics"]["absolute_cycles_per_byte"] = Value::Null,
+            "results[0].metrics.absolute_cycles_per_byte: null at size 64",
+        ),
+        (
+            "zero-messages-positive-cost",
+            |d| d["results"][0]["metrics"]["messages"] = Value::from(0),
+            "over 0 messages",
+        ),
+        (
+            "zero-sessions",
+            |d| d["results"][0]["sessions"] = Value::from(0),
+            "results[0].sessions: 0",
+        ),
+        (
+            "zero-repeats",
+            |d| d["results"][0]["repeats"] = Value::from(0),
+            "results[0].repeats: 0",
+        ),
+        (
+            "schema-version-0",
+            |d| d["schema_version"] = Value::from(0),
+            "schema_version: 0",
+        ),
+        (
+            "unknown-algorithm",
+            |d| d["results"][0]["algorithm"] = Value::from("hmac-sha999"),
+            "results[0].algorithm: \"hmac-sha999\" is no algorithm",
+        ),
+        (
+            "cost-as-a-string",
+            |d| d["results"][0]["metrics"]["absolute_cycles_per_byte"] = Value::from("9.7"),
+            "results[0].metrics.absolute_cycles_per_byte: invalid type: string \"9.7\"",
+        ),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let good = tmp.path().join("good.json");
+    results_file(&good, "a", |_| {});
+    for (name, edit, needle) in cases {
+        let dir = tmp.path().join(name);
+        let bad = dir.join("results.json");
+        results_file(&bad, "a", edit);
+        let before = std::fs::read(&bad).unwrap();
+        // validate: the problem, on its own line, naming the field; exit 1.
+        let out = macbench().arg("validate").arg(&dir).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
+        assert!(
+            stdout.contains(needle) && !stdout.contains("all complete"),
+            "{name}: {stdout}"
+        );
+        // Every other reader: one line naming the field, exit 2.
+        let html = tmp.path().join(format!("{name}.html"));
+        let model_json = tmp.path().join(format!("{name}-model.json"));
+        let readers: Vec<Vec<std::ffi::OsString>> = vec![
+            vec![
+                "report".into(),
+                bad.clone().into(),
+                "-o".into(),
+                html.clone().into(),
+            ],
+            vec!["diff".into(), good.clone().into(), bad.clone().into()],
+            vec!["diff".into(), bad.clone().into(), good.clone().into()],
+            vec![
+                "export".into(),
+                "--format".into(),
+                "bmf".into(),
+                bad.clone().into(),
+            ],
+            vec![
+                "export".into(),
+                "--format".into(),
+                "benchstat".into(),
+                dir.clone().into(),
+            ],
+            vec![
+                "model".into(),
+                "--results".into(),
+                bad.clone().into(),
+                "--json".into(),
+                model_json.clone().into(),
+            ],
+        ];
+        for args in readers {
+            let out = macbench().args(&args).output().unwrap();
+            one_line_error(&out, 2, needle);
+            assert!(
+                out.stdout.is_empty(),
+                "{name} {args:?}: wrote {:?}",
+                out.stdout
+            );
+        }
+        assert!(!html.exists() && !model_json.exists(), "{name}");
+        assert_eq!(
+            std::fs::read(&bad).unwrap(),
+            before,
+            "{name}: the file changed"
+        );
+    }
+}
+
+/// What `run` writes for a scenario it did not time (a refused job, a starved window: `failed`, a
+/// fatal warning, null costs, no repeats) is still read by every reader, and `validate` calls it
+/// failed with its reason, not malformed.
+#[test]
+fn results_that_measured_nothing_are_read_with_their_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("untimed/results.json");
+    results_file(&file, "a", |d| {
+        let r = &mut d["results"][0];
+        for v in r["metrics"].as_object_mut().unwrap().values_mut() {
+            *v = if v.is_u64() {
+                Value::from(0)
+            } else {
+                Value::Null
+            };
+        }
+        r["repeats"] = Value::from(0);
+        r["failed"] = Value::from(true);
+        r["ci95"] = serde_json::json!({});
+        r["spread"] = serde_json::json!({});
+        r["raw"] = serde_json::json!([]);
+        r["warnings"] = serde_json::json!([{
+            "code": "starvation", "message": "no session tagged a message in the window", "fatal": true
+        }]);
+    });
+    let out = macbench().arg("validate").arg(&file).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("failed: no session tagged a message") && !stdout.contains("malformed"),
+        "{stdout}"
+    );
+    let html = tmp.path().join("r.html");
+    common::succeeds(macbench().arg("report").arg(&file).arg("-o").arg(&html));
+    common::succeeds(
+        macbench()
+            .args(["export", "--format", "benchstat"])
+            .arg(&file),
+    );
+    common::succeeds(macbench().arg("diff").arg(&file).arg(&file));
+}
+
+/// A claims file alone is no evidence that anything measured: `validate DIR/claims.json` used to say
+/// "0 result(s): all complete and measured".
+#[test]
+fn validate_of_a_claims_file_alone_is_a_problem() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repro");
+    results_file(&dir.join("lengths.json"), "a", |_| {});
+    claims_file(&dir, "a", "holds", "hmac-md5 10.00×");
+    let out = macbench()
+        .arg("validate")
+        .arg(dir.join("claims.json"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("claims file holds no results"), "{stdout}");
+    // With its directory, the claims file is checked beside the results it judges.
+    let out = macbench().arg("validate").arg(&dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

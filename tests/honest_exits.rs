@@ -272,7 +272,8 @@ fn results_files_with_a_bom_load_and_bad_numbers_name_their_field() {
     one_line_error(
         &report(&negative),
         2,
-        "results[0].metrics.absolute_cycles_per_byte is -3; a measured cost, rate or count is 0 or more",
+        // One form for every invariant a reader checks (results::check): the field, a colon, why.
+        "results[0].metrics.absolute_cycles_per_byte: -3; a measured cost, rate or count is 0 or more",
     );
     one_line_error(
         &report(&nan),

@@ -193,7 +193,11 @@ fn messages_name_what_is_wrong() {
             "more than the largest number",
         ),
         (&["run", "--sizes", "zero.csv"], "larger than 64 MiB"),
-        (&["report", "zero.json"], "larger than 256 MiB"),
+        // Not a regular file: refused before it is opened (issue 34), not read up to the bound.
+        (
+            &["report", "zero.json"],
+            "a character device, not a regular file",
+        ),
         (
             &["tag", "--alg", "null", "--key", "00", "empty.bin"],
             "not a MAC",
@@ -537,4 +541,47 @@ fn capture_reader_never_panics_on_mutated_real_captures() {
 #[test]
 fn empty_capture_is_an_error_not_a_model() {
     assert!(macbench::traffic::read_capture_from(Path::new("e.pcap"), &[][..], Some(0)).is_err());
+}
+
+/// Issue 34: `mkfifo f; macbench validate f` (also `export`, `report`, `diff`, `model --results`) blocked
+/// for ever, waiting for a writer. An input that is not a regular file once links are followed — a
+/// FIFO, a device — is refused before it is opened: one line, exit 2, nothing written.
+#[test]
+fn inputs_that_are_not_regular_files_are_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    seed_dir(dir.path());
+    let fifo = dir.path().join("fifo.json");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and a mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let before = snapshot(dir.path());
+    let cases: &[(&[&str], &str)] = &[
+        (&["validate", "fifo.json"], "a FIFO"),
+        (&["validate", "keep.json", "fifo.json"], "a FIFO"),
+        (&["validate", "zero.json"], "a character device"),
+        (&["export", "--format", "bmf", "fifo.json"], "a FIFO"),
+        (
+            &["export", "--format", "lava", "zero.json"],
+            "a character device",
+        ),
+        (&["report", "fifo.json", "-o", "x.html"], "a FIFO"),
+        (&["diff", "keep.json", "fifo.json"], "a FIFO"),
+        (&["model", "--results", "fifo.json"], "a FIFO"),
+    ];
+    for (args, needle) in cases {
+        let out = macbench()
+            .current_dir(dir.path())
+            .args(*args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
+        assert!(
+            stderr.contains(needle) && stderr.contains("not a regular file"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(snapshot(dir.path()), before, "{args:?} changed the files");
+    }
 }

@@ -26,6 +26,10 @@ fn document(entries: &[(&str, &str, u64, f64)]) -> Document {
             r.mean_message_bytes = size as f64;
             r.metrics.absolute_cycles_per_byte = Some(cpb);
             r.metrics.apparent_cycles_per_byte = Some(cpb);
+            // The template's intervals and spreads belong to its own medians, not to `cpb`: a
+            // constructed result carries none (a reader refuses an interval without its median).
+            r.ci95 = Default::default();
+            r.spread = Default::default();
             r.failed = false;
             r
         })
@@ -431,4 +435,100 @@ fn the_claims_table_names_the_warnings_its_results_carry() {
         ),
         "{table}"
     );
+}
+
+/// Issue 34: `--resume` of a step file it cannot read (truncated, `NaN`, `"results": "oops"`, a newer
+/// `schema_version`) reran the step and replaced the file without a word — a newer version's results
+/// destroyed; a FIFO blocked for ever and a link to `/dev/zero` ran the whole budget before failing.
+/// Each is refused before anything runs, one line, exit 2, the file left as it was.
+#[test]
+fn resume_refuses_step_files_it_cannot_read_and_leaves_them() {
+    let good = serde_json::to_string(&hmacs_only()).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "truncated",
+            good.as_bytes()[..good.len() / 2].to_vec(),
+            "not JSON",
+        ),
+        (
+            "nan",
+            good.replacen(
+                "\"absolute_cycles_per_byte\":30.0",
+                "\"absolute_cycles_per_byte\":NaN",
+                1,
+            )
+            .into_bytes(),
+            "is NaN",
+        ),
+        (
+            "results-oops",
+            br#"{"schema_version":1,"tool":"macbench","results":"oops"}"#.to_vec(),
+            "results: invalid type",
+        ),
+        (
+            "newer",
+            br#"{"schema_version":999,"tool":"macbench","results":[]}"#.to_vec(),
+            "newer than this macbench reads",
+        ),
+    ];
+    for (name, bytes, needle) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let step = dir.path().join("lengths.json");
+        std::fs::write(&step, &bytes).unwrap();
+        let out = macbench()
+            .args([
+                "reproduce",
+                "mac-speeds-thread",
+                "--budget",
+                "5",
+                "--resume",
+            ])
+            .arg(dir.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{name}: {stderr}");
+        assert!(
+            stderr.contains("step lengths") && stderr.contains(needle),
+            "{name}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read(&step).unwrap(),
+            bytes,
+            "{name}: the step file changed"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "{name}: files were written beside it");
+    }
+    // Not regular files: a FIFO (its read would block for ever) and a link to /dev/zero.
+    for (name, needle) in [("fifo", "a FIFO"), ("zero", "a character device")] {
+        let dir = tempfile::tempdir().unwrap();
+        let step = dir.path().join("lengths.json");
+        if name == "fifo" {
+            let c = std::ffi::CString::new(step.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a NUL-terminated path and a mode.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", &step).unwrap();
+        }
+        let out = macbench()
+            .args([
+                "reproduce",
+                "mac-speeds-thread",
+                "--budget",
+                "5",
+                "--resume",
+            ])
+            .arg(dir.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{name}: {stderr}");
+        assert!(stderr.contains(needle), "{name}: {stderr}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "{name}");
+    }
 }

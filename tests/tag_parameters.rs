@@ -317,3 +317,160 @@ fn run_tag_len_names_its_rows_and_csv_columns() {
     assert!(records.iter().all(|r| &r[tag_len] == "16"));
     assert!(records.iter().any(|r| &r[dispatch] == "burst:4"));
 }
+
+/// Issue 34: tiny-keccak's KMAC, the rustcrypto row before, returned `d41310d6…` for a 163-byte key
+/// (its padded prefix exactly one 168-byte block), exit 0. OpenSSL and pycryptodome give `aa2db3e9…`.
+#[test]
+fn kmac_keys_and_customizations_at_rate_multiples_tag_correctly() {
+    let key = "00".repeat(163);
+    let got = tag(
+        &["--alg", "kmac128", "--backend", "rustcrypto", "--key", &key],
+        b"abc",
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        "aa2db3e9357cbe17e319351c6d67aa514ac921b66a586da88f19bcb6f2509fa2"
+    );
+    // Every KMAC backend agrees with every other at each rate-multiple length the issue names, for
+    // the key and for S (where the library takes it: OpenSSL's key and S are at most 512 bytes).
+    let seq = |n: usize| -> String { (0..n).map(|i| format!("{:02x}", i % 256)).collect() };
+    for (alg, keys, customs) in [
+        (
+            "kmac128",
+            &[163, 331, 499, 667, 835, 1003][..],
+            &[157, 325, 493, 661][..],
+        ),
+        (
+            "kmac256",
+            &[131, 267, 403, 539, 675, 811, 947][..],
+            &[125, 261, 397, 533, 669][..],
+        ),
+    ] {
+        let cases = keys
+            .iter()
+            .map(|&k| (k, 0))
+            .chain(customs.iter().map(|&s| (32, s)));
+        for (key_len, custom_len) in cases {
+            let key = seq(key_len);
+            let custom = seq(custom_len);
+            let mut tags = Vec::new();
+            for b in backends_of(alg) {
+                let f = mac::functions()
+                    .into_iter()
+                    .find(|f| f.algorithm.name == alg && f.backend.name == b)
+                    .unwrap();
+                let max_custom = f.key_limit().and_then(|l| l.max_customization);
+                if !f.accepts_key_len(key_len) || max_custom.is_some_and(|m| custom_len > m) {
+                    continue;
+                }
+                let mut args = vec!["--alg", alg, "--backend", b, "--key", &key];
+                if custom_len > 0 {
+                    args.extend(["--custom", &custom]);
+                }
+                tags.push((b, tag(&args, b"abc").unwrap()));
+            }
+            assert!(
+                tags.iter().any(|(b, _)| *b == "rustcrypto"),
+                "{alg} key {key_len} S {custom_len}: rustcrypto did not run"
+            );
+            assert!(
+                tags.windows(2).all(|w| w[0].1 == w[1].1),
+                "{alg} key {key_len} S {custom_len}: {tags:?}"
+            );
+        }
+    }
+}
+
+/// Issue 34: OpenSSL's KMAC keys above 512 bytes and libsodium's BLAKE2b keys below 16 failed with
+/// exit 1 and the library's raw message while `list` advertised 1024 and 1–64. Now the registry holds
+/// each library's range: `list` shows it, `tag` refuses outside it up front, one line, exit 2.
+#[test]
+fn library_key_limits_are_registry_facts_refused_up_front() {
+    let cases: &[(&str, &str, usize, &str)] = &[
+        ("kmac128", "openssl", 513, "16–512 bytes"),
+        ("kmac256", "openssl", 600, "32–512 bytes"),
+        ("blake2b-keyed", "sodium", 15, "16–64 bytes"),
+        ("blake2b-keyed", "sodium", 1, "16–64 bytes"),
+    ];
+    let mut ran = 0;
+    for &(alg, backend, key_len, range) in cases {
+        if !backends_of(alg).contains(&backend) {
+            common::skip(
+                backend,
+                &format!("{alg} through {backend} is not built here"),
+            );
+            continue;
+        }
+        ran += 1;
+        let key = "00".repeat(key_len);
+        let (code, stderr) =
+            tag(&["--alg", alg, "--backend", backend, "--key", &key], b"abc").unwrap_err();
+        assert_eq!(code, Some(2), "{alg}/{backend} {key_len}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!(
+                "macbench: {alg}/{backend}/hw: key is {key_len} bytes; this library takes {range}"
+            )),
+            "{stderr}"
+        );
+        // The edge itself is taken.
+        let edge = if key_len > 64 { 512 } else { 16 };
+        tag(
+            &[
+                "--alg",
+                alg,
+                "--backend",
+                backend,
+                "--key",
+                &"00".repeat(edge),
+            ],
+            b"abc",
+        )
+        .unwrap();
+    }
+    if ran == 0 {
+        return;
+    }
+    let out = macbench().args(["list", "--json", "-"]).output().unwrap();
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let key_bytes = |alg: &str, backend: &str| -> Vec<String> {
+        doc["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["algorithm"] == alg && r["backend"] == backend && r["available"] == true)
+            .map(|r| r["key_bytes"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for &(alg, backend, _, range) in cases {
+        let shown = key_bytes(alg, backend);
+        let want = range.trim_end_matches(" bytes");
+        if backends_of(alg).contains(&backend) {
+            assert!(
+                !shown.is_empty() && shown.iter().all(|k| k == want),
+                "{alg}/{backend}: {shown:?}"
+            );
+        }
+    }
+    // The other backends still take the algorithm's whole range.
+    assert!(key_bytes("kmac128", "rustcrypto")
+        .iter()
+        .all(|k| k == "16–1024"));
+}
+
+/// `run` and `net` key every function with its algorithm's default length: a library key limit
+/// (`Backend::key_limit`) must never exclude it, or every such run would fail at key setup.
+#[test]
+fn every_functions_default_key_is_one_its_library_takes() {
+    for f in mac::functions() {
+        assert!(
+            f.accepts_key_len(f.algorithm.default_key_len),
+            "{}: default key of {} bytes outside {}",
+            f.id(),
+            f.algorithm.default_key_len,
+            f.describe_key_lengths()
+        );
+    }
+}

@@ -62,12 +62,24 @@ struct ListRow {
     /// The library's own limit, when it has one below the algorithm's, and where it comes from.
     #[serde(skip_serializing_if = "Option::is_none")]
     length_limit: Option<LimitRow>,
+    /// The library's own key-length limit, when it takes fewer than the algorithm (`key_bytes` is
+    /// already narrowed by it), and where it comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_limit: Option<KeyLimitRow>,
     selftest: String,
     caveat: Option<&'static str>,
     /// An ISA level its backend does not offer ([`Function::is_level_not_offered`]): summarised
     /// below the terminal table, kept in the JSON as a row like any other.
     #[serde(skip)]
     level_not_offered: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct KeyLimitRow {
+    key_bytes: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_customization_bytes: Option<usize>,
+    source: &'static str,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -110,7 +122,7 @@ fn row_for(f: &Function) -> ListRow {
         accel: f.accel.to_string(),
         available,
         reason,
-        key_bytes: f.algorithm.key_lengths.describe(),
+        key_bytes: f.describe_key_lengths(),
         default_key_bytes: f.algorithm.default_key_len,
         tag_bytes: f.algorithm.tag_len,
         block_bytes: f.algorithm.block_len,
@@ -128,6 +140,11 @@ fn row_for(f: &Function) -> ListRow {
         },
         length_limit: f.length_limit().map(|l| LimitRow {
             max_bytes: l.max_bytes,
+            source: l.source,
+        }),
+        key_limit: f.key_limit().map(|l| KeyLimitRow {
+            key_bytes: f.describe_key_lengths(),
+            max_customization_bytes: l.max_customization,
             source: l.source,
         }),
         selftest,
@@ -174,6 +191,7 @@ fn missing_rows() -> Vec<ListRow> {
                 tag_len_rule: tag_len_rule(a),
                 message_bytes: a.message_bits.describe_bytes(),
                 length_limit: None,
+                key_limit: None,
                 selftest: "not run".to_string(),
                 caveat: a.caveat,
                 level_not_offered: false,
@@ -381,13 +399,24 @@ fn print_grouped(rows: &[ListRow]) {
         let selftest = if failed > 0 {
             format!("FAIL ({failed} of {})", here.len())
         } else {
-            // Every available function ran the same vectors; the first one's count speaks for all.
-            here[0].selftest.clone()
+            // Every available function ran the same vectors, but for those a library does not take
+            // (its key limit): the count of one that took them all speaks for all.
+            here.iter()
+                .find(|r| r.key_limit.is_none())
+                .unwrap_or(&here[0])
+                .selftest
+                .clone()
         };
         let first = here[0];
+        // Where a library takes fewer key lengths than the others, the algorithm's own lengths
+        // (what some backend here takes), the narrower ones in a `key limit:` line below.
+        let key_cell = match here.iter().find(|r| r.key_limit.is_none()) {
+            Some(full) => full.key_bytes.clone(),
+            None => first.key_bytes.clone(),
+        };
         cells.push(vec![
             name.to_string(),
-            first.key_bytes.clone(),
+            key_cell,
             first.tag_bytes.to_string(),
             first.nonce_cell(),
             selftest,
@@ -444,6 +473,38 @@ fn print_length_limits(rows: &[ListRow]) {
             algs.join(", "),
             limit.max_bytes,
             limit.source
+        );
+    }
+}
+
+/// A library's own key-length limits, one line per backend and limit: "key limit: openssl kmac128,
+/// kmac256: keys of 16–512 bytes (source)". `tag` and `net` refuse other keys through these.
+fn print_key_limits(rows: &[ListRow]) {
+    /// (algorithm, the key lengths its row takes).
+    type Taken<'a> = Vec<(&'a str, &'a str)>;
+    let mut by_limit: Vec<(&str, &'static str, Taken)> = Vec::new();
+    for r in rows {
+        let Some(limit) = &r.key_limit else {
+            continue;
+        };
+        let entry = (r.algorithm, limit.key_bytes.as_str());
+        match by_limit
+            .iter_mut()
+            .find(|(b, s, _)| *b == r.backend && *s == limit.source)
+        {
+            Some((_, _, algs)) if algs.contains(&entry) => {}
+            Some((_, _, algs)) => algs.push(entry),
+            None => by_limit.push((r.backend, limit.source, vec![entry])),
+        }
+    }
+    for (backend, source, algs) in by_limit {
+        let listed: Vec<String> = algs
+            .iter()
+            .map(|(alg, keys)| format!("{alg} keys of {keys} bytes"))
+            .collect();
+        crate::outln!(
+            "key limit: {backend} takes {} ({source})",
+            listed.join(", ")
         );
     }
 }
@@ -515,6 +576,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         print_levels_not_offered(&not_offered);
     }
     print_length_limits(&shown);
+    print_key_limits(&shown);
     let caveats: Vec<_> = mac::ALGORITHMS
         .iter()
         .filter_map(|a| a.caveat.map(|c| (a.name, c)))

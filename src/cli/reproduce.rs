@@ -73,6 +73,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         super::run::check_energy_meter()?;
     }
     let dir = output_dir(study, args)?;
+    check_step_files(study, &dir)?;
     let budgets = reproduce::step_budgets(study, budget_s);
     let one_core = *crate::system::online_cpus()
         .last()
@@ -208,6 +209,29 @@ fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> 
     std::fs::create_dir_all(&dir)
         .map_err(|e| CliError::failure(format!("-o {}: {e}", dir.display())))?;
     Ok(dir)
+}
+
+/// Every step file already in `dir` (`--resume`) must be one this macbench can read: a file that is
+/// not regular (a FIFO would block the read for ever, `/dev/zero` would run the step for its whole
+/// budget before failing), or one it cannot read — truncated, `NaN`, `"results": "oops"`, a newer
+/// `schema_version` — is refused before anything runs and left as it is, never rerun and replaced in
+/// silence. A partial file (an interrupted step) reads, and its step runs again.
+fn check_step_files(study: &Study, dir: &Path) -> Result<(), CliError> {
+    for step in study.steps {
+        let path = dir.join(format!("{}.json", step.name));
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        crate::report::read::regular_file(&path)
+            .and_then(|()| crate::report::read::read(&path).map(drop))
+            .map_err(|e| {
+                CliError::usage(format!(
+                    "--resume: step {}: {e}; left as it is (move it away to run the step again)",
+                    step.name
+                ))
+            })?;
+    }
+    Ok(())
 }
 
 /// Whether a step's results file is there and complete (not the partial file of an interrupted run).

@@ -1,6 +1,8 @@
 //! `macbench validate FILE|DIR…`: whether results are fit to use, as a pipeline's gate (a fleet's
 //! fetched directories, a CI artefact): exit 0 when every file is a complete macbench results file
-//! whose results all measured; else exit 1 with one line per problem.
+//! whose results all measured; else exit 1 with one line per problem. What makes a file malformed —
+//! a result without metrics, an inverted interval, `sessions: 0` — is `results::check`'s, the same for
+//! every reader. An input that is not a regular file (a FIFO, a device) is refused up front, exit 2.
 
 use super::CliError;
 use crate::report::read;
@@ -20,15 +22,29 @@ pub struct ValidateArgs {
 pub fn validate(args: &ValidateArgs) -> Result<(), CliError> {
     let mut problems: Vec<String> = Vec::new();
     let (mut files, mut results) = (0, 0);
+    let mut expanded = Vec::new();
     for path in &args.paths {
         // Each path on its own, so one missing directory does not hide the others' problems.
-        let inputs = match read::expand_inputs(std::slice::from_ref(path)) {
-            Ok(i) => i,
-            Err(e) => {
-                problems.push(e.to_string());
-                continue;
-            }
-        };
+        match read::expand_inputs(std::slice::from_ref(path)) {
+            Ok(i) => expanded.push((path, i)),
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    // A FIFO or a device among the inputs is bad input, not a finding: refused before any is read
+    // (a FIFO's read would block for ever).
+    for (_, inputs) in &expanded {
+        for file in inputs.results.iter().chain(&inputs.claims) {
+            read::regular_file(file).map_err(|e| CliError::usage(e.to_string()))?;
+        }
+    }
+    for (path, inputs) in &expanded {
+        // A claims file judges results beside it; alone it is no evidence that anything measured.
+        if inputs.results.is_empty() {
+            problems.push(format!(
+                "{}: a claims file holds no results; give the directory that holds it and the results it judges",
+                path.display()
+            ));
+        }
         for file in &inputs.results {
             files += 1;
             results += check_results(file, args.strict, &mut problems);

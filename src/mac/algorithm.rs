@@ -89,6 +89,25 @@ impl KeyLengths {
             KeyLengths::Range { min, max } => format!("{min}–{max}"),
         }
     }
+
+    /// [`Self::describe`] of the lengths within `lo..=hi` (a library's narrower limit).
+    pub fn describe_within(&self, lo: usize, hi: usize) -> String {
+        match *self {
+            KeyLengths::OneOf(list) => {
+                let kept: Vec<String> = list
+                    .iter()
+                    .filter(|n| (lo..=hi).contains(*n))
+                    .map(|n| n.to_string())
+                    .collect();
+                match kept.split_last() {
+                    None => "none".to_string(),
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                }
+            }
+            KeyLengths::Range { min, max } => format!("{}–{}", min.max(lo), max.min(hi)),
+        }
+    }
 }
 
 /// Message lengths, in bits, that a construction accepts as macbench's backends implement it.

@@ -109,6 +109,7 @@ pub static BACKEND: Backend = Backend {
     isa_levels: IsaLevels::Offered(level_availability),
     length_limit,
     nonce_limit: super::no_nonce_limit,
+    key_limit: super::no_key_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",

@@ -18,6 +18,7 @@
 pub mod algorithm;
 pub mod cryptopp;
 pub mod ipsecmb;
+pub mod kmac;
 pub mod mbedtls;
 pub mod nettle;
 pub mod null;
@@ -48,6 +49,13 @@ pub enum MacError {
         algorithm: &'static str,
         got: usize,
         accepted: String,
+    },
+    #[error("{function}: key is {got} bytes; this library takes {accepted} bytes ({why})")]
+    KeyLimit {
+        function: String,
+        got: usize,
+        accepted: String,
+        why: &'static str,
     },
     #[error("{algorithm} takes no nonce; drop --nonce")]
     NonceNotUsed { algorithm: &'static str },
@@ -419,6 +427,29 @@ pub struct Backend {
     /// The nonce lengths the library takes for an algorithm, where fewer than the standard allows
     /// ([`NonceLimit`]); `None` for all of them.
     pub nonce_limit: fn(algorithm: &str) -> Option<NonceLimit>,
+    /// The key lengths the library takes for an algorithm, where fewer than the algorithm's
+    /// ([`KeyLimit`]); `None` for all of them.
+    pub key_limit: fn(algorithm: &str) -> Option<KeyLimit>,
+}
+
+/// A library that takes fewer key lengths than the algorithm (OpenSSL 3's KMAC: at most 512 bytes;
+/// libsodium's keyed BLAKE2b: at least 16): a registry fact like [`LengthLimit`], so `list` shows the
+/// range this function takes and `tag`, `net` and the self-test refuse or skip other keys up front
+/// naming it, rather than pass on the library's own error ([`Function::check_key_len`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyLimit {
+    pub min: usize,
+    pub max: usize,
+    /// The longest KMAC customization string S the library takes, where it bounds it (OpenSSL's
+    /// `KMAC_MAX_CUSTOM`); SP 800-185 has no bound.
+    pub max_customization: Option<usize>,
+    /// Where the limit comes from, for the reader: the library and the rule's name.
+    pub source: &'static str,
+}
+
+/// [`Backend::key_limit`] of a library that takes every key length the algorithm allows.
+pub fn no_key_limit(_algorithm: &str) -> Option<KeyLimit> {
+    None
 }
 
 /// A library that takes fewer nonce lengths than the algorithm's standard (RustCrypto's `aes-gcm`
@@ -588,13 +619,7 @@ impl Function {
         key: &[u8],
         params: KeyParams<'_>,
     ) -> Result<Box<dyn KeyedMac>, MacError> {
-        if !self.algorithm.key_lengths.accepts(key.len()) {
-            return Err(MacError::KeyLength {
-                algorithm: self.algorithm.name,
-                got: key.len(),
-                accepted: self.algorithm.key_lengths.describe(),
-            });
-        }
+        self.check_key_len(key.len())?;
         if self.accel.is_isa_level() && !cfg!(target_arch = "x86_64") {
             return Err(MacError::Backend {
                 backend: self.backend.name,
@@ -634,6 +659,50 @@ impl Function {
             ..*self.backend
         }));
         Function { backend, ..self }
+    }
+
+    /// The backend library's own limit on key length for this algorithm, if it has one.
+    pub fn key_limit(&self) -> Option<KeyLimit> {
+        (self.backend.key_limit)(self.algorithm.name)
+    }
+
+    /// Whether this function takes a key of `len` bytes: the algorithm's lengths, narrowed by the
+    /// library's own limit.
+    pub fn accepts_key_len(&self, len: usize) -> bool {
+        self.algorithm.key_lengths.accepts(len)
+            && self
+                .key_limit()
+                .is_none_or(|l| (l.min..=l.max).contains(&len))
+    }
+
+    /// The key lengths this function takes, as `list` shows them: `16–1024`, or `16–512` where the
+    /// library takes fewer.
+    pub fn describe_key_lengths(&self) -> String {
+        match self.key_limit() {
+            Some(l) => self.algorithm.key_lengths.describe_within(l.min, l.max),
+            None => self.algorithm.key_lengths.describe(),
+        }
+    }
+
+    /// A key of `len` bytes refused with the rule it breaks: the algorithm's ([`MacError::KeyLength`]),
+    /// or the library's narrower one, named ([`MacError::KeyLimit`]).
+    pub fn check_key_len(&self, len: usize) -> Result<(), MacError> {
+        if !self.algorithm.key_lengths.accepts(len) {
+            return Err(MacError::KeyLength {
+                algorithm: self.algorithm.name,
+                got: len,
+                accepted: self.algorithm.key_lengths.describe(),
+            });
+        }
+        match self.key_limit() {
+            Some(limit) if !(limit.min..=limit.max).contains(&len) => Err(MacError::KeyLimit {
+                function: self.id(),
+                got: len,
+                accepted: self.describe_key_lengths(),
+                why: limit.source,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The backend library's own limit on message length for this algorithm, if it has one.

@@ -39,6 +39,7 @@ pub static BACKEND: Backend = Backend {
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
+    key_limit: super::no_key_limit,
     entries: crate::hw_entries![
         "hmac-md5",
         "hmac-sha1",

@@ -18,6 +18,7 @@ pub static BACKEND: Backend = Backend {
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
+    key_limit: super::no_key_limit,
     entries: &[Entry {
         algorithm: "null",
         accel: Accel::Hw,

@@ -59,6 +59,7 @@ pub static BACKEND: Backend = Backend {
     isa_levels: IsaLevels::Offered(level_availability),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
+    key_limit,
     entries: entries![
         "hmac-md5" => |k, p| {
             EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
@@ -579,6 +580,21 @@ impl Drop for EvpMac {
 
 /// The longest KMAC customization string `S` OpenSSL's provider takes (`KMAC_MAX_CUSTOM`, bytes).
 const KMAC_MAX_CUSTOM: usize = 512;
+
+/// The longest KMAC key OpenSSL's provider takes (`KMAC_MAX_KEY`, bytes): a longer one
+/// fails in `EVP_MAC_init` with only "invalid key length", so the registry says it first.
+const KMAC_MAX_KEY: usize = 512;
+
+/// OpenSSL's KMAC takes keys of at most 512 bytes and S of at most 512, below the 1024 and the
+/// unbounded S that the algorithm (and the other backends) take.
+fn key_limit(algorithm: &str) -> Option<super::KeyLimit> {
+    matches!(algorithm, "kmac128" | "kmac256").then_some(super::KeyLimit {
+        min: 0,
+        max: KMAC_MAX_KEY,
+        max_customization: Some(KMAC_MAX_CUSTOM),
+        source: "OpenSSL 3's KMAC provider: KMAC_MAX_KEY and KMAC_MAX_CUSTOM, 512 bytes each",
+    })
+}
 
 /// OpenSSL's KMAC refuses a longer S in EVP_MAC_CTX_set_params with only "invalid custom length":
 /// say the limit, as bad input, before asking.

@@ -17,13 +17,14 @@ pub const NO_ISA_LEVELS: &str =
 
 pub static BACKEND: Backend = Backend {
     name: "rustcrypto",
-    description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher), tiny-keccak for KMAC, AES-XCBC over the aes crate",
+    description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher), KMAC per SP 800-185 over the keccak crate, AES-XCBC over the aes crate",
     version,
     availability: || Availability::Available,
     process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
     length_limit: super::no_length_limit,
     nonce_limit,
+    key_limit: super::no_key_limit,
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
         hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),
@@ -71,7 +72,7 @@ const fn hw(algorithm: &'static str, new: super::KeyFn) -> Entry {
 
 fn version() -> String {
     // Cargo resolves these at build time; build.rs is not worth it for a version string.
-    "hmac 0.13, cmac 0.8, aes 0.9, aes-gcm 0.11, poly1305 0.9, blake2 0.11, blake3 1, siphasher 1, tiny-keccak 2"
+    "hmac 0.13, cmac 0.8, aes 0.9, aes-gcm 0.11, poly1305 0.9, blake2 0.11, blake3 1, siphasher 1, keccak 0.2 (KMAC)"
         .to_string()
 }
 
@@ -354,21 +355,17 @@ impl KeyedMac for Poly1305Mac {
     }
 }
 
-/// KMAC through tiny-keccak: the keyed sponge (`bytepad(encode_string(K))` absorbed) is cloned per message.
-struct Kmac {
-    keyed: tiny_keccak::Kmac,
-    /// Output length L of the construction. KMAC binds L into its input, so a shorter tag must be the
-    /// truncation of the full-length output, not KMAC computed with a smaller L.
-    tag_len: usize,
+/// KMAC as SP 800-185 writes it ([`super::kmac`]; tiny-keccak's got rate-multiple prefixes wrong):
+/// the keyed sponge is cloned per message.
+enum Kmac {
+    V128(super::kmac::Kmac128),
+    V256(super::kmac::Kmac256),
 }
 
 fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMac>, MacError> {
-    let keyed = if wide {
-        tiny_keccak::Kmac::v256(key, params.customization)
-    } else {
-        tiny_keccak::Kmac::v128(key, params.customization)
-    };
     let default = if wide { 64 } else { 32 };
+    // Output length L of the construction. KMAC binds L into its input, so a shorter tag must be the
+    // truncation of the full-length output, not KMAC computed with a smaller L.
     let tag_len = params.output_len.unwrap_or(default);
     if !(1..=super::MAX_TAG_LEN).contains(&tag_len) {
         return Err(backend_error(
@@ -379,19 +376,36 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMa
             ),
         ));
     }
-    // tiny-keccak encodes L from the output buffer's length at finalize.
-    Ok(Box::new(Kmac { keyed, tag_len }))
+    Ok(Box::new(if wide {
+        Kmac::V256(super::kmac::Kmac256::new(
+            key,
+            params.customization,
+            tag_len,
+        ))
+    } else {
+        Kmac::V128(super::kmac::Kmac128::new(
+            key,
+            params.customization,
+            tag_len,
+        ))
+    }))
+}
+
+impl Kmac {
+    fn tag(&self, chunks: &[&[u8]], tag: &mut [u8]) {
+        let mut full = [0u8; super::MAX_TAG_LEN];
+        match self {
+            Kmac::V128(k) => k.tag_chunks(chunks, &mut full[..k.output_len()]),
+            Kmac::V256(k) => k.tag_chunks(chunks, &mut full[..k.output_len()]),
+        }
+        tag.copy_from_slice(&full[..tag.len()]);
+    }
 }
 
 impl KeyedMac for Kmac {
     #[inline]
     fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
-        use tiny_keccak::Hasher;
-        let mut k = self.keyed.clone();
-        k.update(msg);
-        let mut full = [0u8; super::MAX_TAG_LEN];
-        k.finalize(&mut full[..self.tag_len]);
-        tag.copy_from_slice(&full[..tag.len()]);
+        self.tag(&[msg], tag);
         Ok(())
     }
 
@@ -401,14 +415,7 @@ impl KeyedMac for Kmac {
         chunks: &[&[u8]],
         tag: &mut [u8],
     ) -> Result<(), Refused> {
-        use tiny_keccak::Hasher;
-        let mut k = self.keyed.clone();
-        for chunk in chunks {
-            k.update(chunk);
-        }
-        let mut full = [0u8; super::MAX_TAG_LEN];
-        k.finalize(&mut full[..self.tag_len]);
-        tag.copy_from_slice(&full[..tag.len()]);
+        self.tag(chunks, tag);
         Ok(())
     }
 

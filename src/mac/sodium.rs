@@ -29,6 +29,7 @@ pub static BACKEND: Backend = Backend {
     ),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
+    key_limit,
     entries: crate::hw_entries![
         "hmac-sha256",
         "hmac-sha512",
@@ -37,6 +38,17 @@ pub static BACKEND: Backend = Backend {
         "siphash-2-4",
     ],
 };
+
+/// libsodium's keyed BLAKE2b (`crypto_generichash`) takes keys of 16 to 64 bytes, not RFC 7693's 1 to
+/// 64: a shorter one fails key setup with the library's bare -1, so the registry says it first.
+fn key_limit(algorithm: &str) -> Option<super::KeyLimit> {
+    (algorithm == "blake2b-keyed").then_some(super::KeyLimit {
+        min: 16,
+        max: 64,
+        max_customization: None,
+        source: "libsodium's crypto_generichash_KEYBYTES_MIN and _MAX",
+    })
+}
 
 /// Whether the shim was compiled and linked into this binary.
 pub const BUILT: bool = cfg!(have_sodium);

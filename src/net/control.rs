@@ -185,13 +185,9 @@ pub fn parse_request(line: &[u8]) -> Result<ControlRequest, ControlError> {
                 return Err(ControlError::Unavailable { function, why });
             }
             let key = hex::decode(&key).map_err(|e| ControlError::KeyHex(e.to_string()))?;
-            if !f.algorithm.key_lengths.accepts(key.len()) {
-                return Err(ControlError::KeyLength(MacError::KeyLength {
-                    algorithm: f.algorithm.name,
-                    got: key.len(),
-                    accepted: f.algorithm.key_lengths.describe(),
-                }));
-            }
+            // The algorithm's key lengths narrowed by the library's own limit, as `tag` checks.
+            f.check_key_len(key.len())
+                .map_err(ControlError::KeyLength)?;
             let spi = limits::check_spi("spi", spi)?;
             let tag_len = limits::check_tag_len("tag_len", tag_len, Some(f.algorithm))?;
             let replay_window = limits::check_replay_window("replay_window", replay_window)?;

@@ -3,8 +3,10 @@
 //! The schema is defined once, in `bench` and `metrics`, with serde both ways; those types are lenient
 //! (every field an older build may not have written has a default), so files from older builds of the
 //! same schema still load. This module only loads and checks: a bound on the size, then that the file is
-//! ours and not from a newer schema — refused with a one-line reason rather than half-read. `report`,
-//! `diff` and `model --results` all read through here.
+//! ours and not from a newer schema — refused with a one-line reason rather than half-read — then the
+//! invariants of its results, checked by `results::check` and named by field. `report`, `diff`,
+//! `export`, `validate`, `model --results` and `reproduce` all read through here. Only regular files are
+//! read: a FIFO or a device is refused before it is opened, so no input can block a reader.
 
 use crate::results::{self, Document};
 use std::path::{Path, PathBuf};
@@ -32,6 +34,38 @@ pub enum ReadError {
     },
     #[error("{path}: malformed macbench results: {reason}")]
     Malformed { path: String, reason: String },
+    #[error("{path}: {kind}, not a regular file; results and claims are read from regular files")]
+    NotRegular { path: String, kind: &'static str },
+}
+
+/// Refuse an input that is not a regular file once symbolic links are followed — a FIFO (whose read
+/// blocks until a writer comes, forever if none does), a device (`/dev/zero` reads without end), a
+/// socket — before it is opened. A path that does not exist passes: opening it says so.
+pub fn regular_file(path: &Path) -> Result<(), ReadError> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let t = meta.file_type();
+    let kind = if t.is_file() {
+        return Ok(());
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    Err(ReadError::NotRegular {
+        path: path.display().to_string(),
+        kind,
+    })
 }
 
 /// A results file as loaded, with a short label for legends (the file stem).
@@ -58,6 +92,7 @@ pub fn read(path: &Path) -> Result<Loaded, ReadError> {
             _ => e.to_string(),
         },
     };
+    regular_file(path)?;
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_RESULTS_BYTES + 1).read_to_end(&mut bytes))
@@ -142,13 +177,8 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
             supported: results::SCHEMA_VERSION,
         });
     }
-    negative_metric(&value).map_or(Ok(()), |reason| {
-        Err(ReadError::Malformed {
-            path: path.clone(),
-            reason,
-        })
-    })?;
-    serde_json::from_value(value).map_err(|e| ReadError::Malformed {
+    // One check of a result's invariants for every reader, each refusal naming its field.
+    results::check::parse(value).map_err(|e| ReadError::Malformed {
         path,
         reason: e.to_string(),
     })
@@ -177,21 +207,6 @@ fn non_json_number(text: &str, line: usize, column: usize) -> Option<(String, &'
     Some((field.to_string(), word))
 }
 
-/// A result's measured cost, rate or count below zero, which no run writes: the field named, as
-/// `results[3].metrics.absolute_cycles_per_byte is -2.5; …`.
-fn negative_metric(value: &serde_json::Value) -> Option<String> {
-    let results = value.get("results")?.as_array()?;
-    results.iter().enumerate().find_map(|(i, r)| {
-        let metrics = r.get("metrics")?.as_object()?;
-        metrics.iter().find_map(|(key, v)| {
-            let x = v.as_f64().filter(|x| *x < 0.0)?;
-            Some(format!(
-                "results[{i}].metrics.{key} is {x}; a measured cost, rate or count is 0 or more"
-            ))
-        })
-    })
-}
-
 // Kept at its old path for the exporters.
 pub use crate::results::host_key;
 
@@ -218,10 +233,10 @@ mod tests {
     fn minimal_file_reads() {
         let doc = parse(
             "x",
-            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"a","backend":"b","accel":"hw","size":64,"sessions":1,"cores":"0-3"}]}"#,
+            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"hmac-sha256","backend":"b","accel":"hw","size":64,"sessions":1,"cores":"0-3","metrics":{"absolute_cycles_per_byte":5.0}}]}"#,
         )
         .unwrap();
-        assert_eq!(doc.results[0].scenario_key(), "a/b/hw@64");
+        assert_eq!(doc.results[0].scenario_key(), "hmac-sha256/b/hw@64");
         assert_eq!(doc.results[0].core_count(), 4);
         // What an older file lacks is missing, not zero.
         assert_eq!(
@@ -236,8 +251,8 @@ mod tests {
         // `null` is how serde_json writes a non-finite number; a warning code from a newer build.
         let doc = parse(
             "x",
-            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"a","backend":"b","accel":"hw","size":"imix","sessions":1,
-            "metrics":{"bytes_per_second":null,"messages":7},"threads":[{"session":3}],
+            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"hmac-sha256","backend":"b","accel":"hw","size":"imix","sessions":1,
+            "metrics":{"bytes_per_second":null,"messages":7,"absolute_cycles_per_message":3.0},"threads":[{"session":3}],
             "warnings":[{"code":"from-the-future","message":"m"},{"code":"noisy"}]}]}"#,
         )
         .unwrap();
@@ -248,14 +263,17 @@ mod tests {
         assert_eq!(r.size.bytes(), None);
         let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
         assert_eq!(codes, ["unknown", "noisy"]);
-        assert_eq!(r.function().to_string(), "a/b/hw");
-        assert_eq!("a/b/hw".parse::<crate::mac::FunctionId>(), Ok(r.function()));
+        assert_eq!(r.function().to_string(), "hmac-sha256/b/hw");
+        assert_eq!(
+            "hmac-sha256/b/hw".parse::<crate::mac::FunctionId>(),
+            Ok(r.function())
+        );
         assert!("a/b".parse::<crate::mac::FunctionId>().is_err());
     }
 
     fn entry_json(size_fields: &str) -> String {
         format!(
-            r#"{{"tool":"macbench","schema_version":1,"results":[{{"algorithm":"a","backend":"b","accel":"hw",{size_fields},"sessions":1}}]}}"#
+            r#"{{"tool":"macbench","schema_version":1,"results":[{{"algorithm":"hmac-sha256","backend":"b","accel":"hw",{size_fields},"sessions":1,"metrics":{{"absolute_cycles_per_message":1.0}}}}]}}"#
         )
     }
 
@@ -291,7 +309,7 @@ mod tests {
         .unwrap();
         let r = &doc.results[0];
         assert_eq!(r.size, crate::results::SizeLabel::Model("imix".into()));
-        assert_eq!(r.scenario_key(), "a/b/hw@imix");
+        assert_eq!(r.scenario_key(), "hmac-sha256/b/hw@imix");
         let v = serde_json::to_value(r).unwrap();
         assert!(v["size"].is_null(), "{}", v["size"]);
         assert_eq!(v["size_model"], "imix");
@@ -409,11 +427,22 @@ fn add_input(path: &Path, inputs: &mut Inputs) -> Result<(), ReadError> {
 
 /// Read and check a claims file written by `macbench reproduce`.
 pub fn read_claims(path: &Path) -> Result<results::claims::ClaimsFile, ReadError> {
+    use std::io::Read;
+    regular_file(path)?;
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ReadError::Io {
-        path: shown.clone(),
-        reason: e.to_string(),
-    })?;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_RESULTS_BYTES + 1).read_to_string(&mut text))
+        .map_err(|e| ReadError::Io {
+            path: shown.clone(),
+            reason: e.to_string(),
+        })?;
+    if text.len() as u64 > MAX_RESULTS_BYTES {
+        return Err(ReadError::TooLarge {
+            path: shown,
+            max_mib: MAX_RESULTS_BYTES >> 20,
+        });
+    }
     serde_json::from_str(&text).map_err(|e| ReadError::Malformed {
         path: shown,
         reason: format!("not a claims file written by `macbench reproduce` ({e})"),

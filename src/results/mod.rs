@@ -9,6 +9,7 @@
 //! terminal's row names, the CSV's `scenario_id`, `diff`'s pairing and `report --scenario` all derive
 //! from it.
 
+pub mod check;
 pub mod claims;
 
 use crate::engine::{

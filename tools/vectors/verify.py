@@ -519,7 +519,7 @@ def check_mac_file(alg, records, crypto_pp):
                     raise ValueError(f"missing {f}")
             if not rec["source"]:
                 raise ValueError("empty source")
-            rec["key_b"] = parse_hex(rec["key"], "key")
+            rec["key_b"] = parse_msg(rec["key"])  # hex or a generator, as for msg
             rec["msg_b"] = parse_msg(rec["msg"])
             if "nonce" in rec:
                 if alg not in NONCE_LEN:
@@ -533,7 +533,7 @@ def check_mac_file(alg, records, crypto_pp):
             if "custom" in rec:
                 if not alg.startswith("kmac"):
                     raise ValueError("custom only allowed for KMAC")
-                rec["custom_b"] = parse_hex(rec["custom"], "custom")
+                rec["custom_b"] = parse_msg(rec["custom"])
                 if not rec["custom_b"]:
                     raise ValueError("empty custom must be omitted")
             if "bits" in rec:

@@ -1,0 +1,370 @@
+//! The invariants of a results document, checked once for every reader (`validate`, `report`, `diff`,
+//! `export`, `model --results`, `reproduce --resume`: all through `report::read`).
+//!
+//! Why here and not in serde: the types are lenient on purpose (STYLE §10) — a field an older build or a
+//! hand-made file does not hold takes its default — so serde alone accepts a result with no `metrics`,
+//! `sessions: 0`, an interval whose low end is above its high end, or a null cost in a result that
+//! says it measured (issue 34: `validate` called such files "complete and measured", and `export`
+//! turned them into `{}`). The rule drawn from what `run` writes ([`crate::bench`]):
+//!
+//! - **Every result** has a known algorithm, at least one session, a `metrics` object, no cost beside
+//!   zero messages (`messages: 0` and a positive cost contradict each other), and ordered intervals and
+//!   spreads (`low ≤ high`, `min ≤ max`, finite).
+//! - **A measured result** (not `failed`, no fatal warning) also has at least one repeat, at least one
+//!   cost, the cost its size calls for (per byte, or per message for empty messages) not `null`, and a
+//!   95 % interval that holds its median. The interval is centred on the repeats' mean, the metric is
+//!   their median, and |median − mean| ≤ σ ≤ half-width · √(r − 1) / 1.96 (the interval uses at least
+//!   t ≥ 1.96 over s/√r), so the check allows that much and no more: up to 4 repeats the interval itself.
+//! - **A result that did not measure** (`failed`, or a fatal warning: a refused job, a starved window,
+//!   a wrong tag) may hold nulls and zeros — `run` writes it so, with its reason — and is read.
+//!
+//! A field a file leaves out is unknown, not wrong: the checks of presence (`metrics`, a `null` cost,
+//! `repeats: 0`, `messages: 0`) look at the JSON as written, the others at the typed document. Every
+//! refusal names its field as a path (`results[0].ci95.absolute_cycles_per_byte`), and serde's own
+//! errors are given the same path ([`parse`]).
+
+use super::{Document, ResultEntry, SizeLabel, SCHEMA_VERSION};
+use crate::metrics::Metrics;
+use crate::stats::Interval;
+use serde_json::Value;
+
+/// A results document that breaks an invariant: the field at fault, as a path, and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {why}")]
+pub struct Invalid {
+    /// `results[3].metrics.absolute_cycles_per_byte`, `schema_version`.
+    pub field: String,
+    pub why: String,
+}
+
+fn invalid(field: impl Into<String>, why: impl Into<String>) -> Invalid {
+    Invalid {
+        field: field.into(),
+        why: why.into(),
+    }
+}
+
+/// The headline costs: what a measured result reports, by their JSON names.
+const COSTS: [&str; 4] = [
+    "absolute_cycles_per_byte",
+    "apparent_cycles_per_byte",
+    "absolute_cycles_per_message",
+    "apparent_cycles_per_message",
+];
+
+/// The document in `value` (a JSON object whose `tool` and `schema_version` the reader has checked),
+/// typed and checked: every invariant above, serde's errors named by their path.
+pub fn parse(value: Value) -> Result<Document, Invalid> {
+    check_written(&value)?;
+    let doc: Document = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let why = e.into_inner().to_string();
+        if path == "." {
+            invalid("document", why)
+        } else {
+            invalid(path, why)
+        }
+    })?;
+    check(&doc)?;
+    Ok(doc)
+}
+
+/// Whether result `r` says it measured: not failed, and no fatal warning (which fails it).
+fn measured(r: &Value) -> bool {
+    let failed = r.get("failed").and_then(Value::as_bool).unwrap_or(false);
+    let fatal = r
+        .get("warnings")
+        .and_then(Value::as_array)
+        .is_some_and(|ws| {
+            ws.iter()
+                .any(|w| w.get("fatal").and_then(Value::as_bool) == Some(true))
+        });
+    !failed && !fatal
+}
+
+/// The checks that depend on what the file wrote, not on what serde fills in.
+fn check_written(value: &Value) -> Result<(), Invalid> {
+    let Some(results) = value.get("results").and_then(Value::as_array) else {
+        return Ok(()); // absent: no results; of another type: serde names it
+    };
+    for (i, r) in results.iter().enumerate() {
+        let at = |field: &str| format!("results[{i}].{field}");
+        if !r.is_object() {
+            continue; // serde names it
+        }
+        let metrics = match r.get("metrics") {
+            None => {
+                return Err(invalid(
+                    at("metrics"),
+                    "missing; every result records its metrics (a result that measured nothing is \"failed\": true, with its reason in \"warnings\")",
+                ))
+            }
+            Some(Value::Object(m)) => m,
+            Some(_) => continue, // serde names the type
+        };
+        // A cost, rate or count below zero, which no run writes.
+        for (key, v) in metrics {
+            if let Some(x) = v.as_f64().filter(|x| *x < 0.0) {
+                return Err(invalid(
+                    at(&format!("metrics.{key}")),
+                    format!("{x}; a measured cost, rate or count is 0 or more"),
+                ));
+            }
+        }
+        let cost = |name: &str| metrics.get(name).and_then(Value::as_f64);
+        if metrics.get("messages").and_then(Value::as_u64) == Some(0) {
+            if let Some(name) = COSTS.into_iter().find(|c| cost(c).is_some_and(|x| x > 0.0)) {
+                return Err(invalid(
+                    at(&format!("metrics.{name}")),
+                    format!(
+                        "{} over 0 messages (\"messages\": 0); a cost needs messages measured",
+                        cost(name).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        if !measured(r) {
+            continue;
+        }
+        if r.get("repeats").and_then(Value::as_u64) == Some(0) {
+            return Err(invalid(
+                at("repeats"),
+                "0 in a result that measured; it has 1 repeat or more (one that ran none is \"failed\": true, with its reason)",
+            ));
+        }
+        if COSTS.iter().all(|c| cost(c).is_none()) {
+            return Err(invalid(
+                at("metrics"),
+                format!(
+                    "no cost ({}) in a result that measured; one without is \"failed\": true, with its reason",
+                    COSTS.join(", ")
+                ),
+            ));
+        }
+        // The cost its size calls for, written as null: per byte, or per message for empty messages.
+        let empty = r.get("size").and_then(Value::as_u64) == Some(0);
+        let needed: &[&str] = if empty { &COSTS[2..] } else { &COSTS[..2] };
+        if let Some(name) = needed
+            .iter()
+            .find(|c| metrics.get(**c).is_some_and(Value::is_null))
+        {
+            let size = r.get("size").map_or_else(String::new, |s| match s {
+                Value::Null => r
+                    .get("size_model")
+                    .map_or_else(String::new, |m| format!(" for size model {m}")),
+                other => format!(" at size {other}"),
+            });
+            return Err(invalid(
+                at(&format!("metrics.{name}")),
+                format!("null{size} in a result that measured; one without its cost is \"failed\": true, with its reason"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The checks of the typed document.
+pub fn check(doc: &Document) -> Result<(), Invalid> {
+    if !(1..=SCHEMA_VERSION).contains(&doc.schema_version) {
+        return Err(invalid(
+            "schema_version",
+            format!(
+                "{}; this macbench reads results files of version 1 to {SCHEMA_VERSION}",
+                doc.schema_version
+            ),
+        ));
+    }
+    for (i, r) in doc.results.iter().enumerate() {
+        check_result(r).map_err(|e| Invalid {
+            field: format!("results[{i}].{}", e.field),
+            why: e.why,
+        })?;
+    }
+    Ok(())
+}
+
+/// One result's typed invariants; the field is relative to the result.
+fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
+    if crate::mac::algorithm(&r.algorithm).is_none() {
+        return Err(invalid(
+            "algorithm",
+            format!(
+                "{:?} is no algorithm this macbench knows (`macbench list` names them)",
+                r.algorithm
+            ),
+        ));
+    }
+    if r.sessions == 0 {
+        return Err(invalid("sessions", "0; a result has 1 session or more"));
+    }
+    if let SizeLabel::Model(name) = &r.size {
+        if name.trim().is_empty() {
+            return Err(invalid("size_model", "empty; a size model has a name"));
+        }
+    }
+    let measured = !r.failed && !r.warnings.iter().any(|w| w.fatal);
+    let m = &r.metrics;
+    let cis: [(&str, Option<Interval>, Option<f64>); 5] = [
+        (
+            "absolute_cycles_per_byte",
+            r.ci95.absolute_cycles_per_byte,
+            m.absolute_cycles_per_byte,
+        ),
+        (
+            "apparent_cycles_per_byte",
+            r.ci95.apparent_cycles_per_byte,
+            m.apparent_cycles_per_byte,
+        ),
+        (
+            "absolute_cycles_per_message",
+            r.ci95.absolute_cycles_per_message,
+            m.absolute_cycles_per_message,
+        ),
+        (
+            "apparent_cycles_per_message",
+            r.ci95.apparent_cycles_per_message,
+            m.apparent_cycles_per_message,
+        ),
+        (
+            "bytes_per_second",
+            r.ci95.bytes_per_second,
+            crate::metrics::known(m.bytes_per_second),
+        ),
+    ];
+    for (name, ci, median) in cis {
+        let Some(ci) = ci else { continue };
+        let field = format!("ci95.{name}");
+        check_interval(&field, ci.low, ci.high, "low", "high")?;
+        if let (true, Some(median)) = (measured, median) {
+            check_holds_median(&field, ci, median, r.repeats)?;
+        }
+    }
+    let spreads = [
+        (
+            "absolute_cycles_per_byte",
+            r.spread.absolute_cycles_per_byte,
+        ),
+        (
+            "apparent_cycles_per_byte",
+            r.spread.apparent_cycles_per_byte,
+        ),
+        ("bytes_per_second", r.spread.bytes_per_second),
+    ];
+    for (name, spread) in spreads {
+        if let Some(s) = spread {
+            check_interval(&format!("spread.{name}"), s.min, s.max, "min", "max")?;
+        }
+    }
+    check_metric_values(m)
+}
+
+/// Both ends finite and in order.
+fn check_interval(field: &str, low: f64, high: f64, lo: &str, hi: &str) -> Result<(), Invalid> {
+    if !low.is_finite() || !high.is_finite() {
+        return Err(invalid(
+            field,
+            format!("{lo} {low}, {hi} {high}; both ends are finite numbers"),
+        ));
+    }
+    if low > high {
+        return Err(invalid(
+            field,
+            format!(
+                "{lo} {low} is above {hi} {high}; an interval runs from its {lo} up to its {hi}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The median within the interval, widened by what skewed repeats allow (module docs): for `repeats`
+/// r, |median − centre| ≤ half-width · max(1, √(r − 1) / 1.96). A file that does not say its repeats
+/// (0) is held to the interval itself.
+fn check_holds_median(
+    field: &str,
+    ci: Interval,
+    median: f64,
+    repeats: usize,
+) -> Result<(), Invalid> {
+    let centre = (ci.low + ci.high) / 2.0;
+    let half = (ci.high - ci.low) / 2.0;
+    let allowed = ((repeats.max(1) - 1) as f64).sqrt() / 1.96;
+    let reach = half * allowed.max(1.0);
+    // Rounding of a written and read number: a few ulps of the values involved.
+    let slack = 1e-9 * centre.abs().max(median.abs());
+    if (median - centre).abs() > reach + slack {
+        return Err(invalid(
+            field,
+            format!(
+                "[{}, {}] does not hold the median {median}; a 95 % interval holds the result it belongs to",
+                ci.low, ci.high
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Metrics that are numbers are finite (serde_json reads no NaN; a number too large for f64 is not
+/// read as one either, but a reader may be handed a document built in memory).
+fn check_metric_values(m: &Metrics) -> Result<(), Invalid> {
+    let costs = [
+        ("absolute_cycles_per_byte", m.absolute_cycles_per_byte),
+        ("apparent_cycles_per_byte", m.apparent_cycles_per_byte),
+        ("absolute_cycles_per_message", m.absolute_cycles_per_message),
+        ("apparent_cycles_per_message", m.apparent_cycles_per_message),
+    ];
+    for (name, value) in costs {
+        if let Some(x) = value.filter(|x| !x.is_finite() || *x < 0.0) {
+            return Err(invalid(
+                format!("metrics.{name}"),
+                format!("{x}; a cost is a finite number, 0 or more"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_may_sit_off_centre_as_far_as_skewed_repeats_allow() {
+        let ci = Interval {
+            low: 9.0,
+            high: 11.0,
+        };
+        assert!(check_holds_median("x", ci, 10.9, 3).is_ok());
+        assert!(check_holds_median("x", ci, 11.2, 3).is_err());
+        // Nine repeats: √8 / 1.96 ≈ 1.44 half-widths.
+        assert!(check_holds_median("x", ci, 11.4, 9).is_ok());
+        assert!(check_holds_median("x", ci, 11.5, 9).is_err());
+    }
+
+    /// The bound holds for what `stats::confidence_interval` writes: the most skewed repeats (one
+    /// outlier) for r = 2 … 40.
+    #[test]
+    fn the_bound_holds_for_the_writers_intervals() {
+        for r in 2..=40usize {
+            for outliers in 1..r {
+                let values: Vec<f64> = (0..r)
+                    .map(|i| if i < outliers { 100.0 } else { 1.0 })
+                    .collect();
+                let runs: Vec<(f64, Option<crate::stats::BatchEstimate>)> =
+                    values.iter().map(|&v| (v, None)).collect();
+                let ci = crate::stats::confidence_interval(&runs).unwrap();
+                let mut sorted = values.clone();
+                sorted.sort_by(f64::total_cmp);
+                let median = if r % 2 == 1 {
+                    sorted[r / 2]
+                } else {
+                    (sorted[r / 2 - 1] + sorted[r / 2]) / 2.0
+                };
+                assert!(
+                    check_holds_median("x", ci, median, r).is_ok(),
+                    "r {r}, {outliers} outliers: {ci:?} vs {median}"
+                );
+            }
+        }
+    }
+}
