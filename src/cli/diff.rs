@@ -94,6 +94,12 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
         .iter()
         .flat_map(|(o, n)| [("OLD.json", o.as_path()), ("NEW.json", n.as_path())])
         .collect();
+    let outputs: Vec<(&str, &Path)> =
+        [("--json", &args.outputs.json), ("--csv", &args.outputs.csv)]
+            .into_iter()
+            .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+            .collect();
+    super::files::not_into_inputs(&outputs, &[args.old.clone(), args.new.clone()])?;
     let _locked = args.outputs.prepare(&inputs)?;
     let mut rows = Vec::new();
     let mut rates = Vec::new();

@@ -90,6 +90,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         .chain(&inputs.claims)
         .map(|p| ("RESULTS", p.as_path()))
         .collect();
+    super::files::not_into_inputs(&[("-o", args.output.as_path())], &args.files)?;
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &inputs)?;
     if let Some(dir) = args.png.as_deref().filter(|d| d.exists() && !d.is_dir()) {
         return Err(CliError::usage(format!(

@@ -137,7 +137,15 @@ pub struct RunArgs {
     /// 0.25 s first) or when that cannot be read: one line, exit 1.
     #[arg(long)]
     pub quiet_check: bool,
+    /// Set for bare `macbench` only (its default `macbench-results.json`, which the user did not
+    /// name): an earlier results file there is kept under a dated name, and any other file refused,
+    /// rather than replaced. An explicit `--json FILE` is the user's choice and is replaced.
+    #[arg(skip)]
+    pub keep_previous: bool,
 }
+
+/// Where bare `macbench` writes its results.
+pub const DEFAULT_RESULTS: &str = "macbench-results.json";
 
 impl Default for RunArgs {
     fn default() -> Self {
@@ -148,7 +156,8 @@ impl Default for RunArgs {
             args: RunArgs,
         }
         let mut args = Wrapper::parse_from(["macbench"]).args;
-        args.json = Some(PathBuf::from("macbench-results.json"));
+        args.json = Some(PathBuf::from(DEFAULT_RESULTS));
+        args.keep_previous = true;
         args
     }
 }
@@ -281,6 +290,8 @@ fn new_document(
 /// Prints a line per finished scenario and rewrites the files.
 struct Terminal<'a> {
     args: &'a RunArgs,
+    /// Bare `macbench`'s earlier results, kept before the first write replaces them.
+    previous: Option<Previous>,
     progress: Option<indicatif::ProgressBar>,
     table: Table,
 }
@@ -315,6 +326,15 @@ impl sweep::Observer for Terminal<'_> {
                 self.say(table::line(&self.table, result));
                 for a in &result.adjustments {
                     self.say(format!("    auto: {a}"));
+                }
+            }
+        }
+        if !doc.results.is_empty() {
+            if let Some(line) = keep_previous(&mut self.previous).map_err(|e| e.message)? {
+                // Standard error, above the progress bar: a note, not a row of the table.
+                match &self.progress {
+                    Some(pb) => pb.suspend(|| eprintln!("{line}")),
+                    None => eprintln!("{line}"),
                 }
             }
         }
@@ -458,30 +478,37 @@ pub const RESULTS_JSON: &str = "results.json";
 pub const RESULTS_CSV: &str = "results.csv";
 
 /// `args` with `-o DIR` turned into `--json DIR/results.json --csv DIR/results.csv`, DIR made; refused
-/// when DIR is a file or already holds results (a host's results are never mixed with another run's).
+/// (exit 2, one line naming the file) when DIR is a file, cannot be written, or already holds a file
+/// this run would write or a reader of DIR would read beside it (any `*.json`): a host's results are
+/// never mixed with another run's, nor a user's file replaced.
 fn into_output_dir(args: &RunArgs) -> Result<RunArgs, CliError> {
     let mut args = args.clone();
     let Some(dir) = args.output_dir.take() else {
         return Ok(args);
     };
-    if dir.exists() && !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "-o {}: not a directory; give a directory for this host's results",
-            dir.display()
-        )));
-    }
     let json = dir.join(RESULTS_JSON);
-    if json.exists() {
+    let csv = dir.join(RESULTS_CSV);
+    let threads = csv_export::threads_path(&csv);
+    if let Some(taken) = [&json, &csv, &threads]
+        .into_iter()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    {
         return Err(CliError::usage(format!(
-            "-o {}: already holds results ({}); give another directory or remove it",
+            "-o {}: already holds {}, which this run would replace; give another directory or move it away",
             dir.display(),
-            json.display()
+            taken.display()
         )));
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| CliError::failure(format!("-o {}: {e}", dir.display())))?;
+    if let Some(other) = super::files::json_files_in(&dir).into_iter().next() {
+        return Err(CliError::usage(format!(
+            "-o {}: already holds {}, which `report`, `validate` and `diff` of the directory would read beside this run's results; give another directory or move it away",
+            dir.display(),
+            other.display()
+        )));
+    }
+    super::files::output_dir("-o", &dir, "this host's results")?;
     args.json = Some(json);
-    args.csv = Some(dir.join(RESULTS_CSV));
+    args.csv = Some(csv);
     Ok(args)
 }
 
@@ -502,6 +529,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
     let _locked = super::files::prepare_owned(&outputs, &[])?;
+    let previous = previous_results(args)?;
     let clock = clock::clock_info();
     check_window(args, &plan, &clock)?;
     let mut conditions = super::machine_before(&spec.cores, args.quiet_check)?;
@@ -523,6 +551,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
     let mut terminal = Terminal {
         args,
+        previous,
         progress: super::progress_bar(plan.scenarios.len()),
         table: if energy.is_some() {
             table::scenario_table_with_energy(Style::detect())
@@ -553,8 +582,71 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let interrupted = outcome.map_err(|e| CliError::failure(e.to_string()))?;
     doc.partial = interrupted;
     doc.conditions = Some(super::machine_after(&mut conditions));
+    if !doc.results.is_empty() {
+        if let Some(line) = keep_previous(&mut terminal.previous)? {
+            eprintln!("{line}");
+        }
+    }
     write_outputs(&doc, args, true)?;
     summary(&doc, args, interrupted)
+}
+
+/// An earlier results file at bare `macbench`'s default output: kept under a dated name just before
+/// the first write would replace it, so yesterday's run stays beside today's for `diff`, and a run
+/// that finishes nothing leaves it as it was.
+struct Previous {
+    path: PathBuf,
+    kept: bool,
+}
+
+/// Checked once the outputs are locked, before anything runs: nothing at the default output (`None`),
+/// earlier macbench results (`Some`, kept at the first write), or a file that is not macbench results —
+/// refused, exit 2: the user never named it, so it is not ours to replace. An explicit `--json FILE`
+/// is the user's choice and is not checked.
+fn previous_results(args: &RunArgs) -> Result<Option<Previous>, CliError> {
+    use crate::report::read::{self, ReadError};
+    let Some(path) = args.json.as_deref().filter(|_| args.keep_previous) else {
+        return Ok(None);
+    };
+    // Nothing there yet, or not a regular file (a device, a FIFO): the output rules apply as for --json.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    match read::read(path) {
+        Err(
+            e @ (ReadError::Io { .. }
+            | ReadError::TooLarge { .. }
+            | ReadError::Empty { .. }
+            | ReadError::NotJson { .. }
+            | ReadError::NotOurs { .. }),
+        ) => Err(CliError::usage(format!(
+            "{e}; bare `macbench` replaces only its own earlier results (keeping them under a dated name): move the file away, or give --json FILE"
+        ))),
+        // macbench's, even if damaged or from a newer version: kept, never lost.
+        _ => Ok(Some(Previous {
+            path: path.to_path_buf(),
+            kept: false,
+        })),
+    }
+}
+
+/// Keep the earlier results (once, before the first write); the line that says where they went.
+fn keep_previous(previous: &mut Option<Previous>) -> Result<Option<String>, CliError> {
+    let Some(p) = previous.as_mut().filter(|p| !p.kept) else {
+        return Ok(None);
+    };
+    let kept = report::output::keep_dated(&p.path).map_err(|e| {
+        CliError::failure(format!(
+            "{}: cannot keep the earlier results before replacing them ({e}); nothing was replaced",
+            p.path.display()
+        ))
+    })?;
+    p.kept = true;
+    Ok(Some(format!(
+        "macbench: the earlier results in {} are kept as {}",
+        p.path.display(),
+        kept.display()
+    )))
 }
 
 /// The harness cost (the null function), said before the sweep.
