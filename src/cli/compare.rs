@@ -64,7 +64,7 @@ pub struct CompareArgs {
     /// Rounds per size: peer, ours, peer, ours … (order alternating), each `--duration` long; the
     /// ratio is the median of the rounds with a 95 % bootstrap interval. Fewer than 5 rounds give a
     /// ratio and its range but no verdict: their range is no 95 % interval.
-    #[arg(long, default_value_t = DEFAULT_ROUNDS, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, default_value_t = DEFAULT_ROUNDS, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub rounds: usize,
     /// Refuse to start when other processes use more than 10 % of the core (sampled for 0.25 s
     /// first) or when that cannot be read: one line, exit 1.

@@ -16,8 +16,8 @@ pub struct DiffArgs {
     #[arg(value_name = "NEW.json|DIR")]
     pub new: PathBuf,
     /// Exit 1 when a result is slower beyond noise by more than this many percent (absolute or
-    /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5`.
-    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5` (`5%` alike).
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = crate::spec::parse_percent)]
     pub fail_on_regression: Option<f64>,
     #[command(flatten)]
     pub outputs: RowOutputs,

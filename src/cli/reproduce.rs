@@ -192,8 +192,13 @@ fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> 
             }
             Ok(m) if !m.is_dir() => {
                 return Err(CliError::usage(format!(
-                    "--resume {}: is a file, not a directory; give the directory a reproduction was written to (`reproduce -o DIR`)",
-                    dir.display()
+                    "--resume {}: {}; give the directory a reproduction was written to (`reproduce -o DIR`)",
+                    dir.display(),
+                    if m.is_file() {
+                        "is a file, not a directory"
+                    } else {
+                        "is not a directory"
+                    }
                 )))
             }
             Ok(_) => {}
@@ -320,10 +325,11 @@ fn print_plan(study: &Study, budgets: &[f64], budget_s: f64, dir: &Path, one_cor
         );
     }
     if total > budget_s * 1.01 {
+        // Said as what is needed: the shares of a budget below this leave some step under its floor.
         eprintln!(
-            "reproduce: a budget of {budget_s:.0} s is too small for {} steps of at least {:.0} s: the plan takes ≈ {total:.0} s",
-            study.steps.len(),
-            reproduce::MIN_STEP_BUDGET_S
+            "reproduce: a budget of {budget_s:.0} s gives some step less than the {:.0} s a step needs, so the plan takes ≈ {total:.0} s; --budget {:.0} or more keeps the study's shares",
+            reproduce::MIN_STEP_BUDGET_S,
+            (reproduce::budget_for_shares(study) - 1e-9).ceil()
         );
     }
     eprintln!(

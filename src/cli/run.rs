@@ -39,7 +39,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "default", allow_hyphen_values = true)]
     pub sizes: String,
     /// Concurrent sessions (threads); default: one per core of --cores.
-    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub sessions: Option<usize>,
     /// Core set, e.g. `0,1` or `0-7`; default: all online CPUs.
     #[arg(long, allow_hyphen_values = true)]
@@ -55,7 +55,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "20%..90%", allow_hyphen_values = true)]
     pub window: String,
     /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
-    #[arg(long, default_value_t = 3, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, default_value_t = 3, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub repeat: usize,
     /// Target precision: the 95 % confidence interval's half-width, in percent of the median
     /// cycles/byte. Repeats are added (up to --max-repeat) until it is met, else the result is
@@ -64,11 +64,11 @@ pub struct RunArgs {
         long,
         default_value_t = DEFAULT_TARGET_CI_PERCENT,
         allow_hyphen_values = true,
-        value_parser = parse_percent
+        value_parser = crate::spec::parse_percent
     )]
     pub target_ci: f64,
     /// Most repeats per scenario, those added for --target-ci included.
-    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub max_repeat: usize,
     /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
     /// a time), `burst:N` (N per call; multi-buffer backends compute them in SIMD lanes) or
@@ -96,7 +96,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = VerifyMode::None)]
     pub verify: VerifyMode,
     /// Re-key every N messages (key setup then counts in the per-byte metrics).
-    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<u64>)]
     pub rekey: Option<u64>,
     /// Check validity and adjust and re-run until valid or a bound is hit (Rashwan et al., Fig. 3).
     #[arg(long)]
@@ -464,13 +464,27 @@ fn check_window(
 /// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
 pub(super) fn check_label(label: Option<&str>) -> Result<(), CliError> {
     let Some(label) = label else { return Ok(()) };
-    if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control)
+    if label.trim().is_empty()
+        || label.chars().count() > 64
+        || label.chars().any(|c| c.is_control() || is_format_char(c))
     {
         return Err(CliError::usage(format!(
-            "--label {label:?}: give a host name of 1 to 64 printable characters"
+            "--label {}: give a host name of 1 to 64 printable characters (no control or invisible formatting characters)",
+            label.escape_debug()
         )));
     }
     Ok(())
+}
+
+/// Unicode's invisible format characters (general category Cf) and line/paragraph separators: a
+/// zero-width space makes two labels that look alike differ, and a right-to-left override turns the
+/// text after it around in every table and legend that shows the label.
+fn is_format_char(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
+        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
 }
 
 /// The file names `run -o DIR` writes in DIR.
@@ -759,10 +773,27 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
     if warned > 0 {
         crate::outln!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
     }
-    for path in args.json.iter() {
+    // No scenario finished: nothing was written (an earlier file stays as it was), so name no file.
+    let written: Vec<&std::path::Path> = args
+        .json
+        .iter()
+        .chain(&args.csv)
+        .map(PathBuf::as_path)
+        .collect();
+    if doc.results.is_empty() && !written.is_empty() {
+        crate::outln!(
+            "results: none written (no scenario finished); {} left as it was",
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        );
+    }
+    for path in args.json.iter().filter(|_| !doc.results.is_empty()) {
         crate::outln!("results: {}", path.display());
     }
-    if let Some(path) = &args.csv {
+    if let Some(path) = args.csv.as_ref().filter(|_| !doc.results.is_empty()) {
         if report::output::is_stream(path) {
             crate::outln!(
                 "results: {} (no per-thread file for a stream)",
@@ -866,12 +897,4 @@ fn human_seconds(s: f64) -> String {
     } else {
         format!("{:.1} h", s / 3600.0)
     }
-}
-
-/// A percentage as people write it: `5`, `5%`, `2.5 %`.
-fn parse_percent(text: &str) -> Result<f64, String> {
-    let number = text.trim().trim_end_matches('%').trim_end();
-    number
-        .parse::<f64>()
-        .map_err(|_| format!("{text:?} is not a percentage (e.g. 5 or 5%)"))
 }
