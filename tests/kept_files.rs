@@ -387,3 +387,31 @@ fn a_json_output_inside_a_directory_read_is_refused() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// docs/robustness.md's table of files kept, refused or replaced is the one the tests follow: every
+/// test it names (`— \`name\``) exists in `tests/`, so a row cannot outlive the test that pins it.
+#[test]
+fn every_test_the_robustness_table_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/robustness.md")).unwrap();
+    let mut sources = String::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "rs") {
+            sources.push_str(&std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    let named: Vec<&str> = doc
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .filter_map(|l| l.split(" — `").nth(1))
+        .filter_map(|rest| rest.split('`').next())
+        .collect();
+    assert!(named.len() >= 15, "{named:?}");
+    for name in named {
+        assert!(
+            sources.contains(&format!("fn {name}(")),
+            "docs/robustness.md names {name}, which no test in tests/ defines"
+        );
+    }
+}
