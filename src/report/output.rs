@@ -11,6 +11,11 @@
 //!   survives and the file it points to is the one updated.
 //! - Before any work starts, [`prepare`] refuses an output that cannot be written, that is also an input
 //!   or another output, or that another macbench is writing (advisory lock, held until the guard drops).
+//!   An output that is standard output by another name (`/dev/stdout`) moves printed lines to standard
+//!   error, as `-` does.
+//! - A file the user did not name (bare `macbench`'s `macbench-results.json`) is not lost: the CLI
+//!   keeps it under a dated name first ([`keep_dated`]); which files are kept, refused or replaced is
+//!   docs/robustness.md's table.
 //!
 //! The lock is `flock` on a sibling `.NAME.lock`, not on the output itself: the output's inode is
 //! replaced by every rename, so a lock on it would protect only the first version of the file.
