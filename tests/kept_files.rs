@@ -355,11 +355,12 @@ fn a_json_output_inside_a_directory_read_is_refused() {
         &["diff", "d", "d", "--json", "d/diff.json"],
     ];
     for args in cases {
-        refused_untouched(
-            dir.path(),
-            args,
-            &["inside", "a directory this command reads"],
-        );
+        let named = if args[3] == "d/" {
+            "inside d/,"
+        } else {
+            "inside d,"
+        };
+        refused_untouched(dir.path(), args, &[named, "a directory this command reads"]);
     }
     // Elsewhere, and a format readers do not take for results, are written.
     for args in [

@@ -46,9 +46,10 @@ fn directories_read(paths: &[PathBuf]) -> Vec<PathBuf> {
 /// directory would take it for a results file (`export --format bmf DIR -o DIR/bmf.json` made
 /// `validate DIR` and `report DIR` fail). Checked before anything is written; exit 2.
 pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(), CliError> {
-    let dirs: Vec<PathBuf> = directories_read(paths)
-        .iter()
-        .filter_map(|d| std::fs::canonicalize(d).ok())
+    // Compared canonically (`d/` and `./d` are one directory), named as the user gave it.
+    let dirs: Vec<(PathBuf, PathBuf)> = directories_read(paths)
+        .into_iter()
+        .filter_map(|d| Some((std::fs::canonicalize(&d).ok()?, d)))
         .collect();
     for (flag, path) in outputs {
         if output::is_stream(path) || path.extension().is_none_or(|x| x != "json") {
@@ -61,7 +62,7 @@ pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(
         let Ok(parent) = std::fs::canonicalize(parent) else {
             continue;
         };
-        if let Some(dir) = dirs.iter().find(|d| **d == parent) {
+        if let Some((_, dir)) = dirs.iter().find(|(canonical, _)| *canonical == parent) {
             return Err(CliError::usage(format!(
                 "{flag} {}: inside {}, a directory this command reads, where `validate`, `report` and `diff` would take it for results; write it elsewhere",
                 path.display(),
