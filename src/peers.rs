@@ -545,16 +545,24 @@ fn run_tool_on(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(core) = core {
-        let set = crate::system::affinity::cpu_set(&[core]).map_err(ToolError::Spawn)?;
-        // SAFETY: the closure makes one async-signal-safe system call on a set built before the fork;
-        // a refusal is not fatal here, the read-back below records what the child really got.
-        unsafe {
-            command.pre_exec(move || {
-                let _ = crate::system::affinity::apply_cpu_set(&set);
-                Ok(())
-            });
-        }
+    let set = match core {
+        Some(core) => Some(crate::system::affinity::cpu_set(&[core]).map_err(ToolError::Spawn)?),
+        None => None,
+    };
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the closure makes only async-signal-safe system calls (prctl, getppid, sched_setaffinity)
+    // on values built before the fork. A tool that outlived macbench (SIGTERM to `compare` while
+    // `openssl speed -seconds N` ran) would run on with parent 1 for its whole round; a pinning refusal
+    // is not fatal here, the read-back below records what the child really got.
+    unsafe {
+        command.pre_exec(move || {
+            crate::system::lifetime::die_with_parent(parent)?;
+            if let Some(set) = &set {
+                let _ = crate::system::affinity::apply_cpu_set(set);
+            }
+            Ok(())
+        });
     }
     let child = command
         .spawn()

@@ -80,7 +80,7 @@ fn run_writes_a_labelled_directory_that_validates() {
         .arg(&dir)
         .output()
         .unwrap();
-    one_line_error(&again, 2, "already holds results");
+    one_line_error(&again, 2, "results.json, which this run would replace");
     // -o that is a file, -o with --json, and absurd labels: one-line usage errors.
     let file = dir.join("results.json");
     one_line_error(

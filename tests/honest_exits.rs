@@ -412,3 +412,113 @@ fn sigterm_ends_every_command_without_leaving_locks() {
         .unwrap();
     terminated_once_locked(child, dir.path());
 }
+
+/// The processes whose parent is `parent`, each with its command name and command line (from
+/// /proc/PID/stat and /proc/PID/cmdline).
+fn children_of(parent: u32) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …: comm may hold spaces, so split at the last ')'.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        if rest.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let words: Vec<String> = cmdline
+                .split(|&b| b == 0)
+                .map(|w| String::from_utf8_lossy(w).into_owned())
+                .collect();
+            found.push((
+                pid,
+                format!("{} {}", &stat[open + 1..close], words.join(" ")),
+            ));
+        }
+    }
+    found
+}
+
+/// Whether `pid` still runs: present in /proc and not a zombie (a zombie has ended; its new parent
+/// reaps it when it will).
+fn still_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat.rfind(')').and_then(|close| {
+            stat[close + 1..]
+                .split_whitespace()
+                .next()
+                .map(str::to_string)
+        });
+        state.as_deref() != Some("Z")
+    })
+}
+
+/// SIGTERM to `compare` while `openssl speed -seconds 20` ran left openssl running with parent 1 for
+/// the rest of its 20 s. The tool now dies with macbench.
+#[test]
+fn sigterm_to_compare_leaves_no_peer_tool_running() {
+    if common::skip_without_openssl_cli() {
+        return;
+    }
+    let mut child = macbench()
+        .args(["compare", "--against", "openssl", "--alg", "hmac-sha256"])
+        .args(["--sizes", "64", "--rounds", "1", "--duration", "20"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    // `openssl version` (the probe) comes and goes first; the harness is measured; then `openssl speed`.
+    let tool = loop {
+        if let Some((pid, _)) = children_of(child.id())
+            .into_iter()
+            .find(|(_, command)| command.starts_with("openssl ") && command.contains(" speed"))
+        {
+            break pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "compare never started openssl speed"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "compare ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let gone_by = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while still_running(tool) {
+        assert!(
+            std::time::Instant::now() < gone_by,
+            "openssl (pid {tool}) still runs after compare ended"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `compare --rounds 100 --duration 86400` announced "about ~4800.0 h" and started: the whole
+/// comparison is bounded as a run's `--budget` is, 24 h.
+#[test]
+fn compare_refuses_more_than_24_hours_in_all() {
+    let out = macbench()
+        .args(["compare", "--against", "openssl", "--alg", "hmac-sha256"])
+        .args(["--sizes", "64", "--rounds", "100", "--duration", "86400"])
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "--rounds 100 × --duration 86400 s × 2 sides × 1 algorithm(s) × 1 size(s) is ~4800.0 h of runs, more than the 24 h a comparison may take",
+    );
+}

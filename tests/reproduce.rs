@@ -243,7 +243,7 @@ fn unknown_studies_and_absurd_values_are_one_line_usage_errors() {
         (&["mac-speeds-thread", "-o", "/dev/null"], "not a directory"),
         (
             &["mac-speeds-thread", "--resume", "/dev/null"],
-            "no such directory",
+            "--resume /dev/null: is not a directory",
         ),
     ];
     for (args, needle) in cases {

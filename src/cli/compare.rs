@@ -64,7 +64,7 @@ pub struct CompareArgs {
     /// Rounds per size: peer, ours, peer, ours … (order alternating), each `--duration` long; the
     /// ratio is the median of the rounds with a 95 % bootstrap interval. Fewer than 5 rounds give a
     /// ratio and its range but no verdict: their range is no 95 % interval.
-    #[arg(long, default_value_t = DEFAULT_ROUNDS, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, default_value_t = DEFAULT_ROUNDS, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub rounds: usize,
     /// Refuse to start when other processes use more than 10 % of the core (sampled for 0.25 s
     /// first) or when that cannot be read: one line, exit 1.
@@ -274,6 +274,7 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
             peer.name()
         )));
     }
+    check_total_time(algorithms.len(), sizes.len(), rounds, seconds)?;
     if let Some(b) = &args.backend {
         crate::spec::resolve_backend(b)?;
     }
@@ -295,6 +296,27 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         basis,
         rounds,
     })
+}
+
+/// The whole comparison bounded as one run is ([`crate::spec::values::MAX_DURATION`], 24 h): each
+/// flag within its own bound could still multiply to months (`--rounds 100 --duration 86400` is
+/// 4800 h). Refused before anything runs; exit 2.
+fn check_total_time(
+    algorithms: usize,
+    sizes: usize,
+    rounds: usize,
+    seconds: u32,
+) -> Result<(), CliError> {
+    let total_s = (algorithms * sizes * rounds * 2) as f64 * f64::from(seconds);
+    let max = crate::spec::values::MAX_DURATION.as_secs_f64();
+    if total_s > max {
+        return Err(CliError::usage(format!(
+            "--rounds {rounds} × --duration {seconds} s × 2 sides × {algorithms} algorithm(s) × {sizes} size(s) is {} of runs, more than the {:.0} h a comparison may take; give fewer rounds, algorithms or sizes, or a shorter --duration",
+            super::human_duration(total_s),
+            max / 3600.0
+        )));
+    }
+    Ok(())
 }
 
 /// Our function for each algorithm, each checked before the peer runs: the peer's benchmark offers the
@@ -401,7 +423,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     eprintln!("macbench: {} {version}", peer.name());
     let cases = inputs.algorithms.len() * inputs.sizes.len() * inputs.rounds * 2;
     eprintln!(
-        "macbench: {} round(s) of {} ({}) and ours on {} algorithm(s) × {} size(s), {} s each, alternating, both on CPU {}, basis {}: about {}",
+        "macbench: {} round(s) of {} ({}) and ours on {} algorithm(s) × {} size(s), {} s each, alternating, both on CPU {}, basis {}: {} in all",
         inputs.rounds,
         peer.name(),
         peer.binary(),

@@ -16,8 +16,8 @@ pub struct DiffArgs {
     #[arg(value_name = "NEW.json|DIR")]
     pub new: PathBuf,
     /// Exit 1 when a result is slower beyond noise by more than this many percent (absolute or
-    /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5`.
-    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    /// apparent cycles/byte), as a CI gate: `--fail-on-regression 5` (`5%` alike).
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = crate::spec::parse_percent)]
     pub fail_on_regression: Option<f64>,
     #[command(flatten)]
     pub outputs: RowOutputs,
@@ -94,6 +94,12 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
         .iter()
         .flat_map(|(o, n)| [("OLD.json", o.as_path()), ("NEW.json", n.as_path())])
         .collect();
+    let outputs: Vec<(&str, &Path)> =
+        [("--json", &args.outputs.json), ("--csv", &args.outputs.csv)]
+            .into_iter()
+            .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+            .collect();
+    super::files::not_into_inputs(&outputs, &[args.old.clone(), args.new.clone()])?;
     let _locked = args.outputs.prepare(&inputs)?;
     let mut rows = Vec::new();
     let mut rates = Vec::new();

@@ -36,6 +36,7 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
         .iter()
         .map(|p| ("RESULTS", p.as_path()))
         .collect();
+    super::files::not_into_inputs(&[("-o", args.output.as_path())], &args.paths)?;
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &read)?;
     let bytes = match args.format {
         Format::Bmf => {

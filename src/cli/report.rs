@@ -60,6 +60,52 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
     Ok(loaded)
 }
 
+/// Each claims file named for its column: its host's label, and where one study has two reproductions
+/// of one host (`a/` and `b/` both from `vm`) the directory too — `vm (a)`, `vm (b)` — so that the
+/// columns do not read `vm | vm`; the same directory name twice is numbered (`vm (out) #2`).
+fn claims_columns(
+    claims: Vec<(PathBuf, crate::results::claims::ClaimsFile)>,
+) -> Vec<crate::results::claims::ClaimsFile> {
+    let named: Vec<(String, crate::results::claims::ClaimsFile)> = claims
+        .iter()
+        .map(|(path, c)| {
+            let twin = claims
+                .iter()
+                .filter(|(_, o)| o.study == c.study && o.host == c.host)
+                .count()
+                > 1;
+            let dir = path
+                .parent()
+                .and_then(|d| std::fs::canonicalize(d).ok())
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| path.display().to_string());
+            let host = if c.host.is_empty() {
+                "unknown"
+            } else {
+                &c.host
+            };
+            let column = if twin {
+                format!("{host} ({dir})")
+            } else {
+                c.host.clone()
+            };
+            (column, c.clone())
+        })
+        .collect();
+    let mut out: Vec<crate::results::claims::ClaimsFile> = Vec::with_capacity(named.len());
+    for (column, mut c) in named {
+        let mut label = column.clone();
+        let mut k = 2;
+        while out.iter().any(|o| o.study == c.study && o.host == label) {
+            label = format!("{column} #{k}");
+            k += 1;
+        }
+        c.host = label;
+        out.push(c);
+    }
+    out
+}
+
 /// The results files and claims files `paths` name (files, directories, quoted globs).
 pub fn expand(paths: &[PathBuf]) -> Result<read::Inputs, CliError> {
     read::expand_inputs(paths).map_err(|e| CliError::usage(e.to_string()))
@@ -71,8 +117,13 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     let claims = inputs
         .claims
         .iter()
-        .map(|p| read::read_claims(p).map_err(|e| CliError::usage(e.to_string())))
+        .map(|p| {
+            read::read_claims(p)
+                .map(|c| (p.clone(), c))
+                .map_err(|e| CliError::usage(e.to_string()))
+        })
         .collect::<Result<Vec<_>, _>>()?;
+    let claims = claims_columns(claims);
     // A report of nothing is not a report: say so rather than write an empty page with exit 0.
     if files.iter().all(|f| f.doc.results.is_empty()) {
         return Err(CliError::failure(format!(
@@ -90,6 +141,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         .chain(&inputs.claims)
         .map(|p| ("RESULTS", p.as_path()))
         .collect();
+    super::files::not_into_inputs(&[("-o", args.output.as_path())], &args.files)?;
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &inputs)?;
     if let Some(dir) = args.png.as_deref().filter(|d| d.exists() && !d.is_dir()) {
         return Err(CliError::usage(format!(

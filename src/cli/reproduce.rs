@@ -8,6 +8,7 @@
 
 use super::CliError;
 use crate::reproduce::{self, Evidence, Study};
+use crate::results::claims::CLAIMS_FILE;
 use crate::spec::values::parse_duration;
 use clap::Parser;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,10 @@ pub struct ReproduceArgs {
     #[arg(long, conflicts_with = "list")]
     pub energy: bool,
 }
+
+/// The report a reproduction writes in its directory, and the directory of its figures as PNGs.
+const REPORT: &str = "report.html";
+const FIGURES: &str = "figures";
 
 /// `run`'s flags parsed as `run` parses them.
 #[derive(Parser)]
@@ -135,6 +140,15 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
             files.push(path);
         }
     }
+    // Before any file is written: a reproduction with no results has no claims to state either (a
+    // claims file of "cannot be tested" everywhere would read as a finished reproduction).
+    if files.is_empty() {
+        return Err(CliError::failure(format!(
+            "no step of {} left results in {}: no claims and no report written",
+            study.id,
+            dir.display()
+        )));
+    }
     let outcomes = reproduce::evaluate(study, &evidence);
     let table = reproduce::claims_markdown(study, &evidence, &outcomes);
     let write = |name: &str, bytes: &[u8]| {
@@ -145,21 +159,14 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
     let claims = reproduce::claims_file(study, &evidence, &outcomes);
     let text =
         serde_json::to_string_pretty(&claims).map_err(|e| CliError::failure(e.to_string()))?;
-    write(crate::results::claims::CLAIMS_FILE, text.as_bytes())?;
+    write(CLAIMS_FILE, text.as_bytes())?;
     print!("\n{table}");
-    if files.is_empty() {
-        return Err(CliError::failure(format!(
-            "no step of {} left results in {}: no report",
-            study.id,
-            dir.display()
-        )));
-    }
     // The directory itself: its steps' results and its claims table, as `report DIR` reads any host's.
     let report = super::report::ReportArgs {
         files: vec![dir.to_path_buf()],
-        output: dir.join("report.html"),
+        output: dir.join(REPORT),
         scenario: None,
-        png: Some(dir.join("figures")),
+        png: Some(dir.join(FIGURES)),
     };
     super::report::report(&report)?;
     println!(
@@ -170,16 +177,45 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Where the reproduction goes: `--resume DIR` (which must exist), `-o DIR` or `reproduce-STUDY`
-/// (which must not already hold a reproduction: never mixed into another one's files).
+/// Where the reproduction goes: `--resume DIR` (which must exist and hold this study's reproduction,
+/// if any), `-o DIR` or `reproduce-STUDY`, which must hold neither a reproduction nor a file a
+/// reproduction writes (`report.html`, `figures/`): a user's file is never replaced, and two studies
+/// never share a directory. Under `--resume` the report and figures are the reproduction's own and are
+/// rewritten.
 fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> {
     if let Some(dir) = &args.resume {
-        if !dir.is_dir() {
+        match std::fs::metadata(dir) {
+            Err(_) => {
+                return Err(CliError::usage(format!(
+                    "--resume {}: no such directory",
+                    dir.display()
+                )))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(CliError::usage(format!(
+                    "--resume {}: {}; give the directory a reproduction was written to (`reproduce -o DIR`)",
+                    dir.display(),
+                    if m.is_file() {
+                        "is a file, not a directory"
+                    } else {
+                        "is not a directory"
+                    }
+                )))
+            }
+            Ok(_) => {}
+        }
+        if let Some(other) = held_study(dir).filter(|held| held.id != study.id) {
             return Err(CliError::usage(format!(
-                "--resume {}: no such directory",
-                dir.display()
+                "--resume {}: holds a reproduction of {}, not {}: `macbench reproduce {} --resume {}` continues it, or give {} another directory",
+                dir.display(),
+                other.id,
+                study.id,
+                other.id,
+                dir.display(),
+                study.id
             )));
         }
+        super::files::output_dir("--resume", dir, "the reproduction's files")?;
         return Ok(dir.clone());
     }
     let dir = args
@@ -192,11 +228,19 @@ fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> 
             dir.display()
         )));
     }
+    if let Some(other) = held_study(&dir).filter(|held| held.id != study.id) {
+        return Err(CliError::usage(format!(
+            "-o {}: holds a reproduction of {}; give {} another directory",
+            dir.display(),
+            other.id,
+            study.id
+        )));
+    }
     let taken = study
         .steps
         .iter()
         .map(|s| dir.join(format!("{}.json", s.name)))
-        .chain([dir.join("claims.md")])
+        .chain([dir.join("claims.md"), dir.join(CLAIMS_FILE)])
         .find(|p| p.exists());
     if let Some(file) = taken {
         return Err(CliError::usage(format!(
@@ -206,8 +250,27 @@ fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> 
             dir.display()
         )));
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| CliError::failure(format!("-o {}: {e}", dir.display())))?;
+    let figures = dir.join(FIGURES);
+    let written = [dir.join(REPORT)].into_iter().chain(
+        std::fs::read_dir(&figures)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default(),
+    );
+    if let Some(file) = written
+        .into_iter()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    {
+        return Err(CliError::usage(format!(
+            "-o {}: already holds {}, which a reproduction writes; give another -o or move it away",
+            dir.display(),
+            file.display()
+        )));
+    }
+    super::files::output_dir("-o", &dir, "the reproduction's files")?;
     Ok(dir)
 }
 
@@ -232,6 +295,25 @@ fn check_step_files(study: &Study, dir: &Path) -> Result<(), CliError> {
             })?;
     }
     Ok(())
+}
+
+/// The study whose reproduction `dir` holds, if any: the one its claims file names, else the one whose
+/// step files are there (step names are distinct across studies; `tests/reproduce.rs` keeps them so).
+fn held_study(dir: &Path) -> Option<&'static Study> {
+    let claims = dir.join(CLAIMS_FILE);
+    // A regular file only: reading a FIFO would wait for a writer.
+    if let Some(study) = Some(&claims)
+        .filter(|c| c.is_file())
+        .and_then(|c| crate::report::read::read_claims(c).ok())
+        .and_then(|c| reproduce::study(&c.study).ok())
+    {
+        return Some(study);
+    }
+    reproduce::STUDIES.iter().copied().find(|s| {
+        s.steps
+            .iter()
+            .any(|step| dir.join(format!("{}.json", step.name)).is_file())
+    })
 }
 
 /// Whether a step's results file is there and complete (not the partial file of an interrupted run).
@@ -267,10 +349,11 @@ fn print_plan(study: &Study, budgets: &[f64], budget_s: f64, dir: &Path, one_cor
         );
     }
     if total > budget_s * 1.01 {
+        // Said as what is needed: the shares of a budget below this leave some step under its floor.
         eprintln!(
-            "reproduce: a budget of {budget_s:.0} s is too small for {} steps of at least {:.0} s: the plan takes ≈ {total:.0} s",
-            study.steps.len(),
-            reproduce::MIN_STEP_BUDGET_S
+            "reproduce: a budget of {budget_s:.0} s gives some step less than the {:.0} s a step needs, so the plan takes ≈ {total:.0} s; --budget {:.0} or more keeps the study's shares",
+            reproduce::MIN_STEP_BUDGET_S,
+            (reproduce::budget_for_shares(study) - 1e-9).ceil()
         );
     }
     eprintln!(

@@ -42,7 +42,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "default", allow_hyphen_values = true)]
     pub sizes: String,
     /// Concurrent sessions (threads); default: one per core of --cores.
-    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub sessions: Option<usize>,
     /// Core set, e.g. `0,1` or `0-7`; default: all online CPUs.
     #[arg(long, allow_hyphen_values = true)]
@@ -60,16 +60,16 @@ pub struct RunArgs {
     /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
     /// Given without --target-ci, exactly this many run [default: 3, and extra repeats where the
     /// interval misses --target-ci while the budget lasts].
-    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub repeat: Option<usize>,
     /// Target precision: the 95 % confidence interval's half-width, in percent of the median
     /// cycles/byte. Extra repeats go to the scenarios whose intervals are widest against it (up to
     /// --max-repeat each) while the --budget lasts; a result still wider is flagged `noisy`. `0`
     /// turns the target off. `5` and `5%` mean the same [default: 5, or off when --repeat is given].
-    #[arg(long, allow_hyphen_values = true, value_parser = parse_percent)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_percent)]
     pub target_ci: Option<f64>,
     /// Most repeats per scenario, those added for --target-ci included.
-    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<usize>)]
+    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub max_repeat: usize,
     /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
     /// a time), `burst:N` (N per call; multi-buffer backends compute them in SIMD lanes) or
@@ -99,7 +99,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = VerifyMode::None)]
     pub verify: VerifyMode,
     /// Re-key every N messages (key setup then counts in the per-byte metrics).
-    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_whole::<u64>)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<u64>)]
     pub rekey: Option<u64>,
     /// Check validity and adjust and re-run until valid or a bound is hit (Rashwan et al., Fig. 3).
     #[arg(long)]
@@ -140,7 +140,15 @@ pub struct RunArgs {
     /// 0.25 s first) or when that cannot be read: one line, exit 1.
     #[arg(long)]
     pub quiet_check: bool,
+    /// Set for bare `macbench` only (its default `macbench-results.json`, which the user did not
+    /// name): an earlier results file there is kept under a dated name, and any other file refused,
+    /// rather than replaced. An explicit `--json FILE` is the user's choice and is replaced.
+    #[arg(skip)]
+    pub keep_previous: bool,
 }
+
+/// Where bare `macbench` writes its results.
+pub const DEFAULT_RESULTS: &str = "macbench-results.json";
 
 impl Default for RunArgs {
     fn default() -> Self {
@@ -151,7 +159,8 @@ impl Default for RunArgs {
             args: RunArgs,
         }
         let mut args = Wrapper::parse_from(["macbench"]).args;
-        args.json = Some(PathBuf::from("macbench-results.json"));
+        args.json = Some(PathBuf::from(DEFAULT_RESULTS));
+        args.keep_previous = true;
         args
     }
 }
@@ -286,6 +295,8 @@ fn new_document(
 /// Prints a line per finished scenario and rewrites the files.
 struct Terminal<'a> {
     args: &'a RunArgs,
+    /// Bare `macbench`'s earlier results, kept before the first write replaces them.
+    previous: Option<Previous>,
     progress: Option<indicatif::ProgressBar>,
     table: Table,
 }
@@ -320,6 +331,15 @@ impl sweep::Observer for Terminal<'_> {
                 self.say(table::line(&self.table, result));
                 for a in &result.adjustments {
                     self.say(format!("    auto: {a}"));
+                }
+            }
+        }
+        if !doc.results.is_empty() {
+            if let Some(line) = keep_previous(&mut self.previous).map_err(|e| e.message)? {
+                // Standard error, above the progress bar: a note, not a row of the table.
+                match &self.progress {
+                    Some(pb) => pb.suspend(|| eprintln!("{line}")),
+                    None => eprintln!("{line}"),
                 }
             }
         }
@@ -449,13 +469,27 @@ fn check_window(
 /// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
 pub(super) fn check_label(label: Option<&str>) -> Result<(), CliError> {
     let Some(label) = label else { return Ok(()) };
-    if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control)
+    if label.trim().is_empty()
+        || label.chars().count() > 64
+        || label.chars().any(|c| c.is_control() || is_format_char(c))
     {
         return Err(CliError::usage(format!(
-            "--label {label:?}: give a host name of 1 to 64 printable characters"
+            "--label {}: give a host name of 1 to 64 printable characters (no control or invisible formatting characters)",
+            label.escape_debug()
         )));
     }
     Ok(())
+}
+
+/// Unicode's invisible format characters (general category Cf) and line/paragraph separators: a
+/// zero-width space makes two labels that look alike differ, and a right-to-left override turns the
+/// text after it around in every table and legend that shows the label.
+fn is_format_char(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
+        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
 }
 
 /// The file names `run -o DIR` writes in DIR.
@@ -463,30 +497,37 @@ pub const RESULTS_JSON: &str = "results.json";
 pub const RESULTS_CSV: &str = "results.csv";
 
 /// `args` with `-o DIR` turned into `--json DIR/results.json --csv DIR/results.csv`, DIR made; refused
-/// when DIR is a file or already holds results (a host's results are never mixed with another run's).
+/// (exit 2, one line naming the file) when DIR is a file, cannot be written, or already holds a file
+/// this run would write or a reader of DIR would read beside it (any `*.json`): a host's results are
+/// never mixed with another run's, nor a user's file replaced.
 fn into_output_dir(args: &RunArgs) -> Result<RunArgs, CliError> {
     let mut args = args.clone();
     let Some(dir) = args.output_dir.take() else {
         return Ok(args);
     };
-    if dir.exists() && !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "-o {}: not a directory; give a directory for this host's results",
-            dir.display()
-        )));
-    }
     let json = dir.join(RESULTS_JSON);
-    if json.exists() {
+    let csv = dir.join(RESULTS_CSV);
+    let threads = csv_export::threads_path(&csv);
+    if let Some(taken) = [&json, &csv, &threads]
+        .into_iter()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    {
         return Err(CliError::usage(format!(
-            "-o {}: already holds results ({}); give another directory or remove it",
+            "-o {}: already holds {}, which this run would replace; give another directory or move it away",
             dir.display(),
-            json.display()
+            taken.display()
         )));
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| CliError::failure(format!("-o {}: {e}", dir.display())))?;
+    if let Some(other) = super::files::json_files_in(&dir).into_iter().next() {
+        return Err(CliError::usage(format!(
+            "-o {}: already holds {}, which `report`, `validate` and `diff` of the directory would read beside this run's results; give another directory or move it away",
+            dir.display(),
+            other.display()
+        )));
+    }
+    super::files::output_dir("-o", &dir, "this host's results")?;
     args.json = Some(json);
-    args.csv = Some(dir.join(RESULTS_CSV));
+    args.csv = Some(csv);
     Ok(args)
 }
 
@@ -507,6 +548,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
     let _locked = super::files::prepare_owned(&outputs, &[])?;
+    let previous = previous_results(args)?;
     let clock = clock::clock_info();
     check_window(args, &plan, &clock)?;
     let mut conditions = super::machine_before(&spec.cores, args.quiet_check)?;
@@ -528,6 +570,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
     let mut terminal = Terminal {
         args,
+        previous,
         progress: super::progress_bar(plan.scenarios.len()),
         table: if energy.is_some() {
             table::scenario_table_with_energy(Style::detect())
@@ -559,8 +602,71 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let interrupted = outcome.map_err(|e| CliError::failure(e.to_string()))?;
     doc.partial = interrupted;
     doc.conditions = Some(super::machine_after(&mut conditions));
+    if !doc.results.is_empty() {
+        if let Some(line) = keep_previous(&mut terminal.previous)? {
+            eprintln!("{line}");
+        }
+    }
     write_outputs(&doc, args, true)?;
     summary(&doc, args, interrupted)
+}
+
+/// An earlier results file at bare `macbench`'s default output: kept under a dated name just before
+/// the first write would replace it, so yesterday's run stays beside today's for `diff`, and a run
+/// that finishes nothing leaves it as it was.
+struct Previous {
+    path: PathBuf,
+    kept: bool,
+}
+
+/// Checked once the outputs are locked, before anything runs: nothing at the default output (`None`),
+/// earlier macbench results (`Some`, kept at the first write), or a file that is not macbench results —
+/// refused, exit 2: the user never named it, so it is not ours to replace. An explicit `--json FILE`
+/// is the user's choice and is not checked.
+fn previous_results(args: &RunArgs) -> Result<Option<Previous>, CliError> {
+    use crate::report::read::{self, ReadError};
+    let Some(path) = args.json.as_deref().filter(|_| args.keep_previous) else {
+        return Ok(None);
+    };
+    // Nothing there yet, or not a regular file (a device, a FIFO): the output rules apply as for --json.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    match read::read(path) {
+        Err(
+            e @ (ReadError::Io { .. }
+            | ReadError::TooLarge { .. }
+            | ReadError::Empty { .. }
+            | ReadError::NotJson { .. }
+            | ReadError::NotOurs { .. }),
+        ) => Err(CliError::usage(format!(
+            "{e}; bare `macbench` replaces only its own earlier results (keeping them under a dated name): move the file away, or give --json FILE"
+        ))),
+        // macbench's, even if damaged or from a newer version: kept, never lost.
+        _ => Ok(Some(Previous {
+            path: path.to_path_buf(),
+            kept: false,
+        })),
+    }
+}
+
+/// Keep the earlier results (once, before the first write); the line that says where they went.
+fn keep_previous(previous: &mut Option<Previous>) -> Result<Option<String>, CliError> {
+    let Some(p) = previous.as_mut().filter(|p| !p.kept) else {
+        return Ok(None);
+    };
+    let kept = report::output::keep_dated(&p.path).map_err(|e| {
+        CliError::failure(format!(
+            "{}: cannot keep the earlier results before replacing them ({e}); nothing was replaced",
+            p.path.display()
+        ))
+    })?;
+    p.kept = true;
+    Ok(Some(format!(
+        "macbench: the earlier results in {} are kept as {}",
+        p.path.display(),
+        kept.display()
+    )))
 }
 
 /// The harness cost (the null function), said before the sweep.
@@ -674,10 +780,27 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
     if warned > 0 {
         crate::outln!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
     }
-    for path in args.json.iter() {
+    // No scenario finished: nothing was written (an earlier file stays as it was), so name no file.
+    let written: Vec<&std::path::Path> = args
+        .json
+        .iter()
+        .chain(&args.csv)
+        .map(PathBuf::as_path)
+        .collect();
+    if doc.results.is_empty() && !written.is_empty() {
+        crate::outln!(
+            "results: none written (no scenario finished); {} left as it was",
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        );
+    }
+    for path in args.json.iter().filter(|_| !doc.results.is_empty()) {
         crate::outln!("results: {}", path.display());
     }
-    if let Some(path) = &args.csv {
+    if let Some(path) = args.csv.as_ref().filter(|_| !doc.results.is_empty()) {
         if report::output::is_stream(path) {
             crate::outln!(
                 "results: {} (no per-thread file for a stream)",
@@ -803,12 +926,4 @@ impl RunArgs {
             (None, None) => DEFAULT_TARGET_CI_PERCENT,
         }
     }
-}
-
-/// A percentage as people write it: `5`, `5%`, `2.5 %`.
-fn parse_percent(text: &str) -> Result<f64, String> {
-    let number = text.trim().trim_end_matches('%').trim_end();
-    number
-        .parse::<f64>()
-        .map_err(|_| format!("{text:?} is not a percentage (e.g. 5 or 5%)"))
 }

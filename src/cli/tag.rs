@@ -161,6 +161,14 @@ fn read_message(file: Option<&std::path::Path>) -> Result<Vec<u8>, CliError> {
         Some(p) => {
             let f = std::fs::File::open(p)
                 .map_err(|e| CliError::usage(format!("{}: {e}", p.display())))?;
+            // A directory opens but cannot be read: bad input like a missing file (exit 2), not a
+            // failure while reading (it was exit 1).
+            if f.metadata().is_ok_and(|m| m.is_dir()) {
+                return Err(CliError::usage(format!(
+                    "{}: is a directory; give a file, or - for standard input",
+                    p.display()
+                )));
+            }
             read_bounded(&p.display().to_string(), f)
         }
     }

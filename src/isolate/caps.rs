@@ -62,11 +62,12 @@ pub fn capabilities(accel: Accel) -> Result<Capabilities, String> {
                 .output()
                 .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
             if !out.status.success() {
-                return Err(format!(
-                    "{accel} child failed ({}): {}",
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ));
+                // Its words when it said any; never a line ending in a dangling ": ".
+                let said = String::from_utf8_lossy(&out.stderr);
+                return Err(match said.trim() {
+                    "" => format!("{accel} child failed ({}) and said nothing", out.status),
+                    said => format!("{accel} child failed ({}): {said}", out.status),
+                });
             }
             serde_json::from_slice(&out.stdout).map_err(|e| format!("{accel} child caps: {e}"))
         })

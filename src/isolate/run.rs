@@ -160,10 +160,16 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
         .map_err(|e| fail(format!("{accel} child: {e}")))?;
     let output = output.map_err(|e| fail(format!("{accel} child output: {e}")))?;
     let reply: RunReply = serde_json::from_slice(&output).map_err(|e| {
-        fail(format!(
-            "{accel} child ({status}) gave no result ({e}): {}",
-            String::from_utf8_lossy(&output).trim()
-        ))
+        let said = String::from_utf8_lossy(&output);
+        fail(match said.trim() {
+            // Nothing to quote: say what was expected rather than end the line in a dangling ": ".
+            "" => format!(
+                "{accel} child {} ({status}) printed nothing; expected a macbench executable's reply (${})",
+                super::executable().map_or_else(|e| e, |p| p.display().to_string()),
+                super::EXE_ENV
+            ),
+            said => format!("{accel} child ({status}) gave no result ({e}): {said}"),
+        })
     })?;
     match (reply.ok, reply.error) {
         (Some(raw), _) => Ok(raw),

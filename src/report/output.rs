@@ -11,6 +11,11 @@
 //!   survives and the file it points to is the one updated.
 //! - Before any work starts, [`prepare`] refuses an output that cannot be written, that is also an input
 //!   or another output, or that another macbench is writing (advisory lock, held until the guard drops).
+//!   An output that is standard output by another name (`/dev/stdout`) moves printed lines to standard
+//!   error, as `-` does.
+//! - A file the user did not name (bare `macbench`'s `macbench-results.json`) is not lost: the CLI
+//!   keeps it under a dated name first ([`keep_dated`]); which files are kept, refused or replaced is
+//!   docs/robustness.md's table.
 //!
 //! The lock is `flock` on a sibling `.NAME.lock`, not on the output itself: the output's inode is
 //! replaced by every rename, so a lock on it would protect only the first version of the file.
@@ -267,7 +272,9 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
     let not_writable = |e: std::io::Error| OutputError::NotWritable {
         flag: flag.to_string(),
         path: target.display().to_string(),
-        reason: format!("lock file {}: {e}", lock_path.display()),
+        // The reason alone: the lock file sits beside the output, and naming both read as the path
+        // said twice.
+        reason: e.to_string(),
     };
     loop {
         let file = OpenOptions::new()
@@ -349,6 +356,11 @@ pub fn prepare(
         match kind(path) {
             Ok(Kind::Stdout) => crate::stdio::take_stdout(),
             Ok(Kind::Through(target)) => {
+                // `/dev/stdout` (or `/proc/self/fd/1`) is standard output by another name: printed
+                // lines move to standard error as for `-`, or the document would be mixed with them.
+                if is_standard_output(&target) {
+                    crate::stdio::take_stdout();
+                }
                 if std::fs::metadata(&target).is_ok() {
                     // Devices and FIFOs: only ask; opening a FIFO would wait for a reader.
                     access_write(&target).map_err(not_writable)?;
@@ -377,6 +389,109 @@ pub fn prepare(
         }
     }
     Ok(Prepared { _locks: locks })
+}
+
+/// Whether files can be made in `dir`: a file made and removed at once. Asking `access(2)` is not
+/// enough: root passes it on a read-only file system.
+pub fn writable_dir(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".macbench-probe.{}", std::process::id()));
+    live(&probe);
+    let made = OpenOptions::new().write(true).create_new(true).open(&probe);
+    let _ = std::fs::remove_file(&probe);
+    gone(&probe);
+    made.map(drop)
+}
+
+/// Whether `path` is the very file standard output is (same device and inode): `/dev/stdout`, or a
+/// FIFO or terminal the shell also gave as standard output.
+fn is_standard_output(path: &Path) -> bool {
+    let Ok(named) = std::fs::metadata(path) else {
+        return false;
+    };
+    // SAFETY: fstat on descriptor 1 writes only into the zeroed struct it is given.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; `st` outlives the call.
+    if unsafe { libc::fstat(1, &mut st) } != 0 {
+        return false;
+    }
+    named.dev() == st.st_dev && named.ino() == st.st_ino
+}
+
+/// Keep the file at `path` under a dated name beside it before it is replaced:
+/// `macbench-results.json` last modified at 01:23:45 on 27 November 2026 (local time) is kept as
+/// `macbench-results.2026-11-27T01-23-45.json` (`-2`, `-3` … added when that name is taken; no file is
+/// ever overwritten). A hard link where the file system allows it (instant, and the file stays in
+/// place until the rename that replaces it), else a copy. Returns the name it is kept as.
+pub fn keep_dated(path: &Path) -> std::io::Result<PathBuf> {
+    let source = std::fs::canonicalize(path)?;
+    let modified = std::fs::metadata(&source)?.modified()?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    let stamp = local_stamp(modified);
+    for n in 1..=1000 {
+        let suffix = if n == 1 {
+            String::new()
+        } else {
+            format!("-{n}")
+        };
+        let kept = path.with_file_name(format!("{stem}.{stamp}{suffix}{ext}"));
+        match std::fs::hard_link(&source, &kept) {
+            Ok(()) => return Ok(kept),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) => match copy_new(&source, &kept) {
+                Ok(()) => return Ok(kept),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            },
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "1000 dated names beside it are taken ({stem}.{stamp}-N{ext})"
+    )))
+}
+
+/// Copy `from` to `to`, which must not exist yet, with its permissions.
+fn copy_new(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut source = File::open(from)?;
+    let mut dest = OpenOptions::new().write(true).create_new(true).open(to)?;
+    let result = (|| {
+        dest.set_permissions(source.metadata()?.permissions())?;
+        std::io::copy(&mut source, &mut dest)?;
+        dest.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(to);
+    }
+    result
+}
+
+/// `2026-11-27T01-23-45`: a moment in local time as a file name can hold it (no `:`), sorting as the
+/// moments do.
+fn local_stamp(at: std::time::SystemTime) -> String {
+    let secs = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as libc::time_t;
+    // SAFETY: localtime_r reads `secs` and writes only into the zeroed struct it is given.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; both pointers are valid for the call.
+    if unsafe { libc::localtime_r(&secs, &mut tm) }.is_null() {
+        return format!("{secs}");
+    }
+    format!(
+        "{:04}-{:02}-{:02}T{:02}-{:02}-{:02}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec
+    )
 }
 
 fn access_write(path: &Path) -> std::io::Result<()> {

@@ -226,6 +226,17 @@ pub fn step_budgets(study: &Study, budget_s: f64) -> Vec<f64> {
         .collect()
 }
 
+/// The smallest total budget, seconds, whose shares give every step of `study` at least
+/// [`MIN_STEP_BUDGET_S`]: below it [`step_budgets`] raises some step to the floor.
+pub fn budget_for_shares(study: &Study) -> f64 {
+    let smallest = study
+        .steps
+        .iter()
+        .map(|s| s.share)
+        .fold(f64::INFINITY, f64::min);
+    MIN_STEP_BUDGET_S / smallest
+}
+
 /// A step's `run` flags with [`ONE_CORE`] replaced by `one_core`.
 pub fn step_args(step: &Step, one_core: usize) -> Vec<String> {
     step.args

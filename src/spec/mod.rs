@@ -15,7 +15,7 @@ use std::time::Duration;
 
 pub use values::{
     check_count, dedup_list, duration_from_secs, parse_cpus, parse_duration, parse_duration_within,
-    parse_one_cpu,
+    parse_one_cpu, parse_percent,
 };
 
 /// A value the user gave that cannot be used; the message names the flag and what would be accepted.
@@ -393,10 +393,24 @@ pub fn parse_tag_len(text: &str) -> Result<usize, String> {
         .map_err(|_| format!("{text:?} is not a tag length: give a number of bytes, 1 or more"))
 }
 
-/// A whole-number flag as a user types it (`--sessions`, `--repeat`, `--max-repeat`, `--rekey`,
-/// `--seed`, `--replay-window`, `--inject-bad`, `--sender-core`, …): a negative, empty or non-numeric
+/// A whole-number flag as a user types it (`--seed`, `--replay-window`, `--inject-bad`, `--sender-core`, …): a negative, empty or non-numeric
 /// value gets this one line, which clap prefixes with the flag's name, rather than clap's
 /// "unexpected argument '-3'". Each flag's own range is checked where it is used.
+/// A count flag that takes 1 or more (`--rounds`, `--repeat`, `--max-repeat`, `--sessions`,
+/// `--rekey`): as [`parse_whole`], but the words say 1 or more (`--rounds -1` said "0 or more", then
+/// 0 was refused). 0 itself is parsed and refused where the flag's range is checked
+/// ([`check_count`]), in a line that names both bounds.
+pub fn parse_count<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    let t = text.trim();
+    t.parse::<T>().map_err(|_| {
+        if t.starts_with('-') {
+            format!("{text:?} is negative: give a whole number, 1 or more")
+        } else {
+            format!("{text:?} is not a whole number: give 1 or more, in digits")
+        }
+    })
+}
+
 pub fn parse_whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
     let t = text.trim();
     t.parse::<T>().map_err(|_| {

@@ -99,6 +99,20 @@ fn check_duration(
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// A percentage as people write it, for every percentage flag alike (`--target-ci`,
+/// `--fail-on-regression`): `5`, `5%`, `2.5 %`. Not a finite number (`1e309` reads as infinity,
+/// `nan`) is refused; each flag checks its own range.
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%').trim_end();
+    match number.parse::<f64>() {
+        Ok(p) if p.is_finite() => Ok(p),
+        Ok(_) => Err(format!(
+            "{text:?} is not a finite percentage: give a number such as 5 or 5%"
+        )),
+        Err(_) => Err(format!("{text:?} is not a percentage (e.g. 5 or 5%)")),
+    }
+}
+
 /// Check a count against `1..=max`.
 pub fn check_count(flag: &str, value: usize, max: usize) -> Result<usize, SpecError> {
     if value == 0 {

@@ -1,6 +1,7 @@
 //! What macbench asks of the operating system and the CPU: which CPUs are online and how CPU lists are
 //! written ([`cpus`]), what kind of core each is ([`topology`]), binding threads to them ([`affinity`]),
-//! the clocks ([`clock`]), and what could disturb a run ([`conditions`]).
+//! the clocks ([`clock`]), what could disturb a run ([`conditions`]), and children that must end with
+//! macbench ([`lifetime`]).
 //!
 //! Why a module of its own: these are services that several layers need — the engine pins sessions and
 //! reads clocks, `net` pins its sender and receiver, the CLI parses `--cores`, host facts list the
@@ -13,6 +14,7 @@ pub mod affinity;
 pub mod clock;
 pub mod conditions;
 pub mod cpus;
+pub mod lifetime;
 pub mod topology;
 
 pub use cpus::{format_cpu_list, online_cpus, parse_cpu_list, MAX_CPU};

@@ -1,0 +1,277 @@
+//! Words that misled (issue 34): each message below said something the command did not do, or said it
+//! in a way a reader took wrongly. Each test pins the fixed line where it stands, and the exit code.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::one_line_error;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn macbench() -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("macbench"));
+    cmd.env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results-ecda402.json")
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `reproduce --budget 12` of a study with shares 0.6/0.4 said "a budget of 12 s is too small for 2
+/// steps of at least 5 s" — two steps of 5 s fit in 12 s. It now says what is needed.
+#[test]
+fn a_budget_below_the_shares_says_what_is_needed() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("A");
+    std::fs::create_dir(&a).unwrap();
+    // Both steps complete, so nothing runs: only the plan and the claims.
+    for step in ["sweep", "models"] {
+        std::fs::copy(fixture(), a.join(format!("{step}.json"))).unwrap();
+    }
+    let out = macbench()
+        .current_dir(dir.path())
+        .args([
+            "reproduce",
+            "deepakumara-ipsec",
+            "--budget",
+            "12",
+            "--resume",
+            "A",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(
+        err.contains("a budget of 12 s gives some step less than the 5 s a step needs, so the plan takes ≈ 12 s; --budget 13 or more keeps the study's shares"),
+        "{err}"
+    );
+    assert!(!err.contains("too small for"), "{err}");
+}
+
+/// `--resume afile` said "no such directory" of a file that exists.
+#[test]
+fn resume_of_a_file_says_it_is_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("afile"), "x").unwrap();
+    let out = macbench()
+        .current_dir(dir.path())
+        .args(["reproduce", "mac-speeds-thread", "--resume", "afile"])
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "--resume afile: is a file, not a directory");
+    let out = macbench()
+        .current_dir(dir.path())
+        .args(["reproduce", "mac-speeds-thread", "--resume", "nothere"])
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "--resume nothere: no such directory");
+}
+
+/// `--fail-on-regression 5%` was refused while `--target-ci 5%` worked; `1e309` was echoed as "inf".
+#[test]
+fn percentages_take_one_form_everywhere_and_must_be_finite() {
+    let f = fixture();
+    let f = f.to_str().unwrap();
+    let out = macbench()
+        .args(["diff", f, f, "--fail-on-regression", "5%"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for args in [
+        &["diff", f, f, "--fail-on-regression", "1e309"][..],
+        &["run", "--alg", "null", "--target-ci", "1e309"][..],
+        &["run", "--alg", "null", "--target-ci", "nan%"][..],
+    ] {
+        let out = macbench().args(args).output().unwrap();
+        one_line_error(&out, 2, "is not a finite percentage");
+        assert!(!stderr(&out).contains("inf "), "{args:?}: {}", stderr(&out));
+    }
+}
+
+/// `compare --rounds -1` said "give a whole number, 0 or more", and then 0 was refused.
+#[test]
+fn counts_that_start_at_1_say_so() {
+    for args in [
+        &["compare", "--against", "openssl", "--rounds", "-1"][..],
+        &["run", "--alg", "null", "--repeat", "-1"][..],
+        &["run", "--alg", "null", "--sessions", "-1"][..],
+    ] {
+        let out = macbench().args(args).output().unwrap();
+        one_line_error(&out, 2, "1 or more");
+        assert!(!stderr(&out).contains("0 or more"), "{args:?}");
+    }
+    let out = macbench()
+        .args(["compare", "--against", "openssl", "--rounds", "0"])
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "--rounds must be at least 1");
+}
+
+/// Two reproductions of one host read as claims columns `vm | vm`: each is now named by its directory.
+#[test]
+fn two_reproductions_of_one_host_get_columns_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a", "b"] {
+        let d = dir.path().join(name);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::copy(fixture(), d.join("lengths.json")).unwrap();
+        std::fs::write(
+            d.join("claims.json"),
+            r#"{"study":"mac-speeds-thread","title":"t","authors":"au","host":"vm","claims":[{"id":"c","claim":"a claim","tolerance":0.1,"verdict":"holds","detail":"d"}]}"#,
+        )
+        .unwrap();
+    }
+    let out = macbench()
+        .current_dir(dir.path())
+        .args(["report", "a", "b", "-o", "page.html"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    assert!(page.contains("<th>vm (a)</th>"), "no column vm (a)");
+    assert!(page.contains("<th>vm (b)</th>"), "no column vm (b)");
+}
+
+/// A plan under a second read "up to ~0 s".
+#[test]
+fn durations_under_a_second_are_said_in_milliseconds() {
+    assert_eq!(macbench::cli::human_duration(0.3), "~300 ms");
+    assert_eq!(macbench::cli::human_duration(0.0004), "~1 ms");
+    assert_eq!(macbench::cli::human_duration(40.0), "~40 s");
+}
+
+/// `--label` took a zero-width space and a right-to-left override: two labels that look alike, and a
+/// legend whose text runs backwards.
+#[test]
+fn labels_with_invisible_or_reordering_characters_are_refused() {
+    for label in ["vm\u{200b}", "vm\u{202e}1", "\u{feff}vm", "a\u{2066}b"] {
+        let out = macbench()
+            .args(["run", "--alg", "null", "--label", label])
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "--label");
+        assert!(stderr(&out).contains("invisible"), "{label:?}");
+        let out = macbench()
+            .args(["reproduce", "mac-speeds-thread", "--label", label])
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "--label");
+    }
+}
+
+/// `run --json /dev/stdout` put the table on the same stream as the document; as for `--json -`, the
+/// table moves to standard error and standard output is one parseable document.
+#[test]
+fn json_to_dev_stdout_moves_the_table_to_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = macbench()
+        .current_dir(dir.path())
+        .args(["run", "--alg", "null", "--sizes", "64", "--sessions", "1"])
+        .args(["--repeat", "1", "--duration", "100ms", "--no-harness"])
+        .args(["--target-ci", "0", "--json", "/dev/stdout"])
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "standard output is not one document ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    common::ran_or_starved(&out, &doc);
+    assert!(
+        stderr(&out).contains("absolute cycles/byte"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A run interrupted before any scenario finished said `results: r.json`, a file it never wrote.
+#[test]
+fn a_run_that_kept_nothing_names_no_results_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = macbench()
+        .current_dir(dir.path())
+        .args(["run", "--alg", "null", "--sizes", "64", "--duration", "30s"])
+        .args(["--repeat", "1", "--no-harness", "--json", "r.json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 && !line.contains("hardware cycle counters") {}
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{printed}");
+    assert!(!printed.contains("results: r.json"), "{printed}");
+    assert!(
+        printed.contains("results: none written (no scenario finished); r.json left as it was"),
+        "{printed}"
+    );
+    assert!(!dir.path().join("r.json").exists());
+}
+
+/// `tag … adir` was exit 1 ("reading adir: Is a directory") while a missing file was exit 2.
+#[test]
+fn tag_of_a_directory_is_bad_input_like_a_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("adir")).unwrap();
+    for (file, needle) in [("adir", "adir: is a directory"), ("missing", "missing: ")] {
+        let out = macbench()
+            .current_dir(dir.path())
+            .args(["tag", "--alg", "hmac-sha256", "--key", "00", file])
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, needle);
+    }
+}
+
+/// `MACBENCH_EXE=/bin/true … --accel sw` ended its error in a dangling `: ` (the child's empty output
+/// quoted after a colon); it now says the child printed nothing and what was expected.
+#[test]
+fn a_child_that_printed_nothing_is_said_so() {
+    let out = macbench()
+        .env("MACBENCH_EXE", "/bin/true")
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--backend",
+            "openssl",
+            "--accel",
+            "sw",
+        ])
+        .args([
+            "--sizes",
+            "64",
+            "--sessions",
+            "1",
+            "--repeat",
+            "1",
+            "--duration",
+            "50ms",
+        ])
+        .args(["--no-harness", "--target-ci", "0"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let last = err.trim_end().lines().last().unwrap_or_default();
+    assert!(!last.trim_end().ends_with(':'), "{last:?}");
+    assert!(
+        last.contains(
+            "sw child /bin/true (exit status: 0) printed nothing; expected a macbench executable's reply ($MACBENCH_EXE)"
+        ),
+        "{err}"
+    );
+}
