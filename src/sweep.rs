@@ -215,14 +215,22 @@ impl SweepSpec {
         }
         let within = |budget: Duration| budget.mul_f64(BASE_SHARE) / runs;
         if let Some((budget, text)) = &self.budget {
-            let per = within(*budget).saturating_sub(RUN_SETUP);
-            if per < Duration::from_millis(20) {
+            let shortest = Duration::from_millis(20);
+            // 70 % of the budget for the planned repeats; more, up to all of it, when that would
+            // make runs shorter than the shortest (a large matrix in a tight budget): then the runs
+            // are the shortest and what is left goes to extra repeats.
+            let per = match within(*budget).saturating_sub(RUN_SETUP) {
+                per if per >= shortest => per,
+                _ if (*budget / runs).saturating_sub(RUN_SETUP) >= shortest => shortest,
+                per => per,
+            };
+            if per < shortest {
                 return Err(SpecError::new(format!(
                     "--budget {text}: {} scenario(s) × {} repeat(s) at the shortest run (20 ms, and ~{} ms of set-up each) need at least {:.1} s",
                     self.scenario_count(),
                     self.repeat,
                     RUN_SETUP.as_millis(),
-                    (base_time(Duration::from_millis(20)).as_secs_f64() / BASE_SHARE).max(0.1)
+                    base_time(Duration::from_millis(20)).as_secs_f64().max(0.1)
                 )));
             }
             let chosen = per.min(fitted);

@@ -103,6 +103,34 @@ fn claims_hold_fail_or_cannot_be_tested_on_constructed_results() {
     assert!(matches!(md5.verdict, Verdict::Holds(_)), "{md5:?}");
 }
 
+/// A claim contradicted by results measured while the machine was disturbed is `unsure`, not "does
+/// not hold" (issue 33: "apparent ≈ absolute on one core" came out 1.00–1.46 from disturbed data);
+/// the same numbers without the warnings still do not hold, and a claim that holds stays.
+#[test]
+fn a_claim_contradicted_by_disturbed_results_is_unsure() {
+    let mut disturbed = hmacs_only();
+    for r in &mut disturbed.results {
+        r.warnings.push(macbench::metrics::Warning::new(
+            macbench::metrics::WarningCode::Noisy,
+            "the 95 % interval is ±12 %".to_string(),
+        ));
+    }
+    let mut evidence = Evidence::default();
+    evidence.steps.insert("lengths".into(), disturbed);
+    let outcomes = reproduce::evaluate(&mac_speeds::STUDY, &evidence);
+    let md5 = verdict_of(&outcomes, "hmac-md5-fastest-hmac");
+    assert!(matches!(md5, Verdict::Unsure(_)), "{md5:?}");
+    assert!(
+        md5.detail().contains("carry validity warnings (noisy ×"),
+        "{md5:?}"
+    );
+    assert_eq!(md5.code(), "unsure");
+    let overhead = verdict_of(&outcomes, "per-message-overhead");
+    assert!(matches!(overhead, Verdict::Holds(_)), "{overhead:?}");
+    let table = reproduce::claims_markdown(&mac_speeds::STUDY, &evidence, &outcomes);
+    assert!(table.contains("1 unsure"), "{table}");
+}
+
 #[test]
 fn every_claim_of_a_study_without_runs_cannot_be_tested() {
     for study in reproduce::STUDIES {

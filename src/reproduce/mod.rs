@@ -16,6 +16,7 @@ pub mod embedded;
 pub mod mac_speeds;
 pub mod rashwan;
 
+use crate::metrics::WarningCode;
 use crate::results::claims::{ClaimRow, ClaimsFile};
 use crate::results::{Document, ResultEntry};
 use std::collections::BTreeMap;
@@ -67,6 +68,9 @@ pub struct Claim {
 pub enum Verdict {
     Holds(String),
     DoesNotHold(String),
+    /// The measurement contradicts the claim, but the results it rests on carry validity warnings
+    /// (noisy, not steady, cores taken by others) that could explain that: not a finding either way.
+    Unsure(String),
     CannotTest(String),
 }
 
@@ -75,6 +79,7 @@ impl Verdict {
         match self {
             Verdict::Holds(_) => "holds",
             Verdict::DoesNotHold(_) => "does not hold",
+            Verdict::Unsure(_) => "unsure",
             Verdict::CannotTest(_) => "cannot be tested here",
         }
     }
@@ -84,13 +89,17 @@ impl Verdict {
         match self {
             Verdict::Holds(_) => "holds",
             Verdict::DoesNotHold(_) => "does-not-hold",
+            Verdict::Unsure(_) => "unsure",
             Verdict::CannotTest(_) => "cannot-test",
         }
     }
 
     pub fn detail(&self) -> &str {
         match self {
-            Verdict::Holds(d) | Verdict::DoesNotHold(d) | Verdict::CannotTest(d) => d,
+            Verdict::Holds(d)
+            | Verdict::DoesNotHold(d)
+            | Verdict::Unsure(d)
+            | Verdict::CannotTest(d) => d,
         }
     }
 
@@ -119,11 +128,23 @@ pub struct Evidence {
     pub steps: BTreeMap<String, Document>,
     /// Each online CPU's SMT siblings (itself included), as the kernel lists them; empty if unknown.
     pub smt_siblings: Vec<Vec<usize>>,
+    /// The steps a check has read results of, so [`evaluate`] can tell whether they were disturbed.
+    pub(crate) read: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
+
+/// The validity warnings that say a result was measured while the machine was disturbed: enough to
+/// explain a claim's failure without the claim being false.
+const DISTURBED: [WarningCode; 4] = [
+    WarningCode::Noisy,
+    WarningCode::NotSteady,
+    WarningCode::OverUtilised,
+    WarningCode::WindowTooShort,
+];
 
 impl Evidence {
     /// The usable results of a step: not failed, with a measured absolute cycles/byte.
     pub fn results(&self, step: &str) -> Vec<&ResultEntry> {
+        self.read.borrow_mut().insert(step.to_string());
         self.steps
             .get(step)
             .map(|d| {
@@ -251,18 +272,71 @@ pub fn step_args(step: &Step, one_core: usize) -> Vec<String> {
         .collect()
 }
 
-/// Every claim of `study` judged on `evidence`.
+/// Every claim of `study` judged on `evidence`. A claim that does not hold on results carrying
+/// disturbance warnings is `unsure` instead: the disturbance could explain the outcome (on a loaded
+/// machine "apparent ≈ absolute on one core" came out 1.00–1.46 from disturbed data).
 pub fn evaluate(study: &Study, evidence: &Evidence) -> Vec<Outcome> {
     study
         .claims
         .iter()
-        .map(|c| Outcome {
-            id: c.id,
-            claim: c.text,
-            tolerance: c.tolerance,
-            verdict: (c.check)(evidence, c.tolerance),
+        .map(|c| {
+            evidence.read.borrow_mut().clear();
+            let verdict = match (c.check)(evidence, c.tolerance) {
+                Verdict::DoesNotHold(detail) => match evidence.disturbance_of_read() {
+                    Some(why) => Verdict::Unsure(format!("{detail}; {why}")),
+                    None => Verdict::DoesNotHold(detail),
+                },
+                other => other,
+            };
+            Outcome {
+                id: c.id,
+                claim: c.text,
+                tolerance: c.tolerance,
+                verdict,
+            }
         })
         .collect()
+}
+
+impl Evidence {
+    /// Evidence of these steps.
+    pub fn new(steps: BTreeMap<String, Document>, smt_siblings: Vec<Vec<usize>>) -> Evidence {
+        Evidence {
+            steps,
+            smt_siblings,
+            read: Default::default(),
+        }
+    }
+
+    /// Of the results in the steps the last check read, how many carry disturbance warnings, as a
+    /// clause for its verdict; `None` when none does.
+    fn disturbance_of_read(&self) -> Option<String> {
+        let steps: Vec<String> = self.read.borrow().iter().cloned().collect();
+        let (mut used, mut disturbed) = (0, 0);
+        let mut codes: BTreeMap<&'static str, usize> = BTreeMap::new();
+        for step in &steps {
+            for r in self.results(step) {
+                used += 1;
+                let flagged: Vec<WarningCode> = r
+                    .warnings
+                    .iter()
+                    .map(|w| w.code)
+                    .filter(|c| DISTURBED.contains(c))
+                    .collect();
+                disturbed += usize::from(!flagged.is_empty());
+                for c in flagged {
+                    *codes.entry(c.as_str()).or_default() += 1;
+                }
+            }
+        }
+        (disturbed > 0).then(|| {
+            let codes: Vec<String> = codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+            format!(
+                "but {disturbed} of the {used} results it reads carry validity warnings ({}) that could explain it: rerun on a quiet machine",
+                codes.join(", ")
+            )
+        })
+    }
 }
 
 /// The claims file of a reproduction (`claims.json`): the study, the host, every outcome, the caveat.
@@ -312,9 +386,10 @@ pub fn claims_markdown(study: &Study, evidence: &Evidence, outcomes: &[Outcome])
             .count()
     };
     out.push_str(&format!(
-        "\n{} hold, {} do not hold, {} cannot be tested here.\n",
+        "\n{} hold, {} do not hold, {} unsure, {} cannot be tested here.\n",
         count("holds"),
         count("does not hold"),
+        count("unsure"),
         count("cannot be tested here")
     ));
     if let Some(caveat) = evidence.caveat() {
