@@ -528,7 +528,10 @@ pub fn run(
                 if cancel.load(Ordering::SeqCst) {
                     break;
                 }
-                observer.starting(p.scenario());
+                // Told of every run when runs alternate, of a scenario's first when back to back.
+                if repetition.order == Order::Interleaved || p.runs() == 0 {
+                    observer.starting(p.scenario());
+                }
                 budget.timed(|| p.step(cancel))?;
                 ran = true;
             }
@@ -546,6 +549,7 @@ pub fn run(
                 &mut budget,
                 cancel,
                 observer,
+                repetition.order == Order::Interleaved,
             )?;
             share_spread(&mut pending[emitted..end], kept_spread);
         }
@@ -591,6 +595,7 @@ fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
 /// Extra repeats for the span `first..end`: while its share of the budget lasts, one more run of
 /// the scenario whose interval is widest against `target`, until every interval meets it or has
 /// `--max-repeat` runs.
+#[allow(clippy::too_many_arguments)]
 fn extra_repeats(
     pending: &mut [bench::Pending],
     first: usize,
@@ -599,6 +604,7 @@ fn extra_repeats(
     budget: &mut BudgetClock,
     cancel: &AtomicBool,
     observer: &mut dyn Observer,
+    interleaved: bool,
 ) -> Result<(), SweepError> {
     let later: Duration = pending[end..]
         .iter()
@@ -621,7 +627,9 @@ fn extra_repeats(
                 break;
             }
         }
-        observer.starting(p.scenario());
+        if interleaved {
+            observer.starting(p.scenario());
+        }
         budget.timed(|| p.step(cancel))?;
     }
     Ok(())

@@ -80,7 +80,10 @@ impl Host {
     /// The factor at `t` ns (the timeline is extended as far as asked).
     fn factor(&mut self, t: u64) -> f64 {
         while self.stretches.last().map(|s| s.0).unwrap_or(0) <= t {
-            let (start, factor) = *self.stretches.last().unwrap();
+            let (start, factor) = *self
+                .stretches
+                .last()
+                .expect("the timeline starts with a stretch");
             let was_busy = factor > 1.0;
             let mean = if was_busy {
                 Self::BUSY_MEAN_S

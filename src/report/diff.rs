@@ -413,7 +413,8 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
         })
         .collect();
     let mut out = table.render(&cells);
-    out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]), whatever the cells' flags. --fail-on-regression tests each change at 5 % / (the number of changes compared), so a whole identical pair fails it at most 5 % of the time.\n");
+    out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]).\n");
+    out.push_str("Flags (noisy, not-steady, over-utilised) say how far to trust a cell and hide nothing. --fail-on-regression tests each change at 5 % / (the number of changes compared), so an identical pair of runs fails it at most 5 % of the time.\n");
     if energy {
         out.push_str("nJ/B = net energy per byte (run --energy; median of rounds), NEW / OLD the same way; not part of the verdict.\n");
     }
