@@ -138,7 +138,7 @@ fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(ran_as_asked(&out), "{err}");
     assert!(
-        err.contains("≈ 0.1 s of runs; budget 55 s: what they leave goes to extra repeats (up to 3 a scenario) where the 95 % interval is widest against ±5 %"),
+        err.contains("≈ 0.1 s of runs; budget 50 s: what they leave goes to extra repeats (up to 3 a scenario) where the 95 % interval is widest against ±5 %"),
         "{err}"
     );
     let out = macbench()

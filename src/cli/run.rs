@@ -86,7 +86,7 @@ pub struct RunArgs {
     pub tick: String,
     /// Time for the sweep's runs (`90`, `90s`, `10m`), extra repeats included: the planned repeats
     /// are sized to take 70 % of it (shorter runs, down to 20 ms) and the rest goes to extra repeats
-    /// where intervals are widest [default: 55 s, or what the planned repeats need at 72 ms a run].
+    /// where intervals are widest [default: 50 s, or what the planned repeats need at 72 ms a run].
     #[arg(long, allow_hyphen_values = true)]
     pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
