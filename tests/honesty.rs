@@ -16,7 +16,7 @@
 //! spread: there the intervals miss far more often than 5 %.
 
 use macbench::bench::{self, AutoPolicy};
-use macbench::engine::{clock::ClockInfo, RawRun, Sample, Series, ThreadCounters};
+use macbench::engine::{clock::ClockInfo, Disturbance, RawRun, Sample, Series, ThreadCounters};
 use macbench::engine::{DataMode, SizeSource};
 use macbench::report::diff;
 use macbench::results::{Document, SCHEMA_VERSION};
@@ -146,11 +146,19 @@ fn fake_run(host: &mut Host, start: u64, rng: &mut Rng) -> RawRun {
         total_messages: series.messages[ticks as usize],
         ..ThreadCounters::default()
     };
+    // A host that slows the core's clock itself: the chain before and after the run reads it.
+    let mut core_hz = |t: u64| Some(3e9 / host.factor(start + t));
     RawRun {
         window_wall_ns: series.t_ns[last] - series.t_ns[first],
         first_half_wall_ns: series.t_ns[mid] - series.t_ns[first],
         threads: vec![thread],
         series,
+        disturbance: Some(Disturbance {
+            core_hz_before: core_hz(0),
+            core_hz_after: core_hz(RUN_NS),
+            steal_ns: Some(0),
+            ..Disturbance::default()
+        }),
         ..RawRun::default()
     }
 }
@@ -333,5 +341,44 @@ fn the_regression_gate_passes_at_least_95_percent_of_identical_pairs_and_fails_a
         slower.len() * 2 >= 144,
         "only {} of 144 cells 3 × slower were called regressions: {slower:?}",
         slower.len()
+    );
+}
+
+/// `tools/wander` finds the cause of the spread where the cause is in the data: on the fake host the
+/// slow-downs are the core clock's, which the chain around each run reads, so the clock explains
+/// nearly all the between-repeat variance, and steal (always 0) none.
+#[test]
+fn the_wander_tool_finds_a_clock_that_explains_the_spread() {
+    let doc = fake_sweep(60, 3, Placement::Spread, 4242);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fake.json");
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/wander");
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(&path)
+        .output()
+        .expect("python3 runs tools/wander");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let explains = |name: &str| -> f64 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row in:\n{text}"));
+        line.split_whitespace()
+            .rev()
+            .nth(2)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no share in {line:?}"))
+    };
+    assert!(explains("core clock") > 90.0, "{text}");
+    assert!(
+        text.contains("steal") && text.contains("never varied"),
+        "{text}"
     );
 }
