@@ -278,6 +278,19 @@ impl Pending {
         self.repeats
     }
 
+    /// The budget cannot hold the rest of its planned repeats: the runs it has are all it gets
+    /// (at least one), and its result says so (`adjustments`: "budget: 1 of 3 planned repeats").
+    pub fn cap_planned_repeats(&mut self) {
+        let have = self.runs.raws.len().max(1);
+        if have < self.repeats && !self.is_done() {
+            self.adjustments.push(format!(
+                "budget: {have} of {} planned repeats",
+                self.repeats
+            ));
+            self.repeats = have;
+        }
+    }
+
     /// Its planned repeats are not all run yet (and nothing ended it early).
     pub fn needs_base(&self) -> bool {
         !self.is_done() && !self.runs.interrupted && self.runs.raws.len() < self.repeats

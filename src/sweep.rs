@@ -480,6 +480,21 @@ impl BudgetClock {
         scenario.duration + setup
     }
 
+    /// Whether the budget has room for one more run of each of `span`'s scenarios that still wants
+    /// one, and then one run of each scenario of `later`; always without a budget.
+    fn holds_another_round(&self, span: &[bench::Pending], later: &[bench::Pending]) -> bool {
+        let Some(budget) = self.budget else {
+            return true;
+        };
+        let round: Duration = span
+            .iter()
+            .filter(|p| p.needs_base())
+            .map(|p| self.expected(p.scenario()))
+            .sum();
+        let rest: Duration = later.iter().map(|p| self.expected(p.scenario())).sum();
+        self.started.elapsed() + round + rest <= budget
+    }
+
     /// The extra-repeat time of a span of `span` scenarios, when `later` is what the scenarios after
     /// it need for their planned repeats and `left` scenarios (the span's included) remain.
     fn share(&self, span: usize, left: usize, later: Duration) -> Option<Duration> {
@@ -523,7 +538,17 @@ pub fn run(
             Order::Sequential => emitted + 1,
         };
         // Planned repeats: interleaved, one run of each scenario in turn; sequential, back to back.
+        let mut round = 0;
         while !cancel.load(Ordering::SeqCst) {
+            // A budget is kept: a further round of planned repeats runs only if it leaves time for
+            // one run of every scenario after the span; else the span keeps the repeats it has.
+            if round > 0 && !budget.holds_another_round(&pending[emitted..end], &pending[end..]) {
+                for p in &mut pending[emitted..end] {
+                    p.cap_planned_repeats();
+                }
+                break;
+            }
+            round += 1;
             let mut ran = false;
             for p in pending[emitted..end].iter_mut().filter(|p| p.needs_base()) {
                 if cancel.load(Ordering::SeqCst) {

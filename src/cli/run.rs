@@ -337,7 +337,8 @@ impl sweep::Observer for Terminal<'_> {
         if let Some(result) = doc.results.last() {
             if !super::quiet() {
                 self.say(table::line(&self.table, result));
-                for a in &result.adjustments {
+                // `--auto`'s rounds, each said; the budget's cut repeats are counted in the summary.
+                for a in result.adjustments.iter().filter(|a| !a.starts_with("budget:")) {
                     self.say(format!("    auto: {a}"));
                 }
             }
@@ -793,6 +794,14 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
         .iter()
         .filter(|r| !r.warnings.is_empty())
         .count();
+    let cut = doc
+        .results
+        .iter()
+        .filter(|r| r.adjustments.iter().any(|a| a.starts_with("budget:")))
+        .count();
+    if cut > 0 {
+        crate::outln!("{cut} result(s) ran fewer repeats than planned, to keep the --budget (their `adjustments` in the JSON say how many); a longer --budget gives them all.");
+    }
     if warned > 0 {
         crate::outln!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
     }
