@@ -338,7 +338,11 @@ impl sweep::Observer for Terminal<'_> {
             if !super::quiet() {
                 self.say(table::line(&self.table, result));
                 // `--auto`'s rounds, each said; the budget's cut repeats are counted in the summary.
-                for a in result.adjustments.iter().filter(|a| !a.starts_with("budget:")) {
+                for a in result
+                    .adjustments
+                    .iter()
+                    .filter(|a| !a.starts_with("budget:"))
+                {
                     self.say(format!("    auto: {a}"));
                 }
             }
