@@ -5,7 +5,7 @@
 use crate::engine::{self, clock::ClockInfo, RawRun, Scenario};
 use crate::isolate;
 use crate::metrics::{self, Context, Metrics, RunUncertainty, Spread, Warning, WarningCode};
-use crate::results::{Ci95Set, ResultEntry, ScenarioSpec, SizeLabel, SpreadSet};
+use crate::results::{Ci95Set, ResultEntry, SizeLabel, SpreadSet};
 use crate::stats::HostSpread;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -44,17 +44,9 @@ pub const MIN_SCHEDULING_SLICE: Duration = Duration::from_millis(3);
 /// tick. The tick is the resolution of `CLOCK_MONOTONIC_COARSE`. Measured here (HZ = 250): 1000
 /// sessions on 2 cores each ran ~3.7 ms at a time, and a round of 500 per core took 2 s.
 pub fn scheduling_slice() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid pointer to a timespec.
-    let ok = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC_COARSE, &mut ts) } == 0;
-    let tick = if ok && ts.tv_sec == 0 {
-        Duration::from_nanos(ts.tv_nsec as u64)
-    } else {
-        Duration::ZERO
-    };
+    let tick = crate::system::kernel::clock_resolution(libc::CLOCK_MONOTONIC_COARSE)
+        .filter(|t| *t < Duration::from_secs(1))
+        .unwrap_or(Duration::ZERO);
     MIN_SCHEDULING_SLICE.max(tick.min(Duration::from_millis(10)))
 }
 /// Scheduling rounds every session should get inside the window.
@@ -202,7 +194,8 @@ fn auto_adjust(
     scenario.window_start *= 2;
     if fixable.contains(&WarningCode::NotSteady) {
         // A later start, keeping the window inside the run.
-        scenario.window_start += (scenario.window_end - scenario.window_start) / 4;
+        let quarter = (scenario.window_end - scenario.window_start) / 4;
+        scenario.window_start += quarter;
     }
     Some(Ok(format!(
         "duration → {:.3} s, window {:.3}..{:.3} s because of {names}",
@@ -585,7 +578,7 @@ fn entry(
         adjustments,
         failed,
         raw: runs.raws,
-        scenario: ScenarioSpec::from(scenario),
+        scenario: scenario.spec.clone(),
         energy: None,
     }
 }

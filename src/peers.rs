@@ -222,10 +222,9 @@ impl Peer {
     pub fn clock_resolution_s(self) -> Option<f64> {
         match self {
             Peer::Openssl => {
-                // SAFETY: sysconf takes a constant name and has no other effect.
-                let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-                // POSIX requires the constant; an error (-1) falls back to Linux's USER_HZ.
-                Some(1.0 / if ticks > 0 { ticks as f64 } else { 100.0 })
+                // POSIX requires the constant; an error falls back to Linux's USER_HZ.
+                let ticks = crate::system::kernel::clock_ticks_per_second().unwrap_or(100.0);
+                Some(1.0 / ticks)
             }
             Peer::Cryptopp | Peer::Botan | Peer::IpsecMb => None,
         }
@@ -536,7 +535,6 @@ fn run_tool_on(
     args: &[String],
     core: Option<usize>,
 ) -> Result<ToolOutput, ToolError> {
-    use std::os::unix::process::CommandExt;
     use std::process::Stdio;
     let path = locate(binary).map_err(ToolError::Spawn)?;
     let mut command = Command::new(path);
@@ -549,21 +547,10 @@ fn run_tool_on(
         Some(core) => Some(crate::system::affinity::cpu_set(&[core]).map_err(ToolError::Spawn)?),
         None => None,
     };
-    // SAFETY: getpid has no preconditions.
-    let parent = unsafe { libc::getpid() };
-    // SAFETY: the closure makes only async-signal-safe system calls (prctl, getppid, sched_setaffinity)
-    // on values built before the fork. A tool that outlived macbench (SIGTERM to `compare` while
-    // `openssl speed -seconds N` ran) would run on with parent 1 for its whole round; a pinning refusal
-    // is not fatal here, the read-back below records what the child really got.
-    unsafe {
-        command.pre_exec(move || {
-            crate::system::lifetime::die_with_parent(parent)?;
-            if let Some(set) = &set {
-                let _ = crate::system::affinity::apply_cpu_set(set);
-            }
-            Ok(())
-        });
-    }
+    // A tool that outlived macbench (SIGTERM to `compare` while `openssl speed -seconds N` ran) would
+    // run on with parent 1 for its whole round; a pinning refusal is not fatal here, the read-back
+    // below records what the child really got.
+    crate::system::lifetime::bind_child(&mut command, set);
     let child = command
         .spawn()
         .map_err(|e| ToolError::Spawn(e.to_string()))?;

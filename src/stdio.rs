@@ -4,7 +4,8 @@
 //! SIGPIPE ignored — the `net` control connection and the `--accel sw` child talk over sockets and pipes
 //! whose peer may vanish, and those must stay errors, not silent deaths — and instead handle a closed
 //! *standard output* the way Unix tools are seen to: [`closed_stdout`] ends the process by SIGPIPE,
-//! quietly. Every line macbench prints goes through [`outln!`](crate::outln)/[`out!`](crate::out).
+//! quietly. Every line macbench prints goes through [`outln!`](crate::outln)/[`out!`](crate::out), and
+//! every note or warning on standard error through [`errln!`](crate::errln), which never panics.
 //!
 //! When a results file is written to standard output (`--json -`), the human-readable lines move to
 //! standard error so that the document on standard output stays parseable: see [`take_stdout`].
@@ -43,14 +44,7 @@ pub fn prints_to_terminal() -> bool {
 /// End the process as a Unix tool does when its standard output is a closed pipe: killed by SIGPIPE,
 /// with nothing on standard error.
 pub fn closed_stdout() -> ! {
-    // SAFETY: restoring the default disposition of SIGPIPE and raising it in this thread only affects this
-    // process, which is meant to end here; no Rust state is observed afterwards.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        libc::raise(libc::SIGPIPE);
-    }
-    // Not reached unless SIGPIPE is blocked; the shell's code for it.
-    std::process::exit(128 + libc::SIGPIPE)
+    crate::system::kernel::die_by_sigpipe()
 }
 
 /// Write bytes to standard output and flush; a closed pipe ends the process quietly.
@@ -88,6 +82,18 @@ pub fn print_fmt(args: std::fmt::Arguments<'_>) {
 macro_rules! outln {
     () => { $crate::stdio::print_fmt(format_args!("\n")) };
     ($($arg:tt)*) => { $crate::stdio::print_fmt(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `eprintln!` that never panics: a closed or failing standard error loses the line, as there is
+/// nowhere left to say it, instead of turning a note into a crash.
+pub fn eprint_fmt(args: std::fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
+/// A line on standard error that never panics (see [`eprint_fmt`]).
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::stdio::eprint_fmt(format_args!("{}\n", format_args!($($arg)*))) };
 }
 
 /// `print!` that exits quietly on a closed pipe (see the module docs).

@@ -9,7 +9,9 @@
 
 use crate::bench::{self, AutoPolicy};
 use crate::energy::{self, method::Observed, Energy, Meter, Round, Window};
-use crate::engine::{self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, SizeSource};
+use crate::engine::{
+    self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, ScenarioSpec, SizeSource,
+};
 use crate::mac::{self, Function, VerifyMode};
 use crate::results::{Document, Harness, ResultEntry};
 use crate::spec::{self, SpecError};
@@ -25,9 +27,10 @@ pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
 pub struct SweepSpec {
     pub functions: Vec<Function>,
     pub sizes: Vec<SizeSource>,
-    pub cores: Vec<usize>,
-    pub sessions: usize,
-    pub pinning: Pinning,
+    /// What every scenario of the sweep shares: its sessions, cores, pinning, data, keys, … . The
+    /// sweep sets each scenario's size, dispatch mode, duration and window; the rest is copied, so a
+    /// new setting of [`ScenarioSpec`] reaches every scenario without a line here.
+    pub scenario: ScenarioSpec,
     /// `--duration` if given: obeyed as it is.
     pub duration: Option<Duration>,
     /// `--budget` if given, with its text for messages: the time for the runs, extra repeats included.
@@ -35,16 +38,8 @@ pub struct SweepSpec {
     /// `--window` text (`20%..90%` or seconds), resolved against the duration.
     pub window: String,
     pub repeat: usize,
-    pub data: DataMode,
-    pub keys: KeyMode,
-    pub verify: VerifyMode,
-    pub rekey_every: Option<u64>,
-    pub seed: u64,
-    pub tick: Duration,
     /// `--dispatch` modes, each a scenario of its own (innermost loop: a function's modes side by side).
     pub dispatches: Vec<engine::Dispatch>,
-    /// `--tag-len`: a truncation, or KMAC's output length ([`crate::mac::Algorithm::check_tag_len`]).
-    pub tag_len: Option<usize>,
 }
 
 /// The scenarios of a sweep and what to say about them before running.
@@ -96,7 +91,7 @@ impl SweepSpec {
         // a model cannot be dropped.
         let mut left_out: Vec<(String, Vec<u32>)> = Vec::new();
         for &function in &self.functions {
-            if let Some(asked) = self.tag_len {
+            if let Some(asked) = self.scenario.tag_len {
                 function
                     .algorithm
                     .check_tag_len(asked)
@@ -112,21 +107,14 @@ impl SweepSpec {
                 for &dispatch in &self.dispatches {
                     let scenario = Scenario {
                         function,
-                        size: size.clone(),
-                        sessions: self.sessions,
-                        cores: self.cores.clone(),
-                        pinning: self.pinning,
-                        duration,
-                        window_start,
-                        window_end,
-                        data: self.data,
-                        keys: self.keys,
-                        verify: self.verify,
-                        rekey_every: self.rekey_every,
-                        seed: self.seed,
-                        tick: self.tick,
-                        dispatch,
-                        tag_len: self.tag_len,
+                        spec: ScenarioSpec {
+                            size: size.clone(),
+                            duration,
+                            window_start,
+                            window_end,
+                            dispatch,
+                            ..self.scenario.clone()
+                        },
                     };
                     engine::validate(&scenario, online)
                         .map_err(|e| SpecError::new(e.to_string()))?;
@@ -161,22 +149,27 @@ impl SweepSpec {
     /// scheduled in it, and a tick lengthened for many sessions.
     fn load_notes(&self, window: Duration, notes: &mut Vec<String>) {
         let slice = bench::scheduling_slice();
-        let rounds = bench::rounds_in_window(window, self.sessions, self.cores.len(), slice);
+        let rounds = bench::rounds_in_window(
+            window,
+            self.scenario.sessions,
+            self.scenario.cores.len(),
+            slice,
+        );
         if rounds < 2.0 {
             // Said before the run, not discovered after it: the window is likely to fail as starved.
             notes.push(format!(
                 "warning: a {:.2} s window gives each of {} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
                 window.as_secs_f64(),
-                self.sessions,
-                self.cores.len()
+                self.scenario.sessions,
+                self.scenario.cores.len()
             ));
         }
-        let tick_used = engine::effective_tick(self.tick, self.sessions);
-        if tick_used > self.tick {
+        let tick_used = engine::effective_tick(self.scenario.tick, self.scenario.sessions);
+        if tick_used > self.scenario.tick {
             notes.push(format!(
                 "tick {:.0} ms for {} sessions (at least {} µs per session keeps the sampler near 1 % of a core)",
                 tick_used.as_secs_f64() * 1e3,
-                self.sessions,
+                self.scenario.sessions,
                 engine::TICK_PER_SESSION.as_micros()
             ));
         }
@@ -201,8 +194,8 @@ impl SweepSpec {
         let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
         let (fitted, why) = bench::fitted_duration(
             DEFAULT_DURATION,
-            self.sessions,
-            self.cores.len(),
+            self.scenario.sessions,
+            self.scenario.cores.len(),
             fraction,
             bench::scheduling_slice(),
         );
@@ -277,22 +270,23 @@ pub fn one_session(
 ) -> Scenario {
     Scenario {
         function,
-        size,
-        sessions: 1,
-        cores: vec![core],
-        pinning: Pinning::RoundRobin,
-        duration,
-        window_start: duration / 5,
-        window_end: duration * 9 / 10,
-        data,
-        keys: KeyMode::PerSession,
-        verify: VerifyMode::None,
-        rekey_every: None,
-        seed: 1,
-        tick: engine::DEFAULT_TICK,
-        dispatch: engine::Dispatch::Single,
-
-        tag_len: None,
+        spec: ScenarioSpec {
+            size,
+            sessions: 1,
+            cores: vec![core],
+            pinning: Pinning::RoundRobin,
+            duration,
+            window_start: duration / 5,
+            window_end: duration * 9 / 10,
+            data,
+            keys: KeyMode::PerSession,
+            verify: VerifyMode::None,
+            rekey_every: None,
+            seed: 1,
+            tick: engine::DEFAULT_TICK,
+            dispatch: engine::Dispatch::Single,
+            tag_len: None,
+        },
     }
 }
 
@@ -370,35 +364,9 @@ pub enum SweepError {
     Observer(String),
 }
 
-/// In what order a sweep runs the repeats of its scenarios.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// One repeat of each scenario in a span of about [`INTERLEAVE_SPAN`], then the next repeat of
-    /// each, …: a neighbour's burst is spread over several scenarios rather than sinking one of them.
-    Interleaved,
-    /// Every repeat of a scenario back to back, then the next scenario.
-    Sequential,
-}
-
-impl Order {
-    /// As `--order` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Order::Interleaved => "interleaved",
-            Order::Sequential => "sequential",
-        }
-    }
-
-    /// `--order` as given, else interleaved when there are repeats to interleave.
-    pub fn or_default(order: Option<Order>, repeats: usize) -> Order {
-        order.unwrap_or(if repeats > 1 {
-            Order::Interleaved
-        } else {
-            Order::Sequential
-        })
-    }
-}
+/// In what order a sweep runs the repeats of its scenarios (recorded in the header, so defined
+/// with the results schema).
+pub use crate::results::Order;
 
 /// How far apart the repeats of one scenario are at most when interleaved: the scenarios interleaved
 /// together are those whose runs (one each) fill this span, so the main job (144 scenarios of
@@ -722,8 +690,10 @@ impl EnergyPhase {
             function: null_function().ok_or(
                 "the null function is not in this build; its window is the harness baseline",
             )?,
-            tag_len: None,
-            ..mac.clone()
+            spec: ScenarioSpec {
+                tag_len: None,
+                ..mac.spec.clone()
+            },
         };
         // One list of rounds per meter: the main meter first, then each part.
         let mut rounds: Vec<Vec<Round>> = vec![Vec::new(); 1 + self.parts.len()];
@@ -775,13 +745,11 @@ impl EnergyPhase {
 
     /// `scenario` lasting one window (its message counts cover the whole run, so the placement of
     /// its measurement window does not matter here).
-    fn windowed(&self, scenario: Scenario) -> Scenario {
-        Scenario {
-            duration: self.window,
-            window_start: self.window / 5,
-            window_end: self.window * 9 / 10,
-            ..scenario
-        }
+    fn windowed(&self, mut scenario: Scenario) -> Scenario {
+        scenario.duration = self.window;
+        scenario.window_start = self.window / 5;
+        scenario.window_end = self.window * 9 / 10;
+        scenario
     }
 
     /// Every meter's cumulative joules, the main one first.

@@ -7,8 +7,8 @@
 #![allow(clippy::unwrap_used)]
 
 use macbench::bench::{self, AutoPolicy};
-use macbench::engine::{clock, DataMode, KeyMode, Pinning, Scenario, SizeSource};
-use macbench::mac::{self, VerifyMode};
+use macbench::engine::{clock, DataMode, SizeSource};
+use macbench::mac;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -18,25 +18,14 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         .into_iter()
         .find(|f| f.algorithm.name == "hmac-sha512" && f.backend.name == "rustcrypto")
         .unwrap();
-    let scenario = Scenario {
+    // 20 ms, its window 4..18 ms.
+    let scenario = macbench::sweep::one_session(
         function,
-        size: SizeSource::Fixed { size: 65_536 },
-        sessions: 1,
-        cores: vec![macbench::host::online_cpus()[0]],
-        pinning: Pinning::RoundRobin,
-        duration: Duration::from_millis(20),
-        window_start: Duration::from_millis(4),
-        window_end: Duration::from_millis(18),
-        data: DataMode::Unique,
-        keys: KeyMode::PerSession,
-        verify: VerifyMode::None,
-        rekey_every: None,
-        seed: 1,
-        tick: macbench::engine::DEFAULT_TICK,
-        dispatch: macbench::engine::Dispatch::Single,
-
-        tag_len: None,
-    };
+        SizeSource::Fixed { size: 65_536 },
+        macbench::host::online_cpus()[0],
+        Duration::from_millis(20),
+        DataMode::Unique,
+    );
     let clock = clock::ClockInfo {
         reference_hz: 2e9,
         reference_source: "test".into(),
@@ -71,8 +60,8 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         r.adjustments
     );
     // The result records the adjusted scenario.
-    assert_eq!(r.scenario.duration_s, 0.040);
-    assert!(r.scenario.window_end_s <= r.scenario.duration_s);
+    assert_eq!(r.scenario.duration, Duration::from_millis(40));
+    assert!(r.scenario.window_end <= r.scenario.duration);
 
     // Without --auto nothing is adjusted.
     let mut off = policy;

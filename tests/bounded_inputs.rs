@@ -45,7 +45,11 @@ fn repeats_are_bounded() {
     .timeout(std::time::Duration::from_secs(60))
     .output()
     .unwrap();
-    one_line_error(&out, 2, "--max-repeat 4294967295: give at most 100");
+    one_line_error(
+        &out,
+        2,
+        "--max-repeat: 4294967295 is more than the maximum 1000",
+    );
 }
 
 #[test]

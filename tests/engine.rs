@@ -20,25 +20,19 @@ fn function(alg: &str, backend: &str) -> Function {
 }
 
 fn scenario(f: Function, size: u32, sessions: usize) -> Scenario {
-    Scenario {
-        function: f,
-        size: SizeSource::Fixed { size },
-        sessions,
-        cores: macbench::host::online_cpus(),
-        pinning: Pinning::RoundRobin,
-        duration: Duration::from_millis(80),
-        window_start: Duration::from_millis(20),
-        window_end: Duration::from_millis(60),
-        data: DataMode::Unique,
-        keys: KeyMode::PerSession,
-        verify: VerifyMode::None,
-        rekey_every: None,
-        seed: 7,
-        tick: engine::DEFAULT_TICK,
-        dispatch: engine::Dispatch::Single,
-
-        tag_len: None,
-    }
+    let mut s = macbench::sweep::one_session(
+        f,
+        SizeSource::Fixed { size },
+        0,
+        Duration::from_millis(80),
+        DataMode::Unique,
+    );
+    s.sessions = sessions;
+    s.cores = macbench::host::online_cpus();
+    s.window_start = Duration::from_millis(20);
+    s.window_end = Duration::from_millis(60);
+    s.seed = 7;
+    s
 }
 
 fn run(s: &Scenario) -> engine::RawRun {

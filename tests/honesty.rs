@@ -242,7 +242,7 @@ fn fake_sweep(cells: usize, repeats: usize, placement: Placement, seed: u64) -> 
         tool: "macbench".to_string(),
         host: Default::default(),
         clock: clock(),
-        scenario: serde_json::Value::Null,
+        scenario: Default::default(),
         harness: None,
         results,
         partial: false,

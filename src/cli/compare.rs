@@ -420,9 +420,9 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
             return Err(CliError::failure(format!("{}: {reason}", peer.name())));
         }
     };
-    eprintln!("macbench: {} {version}", peer.name());
+    crate::errln!("macbench: {} {version}", peer.name());
     let cases = inputs.algorithms.len() * inputs.sizes.len() * inputs.rounds * 2;
-    eprintln!(
+    crate::errln!(
         "macbench: {} round(s) of {} ({}) and ours on {} algorithm(s) × {} size(s), {} s each, alternating, both on CPU {}, basis {}: {} in all",
         inputs.rounds,
         peer.name(),
@@ -435,7 +435,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         super::human_duration((cases * inputs.seconds as usize) as f64)
     );
     if inputs.rounds < crate::stats::MIN_PAIRS_FOR_VERDICT {
-        eprintln!(
+        crate::errln!(
             "macbench: note: --rounds {}: the range of {} round(s) holds the median ratio only {:.0} % of the time, so the rows get no verdict ({} rounds or more for one)",
             inputs.rounds,
             inputs.rounds,
@@ -446,7 +446,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let harness = crate::sweep::measure_harness(inputs.core, &clock, &CANCEL)
         .map_err(|e| CliError::failure(e.to_string()))?;
     if let Some(h) = &harness {
-        eprintln!(
+        crate::errln!(
             "macbench: harness (null function, 64 B, one session on CPU {}): {} cycles/message",
             inputs.core,
             h.absolute_cycles_per_message

@@ -373,7 +373,7 @@ pub fn machine_before(
             }
         }
     }
-    eprintln!(
+    crate::errln!(
         "macbench: before the run: load average {load}, other processes {share_text} of CPU(s) {cpus}"
     );
     Ok(recorder)
@@ -385,7 +385,7 @@ pub fn machine_after(
 ) -> crate::system::conditions::RunConditions {
     let conditions = recorder.after().clone();
     if let Some(warning) = conditions.busy_warning() {
-        eprintln!("macbench: {warning}");
+        crate::errln!("macbench: {warning}");
     }
     conditions
 }

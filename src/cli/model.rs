@@ -247,7 +247,7 @@ fn analyse(
         let model = match CostModel::fit(algorithm.block_rule, &points, FitWeighting::Relative) {
             Ok(m) => m,
             Err(e) => {
-                eprintln!("macbench: {}: no cost fit: {e}", key.function);
+                crate::errln!("macbench: {}: no cost fit: {e}", key.function);
                 continue;
             }
         };
@@ -330,7 +330,7 @@ fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, C
     let cancel = AtomicBool::new(false);
     let mut results = Vec::new();
     let runs = functions.len() * sources.len();
-    eprintln!(
+    crate::errln!(
         "macbench: measuring {} function(s) × {} sizes/models, 1 session on CPU {}, 3 repeats of {:.3} s: {}",
         functions.len(),
         sources.len(),
@@ -359,7 +359,7 @@ fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, C
         tool: results::TOOL.to_string(),
         host: crate::isolate::host_for_functions(&functions),
         clock,
-        scenario: serde_json::json!({"command": "model --measure"}),
+        scenario: results::Header::Other(serde_json::json!({"command": "model --measure"})),
         harness: None,
         results,
         partial: false,
@@ -411,7 +411,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     if !fits.is_empty() {
         print_fits(&fits, &predictions, reject_size);
     } else if !measured_docs.is_empty() {
-        eprintln!(
+        crate::errln!(
             "macbench: no function in the results has a size sweep to fit (need ≥ 2 fixed sizes)"
         );
     }

@@ -407,7 +407,7 @@ fn expected_duration(plan: &Plan, trial_s: f64) -> usize {
         }
         Mode::FixedRate { .. } => 1,
     };
-    eprintln!(
+    crate::errln!(
         "macbench net: {results} result(s) × up to {trials} trial(s) of {:.3} s: up to {}",
         trial_s,
         super::human_duration((results * trials) as f64 * trial_s)

@@ -12,9 +12,6 @@ use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-/// The most repeats `--max-repeat` (and `--repeat`) may ask for: a bound, so a target no run can
-/// reach (`--target-ci 1e-300`) ends.
-pub const MAX_REPEATS: usize = 100;
 
 /// Default `--target-ci`, percent: see docs/benchmark.md's figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
@@ -197,12 +194,8 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
             args.target_ci_percent()
         )));
     }
-    if args.max_repeat > MAX_REPEATS {
-        return Err(CliError::usage(format!(
-            "--max-repeat {}: give at most {MAX_REPEATS} (more repeats than that cannot narrow an interval a longer --duration would not)",
-            args.max_repeat
-        )));
-    }
+    // One cap for both: a target no run can reach (`--target-ci 1e-300`) still ends.
+    spec::check_count("--max-repeat", args.max_repeat, spec::values::MAX_REPEAT)?;
     if args.max_repeat < args.repeats() {
         return Err(CliError::usage(format!(
             "--max-repeat {} is below --repeat {}",
@@ -222,12 +215,28 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
     Ok(SweepSpec {
         functions,
         sizes: spec::parse_sizes(&args.sizes, args.seed)?,
-        cores,
-        sessions,
-        pinning: if args.float {
-            Pinning::Float
-        } else {
-            Pinning::RoundRobin
+        scenario: engine::ScenarioSpec {
+            cores,
+            sessions,
+            pinning: if args.float {
+                Pinning::Float
+            } else {
+                Pinning::RoundRobin
+            },
+            data: args.data,
+            keys: args.keys,
+            verify: args.verify,
+            rekey_every: args.rekey,
+            seed: args.seed,
+            tag_len: args.tag_len,
+            tick: spec::parse_duration_within(
+                "--tick",
+                &args.tick,
+                engine::MIN_TICK,
+                engine::MAX_TICK,
+            )?,
+            // Size, dispatch mode, duration and window are each scenario's own (`SweepSpec::plan`).
+            ..engine::ScenarioSpec::default()
         },
         duration: args
             .duration
@@ -237,19 +246,7 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         budget,
         window: args.window.clone(),
         repeat: args.repeats(),
-        data: args.data,
-        keys: args.keys,
-        verify: args.verify,
-        rekey_every: args.rekey,
-        seed: args.seed,
         dispatches: spec::parse_dispatches(&args.dispatch)?,
-        tag_len: args.tag_len,
-        tick: spec::parse_duration_within(
-            "--tick",
-            &args.tick,
-            engine::MIN_TICK,
-            engine::MAX_TICK,
-        )?,
     })
 }
 
@@ -268,23 +265,38 @@ fn new_document(
             ..crate::isolate::host_for_functions(&spec.functions)
         },
         clock: clock.clone(),
-        scenario: serde_json::json!({
-            "alg": args.alg, "backend": args.backend, "accel": spec::accel_list(&args.accel), "sizes": args.sizes,
-            "sessions": spec.sessions, "cores": engine::format_cpu_list(&spec.cores),
-            "pinning": if args.float { "float" } else { "round-robin" },
-            "duration_s": plan.duration.as_secs_f64(), "window_start_s": plan.window_start.as_secs_f64(),
-            "window_end_s": plan.window_end.as_secs_f64(), "repeat": args.repeats(), "data": args.data,
-            "keys": args.keys, "verify": args.verify, "rekey_every": args.rekey, "auto": args.auto,
-            "seed": args.seed, "tick_s": spec.tick.as_secs_f64(),
-            "target_ci_percent": args.target_ci_percent(), "max_repeat": args.max_repeat,
-            "budget_s": plan.budget.as_secs_f64(),
-            "dispatch": spec.dispatches.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
-            "energy": args.energy,
-            "order": sweep::Order::or_default(args.order, args.repeats()),
-            // The span interleaved repeats are spread over: a constant of the build, recorded so that
-            // runs made with another span are told apart.
-            "interleave_span_s": sweep::INTERLEAVE_SPAN.as_secs_f64(),
-        }),
+        scenario: results::Header::Sweep(Box::new(results::SweepOptions {
+            alg: args.alg.clone(),
+            backend: args.backend.clone(),
+            accel: spec::accel_list(&args.accel),
+            sizes: args.sizes.clone(),
+            sessions: spec.scenario.sessions,
+            cores: engine::format_cpu_list(&spec.scenario.cores),
+            pinning: spec.scenario.pinning,
+            duration_s: plan.duration.as_secs_f64(),
+            window_start_s: plan.window_start.as_secs_f64(),
+            window_end_s: plan.window_end.as_secs_f64(),
+            repeat: args.repeats(),
+            data: args.data,
+            keys: args.keys,
+            verify: args.verify,
+            rekey_every: args.rekey,
+            auto: args.auto,
+            seed: args.seed,
+            tick_s: spec.scenario.tick.as_secs_f64(),
+            target_ci_percent: args.target_ci_percent(),
+            max_repeat: args.max_repeat,
+            budget_s: plan.budget.as_secs_f64(),
+            dispatch: spec
+                .dispatches
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            energy: args.energy,
+            order: sweep::Order::or_default(args.order, args.repeats()),
+            interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
+        })),
         harness: None,
         results: Vec::new(),
         partial: true,
@@ -351,8 +363,8 @@ impl sweep::Observer for Terminal<'_> {
             if let Some(line) = keep_previous(&mut self.previous).map_err(|e| e.message)? {
                 // Standard error, above the progress bar: a note, not a row of the table.
                 match &self.progress {
-                    Some(pb) => pb.suspend(|| eprintln!("{line}")),
-                    None => eprintln!("{line}"),
+                    Some(pb) => pb.suspend(|| crate::errln!("{line}")),
+                    None => crate::errln!("{line}"),
                 }
             }
         }
@@ -413,7 +425,7 @@ fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
     };
     // At least two rounds, so the figure comes with an interval.
     let mut phase = sweep::EnergyPhase::new(chosen.meter, chosen.parts, repeat.max(2));
-    eprintln!(
+    crate::errln!(
         "macbench: energy: {} ({} scope, unit {:.3e} J); after each scenario {} round(s) of idle, null-function and MAC windows of {:.0} s",
         phase.meter.name(),
         phase.meter.scope(),
@@ -422,7 +434,7 @@ fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
         phase.window.as_secs_f64()
     );
     for part in &phase.parts {
-        eprintln!(
+        crate::errln!(
             "macbench: energy: {} ({} scope) read at the same instants",
             part.name(),
             part.scope()
@@ -449,7 +461,7 @@ fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
             }
         )));
     }
-    eprintln!(
+    crate::errln!(
         "macbench: energy: over {:.0} s idle the meter {}",
         phase.window.as_secs_f64(),
         match observed {
@@ -571,9 +583,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let previous = previous_results(args)?;
     let clock = clock::clock_info();
     check_window(args, &plan, &clock)?;
-    let mut conditions = super::machine_before(&spec.cores, args.quiet_check)?;
+    let mut conditions = super::machine_before(&spec.scenario.cores, args.quiet_check)?;
     for note in &plan.notes {
-        eprintln!("macbench: {note}");
+        crate::errln!("macbench: {note}");
     }
     let mut doc = new_document(args, &spec, &plan, &clock);
     doc.conditions = Some(conditions.conditions.clone());
@@ -585,7 +597,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     announce(args, &spec, &plan, &clock, &auto);
     if !args.no_harness {
-        doc.harness = measure_harness(spec.cores[0], &clock)?;
+        doc.harness = measure_harness(spec.scenario.cores[0], &clock)?;
     }
 
     let mut terminal = Terminal {
@@ -625,7 +637,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     doc.conditions = Some(super::machine_after(&mut conditions));
     if !doc.results.is_empty() {
         if let Some(line) = keep_previous(&mut terminal.previous)? {
-            eprintln!("{line}");
+            crate::errln!("{line}");
         }
     }
     write_outputs(&doc, args, true)?;
@@ -698,7 +710,7 @@ fn measure_harness(
     let harness = sweep::measure_harness(core, clock, &CANCEL)
         .map_err(|e| CliError::failure(e.to_string()))?;
     if let Some(h) = &harness {
-        eprintln!(
+        crate::errln!(
             "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
             h.absolute_cycles_per_message
                 .map_or("-".into(), |v| format!("{v:.1}"))
@@ -727,20 +739,20 @@ fn announce(
         ),
         _ => "; no extra repeats (--repeat given without --target-ci, or --target-ci 0)".to_string(),
     };
-    eprintln!(
+    crate::errln!(
         "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
         plan.scenarios.len(),
         args.repeats(),
         plan.duration.as_secs_f64(),
         human_seconds(seconds(runs))
     );
-    eprintln!(
+    crate::errln!(
         "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
         plan.scenarios.len(),
         args.repeats(),
         sweep::Order::or_default(args.order, args.repeats()).name(),
-        spec.sessions,
-        engine::format_cpu_list(&spec.cores),
+        spec.scenario.sessions,
+        engine::format_cpu_list(&spec.scenario.cores),
         clock.reference_hz / 1e9,
         clock.reference_source,
         clock
@@ -748,7 +760,7 @@ fn announce(
             .map(|r| format!("; core clock ≈ {r:.2} × f (estimated)"))
             .unwrap_or_default()
     );
-    eprintln!(
+    crate::errln!(
         "macbench: hardware cycle counters {}",
         clock.hardware_cycles
     );
@@ -887,7 +899,7 @@ fn preflight_line(doc: &Document) -> Option<String> {
     let run_ns: f64 = doc
         .results
         .iter()
-        .map(|r| r.scenario.duration_s * r.raw.len() as f64 * 1e9)
+        .map(|r| r.scenario.duration.as_secs_f64() * r.raw.len() as f64 * 1e9)
         .sum();
     Some(format!(
         "pre-flight: {messages} messages tagged at the timed lengths and dispatch modes and checked against another backend ({} runs) or their own one-at-a-time path ({own}) before timing: {:.1} ms in all, {:.2} % of the runs' time",

@@ -113,7 +113,7 @@ pub struct PerfEnergy {
     event: String,
     scope: Scope,
     spec: EventSpec,
-    fd: i32,
+    fd: std::os::fd::OwnedFd,
     first_count: u64,
 }
 
@@ -127,13 +127,9 @@ impl PerfEnergy {
             config: spec.config,
             ..Default::default()
         };
-        // SAFETY: attr is a fully initialised perf_event_attr; pid -1 with one CPU is a system-wide
-        // counter on that CPU, no group, no flags.
-        let fd = unsafe { perf_event_open_sys::perf_event_open(&mut attr, -1, spec.cpu, -1, 0) };
-        if fd < 0 {
-            let err = std::io::Error::last_os_error();
-            return Err(format!("perf_event_open({event}, cpu {}): {err}", spec.cpu));
-        }
+        // pid -1 with one CPU: a system-wide counter on that CPU.
+        let fd = crate::system::kernel::perf_event_open(&mut attr, -1, spec.cpu)
+            .map_err(|err| format!("perf_event_open({event}, cpu {}): {err}", spec.cpu))?;
         let mut meter = PerfEnergy {
             event: event.to_string(),
             scope,
@@ -146,20 +142,15 @@ impl PerfEnergy {
     }
 
     fn read_count(&self) -> Result<u64, String> {
-        crate::system::clock::read_counter_fd(self.fd).ok_or_else(|| {
-            format!(
-                "reading {}: {}",
-                self.event,
-                std::io::Error::last_os_error()
-            )
-        })
-    }
-}
-
-impl Drop for PerfEnergy {
-    fn drop(&mut self) {
-        // SAFETY: fd was returned by perf_event_open and is closed once, here.
-        unsafe { libc::close(self.fd) };
+        crate::system::clock::read_counter_fd(std::os::fd::AsRawFd::as_raw_fd(&self.fd)).ok_or_else(
+            || {
+                format!(
+                    "reading {}: {}",
+                    self.event,
+                    std::io::Error::last_os_error()
+                )
+            },
+        )
     }
 }
 

@@ -113,19 +113,10 @@ impl SessionSlot {
 
     /// Called by the session thread itself before the gate: publish its CPU clock id.
     pub fn publish_cpu_clock(&self) -> Result<(), String> {
-        let mut id: libc::clockid_t = 0;
-        // SAFETY: pthread_self() is the calling thread; `id` is a valid out-pointer.
-        let rc = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
-        if rc != 0 {
-            return Err(format!(
-                "pthread_getcpuclockid: {}",
-                std::io::Error::from_raw_os_error(rc)
-            ));
-        }
+        let id = crate::system::kernel::thread_cpu_clock()?;
         self.cpu_clock.store(id, Ordering::Relaxed);
-        // SAFETY: gettid takes no arguments and cannot fail.
-        let tid = unsafe { libc::gettid() };
-        self.tid.store(tid, Ordering::Relaxed);
+        self.tid
+            .store(crate::system::kernel::thread_id(), Ordering::Relaxed);
         self.has_cpu_clock.store(true, Ordering::Release);
         Ok(())
     }
@@ -351,49 +342,9 @@ fn schedule(plan: &Plan) -> Vec<(u64, Point)> {
     points
 }
 
-/// Raise the calling thread's scheduling priority as far as allowed; say what was obtained.
-fn raise_priority() -> String {
-    // SAFETY: plain syscalls on the calling thread with a valid sched_param.
-    unsafe {
-        let max = libc::sched_get_priority_max(libc::SCHED_FIFO);
-        let param = libc::sched_param {
-            sched_priority: max,
-        };
-        if max > 0 && libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 {
-            return format!("SCHED_FIFO {max}");
-        }
-        let why = std::io::Error::last_os_error();
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        for nice in -20..=0 {
-            if libc::setpriority(libc::PRIO_PROCESS, tid, nice) == 0 {
-                return format!("SCHED_OTHER nice {nice} (SCHED_FIFO refused: {why})");
-            }
-        }
-        format!("SCHED_OTHER, default nice (SCHED_FIFO refused: {why})")
-    }
-}
-
-/// Sleep until the absolute monotonic instant `deadline_ns`.
-fn sleep_until(deadline_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
-    };
-    loop {
-        // SAFETY: valid timespec; a null remainder is allowed with TIMER_ABSTIME.
-        let rc = unsafe {
-            libc::clock_nanosleep(
-                libc::CLOCK_MONOTONIC,
-                libc::TIMER_ABSTIME,
-                &ts,
-                std::ptr::null_mut(),
-            )
-        };
-        if rc != libc::EINTR {
-            return;
-        }
-    }
-}
+use crate::system::kernel::{
+    raise_thread_priority as raise_priority, sleep_until_monotonic as sleep_until,
+};
 
 /// Sample every session at window mark `m` (its CPU clock read from outside): the sums of messages
 /// and bytes.

@@ -14,45 +14,7 @@ const CLOSED: u32 = 0;
 const OPEN: u32 = 1;
 const STOPPED: u32 = 2;
 
-/// Wait while `*word == expected`, at most `timeout`. Spurious returns are fine: callers loop.
-fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
-    let ts = timeout.map(|d| libc::timespec {
-        tv_sec: d.as_secs() as libc::time_t,
-        tv_nsec: d.subsec_nanos() as libc::c_long,
-    });
-    let ts_ptr = ts
-        .as_ref()
-        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `word` is a live, aligned u32 for the duration of the call; FUTEX_WAIT reads it and
-    // sleeps only if it still equals `expected`; `ts_ptr` is null or points to a valid timespec.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-            expected,
-            ts_ptr,
-            std::ptr::null::<u32>(),
-            0u32,
-        );
-    }
-}
-
-/// Wake every thread waiting on `word`.
-fn futex_wake_all(word: &AtomicU32) {
-    // SAFETY: FUTEX_WAKE only uses the address as a key; `word` is live.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            i32::MAX,
-            std::ptr::null::<libc::timespec>(),
-            std::ptr::null::<u32>(),
-            0u32,
-        );
-    }
-}
+use crate::system::kernel::{futex_wait, futex_wake_all};
 
 /// A one-shot gate: threads `arrive` and block until it is opened or stopped.
 #[derive(Debug, Default)]

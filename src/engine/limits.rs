@@ -44,21 +44,8 @@ fn read_u64(path: &str) -> Option<u64> {
 impl SystemLimits {
     /// Read the limits of this process on this machine.
     pub fn read() -> SystemLimits {
-        let mut rl = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit/geteuid write only into `rl`.
-        let (nproc_ok, euid) = unsafe {
-            (
-                libc::getrlimit(libc::RLIMIT_NPROC, &mut rl) == 0,
-                libc::geteuid(),
-            )
-        };
-        // The kernel does not apply RLIMIT_NPROC to root. (rlim_t is 32-bit on some targets.)
-        #[allow(clippy::unnecessary_cast)]
-        let nproc = (nproc_ok && rl.rlim_cur != libc::RLIM_INFINITY && euid != 0)
-            .then_some(rl.rlim_cur as u64);
+        // The kernel does not apply RLIMIT_NPROC to root.
+        let nproc = crate::system::kernel::thread_limit();
         let threads_now = std::fs::read_to_string("/proc/loadavg")
             .ok()
             .and_then(|s| s.split_whitespace().nth(3)?.split_once('/')?.1.parse().ok())

@@ -118,20 +118,43 @@ impl SizeSource {
     }
 }
 
-/// One scenario (docs/methodology.md §1).
-#[derive(Debug, Clone, Serialize)]
+/// One scenario (docs/methodology.md §1): a function and what it runs under. The settings are
+/// [`ScenarioSpec`], reached through `Deref` (`scenario.sessions`), so a setting is declared once.
+#[derive(Debug, Clone)]
 pub struct Scenario {
-    #[serde(skip)]
     pub function: Function,
+    pub spec: ScenarioSpec,
+}
+
+impl std::ops::Deref for Scenario {
+    type Target = ScenarioSpec;
+    fn deref(&self) -> &ScenarioSpec {
+        &self.spec
+    }
+}
+
+impl std::ops::DerefMut for Scenario {
+    fn deref_mut(&mut self) -> &mut ScenarioSpec {
+        &mut self.spec
+    }
+}
+
+/// What a scenario runs under, its function aside: the one definition of a scenario's settings.
+/// A result records it as it serialises (a size model's drawn sequence left out), the switched child
+/// receives it the same way, and the CSV's scenario columns are its fields
+/// (`report::csv_export`). A new setting is a field here and the flag that sets it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScenarioSpec {
     pub size: SizeSource,
     pub sessions: usize,
     pub cores: Vec<usize>,
     pub pinning: Pinning,
-    #[serde(rename = "duration_s", serialize_with = "secs")]
+    #[serde(rename = "duration_s", with = "secs")]
     pub duration: Duration,
-    #[serde(rename = "window_start_s", serialize_with = "secs")]
+    #[serde(rename = "window_start_s", with = "secs")]
     pub window_start: Duration,
-    #[serde(rename = "window_end_s", serialize_with = "secs")]
+    #[serde(rename = "window_end_s", with = "secs")]
     pub window_end: Duration,
     pub data: DataMode,
     pub keys: KeyMode,
@@ -139,8 +162,9 @@ pub struct Scenario {
     /// Re-key every N messages (key setup then counts inside the per-byte metrics).
     pub rekey_every: Option<u64>,
     pub seed: u64,
-    /// The coordinator's sampling tick.
-    #[serde(rename = "tick_s", serialize_with = "secs")]
+    /// The coordinator's sampling tick; zero in files from before it was recorded
+    /// ([`ScenarioSpec::to_scenario`] reads that as [`DEFAULT_TICK`]).
+    #[serde(rename = "tick_s", with = "secs")]
     pub tick: Duration,
     /// How messages are handed to the backend.
     pub dispatch: Dispatch,
@@ -148,6 +172,51 @@ pub struct Scenario {
     /// `None` for the algorithm's own tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tag_len: Option<usize>,
+}
+
+/// What a file that does not record its scenario reads as (fields the file has replace these).
+impl Default for ScenarioSpec {
+    fn default() -> ScenarioSpec {
+        ScenarioSpec {
+            size: SizeSource::Fixed { size: 0 },
+            sessions: 0,
+            cores: Vec::new(),
+            pinning: Pinning::RoundRobin,
+            duration: Duration::ZERO,
+            window_start: Duration::ZERO,
+            window_end: Duration::ZERO,
+            data: DataMode::Unique,
+            keys: KeyMode::PerSession,
+            verify: VerifyMode::None,
+            rekey_every: None,
+            seed: 0,
+            tick: Duration::ZERO,
+            dispatch: Dispatch::Single,
+            tag_len: None,
+        }
+    }
+}
+
+impl ScenarioSpec {
+    /// The scenario again, for a run in another process (the switched child): `function` resolved
+    /// by the caller, a size model's drawn `sequence` supplied, since the recorded form leaves it
+    /// out. A tick of 0 (files from before the tick was recorded) is the engine's default.
+    pub fn to_scenario(&self, function: Function, sequence: Option<Vec<u32>>) -> Scenario {
+        let mut spec = self.clone();
+        if let (
+            SizeSource::Model {
+                sequence: drawn, ..
+            },
+            Some(sequence),
+        ) = (&mut spec.size, sequence)
+        {
+            *drawn = Arc::new(sequence);
+        }
+        if spec.tick.is_zero() {
+            spec.tick = DEFAULT_TICK;
+        }
+        Scenario { function, spec }
+    }
 }
 
 impl Scenario {
@@ -249,8 +318,21 @@ impl<'de> Deserialize<'de> for Dispatch {
     }
 }
 
-fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
+/// A duration recorded as seconds (`duration_s` and the like): a number pandas and people read.
+mod secs {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    /// A negative number reads as zero, as files written before the check did; one too large for a
+    /// duration is an error, not a panic.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let seconds = <f64 as serde::Deserialize>::deserialize(d)?;
+        Duration::try_from_secs_f64(seconds.max(0.0))
+            .map_err(|_| serde::de::Error::custom(format!("{seconds} s is not a duration")))
+    }
 }
 
 /// Errors that make a scenario impossible to run; each names the value at fault.

@@ -29,7 +29,7 @@ impl ChildRequest {
     fn from_scenario(s: &Scenario) -> ChildRequest {
         ChildRequest {
             function: s.function.id(),
-            scenario: ScenarioSpec::from(s),
+            scenario: s.spec.clone(),
             sequence: match &s.size {
                 SizeSource::Model { sequence, .. } => Some(sequence.to_vec()),
                 SizeSource::Fixed { .. } => None,
@@ -144,8 +144,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             Ok(result) => break result,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if cancel.load(Ordering::Relaxed) && !signalled {
-                    // SAFETY: plain kill(2) on our own child's pid.
-                    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                    crate::system::kernel::interrupt(child.id());
                     signalled = true;
                 }
             }
@@ -300,26 +299,27 @@ mod tests {
             .unwrap();
         let scenario = Scenario {
             function,
-            size: SizeSource::Model {
-                name: "imix".into(),
-                mean_bytes: 340.3,
-                sequence: Arc::new(vec![40, 576, 1500]),
+            spec: ScenarioSpec {
+                size: SizeSource::Model {
+                    name: "imix".into(),
+                    mean_bytes: 340.3,
+                    sequence: Arc::new(vec![40, 576, 1500]),
+                },
+                sessions: 3,
+                cores: vec![0, 1],
+                pinning: Pinning::Float,
+                duration: Duration::from_nanos(123_456_789),
+                window_start: Duration::from_nanos(23_456_789),
+                window_end: Duration::from_nanos(103_456_789),
+                data: DataMode::Same,
+                keys: KeyMode::Shared,
+                verify: VerifyMode::After,
+                rekey_every: Some(7),
+                seed: 9,
+                tick: Duration::from_millis(3),
+                dispatch: engine::Dispatch::Burst(4),
+                tag_len: None,
             },
-            sessions: 3,
-            cores: vec![0, 1],
-            pinning: Pinning::Float,
-            duration: Duration::from_nanos(123_456_789),
-            window_start: Duration::from_nanos(23_456_789),
-            window_end: Duration::from_nanos(103_456_789),
-            data: DataMode::Same,
-            keys: KeyMode::Shared,
-            verify: VerifyMode::After,
-            rekey_every: Some(7),
-            seed: 9,
-            tick: Duration::from_millis(3),
-            dispatch: engine::Dispatch::Burst(4),
-
-            tag_len: None,
         };
         let text = serde_json::to_string(&ChildRequest::from_scenario(&scenario)).unwrap();
         let back = serde_json::from_str::<ChildRequest>(&text)

@@ -199,7 +199,7 @@ pub struct Algorithm {
     pub message_bits: MessageBits,
     /// Where the known answers come from, and the vector file (embedded in the binary).
     pub vectors: Option<VectorFile>,
-    /// A caveat a user must see (e.g. CBC-MAC is unsafe for variable-length messages).
+    /// A caveat a user must see (e.g. CBC-MAC is insecure for variable-length messages).
     pub caveat: Option<&'static str>,
 }
 

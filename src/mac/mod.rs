@@ -11,9 +11,10 @@
 //!
 //! The registry is the bottom of the MAC stack and imports no other macbench module. Software-only
 //! variants and the ISA levels OpenSSL and Crypto++ are masked to need a process per acceleration: a
-//! backend only *declares* its switch ([`ProcessSwitch`]), and the isolation layer above the registry
-//! and the engine (`src/isolate/`) installs itself at start-up to key switched functions (see
-//! [`switch`]).
+//! backend only *declares* its switch ([`ProcessSwitch`]); the isolation layer above the registry and
+//! the engine (`src/isolate/`) starts a child process per acceleration, applies the switch there, and
+//! keys switched functions through `isolate::key`. Nothing installs itself: in any other process a
+//! switched function refuses its key setup with the reason (see [`switch`]).
 
 pub mod algorithm;
 pub mod cryptopp;

@@ -13,8 +13,8 @@ use crate::metrics::Warning;
 use crate::results::{Document, ResultEntry};
 use serde_json::Value;
 
-/// Scenario columns shared by both CSVs.
-const KEY_COLUMNS: &[&str] = &[
+/// The columns that name a result, before its scenario's settings.
+const ENTRY_COLUMNS: &[&str] = &[
     "scenario_id",
     "host",
     "macbench_version",
@@ -27,18 +27,26 @@ const KEY_COLUMNS: &[&str] = &[
     "mean_message_bytes",
     "sessions",
     "cores",
-    "pinning",
-    "duration_s",
-    "window_start_s",
-    "window_end_s",
-    "data",
-    "keys",
-    "verify",
-    "rekey_every",
-    "dispatch",
-    "tag_len",
-    "repeats",
 ];
+
+/// Settings of [`crate::results::ScenarioSpec`] that get no column of their own: the size, session
+/// count and core list are the entry's columns above (a size model by name, the cores as a list); the
+/// seed and the tick are constants of a run, kept in the JSON.
+const SETTINGS_NOT_COLUMNS: &[&str] = &["size", "sessions", "cores", "seed", "tick_s"];
+
+/// Scenario columns shared by both CSVs: the entry's, then every recorded setting of the scenario in
+/// the order the JSON has them (a new setting becomes a column by itself), then the repeat count.
+fn key_columns() -> Vec<&'static str> {
+    let settings = crate::results::field_names::<crate::results::ScenarioSpec>();
+    let mut columns = ENTRY_COLUMNS.to_vec();
+    columns.extend(
+        settings
+            .iter()
+            .filter(|name| !SETTINGS_NOT_COLUMNS.contains(name)),
+    );
+    columns.push("repeats");
+    columns
+}
 
 fn cell(v: &Value) -> String {
     match v {
@@ -51,17 +59,16 @@ fn cell(v: &Value) -> String {
 fn key_cells(doc: &Document, r: &ResultEntry) -> Vec<String> {
     let scenario = serde_json::to_value(&r.scenario).unwrap_or(Value::Null);
     let entry = serde_json::to_value(r).unwrap_or(Value::Null);
-    KEY_COLUMNS
-        .iter()
-        .map(|k| match *k {
+    key_columns()
+        .into_iter()
+        .map(|k| match k {
             // Unique per row: the dispatch mode and tag length join the id when not the default.
             "scenario_id" => r.key().to_string(),
             "host" => doc.host_label().to_string(),
             "macbench_version" => doc.host.macbench_version.clone(),
             "reference_hz" => doc.clock.reference_hz.to_string(),
-            "pinning" | "duration_s" | "window_start_s" | "window_end_s" | "data" | "keys"
-            | "verify" | "rekey_every" | "dispatch" | "tag_len" => cell(&scenario[*k]),
-            _ => cell(&entry[*k]),
+            k if ENTRY_COLUMNS.contains(&k) || k == "repeats" => cell(&entry[k]),
+            setting => cell(&scenario[setting]),
         })
         .collect()
 }
@@ -160,7 +167,7 @@ impl Exporter for ScenarioCsv {
         let ci_names = object_keys(
             &serde_json::to_value(crate::results::Ci95Set::default()).map_err(|e| e.to_string())?,
         );
-        let mut header: Vec<String> = KEY_COLUMNS.iter().map(|s| s.to_string()).collect();
+        let mut header: Vec<String> = key_columns().into_iter().map(String::from).collect();
         header.extend(metric_names.iter().cloned());
         for name in &ci_names {
             header.push(format!("{name}_ci95_low"));
@@ -207,7 +214,7 @@ impl Exporter for ThreadsCsv {
                 let names = thread_names.get_or_insert_with(|| {
                     let names = object_keys(&v);
                     let mut header: Vec<String> =
-                        KEY_COLUMNS.iter().map(|s| s.to_string()).collect();
+                        key_columns().into_iter().map(String::from).collect();
                     header.push("repeat".to_string());
                     header.extend(names.iter().cloned());
                     let _ = w.write_record(&header);

@@ -352,9 +352,10 @@ fn scenario_section(files: &[Loaded]) -> Markup {
         section #scenario {
             h2 { "Scenario" }
             @for f in files {
-                @let rows: Vec<(&str, String)> = match f.doc.scenario.as_object() {
+                @let header = serde_json::to_value(&f.doc.scenario).unwrap_or_default();
+                @let rows: Vec<(&str, String)> = match header.as_object() {
                     Some(o) => o.iter().map(|(k, v)| (k.as_str(), json_text(v))).collect(),
-                    None => vec![("scenario", f.doc.scenario.to_string())],
+                    None => vec![("scenario", header.to_string())],
                 };
                 h3 { (f.label) }
                 (kv_table(&rows))

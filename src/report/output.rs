@@ -23,7 +23,6 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// The lock and temporary files this process has made and not yet removed: what a signal that ends
@@ -183,12 +182,7 @@ fn open_through(target: &Path) -> std::io::Result<File> {
         {
             Ok(f) => {
                 // Blocking writes from here: a full pipe waits for its reader like any pipe.
-                use std::os::fd::AsRawFd;
-                // SAFETY: fcntl on a file descriptor this File owns.
-                unsafe {
-                    let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
-                    libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
-                }
+                crate::system::kernel::clear_nonblocking(&f);
                 return Ok(f);
             }
             // ENXIO: no process has the FIFO open for reading (yet).
@@ -283,10 +277,7 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
             .write(true)
             .open(&lock_path)
             .map_err(not_writable)?;
-        // SAFETY: flock on a descriptor this function owns; no memory is shared with the kernel.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let e = std::io::Error::last_os_error();
+        if let Err(e) = crate::system::kernel::try_lock_exclusive(&file) {
             if e.kind() == std::io::ErrorKind::WouldBlock {
                 return Err(OutputError::Locked {
                     flag: flag.to_string(),
@@ -408,13 +399,7 @@ fn is_standard_output(path: &Path) -> bool {
     let Ok(named) = std::fs::metadata(path) else {
         return false;
     };
-    // SAFETY: fstat on descriptor 1 writes only into the zeroed struct it is given.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; `st` outlives the call.
-    if unsafe { libc::fstat(1, &mut st) } != 0 {
-        return false;
-    }
-    named.dev() == st.st_dev && named.ino() == st.st_ino
+    crate::system::kernel::stdout_identity() == Some((named.dev(), named.ino()))
 }
 
 /// Keep the file at `path` under a dated name beside it before it is replaced:
@@ -476,34 +461,17 @@ fn copy_new(from: &Path, to: &Path) -> std::io::Result<()> {
 fn local_stamp(at: std::time::SystemTime) -> String {
     let secs = at
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as libc::time_t;
-    // SAFETY: localtime_r reads `secs` and writes only into the zeroed struct it is given.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; both pointers are valid for the call.
-    if unsafe { libc::localtime_r(&secs, &mut tm) }.is_null() {
-        return format!("{secs}");
+        .map_or(0, |d| d.as_secs()) as i64;
+    match crate::system::kernel::local_time(secs) {
+        Some([year, month, day, hour, minute, second]) => {
+            format!("{year:04}-{month:02}-{day:02}T{hour:02}-{minute:02}-{second:02}")
+        }
+        None => format!("{secs}"),
     }
-    format!(
-        "{:04}-{:02}-{:02}T{:02}-{:02}-{:02}",
-        tm.tm_year + 1900,
-        tm.tm_mon + 1,
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec
-    )
 }
 
 fn access_write(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-    // SAFETY: `c` is a NUL-terminated string that outlives the call.
-    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    crate::system::kernel::access_writable(path)
 }
 
 #[cfg(test)]

@@ -12,15 +12,12 @@
 pub mod check;
 pub mod claims;
 
-use crate::engine::{
-    self, clock::ClockInfo, DataMode, KeyMode, Pinning, RawRun, Scenario, Series, SizeSource,
-};
+use crate::engine::{self, clock::ClockInfo, RawRun, Series};
 use crate::host::Host;
-use crate::mac::{Function, FunctionId, VerifyMode};
+use crate::mac::FunctionId;
 use crate::metrics::{Metrics, RunUncertainty, Spread, ThreadMetrics, Warning};
 use crate::stats::{self, BatchEstimate, Interval};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 /// Version of the results JSON layout; bumped on incompatible change. Readers reject newer ones.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -302,120 +299,59 @@ impl std::fmt::Display for ScenarioKey {
     }
 }
 
-/// What was run, as recorded in a result: the engine's [`Scenario`] without its function (the entry
-/// names that) and without a size model's generated sequence. Its JSON is the scenario's.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ScenarioSpec {
-    pub size: SizeSource,
-    pub sessions: usize,
-    pub cores: Vec<usize>,
-    pub pinning: Pinning,
-    pub duration_s: f64,
-    pub window_start_s: f64,
-    pub window_end_s: f64,
-    pub data: DataMode,
-    pub keys: KeyMode,
-    pub verify: VerifyMode,
-    /// Re-key every N messages.
-    pub rekey_every: Option<u64>,
-    pub seed: u64,
-    /// The coordinator's sampling tick.
-    pub tick_s: f64,
-    /// How messages were handed to the backend.
-    #[serde(default)]
-    pub dispatch: engine::Dispatch,
-    /// `--tag-len`: tag bytes (a truncation, or KMAC's output length); absent for the algorithm's own.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tag_len: Option<usize>,
+/// What was run, as recorded in a result: the engine's one definition of a scenario's settings.
+pub use crate::engine::ScenarioSpec;
+
+/// The field names a type records, renames applied, read from its derived `Deserialize` (which hands
+/// them to the deserializer): so columns and lists follow the type instead of a copy of its fields.
+/// Empty for a type that is not a struct.
+pub fn field_names<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+    let mut names: &'static [&'static str] = &[];
+    let _ = T::deserialize(FieldNames(&mut names));
+    names
 }
 
-impl From<&Scenario> for ScenarioSpec {
-    fn from(s: &Scenario) -> ScenarioSpec {
-        ScenarioSpec {
-            size: s.size.clone(),
-            sessions: s.sessions,
-            cores: s.cores.clone(),
-            pinning: s.pinning,
-            duration_s: s.duration.as_secs_f64(),
-            window_start_s: s.window_start.as_secs_f64(),
-            window_end_s: s.window_end.as_secs_f64(),
-            data: s.data,
-            keys: s.keys,
-            verify: s.verify,
-            rekey_every: s.rekey_every,
-            seed: s.seed,
-            tick_s: s.tick.as_secs_f64(),
-            dispatch: s.dispatch,
-            tag_len: s.tag_len,
-        }
+/// A deserializer that answers nothing and keeps the field names it is asked for.
+struct FieldNames<'a>(&'a mut &'static [&'static str]);
+
+/// What [`FieldNames`] always returns: its work is done once it has the names.
+#[derive(Debug)]
+struct NamesTaken;
+
+impl std::fmt::Display for NamesTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("field names taken")
     }
 }
 
-impl ScenarioSpec {
-    /// The engine's scenario again, for a run in another process (the switched child): `function`
-    /// resolved by the caller, a size model's drawn `sequence` supplied, since results files leave it
-    /// out. A tick of 0 (files from before the tick was recorded) is the engine's default.
-    pub fn to_scenario(&self, function: Function, sequence: Option<Vec<u32>>) -> Scenario {
-        let size = match (&self.size, sequence) {
-            (
-                SizeSource::Model {
-                    name, mean_bytes, ..
-                },
-                Some(sequence),
-            ) => SizeSource::Model {
-                name: name.clone(),
-                mean_bytes: *mean_bytes,
-                sequence: std::sync::Arc::new(sequence),
-            },
-            (other, _) => other.clone(),
-        };
-        let secs = |s: f64| Duration::from_secs_f64(s.max(0.0));
-        Scenario {
-            function,
-            size,
-            sessions: self.sessions,
-            cores: self.cores.clone(),
-            pinning: self.pinning,
-            duration: secs(self.duration_s),
-            window_start: secs(self.window_start_s),
-            window_end: secs(self.window_end_s),
-            data: self.data,
-            keys: self.keys,
-            verify: self.verify,
-            rekey_every: self.rekey_every,
-            seed: self.seed,
-            tick: if self.tick_s > 0.0 {
-                secs(self.tick_s)
-            } else {
-                engine::DEFAULT_TICK
-            },
-            dispatch: self.dispatch,
-            tag_len: self.tag_len,
-        }
+impl std::error::Error for NamesTaken {}
+
+impl serde::de::Error for NamesTaken {
+    fn custom<T: std::fmt::Display>(_: T) -> NamesTaken {
+        NamesTaken
     }
 }
 
-/// What a file that does not record its scenario reads as (fields the file has replace these).
-impl Default for ScenarioSpec {
-    fn default() -> ScenarioSpec {
-        ScenarioSpec {
-            size: SizeSource::Fixed { size: 0 },
-            sessions: 0,
-            cores: Vec::new(),
-            pinning: Pinning::RoundRobin,
-            duration_s: 0.0,
-            window_start_s: 0.0,
-            window_end_s: 0.0,
-            data: DataMode::Unique,
-            keys: KeyMode::PerSession,
-            verify: VerifyMode::None,
-            rekey_every: None,
-            seed: 0,
-            tick_s: 0.0,
-            dispatch: engine::Dispatch::Single,
-            tag_len: None,
-        }
+impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
+    type Error = NamesTaken;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, NamesTaken> {
+        Err(NamesTaken)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, NamesTaken> {
+        *self.0 = fields;
+        Err(NamesTaken)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
     }
 }
 
@@ -568,7 +504,7 @@ pub struct Document {
     pub clock: ClockInfo,
     /// The sweep's options as given (common to all results).
     #[serde(default)]
-    pub scenario: serde_json::Value,
+    pub scenario: Header,
     #[serde(default)]
     pub harness: Option<Harness>,
     #[serde(default)]
@@ -579,6 +515,91 @@ pub struct Document {
     /// What could have disturbed the run: the machine before and after it (absent in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<crate::system::conditions::RunConditions>,
+}
+
+/// A results file's header: a sweep's options as `run` records them, or, in files that record
+/// something else (`model --measure` names its command; older versions had other options), that
+/// object kept as it is.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Header {
+    Sweep(Box<SweepOptions>),
+    Other(serde_json::Value),
+}
+
+impl Default for Header {
+    fn default() -> Header {
+        Header::Other(serde_json::Value::Null)
+    }
+}
+
+/// `run`'s options as given, with what they resolved to where that is what was run (sessions, cores,
+/// duration and window): the header of every results file a sweep writes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SweepOptions {
+    pub alg: String,
+    pub backend: Option<String>,
+    /// Comma-separated acceleration levels.
+    pub accel: String,
+    pub sizes: String,
+    pub sessions: usize,
+    /// The core list as `0-3,6`.
+    pub cores: String,
+    pub pinning: engine::Pinning,
+    pub duration_s: f64,
+    pub window_start_s: f64,
+    pub window_end_s: f64,
+    pub repeat: usize,
+    pub data: engine::DataMode,
+    pub keys: engine::KeyMode,
+    pub verify: crate::mac::VerifyMode,
+    pub rekey_every: Option<u64>,
+    pub auto: bool,
+    pub seed: u64,
+    pub tick_s: f64,
+    pub target_ci_percent: f64,
+    pub max_repeat: usize,
+    pub budget_s: f64,
+    /// Comma-separated dispatch modes.
+    pub dispatch: String,
+    pub energy: bool,
+    pub order: Order,
+    /// The span interleaved repeats are spread over: a constant of the build, recorded so that runs
+    /// made with another span are told apart.
+    pub interleave_span_s: f64,
+}
+
+/// In what order a sweep runs the repeats of its scenarios.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// One repeat of each scenario in a span of about `sweep::INTERLEAVE_SPAN`, then the next repeat of
+    /// each, …: a neighbour's burst is spread over several scenarios rather than sinking one of them.
+    Interleaved,
+    /// Every repeat of a scenario back to back, then the next scenario.
+    Sequential,
+}
+
+impl Order {
+    /// As `--order` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Interleaved => "interleaved",
+            Order::Sequential => "sequential",
+        }
+    }
+
+    /// `--order` as given, else interleaved when there are repeats to interleave.
+    pub fn or_default(order: Option<Order>, repeats: usize) -> Order {
+        order.unwrap_or(if repeats > 1 {
+            Order::Interleaved
+        } else {
+            Order::Sequential
+        })
+    }
 }
 
 /// The `tool` of every results file.
@@ -602,4 +623,65 @@ pub fn host_key(doc: &Document) -> String {
         doc.host.online_cpus.len(),
         doc.host.kernel
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scenario with every optional setting present, so that its JSON has every field.
+    fn every_setting() -> ScenarioSpec {
+        ScenarioSpec {
+            rekey_every: Some(3),
+            tag_len: Some(8),
+            ..ScenarioSpec::default()
+        }
+    }
+
+    #[test]
+    fn the_field_names_are_the_recorded_keys_in_their_order() {
+        let json = serde_json::to_value(every_setting()).unwrap();
+        let keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(field_names::<ScenarioSpec>(), keys.as_slice());
+        assert!(keys.contains(&"duration_s") && keys.contains(&"tick_s"));
+        assert!(field_names::<u32>().is_empty());
+    }
+
+    #[test]
+    fn a_recorded_scenario_reads_back_as_it_was_written() {
+        let mut spec = every_setting();
+        spec.duration = std::time::Duration::from_nanos(123_456_789);
+        spec.window_start = std::time::Duration::from_micros(20_001);
+        let text = serde_json::to_string(&spec).unwrap();
+        let back: ScenarioSpec = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        assert_eq!(back.duration, spec.duration);
+        // Too long for a duration: an error, where the conversion would panic.
+        let err = serde_json::from_str::<ScenarioSpec>(r#"{"duration_s": 1e300}"#).unwrap_err();
+        assert!(err.to_string().contains("not a duration"), "{err}");
+    }
+
+    #[test]
+    fn a_sweep_header_is_typed_and_any_other_header_is_kept_as_it_is() {
+        let run = serde_json::json!({
+            "alg": "hmac-sha256", "backend": null, "accel": "hw", "sizes": "64", "sessions": 1,
+            "cores": "0", "pinning": "round-robin", "duration_s": 0.1, "window_start_s": 0.02,
+            "window_end_s": 0.09, "repeat": 3, "data": "unique", "keys": "per-session",
+            "verify": "none", "rekey_every": null, "auto": false, "seed": 1, "tick_s": 0.01,
+            "target_ci_percent": 5.0, "max_repeat": 10, "budget_s": 50.0, "dispatch": "single",
+            "energy": false, "order": "interleaved", "interleave_span_s": 20.0
+        });
+        let header: Header = serde_json::from_value(run.clone()).unwrap();
+        assert!(matches!(header, Header::Sweep(_)), "{header:?}");
+        assert_eq!(serde_json::to_value(&header).unwrap(), run);
+        let mut older = run;
+        older["a_knob_of_another_version"] = serde_json::json!(1);
+        let header: Header = serde_json::from_value(older.clone()).unwrap();
+        assert_eq!(header, Header::Other(older));
+    }
 }

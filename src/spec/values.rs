@@ -12,7 +12,8 @@ use std::time::Duration;
 pub const MIN_DURATION: Duration = Duration::from_millis(10);
 /// The longest duration any flag accepts (one day): longer is almost certainly a typo (`1000h`).
 pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
-/// The most repeats per scenario: each repeat keeps its raw counters in the results file.
+/// The most repeats per scenario, `--repeat` and `--max-repeat` alike: each repeat keeps its raw
+/// counters in the results file, and a target no run can reach (`--target-ci 1e-300`) still ends.
 pub const MAX_REPEAT: usize = 1_000;
 /// The most concurrent sessions (threads) a run may ask for on the command line: a bound on the
 /// number itself, so no allocation is sized by a typo. Whether this machine may run that many threads

@@ -12,19 +12,14 @@
 //! Only for children waited on by the thread that starts them (the peers' tools): the signal follows
 //! that thread, not the process.
 
-/// Call between fork and exec (`CommandExt::pre_exec`) with the pid of the parent, read before the
-/// fork: the child is killed when that parent ends. Makes only async-signal-safe system calls.
-pub fn die_with_parent(parent: libc::pid_t) -> std::io::Result<()> {
-    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory of ours.
-    if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: getppid has no preconditions.
-    if unsafe { libc::getppid() } != parent {
-        // The parent ended between the fork and the request: nothing would have killed this child.
-        return Err(std::io::Error::other(
-            "macbench ended before its child started",
-        ));
-    }
-    Ok(())
+/// Make the child `command` will start end with the thread that starts it, pinned to `cpus` if
+/// given (a refusal is not fatal: read back what the child got with `affinity::affinity_of`).
+pub fn bind_child(command: &mut std::process::Command, cpus: Option<libc::cpu_set_t>) {
+    super::kernel::prepare_child(
+        command,
+        super::kernel::ChildSetup {
+            cpus,
+            die_with_parent: true,
+        },
+    );
 }

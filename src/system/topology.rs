@@ -193,10 +193,7 @@ pub fn aarch64_features() -> Vec<String> {
     if !cfg!(target_arch = "aarch64") {
         return Vec::new();
     }
-    // SAFETY: getauxval has no preconditions; an absent entry reads 0.
-    let hwcap = unsafe { libc::getauxval(libc::AT_HWCAP) };
-    // SAFETY: as above.
-    let hwcap2 = unsafe { libc::getauxval(libc::AT_HWCAP2) };
+    let (hwcap, hwcap2) = super::kernel::hwcaps();
     aarch64_feature_names(hwcap, hwcap2)
 }
 

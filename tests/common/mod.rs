@@ -92,32 +92,22 @@ pub fn skip_without_openssl_cli() -> bool {
 }
 
 /// A short one-session scenario of `function` at `size` bytes, pinned to the first online CPU: 30 ms
-/// with a 5–25 ms window, unique data, a key per session, no verification.
+/// with a 6–27 ms window, unique data, a key per session, no verification.
 pub fn scenario(
     function: macbench::mac::Function,
     size: u32,
     dispatch: macbench::engine::Dispatch,
 ) -> macbench::engine::Scenario {
-    use macbench::engine::{DataMode, KeyMode, Pinning, Scenario, SizeSource};
-    use std::time::Duration;
-    Scenario {
+    // 30 ms, its window 6..27 ms: one session on the first online CPU, unique data, a key per session.
+    let mut scenario = macbench::sweep::one_session(
         function,
-        size: SizeSource::Fixed { size },
-        sessions: 1,
-        cores: vec![macbench::host::online_cpus()[0]],
-        pinning: Pinning::RoundRobin,
-        duration: Duration::from_millis(30),
-        window_start: Duration::from_millis(5),
-        window_end: Duration::from_millis(25),
-        data: DataMode::Unique,
-        keys: KeyMode::PerSession,
-        verify: macbench::mac::VerifyMode::None,
-        rekey_every: None,
-        seed: 1,
-        tick: macbench::engine::DEFAULT_TICK,
-        dispatch,
-        tag_len: None,
-    }
+        macbench::engine::SizeSource::Fixed { size },
+        macbench::host::online_cpus()[0],
+        std::time::Duration::from_millis(30),
+        macbench::engine::DataMode::Unique,
+    );
+    scenario.dispatch = dispatch;
+    scenario
 }
 
 /// `macbench run --alg null` followed by `extra`: the harness alone, for the tests of `run`'s flags.
