@@ -355,3 +355,151 @@ fn an_exporter_importing_the_runner_and_host_importing_isolate_are_caught() {
         vec!["src/host.rs:81 → crate::isolate".to_string()]
     );
 }
+
+/// The layers docs/architecture.md draws: each `── N ── a · b` row, module name → row number.
+fn drawn_layers(doc: &str) -> BTreeMap<String, u32> {
+    let mut layers = BTreeMap::new();
+    for line in doc.lines() {
+        let Some(rest) = line.strip_prefix("── ") else {
+            continue;
+        };
+        let (number, modules) = rest.split_once(" ── ").unwrap();
+        let row: u32 = number.trim().parse().unwrap();
+        for module in modules.split('·') {
+            let previous = layers.insert(module.trim().to_string(), row);
+            assert!(previous.is_none(), "{module} is drawn twice");
+        }
+    }
+    layers
+}
+
+/// Edges of `graph` that do not run to a lower row of `layers`, one line each.
+fn edges_not_downward(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    layers: &BTreeMap<String, u32>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (from, targets) in graph {
+        for to in targets {
+            let (a, b) = (layers.get(from), layers.get(to));
+            if !matches!((a, b), (Some(a), Some(b)) if b < a) {
+                out.push(format!("{from} (row {a:?}) imports {to} (row {b:?})"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_module_is_drawn_and_every_import_runs_to_a_lower_row() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let layers = drawn_layers(&doc);
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let modules: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_string())
+        .collect();
+    let drawn: BTreeSet<String> = layers.keys().cloned().collect();
+    assert_eq!(
+        drawn, modules,
+        "docs/architecture.md's drawing and src/lib.rs's modules differ"
+    );
+    let wrong = edges_not_downward(&graph(), &layers);
+    assert!(
+        wrong.is_empty(),
+        "imports that do not run down the drawing of docs/architecture.md (draw the module lower, or \
+         remove the import):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn an_import_sideways_or_up_the_drawing_is_caught() {
+    let layers = drawn_layers("── 1 ── a · b\n   words\n── 0 ── c\n");
+    assert_eq!(layers["a"], 1);
+    assert_eq!(layers["c"], 0);
+    let graph: BTreeMap<String, BTreeSet<String>> =
+        [("a", vec!["c", "b"]), ("c", vec!["a"]), ("b", vec!["d"])]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+            .collect();
+    assert_eq!(
+        edges_not_downward(&graph, &layers),
+        [
+            "a (row Some(1)) imports b (row Some(1))",
+            "b (row Some(1)) imports d (row None)",
+            "c (row Some(0)) imports a (row Some(1))",
+        ]
+    );
+}
+
+/// Files under `src/` with an `unsafe` block or function, outside comments.
+fn files_with_unsafe() -> BTreeSet<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files
+        .into_iter()
+        .filter(|f| {
+            std::fs::read_to_string(f).unwrap().lines().any(|line| {
+                let code = line.split("//").next().unwrap_or("");
+                code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(|word| word == "unsafe")
+            })
+        })
+        .map(|f| f.strip_prefix(&src).unwrap().display().to_string())
+        .collect()
+}
+
+/// Where `unsafe` may stand (STYLE 5): the MAC libraries' FFI modules, the clock's counter reads,
+/// `net`'s batched socket calls, and system/kernel.rs for every other call into the kernel.
+const UNSAFE_ALLOWED: &[&str] = &[
+    "mac/shim.rs",
+    "mac/openssl.rs",
+    "mac/cryptopp.rs",
+    "mac/ipsecmb.rs",
+    "system/clock.rs",
+    "system/kernel.rs",
+    "net/batch_io.rs",
+    "net/netns.rs",
+    "net/receiver.rs",
+];
+
+#[test]
+fn unsafe_stands_only_in_the_ffi_modules_and_system_with_a_reason_each() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = files_with_unsafe();
+    let outside: Vec<&String> = found
+        .iter()
+        .filter(|f| !UNSAFE_ALLOWED.contains(&f.as_str()))
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "unsafe outside the FFI modules and system/kernel.rs: {outside:?}"
+    );
+    // Each `unsafe` block has its reason on a `// SAFETY:` line just above it (within 3 lines, so a
+    // multi-line comment counts).
+    let mut missing = Vec::new();
+    for file in &found {
+        let text = std::fs::read_to_string(src.join(file)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if !(code.contains("unsafe {") || code.contains("unsafe{")) {
+                continue;
+            }
+            let reason = lines[n.saturating_sub(4)..=n]
+                .iter()
+                .any(|l| l.contains("SAFETY:"));
+            if !reason {
+                missing.push(format!("{file}:{}", n + 1));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "unsafe blocks without a `// SAFETY:` reason: {missing:?}"
+    );
+}
