@@ -23,6 +23,7 @@ pub mod peers;
 pub mod report;
 pub mod reproduce;
 pub mod results;
+pub mod session;
 pub mod spec;
 pub mod stats;
 pub mod stdio;

@@ -345,47 +345,15 @@ pub fn human_duration(seconds: f64) -> String {
     }
 }
 
-/// The machine's state before a run that measures on `cores` (sampled while nothing of ours runs),
-/// said in one line; with `quiet_check`, a busy machine — or one whose share cannot be read — refuses
-/// the run (exit 1) before anything is measured.
-pub fn machine_before(
-    cores: &[usize],
-    quiet_check: bool,
-) -> Result<crate::system::conditions::Recorder, CliError> {
-    use crate::system::conditions::{Probe, Recorder, BEFORE_SAMPLE, BUSY_SHARE};
-    let recorder = Recorder::before(Probe::system(), cores, BEFORE_SAMPLE);
-    let before = &recorder.conditions.before;
-    let cpus = &recorder.conditions.cpus;
-    let load = before
-        .load_average
-        .map_or("unknown".into(), |l| format!("{:.2}", l[0]));
-    let share = before.other_cpu_share;
-    let share_text = share.map_or("unknown".into(), |s| format!("{:.0} %", s * 100.0));
-    if quiet_check {
-        match share {
-            Some(s) if s <= BUSY_SHARE => {}
-            _ => {
-                return Err(CliError::failure(format!(
-                    "--quiet-check: other processes used {share_text} of CPU(s) {cpus} over {:.2} s (load average {load}); the limit is {:.0} %: run when the machine is quiet, or without --quiet-check",
-                    BEFORE_SAMPLE.as_secs_f64(),
-                    BUSY_SHARE * 100.0
-                )))
-            }
+/// The machine's state before and after a measuring command (`compare` uses them as `run` does).
+pub use crate::session::{machine_after, machine_before};
+
+impl From<crate::session::SessionError> for CliError {
+    fn from(e: crate::session::SessionError) -> CliError {
+        if e.usage {
+            CliError::usage(e.message)
+        } else {
+            CliError::failure(e.message)
         }
     }
-    crate::errln!(
-        "macbench: before the run: load average {load}, other processes {share_text} of CPU(s) {cpus}"
-    );
-    Ok(recorder)
-}
-
-/// The machine's state after the run, and the one warning line when it was busy.
-pub fn machine_after(
-    recorder: &mut crate::system::conditions::Recorder,
-) -> crate::system::conditions::RunConditions {
-    let conditions = recorder.after().clone();
-    if let Some(warning) = conditions.busy_warning() {
-        crate::errln!("macbench: {warning}");
-    }
-    conditions
 }

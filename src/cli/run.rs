@@ -5,8 +5,9 @@ use super::CliError;
 use crate::bench::AutoPolicy;
 use crate::engine::{self, clock, DataMode, KeyMode, Pinning, Scenario};
 use crate::mac::VerifyMode;
-use crate::report::{self, csv_export, table, Exporter, JsonExporter};
+use crate::report::{csv_export, table};
 use crate::results::{self, Document};
+use crate::session;
 use crate::spec;
 use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
@@ -257,77 +258,55 @@ fn new_document(
     plan: &sweep::Plan,
     clock: &clock::ClockInfo,
 ) -> Document {
-    Document {
-        schema_version: results::SCHEMA_VERSION,
-        tool: results::TOOL.to_string(),
-        host: crate::host::Host {
-            label: args.label.clone().unwrap_or_default(),
-            ..crate::isolate::host_for_functions(&spec.functions)
-        },
-        clock: clock.clone(),
-        scenario: results::Header::Sweep(Box::new(results::SweepOptions {
-            alg: args.alg.clone(),
-            backend: args.backend.clone(),
-            accel: spec::accel_list(&args.accel),
-            sizes: args.sizes.clone(),
-            sessions: spec.scenario.sessions,
-            cores: engine::format_cpu_list(&spec.scenario.cores),
-            pinning: spec.scenario.pinning,
-            duration_s: plan.duration.as_secs_f64(),
-            window_start_s: plan.window_start.as_secs_f64(),
-            window_end_s: plan.window_end.as_secs_f64(),
-            repeat: args.repeats(),
-            data: args.data,
-            keys: args.keys,
-            verify: args.verify,
-            rekey_every: args.rekey,
-            auto: args.auto,
-            seed: args.seed,
-            tick_s: spec.scenario.tick.as_secs_f64(),
-            target_ci_percent: args.target_ci_percent(),
-            max_repeat: args.max_repeat,
-            budget_s: plan.budget.as_secs_f64(),
-            dispatch: spec
-                .dispatches
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-            energy: args.energy,
-            order: sweep::Order::or_default(args.order, args.repeats()),
-            interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
-        })),
-        harness: None,
-        results: Vec::new(),
-        partial: true,
-        conditions: None,
-    }
+    let header = results::Header::Sweep(Box::new(results::SweepOptions {
+        alg: args.alg.clone(),
+        backend: args.backend.clone(),
+        accel: spec::accel_list(&args.accel),
+        sizes: args.sizes.clone(),
+        sessions: spec.scenario.sessions,
+        cores: engine::format_cpu_list(&spec.scenario.cores),
+        pinning: spec.scenario.pinning,
+        duration_s: plan.duration.as_secs_f64(),
+        window_start_s: plan.window_start.as_secs_f64(),
+        window_end_s: plan.window_end.as_secs_f64(),
+        repeat: args.repeats(),
+        data: args.data,
+        keys: args.keys,
+        verify: args.verify,
+        rekey_every: args.rekey,
+        auto: args.auto,
+        seed: args.seed,
+        tick_s: spec.scenario.tick.as_secs_f64(),
+        target_ci_percent: args.target_ci_percent(),
+        max_repeat: args.max_repeat,
+        budget_s: plan.budget.as_secs_f64(),
+        dispatch: spec
+            .dispatches
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        energy: args.energy,
+        order: sweep::Order::or_default(args.order, args.repeats()),
+        interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
+    }));
+    session::new_document(header, args.label.as_deref(), &spec.functions, clock)
 }
 
 /// Prints a line per finished scenario and rewrites the files.
-struct Terminal<'a> {
-    args: &'a RunArgs,
-    /// Bare `macbench`'s earlier results, kept before the first write replaces them.
-    previous: Option<Previous>,
+struct Terminal {
+    files: session::ResultsFiles,
     progress: Option<indicatif::ProgressBar>,
     table: Table,
-    /// When the files were last rewritten and how long that took.
-    written: Option<(std::time::Instant, std::time::Duration)>,
 }
 
-/// The files are rewritten after a result once the time since the last rewrite is this many times
-/// what that rewrite took: so rewrites cost at most ~5 % of a run. A small file is rewritten after
-/// every result; the full matrix's (6,216 results, 23 MB, ~0.1 s a write) every ~2 s, where a rewrite
-/// per result had made the writes grow with the square of the results. The final write is always made.
-const REWRITE_SPACING: u32 = 20;
-
-impl Terminal<'_> {
+impl Terminal {
     fn say(&self, line: String) {
         super::say(self.progress.as_ref(), &line);
     }
 }
 
-impl sweep::Observer for Terminal<'_> {
+impl sweep::Observer for Terminal {
     fn energy_not_measured(&mut self, scenario: &Scenario, reason: &str) {
         self.say(format!(
             "    energy: {} not measured: {reason}",
@@ -360,7 +339,7 @@ impl sweep::Observer for Terminal<'_> {
             }
         }
         if !doc.results.is_empty() {
-            if let Some(line) = keep_previous(&mut self.previous).map_err(|e| e.message)? {
+            if let Some(line) = self.files.keep_previous().map_err(|e| e.message)? {
                 // Standard error, above the progress bar: a note, not a row of the table.
                 match &self.progress {
                     Some(pb) => pb.suspend(|| crate::errln!("{line}")),
@@ -368,14 +347,7 @@ impl sweep::Observer for Terminal<'_> {
                 }
             }
         }
-        let due = self
-            .written
-            .is_none_or(|(at, took)| at.elapsed() >= took * REWRITE_SPACING);
-        if due {
-            let at = std::time::Instant::now();
-            write_outputs(doc, self.args, false).map_err(|e| e.message)?;
-            self.written = Some((at, at.elapsed()));
-        }
+        self.files.update(doc).map_err(|e| e.message)?;
         // Said here, with the row: an energy figure resting on few meter steps is not a finding.
         if let Some(e) = doc.results.last().and_then(|r| r.energy.as_ref()) {
             if e.few_steps && !super::quiet() {
@@ -393,110 +365,8 @@ impl sweep::Observer for Terminal<'_> {
     }
 }
 
-/// `--energy` refused: no meter is readable, each one tried said with its reason, on one line.
-fn no_energy_meter(probe: &crate::energy::Probe) -> CliError {
-    CliError::usage(format!(
-        "--energy: no energy meter is readable here: {}",
-        probe.reasons_line()
-    ))
-}
-
-/// `--energy`'s check before anything runs (`reproduce --energy`): a meter is readable, or why not.
-pub(super) fn check_energy_meter() -> Result<(), CliError> {
-    let mut probe = crate::energy::probe(&crate::energy::system_root());
-    match probe.preferred() {
-        Some(mut meter) => match crate::energy::stands_still(meter.as_mut()) {
-            Some(still) => Err(CliError::usage(format!(
-                "--energy: {}: {still}",
-                meter.name()
-            ))),
-            None => Ok(()),
-        },
-        None => Err(no_energy_meter(&probe)),
-    }
-}
-
-/// The energy phase with the preferred meter, said before the run; refused with every meter's reason
-/// when none is readable (exit 2: the flag asks for what this machine cannot give).
-fn energy_phase(repeat: usize) -> Result<sweep::EnergyPhase, CliError> {
-    let mut probe = crate::energy::probe(&crate::energy::system_root());
-    let Some(chosen) = probe.preferred_with_parts() else {
-        return Err(no_energy_meter(&probe));
-    };
-    // At least two rounds, so the figure comes with an interval.
-    let mut phase = sweep::EnergyPhase::new(chosen.meter, chosen.parts, repeat.max(2));
-    crate::errln!(
-        "macbench: energy: {} ({} scope, unit {:.3e} J); after each scenario {} round(s) of idle, null-function and MAC windows of {:.0} s",
-        phase.meter.name(),
-        phase.meter.scope(),
-        phase.meter.resolution_joules(),
-        phase.rounds,
-        phase.window.as_secs_f64()
-    );
-    for part in &phase.parts {
-        crate::errln!(
-            "macbench: energy: {} ({} scope) read at the same instants",
-            part.name(),
-            part.scope()
-        );
-    }
-    // Before any file is locked: an interrupt here leaves nothing behind.
-    let observed = phase
-        .observe_meter(&CANCEL)
-        .map_err(|e| CliError::failure(format!("--energy: {}: {e}", phase.meter.name())))?;
-    let update = phase.meter.update_interval();
-    if !CANCEL.load(Ordering::SeqCst)
-        && crate::energy::method::constant_while_observed(observed, phase.window, update)
-    {
-        // Listed and opened, yet still: it would give "0 nJ/byte" for every function.
-        return Err(CliError::usage(format!(
-            "--energy: {} read the same over {:.0} s idle though it updates every {:.0} ms: it is listed but does not count here ({}){}",
-            phase.meter.name(),
-            phase.window.as_secs_f64(),
-            update.as_secs_f64() * 1e3,
-            crate::energy::method::NOT_COUNTING_WHERE,
-            match probe.reasons_line() {
-                others if others.is_empty() => String::new(),
-                others => format!("; the other meters: {others}"),
-            }
-        )));
-    }
-    crate::errln!(
-        "macbench: energy: over {:.0} s idle the meter {}",
-        phase.window.as_secs_f64(),
-        match observed {
-            Some(o) => format!(
-                "moved in steps of {:.3e} J or more{}",
-                o.step_j,
-                o.update_s
-                    .map(|s| format!(", every {:.1} ms", s * 1e3))
-                    .unwrap_or_default()
-            ),
-            None => "never changed: its step is unknown and the unit is used".to_string(),
-        }
-    );
-    Ok(phase)
-}
-
-/// A window the clock cannot resolve measures nothing: refused, not timed and printed.
-fn check_window(
-    args: &RunArgs,
-    plan: &sweep::Plan,
-    clock: &clock::ClockInfo,
-) -> Result<(), CliError> {
-    let window = plan.window_end.saturating_sub(plan.window_start);
-    let shortest = std::time::Duration::from_nanos(1000 * clock.timer_resolution_ns.max(1));
-    if window < shortest {
-        return Err(CliError::usage(format!(
-            "--window {}: a {} ns window is under 1000 × the timer's resolution ({} ns); give at least {} µs",
-            args.window,
-            window.as_nanos(),
-            clock.timer_resolution_ns,
-            shortest.as_micros().max(1)
-        )));
-    }
-    Ok(())
-}
+/// `--energy`'s check before anything runs (`reproduce --energy`).
+pub(super) use crate::session::check_energy_meter;
 
 /// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
 pub(super) fn check_label(label: Option<&str>) -> Result<(), CliError> {
@@ -569,7 +439,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let plan = spec.plan(&crate::system::online_cpus())?;
     check_label(args.label.as_deref())?;
     let mut energy = if args.energy {
-        Some(energy_phase(args.repeats())?)
+        Some(session::energy_phase(args.repeats(), &CANCEL)?)
     } else {
         None
     };
@@ -580,10 +450,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
     let _locked = super::files::prepare_owned(&outputs, &[])?;
-    let previous = previous_results(args)?;
+    let files = session::ResultsFiles::new(
+        args.json.as_deref(),
+        args.csv.as_deref(),
+        args.keep_previous,
+    )?;
     let clock = clock::clock_info();
-    check_window(args, &plan, &clock)?;
-    let mut conditions = super::machine_before(&spec.scenario.cores, args.quiet_check)?;
+    session::check_window(&args.window, &plan, &clock)?;
+    let mut conditions = session::machine_before(&spec.scenario.cores, args.quiet_check)?;
     for note in &plan.notes {
         crate::errln!("macbench: {note}");
     }
@@ -597,13 +471,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     announce(args, &spec, &plan, &clock, &auto);
     if !args.no_harness {
-        doc.harness = measure_harness(spec.scenario.cores[0], &clock)?;
+        doc.harness = session::measure_harness(spec.scenario.cores[0], &clock, &CANCEL)?;
     }
 
     let mut terminal = Terminal {
-        args,
-        previous,
-        written: None,
+        files,
         progress: super::progress_bar(plan.scenarios.len()),
         table: if energy.is_some() {
             table::scenario_table_with_energy(Style::detect())
@@ -634,89 +506,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let interrupted = outcome.map_err(|e| CliError::failure(e.to_string()))?;
     doc.partial = interrupted;
-    doc.conditions = Some(super::machine_after(&mut conditions));
+    doc.conditions = Some(session::machine_after(&mut conditions));
     if !doc.results.is_empty() {
-        if let Some(line) = keep_previous(&mut terminal.previous)? {
+        if let Some(line) = terminal.files.keep_previous()? {
             crate::errln!("{line}");
         }
     }
-    write_outputs(&doc, args, true)?;
+    terminal.files.write(&doc, true)?;
     summary(&doc, args, interrupted)
-}
-
-/// An earlier results file at bare `macbench`'s default output: kept under a dated name just before
-/// the first write would replace it, so yesterday's run stays beside today's for `diff`, and a run
-/// that finishes nothing leaves it as it was.
-struct Previous {
-    path: PathBuf,
-    kept: bool,
-}
-
-/// Checked once the outputs are locked, before anything runs: nothing at the default output (`None`),
-/// earlier macbench results (`Some`, kept at the first write), or a file that is not macbench results —
-/// refused, exit 2: the user never named it, so it is not ours to replace. An explicit `--json FILE`
-/// is the user's choice and is not checked.
-fn previous_results(args: &RunArgs) -> Result<Option<Previous>, CliError> {
-    use crate::report::read::{self, ReadError};
-    let Some(path) = args.json.as_deref().filter(|_| args.keep_previous) else {
-        return Ok(None);
-    };
-    // Nothing there yet, or not a regular file (a device, a FIFO): the output rules apply as for --json.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Ok(None);
-    }
-    match read::read(path) {
-        Err(
-            e @ (ReadError::Io { .. }
-            | ReadError::TooLarge { .. }
-            | ReadError::Empty { .. }
-            | ReadError::NotJson { .. }
-            | ReadError::NotOurs { .. }),
-        ) => Err(CliError::usage(format!(
-            "{e}; bare `macbench` replaces only its own earlier results (keeping them under a dated name): move the file away, or give --json FILE"
-        ))),
-        // macbench's, even if damaged or from a newer version: kept, never lost.
-        _ => Ok(Some(Previous {
-            path: path.to_path_buf(),
-            kept: false,
-        })),
-    }
-}
-
-/// Keep the earlier results (once, before the first write); the line that says where they went.
-fn keep_previous(previous: &mut Option<Previous>) -> Result<Option<String>, CliError> {
-    let Some(p) = previous.as_mut().filter(|p| !p.kept) else {
-        return Ok(None);
-    };
-    let kept = report::output::keep_dated(&p.path).map_err(|e| {
-        CliError::failure(format!(
-            "{}: cannot keep the earlier results before replacing them ({e}); nothing was replaced",
-            p.path.display()
-        ))
-    })?;
-    p.kept = true;
-    Ok(Some(format!(
-        "macbench: the earlier results in {} are kept as {}",
-        p.path.display(),
-        kept.display()
-    )))
-}
-
-/// The harness cost (the null function), said before the sweep.
-fn measure_harness(
-    core: usize,
-    clock: &clock::ClockInfo,
-) -> Result<Option<crate::results::Harness>, CliError> {
-    let harness = sweep::measure_harness(core, clock, &CANCEL)
-        .map_err(|e| CliError::failure(e.to_string()))?;
-    if let Some(h) = &harness {
-        crate::errln!(
-            "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
-            h.absolute_cycles_per_message
-                .map_or("-".into(), |v| format!("{v:.1}"))
-        );
-    }
-    Ok(harness)
 }
 
 /// What the sweep will run and cost, said before it starts: runs × duration, plus what --target-ci
@@ -802,7 +599,7 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
             )
         );
     }
-    if let Some(line) = preflight_line(doc) {
+    if let Some(line) = session::preflight_line(doc) {
         crate::outln!("{line}");
     }
     let warned = doc
@@ -842,7 +639,7 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
         crate::outln!("results: {}", path.display());
     }
     if let Some(path) = args.csv.as_ref().filter(|_| !doc.results.is_empty()) {
-        if report::output::is_stream(path) {
+        if crate::report::output::is_stream(path) {
             crate::outln!(
                 "results: {} (no per-thread file for a stream)",
                 path.display()
@@ -879,57 +676,6 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
             "--energy: {without_energy} of {} timed result(s) got no energy figure (each one's `energy:` line says why)",
             timed.count()
         )));
-    }
-    Ok(())
-}
-
-/// What the pre-flights checked and cost, all runs together: "pre-flight: 1,234 messages of 16
-/// lengths checked against another backend (12 scenarios) or their own one-at-a-time path (3) before
-/// timing, 41 ms in all (0.6 % of the runs' time)". `None` when no run recorded one.
-fn preflight_line(doc: &Document) -> Option<String> {
-    let runs: Vec<&crate::engine::RawRun> = doc.results.iter().flat_map(|r| &r.raw).collect();
-    let checks: Vec<&crate::engine::preflight::Preflight> =
-        runs.iter().filter_map(|r| r.preflight.as_ref()).collect();
-    if checks.is_empty() {
-        return None;
-    }
-    let messages: usize = checks.iter().map(|p| p.messages).sum();
-    let ns: u64 = checks.iter().map(|p| p.ns).sum();
-    let own = checks.iter().filter(|p| p.reference == "self").count();
-    let run_ns: f64 = doc
-        .results
-        .iter()
-        .map(|r| r.scenario.duration.as_secs_f64() * r.raw.len() as f64 * 1e9)
-        .sum();
-    Some(format!(
-        "pre-flight: {messages} messages tagged at the timed lengths and dispatch modes and checked against another backend ({} runs) or their own one-at-a-time path ({own}) before timing: {:.1} ms in all, {:.2} % of the runs' time",
-        checks.len() - own,
-        ns as f64 / 1e6,
-        100.0 * ns as f64 / run_ns.max(1.0)
-    ))
-}
-
-/// Write the results files; `last` marks the final write (standard output takes only that one).
-fn write_outputs(doc: &Document, args: &RunArgs, last: bool) -> Result<(), CliError> {
-    use super::files::write_now;
-    // Nothing finished (Ctrl-C during the first scenario): an existing file from an earlier run stays.
-    if doc.results.is_empty() {
-        return Ok(());
-    }
-    if let Some(path) = args.json.as_deref().filter(|p| write_now(p, last)) {
-        report::export(&JsonExporter, doc, path).map_err(CliError::failure)?;
-    }
-    if let Some(path) = args.csv.as_deref().filter(|p| write_now(p, last)) {
-        report::export(&csv_export::ScenarioCsv, doc, path).map_err(CliError::failure)?;
-        // The per-thread CSV is a sibling file: none for a stream (`-`, /dev/null, a FIFO).
-        if report::output::is_stream(path) {
-            return Ok(());
-        }
-        let threads = csv_export::ThreadsCsv
-            .serialize(doc)
-            .map_err(CliError::failure)?;
-        report::write_atomic(&csv_export::threads_path(path), &threads)
-            .map_err(CliError::failure)?;
     }
     Ok(())
 }

@@ -1,0 +1,391 @@
+//! What every measuring command does around its measurements, below the CLI: the machine's state
+//! before and after (read from `/proc`), the energy policy, the harness, the results document's
+//! header, and the results files written while a sweep runs and at its end.
+//!
+//! Why a module of its own: `run`, `reproduce` (through `run`), `compare` and `model --measure` each
+//! did some of this in their CLI files, each a little differently. Kept here, a CLI file parses
+//! arguments, calls these, and prints; the rules (when a file is rewritten, when an earlier file is
+//! kept under a dated name, when a busy machine refuses a run) live in one place and are tested
+//! without a terminal.
+
+use crate::energy;
+use crate::engine::clock::ClockInfo;
+use crate::host::Host;
+use crate::report::{self, csv_export, Exporter, JsonExporter};
+use crate::results::{self, Document, Harness, Header};
+use crate::sweep;
+use crate::system::conditions::{Probe, Recorder, RunConditions, BEFORE_SAMPLE, BUSY_SHARE};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Why a session cannot go on: a request this machine or these files cannot serve (`usage`, exit 2),
+/// or a failure while measuring or writing (exit 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionError {
+    pub message: String,
+    pub usage: bool,
+}
+
+impl SessionError {
+    pub fn usage(message: impl Into<String>) -> SessionError {
+        SessionError {
+            message: message.into(),
+            usage: true,
+        }
+    }
+
+    pub fn failure(message: impl Into<String>) -> SessionError {
+        SessionError {
+            message: message.into(),
+            usage: false,
+        }
+    }
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A new results document: this host (with `label`), the clock, and the header; no result yet.
+pub fn new_document(
+    header: Header,
+    label: Option<&str>,
+    functions: &[crate::mac::Function],
+    clock: &ClockInfo,
+) -> Document {
+    Document {
+        schema_version: results::SCHEMA_VERSION,
+        tool: results::TOOL.to_string(),
+        host: Host {
+            label: label.unwrap_or_default().to_string(),
+            ..crate::isolate::host_for_functions(functions)
+        },
+        clock: clock.clone(),
+        scenario: header,
+        harness: None,
+        results: Vec::new(),
+        partial: true,
+        conditions: None,
+    }
+}
+
+/// The machine's state before a run that measures on `cores` (sampled while nothing of ours runs),
+/// said in one line; with `quiet_check`, a busy machine — or one whose share cannot be read — refuses
+/// the run (exit 1) before anything is measured.
+pub fn machine_before(cores: &[usize], quiet_check: bool) -> Result<Recorder, SessionError> {
+    let recorder = Recorder::before(Probe::system(), cores, BEFORE_SAMPLE);
+    let before = &recorder.conditions.before;
+    let cpus = &recorder.conditions.cpus;
+    let load = before
+        .load_average
+        .map_or("unknown".into(), |l| format!("{:.2}", l[0]));
+    let share = before.other_cpu_share;
+    let share_text = share.map_or("unknown".into(), |s| format!("{:.0} %", s * 100.0));
+    if quiet_check && !share.is_some_and(|s| s <= BUSY_SHARE) {
+        return Err(SessionError::failure(format!(
+            "--quiet-check: other processes used {share_text} of CPU(s) {cpus} over {:.2} s (load average {load}); the limit is {:.0} %: run when the machine is quiet, or without --quiet-check",
+            BEFORE_SAMPLE.as_secs_f64(),
+            BUSY_SHARE * 100.0
+        )));
+    }
+    crate::errln!(
+        "macbench: before the run: load average {load}, other processes {share_text} of CPU(s) {cpus}"
+    );
+    Ok(recorder)
+}
+
+/// The machine's state after the run, and the one warning line when it was busy.
+pub fn machine_after(recorder: &mut Recorder) -> RunConditions {
+    let conditions = recorder.after().clone();
+    if let Some(warning) = conditions.busy_warning() {
+        crate::errln!("macbench: {warning}");
+    }
+    conditions
+}
+
+/// The harness cost (the null function), said before the sweep.
+pub fn measure_harness(
+    core: usize,
+    clock: &ClockInfo,
+    cancel: &AtomicBool,
+) -> Result<Option<Harness>, SessionError> {
+    let harness = sweep::measure_harness(core, clock, cancel)
+        .map_err(|e| SessionError::failure(e.to_string()))?;
+    if let Some(h) = &harness {
+        crate::errln!(
+            "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
+            h.absolute_cycles_per_message
+                .map_or("-".into(), |v| format!("{v:.1}"))
+        );
+    }
+    Ok(harness)
+}
+
+/// A window the clock cannot resolve measures nothing: refused, not timed and printed.
+pub fn check_window(
+    window_flag: &str,
+    plan: &sweep::Plan,
+    clock: &ClockInfo,
+) -> Result<(), SessionError> {
+    let window = plan.window_end.saturating_sub(plan.window_start);
+    let shortest = Duration::from_nanos(1000 * clock.timer_resolution_ns.max(1));
+    if window < shortest {
+        return Err(SessionError::usage(format!(
+            "--window {window_flag}: a {} ns window is under 1000 × the timer's resolution ({} ns); give at least {} µs",
+            window.as_nanos(),
+            clock.timer_resolution_ns,
+            shortest.as_micros().max(1)
+        )));
+    }
+    Ok(())
+}
+
+/// `--energy` refused: no meter is readable, each one tried said with its reason, on one line.
+fn no_energy_meter(probe: &energy::Probe) -> SessionError {
+    SessionError::usage(format!(
+        "--energy: no energy meter is readable here: {}",
+        probe.reasons_line()
+    ))
+}
+
+/// `--energy`'s check before anything runs (`reproduce --energy`): a meter is readable, or why not.
+pub fn check_energy_meter() -> Result<(), SessionError> {
+    let mut probe = energy::probe(&energy::system_root());
+    match probe.preferred() {
+        Some(mut meter) => match energy::stands_still(meter.as_mut()) {
+            Some(still) => Err(SessionError::usage(format!(
+                "--energy: {}: {still}",
+                meter.name()
+            ))),
+            None => Ok(()),
+        },
+        None => Err(no_energy_meter(&probe)),
+    }
+}
+
+/// The energy phase with the preferred meter, said before the run; refused with every meter's reason
+/// when none is readable (exit 2: the flag asks for what this machine cannot give).
+pub fn energy_phase(
+    repeat: usize,
+    cancel: &AtomicBool,
+) -> Result<sweep::EnergyPhase, SessionError> {
+    let mut probe = energy::probe(&energy::system_root());
+    let Some(chosen) = probe.preferred_with_parts() else {
+        return Err(no_energy_meter(&probe));
+    };
+    // At least two rounds, so the figure comes with an interval.
+    let mut phase = sweep::EnergyPhase::new(chosen.meter, chosen.parts, repeat.max(2));
+    crate::errln!(
+        "macbench: energy: {} ({} scope, unit {:.3e} J); after each scenario {} round(s) of idle, null-function and MAC windows of {:.0} s",
+        phase.meter.name(),
+        phase.meter.scope(),
+        phase.meter.resolution_joules(),
+        phase.rounds,
+        phase.window.as_secs_f64()
+    );
+    for part in &phase.parts {
+        crate::errln!(
+            "macbench: energy: {} ({} scope) read at the same instants",
+            part.name(),
+            part.scope()
+        );
+    }
+    // Before any file is locked: an interrupt here leaves nothing behind.
+    let observed = phase
+        .observe_meter(cancel)
+        .map_err(|e| SessionError::failure(format!("--energy: {}: {e}", phase.meter.name())))?;
+    let update = phase.meter.update_interval();
+    if !cancel.load(Ordering::SeqCst)
+        && energy::method::constant_while_observed(observed, phase.window, update)
+    {
+        // Listed and opened, yet still: it would give "0 nJ/byte" for every function.
+        return Err(SessionError::usage(format!(
+            "--energy: {} read the same over {:.0} s idle though it updates every {:.0} ms: it is listed but does not count here ({}){}",
+            phase.meter.name(),
+            phase.window.as_secs_f64(),
+            update.as_secs_f64() * 1e3,
+            energy::method::NOT_COUNTING_WHERE,
+            match probe.reasons_line() {
+                others if others.is_empty() => String::new(),
+                others => format!("; the other meters: {others}"),
+            }
+        )));
+    }
+    crate::errln!(
+        "macbench: energy: over {:.0} s idle the meter {}",
+        phase.window.as_secs_f64(),
+        match observed {
+            Some(o) => format!(
+                "moved in steps of {:.3e} J or more{}",
+                o.step_j,
+                o.update_s
+                    .map(|s| format!(", every {:.1} ms", s * 1e3))
+                    .unwrap_or_default()
+            ),
+            None => "never changed: its step is unknown and the unit is used".to_string(),
+        }
+    );
+    Ok(phase)
+}
+
+/// The files are rewritten after a result once the time since the last rewrite is this many times
+/// what that rewrite took: so rewrites cost at most ~5 % of a run. A small file is rewritten after
+/// every result; the full matrix's (6,216 results, 23 MB, ~0.1 s a write) every ~2 s, where a rewrite
+/// per result had made the writes grow with the square of the results. The final write is always made.
+const REWRITE_SPACING: u32 = 20;
+
+/// A sweep's results files (`--json`, `--csv` and its per-thread sibling), rewritten as results come
+/// in, and bare `macbench`'s earlier results kept under a dated name before the first write.
+pub struct ResultsFiles {
+    json: Option<PathBuf>,
+    csv: Option<PathBuf>,
+    previous: Option<Previous>,
+    /// When the files were last rewritten and how long that took.
+    written: Option<(Instant, Duration)>,
+}
+
+/// An earlier results file at bare `macbench`'s default output: kept under a dated name just before
+/// the first write would replace it, so yesterday's run stays beside today's for `diff`, and a run
+/// that finishes nothing leaves it as it was.
+struct Previous {
+    path: PathBuf,
+    kept: bool,
+}
+
+impl ResultsFiles {
+    /// The files to write. With `keep_previous`, checked once the outputs are locked, before anything
+    /// runs: nothing at the JSON path, earlier macbench results (kept at the first write), or a file
+    /// that is not macbench results — refused, exit 2: the user never named it, so it is not ours to
+    /// replace. An explicit `--json FILE` is the user's choice and is not checked.
+    pub fn new(
+        json: Option<&Path>,
+        csv: Option<&Path>,
+        keep_previous: bool,
+    ) -> Result<ResultsFiles, SessionError> {
+        let previous = match json.filter(|_| keep_previous) {
+            Some(path) => previous_results(path)?,
+            None => None,
+        };
+        Ok(ResultsFiles {
+            json: json.map(Path::to_path_buf),
+            csv: csv.map(Path::to_path_buf),
+            previous,
+            written: None,
+        })
+    }
+
+    /// Keep the earlier results (once, before the first write); the line that says where they went.
+    pub fn keep_previous(&mut self) -> Result<Option<String>, SessionError> {
+        let Some(p) = self.previous.as_mut().filter(|p| !p.kept) else {
+            return Ok(None);
+        };
+        let kept = report::output::keep_dated(&p.path).map_err(|e| {
+            SessionError::failure(format!(
+                "{}: cannot keep the earlier results before replacing them ({e}); nothing was replaced",
+                p.path.display()
+            ))
+        })?;
+        p.kept = true;
+        Ok(Some(format!(
+            "macbench: the earlier results in {} are kept as {}",
+            p.path.display(),
+            kept.display()
+        )))
+    }
+
+    /// Rewrite the files with a sweep's results so far, when due ([`REWRITE_SPACING`]).
+    pub fn update(&mut self, doc: &Document) -> Result<(), SessionError> {
+        let due = self
+            .written
+            .is_none_or(|(at, took)| at.elapsed() >= took * REWRITE_SPACING);
+        if due {
+            let at = Instant::now();
+            self.write(doc, false)?;
+            self.written = Some((at, at.elapsed()));
+        }
+        Ok(())
+    }
+
+    /// Write the results files; `last` marks the final write (standard output takes only that one).
+    pub fn write(&self, doc: &Document, last: bool) -> Result<(), SessionError> {
+        // Nothing finished (Ctrl-C during the first scenario): an existing file from an earlier run
+        // stays.
+        if doc.results.is_empty() {
+            return Ok(());
+        }
+        // A stream (standard output, a device, a FIFO) takes one document, at the end.
+        let now = |p: &PathBuf| last || !report::output::is_stream(p);
+        if let Some(path) = self.json.as_ref().filter(|p| now(p)) {
+            report::export(&JsonExporter, doc, path).map_err(SessionError::failure)?;
+        }
+        if let Some(path) = self.csv.as_ref().filter(|p| now(p)) {
+            report::export(&csv_export::ScenarioCsv, doc, path).map_err(SessionError::failure)?;
+            // The per-thread CSV is a sibling file: none for a stream (`-`, /dev/null, a FIFO).
+            if report::output::is_stream(path) {
+                return Ok(());
+            }
+            let threads = csv_export::ThreadsCsv
+                .serialize(doc)
+                .map_err(SessionError::failure)?;
+            report::write_atomic(&csv_export::threads_path(path), &threads)
+                .map_err(SessionError::failure)?;
+        }
+        Ok(())
+    }
+}
+
+/// The earlier results at `path`, if any, or why they may not be replaced.
+fn previous_results(path: &Path) -> Result<Option<Previous>, SessionError> {
+    use crate::report::read::{self, ReadError};
+    // Nothing there yet, or not a regular file (a device, a FIFO): the output rules apply as for --json.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    match read::read(path) {
+        Err(
+            e @ (ReadError::Io { .. }
+            | ReadError::TooLarge { .. }
+            | ReadError::Empty { .. }
+            | ReadError::NotJson { .. }
+            | ReadError::NotOurs { .. }),
+        ) => Err(SessionError::usage(format!(
+            "{e}; bare `macbench` replaces only its own earlier results (keeping them under a dated name): move the file away, or give --json FILE"
+        ))),
+        // macbench's, even if damaged or from a newer version: kept, never lost.
+        _ => Ok(Some(Previous {
+            path: path.to_path_buf(),
+            kept: false,
+        })),
+    }
+}
+
+/// The pre-flight's line for the summary: how many messages were checked against another backend
+/// or their own one-at-a-time path before timing, and what that cost against the runs.
+pub fn preflight_line(doc: &Document) -> Option<String> {
+    let checks: Vec<&crate::engine::preflight::Preflight> = doc
+        .results
+        .iter()
+        .flat_map(|r| r.raw.iter())
+        .filter_map(|r| r.preflight.as_ref())
+        .collect();
+    if checks.is_empty() {
+        return None;
+    }
+    let messages: usize = checks.iter().map(|p| p.messages).sum();
+    let ns: u64 = checks.iter().map(|p| p.ns).sum();
+    let own = checks.iter().filter(|p| p.reference == "self").count();
+    let run_ns: f64 = doc
+        .results
+        .iter()
+        .map(|r| r.scenario.duration.as_secs_f64() * r.raw.len() as f64 * 1e9)
+        .sum();
+    Some(format!(
+        "pre-flight: {messages} messages tagged at the timed lengths and dispatch modes and checked against another backend ({} runs) or their own one-at-a-time path ({own}) before timing: {:.1} ms in all, {:.2} % of the runs' time",
+        checks.len() - own,
+        ns as f64 / 1e6,
+        100.0 * ns as f64 / run_ns.max(1.0)
+    ))
+}
