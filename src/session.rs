@@ -389,3 +389,41 @@ pub fn preflight_line(doc: &Document) -> Option<String> {
         100.0 * ns as f64 / run_ns.max(1.0)
     ))
 }
+
+/// `model --measure`: every function at the default sizes and at each model's drawn sizes, one
+/// session pinned to `core`, 3 repeats of `duration`; `done` is called after each scenario. The same
+/// document type a results file reads into, so it is fitted exactly as a file would be.
+pub fn measure_cost_sweep(
+    functions: &[crate::mac::Function],
+    models: &[crate::traffic::SizeDistribution],
+    core: usize,
+    duration: Duration,
+    mut done: impl FnMut(),
+) -> Result<Document, SessionError> {
+    use crate::engine::{DataMode, SizeSource};
+    let clock = crate::engine::clock::clock_info();
+    let mut sources: Vec<SizeSource> = crate::spec::DEFAULT_SIZES
+        .iter()
+        .map(|&size| SizeSource::Fixed { size })
+        .collect();
+    sources.extend(models.iter().map(|d| SizeSource::Model {
+        name: d.name().to_string(),
+        mean_bytes: d.mean(),
+        sequence: std::sync::Arc::new(d.sample_sequence(1, 65_536)),
+    }));
+    let cancel = AtomicBool::new(false);
+    let header = Header::Other(serde_json::json!({"command": "model --measure"}));
+    let mut doc = new_document(header, None, functions, &clock);
+    for f in functions {
+        for size in &sources {
+            let scenario = sweep::one_session(*f, size.clone(), core, duration, DataMode::Unique);
+            let auto = crate::bench::AutoPolicy::default();
+            let r = crate::bench::run_scenario(scenario, 3, auto, &clock, &cancel)
+                .map_err(|e| SessionError::failure(e.to_string()))?;
+            doc.results.push(r);
+            done();
+        }
+    }
+    doc.partial = false;
+    Ok(doc)
+}

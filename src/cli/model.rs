@@ -6,18 +6,16 @@
 //! the model.
 
 use super::CliError;
-use crate::bench::{self, AutoPolicy};
-use crate::engine::{clock, DataMode, SizeSource};
-use crate::mac::{self, FunctionId};
+use crate::engine::SizeSource;
+use crate::mac;
 use crate::report::{self, write_atomic};
-use crate::results::{self, Document, ResultEntry, SizeLabel};
+use crate::results::Document;
 use crate::spec::resolve_algorithms;
 use crate::table::{Style, Table};
-use crate::traffic::{self, CostModel, CostPoint, FitWeighting, SizeDistribution};
+use crate::traffic::fit::{FitRow, PredictionRow};
+use crate::traffic::{self, SizeDistribution};
 use serde::Serialize;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 #[derive(Debug, clap::Args)]
 pub struct ModelArgs {
@@ -79,42 +77,6 @@ pub struct ModelArgs {
         ]
     )]
     pub paper: bool,
-}
-
-/// The fitted cost of one function.
-#[derive(Debug, Clone, Serialize)]
-pub struct FitRow {
-    pub algorithm: String,
-    pub backend: String,
-    pub accel: String,
-    pub sessions: u64,
-    /// `a`: fixed cycles per message.
-    pub fixed_cycles: f64,
-    /// `b`: cycles per block.
-    pub cycles_per_block: f64,
-    pub points: usize,
-    pub rms_relative_error: f64,
-    pub max_relative_error: f64,
-    pub r_squared: f64,
-    pub reject_size: u32,
-    /// Forged packets per second one core can reject at `reject_size` (Kivinen's denial-of-service question).
-    pub rejection_packets_per_second: f64,
-}
-
-/// Predicted (and, where measured, actual) cost of a model for one function.
-#[derive(Debug, Clone, Serialize)]
-pub struct PredictionRow {
-    pub model: String,
-    pub algorithm: String,
-    pub backend: String,
-    pub accel: String,
-    pub mean_bytes: f64,
-    pub gamma: f64,
-    pub predicted_cycles_per_packet: f64,
-    pub predicted_packets_per_second_per_core: f64,
-    pub measured_cycles_per_packet: Option<f64>,
-    /// (predicted − measured) / measured.
-    pub relative_difference: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -192,102 +154,6 @@ fn reject_size(args: &ModelArgs) -> Result<u32, CliError> {
         .map_err(|e| CliError::usage(format!("--reject-size: {e} (a message size in bytes)")))
 }
 
-/// What one cost fit covers: a function at one session count.
-#[derive(Debug, Clone, PartialEq)]
-struct FitKey {
-    function: FunctionId,
-    sessions: usize,
-}
-
-fn key_of(r: &ResultEntry) -> FitKey {
-    FitKey {
-        function: r.function(),
-        sessions: r.sessions,
-    }
-}
-
-/// Fit every function of a results document that has a fixed-size sweep; predict every model; match
-/// measured model runs in the same document.
-fn analyse(
-    doc: &Document,
-    models: &[SizeDistribution],
-    reject_size: u32,
-    fits: &mut Vec<FitRow>,
-    predictions: &mut Vec<PredictionRow>,
-) -> Result<(), CliError> {
-    let f = doc.clock.reference_hz;
-    let results = &doc.results;
-    let mut keys: Vec<FitKey> = Vec::new();
-    for r in results {
-        let k = key_of(r);
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    for key in keys {
-        let Some(algorithm) = mac::algorithm(&key.function.algorithm) else {
-            continue;
-        };
-        if algorithm.family == mac::Family::Null {
-            continue;
-        }
-        let mine: Vec<&ResultEntry> = results
-            .iter()
-            .filter(|r| key_of(r) == key && !r.failed)
-            .collect();
-        let points: Vec<CostPoint> = mine
-            .iter()
-            .filter_map(|r| {
-                Some(CostPoint {
-                    size: r.size.bytes()?,
-                    cycles_per_message: r.metrics.absolute_cycles_per_message?,
-                })
-            })
-            .collect();
-        let model = match CostModel::fit(algorithm.block_rule, &points, FitWeighting::Relative) {
-            Ok(m) => m,
-            Err(e) => {
-                crate::errln!("macbench: {}: no cost fit: {e}", key.function);
-                continue;
-            }
-        };
-        fits.push(FitRow {
-            algorithm: key.function.algorithm.clone(),
-            backend: key.function.backend.clone(),
-            accel: key.function.accel.clone(),
-            sessions: key.sessions as u64,
-            fixed_cycles: model.fixed_cycles,
-            cycles_per_block: model.cycles_per_block,
-            points: model.quality.points,
-            rms_relative_error: model.quality.rms_relative_error,
-            max_relative_error: model.quality.max_relative_error,
-            r_squared: model.quality.r_squared,
-            reject_size,
-            rejection_packets_per_second: model.rejection_capacity(u64::from(reject_size), f),
-        });
-        for dist in models {
-            let measured = mine
-                .iter()
-                .find(|r| r.size == SizeLabel::Model(dist.name().to_string()))
-                .and_then(|r| r.metrics.absolute_cycles_per_message);
-            let predicted = model.predict(dist);
-            predictions.push(PredictionRow {
-                model: dist.name().to_string(),
-                algorithm: key.function.algorithm.clone(),
-                backend: key.function.backend.clone(),
-                accel: key.function.accel.clone(),
-                mean_bytes: dist.mean(),
-                gamma: dist.gamma(algorithm.block_rule),
-                predicted_cycles_per_packet: predicted,
-                predicted_packets_per_second_per_core: model.packets_per_second(dist, f),
-                measured_cycles_per_packet: measured,
-                relative_difference: measured.map(|m| (predicted - m) / m),
-            });
-        }
-    }
-    Ok(())
-}
-
 /// What `--measure` runs, every flag checked before anything is printed.
 struct MeasurePlan {
     functions: Vec<mac::Function>,
@@ -312,60 +178,30 @@ fn measure_plan(args: &ModelArgs) -> Result<MeasurePlan, CliError> {
 
 /// Run the sweep and the model runs for `--measure`, one pinned session per function.
 fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, CliError> {
-    let MeasurePlan {
-        functions,
-        duration,
-        core,
-    } = plan;
-    let clock = clock::clock_info();
-    let mut sources: Vec<SizeSource> = crate::spec::DEFAULT_SIZES
-        .iter()
-        .map(|&size| SizeSource::Fixed { size })
-        .collect();
-    sources.extend(models.iter().map(|d| SizeSource::Model {
-        name: d.name().to_string(),
-        mean_bytes: d.mean(),
-        sequence: Arc::new(d.sample_sequence(1, 65_536)),
-    }));
-    let cancel = AtomicBool::new(false);
-    let mut results = Vec::new();
-    let runs = functions.len() * sources.len();
+    let runs = plan.functions.len() * (crate::spec::DEFAULT_SIZES.len() + models.len());
     crate::errln!(
         "macbench: measuring {} function(s) × {} sizes/models, 1 session on CPU {}, 3 repeats of {:.3} s: {}",
-        functions.len(),
-        sources.len(),
-        core,
-        duration.as_secs_f64(),
-        super::human_duration((runs * 3) as f64 * duration.as_secs_f64())
+        plan.functions.len(),
+        runs / plan.functions.len().max(1),
+        plan.core,
+        plan.duration.as_secs_f64(),
+        super::human_duration((runs * 3) as f64 * plan.duration.as_secs_f64())
     );
     let progress = super::progress_bar(runs);
-    for f in &functions {
-        for size in &sources {
-            let scenario =
-                crate::sweep::one_session(*f, size.clone(), core, duration, DataMode::Unique);
-            let r = bench::run_scenario(scenario, 3, AutoPolicy::default(), &clock, &cancel)
-                .map_err(|e| CliError::failure(e.to_string()))?;
-            results.push(r);
+    let doc = crate::session::measure_cost_sweep(
+        &plan.functions,
+        models,
+        plan.core,
+        plan.duration,
+        || {
             if let Some(pb) = &progress {
                 pb.inc(1);
             }
-        }
-    }
+        },
+    )?;
     if let Some(pb) = progress {
         pb.finish_and_clear();
     }
-    let doc = results::Document {
-        schema_version: results::SCHEMA_VERSION,
-        tool: results::TOOL.to_string(),
-        host: crate::isolate::host_for_functions(&functions),
-        clock,
-        scenario: results::Header::Other(serde_json::json!({"command": "model --measure"})),
-        harness: None,
-        results,
-        partial: false,
-        conditions: None,
-    };
-    // The same type a results file reads into, so it is fitted exactly as a file would be.
     Ok(doc)
 }
 
@@ -406,7 +242,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         measured_docs.push(measure(plan, &models)?);
     }
     for doc in &measured_docs {
-        analyse(doc, &models, reject_size, &mut fits, &mut predictions)?;
+        traffic::fit::analyse(doc, &models, reject_size, &mut fits, &mut predictions);
     }
     if !fits.is_empty() {
         print_fits(&fits, &predictions, reject_size);

@@ -30,6 +30,7 @@ mod capture;
 mod cost;
 mod csv_file;
 mod distribution;
+pub mod fit;
 pub mod paper;
 
 use std::path::Path;

@@ -1,0 +1,140 @@
+//! The cost fit of a measured size sweep, and its predictions for packet-size models
+//! (docs/methodology.md §6): `model` fits `a + b·Nblk` per function and session count from a results
+//! document, predicts each model's cost as `a + b·Γ`, and sets beside it a direct measurement with
+//! sizes drawn from the model where the same document has one.
+
+use super::{CostModel, CostPoint, FitWeighting, SizeDistribution};
+use crate::mac::{self, FunctionId};
+use crate::results::{Document, ResultEntry, SizeLabel};
+use serde::Serialize;
+
+/// The fitted cost of one function.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitRow {
+    pub algorithm: String,
+    pub backend: String,
+    pub accel: String,
+    pub sessions: u64,
+    /// `a`: fixed cycles per message.
+    pub fixed_cycles: f64,
+    /// `b`: cycles per block.
+    pub cycles_per_block: f64,
+    pub points: usize,
+    pub rms_relative_error: f64,
+    pub max_relative_error: f64,
+    pub r_squared: f64,
+    pub reject_size: u32,
+    /// Forged packets per second one core can reject at `reject_size` (Kivinen's denial-of-service question).
+    pub rejection_packets_per_second: f64,
+}
+
+/// Predicted (and, where measured, actual) cost of a model for one function.
+#[derive(Debug, Clone, Serialize)]
+pub struct PredictionRow {
+    pub model: String,
+    pub algorithm: String,
+    pub backend: String,
+    pub accel: String,
+    pub mean_bytes: f64,
+    pub gamma: f64,
+    pub predicted_cycles_per_packet: f64,
+    pub predicted_packets_per_second_per_core: f64,
+    pub measured_cycles_per_packet: Option<f64>,
+    /// (predicted − measured) / measured.
+    pub relative_difference: Option<f64>,
+}
+
+/// What one cost fit covers: a function at one session count.
+#[derive(Debug, Clone, PartialEq)]
+struct FitKey {
+    function: FunctionId,
+    sessions: usize,
+}
+
+fn key_of(r: &ResultEntry) -> FitKey {
+    FitKey {
+        function: r.function(),
+        sessions: r.sessions,
+    }
+}
+
+/// Fit every function of a results document that has a fixed-size sweep; predict every model; match
+/// measured model runs in the same document.
+pub fn analyse(
+    doc: &Document,
+    models: &[SizeDistribution],
+    reject_size: u32,
+    fits: &mut Vec<FitRow>,
+    predictions: &mut Vec<PredictionRow>,
+) {
+    let f = doc.clock.reference_hz;
+    let results = &doc.results;
+    let mut keys: Vec<FitKey> = Vec::new();
+    for r in results {
+        let k = key_of(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for key in keys {
+        let Some(algorithm) = mac::algorithm(&key.function.algorithm) else {
+            continue;
+        };
+        if algorithm.family == mac::Family::Null {
+            continue;
+        }
+        let mine: Vec<&ResultEntry> = results
+            .iter()
+            .filter(|r| key_of(r) == key && !r.failed)
+            .collect();
+        let points: Vec<CostPoint> = mine
+            .iter()
+            .filter_map(|r| {
+                Some(CostPoint {
+                    size: r.size.bytes()?,
+                    cycles_per_message: r.metrics.absolute_cycles_per_message?,
+                })
+            })
+            .collect();
+        let model = match CostModel::fit(algorithm.block_rule, &points, FitWeighting::Relative) {
+            Ok(m) => m,
+            Err(e) => {
+                crate::errln!("macbench: {}: no cost fit: {e}", key.function);
+                continue;
+            }
+        };
+        fits.push(FitRow {
+            algorithm: key.function.algorithm.clone(),
+            backend: key.function.backend.clone(),
+            accel: key.function.accel.clone(),
+            sessions: key.sessions as u64,
+            fixed_cycles: model.fixed_cycles,
+            cycles_per_block: model.cycles_per_block,
+            points: model.quality.points,
+            rms_relative_error: model.quality.rms_relative_error,
+            max_relative_error: model.quality.max_relative_error,
+            r_squared: model.quality.r_squared,
+            reject_size,
+            rejection_packets_per_second: model.rejection_capacity(u64::from(reject_size), f),
+        });
+        for dist in models {
+            let measured = mine
+                .iter()
+                .find(|r| r.size == SizeLabel::Model(dist.name().to_string()))
+                .and_then(|r| r.metrics.absolute_cycles_per_message);
+            let predicted = model.predict(dist);
+            predictions.push(PredictionRow {
+                model: dist.name().to_string(),
+                algorithm: key.function.algorithm.clone(),
+                backend: key.function.backend.clone(),
+                accel: key.function.accel.clone(),
+                mean_bytes: dist.mean(),
+                gamma: dist.gamma(algorithm.block_rule),
+                predicted_cycles_per_packet: predicted,
+                predicted_packets_per_second_per_core: model.packets_per_second(dist, f),
+                measured_cycles_per_packet: measured,
+                relative_difference: measured.map(|m| (predicted - m) / m),
+            });
+        }
+    }
+}
