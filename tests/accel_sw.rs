@@ -369,7 +369,7 @@ fn every_backend_with_sw_entries_declares_its_switch() {
 
 #[test]
 fn sw_keys_through_the_isolation_layer_and_the_registry_refuses_to_key_it_here() {
-    if !has_switch() {
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH) {
         return;
     }
     let function = |accel: Accel| {
@@ -416,7 +416,7 @@ fn host_facts_start_no_child_and_list_adds_what_the_child_saw() {
     };
     let here = openssl(&host);
     assert!(!here.contains("sw child"), "{here}");
-    if !has_switch() {
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH) {
         return;
     }
     let env = openssl::CAP_ENV;

@@ -141,7 +141,7 @@ pub enum Command {
     /// MODE is run, serve or caps; ACCEL the acceleration it is switched to (default sw).
     #[command(name = "__child", hide = true)]
     Child {
-        mode: String,
+        mode: crate::isolate::ChildMode,
         #[arg(default_value = "sw")]
         accel: crate::mac::Accel,
     },
@@ -207,7 +207,7 @@ pub fn main() -> i32 {
         Some(Command::Validate(args)) => validate::validate(&args),
         Some(Command::Export(args)) => export::export(&args),
         Some(Command::Child { mode, accel }) => {
-            crate::isolate::child_main(&mode, accel).map_err(CliError::failure)
+            crate::isolate::child_main(mode, accel).map_err(CliError::failure)
         }
         None => run::run(&run::RunArgs::default()),
     };

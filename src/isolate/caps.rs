@@ -56,7 +56,7 @@ pub fn capabilities(accel: Accel) -> Result<Capabilities, String> {
     };
     CAPS[rank]
         .get_or_init(|| {
-            let out = command("caps", accel)?
+            let out = command(super::ChildMode::Caps, accel)?
                 .stdin(Stdio::null())
                 .stderr(Stdio::piped())
                 .output()

@@ -199,11 +199,33 @@ pub fn executable() -> Result<PathBuf, String> {
     .clone()
 }
 
+/// What a switched child serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChildMode {
+    /// One scenario, run by the engine in the child ([`run`]).
+    Run,
+    /// Keyed objects used from the parent through a proxy ([`serve`]).
+    Serve,
+    /// What the child's libraries report using ([`caps`]).
+    Caps,
+}
+
+impl ChildMode {
+    /// As the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChildMode::Run => "run",
+            ChildMode::Serve => "serve",
+            ChildMode::Caps => "caps",
+        }
+    }
+}
+
 /// `macbench __child MODE ACCEL` with the environment of every switch for `accel`, stdin and stdout
 /// piped.
-fn command(mode: &str, accel: Accel) -> Result<Command, String> {
+fn command(mode: ChildMode, accel: Accel) -> Result<Command, String> {
     let mut cmd = Command::new(executable()?);
-    cmd.arg(SUBCOMMAND).arg(mode).arg(accel.name());
+    cmd.arg(SUBCOMMAND).arg(mode.name()).arg(accel.name());
     for (_, switch) in switches(accel) {
         cmd.envs((switch.env)(accel));
     }
@@ -215,12 +237,7 @@ fn command(mode: &str, accel: Accel) -> Result<Command, String> {
 
 /// Entry point of `macbench __child MODE ACCEL`. Applies the switches for `accel`, checks they took,
 /// then serves `mode`.
-pub fn child_main(mode: &str, accel: Accel) -> Result<(), String> {
-    if !matches!(mode, "run" | "serve" | "caps") {
-        return Err(format!(
-            "{SUBCOMMAND}: unknown mode {mode:?}; valid: run, serve, caps (internal use only)"
-        ));
-    }
+pub fn child_main(mode: ChildMode, accel: Accel) -> Result<(), String> {
     // No switch gives `hw` (the library's default), so it is refused here like any other.
     if switches(accel).next().is_none() {
         let valid: Vec<&str> = switched_accels().iter().map(|a| a.name()).collect();
@@ -238,9 +255,9 @@ pub fn child_main(mode: &str, accel: Accel) -> Result<(), String> {
         (switch.check)(accel)?;
     }
     match mode {
-        "caps" => caps::child_caps(accel),
-        "run" => run::child_run(),
-        _ => serve::serve(accel),
+        ChildMode::Caps => caps::child_caps(accel),
+        ChildMode::Run => run::child_run(),
+        ChildMode::Serve => serve::serve(accel),
     }
 }
 

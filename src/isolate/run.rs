@@ -125,7 +125,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     let fail = |reason: String| EngineError::Thread { session: 0, reason };
     let request = serde_json::to_vec(&ChildRequest::from_scenario(s))
         .map_err(|e| fail(format!("{accel} child request: {e}")))?;
-    let mut child = command("run", accel)
+    let mut child = command(super::ChildMode::Run, accel)
         .map_err(fail)?
         .spawn()
         .map_err(|e| fail(format!("cannot start the {accel} child: {e}")))?;

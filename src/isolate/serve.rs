@@ -163,7 +163,7 @@ fn request(
             return Err(format!("the {accel} child has exited"));
         }
         Entry::Vacant(slot) => {
-            let mut child = command("serve", accel)?
+            let mut child = command(super::ChildMode::Serve, accel)?
                 .spawn()
                 .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
             let input = BufWriter::new(child.stdin.take().expect("piped stdin"));
