@@ -2,7 +2,8 @@
 
 use super::CliError;
 use crate::host::Host;
-use crate::mac::{self, vectors, Availability, Function};
+use crate::mac::listing::{LimitRow, ListRow};
+use crate::mac::{self, vectors, Availability};
 use crate::table::{Style, Table};
 use serde::Serialize;
 
@@ -37,167 +38,11 @@ pub struct SelftestArgs {
 }
 
 #[derive(Debug, Serialize)]
-struct ListRow {
-    algorithm: &'static str,
-    backend: &'static str,
-    accel: String,
-    available: bool,
-    reason: Option<String>,
-    key_bytes: String,
-    default_key_bytes: usize,
-    tag_bytes: usize,
-    block_bytes: usize,
-    nonce_bytes: Option<usize>,
-    /// The nonce lengths this function takes (the standard's, narrowed by the library): `1–16 bytes
-    /// (a 16-byte nonce below 2^127: …)`; `None` for no nonce.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    nonce_rule: Option<String>,
-    #[serde(skip)]
-    nonce_range: Option<(usize, usize)>,
-    /// What `--tag-len` takes: `1–32 bytes (truncation)`, `1–64 bytes (KMAC output length L)`.
-    tag_len_rule: String,
-    /// The message lengths this function takes: the algorithm's rule narrowed by the library's own
-    /// limit (`0 … 65534 bytes` for ipsec-mb's HMAC).
-    message_bytes: String,
-    /// The library's own limit, when it has one below the algorithm's, and where it comes from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    length_limit: Option<LimitRow>,
-    /// The library's own key-length limit, when it takes fewer than the algorithm (`key_bytes` is
-    /// already narrowed by it), and where it comes from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    key_limit: Option<KeyLimitRow>,
-    selftest: String,
-    caveat: Option<&'static str>,
-    /// An ISA level its backend does not offer ([`Function::is_level_not_offered`]): summarised
-    /// below the terminal table, kept in the JSON as a row like any other.
-    #[serde(skip)]
-    level_not_offered: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-struct KeyLimitRow {
-    key_bytes: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_customization_bytes: Option<usize>,
-    source: &'static str,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-struct LimitRow {
-    max_bytes: u64,
-    source: &'static str,
-}
-
-#[derive(Debug, Serialize)]
 struct ListOutput {
     host: Host,
     /// The reference rate, time base and cycle counters, as a run would record them.
     clock: crate::system::clock::ClockInfo,
     functions: Vec<ListRow>,
-}
-
-impl ListRow {
-    /// The nonce column: the default length, and the range the function takes when it has one:
-    /// `12 (1–128)`, `16`, `-`.
-    fn nonce_cell(&self) -> String {
-        match (self.nonce_bytes, self.nonce_range) {
-            (Some(n), Some((lo, hi))) if lo < hi => format!("{n} ({lo}–{hi})"),
-            (Some(n), _) => n.to_string(),
-            (None, _) => "-".to_string(),
-        }
-    }
-}
-
-fn row_for(f: &Function) -> ListRow {
-    let (available, reason, selftest) = match f.availability() {
-        Availability::Available => {
-            let t = vectors::self_test(f, crate::isolate::key);
-            (true, None, t.status())
-        }
-        Availability::Unavailable(why) => (false, Some(why), "not run".to_string()),
-    };
-    ListRow {
-        algorithm: f.algorithm.name,
-        backend: f.backend.name,
-        accel: f.accel.to_string(),
-        available,
-        reason,
-        key_bytes: f.describe_key_lengths(),
-        default_key_bytes: f.algorithm.default_key_len,
-        tag_bytes: f.algorithm.tag_len,
-        block_bytes: f.algorithm.block_len,
-        nonce_bytes: f.algorithm.nonce_len,
-        nonce_rule: f.nonce_rule().map(|r| r.describe()),
-        nonce_range: f.nonce_rule().map(|r| (r.min, r.max)),
-        tag_len_rule: tag_len_rule(f.algorithm),
-        message_bytes: match f.length_limit() {
-            Some(l) => format!(
-                "{} … {} bytes",
-                f.algorithm.message_bits.min.div_ceil(8),
-                l.max_bytes
-            ),
-            None => f.algorithm.message_bits.describe_bytes(),
-        },
-        length_limit: f.length_limit().map(|l| LimitRow {
-            max_bytes: l.max_bytes,
-            source: l.source,
-        }),
-        key_limit: f.key_limit().map(|l| KeyLimitRow {
-            key_bytes: f.describe_key_lengths(),
-            max_customization_bytes: l.max_customization,
-            source: l.source,
-        }),
-        selftest,
-        caveat: f.algorithm.caveat,
-        level_not_offered: f.is_level_not_offered(),
-    }
-}
-
-/// What `--tag-len` takes for `algorithm`, in `list`'s words.
-fn tag_len_rule(algorithm: &mac::Algorithm) -> String {
-    let how = if algorithm.tag_len_is_input() {
-        "KMAC output length L"
-    } else if algorithm.family == mac::Family::Null {
-        "any"
-    } else {
-        "truncation"
-    };
-    format!("1–{} bytes ({how})", algorithm.max_tag_len())
-}
-
-/// Rows for algorithms that no built backend implements (so nothing is silently missing).
-fn missing_rows() -> Vec<ListRow> {
-    let functions = mac::functions();
-    mac::ALGORITHMS
-        .iter()
-        .filter(|a| !functions.iter().any(|f| f.algorithm.name == a.name))
-        .map(|a| {
-            let planned = mac::PLANNED.iter().find(|(alg, _, _)| *alg == a.name);
-            ListRow {
-                algorithm: a.name,
-                backend: planned.map_or("-", |p| p.1),
-                accel: "-".to_string(),
-                available: false,
-                reason: Some(
-                    planned.map_or("no backend implements it".to_string(), |p| p.2.to_string()),
-                ),
-                key_bytes: a.key_lengths.describe(),
-                default_key_bytes: a.default_key_len,
-                tag_bytes: a.tag_len,
-                block_bytes: a.block_len,
-                nonce_bytes: a.nonce_len,
-                nonce_rule: a.nonce_rule().map(|r| r.describe()),
-                nonce_range: a.nonce_rule().map(|r| (r.min, r.max)),
-                tag_len_rule: tag_len_rule(a),
-                message_bytes: a.message_bits.describe_bytes(),
-                length_limit: None,
-                key_limit: None,
-                selftest: "not run".to_string(),
-                caveat: a.caveat,
-                level_not_offered: false,
-            }
-        })
-        .collect()
 }
 
 /// `--json`: standard output for `-`, else a file written by the output rules (atomic for regular
@@ -544,11 +389,11 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     let mut rows: Vec<ListRow> = mac::functions()
         .iter()
         .filter(|f| wanted(f.algorithm.name, f.backend.name))
-        .map(row_for)
+        .map(|f| mac::listing::row_for(f, crate::isolate::key))
         .collect();
     if only.backend.is_none() {
         rows.extend(
-            missing_rows()
+            mac::listing::missing_rows()
                 .into_iter()
                 .filter(|r| wanted(r.algorithm, r.backend)),
         );

@@ -20,6 +20,7 @@ pub mod algorithm;
 pub mod cryptopp;
 pub mod ipsecmb;
 pub mod kmac;
+pub mod listing;
 pub mod mbedtls;
 pub mod nettle;
 pub mod null;
