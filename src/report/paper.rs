@@ -115,7 +115,7 @@ fn against_size(
     let mut fig = line_figure(
         id,
         format!("{} — {}", decl.paper, decl.title),
-        &format!("from the `{step}` runs, {accel}: {}", backends(&wanted)),
+        &format!("from the {step} step, {accel}: {}", backends(&wanted)),
         ("message size (bytes, log₂ scale)", metric.axis()),
         XScale::Log2,
         series,
@@ -164,6 +164,34 @@ fn absent(functions: &[&str], results: &[&ResultEntry]) -> Option<String> {
     })
 }
 
+/// Why `step` has no usable result at `point`: the step missing, or the result there failed its
+/// validity checks (which ones), or not measured.
+fn unusable(evidence: &Evidence, step: &str, point: &Point) -> String {
+    let Some(doc) = evidence.steps.get(step) else {
+        return missing(evidence, step);
+    };
+    let at = format!("{}/{} at {}", point.algorithm, point.accel, point.size);
+    let failed = doc.results.iter().find(|r| {
+        r.failed && r.algorithm == point.algorithm && r.accel == point.accel && r.size == point.size
+    });
+    match failed {
+        Some(r) => {
+            let mut codes: Vec<&str> = r
+                .warnings
+                .iter()
+                .filter(|w| w.fatal)
+                .map(|w| w.code.as_str())
+                .collect();
+            codes.dedup();
+            format!(
+                "{at} in the {step} step failed its validity checks ({}): its numbers are in the results table, and a quieter machine gives a figure",
+                if codes.is_empty() { "see Warnings".to_string() } else { codes.join(", ") }
+            )
+        }
+        None => format!("{at} is not among the usable results of the {step} step"),
+    }
+}
+
 /// Bars per thread: each session's wall-clock, absolute and apparent cycles/byte.
 #[allow(clippy::too_many_arguments)]
 fn per_thread(
@@ -186,11 +214,7 @@ fn per_thread(
     }
     let point = Point::new(algorithm, accel, SizeLabel::Bytes(size));
     let Some(r) = evidence.find_point(step, &point) else {
-        return Err(if evidence.results(step).is_empty() {
-            missing(evidence, step)
-        } else {
-            format!("{algorithm}/{accel} at {size} B is not among the usable results of the `{step}` runs")
-        });
+        return Err(unusable(evidence, step, &point));
     };
     if r.threads.is_empty() {
         return Err(format!(
@@ -243,6 +267,15 @@ fn per_thread(
     let mut notes = vec![format!(
         "Wall-clock cycles/byte is n × apparent, so the axis is logarithmic where they differ by more than a decade. Jain's fairness index of bytes per session: {fairness}."
     )];
+    let mut codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    if !codes.is_empty() {
+        notes.push(format!(
+            "The result carries validity warnings ({}; see Warnings): read its bars with them in mind.",
+            codes.join(", ")
+        ));
+    }
     if idle > 0 {
         notes.push(format!(
             "{idle} of {} sessions processed nothing in the window: they have no bar.",
@@ -253,7 +286,7 @@ fn per_thread(
         id: id.into(),
         title: format!("{} — {}", decl.paper, decl.title),
         subtitle: format!(
-            "from the `{step}` runs: {}, {} sessions on cores {}",
+            "from the {step} step: {}, {} sessions on cores {}",
             r.scenario_key(),
             r.sessions,
             r.cores

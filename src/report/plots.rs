@@ -554,7 +554,12 @@ fn y_scale(fig: &Figure, points: &[(f64, f64)]) -> (bool, Range<f64>) {
         .filter(|&l| l > 0.0)
         .fold(y_min, f64::min);
     let y_range = if log_y {
-        let lo = bar_bottom.max(y_min / 10.0);
+        // A bar rises from the axis's bottom: a decade below the shortest keeps it a bar, not a sliver.
+        let lo = if fig.kind == Kind::Bars {
+            y_min / 10.0
+        } else {
+            bar_bottom.max(y_min / 10.0)
+        };
         let hi = bar_top.min(y_max * 10.0);
         (lo.log10() - 0.1)..(hi.log10() + 0.1)
     } else {

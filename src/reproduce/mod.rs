@@ -4,7 +4,9 @@
 //! [`Study`] names the paper by title and authors (users know papers, not our ids), lists the runs that
 //! reproduce its experiments ([`Step`]: the flags of one `macbench run` and its share of the time
 //! budget), and lists its claims ([`Claim`]: the claim in our own words, the tolerance, and a check that
-//! reads the runs' results). Adding a claim is one entry in the study's file.
+//! reads the runs' results), and lists the paper's figures and tables it redraws ([`PaperFigure`]: the
+//! paper's number, what is plotted from which step, the claims it decides), which the report draws
+//! beside the claims. Adding a claim or a figure is one entry in the study's file.
 //!
 //! This module only describes and judges: it reads results ([`crate::results::Document`]) and never runs
 //! anything, so every check is tested on constructed results. `macbench reproduce` (the CLI) runs the

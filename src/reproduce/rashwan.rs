@@ -128,7 +128,7 @@ pub static STUDY: Study = Study {
         PaperFigure {
             id: "fig04-absolute-hw",
             paper: "Figs. 4–5",
-            title: "Absolute processing power against message size for the nine MAC functions, hardware-assisted",
+            title: "Absolute processing power against message size, the nine MAC functions, hardware-assisted",
             plot: Plot::AgainstSize {
                 step: "sizes",
                 metric: Metric::AbsoluteCyclesPerByte,
@@ -146,7 +146,7 @@ pub static STUDY: Study = Study {
         PaperFigure {
             id: "fig06-absolute-sw",
             paper: "Figs. 6–7",
-            title: "Absolute processing power against message size for the nine MAC functions, software-only",
+            title: "Absolute processing power against message size, the nine MAC functions, software-only",
             plot: Plot::AgainstSize {
                 step: "sizes",
                 metric: Metric::AbsoluteCyclesPerByte,
@@ -159,7 +159,7 @@ pub static STUDY: Study = Study {
         PaperFigure {
             id: "fig08-threads-one-core",
             paper: "Figs. 8–9",
-            title: "Wall-clock cycles, absolute and apparent processing power of VMAC-AES128 per thread, 100-thread workload on one core",
+            title: "VMAC-AES128 per thread: wall-clock, absolute, apparent power; 100 threads, one core",
             plot: Plot::PerThread {
                 step: "one-core-100",
                 algorithm: "vmac-aes128-64",
@@ -177,7 +177,7 @@ pub static STUDY: Study = Study {
         PaperFigure {
             id: "fig10-threads-all-cores",
             paper: "Figs. 10–11",
-            title: "Wall-clock cycles, absolute and apparent processing power of VMAC-AES128 per thread, 100-thread workload on all cores",
+            title: "VMAC-AES128 per thread: wall-clock, absolute, apparent power; 100 threads, all cores",
             plot: Plot::PerThread {
                 step: "all-cores-100",
                 algorithm: "vmac-aes128-64",
