@@ -212,6 +212,28 @@ fn report_puts_hosts_and_their_claims_side_by_side() {
         ),
         "{claims}"
     );
+    // The claim links to the paper figure that decides it, which is drawn once per host, side by
+    // side in the order given, each named after the figure and its host.
+    assert!(
+        claims.contains("<a href=\"#thread-cycles-per-byte\">"),
+        "{claims}"
+    );
+    let paper = &page[page
+        .find("<div class=\"paper\" id=\"thread-cycles-per-byte\">")
+        .expect("the thread's figure")..];
+    let paper = &paper[..paper.find("</section>").unwrap()];
+    let server = paper
+        .find("data-host=\"server\" data-figure=\"thread-cycles-per-byte-server\"")
+        .expect("server's figure");
+    let board = paper
+        .find("data-host=\"board\" data-figure=\"thread-cycles-per-byte-board\"")
+        .expect("board's figure");
+    assert!(server < board);
+    assert_eq!(paper.matches("<figure ").count(), 2, "{paper}");
+    assert!(
+        page.find("<section id=\"claims\">") < page.find("<section id=\"paper\">")
+            && page.find("<section id=\"paper\">") < page.find("<section id=\"figures\">")
+    );
     // The hosts table has one entry per host, by label; the series are named by host.
     let hosts = &page[page.find("<section id=\"hosts\">").unwrap()..];
     assert!(

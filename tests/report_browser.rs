@@ -239,3 +239,154 @@ fn chromium_renders_the_report_with_its_figures_and_tables() {
     assert_eq!(dom.select(&sel("#results-table tbody tr")).count(), 4);
     assert!(dom.select(&sel("#hosts table.kv")).next().is_some());
 }
+
+/// The pixels of each colour in a PNG.
+fn colour_counts(path: &Path) -> HashMap<[u8; 3], usize> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.line_size / info.width as usize;
+    let mut colours: HashMap<[u8; 3], usize> = HashMap::new();
+    for px in buf[..info.buffer_size()].chunks(channels) {
+        *colours.entry([px[0], px[1], px[2]]).or_default() += 1;
+    }
+    colours
+}
+
+/// A reproduction's report as a browser renders it: the claims table comes first, each claim links
+/// to the paper figures that decide it, and Figs. 8–9's analogue draws VMAC-AES128's 100 threads as
+/// bars — wall-clock, absolute and apparent cycles/byte per thread, as the paper draws them. The step
+/// files are constructed (tests/common: every step covers its flags), so no timing is involved;
+/// `reproduce --resume` judges them and writes the report and the PNGs named after the paper's figures.
+#[test]
+fn chromium_shows_a_reproductions_claims_first_and_vmac_per_thread_bars() {
+    let found = browser();
+    if common::skip_unless(
+        found.is_some(),
+        "chromium",
+        "no headless Chromium (chromium, chromium-browser or google-chrome; Debian: apt-get install chromium)",
+    ) {
+        return;
+    }
+    let browser = found.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    for (step, doc) in common::constructed_steps(&macbench::reproduce::rashwan::STUDY) {
+        std::fs::write(
+            out.join(format!("{step}.json")),
+            serde_json::to_string(&doc).unwrap(),
+        )
+        .unwrap();
+    }
+    let run = assert_cmd::Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["reproduce", "rashwan-mobile", "--resume"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for png in [
+        "fig04-absolute-hw",
+        "fig06-absolute-sw",
+        "fig08-threads-one-core",
+        "fig10-threads-all-cores",
+    ] {
+        assert!(
+            out.join("figures").join(format!("{png}.png")).is_file(),
+            "{png}.png"
+        );
+    }
+    let page = out.join("report.html");
+    if let Some(keep) = std::env::var_os("MACBENCH_SCREENSHOT_DIR") {
+        let keep = Path::new(&keep).join("reproduction");
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::copy(&page, keep.join("report.html")).unwrap();
+        let png = out.join("figures/fig08-threads-one-core.png");
+        std::fs::copy(&png, keep.join("fig08-threads-one-core.png")).unwrap();
+    }
+
+    let profile = tempfile::tempdir().unwrap();
+    let dump = headless(browser, profile.path(), &["--dump-dom".to_string()], &page);
+    assert!(
+        dump.status.success(),
+        "{browser} --dump-dom: {}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let dom = Html::parse_document(&String::from_utf8(dump.stdout).unwrap());
+    // The claims first, then the paper's figures, then the report's own.
+    let sections: Vec<&str> = dom
+        .select(&sel("body > section"))
+        .filter_map(|s| s.value().attr("id"))
+        .collect();
+    assert_eq!(
+        sections[..3],
+        ["claims", "paper", "figures"],
+        "{sections:?}"
+    );
+    // Each claim's links lead to a paper figure on the page, and the per-thread claim has one.
+    let links: Vec<&str> = dom
+        .select(&sel("#claims td.figures a"))
+        .filter_map(|a| a.value().attr("href"))
+        .collect();
+    assert!(!links.is_empty());
+    for link in &links {
+        let id = link.trim_start_matches('#');
+        assert!(
+            dom.select(&sel(&format!("div.paper[id=\"{id}\"]")))
+                .next()
+                .is_some(),
+            "{link} leads nowhere"
+        );
+    }
+    let uneven = dom
+        .select(&sel("#claim-rashwan-mobile-uneven-scheduling td.figures a"))
+        .map(|a| a.value().attr("href").unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(uneven, ["#fig08-threads-one-core"]);
+    // Figs. 8–9: VMAC-AES128, 100 threads, one bar per thread for each of the three quantities.
+    let fig = dom
+        .select(&sel("#fig08-threads-one-core figure.paper"))
+        .next()
+        .expect("Figs. 8–9 drawn");
+    let svg = fig.select(&sel("svg[role=\"img\"]")).next().unwrap();
+    let title = svg.value().attr("aria-label").unwrap();
+    assert!(
+        title.contains("VMAC-AES128") && title.contains("100 threads"),
+        "{title}"
+    );
+    let texts: String = svg.select(&sel("text")).flat_map(|t| t.text()).collect();
+    assert!(texts.contains("vmac-aes128-64"), "{texts}");
+    assert!(texts.contains("100 sessions"), "{texts}");
+    for i in 0..3 {
+        let c = macbench::report::plots::color(i);
+        let fill = format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        let bars = svg
+            .select(&sel("rect"))
+            .filter(|r| {
+                r.value()
+                    .attr("fill")
+                    .is_some_and(|f| f.eq_ignore_ascii_case(&fill))
+            })
+            .count();
+        // 100 bars and the legend's swatch.
+        assert_eq!(bars, 101, "bars of series {i} ({fill})");
+    }
+    assert_eq!(
+        fig.select(&sel("table.data tbody tr")).count(),
+        3 * 100 + 2,
+        "a row per thread and quantity, and the two aggregates"
+    );
+    // The PNG named after the paper's figures draws the bars too: each series' colour is there.
+    let colours = colour_counts(&out.join("figures/fig08-threads-one-core.png"));
+    for i in 0..3 {
+        let c = macbench::report::plots::color(i);
+        let pixels = colours.get(&[c.0, c.1, c.2]).copied().unwrap_or(0);
+        assert!(pixels > 1000, "{pixels} pixels of series {i}");
+    }
+}

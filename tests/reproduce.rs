@@ -5,7 +5,10 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use assert_cmd::Command;
+use macbench::report::paper::{self, Drawn};
 use macbench::reproduce::{self, deepakumara, mac_speeds, rashwan, Evidence, Verdict};
 use macbench::results::{Document, ResultEntry, SizeLabel};
 use std::path::Path;
@@ -23,6 +26,7 @@ fn document(entries: &[(&str, &str, u64, f64)]) -> Document {
             let mut r = template.clone();
             r.algorithm = algorithm.to_string();
             r.accel = accel.to_string();
+            r.size = SizeLabel::Bytes(u32::try_from(size).unwrap());
             r.mean_message_bytes = size as f64;
             r.metrics.absolute_cycles_per_byte = Some(cpb);
             r.metrics.apparent_cycles_per_byte = Some(cpb);
@@ -178,6 +182,144 @@ fn the_rashwan_rankings_read_the_sizes_step() {
     assert_eq!(get("fastest-sw"), "does not hold");
     // The 100-session runs are missing.
     assert_eq!(get("apparent-grows-with-cores"), "cannot be tested here");
+}
+
+/// A claim reads the result of its scenario key, not the first row of its algorithm, acceleration
+/// and mean size: a row of another dispatch mode, another tag length or a size model whose mean is the
+/// size is never read in its place, and a step that holds the point under two backends or two
+/// session counts does not say which one a claim means, so none is read (the old matching read the
+/// first row of each of these).
+#[test]
+fn a_claim_reads_the_row_of_its_scenario_key() {
+    let mut doc = document(&[
+        ("vmac-aes128-64", "hw", 65536, 900.0),
+        ("vmac-aes128-64", "hw", 65536, 800.0),
+        ("vmac-aes128-64", "hw", 65536, 700.0),
+        ("vmac-aes128-64", "hw", 65536, 0.5),
+    ]);
+    doc.results[0].scenario.dispatch = "burst:16".parse().unwrap();
+    doc.results[1].scenario.tag_len = Some(8);
+    doc.results[2].size = SizeLabel::Model("mean-64k".into());
+    let mut evidence = Evidence::default();
+    evidence.steps.insert("sizes".into(), doc.clone());
+    let found = evidence
+        .find("sizes", "vmac-aes128-64", "hw", 65536)
+        .unwrap();
+    assert_eq!(found.metrics.absolute_cycles_per_byte, Some(0.5));
+    // Another dispatch mode is read where the claim names it.
+    let burst = reproduce::Point::new("vmac-aes128-64", "hw", SizeLabel::Bytes(65536))
+        .dispatched("burst:16");
+    let found = evidence.find_point("sizes", &burst).unwrap();
+    assert_eq!(found.metrics.absolute_cycles_per_byte, Some(900.0));
+    // A second backend, or a second session count, for the same point: not the first row, none.
+    for change in [
+        (|r: &mut ResultEntry| r.backend = "other".into()) as fn(&mut ResultEntry),
+        |r: &mut ResultEntry| r.sessions = 100,
+    ] {
+        let mut twice = doc.clone();
+        let mut other = twice.results[3].clone();
+        change(&mut other);
+        other.metrics.absolute_cycles_per_byte = Some(99.0);
+        twice.results.insert(0, other);
+        evidence.steps.insert("sizes".into(), twice);
+        assert!(evidence
+            .find("sizes", "vmac-aes128-64", "hw", 65536)
+            .is_none());
+    }
+}
+
+/// Every figure a study declares is drawn from the step it names: on constructed results where each
+/// step's numbers are its own marker, every point of a drawn figure (and every cost in a drawn table)
+/// carries the marker of its step and of no other; without that step, the figure is not drawn and
+/// says which step is missing. A figure that needs more CPUs than the host has says so.
+#[test]
+fn every_paper_figure_is_drawn_from_the_step_it_names() {
+    let mut drawn = 0;
+    for study in reproduce::STUDIES {
+        assert!(!study.figures.is_empty(), "{} declares no figure", study.id);
+        let steps = common::constructed_steps(study);
+        let index = |name: &str| study.steps.iter().position(|s| s.name == name).unwrap();
+        for decl in study.figures {
+            for claim in decl.decides {
+                assert!(
+                    study.claims.iter().any(|c| c.id == *claim),
+                    "{}: {} decides unknown claim {claim}",
+                    study.id,
+                    decl.id
+                );
+            }
+            let named: Vec<usize> = decl.plot.steps().iter().map(|s| index(s)).collect();
+            let evidence = Evidence::new(steps.clone(), Vec::new());
+            match paper::draw(decl, &evidence, decl.id) {
+                Drawn::Figure(f) => {
+                    let [k] = named[..] else {
+                        panic!("{}: a figure reads one step", decl.id)
+                    };
+                    let marker = common::step_marker(k);
+                    let points: Vec<f64> = f
+                        .series
+                        .iter()
+                        .flat_map(|s| s.points.iter().map(|p| p.1))
+                        .collect();
+                    assert!(!points.is_empty(), "{}: nothing drawn", decl.id);
+                    for y in points {
+                        // A thread's wall-clock cycles/byte is n × the marker.
+                        let ratio = y / marker;
+                        assert!(
+                            ratio == 1.0 || ratio == 100.0,
+                            "{}: {y} is not step {}'s marker {marker}",
+                            decl.id,
+                            decl.plot.steps()[0]
+                        );
+                    }
+                    assert_eq!(f.id, decl.id);
+                }
+                Drawn::Table(t) => {
+                    let cells: Vec<&String> = t.rows.iter().flatten().collect();
+                    for (k, step) in study.steps.iter().enumerate() {
+                        let text = reproduce::num(common::step_marker(k));
+                        let found = cells.iter().any(|c| **c == text);
+                        assert_eq!(
+                            found,
+                            named.contains(&k),
+                            "{}: step {}'s marker {text} in {t:?}",
+                            decl.id,
+                            step.name
+                        );
+                    }
+                }
+                Drawn::CannotDraw(why) => panic!("{}: not drawn: {why}", decl.id),
+            }
+            drawn += 1;
+            // Without the step it names, it is not drawn, and says which step is missing.
+            for step in decl.plot.steps() {
+                let mut without = steps.clone();
+                without.remove(step);
+                match paper::draw(decl, &Evidence::new(without, Vec::new()), decl.id) {
+                    Drawn::CannotDraw(why) => assert!(why.contains(step), "{why}"),
+                    other => panic!("{}: drawn without step {step}: {other:?}", decl.id),
+                }
+            }
+        }
+    }
+    assert_eq!(
+        drawn, 9,
+        "four of Rashwan's, three of Deepakumara's, one each for the others"
+    );
+    // "All cores" on a host of one CPU is the one-core figure again: said, not drawn.
+    let mut one_cpu = common::constructed_steps(&rashwan::STUDY);
+    for doc in one_cpu.values_mut() {
+        doc.host.online_cpus = vec![0];
+    }
+    let all_cores = rashwan::STUDY
+        .figures
+        .iter()
+        .find(|f| f.id == "fig10-threads-all-cores")
+        .unwrap();
+    match paper::draw(all_cores, &Evidence::new(one_cpu, Vec::new()), "x") {
+        Drawn::CannotDraw(why) => assert!(why.contains("this host has 1"), "{why}"),
+        other => panic!("drawn on one CPU: {other:?}"),
+    }
 }
 
 #[test]

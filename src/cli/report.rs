@@ -2,7 +2,7 @@
 
 use super::CliError;
 use crate::report::{self, html, plots, read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReportArgs {
@@ -65,8 +65,8 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
 /// columns do not read `vm | vm`; the same directory name twice is numbered (`vm (out) #2`).
 fn claims_columns(
     claims: Vec<(PathBuf, crate::results::claims::ClaimsFile)>,
-) -> Vec<crate::results::claims::ClaimsFile> {
-    let named: Vec<(String, crate::results::claims::ClaimsFile)> = claims
+) -> Vec<html::Reproduction> {
+    let named: Vec<(String, PathBuf, crate::results::claims::ClaimsFile)> = claims
         .iter()
         .map(|(path, c)| {
             let twin = claims
@@ -89,19 +89,24 @@ fn claims_columns(
             } else {
                 c.host.clone()
             };
-            (column, c.clone())
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            (column, dir, c.clone())
         })
         .collect();
-    let mut out: Vec<crate::results::claims::ClaimsFile> = Vec::with_capacity(named.len());
-    for (column, mut c) in named {
+    let mut out: Vec<html::Reproduction> = Vec::with_capacity(named.len());
+    for (column, dir, mut c) in named {
         let mut label = column.clone();
         let mut k = 2;
-        while out.iter().any(|o| o.study == c.study && o.host == label) {
+        while out
+            .iter()
+            .any(|o| o.claims.study == c.study && o.claims.host == label)
+        {
             label = format!("{column} #{k}");
             k += 1;
         }
         c.host = label;
-        out.push(c);
+        out.push(html::Reproduction { claims: c, dir });
     }
     out
 }
@@ -151,7 +156,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     }
     let options = html::ReportOptions {
         scenario: args.scenario.clone(),
-        claims,
+        reproductions: claims,
     };
     let built = html::build(&files, &options).map_err(|e| match e {
         html::ReportError::Plot(p) => CliError::failure(p.to_string()),

@@ -160,7 +160,7 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
     let text =
         serde_json::to_string_pretty(&claims).map_err(|e| CliError::failure(e.to_string()))?;
     write(CLAIMS_FILE, text.as_bytes())?;
-    print!("\n{table}");
+    crate::out!("\n{table}");
     // The directory itself: its steps' results and its claims table, as `report DIR` reads any host's.
     let report = super::report::ReportArgs {
         files: vec![dir.to_path_buf()],
@@ -169,7 +169,7 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
         png: Some(dir.join(FIGURES)),
     };
     super::report::report(&report)?;
-    println!(
+    crate::outln!(
         "reproduce: {} — claims.md, claims.json, report.html and figures/ in {}",
         study.id,
         dir.display()
@@ -323,11 +323,13 @@ fn complete(path: &Path) -> bool {
 
 fn print_list() {
     for s in reproduce::STUDIES {
-        println!("{:<22} {} — \"{}\"", s.id, s.authors, s.title);
+        crate::outln!("{:<22} {} — \"{}\"", s.id, s.authors, s.title);
         for step in s.steps {
-            println!("{:<22}   {}: {}", "", step.name, step.what);
+            crate::outln!("{:<22}   {}: {}", "", step.name, step.what);
         }
-        println!(
+        let figures: Vec<&str> = s.figures.iter().map(|f| f.paper).collect();
+        crate::outln!("{:<22}   redraws: {}", "", figures.join("; "));
+        crate::outln!(
             "{:<22}   {} claims checked; default budget {:.0} s",
             "",
             s.claims.len(),

@@ -43,9 +43,17 @@ use std::fmt::Write as _;
 pub struct ReportOptions {
     /// `ALG/BACKEND/ACCEL@SIZE` for the per-thread figures.
     pub scenario: Option<String>,
-    /// Claims tables of reproductions (`claims.json`), one per host and study: shown side by side,
-    /// one column per host.
-    pub claims: Vec<crate::results::claims::ClaimsFile>,
+    /// Reproductions (`reproduce -o DIR`), one per host and study: their claims tables shown side by
+    /// side, one column per host, and the paper's figures drawn from each host's steps.
+    pub reproductions: Vec<Reproduction>,
+}
+
+/// One host's reproduction of a study: its claims table (`claims.json`, `host` naming its column) and
+/// the directory whose results files are its steps (`sizes.json` is the step `sizes`).
+#[derive(Debug, Clone)]
+pub struct Reproduction {
+    pub claims: crate::results::claims::ClaimsFile,
+    pub dir: std::path::PathBuf,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -126,7 +134,7 @@ const ENERGY_PER_BYTE: SizeMetric = SizeMetric {
 
 /// What a point drawn from `r` carries: the bar of its 95 % interval, else of its repeats' min–max
 /// (both multiplied by `scale`, the unit of the axis), and its warning codes.
-fn annotation(
+pub(super) fn annotation(
     r: &ResultEntry,
     ci95: Option<Interval>,
     spread: Option<Spread>,
@@ -278,7 +286,7 @@ fn size_figure(
 
 /// A line figure of `series`, its axes labelled `(x, y)`, with a note on what its bars and rings
 /// mean ([`explain_marks`]).
-fn line_figure(
+pub(super) fn line_figure(
     id: &str,
     title: impl Into<String>,
     subtitle: &str,

@@ -13,6 +13,7 @@
 //! version, a warning or a file name. The only text that goes in unescaped (`PreEscaped`) is markup that
 //! is already markup — the SVG figures and this file's own style sheet — each with its reason beside it.
 
+use super::paper::Drawn;
 use super::plots::{self, Annotation, BarKind, Figure, Kind, XScale};
 use super::read::Loaded;
 use crate::metrics::{known, Spread};
@@ -21,7 +22,7 @@ use maud::{html, Escaper, Markup, PreEscaped, DOCTYPE};
 use std::fmt::Write as _;
 
 pub use super::figures::{
-    figures, num, FigureSet, ReportError, ReportOptions, MAX_SESSIONS_FOR_BARS,
+    figures, num, FigureSet, ReportError, ReportOptions, Reproduction, MAX_SESSIONS_FOR_BARS,
 };
 
 /// A finished report: the page and the figures drawn in it.
@@ -289,30 +290,54 @@ fn host_section(files: &[Loaded]) -> Markup {
     }
 }
 
-/// The claims of each study reproduced, one row per claim and one column per host: the verdict and
-/// the numbers it rests on.
-fn claims_section(claims: &[crate::results::claims::ClaimsFile]) -> Markup {
+/// The studies the reproductions hold, in the order first met.
+fn studies(reproductions: &[Reproduction]) -> Vec<&str> {
     let mut studies: Vec<&str> = Vec::new();
-    for c in claims {
-        if !studies.contains(&c.study.as_str()) {
-            studies.push(&c.study);
+    for r in reproductions {
+        if !studies.contains(&r.claims.study.as_str()) {
+            studies.push(&r.claims.study);
         }
     }
+    studies
+}
+
+/// A host's column heading.
+fn host_name(host: &str) -> &str {
+    if host.is_empty() {
+        "unknown"
+    } else {
+        host
+    }
+}
+
+/// The claims of each study reproduced, one row per claim and one column per host: the verdict and
+/// the numbers it rests on, and a link to each paper figure that decides the claim.
+fn claims_section(reproductions: &[Reproduction]) -> Markup {
     html! {
-        @if !claims.is_empty() {
+        @if !reproductions.is_empty() {
             section #claims {
                 h2 { "Claims" }
-                @for study in &studies {
-                    @let hosts: Vec<_> = claims.iter().filter(|c| c.study == *study).collect();
+                @for study in studies(reproductions) {
+                    @let hosts: Vec<_> = reproductions.iter().map(|r| &r.claims).filter(|c| c.study == study).collect();
+                    @let declared: &[crate::reproduce::PaperFigure] = crate::reproduce::study(study).map_or(&[], |s| s.figures);
                     h3 { (hosts[0].authors) ", \u{201c}" (hosts[0].title) "\u{201d} (" code { (study) } ")" }
                     table.claims {
                         tr {
                             th { "claim" }
-                            @for h in &hosts { th { (if h.host.is_empty() { "unknown" } else { h.host.as_str() }) } }
+                            th { "decided by" }
+                            @for h in &hosts { th { (host_name(&h.host)) } }
                         }
                         @for row in &hosts[0].claims {
-                            tr {
+                            tr id=(format!("claim-{study}-{}", row.id)) {
                                 td { (row.claim) }
+                                td.figures {
+                                    @let deciding: Vec<_> = declared.iter().filter(|f| f.decides.contains(&row.id.as_str())).collect();
+                                    @if deciding.is_empty() { "no figure of the paper" }
+                                    @for (k, f) in deciding.iter().enumerate() {
+                                        @if k > 0 { ", " }
+                                        a href={ "#" (f.id) } { (f.paper) }
+                                    }
+                                }
                                 @for h in &hosts {
                                     @match h.claims.iter().find(|r| r.id == row.id) {
                                         Some(r) => td class=(r.verdict) { strong { (r.verdict.replace('-', " ")) } br; (r.detail) },
@@ -324,7 +349,167 @@ fn claims_section(claims: &[crate::results::claims::ClaimsFile]) -> Markup {
                     }
                     @for h in &hosts {
                         @if let Some(caveat) = &h.caveat {
-                            p.note { (if h.host.is_empty() { "unknown" } else { h.host.as_str() }) ": " (caveat) }
+                            p.note { (host_name(&h.host)) ": " (caveat) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One paper figure of a study, as each host that reproduced the study draws it.
+struct PaperRow {
+    decl: &'static crate::reproduce::PaperFigure,
+    study: &'static str,
+    /// (host, what its results draw).
+    hosts: Vec<(String, Drawn)>,
+}
+
+/// A file's directory, resolved, to tell which reproduction it belongs to.
+fn resolved_dir(path: &std::path::Path) -> std::path::PathBuf {
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        std::path::Path::new(".")
+    } else {
+        dir
+    };
+    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// A host label as a file-name part: letters, digits, `-` and `_`, the rest `_`.
+fn file_part(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Every paper figure of every study reproduced, drawn from each host's steps: the results files in
+/// the reproduction's directory, each the step its file stem names. With one host a figure's id is
+/// the declared one (`fig04-absolute-hw`); with several, the host's label is added to it.
+fn paper_rows(files: &[Loaded], reproductions: &[Reproduction]) -> Vec<PaperRow> {
+    let mut rows = Vec::new();
+    for study_id in studies(reproductions) {
+        let Ok(study) = crate::reproduce::study(study_id) else {
+            continue;
+        };
+        let hosts: Vec<&Reproduction> = reproductions
+            .iter()
+            .filter(|r| r.claims.study == study_id)
+            .collect();
+        let evidence: Vec<crate::reproduce::Evidence> = hosts
+            .iter()
+            .map(|r| {
+                let steps = files
+                    .iter()
+                    .filter(|f| resolved_dir(&f.path) == r.dir)
+                    .filter_map(|f| {
+                        let stem = f.path.file_stem()?.to_str()?;
+                        study
+                            .steps
+                            .iter()
+                            .any(|s| s.name == stem)
+                            .then(|| (stem.to_string(), f.doc.clone()))
+                    })
+                    .collect();
+                crate::reproduce::Evidence::new(steps, Vec::new())
+            })
+            .collect();
+        for decl in study.figures {
+            let drawn = hosts
+                .iter()
+                .zip(&evidence)
+                .map(|(r, e)| {
+                    let host = host_name(&r.claims.host).to_string();
+                    let id = if hosts.len() > 1 {
+                        format!("{}-{}", decl.id, file_part(&host))
+                    } else {
+                        decl.id.to_string()
+                    };
+                    let mut drawn = super::paper::draw(decl, e, &id);
+                    if let (Drawn::Figure(f), true) = (&mut drawn, hosts.len() > 1) {
+                        f.subtitle = format!("{host}: {}", f.subtitle);
+                    }
+                    (host, drawn)
+                })
+                .collect();
+            rows.push(PaperRow {
+                decl,
+                study: study.id,
+                hosts: drawn,
+            });
+        }
+    }
+    rows
+}
+
+/// A paper's table as drawn for one host.
+fn paper_table(t: &crate::reproduce::Table) -> Markup {
+    html! {
+        table.data.paper {
+            thead { tr { @for h in &t.head { th { (h) } } } }
+            tbody {
+                @for row in &t.rows {
+                    tr { @for c in row { td { (c) } } }
+                }
+            }
+        }
+    }
+}
+
+/// The paper's figures, each once per host side by side, with the claims it decides and how it
+/// differs from the paper's.
+fn paper_section(rows: &[PaperRow], svgs: &[PreEscaped<String>]) -> Markup {
+    let mut svgs = svgs.iter();
+    html! {
+        @if !rows.is_empty() {
+            section #paper {
+                h2 { "The paper's figures, redrawn here" }
+                @for row in rows {
+                    div.paper id=(row.decl.id) {
+                        h3 { (row.decl.paper) ": " (row.decl.title) }
+                        p.decides {
+                            "Decides: "
+                            @for (k, claim) in row.decl.decides.iter().enumerate() {
+                                @if k > 0 { ", " }
+                                a href={ "#claim-" (row.study) "-" (claim) } { (claim) }
+                            }
+                        }
+                        @if !row.decl.differs.is_empty() {
+                            p.note { "Set-up: " (row.decl.differs) }
+                        }
+                        div.side {
+                            @for (host, drawn) in &row.hosts {
+                                @match drawn {
+                                    Drawn::Figure(f) => figure.plot.paper data-host=(host) data-figure=(f.id) {
+                                        (svgs.next().cloned().unwrap_or_else(|| PreEscaped(String::new())))
+                                        figcaption {
+                                            strong { (host) } ": " (row.decl.paper) " redrawn (" code { (f.id) ".png" } ")."
+                                            @for n in &f.notes {
+                                                span class="figure-note" { " " (n) }
+                                            }
+                                        }
+                                        details {
+                                            summary { "Numbers behind it" }
+                                            (figure_table(f))
+                                        }
+                                    },
+                                    Drawn::Table(t) => div.paper-table data-host=(host) {
+                                        p { strong { (host) } }
+                                        (paper_table(t))
+                                    },
+                                    Drawn::CannotDraw(why) => p.note.cannot-draw data-host=(host) {
+                                        strong { (host) } ": not drawn here: " (why) "."
+                                    },
+                                }
+                            }
                         }
                     }
                 }
@@ -503,7 +688,8 @@ td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}td.wa
 td.holds{background:#e8f3ea}td.does-not-hold{background:#fbe9e7}td.cannot-test{background:#f1f1f1}\
 .wide{overflow-x:auto}#results-table td:nth-child(2){white-space:nowrap}thead th{background:#f3f5f8}table.kv th{background:#f3f5f8;width:14rem}\
 tr.failed td{background:#fde8e8}details{margin:.3rem 0 1rem}summary{cursor:pointer;color:#4E79A7}\
-.note{background:#fff8e1;border-left:4px solid #EDC948;padding:.4rem .8rem;margin:.5rem 0}";
+.note{background:#fff8e1;border-left:4px solid #EDC948;padding:.4rem .8rem;margin:.5rem 0}\
+.side{display:flex;gap:1rem;align-items:flex-start}.side>*{flex:1 1 0;min-width:0}td.figures{white-space:nowrap}";
 
 /// A figure as inline SVG, with its title as the SVG's accessible name.
 ///
@@ -520,9 +706,23 @@ fn labelled_svg(fig: &Figure) -> Result<PreEscaped<String>, ReportError> {
     Ok(PreEscaped(svg.replacen("<svg ", &open, 1)))
 }
 
-/// Render the figures and write the page.
+/// Render the figures and write the page: the claims of any reproduction first, each linked to the
+/// paper figures that decide it, then those figures, then the report's own figures and the rest.
 pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, ReportError> {
     let set = figures(files, options)?;
+    let rows = paper_rows(files, &options.reproductions);
+    let paper: Vec<Figure> = rows
+        .iter()
+        .flat_map(|r| &r.hosts)
+        .filter_map(|(_, d)| match d {
+            Drawn::Figure(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect();
+    let paper_svgs = paper
+        .iter()
+        .map(labelled_svg)
+        .collect::<Result<Vec<_>, _>>()?;
     let svgs = set
         .figures
         .iter()
@@ -555,11 +755,14 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                 }
                 nav {
                     ul {
+                        @if !options.reproductions.is_empty() {
+                            li { a href="#claims" { "Claims" } }
+                        }
+                        @for r in &rows {
+                            li { a href={ "#" (r.decl.id) } { (r.decl.paper) ": " (r.decl.title) } }
+                        }
                         @for f in &set.figures {
                             li { a href={ "#" (f.id) } { (f.title) } }
-                        }
-                        @if !options.claims.is_empty() {
-                            li { a href="#claims" { "Claims" } }
                         }
                         li { a href="#hosts" { "Hosts and clocks" } }
                         li { a href="#scenario" { "Scenario" } }
@@ -567,6 +770,8 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                         li { a href="#warnings" { "Warnings" } }
                     }
                 }
+                (claims_section(&options.reproductions))
+                (paper_section(&rows, &paper_svgs))
                 section #figures {
                     h2 { "Figures" }
                     @for n in &set.notes {
@@ -588,7 +793,6 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                         }
                     }
                 }
-                (claims_section(&options.claims))
                 (host_section(files))
                 (scenario_section(files))
                 (results_section(files))
@@ -598,9 +802,11 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
     };
     let mut html = page.into_string();
     html.push('\n');
+    let mut all = paper;
+    all.extend(set.figures);
     Ok(Report {
         html,
-        figures: set.figures,
+        figures: all,
         notes: set.notes,
     })
 }

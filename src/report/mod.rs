@@ -9,6 +9,7 @@ pub mod figures;
 pub mod history;
 pub mod html;
 pub mod output;
+pub mod paper;
 pub mod plots;
 pub mod read;
 pub mod table;

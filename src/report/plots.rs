@@ -539,8 +539,11 @@ fn y_scale(fig: &Figure, points: &[(f64, f64)]) -> (bool, Range<f64>) {
     let y_min = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     // Cycles/byte against size spans two or three decades (tens at 16 B, below one at 64 KiB): a linear
     // axis would flatten every large-message value onto zero, so such line plots get a log₁₀ y axis.
-    let log_y =
-        matches!(fig.kind, Kind::Lines(XScale::Log2)) && y_min > 0.0 && y_max / y_min > LOG_SPAN;
+    // Per-thread bars of wall-clock beside apparent cycles/byte differ by the session count (a
+    // hundred sessions: two decades), so bars get the same log axis, each rising from its bottom.
+    let log_y = matches!(fig.kind, Kind::Lines(XScale::Log2) | Kind::Bars)
+        && y_min > 0.0
+        && y_max / y_min > LOG_SPAN;
     // The axis takes in the error bars, but a bar from a run too short to say much (an interval many
     // times its value) may not squash the points: past twice the largest value (a decade on a log
     // axis) it is cut at the edge, its cap left off to show it goes on.
@@ -551,7 +554,12 @@ fn y_scale(fig: &Figure, points: &[(f64, f64)]) -> (bool, Range<f64>) {
         .filter(|&l| l > 0.0)
         .fold(y_min, f64::min);
     let y_range = if log_y {
-        let lo = bar_bottom.max(y_min / 10.0);
+        // A bar rises from the axis's bottom: a decade below the shortest keeps it a bar, not a sliver.
+        let lo = if fig.kind == Kind::Bars {
+            y_min / 10.0
+        } else {
+            bar_bottom.max(y_min / 10.0)
+        };
         let hi = bar_top.min(y_max * 10.0);
         (lo.log10() - 0.1)..(hi.log10() + 0.1)
     } else {
@@ -844,6 +852,12 @@ impl<DB: DrawingBackend> Plot<'_, '_, DB> {
     fn draw_bars(&mut self) -> Result<(), PlotError> {
         let groups = self.fig.series.len().max(1) as f64;
         let width = 0.8 / groups;
+        // On a log axis a bar rises from the axis's bottom, which stands for no value at all.
+        let base = if self.axes.log_y {
+            self.axes.y_range.start
+        } else {
+            0.0
+        };
         for (i, s) in self.fig.series.iter().enumerate() {
             let c = color(s.color);
             let left = -0.4 + width * i as f64;
@@ -853,7 +867,10 @@ impl<DB: DrawingBackend> Plot<'_, '_, DB> {
                         .iter()
                         .filter(|(x, y)| x.is_finite() && y.is_finite())
                         .map(|&(x, y)| {
-                            Rectangle::new([(x + left, 0.0), (x + left + width, y)], c.filled())
+                            Rectangle::new(
+                                [(x + left, base), (x + left + width, self.axes.to_y(y))],
+                                c.filled(),
+                            )
                         }),
                 )
                 .map_err(|e| err(self.fig, e))?;

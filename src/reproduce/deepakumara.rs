@@ -10,7 +10,9 @@
 //! among them) to fit `a + b·Nblk`, and each of the paper's four models measured directly (sizes drawn
 //! from the model) to check the prediction.
 
-use super::{num, Claim, Evidence, Step, Study, Verdict, ONE_CORE};
+use super::{
+    num, Claim, Evidence, PaperFigure, Plot, Point, Step, Study, Table, Verdict, ONE_CORE,
+};
 use crate::results::{ResultEntry, SizeLabel};
 use crate::traffic::paper::{gamma_rows, CASES};
 use crate::traffic::{builtin, CostModel, CostPoint, FitWeighting};
@@ -108,7 +110,45 @@ pub static STUDY: Study = Study {
             check: cbcmac_cheaper_with_hardware,
         },
     ],
+    figures: &[
+        PaperFigure {
+            id: "gamma",
+            paper: "§4, eq. 4.1",
+            title: "Average blocks per packet (Γ) of HMAC and AES under the four packet-size models, as printed and as the models give them",
+            plot: Plot::Table {
+                steps: &[],
+                build: gamma_table,
+            },
+            decides: &["gamma-as-printed"],
+            differs: "",
+        },
+        PaperFigure {
+            id: "table1-hardware",
+            paper: "Table 1",
+            title: "HMAC-SHA-1 and CBC-MAC-AES per packet under the four models, with hardware",
+            plot: Plot::Table {
+                steps: &[MODELS],
+                build: table1_hardware,
+            },
+            decides: &["cbcmac-cheaper-with-hardware", "cost-follows-gamma"],
+            differs: COST_TABLES_DIFFER,
+        },
+        PaperFigure {
+            id: "table2-software",
+            paper: "Table 2",
+            title: "HMAC-SHA-1 and CBC-MAC-AES per packet under the four models, in software",
+            plot: Plot::Table {
+                steps: &[MODELS],
+                build: table2_software,
+            },
+            decides: &["cbcmac-dearer-in-software", "cost-follows-gamma"],
+            differs: COST_TABLES_DIFFER,
+        },
+    ],
 };
+
+/// How the cost tables differ from the paper's.
+const COST_TABLES_DIFFER: &str = "The paper computed µs per packet from Γ and a time per block (Table 1: an FPGA; Table 2: a 927 MHz Pentium II); here cycles per packet measured with sizes drawn from each model (Table 1: the CPU's AES and SHA instructions; Table 2: software only), Γ as the models give it.";
 
 /// The four models in the paper's order, with its case numbers.
 fn models() -> impl Iterator<Item = (&'static str, &'static str)> {
@@ -122,11 +162,10 @@ fn model_result<'e>(
     accel: &str,
     model: &str,
 ) -> Option<&'e ResultEntry> {
-    e.results(MODELS).into_iter().find(|r| {
-        r.algorithm == algorithm
-            && r.accel == accel
-            && r.size == SizeLabel::Model(model.to_string())
-    })
+    e.find_point(
+        MODELS,
+        &Point::new(algorithm, accel, SizeLabel::Model(model.to_string())),
+    )
 }
 
 /// Measured absolute cycles per packet under `model`.
@@ -384,6 +423,92 @@ fn cbcmac_cheaper_with_hardware(e: &Evidence, tol: f64) -> Verdict {
         ),
         Err(v) => v,
     }
+}
+
+/// The Γ table: each model's Γ for HMAC (SHA-1's 64-byte blocks) and AES, printed and true.
+fn gamma_table(_: &Evidence) -> Result<Table, String> {
+    let head = [
+        "case",
+        "model",
+        "HMAC Γ printed",
+        "HMAC Γ true",
+        "AES Γ printed",
+        "AES Γ true",
+    ];
+    Ok(Table {
+        head: head.iter().map(|h| h.to_string()).collect(),
+        rows: gamma_rows()
+            .iter()
+            .map(|r| {
+                vec![
+                    r.case.to_string(),
+                    r.model.to_string(),
+                    num(r.hmac_printed),
+                    format!("{:.3}", r.hmac_correct),
+                    num(r.aes_printed),
+                    format!("{:.3}", r.aes_correct),
+                ]
+            })
+            .collect(),
+    })
+}
+
+fn table1_hardware(e: &Evidence) -> Result<Table, String> {
+    cost_table(e, "hw", |c| c.fpga_printed_us)
+}
+
+fn table2_software(e: &Evidence) -> Result<Table, String> {
+    cost_table(e, "sw", |c| c.software_printed_us)
+}
+
+/// Table 1 or 2 as the paper lays it out — a row per function, Γ and the cost per packet under each
+/// case — with the paper's printed rows (µs) above this machine's (cycles per packet at `accel`).
+fn cost_table(
+    e: &Evidence,
+    accel: &str,
+    printed: fn(&crate::traffic::paper::PaperCase) -> (f64, f64),
+) -> Result<Table, String> {
+    let mut head = vec!["function".to_string()];
+    for c in &CASES {
+        head.push(format!("Γ ({}) {}", c.case, c.model));
+        head.push(format!("cost ({})", c.case));
+    }
+    let mut rows = Vec::new();
+    for (label, pick) in [
+        ("HMAC-SHA-1, paper (µs)", 0),
+        ("CBC-MAC-AES, paper (µs)", 1),
+    ] {
+        let mut row = vec![label.to_string()];
+        for c in &CASES {
+            let (gamma, us) = if pick == 0 {
+                (c.hmac_gamma_printed, printed(c).0)
+            } else {
+                (c.aes_gamma_printed, printed(c).1)
+            };
+            row.extend([num(gamma), num(us)]);
+        }
+        rows.push(row);
+    }
+    for algorithm in ["hmac-sha1", "cbcmac-aes128"] {
+        let rule = crate::mac::algorithm(algorithm)
+            .ok_or_else(|| format!("{algorithm} is not in this build"))?
+            .block_rule;
+        let mut row = vec![format!("{algorithm}/{accel}, here (cycles/packet)")];
+        let mut measured_any = false;
+        for c in &CASES {
+            let gamma = builtin(c.model).map(|d| d.gamma(rule)).ok();
+            let cost = measured(e, algorithm, accel, c.model);
+            measured_any |= cost.is_some();
+            row.push(gamma.map_or("-".to_string(), num));
+            row.push(cost.map_or("-".to_string(), num));
+        }
+        if !measured_any {
+            return Err(e.missing(MODELS).detail().to_string()
+                + &format!(" ({algorithm} at {accel} under no model)"));
+        }
+        rows.push(row);
+    }
+    Ok(Table { head, rows })
 }
 
 #[cfg(test)]

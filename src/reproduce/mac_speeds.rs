@@ -5,7 +5,7 @@
 //! The plan: HMAC-MD5, HMAC-SHA1, HMAC-SHA256, CMAC-AES128, Poly1305, UMAC-64 and VMAC-AES128-64, one
 //! session on one core, at 64 B, 256 B, 2048 B (the thread's "typical packet" length) and 64 KiB.
 
-use super::{num, Claim, Evidence, Step, Study, Verdict, ONE_CORE};
+use super::{num, Claim, Evidence, Metric, PaperFigure, Plot, Step, Study, Verdict, ONE_CORE};
 
 /// The functions of the plan, in its `--alg` order.
 const FUNCTIONS: &[&str] = &[
@@ -64,6 +64,24 @@ pub static STUDY: Study = Study {
             check: hmac_md5_fastest_hmac,
         },
     ],
+    figures: &[PaperFigure {
+        id: "thread-cycles-per-byte",
+        paper: "the thread's cycles/byte by length",
+        title: "Cycles/byte against buffer length for the thread's MACs",
+        plot: Plot::AgainstSize {
+            step: "lengths",
+            metric: Metric::AbsoluteCyclesPerByte,
+            accel: "hw",
+            functions: FUNCTIONS,
+        },
+        decides: &[
+            "per-message-overhead",
+            "2048-close-to-long",
+            "universal-hash-faster",
+            "hmac-md5-fastest-hmac",
+        ],
+        differs: "The thread gives numbers in its text, not a figure: HMAC-MD5 at 53 cycles/byte on 256 B, 34 on 2048 B and 16 on long buffers (a 500 MHz Alpha), the AES candidates at 40–60 cycles/byte.",
+    }],
 };
 
 const STEP: &str = "lengths";

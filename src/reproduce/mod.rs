@@ -4,7 +4,9 @@
 //! [`Study`] names the paper by title and authors (users know papers, not our ids), lists the runs that
 //! reproduce its experiments ([`Step`]: the flags of one `macbench run` and its share of the time
 //! budget), and lists its claims ([`Claim`]: the claim in our own words, the tolerance, and a check that
-//! reads the runs' results). Adding a claim is one entry in the study's file.
+//! reads the runs' results), and lists the paper's figures and tables it redraws ([`PaperFigure`]: the
+//! paper's number, what is plotted from which step, the claims it decides), which the report draws
+//! beside the claims. Adding a claim or a figure is one entry in the study's file.
 //!
 //! This module only describes and judges: it reads results ([`crate::results::Document`]) and never runs
 //! anything, so every check is tested on constructed results. `macbench reproduce` (the CLI) runs the
@@ -18,7 +20,7 @@ pub mod rashwan;
 
 use crate::metrics::WarningCode;
 use crate::results::claims::{ClaimRow, ClaimsFile};
-use crate::results::{Document, ResultEntry};
+use crate::results::{Document, ResultEntry, SizeLabel};
 use std::collections::BTreeMap;
 
 /// One study: its plan and its claims.
@@ -31,6 +33,9 @@ pub struct Study {
     pub default_budget_s: f64,
     pub steps: &'static [Step],
     pub claims: &'static [Claim],
+    /// The paper's figures and tables as this machine's results redraw them, each beside the claims
+    /// it decides.
+    pub figures: &'static [PaperFigure],
 }
 
 /// One `macbench run` of a study's plan.
@@ -61,6 +66,125 @@ pub struct Claim {
     /// said in `text`).
     pub tolerance: f64,
     pub check: fn(&Evidence, f64) -> Verdict,
+}
+
+/// The scenario a claim reads in a step: the parts of its scenario key a claim names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point<'a> {
+    pub algorithm: &'a str,
+    pub accel: &'a str,
+    pub size: SizeLabel,
+    /// The dispatch mode as results name it: `single`, `burst:16`, `inflight:16`.
+    pub dispatch: &'a str,
+}
+
+impl<'a> Point<'a> {
+    /// `algorithm` at `accel` and `size`, one message at a time.
+    pub fn new(algorithm: &'a str, accel: &'a str, size: SizeLabel) -> Point<'a> {
+        Point {
+            algorithm,
+            accel,
+            size,
+            dispatch: "single",
+        }
+    }
+
+    /// The same point, dispatched as `dispatch`.
+    pub fn dispatched(self, dispatch: &'a str) -> Point<'a> {
+        Point { dispatch, ..self }
+    }
+}
+
+/// A figure or table of the paper, redrawn from one step's results: declared as data beside the
+/// claims it decides, the way claims are, so the report can lay it beside the paper's and a test can
+/// check it reads the step it names. The report (`crate::report::paper`) draws it.
+pub struct PaperFigure {
+    /// Its PNG's file stem and its anchor in the report, after the paper's numbering:
+    /// `fig04-absolute-hw`.
+    pub id: &'static str,
+    /// The paper's numbering of what it redraws: `Figs. 4–5`, `Table 1`.
+    pub paper: &'static str,
+    /// What it shows, after the paper's caption.
+    pub title: &'static str,
+    /// What is plotted, from which step.
+    pub plot: Plot,
+    /// The claims it decides, by id.
+    pub decides: &'static [&'static str],
+    /// How this machine's figure differs from the paper's (its set-up, its units), said under it;
+    /// empty when it does not.
+    pub differs: &'static str,
+}
+
+/// What a [`PaperFigure`] draws.
+pub enum Plot {
+    /// A line per function (and per dispatch mode, where the step has several) against message size:
+    /// `metric` of `functions`' fixed-size results at `accel` in `step`, in the order given (the
+    /// paper's legend order).
+    AgainstSize {
+        step: &'static str,
+        metric: Metric,
+        accel: &'static str,
+        functions: &'static [&'static str],
+    },
+    /// Bars per thread of one scenario of `step`: each session's wall-clock, absolute and apparent
+    /// cycles/byte. `min_cpus`: the online CPUs it needs to mean what the paper's does (two for
+    /// "all cores", which on one CPU is the one-core figure again).
+    PerThread {
+        step: &'static str,
+        algorithm: &'static str,
+        accel: &'static str,
+        size: u32,
+        min_cpus: usize,
+    },
+    /// A table the study computes from the results of `steps` (none: from the paper's own numbers).
+    Table {
+        steps: &'static [&'static str],
+        build: fn(&Evidence) -> Result<Table, String>,
+    },
+}
+
+impl Plot {
+    /// The steps it reads.
+    pub fn steps(&self) -> Vec<&'static str> {
+        match self {
+            Plot::AgainstSize { step, .. } | Plot::PerThread { step, .. } => vec![step],
+            Plot::Table { steps, .. } => steps.to_vec(),
+        }
+    }
+}
+
+/// A metric a [`Plot::AgainstSize`] draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// Absolute processing power: CPU time of all sessions per byte.
+    AbsoluteCyclesPerByte,
+    /// Absolute cycles per message: the cost of a packet.
+    AbsoluteCyclesPerMessage,
+}
+
+impl Metric {
+    /// Its value in a result (the median over repeats).
+    pub fn of(self, r: &ResultEntry) -> Option<f64> {
+        match self {
+            Metric::AbsoluteCyclesPerByte => r.metrics.absolute_cycles_per_byte,
+            Metric::AbsoluteCyclesPerMessage => r.metrics.absolute_cycles_per_message,
+        }
+    }
+
+    /// Its axis label.
+    pub fn axis(self) -> &'static str {
+        match self {
+            Metric::AbsoluteCyclesPerByte => "absolute processing power (cycles/byte, CPU time)",
+            Metric::AbsoluteCyclesPerMessage => "absolute cycles per packet (CPU time)",
+        }
+    }
+}
+
+/// A table of a paper redrawn: a header row and rows of text cells, numbers already rounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
 }
 
 /// What a check concludes, with the numbers it rests on or why it cannot say.
@@ -156,7 +280,8 @@ impl Evidence {
             .unwrap_or_default()
     }
 
-    /// The result of `algorithm` at `accel` and fixed `size` in `step`, if measured.
+    /// The result of `algorithm` at `accel` and fixed `size` in `step`, one message at a time, if
+    /// measured ([`Evidence::find_point`]).
     pub fn find(
         &self,
         step: &str,
@@ -164,11 +289,27 @@ impl Evidence {
         accel: &str,
         size: u64,
     ) -> Option<&ResultEntry> {
-        self.results(step).into_iter().find(|r| {
-            r.algorithm == algorithm && r.accel == accel && r.mean_message_bytes == size as f64
-        })
+        let size = SizeLabel::Bytes(u32::try_from(size).ok()?);
+        self.find_point(step, &Point::new(algorithm, accel, size))
     }
 
+    /// The result of `step` at `point`, matched on its scenario key ([`ResultEntry::key`]): function,
+    /// size (bytes or a size model, never a model whose mean happens to equal a size), dispatch mode
+    /// and tag length as the point names them. The backend and the session count are the step's own:
+    /// a step runs one backend per algorithm and one session count, so where it holds results of
+    /// several for the point, nothing says which one the claim means and none is read.
+    pub fn find_point(&self, step: &str, point: &Point) -> Option<&ResultEntry> {
+        let mut found = self.results(step).into_iter().filter(|r| {
+            let key = r.key();
+            key.function.algorithm == point.algorithm
+                && key.function.accel == point.accel
+                && key.size == point.size
+                && key.dispatch.to_string() == point.dispatch
+                && key.tag_len.is_none()
+        });
+        let first = found.next()?;
+        found.all(|r| r.key() == first.key()).then_some(first)
+    }
     /// Absolute cycles/byte of that result.
     pub fn absolute(&self, step: &str, algorithm: &str, accel: &str, size: u64) -> Option<f64> {
         self.find(step, algorithm, accel, size)?

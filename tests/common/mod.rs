@@ -177,3 +177,80 @@ pub fn results_at(path: &std::path::Path) -> serde_json::Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// The cycles figure every result of a study's `k`-th step carries in [`constructed_steps`]: each
+/// step its own, so a figure's numbers name the step they were read from.
+pub fn step_marker(k: usize) -> f64 {
+    10.0 * (k + 1) as f64 + 0.5
+}
+
+/// Results of every step of `study`, constructed rather than measured (no timing): each step's
+/// results cover its flags — every algorithm, acceleration, size (fixed or a model) and dispatch mode,
+/// on `--backend`'s backend or the fixture's, with `--sessions` threads each — and every cycles
+/// figure of the `k`-th step is [`step_marker`]`(k)` (a thread's wall-clock cycles/byte, n × its
+/// apparent, is n × the marker). The host has two online CPUs.
+pub fn constructed_steps(
+    study: &macbench::reproduce::Study,
+) -> std::collections::BTreeMap<String, macbench::results::Document> {
+    use macbench::results::SizeLabel;
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/results-ecda402.json");
+    let doc = macbench::report::read::read(&fixture).unwrap().doc;
+    let template = doc.results[0].clone();
+    let mut steps = std::collections::BTreeMap::new();
+    for (k, step) in study.steps.iter().enumerate() {
+        let flag = |name: &str, default: &str| -> String {
+            step.args
+                .windows(2)
+                .find(|w| w[0] == name)
+                .map_or(default.to_string(), |w| w[1].to_string())
+        };
+        let marker = step_marker(k);
+        let sessions: usize = flag("--sessions", "1").parse().unwrap();
+        let backend = flag("--backend", &template.backend);
+        let mut results = Vec::new();
+        for algorithm in macbench::spec::resolve_algorithms(&flag("--alg", "")).unwrap() {
+            for accel in flag("--accel", "hw").split(',') {
+                for size in flag("--sizes", "").split(',') {
+                    for dispatch in flag("--dispatch", "single").split(',') {
+                        let mut r = template.clone();
+                        r.algorithm = algorithm.to_string();
+                        r.backend = backend.clone();
+                        r.accel = accel.to_string();
+                        r.size = match size.parse::<u32>() {
+                            Ok(bytes) => SizeLabel::Bytes(bytes),
+                            Err(_) => SizeLabel::Model(size.to_string()),
+                        };
+                        r.mean_message_bytes = size.parse().unwrap_or(600.0);
+                        r.sessions = sessions;
+                        r.scenario.sessions = sessions;
+                        r.scenario.dispatch = dispatch.parse().unwrap();
+                        r.metrics.absolute_cycles_per_byte = Some(marker);
+                        r.metrics.apparent_cycles_per_byte = Some(marker);
+                        r.metrics.absolute_cycles_per_message = Some(marker);
+                        r.ci95 = Default::default();
+                        r.spread = Default::default();
+                        r.failed = false;
+                        r.threads = (0..sessions)
+                            .map(|session| {
+                                let mut t = template.threads[0].clone();
+                                t.session = session;
+                                t.absolute_cycles_per_byte = Some(marker);
+                                t.apparent_cycles_per_byte = Some(marker);
+                                t.wall_clock_cycles_per_byte = Some(marker * sessions as f64);
+                                t
+                            })
+                            .collect();
+                        results.push(r);
+                    }
+                }
+            }
+        }
+        let mut step_doc = doc.clone();
+        step_doc.results = results;
+        step_doc.partial = false;
+        step_doc.host.online_cpus = vec![0, 1];
+        steps.insert(step.name.to_string(), step_doc);
+    }
+    steps
+}
