@@ -9,10 +9,8 @@
 
 use crate::bench::{self, AutoPolicy};
 use crate::energy::{self, method::Observed, Energy, Meter, Round, Window};
-use crate::engine::{
-    self, clock::ClockInfo, DataMode, KeyMode, Pinning, Scenario, ScenarioSpec, SizeSource,
-};
-use crate::mac::{self, Function, VerifyMode};
+use crate::engine::{self, clock::ClockInfo, DataMode, Scenario, ScenarioSpec, SizeSource};
+use crate::mac::{self, Function};
 use crate::results::{Document, Harness, ResultEntry};
 use crate::spec::{self, SpecError};
 use crate::stats;
@@ -274,18 +272,15 @@ pub fn one_session(
             size,
             sessions: 1,
             cores: vec![core],
-            pinning: Pinning::RoundRobin,
             duration,
             window_start: duration / 5,
             window_end: duration * 9 / 10,
             data,
-            keys: KeyMode::PerSession,
-            verify: VerifyMode::None,
-            rekey_every: None,
             seed: 1,
             tick: engine::DEFAULT_TICK,
-            dispatch: engine::Dispatch::Single,
-            tag_len: None,
+            // Round-robin, a key per session, no verification, no re-keying, one message at a time,
+            // the algorithm's own tag, and any later setting at its default.
+            ..ScenarioSpec::default()
         },
     }
 }

@@ -318,7 +318,8 @@ mod tests {
                 seed: 9,
                 tick: Duration::from_millis(3),
                 dispatch: engine::Dispatch::Burst(4),
-                tag_len: None,
+                tag_len: Some(8),
+                ..ScenarioSpec::default()
             },
         };
         let text = serde_json::to_string(&ChildRequest::from_scenario(&scenario)).unwrap();
