@@ -87,10 +87,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     for (step, budget) in study.steps.iter().zip(&budgets) {
         let json = dir.join(format!("{}.json", step.name));
         if complete(&json) {
-            eprintln!("reproduce: {}: kept ({})", step.name, json.display());
+            crate::errln!("reproduce: {}: kept ({})", step.name, json.display());
             continue;
         }
-        eprintln!("reproduce: {}: {}", step.name, step.what);
+        crate::errln!("reproduce: {}: {}", step.name, step.what);
         let mut line = reproduce::step_args(step, one_core);
         if let Some(label) = &args.label {
             line.extend(["--label".to_string(), label.clone()]);
@@ -120,7 +120,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         }
         // A failed result fails its claims (they say which), not the whole reproduction.
         if let Err(e) = outcome {
-            eprintln!("reproduce: {}: {e}", step.name);
+            crate::errln!("reproduce: {}: {e}", step.name);
         }
     }
     conclude(study, &dir)
@@ -339,26 +339,30 @@ fn print_list() {
 }
 
 fn print_plan(study: &Study, budgets: &[f64], budget_s: f64, dir: &Path, one_core: usize) {
-    eprintln!(
+    crate::errln!(
         "reproduce: {} — {}, \"{}\"",
-        study.id, study.authors, study.title
+        study.id,
+        study.authors,
+        study.title
     );
     let total: f64 = budgets.iter().sum();
     for (step, b) in study.steps.iter().zip(budgets) {
-        eprintln!(
+        crate::errln!(
             "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core})",
-            step.name, b, step.what
+            step.name,
+            b,
+            step.what
         );
     }
     if total > budget_s * 1.01 {
         // Said as what is needed: the shares of a budget below this leave some step under its floor.
-        eprintln!(
+        crate::errln!(
             "reproduce: a budget of {budget_s:.0} s gives some step less than the {:.0} s a step needs, so the plan takes ≈ {total:.0} s; --budget {:.0} or more keeps the study's shares",
             reproduce::MIN_STEP_BUDGET_S,
             (reproduce::budget_for_shares(study) - 1e-9).ceil()
         );
     }
-    eprintln!(
+    crate::errln!(
         "reproduce: ≈ {total:.0} s of runs, into {}; {} claims to check",
         dir.display(),
         study.claims.len()
