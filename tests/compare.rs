@@ -441,6 +441,7 @@ fn row_of(pairs: usize, low: f64, high: f64) -> compare::CompareRow {
         peer_cpus: "0".into(),
         harness_share: None,
         peer_clock: None,
+        unlike: None,
         note: String::new(),
     }
 }
