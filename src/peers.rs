@@ -9,9 +9,11 @@
 //! What each peer measures, honestly stated in the table's notes:
 //! - `openssl speed -mr -bytes N -hmac D | -cmac C`: whole messages of N bytes (init, update, final), CPU time.
 //! - `botan speed --format=json --buf-size=N`: botan 2.x streams N-byte updates into *one* MAC and finalises
-//!   once, so its small sizes are not per-message costs; botan 3 finalises per message.
+//!   once, so its small sizes are not per-message costs ([`Quantity::Stream`]); botan 3 finalises per message.
 //! - `cryptest b2 SECONDS GHZ` (Crypto++): streams 2 KiB updates, no per-message size at all; it is compared
-//!   with our largest size.
+//!   with our stream of 2 KiB updates.
+//!
+//! A verdict needs like with like ([`Unlike`]): the same library and the same quantity on both sides.
 //! - `ipsec_perf --hash-algo A --job-size N,… -o 0 --arch L --force-job-api` (Intel ipsec-mb's own
 //!   tool, built from the library's source: docs/backends.md "Intel ipsec-mb"): jobs of exactly N bytes submitted
 //!   back to back through the job API, flushed once at the end; it prints TSC cycles per job, which on

@@ -55,8 +55,9 @@ pub struct CompareArgs {
     /// run as installed, so only `hw` pairs with them.
     #[arg(long, value_enum, default_value = "hw")]
     pub accel: Accel,
-    /// How our side hands messages over (`single`, `burst:N`, `inflight:N`); default: as the peer
-    /// does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `single` otherwise.
+    /// How our side hands messages over (`single`, `burst:N`, `inflight:N`, `stream`); default: as
+    /// the peer does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `stream`
+    /// against a peer that streams (botan 2.x, cryptest b2) where our function can, `single` otherwise.
     #[arg(long, allow_hyphen_values = true)]
     pub dispatch: Option<String>,
     /// What both sides divide by: `user` (user CPU time: `openssl speed`'s default), `cpu` (user +
@@ -199,6 +200,8 @@ struct Inputs {
     seconds: u32,
     accel: Accel,
     dispatch: Dispatch,
+    /// `--dispatch` was given (kept as given, even against a streaming peer).
+    dispatch_given: bool,
     basis: Basis,
     rounds: usize,
 }
@@ -300,6 +303,7 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         seconds,
         accel,
         dispatch,
+        dispatch_given: args.dispatch.is_some(),
         basis,
         rounds,
     })
@@ -573,20 +577,53 @@ fn cases(inputs: &Inputs, version: &str) -> Vec<Case> {
 }
 
 /// How our side measures against a peer figure of `theirs`: our dispatch, the quantity it gives and,
-/// where that is not the peer's, why.
+/// where that is not the peer's, why. Against a stream we stream the same chunks (`--dispatch
+/// stream`) where our function can; a `--dispatch` given is kept as given.
 fn our_quantity(
-    _inputs: &Inputs,
-    _function: Function,
+    inputs: &Inputs,
+    function: Function,
     theirs: Quantity,
 ) -> (Dispatch, Quantity, String) {
-    (
-        _inputs.dispatch,
-        Quantity::Messages,
-        match theirs {
-            Quantity::Messages => String::new(),
-            Quantity::Stream { .. } => "macbench times whole messages here".to_string(),
+    let quantity = |dispatch: Dispatch, size: u32| match dispatch {
+        Dispatch::Stream => Quantity::Stream { chunk: size },
+        _ => Quantity::Messages,
+    };
+    match theirs {
+        Quantity::Stream { chunk } if !inputs.dispatch_given => match can_stream(function) {
+            Ok(()) => (Dispatch::Stream, theirs, String::new()),
+            Err(why) => (
+                inputs.dispatch,
+                quantity(inputs.dispatch, chunk),
+                format!("{} cannot stream: {why}", function.id()),
+            ),
         },
-    )
+        Quantity::Stream { chunk } => (
+            inputs.dispatch,
+            quantity(inputs.dispatch, chunk),
+            format!("--dispatch {} as given", inputs.dispatch),
+        ),
+        // Only whether ours streams matters against whole messages (the chunk is not compared).
+        Quantity::Messages => (
+            inputs.dispatch,
+            quantity(inputs.dispatch, 0),
+            format!("--dispatch {} as given", inputs.dispatch),
+        ),
+    }
+}
+
+/// Whether our function streams through its library's incremental interface: keyed once, a stream
+/// begun and finished; the refusal's reason where it cannot.
+fn can_stream(function: Function) -> Result<(), String> {
+    let algorithm = function.algorithm;
+    let key = vec![0u8; algorithm.default_key_len];
+    let nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
+    let mut mac = function
+        .with_key(&key, mac::KeyParams::default())
+        .map_err(|e| e.to_string())?;
+    let mut tag = [0u8; mac::MAX_TAG_LEN];
+    mac.stream_begin(&nonce).map_err(|r| r.reason)?;
+    mac.stream_finish(&mut tag[..algorithm.tag_len])
+        .map_err(|r| r.reason)
 }
 
 /// The cases each run of the peer's tool covers ([`compare::Invocation`]), in case order.
