@@ -16,6 +16,7 @@
 //! [`switch`]).
 
 pub mod algorithm;
+pub mod botan;
 pub mod cryptopp;
 pub mod ipsecmb;
 pub mod kmac;
@@ -528,6 +529,7 @@ pub static BACKENDS: &[&Backend] = &[
     &nettle::BACKEND,
     &ipsecmb::BACKEND,
     &sodium::BACKEND,
+    &botan::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
