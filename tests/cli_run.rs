@@ -566,12 +566,31 @@ fn stream_dispatch_is_a_scenario_and_refuses_what_it_cannot_do() {
     assert_eq!(modes, ["single", "stream"]);
     let stream = &results[1];
     assert_eq!(stream["failed"], false, "{stream}");
-    assert!(stream["metrics"]["absolute_cycles_per_byte"].as_f64().unwrap() > 0.0);
+    assert!(
+        stream["metrics"]["absolute_cycles_per_byte"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     // The null function has no incremental interface: refused, with the reason, exit 1.
     let out = macbench()
         .args([
-            "run", "--alg", "null", "--sizes", "64", "--duration", "60ms", "--repeat", "1",
-            "--max-repeat", "1", "--dispatch", "stream", "--json", "-", "-q",
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--duration",
+            "60ms",
+            "--repeat",
+            "1",
+            "--max-repeat",
+            "1",
+            "--dispatch",
+            "stream",
+            "--json",
+            "-",
+            "-q",
         ])
         .output()
         .unwrap();
@@ -581,7 +600,15 @@ fn stream_dispatch_is_a_scenario_and_refuses_what_it_cannot_do() {
     let text = doc["results"][0].to_string();
     assert!(text.contains("takes whole messages only here"), "{text}");
     assert_usage_error(
-        &["run", "--alg", "null", "--dispatch", "stream", "--verify", "inline"],
+        &[
+            "run",
+            "--alg",
+            "null",
+            "--dispatch",
+            "stream",
+            "--verify",
+            "inline",
+        ],
         "--dispatch stream has one tag per stream",
     );
 }

@@ -554,7 +554,10 @@ fn unlike_rows_show_their_ratio_but_no_verdict_and_are_counted_apart() {
 #[test]
 fn each_peer_says_what_quantity_it_times() {
     use compare::Quantity;
-    assert_eq!(Peer::Openssl.quantity("OpenSSL 3.0.22", 64), Quantity::Messages);
+    assert_eq!(
+        Peer::Openssl.quantity("OpenSSL 3.0.22", 64),
+        Quantity::Messages
+    );
     assert_eq!(Peer::IpsecMb.quantity("ipsec_perf", 64), Quantity::Messages);
     assert_eq!(
         Peer::Botan.quantity("2.19.3", 64),

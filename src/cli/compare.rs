@@ -444,7 +444,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     let groups = groups(peer, &cases);
     let plan = plan(&inputs, &cases, &groups, &clock)?;
     eprintln!(
-        "macbench: {} round(s) of {} ({}, {} run(s) a round, ~{} each) and ours ({} measurement(s) a round, {} s each) on {} algorithm(s) × {} size(s), alternating, both on CPU {}, basis {}: about {} in all",
+        "macbench: {} round(s) of {} ({}, {} run(s) a round, {} each) and ours ({} measurement(s) a round, {} s each) on {} algorithm(s) × {} size(s), alternating, both on CPU {}, basis {}: {} in all",
         inputs.rounds,
         peer.name(),
         peer.binary(),
@@ -495,7 +495,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         compare::render(&rows, f, crate::table::Style::detect())
     );
     eprintln!(
-        "macbench: took {} (announced about {})",
+        "macbench: took {} (announced {})",
         super::human_duration(started.elapsed().as_secs_f64()),
         super::human_duration(plan.total_s)
     );

@@ -538,7 +538,10 @@ mod tests {
             "{first}"
         );
         assert!(mac.open, "the second stream is still open");
-        assert_eq!(mac.updates as u64, lp.messages, "every message is one update");
+        assert_eq!(
+            mac.updates as u64, lp.messages,
+            "every message is one update"
+        );
         // Streams begin at slot 0 and at the slot after the first stream's last chunk.
         assert_eq!(mac.nonces, vec![0, (first / 4096 % 4) as u8]);
     }
@@ -548,7 +551,9 @@ mod tests {
         for text in ["single", "burst:8", "inflight:4", "burst:16", "stream"] {
             assert_eq!(text.parse::<Dispatch>().unwrap().to_string(), text);
         }
-        for bad in ["burst:0", "burst:17", "inflight", "burst:x", "many", "stream:4"] {
+        for bad in [
+            "burst:0", "burst:17", "inflight", "burst:x", "many", "stream:4",
+        ] {
             assert!(bad.parse::<Dispatch>().is_err(), "{bad}");
         }
     }

@@ -216,39 +216,6 @@ pub fn batches(schedule: &[(u32, u32)], batch_len: usize) -> Vec<Vec<usize>> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_length_is_checked_once_at_least_and_full_batches_while_the_budget_lasts() {
-        // Three lengths, cycled.
-        let schedule: Vec<(u32, u32)> = (0..30).map(|i| (0, [40u32, 576, 1500][i % 3])).collect();
-        let b = batches(&schedule, 4);
-        assert_eq!(b.len(), 3, "one batch per distinct length");
-        assert_eq!(schedule[b[0][0]].1, 1500, "the longest first");
-        assert_eq!(schedule[b[1][0]].1, 40, "then the shortest");
-        assert!(
-            b.iter().all(|batch| batch.len() == 4),
-            "full batches fit the budget"
-        );
-        // 64 KiB messages: the budget allows two, then single messages only.
-        let big: Vec<(u32, u32)> = (0..8).map(|_| (0, 65_536)).collect();
-        let b = batches(&big, 16);
-        assert_eq!(b, vec![vec![0, 1]]);
-        assert!(batches(&[], 4).is_empty());
-    }
-
-    #[test]
-    fn many_lengths_are_thinned_keeping_the_extremes() {
-        let schedule: Vec<(u32, u32)> = (0..500).map(|i| (0, 16 + i)).collect();
-        let b = batches(&schedule, 1);
-        let lengths: Vec<u32> = b.iter().map(|batch| schedule[batch[0]].1).collect();
-        assert_eq!(lengths.len(), MAX_LENGTHS);
-        assert!(lengths.contains(&16) && lengths.contains(&515));
-    }
-}
-
 /// Chunks one pre-flight stream holds at most (64 KiB of 16-byte chunks).
 const MAX_STREAM_CHUNKS: usize = 4096;
 
@@ -324,4 +291,37 @@ fn check_stream(
     }
     report.lengths = lengths.len();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_length_is_checked_once_at_least_and_full_batches_while_the_budget_lasts() {
+        // Three lengths, cycled.
+        let schedule: Vec<(u32, u32)> = (0..30).map(|i| (0, [40u32, 576, 1500][i % 3])).collect();
+        let b = batches(&schedule, 4);
+        assert_eq!(b.len(), 3, "one batch per distinct length");
+        assert_eq!(schedule[b[0][0]].1, 1500, "the longest first");
+        assert_eq!(schedule[b[1][0]].1, 40, "then the shortest");
+        assert!(
+            b.iter().all(|batch| batch.len() == 4),
+            "full batches fit the budget"
+        );
+        // 64 KiB messages: the budget allows two, then single messages only.
+        let big: Vec<(u32, u32)> = (0..8).map(|_| (0, 65_536)).collect();
+        let b = batches(&big, 16);
+        assert_eq!(b, vec![vec![0, 1]]);
+        assert!(batches(&[], 4).is_empty());
+    }
+
+    #[test]
+    fn many_lengths_are_thinned_keeping_the_extremes() {
+        let schedule: Vec<(u32, u32)> = (0..500).map(|i| (0, 16 + i)).collect();
+        let b = batches(&schedule, 1);
+        let lengths: Vec<u32> = b.iter().map(|batch| schedule[batch[0]].1).collect();
+        assert_eq!(lengths.len(), MAX_LENGTHS);
+        assert!(lengths.contains(&16) && lengths.contains(&515));
+    }
 }
