@@ -119,7 +119,7 @@ impl Unlike {
     pub fn note(&self) -> String {
         match self {
             Unlike::Library { ours, theirs } => format!(
-                "different library: ours is {ours}, the peer's tool runs {theirs} (no such backend here), so the ratio compares libraries, not the harness"
+                "different library: ours is {ours}, the peer's tool runs {theirs}, so the ratio compares libraries, not the harness"
             ),
             Unlike::Quantity { ours, theirs, why } => format!(
                 "different quantity: ours {}, theirs {} ({why})",
