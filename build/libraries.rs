@@ -159,6 +159,25 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         cpp: false,
         flags: &["-std=c99"],
     },
+    // Botan 2 (Debian's libbotan-2-dev, with a .pc file); the headers live in `botan-2/botan/`.
+    SystemLibrary {
+        name: "botan",
+        display: "Botan",
+        feature: "botan",
+        default_feature: true,
+        package: "libbotan-2-dev",
+        pkg_config: &["botan-2"],
+        header: "botan/mac.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[HeaderSubdir {
+            dir: "botan-2",
+            link: "botan-2",
+        }],
+        include_as: None,
+        shim: &["csrc/botan_shim.cpp"],
+        cpp: true,
+        flags: &["-std=c++17"],
+    },
 ];
 
 impl SystemLibrary {

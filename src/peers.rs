@@ -9,9 +9,11 @@
 //! What each peer measures, honestly stated in the table's notes:
 //! - `openssl speed -mr -bytes N -hmac D | -cmac C`: whole messages of N bytes (init, update, final), CPU time.
 //! - `botan speed --format=json --buf-size=N`: botan 2.x streams N-byte updates into *one* MAC and finalises
-//!   once, so its small sizes are not per-message costs; botan 3 finalises per message.
+//!   once, so its small sizes are not per-message costs ([`Quantity::Stream`]); botan 3 finalises per message.
 //! - `cryptest b2 SECONDS GHZ` (Crypto++): streams 2 KiB updates, no per-message size at all; it is compared
-//!   with our largest size.
+//!   with our stream of 2 KiB updates.
+//!
+//! A verdict needs like with like ([`Unlike`]): the same library and the same quantity on both sides.
 //! - `ipsec_perf --hash-algo A --job-size N,… -o 0 --arch L --force-job-api` (Intel ipsec-mb's own
 //!   tool, built from the library's source: docs/backends.md "Intel ipsec-mb"): jobs of exactly N bytes submitted
 //!   back to back through the job API, flushed once at the end; it prints TSC cycles per job, which on
@@ -63,6 +65,68 @@ impl Basis {
 impl std::fmt::Display for Basis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// What a figure is a rate of. A per-message figure pays each message's initialisation and
+/// finalisation (HMAC's two extra compressions, CMAC's last block); a streamed figure pays them once
+/// per long MAC, so the two differ most at small sizes and are never the same quantity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// Whole messages of the size, each started, updated and finalised.
+    Messages,
+    /// One long MAC fed `chunk`-byte updates, finalised once at the end.
+    Stream { chunk: u32 },
+}
+
+impl Quantity {
+    /// As the table's notes say it.
+    pub fn describe(self) -> String {
+        match self {
+            Quantity::Messages => "whole messages".to_string(),
+            Quantity::Stream { chunk } => format!("a stream of {chunk}-byte updates"),
+        }
+    }
+}
+
+/// The update size `cryptest b2` streams (Crypto++ bench1.cpp's `BUF_SIZE`): it takes no size.
+pub const CRYPTEST_CHUNK: u32 = 2048;
+
+/// Why a row with a ratio gets no verdict: the two figures are not the same thing, so their ratio
+/// says nothing about the harness (ratio shown, not judged, counted apart in the summary).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unlike {
+    /// Our function comes from another library than the peer's tool.
+    Library { ours: String, theirs: &'static str },
+    /// The two sides measure different quantities; says what each measured.
+    Quantity {
+        ours: Quantity,
+        theirs: Quantity,
+        why: String,
+    },
+}
+
+impl Unlike {
+    /// The verdict column's words.
+    pub fn verdict_text(&self) -> &'static str {
+        match self {
+            Unlike::Library { .. } => "no verdict: different library",
+            Unlike::Quantity { .. } => "no verdict: different quantity",
+        }
+    }
+
+    /// The note: what differs, in full.
+    pub fn note(&self) -> String {
+        match self {
+            Unlike::Library { ours, theirs } => format!(
+                "different library: ours is {ours}, the peer's tool runs {theirs}, so the ratio compares libraries, not the harness"
+            ),
+            Unlike::Quantity { ours, theirs, why } => format!(
+                "different quantity: ours {}, theirs {} ({why})",
+                ours.describe(),
+                theirs.describe()
+            ),
+        }
     }
 }
 
@@ -140,6 +204,21 @@ impl Peer {
     /// The basis the peer's tool measures on by default.
     pub fn default_basis(self) -> Basis {
         self.bases()[0]
+    }
+
+    /// What the peer's figure at `size` is a rate of. `openssl speed` and `ipsec_perf` time whole
+    /// messages (jobs); `botan speed` 1.x and 2.x stream `--buf-size` updates into one MAC and
+    /// finalise once (botan 3 finalises per message); `cryptest b2` streams 2 KiB updates, whatever
+    /// the size asked.
+    pub fn quantity(self, version: &str, size: u32) -> Quantity {
+        match self {
+            Peer::Openssl | Peer::IpsecMb => Quantity::Messages,
+            Peer::Botan if botan_streams(version) => Quantity::Stream { chunk: size },
+            Peer::Botan => Quantity::Messages,
+            Peer::Cryptopp => Quantity::Stream {
+                chunk: CRYPTEST_CHUNK,
+            },
+        }
     }
 
     /// Our backend wrapping the same library, if we have one: compared by default.
@@ -604,6 +683,70 @@ pub fn probe(peer: Peer) -> Result<String, ProbeFailure> {
     }
 }
 
+/// Which of our cases one run of a peer's tool covers: `openssl speed -mr` one algorithm at one
+/// size, `ipsec_perf` one algorithm at every size, `botan speed` every algorithm and size, and
+/// `cryptest b2` every algorithm it knows (it takes no list). A round runs the tool once per group,
+/// so `cryptest b2` runs once per round, not once per algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Invocation {
+    EachAlgorithmAndSize,
+    EachAlgorithm,
+    All,
+}
+
+impl Peer {
+    /// What one run of the tool covers.
+    pub fn invocation(self) -> Invocation {
+        match self {
+            Peer::Openssl => Invocation::EachAlgorithmAndSize,
+            Peer::IpsecMb => Invocation::EachAlgorithm,
+            Peer::Botan | Peer::Cryptopp => Invocation::All,
+        }
+    }
+
+    /// Seconds one run of the tool takes on `algorithms` × `sizes` at `seconds` per measurement,
+    /// where its arguments fix it (`openssl speed -seconds`, `botan speed --msec` per algorithm
+    /// and size, plus its start); `None` where only a timed run tells: `cryptest b2` times ~100
+    /// algorithms in a doubling loop, `ipsec_perf` runs its own iteration counts ([`calibrate`]).
+    pub fn run_seconds(self, algorithms: usize, sizes: usize, seconds: u32) -> Option<f64> {
+        // Starting the tool and its key setups: measured at 0.03–0.15 s on the 2-core VM.
+        const START_S: f64 = 0.1;
+        let measurements = (algorithms * sizes) as f64;
+        match self {
+            Peer::Openssl => Some(measurements * (f64::from(seconds) + START_S)),
+            Peer::Botan => Some(measurements * f64::from(seconds) + START_S),
+            Peer::Cryptopp | Peer::IpsecMb => None,
+        }
+    }
+}
+
+/// Seconds one run of the tool takes for `request`, found by timing a run (the plan's estimate for
+/// the peers whose run time their arguments do not fix): `cryptest b2` once at 10 ms per algorithm,
+/// scaled to the span it will be given (its run time is that span times its algorithms times its
+/// doubling loop's overshoot, so it scales); `ipsec_perf` once on the request as it is.
+pub fn calibrate(peer: Peer, request: &PeerRequest<'_>) -> Result<f64, String> {
+    let binary = peer.binary();
+    let timed = |args: &[String]| -> Result<f64, String> {
+        let start = std::time::Instant::now();
+        run_tool_on(&binary, args, request.core).map_err(ToolError::text)?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    match peer {
+        Peer::Cryptopp => {
+            const PROBE_S: f64 = 0.01;
+            let took = timed(&cryptest_b2_args(PROBE_S, request.reference_hz))?;
+            Ok(took * cryptest_seconds_per_algorithm(request.seconds) / PROBE_S)
+        }
+        _ => {
+            let start = std::time::Instant::now();
+            match run_peer(peer, request, String::new()) {
+                PeerRun::Ran { .. } => Ok(start.elapsed().as_secs_f64()),
+                PeerRun::Failed(e) => Err(e),
+            }
+        }
+    }
+}
+
 /// What to ask a peer's tool for.
 #[derive(Debug, Clone)]
 pub struct PeerRequest<'a> {
@@ -734,6 +877,12 @@ fn run_openssl_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
     }
 }
 
+/// Whether this `botan version` streams its `--buf-size` into one MAC (1.x, 2.x).
+fn botan_streams(version: &str) -> bool {
+    let v = version.trim_start();
+    v.starts_with('2') || v.starts_with('1')
+}
+
 /// `botan speed --format=json`, every algorithm and size in one run; botan 1.x and 2.x stream the
 /// size as update chunks into one MAC, which the note says.
 fn run_botan_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
@@ -751,25 +900,38 @@ fn run_botan_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
         ),
     ];
     args.extend(job.names.iter().map(|(_, p)| p.to_string()));
-    let streaming = version.trim_start().starts_with('2') || version.trim_start().starts_with('1');
-    let note = streaming.then(|| {
+    let note = botan_streams(&version).then(|| {
         "botan 2.x: size = update chunk streamed into one MAC (no per-message finalisation)"
             .to_string()
     });
     PeerRun::from_points(version, run_parsed(job, &args, parse_botan_json), note)
 }
 
+/// The seconds `cryptest b2` is given per algorithm for a `--duration` of `seconds`: b2 times every
+/// shared-key algorithm it knows (98 in Crypto++ 8.7), each until its `clock()` passes this span,
+/// doubling its update count as it goes (so each takes up to twice the span); a tenth of the
+/// duration keeps one run near 20 s per second of `--duration`.
+pub fn cryptest_seconds_per_algorithm(seconds: u32) -> f64 {
+    (f64::from(seconds) / 10.0).max(0.05)
+}
+
+/// `cryptest b2`'s arguments: the span per algorithm and our reference rate in GHz.
+fn cryptest_b2_args(per_algorithm: f64, reference_hz: f64) -> Vec<String> {
+    vec![
+        "b2".to_string(),
+        format!("{per_algorithm}"),
+        format!("{:.3}", reference_hz / 1e9),
+    ]
+}
+
 /// `cryptest b2`: it takes no algorithm list and times every shared-key algorithm it knows, each
 /// streamed as 2 KiB updates, at our reference rate.
 fn run_cryptest_b2(job: &PeerJob<'_>, version: String) -> PeerRun {
-    // b2 times every shared-key algorithm it knows (~40); a fifth of the budget each keeps it bounded.
-    let per_algorithm = (f64::from(job.seconds) / 5.0).max(0.05);
-    let args = vec![
-        "b2".to_string(),
-        format!("{per_algorithm}"),
-        format!("{:.3}", job.reference_hz / 1e9),
-    ];
-    let note = "cryptest b2 streams 2 KiB updates into one MAC: compared with our largest size";
+    let args = cryptest_b2_args(
+        cryptest_seconds_per_algorithm(job.seconds),
+        job.reference_hz,
+    );
+    let note = "cryptest b2 streams 2 KiB updates into one MAC, timing each algorithm for a tenth of --duration";
     PeerRun::from_points(
         version,
         run_parsed(job, &args, parse_cryptest),
@@ -874,6 +1036,9 @@ pub struct CompareRow {
     /// 1 s: 0.01), when coarse enough to matter: its figures are known only to ×(1 ± this), so the
     /// ratio's interval is widened by it ([`crate::stats::RatioEstimate::widened`]).
     pub peer_clock: Option<f64>,
+    /// Why the ratio gets no verdict though it may have the rounds for one: the sides measured
+    /// different libraries or different quantities ([`Unlike`]); `None` when like is paired with like.
+    pub unlike: Option<Unlike>,
     pub note: String,
 }
 
@@ -903,6 +1068,9 @@ impl CompareRow {
     /// Which side measured faster, or equal within noise; `None` without a ratio or from fewer
     /// rounds than a verdict needs ([`crate::stats::MIN_PAIRS_FOR_VERDICT`]).
     pub fn verdict(&self) -> Option<Verdict> {
+        if self.unlike.is_some() {
+            return None;
+        }
         let r = self
             .ratio
             .filter(crate::stats::RatioEstimate::has_verdict)?;
@@ -915,12 +1083,14 @@ impl CompareRow {
         })
     }
 
-    /// The verdict's words; `too few rounds` for a ratio from too few rounds, `-` without a ratio.
+    /// The verdict's words; `no verdict: different library` (or `quantity`) for unlike sides,
+    /// `too few rounds` for a ratio from too few rounds, `-` without a ratio.
     pub fn verdict_text(&self) -> &'static str {
-        match (self.verdict(), self.ratio) {
-            (Some(v), _) => v.as_str(),
-            (None, Some(_)) => "too few rounds",
-            (None, None) => "-",
+        match (self.verdict(), self.ratio, &self.unlike) {
+            (Some(v), _, _) => v.as_str(),
+            (None, Some(_), Some(unlike)) => unlike.verdict_text(),
+            (None, Some(_), None) => "too few rounds",
+            (None, None, _) => "-",
         }
     }
 }
@@ -936,6 +1106,14 @@ pub fn cycles_per_byte(reference_hz: f64, bytes_per_second: f64) -> Option<f64> 
 pub fn summary_line(rows: &[CompareRow]) -> Option<String> {
     let judged = rows.iter().filter(|r| r.verdict().is_some()).count();
     let measured = rows.iter().filter(|r| r.ratio.is_some()).count();
+    let unlike = |library: bool| {
+        rows.iter()
+            .filter(|r| r.ratio.is_some())
+            .filter(|r| matches!(r.unlike, Some(Unlike::Library { .. })) == library)
+            .filter(|r| r.unlike.is_some())
+            .count()
+    };
+    let (other_library, other_quantity) = (unlike(true), unlike(false));
     if measured == 0 {
         return None;
     }
@@ -953,10 +1131,25 @@ pub fn summary_line(rows: &[CompareRow]) -> Option<String> {
     } else {
         "summary: no verdict".to_string()
     };
-    if measured > judged {
+    if other_library + other_quantity > 0 {
+        let mut kinds = Vec::new();
+        if other_library > 0 {
+            kinds.push(format!("{other_library} different library"));
+        }
+        if other_quantity > 0 {
+            kinds.push(format!("{other_quantity} different quantity"));
+        }
+        line.push_str(&format!(
+            "; {} row(s) not judged, ratio shown ({}: not like with like)",
+            other_library + other_quantity,
+            kinds.join(", ")
+        ));
+    }
+    let short = measured - judged - other_library - other_quantity;
+    if short > 0 {
         line.push_str(&format!(
             "; {} row(s) from fewer than {} rounds, whose range is no 95 % interval (--rounds {} or more)",
-            measured - judged,
+            short,
             crate::stats::MIN_PAIRS_FOR_VERDICT,
             crate::stats::MIN_PAIRS_FOR_VERDICT
         ));

@@ -28,6 +28,7 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("nettle", 22, 22),
     ("ipsecmb", 17, 85),
     ("sodium", 5, 5),
+    ("botan", 22, 22),
     ("rustcrypto", 31, 31),
     ("null", 1, 1),
 ];

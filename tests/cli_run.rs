@@ -522,3 +522,93 @@ fn interleaved_and_sequential_runs_write_the_same_structure() {
     assert_eq!(interleaved.len(), 3);
     assert_eq!(interleaved, results("sequential"));
 }
+
+/// `--dispatch stream` is a scenario of its own: each size is an update of one long message, timed
+/// through the library's incremental interface (the result is named `stream`); a function without
+/// one fails with the library's refusal rather than being timed as something else; per-message
+/// verification, which a stream has no tags for, is refused up front.
+#[test]
+fn stream_dispatch_is_a_scenario_and_refuses_what_it_cannot_do() {
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "hmac-sha256",
+            "--backend",
+            "rustcrypto",
+            "--sizes",
+            "64",
+            "--sessions",
+            "1",
+            "--cores",
+            "0",
+            "--duration",
+            "60ms",
+            "--repeat",
+            "1",
+            "--max-repeat",
+            "1",
+            "--dispatch",
+            "single,stream",
+            "--json",
+            "-",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let results = doc["results"].as_array().unwrap();
+    let modes: Vec<&str> = results
+        .iter()
+        .map(|r| r["scenario"]["dispatch"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["single", "stream"]);
+    let stream = &results[1];
+    assert_eq!(stream["failed"], false, "{stream}");
+    assert!(
+        stream["metrics"]["absolute_cycles_per_byte"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    // The null function has no incremental interface: refused, with the reason, exit 1.
+    let out = macbench()
+        .args([
+            "run",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--duration",
+            "60ms",
+            "--repeat",
+            "1",
+            "--max-repeat",
+            "1",
+            "--dispatch",
+            "stream",
+            "--json",
+            "-",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = doc["results"][0].to_string();
+    assert!(text.contains("takes whole messages only here"), "{text}");
+    assert_usage_error(
+        &[
+            "run",
+            "--alg",
+            "null",
+            "--dispatch",
+            "stream",
+            "--verify",
+            "inline",
+        ],
+        "--dispatch stream has one tag per stream",
+    );
+}

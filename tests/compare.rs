@@ -441,6 +441,7 @@ fn row_of(pairs: usize, low: f64, high: f64) -> compare::CompareRow {
         peer_cpus: "0".into(),
         harness_share: None,
         peer_clock: None,
+        unlike: None,
         note: String::new(),
     }
 }
@@ -499,4 +500,79 @@ fn a_verdict_needs_five_rounds_and_the_summary_counts_each_kind() {
     );
     assert!(table.contains("(5 rounds)"), "{table}");
     assert!(compare::summary_line(&rows[4..]).is_none());
+}
+
+/// A row pairing another library, or another quantity, shows its ratio but gets no verdict, whatever
+/// its interval; the summary counts it apart from the verdicts and says why (issue: `--against botan`
+/// judged OpenSSL's per-message HMAC against Botan's stream as "peer faster").
+#[test]
+fn unlike_rows_show_their_ratio_but_no_verdict_and_are_counted_apart() {
+    use compare::{Quantity, Unlike};
+    let library = compare::CompareRow {
+        unlike: Some(Unlike::Library {
+            ours: "hmac-sha256/openssl/hw".into(),
+            theirs: "botan",
+        }),
+        ..row_of(5, 0.20, 0.30)
+    };
+    let quantity = compare::CompareRow {
+        unlike: Some(Unlike::Quantity {
+            ours: Quantity::Messages,
+            theirs: Quantity::Stream { chunk: 2048 },
+            why: "hmac-sha256/ipsecmb/hw cannot stream".into(),
+        }),
+        ..row_of(5, 1.30, 1.50)
+    };
+    let rows = [row_of(5, 0.98, 1.02), library.clone(), quantity.clone()];
+    assert_eq!(library.verdict(), None);
+    assert_eq!(quantity.verdict(), None);
+    assert_eq!(library.verdict_text(), "no verdict: different library");
+    assert_eq!(quantity.verdict_text(), "no verdict: different quantity");
+    assert!(
+        quantity.unlike.as_ref().unwrap().note().contains(
+            "ours whole messages, theirs a stream of 2048-byte updates (hmac-sha256/ipsecmb/hw cannot stream)"
+        ),
+        "{:?}",
+        quantity.unlike
+    );
+    assert_eq!(
+        compare::summary_line(&rows).unwrap(),
+        "summary: 1 of 1 row(s) equal within noise, 0 peer faster, 0 macbench faster; \
+         2 row(s) not judged, ratio shown (1 different library, 1 different quantity: not like with like)"
+    );
+    // With no like row at all there is no verdict, and the unlike rows are still counted.
+    assert_eq!(
+        compare::summary_line(&rows[1..]).unwrap(),
+        "summary: no verdict; 2 row(s) not judged, ratio shown (1 different library, 1 different quantity: not like with like)"
+    );
+    let table = compare::render(&rows, 2.0e9, macbench::table::Style::Plain);
+    assert!(table.contains("no verdict: different library"), "{table}");
+}
+
+/// What each peer's figure is a rate of: whole messages for openssl and ipsec_perf, a stream of the
+/// size for botan 2.x (whole messages for botan 3), and cryptest b2's fixed 2 KiB stream.
+#[test]
+fn each_peer_says_what_quantity_it_times() {
+    use compare::Quantity;
+    assert_eq!(
+        Peer::Openssl.quantity("OpenSSL 3.0.22", 64),
+        Quantity::Messages
+    );
+    assert_eq!(Peer::IpsecMb.quantity("ipsec_perf", 64), Quantity::Messages);
+    assert_eq!(
+        Peer::Botan.quantity("2.19.3", 64),
+        Quantity::Stream { chunk: 64 }
+    );
+    assert_eq!(Peer::Botan.quantity("3.2.0", 64), Quantity::Messages);
+    assert_eq!(
+        Peer::Cryptopp.quantity("8.7", 64),
+        Quantity::Stream {
+            chunk: compare::CRYPTEST_CHUNK
+        }
+    );
+    // Run times the arguments fix, and those only a timed run tells.
+    assert_eq!(Peer::Openssl.run_seconds(1, 1, 1), Some(1.1));
+    assert_eq!(Peer::Botan.run_seconds(2, 3, 1), Some(6.1));
+    assert_eq!(Peer::Cryptopp.run_seconds(2, 1, 1), None);
+    assert_eq!(Peer::IpsecMb.run_seconds(2, 1, 1), None);
 }

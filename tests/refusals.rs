@@ -165,6 +165,7 @@ fn the_hot_loop_stops_at_every_c_backends_refusal_in_every_dispatch_mode() {
                 progress: &progress,
                 messages: 0,
                 verify_failures: 0,
+                stream: Default::default(),
             };
             let key = vec![7u8; f.algorithm.default_key_len];
             let mut mac = macbench::isolate::key(&f, &key, Default::default()).unwrap();

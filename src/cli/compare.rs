@@ -4,7 +4,10 @@ use super::files::{Records, RowOutputs};
 use super::CliError;
 use crate::engine::{clock, Dispatch, SizeSource};
 use crate::mac::{self, Accel, Availability, Function};
-use crate::peers::{self as compare, Basis, CompareRow, Peer, PeerRequest, PeerRun, ProbeFailure};
+use crate::peers::{
+    self as compare, Basis, CompareRow, Invocation, Peer, PeerRequest, PeerRun, ProbeFailure,
+    Quantity, Unlike,
+};
 use crate::results::Harness;
 use crate::spec::resolve_algorithms;
 use crate::system::conditions::RunConditions;
@@ -52,8 +55,9 @@ pub struct CompareArgs {
     /// run as installed, so only `hw` pairs with them.
     #[arg(long, value_enum, default_value = "hw")]
     pub accel: Accel,
-    /// How our side hands messages over (`single`, `burst:N`, `inflight:N`); default: as the peer
-    /// does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `single` otherwise.
+    /// How our side hands messages over (`single`, `burst:N`, `inflight:N`, `stream`); default: as
+    /// the peer does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `stream`
+    /// against a peer that streams (botan 2.x, cryptest b2) where our function can, `single` otherwise.
     #[arg(long, allow_hyphen_values = true)]
     pub dispatch: Option<String>,
     /// What both sides divide by: `user` (user CPU time: `openssl speed`'s default), `cpu` (user +
@@ -98,6 +102,7 @@ const COLUMNS: &[&str] = &[
     "rounds",
     "equal_within_noise",
     "verdict",
+    "no_verdict_because",
     "ours_cpu",
     "peer_cpus",
     "harness_cycles_per_message",
@@ -147,6 +152,9 @@ fn records(rows: &[CompareRow], ctx: &Context<'_>) -> Records {
                 Value::from(v == crate::peers::Verdict::EqualWithinNoise)
             }),
             r.verdict().map_or(Value::Null, |v| Value::from(v.as_str())),
+            r.unlike
+                .as_ref()
+                .map_or(Value::Null, |u| Value::from(u.verdict_text())),
             r.ours_cpu.map_or(Value::Null, Value::from),
             Value::from(r.peer_cpus.as_str()),
             number(ctx.harness.and_then(|h| h.absolute_cycles_per_message)),
@@ -192,6 +200,8 @@ struct Inputs {
     seconds: u32,
     accel: Accel,
     dispatch: Dispatch,
+    /// `--dispatch` was given (kept as given, even against a streaming peer).
+    dispatch_given: bool,
     basis: Basis,
     rounds: usize,
 }
@@ -293,6 +303,7 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         seconds,
         accel,
         dispatch,
+        dispatch_given: args.dispatch.is_some(),
         basis,
         rounds,
     })
@@ -385,11 +396,13 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, basis: Basis, note: Stri
         peer_cpus: "unknown: not run".into(),
         harness_share: None,
         peer_clock: None,
+        unlike: None,
         note,
     }
 }
 
 pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
+    let started = std::time::Instant::now();
     let inputs = inputs(args)?;
     let _locked = args.outputs.prepare(&[])?;
     let mut machine = super::machine_before(&[inputs.core], args.quiet_check)?;
@@ -421,18 +434,29 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         }
     };
     crate::errln!("macbench: {} {version}", peer.name());
-    let cases = inputs.algorithms.len() * inputs.sizes.len() * inputs.rounds * 2;
+    let cases = cases(&inputs, &version);
+    if peer == Peer::Cryptopp {
+        crate::errln!(
+            "macbench: note: cryptest b2 takes no size: it streams {} B updates, so each algorithm is one row at that update size and --sizes does not apply",
+            compare::CRYPTEST_CHUNK
+        );
+    }
+    let groups = groups(peer, &cases);
+    let plan = plan(&inputs, &cases, &groups, &clock)?;
     crate::errln!(
-        "macbench: {} round(s) of {} ({}) and ours on {} algorithm(s) × {} size(s), {} s each, alternating, both on CPU {}, basis {}: {} in all",
+        "macbench: {} round(s) of {} ({}, {} run(s) a round, {} each) and ours ({} measurement(s) a round, {} s each) on {} algorithm(s) × {} size(s), alternating, both on CPU {}, basis {}: {} in all",
         inputs.rounds,
         peer.name(),
         peer.binary(),
-        inputs.algorithms.len(),
-        inputs.sizes.len(),
+        groups.len(),
+        super::human_duration(plan.peer_run_s),
+        cases.len(),
         inputs.seconds,
+        inputs.algorithms.len(),
+        if peer == Peer::Cryptopp { 1 } else { inputs.sizes.len() },
         inputs.core,
         inputs.basis,
-        super::human_duration((cases * inputs.seconds as usize) as f64)
+        super::human_duration(plan.total_s)
     );
     if inputs.rounds < crate::stats::MIN_PAIRS_FOR_VERDICT {
         crate::errln!(
@@ -453,25 +477,27 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
                 .map_or("-".into(), |v| format!("{v:.1}"))
         );
     }
-    let mut rows: Vec<CompareRow> = Vec::new();
-    for (alg, &function) in inputs.algorithms.iter().zip(&inputs.functions) {
-        let side = Sides {
-            inputs: &inputs,
-            alg,
-            function,
-            version: &version,
-            clock: &clock,
-        };
-        for (size, peer_size, label) in side.cases() {
-            let mut row = side.rounds(size, peer_size, label)?;
-            row.harness_share = harness_share(harness.as_ref(), row.ours, size);
-            rows.push(row);
-        }
+    let sides = Sides {
+        inputs: &inputs,
+        version: &version,
+        clock: &clock,
+    };
+    let mut rows: Vec<CompareRow> = cases.iter().map(|c| sides.row(c)).collect();
+    for group in &groups {
+        sides.rounds(&cases, group, &mut rows)?;
+    }
+    for (row, case) in rows.iter_mut().zip(&cases) {
+        row.harness_share = harness_share(harness.as_ref(), row.ours, case.size);
     }
     let conditions = super::machine_after(&mut machine);
     crate::out!(
         "{}",
         compare::render(&rows, f, crate::table::Style::detect())
+    );
+    crate::errln!(
+        "macbench: took {} (announced {})",
+        super::human_duration(started.elapsed().as_secs_f64()),
+        super::human_duration(plan.total_s)
     );
     let ctx = Context {
         version: &version,
@@ -490,6 +516,218 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// One row to measure: an algorithm at one size, what each side measures there and whether that
+/// is like with like.
+struct Case {
+    alg: &'static str,
+    function: Function,
+    /// Our message size, or our update size when we stream.
+    size: u32,
+    /// The size the peer's figure is read at (`None`: cryptest b2's sizeless stream).
+    peer_size: Option<u32>,
+    label: String,
+    /// How our side hands its data over here.
+    dispatch: Dispatch,
+    /// Why this row's ratio gets no verdict, decided before anything runs.
+    unlike: Option<Unlike>,
+}
+
+/// The rows: each algorithm at each size (for `cryptest b2`, at its one update size), with our
+/// side measuring the quantity the peer measures where our function can.
+fn cases(inputs: &Inputs, version: &str) -> Vec<Case> {
+    let peer = inputs.peer;
+    let sizes: Vec<(u32, Option<u32>, String)> = if peer == Peer::Cryptopp {
+        let chunk = compare::CRYPTEST_CHUNK;
+        vec![(chunk, None, format!("stream:{chunk}"))]
+    } else {
+        inputs
+            .sizes
+            .iter()
+            .map(|&s| (s, Some(s), s.to_string()))
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (&alg, &function) in inputs.algorithms.iter().zip(&inputs.functions) {
+        for (size, peer_size, label) in &sizes {
+            let theirs = peer.quantity(version, *size);
+            let (dispatch, ours, why) = our_quantity(inputs, function, theirs);
+            let library = peer.same_library_backend();
+            let unlike = if function.backend.name != library {
+                Some(Unlike::Library {
+                    ours: function.id(),
+                    theirs: library,
+                })
+            } else if ours != theirs {
+                Some(Unlike::Quantity { ours, theirs, why })
+            } else {
+                None
+            };
+            out.push(Case {
+                alg,
+                function,
+                size: *size,
+                peer_size: *peer_size,
+                label: label.clone(),
+                dispatch,
+                unlike,
+            });
+        }
+    }
+    out
+}
+
+/// How our side measures against a peer figure of `theirs`: our dispatch, the quantity it gives and,
+/// where that is not the peer's, why. Against a stream we stream the same chunks (`--dispatch
+/// stream`) where our function can; a `--dispatch` given is kept as given.
+fn our_quantity(
+    inputs: &Inputs,
+    function: Function,
+    theirs: Quantity,
+) -> (Dispatch, Quantity, String) {
+    let quantity = |dispatch: Dispatch, size: u32| match dispatch {
+        Dispatch::Stream => Quantity::Stream { chunk: size },
+        _ => Quantity::Messages,
+    };
+    match theirs {
+        Quantity::Stream { chunk } if !inputs.dispatch_given => match can_stream(function) {
+            Ok(()) => (Dispatch::Stream, theirs, String::new()),
+            Err(why) => (
+                inputs.dispatch,
+                quantity(inputs.dispatch, chunk),
+                format!("{} cannot stream: {why}", function.id()),
+            ),
+        },
+        Quantity::Stream { chunk } => (
+            inputs.dispatch,
+            quantity(inputs.dispatch, chunk),
+            format!("--dispatch {} as given", inputs.dispatch),
+        ),
+        // Only whether ours streams matters against whole messages (the chunk is not compared).
+        Quantity::Messages => (
+            inputs.dispatch,
+            quantity(inputs.dispatch, 0),
+            format!("--dispatch {} as given", inputs.dispatch),
+        ),
+    }
+}
+
+/// Whether our function streams through its library's incremental interface: keyed once, a stream
+/// begun and finished; the refusal's reason where it cannot.
+fn can_stream(function: Function) -> Result<(), String> {
+    let algorithm = function.algorithm;
+    let key = vec![0u8; algorithm.default_key_len];
+    let nonce = vec![0u8; algorithm.nonce_len.unwrap_or(0)];
+    let mut mac = function
+        .with_key(&key, mac::KeyParams::default())
+        .map_err(|e| e.to_string())?;
+    let mut tag = [0u8; mac::MAX_TAG_LEN];
+    mac.stream_begin(&nonce).map_err(|r| r.reason)?;
+    mac.stream_finish(&mut tag[..algorithm.tag_len])
+        .map_err(|r| r.reason)
+}
+
+/// The cases each run of the peer's tool covers ([`compare::Invocation`]), in case order.
+fn groups(peer: Peer, cases: &[Case]) -> Vec<Vec<usize>> {
+    match peer.invocation() {
+        Invocation::EachAlgorithmAndSize => (0..cases.len()).map(|i| vec![i]).collect(),
+        Invocation::All => vec![(0..cases.len()).collect()],
+        Invocation::EachAlgorithm => {
+            let mut out: Vec<Vec<usize>> = Vec::new();
+            for (i, case) in cases.iter().enumerate() {
+                match out.iter_mut().find(|g| cases[g[0]].alg == case.alg) {
+                    Some(group) => group.push(i),
+                    None => out.push(vec![i]),
+                }
+            }
+            out
+        }
+    }
+}
+
+/// What the comparison is expected to take, announced before it starts.
+struct Plan {
+    /// One run of the peer's tool (the mean over the groups).
+    peer_run_s: f64,
+    total_s: f64,
+}
+
+/// Our side's cost per measurement beyond `--duration`: the pre-flight, key setup timing and the
+/// session's start (~0.05 s on the 2-core VM), rounded up.
+const OUR_OVERHEAD_S: f64 = 0.1;
+
+/// The plan's time: every round runs the peer once per group and ours once per case. The peer's
+/// run time comes from its arguments where they fix it, else from one timed run ([`compare::calibrate`]).
+fn plan(
+    inputs: &Inputs,
+    cases: &[Case],
+    groups: &[Vec<usize>],
+    clock: &clock::ClockInfo,
+) -> Result<Plan, CliError> {
+    let peer = inputs.peer;
+    let mut peer_total = 0.0;
+    let mut calibrated: Option<f64> = None;
+    for group in groups {
+        let (algorithms, sizes) = group_request(cases, group);
+        let run = match peer.run_seconds(algorithms.len(), sizes.len(), inputs.seconds) {
+            Some(s) => s,
+            None => match calibrated {
+                Some(s) => s,
+                None => {
+                    crate::errln!(
+                        "macbench: timing one run of {} for the plan (its run time is not fixed by its arguments)",
+                        peer.binary()
+                    );
+                    let request = request(inputs, &algorithms, &sizes, clock);
+                    let s = compare::calibrate(peer, &request)
+                        .map_err(|e| CliError::failure(format!("{}: {e}", peer.name())))?;
+                    *calibrated.insert(s)
+                }
+            },
+        };
+        peer_total += run;
+    }
+    let ours = cases.len() as f64 * (f64::from(inputs.seconds) + OUR_OVERHEAD_S);
+    let rounds = inputs.rounds as f64;
+    Ok(Plan {
+        peer_run_s: peer_total / groups.len().max(1) as f64,
+        total_s: rounds * (peer_total + ours),
+    })
+}
+
+/// The distinct algorithms and peer sizes of a group, in order.
+fn group_request(cases: &[Case], group: &[usize]) -> (Vec<&'static str>, Vec<u32>) {
+    let mut algorithms: Vec<&'static str> = Vec::new();
+    let mut sizes: Vec<u32> = Vec::new();
+    for &i in group {
+        if !algorithms.contains(&cases[i].alg) {
+            algorithms.push(cases[i].alg);
+        }
+        let size = cases[i].size;
+        if !sizes.contains(&size) {
+            sizes.push(size);
+        }
+    }
+    (algorithms, sizes)
+}
+
+/// What the peer's tool is asked for one group.
+fn request<'a>(
+    inputs: &Inputs,
+    algorithms: &'a [&'a str],
+    sizes: &'a [u32],
+    clock: &clock::ClockInfo,
+) -> PeerRequest<'a> {
+    PeerRequest {
+        algorithms,
+        sizes,
+        seconds: inputs.seconds,
+        reference_hz: clock.reference_hz,
+        accel: inputs.accel,
+        core: Some(inputs.core),
+        basis: inputs.basis,
+    }
+}
+
 /// The null function's cycles per message over ours at `size` bytes (both CPU-time figures of one
 /// pinned session): the part of our figure that is harness rather than library.
 fn harness_share(harness: Option<&Harness>, ours_per_byte: Option<f64>, size: u32) -> Option<f64> {
@@ -498,21 +736,19 @@ fn harness_share(harness: Option<&Harness>, ours_per_byte: Option<f64>, size: u3
     (per_message > 0.0).then(|| null / per_message)
 }
 
-/// One algorithm's two sides: the peer's tool and our function, on one core and one basis.
+/// The two sides: the peer's tool and our functions, on one core and one basis.
 struct Sides<'a> {
     inputs: &'a Inputs,
-    alg: &'a str,
-    function: Function,
     version: &'a str,
     clock: &'a clock::ClockInfo,
 }
 
-/// The peer's side of one round: its cycles/byte on the basis, the CPUs its process was allowed on
-/// (read back) and what it said about its figure.
+/// The peer's side of one round for one group: its cycles/byte for each case of the group on the
+/// basis, the CPUs its process was allowed on (read back) and what it said about its figures.
 struct TheirRound {
-    theirs: Option<f64>,
+    theirs: Vec<Option<f64>>,
     cpus: String,
-    note: Option<String>,
+    notes: Vec<Option<String>>,
 }
 
 /// Our side of one round: our cycles/byte on the basis, our result's name, and why a figure is missing.
@@ -522,82 +758,94 @@ struct OurRound {
     note: Option<String>,
 }
 
+/// Each case's rounds so far: (theirs, ours) pairs and every figure of either side.
+#[derive(Default)]
+struct Tally {
+    pairs: Vec<(f64, f64)>,
+    ours: Vec<f64>,
+    theirs: Vec<f64>,
+}
+
 impl Sides<'_> {
-    /// The sizes compared: every size for a sized peer; for a streaming peer (cryptest) our largest
-    /// size against its stream.
-    fn cases(&self) -> Vec<(u32, Option<u32>, String)> {
-        let sizes = &self.inputs.sizes;
-        if self.inputs.peer == Peer::Cryptopp {
-            let largest = sizes.iter().copied().max().unwrap_or(16384);
-            vec![(largest, None, format!("stream~{largest}"))]
-        } else {
-            sizes.iter().map(|&s| (s, Some(s), s.to_string())).collect()
-        }
+    /// A case's row before anything is measured.
+    fn row(&self, case: &Case) -> CompareRow {
+        let inputs = self.inputs;
+        let mut row = empty_row(
+            inputs.peer,
+            case.alg,
+            case.label.clone(),
+            inputs.basis,
+            case.unlike.as_ref().map_or(String::new(), Unlike::note),
+        );
+        row.ours_cpu = Some(inputs.core);
+        row.unlike = case.unlike.clone();
+        row
     }
 
-    /// `--rounds` rounds at one size, the peer first in even rounds and ours first in odd ones, so a
-    /// drift over the run hits both sides alike; reduced to medians and the paired ratio.
+    /// `--rounds` rounds of one group: the peer's tool once and ours once per case, the peer first
+    /// in even rounds and ours first in odd ones, so a drift over the run hits both sides alike;
+    /// reduced to medians and the paired ratio of each case.
     fn rounds(
         &self,
-        size: u32,
-        peer_size: Option<u32>,
-        label: String,
-    ) -> Result<CompareRow, CliError> {
+        cases: &[Case],
+        group: &[usize],
+        rows: &mut [CompareRow],
+    ) -> Result<(), CliError> {
         let inputs = self.inputs;
-        let mut row = empty_row(inputs.peer, self.alg, label, inputs.basis, String::new());
-        row.ours_cpu = Some(inputs.core);
-        let mut pairs: Vec<(f64, f64)> = Vec::new();
-        let (mut ours_all, mut theirs_all) = (Vec::new(), Vec::new());
+        let mut tallies: Vec<Tally> = group.iter().map(|_| Tally::default()).collect();
         for round in 0..inputs.rounds {
             let (theirs, ours) = if round % 2 == 0 {
-                let theirs = self.peer_round(size, peer_size)?;
-                (theirs, self.our_round(size)?)
+                let theirs = self.peer_round(cases, group)?;
+                (theirs, self.our_rounds(cases, group)?)
             } else {
-                let ours = self.our_round(size)?;
-                (self.peer_round(size, peer_size)?, ours)
+                let ours = self.our_rounds(cases, group)?;
+                (self.peer_round(cases, group)?, ours)
             };
-            row.ours_function = Some(ours.label);
-            row.peer_cpus = theirs.cpus;
-            if let Some(note) = ours.note.or(theirs.note) {
-                row.note = note;
-            }
-            ours_all.extend(ours.ours);
-            theirs_all.extend(theirs.theirs);
-            if let (Some(o), Some(t)) = (ours.ours, theirs.theirs) {
-                // Our throughput over theirs = their cycles/byte over ours.
-                pairs.push((t, o));
+            for (k, &i) in group.iter().enumerate() {
+                let row = &mut rows[i];
+                let tally = &mut tallies[k];
+                row.ours_function = Some(ours[k].label.clone());
+                row.peer_cpus.clone_from(&theirs.cpus);
+                if let Some(note) = ours[k].note.clone().or_else(|| theirs.notes[k].clone()) {
+                    row.note = match &row.unlike {
+                        Some(unlike) => format!("{}; {note}", unlike.note()),
+                        None => note,
+                    };
+                }
+                tally.ours.extend(ours[k].ours);
+                tally.theirs.extend(theirs.theirs[k]);
+                if let (Some(o), Some(t)) = (ours[k].ours, theirs.theirs[k]) {
+                    // Our throughput over theirs = their cycles/byte over ours.
+                    tally.pairs.push((t, o));
+                }
             }
         }
-        row.ours = crate::metrics::median(&ours_all);
-        row.theirs = crate::metrics::median(&theirs_all);
-        // The peer's clock error is the same in every round (its reads start at the same phase of
-        // a tick), so resampling rounds cannot see it: the interval is widened by it instead.
-        row.peer_clock = inputs
-            .peer
-            .clock_resolution_s()
-            .map(|tick| tick / f64::from(inputs.seconds.max(1)));
-        row.ratio = crate::stats::paired_ratio(
-            &pairs,
-            crate::stats::BOOTSTRAP_RESAMPLES,
-            crate::stats::BOOTSTRAP_SEED,
-        )
-        .map(|r| r.widened(row.peer_clock.unwrap_or(0.0)));
-        Ok(row)
+        for (k, &i) in group.iter().enumerate() {
+            let row = &mut rows[i];
+            let tally = &tallies[k];
+            row.ours = crate::metrics::median(&tally.ours);
+            row.theirs = crate::metrics::median(&tally.theirs);
+            // The peer's clock error is the same in every round (its reads start at the same phase
+            // of a tick), so resampling rounds cannot see it: the interval is widened by it instead.
+            row.peer_clock = inputs
+                .peer
+                .clock_resolution_s()
+                .map(|tick| tick / f64::from(inputs.seconds.max(1)));
+            row.ratio = crate::stats::paired_ratio(
+                &tally.pairs,
+                crate::stats::BOOTSTRAP_RESAMPLES,
+                crate::stats::BOOTSTRAP_SEED,
+            )
+            .map(|r| r.widened(row.peer_clock.unwrap_or(0.0)));
+        }
+        Ok(())
     }
 
-    /// The peer's tool once at one size, pinned to our core.
-    fn peer_round(&self, size: u32, peer_size: Option<u32>) -> Result<TheirRound, CliError> {
-        let inputs = self.inputs;
-        let peer = inputs.peer;
-        let request = PeerRequest {
-            algorithms: &[self.alg],
-            sizes: &[size],
-            seconds: inputs.seconds,
-            reference_hz: self.clock.reference_hz,
-            accel: inputs.accel,
-            core: Some(inputs.core),
-            basis: inputs.basis,
-        };
+    /// The peer's tool once on one group, pinned to our core.
+    fn peer_round(&self, cases: &[Case], group: &[usize]) -> Result<TheirRound, CliError> {
+        let peer = self.inputs.peer;
+        let (algorithms, sizes) = group_request(cases, group);
+        let request = request(self.inputs, &algorithms, &sizes, self.clock);
         let (points, note, cpus) = match compare::run_peer(peer, &request, self.version.to_string())
         {
             PeerRun::Ran {
@@ -607,38 +855,49 @@ impl Sides<'_> {
                 return Err(CliError::failure(format!("{}: {reason}", peer.name())))
             }
         };
-        // Every algorithm was checked against the peer's list before it ran (`our_functions`).
-        let peer_name = peer.result_name(self.alg).unwrap_or_default();
-        let bps = points
-            .iter()
-            .find(|p| p.algorithm.eq_ignore_ascii_case(&peer_name) && p.size == peer_size)
-            .map(|p| p.bytes_per_second);
-        let note = match bps {
-            Some(_) => note,
-            None => Some(format!(
-                "{} printed no result for {peer_name} at this size",
-                peer.name()
-            )),
-        };
-        Ok(TheirRound {
-            theirs: bps.and_then(|b| compare::cycles_per_byte(self.clock.reference_hz, b)),
+        let mut out = TheirRound {
+            theirs: Vec::new(),
             cpus: match cpus {
                 Ok(cpus) => crate::system::format_cpu_list(&cpus),
                 Err(why) => format!("unknown: {why}"),
             },
-            note,
-        })
+            notes: Vec::new(),
+        };
+        for &i in group {
+            let case = &cases[i];
+            // Every algorithm was checked against the peer's list before it ran (`our_functions`).
+            let peer_name = peer.result_name(case.alg).unwrap_or_default();
+            let bps = points
+                .iter()
+                .find(|p| p.algorithm.eq_ignore_ascii_case(&peer_name) && p.size == case.peer_size)
+                .map(|p| p.bytes_per_second);
+            out.notes.push(match bps {
+                Some(_) => note.clone(),
+                None => Some(format!(
+                    "{} printed no result for {peer_name} at this size",
+                    peer.name()
+                )),
+            });
+            out.theirs
+                .push(bps.and_then(|b| compare::cycles_per_byte(self.clock.reference_hz, b)));
+        }
+        Ok(out)
     }
 
-    /// Our side once at one size: one cache-hot run of one session on the core, on the basis.
-    fn our_round(&self, size: u32) -> Result<OurRound, CliError> {
+    /// Our side once on each case of a group.
+    fn our_rounds(&self, cases: &[Case], group: &[usize]) -> Result<Vec<OurRound>, CliError> {
+        group.iter().map(|&i| self.our_round(&cases[i])).collect()
+    }
+
+    /// Our side once on one case: one cache-hot run of one session on the core, on the basis.
+    fn our_round(&self, case: &Case) -> Result<OurRound, CliError> {
         let inputs = self.inputs;
         let entry = crate::sweep::measure_cache_hot(
-            self.function,
-            size,
+            case.function,
+            case.size,
             f64::from(inputs.seconds),
             inputs.core,
-            inputs.dispatch,
+            case.dispatch,
             1,
             self.clock,
             &CANCEL,

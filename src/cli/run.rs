@@ -71,7 +71,10 @@ pub struct RunArgs {
     pub max_repeat: usize,
     /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
     /// a time), `burst:N` (N per call; multi-buffer backends compute them in SIMD lanes) or
-    /// `inflight:N` (N kept queued), N from 1 to 16: `single,burst:16,inflight:16`.
+    /// `inflight:N` (N kept queued), N from 1 to 16: `single,burst:16,inflight:16`; or `stream`
+    /// (each size is one update of a long message finalised once per MiB: the bulk rate a file or
+    /// stream authenticator sees; backends without an incremental interface refuse it;
+    /// docs/benchmark.md "Streaming").
     #[arg(long, default_value = "single", allow_hyphen_values = true)]
     pub dispatch: String,
     /// Tag bytes: a truncation as deployed (HMAC-SHA-256-128 is 16, HMAC-SHA1-96 is 12; RFC 4868),

@@ -243,13 +243,19 @@ pub enum Dispatch {
     Burst(usize),
     /// N messages kept in the backend's queue, one submitted as each completes ("n + 1").
     Inflight(usize),
+    /// Each message is the next update (chunk) of one long message, finalised once per
+    /// [`hot_loop::STREAM_BYTES`]: the bulk rate a file or stream authenticator sees, and what
+    /// `botan speed` (2.x) and `cryptest b2` time. Through the library's incremental interface
+    /// ([`crate::mac::KeyedMac::stream_begin`]); a backend without one refuses. Counters count
+    /// chunks as messages.
+    Stream,
 }
 
 impl Dispatch {
     /// Messages per call, when the mode fixes it.
     pub fn depth(self) -> Option<usize> {
         match self {
-            Dispatch::Single => None,
+            Dispatch::Single | Dispatch::Stream => None,
             Dispatch::Burst(n) | Dispatch::Inflight(n) => Some(n),
         }
     }
@@ -266,6 +272,15 @@ impl Dispatch {
             Dispatch::Single => mac.tag_each(batch),
             Dispatch::Burst(_) => mac.tag_batch(batch),
             Dispatch::Inflight(depth) => mac.tag_inflight(batch, depth),
+            // Alone (the pre-flight's shape), a batch is one whole stream: its messages are the
+            // pieces, its first tag the stream's; the hot loop keeps a stream open across batches.
+            Dispatch::Stream => {
+                let (nonce, _, _) = batch.item(0);
+                mac.stream_begin(nonce)?;
+                mac.stream_update(batch.msgs)?;
+                let (_, _, tag) = batch.item(0);
+                mac.stream_finish(tag)
+            }
         }
     }
 }
@@ -276,6 +291,7 @@ impl std::fmt::Display for Dispatch {
             Dispatch::Single => f.write_str("single"),
             Dispatch::Burst(n) => write!(f, "burst:{n}"),
             Dispatch::Inflight(n) => write!(f, "inflight:{n}"),
+            Dispatch::Stream => f.write_str("stream"),
         }
     }
 }
@@ -286,7 +302,7 @@ impl std::str::FromStr for Dispatch {
     fn from_str(text: &str) -> Result<Dispatch, String> {
         let bad = || {
             format!(
-                "--dispatch: {text:?} is not single, burst:N or inflight:N (N from 1 to {})",
+                "--dispatch: {text:?} is not single, burst:N, inflight:N (N from 1 to {}) or stream",
                 crate::mac::MAX_BATCH
             )
         };
@@ -298,6 +314,7 @@ impl std::str::FromStr for Dispatch {
         };
         match text.trim().split_once(':') {
             None if text.trim() == "single" => Ok(Dispatch::Single),
+            None if text.trim() == "stream" => Ok(Dispatch::Stream),
             Some(("burst", n)) => Ok(Dispatch::Burst(depth(n)?)),
             Some(("inflight", n)) => Ok(Dispatch::Inflight(depth(n)?)),
             _ => Err(bad()),
@@ -365,6 +382,8 @@ pub enum EngineError {
     Thread { session: usize, reason: String },
     #[error("--sessions {sessions} is more than this process may run: {limit}")]
     Limit { sessions: usize, limit: String },
+    #[error("--verify {verify}: --dispatch stream has one tag per stream, not one per message to check; use --verify none with it")]
+    StreamVerify { verify: String },
     #[error("--tick {tick_ms} ms is outside {min_ms}…{max_ms} ms")]
     BadTick {
         tick_ms: f64,
@@ -501,6 +520,11 @@ pub fn validate(s: &Scenario, online: &[usize]) -> Result<(), EngineError> {
             start: s.window_start.as_secs_f64(),
             end: s.window_end.as_secs_f64(),
             duration: s.duration.as_secs_f64(),
+        });
+    }
+    if s.dispatch == Dispatch::Stream && s.verify != VerifyMode::None {
+        return Err(EngineError::StreamVerify {
+            verify: format!("{:?}", s.verify).to_lowercase(),
         });
     }
     let sizes = s.size.sizes();
@@ -1072,6 +1096,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         progress: &ctx.slot.progress,
         messages: 0,
         verify_failures: 0,
+        stream: hot_loop::Stream::default(),
     };
     let mut rekeys = 0u64;
     let mut since_rekey = 0u64;
@@ -1104,6 +1129,8 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
                 .map_err(|e| e.to_string())?;
             rekeys += 1;
             since_rekey = 0;
+            // A new keyed object has no stream open.
+            work.stream = hot_loop::Stream::default();
         }
     }
     drop(counter); // the coordinator no longer reads it

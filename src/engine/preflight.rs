@@ -70,6 +70,11 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
         reference: reference_name,
         ..Preflight::default()
     };
+    if s.dispatch == super::Dispatch::Stream {
+        check_stream(s, workload, timed.as_mut(), reference.as_mut(), &mut report)?;
+        report.ns = clock::wall_ns().saturating_sub(start);
+        return Ok(report);
+    }
     let mut lengths: Vec<u32> = Vec::new();
     let mut buffers = hot_loop::BatchBuffers::default();
     let mut expected = [0u8; MAX_TAG_LEN];
@@ -209,6 +214,83 @@ pub fn batches(schedule: &[(u32, u32)], batch_len: usize) -> Vec<Vec<usize>> {
         out.push(batch);
     }
     out
+}
+
+/// Chunks one pre-flight stream holds at most (64 KiB of 16-byte chunks).
+const MAX_STREAM_CHUNKS: usize = 4096;
+
+/// `--dispatch stream`: two streams of the schedule's chunks in order, each through the stream path
+/// the hot loop takes (begin, updates a batch at a time, finish), against the reference's tag of the
+/// same chunks joined into one message. The second stream proves `stream_finish` returned the keyed
+/// object to its keyed state.
+fn check_stream(
+    s: &Scenario,
+    workload: &Workload,
+    timed: &mut dyn mac::KeyedMac,
+    reference: &mut dyn mac::KeyedMac,
+    report: &mut Preflight,
+) -> Result<(), EngineError> {
+    let function = s.function;
+    let tag_len = s.tag_len();
+    let nonce_len = function
+        .algorithm
+        .nonce_len
+        .unwrap_or(0)
+        .min(hot_loop::MAX_NONCE_LEN);
+    let batch_len = hot_loop::batch_len(workload.mean_len());
+    let schedule = &workload.schedule;
+    let mut lengths: Vec<u32> = Vec::new();
+    let mut slot = 0usize;
+    for _ in 0..2 {
+        let mut chunks: Vec<&[u8]> = Vec::new();
+        let mut bytes = 0usize;
+        let mut nonce = [0u8; hot_loop::MAX_NONCE_LEN];
+        hot_loop::fill_nonce(&mut nonce[..nonce_len], slot);
+        while chunks.len() < 2 || (bytes < PREFLIGHT_BYTES / 2 && chunks.len() < MAX_STREAM_CHUNKS)
+        {
+            let (offset, len) = schedule[slot % schedule.len()];
+            chunks.push(&workload.pool[offset as usize..(offset + len) as usize]);
+            if !lengths.contains(&len) {
+                lengths.push(len);
+            }
+            bytes += len as usize;
+            slot += 1;
+        }
+        let refused = |refused: mac::Refused| EngineError::Refused {
+            function: function.id(),
+            reason: format!("pre-flight (stream): {refused}"),
+        };
+        let mut got = [0u8; MAX_TAG_LEN];
+        timed.stream_begin(&nonce[..nonce_len]).map_err(refused)?;
+        for batch in chunks.chunks(batch_len) {
+            timed.stream_update(batch).map_err(refused)?;
+        }
+        timed.stream_finish(&mut got[..tag_len]).map_err(refused)?;
+        let joined: Vec<u8> = chunks.concat();
+        let mut want = [0u8; MAX_TAG_LEN];
+        reference
+            .tag_into(&nonce[..nonce_len], &joined, &mut want[..tag_len])
+            .map_err(|refused| EngineError::Refused {
+                function: report.reference.clone(),
+                reason: format!("pre-flight reference for {}: {refused}", function.id()),
+            })?;
+        if got[..tag_len] != want[..tag_len] {
+            return Err(EngineError::WrongTag {
+                function: function.id(),
+                reason: format!(
+                    "pre-flight: a stream of {} chunks ({bytes} bytes) tagged {}, but {} gives {} for them joined; not timed",
+                    chunks.len(),
+                    hex::encode(&got[..tag_len]),
+                    report.reference,
+                    hex::encode(&want[..tag_len])
+                ),
+            });
+        }
+        report.messages += chunks.len();
+        report.bytes += bytes as u64;
+    }
+    report.lengths = lengths.len();
+    Ok(())
 }
 
 #[cfg(test)]

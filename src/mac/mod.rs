@@ -17,6 +17,7 @@
 //! switched function refuses its key setup with the reason (see [`switch`]).
 
 pub mod algorithm;
+pub mod botan;
 pub mod cryptopp;
 pub mod ipsecmb;
 pub mod kmac;
@@ -257,6 +258,28 @@ pub trait KeyedMac: Send {
         false
     }
 
+    /// `--dispatch stream`: begin one long message through the library's incremental interface
+    /// (keyed state kept, `nonce` for the algorithms that take one). The three `stream_*` methods
+    /// are the bulk rate a file or stream authenticator sees: many updates, one finalisation. A
+    /// backend without an incremental interface keeps these defaults, which refuse: a stream is
+    /// never imitated by joining pieces, and the refusal names why.
+    fn stream_begin(&mut self, nonce: &[u8]) -> Result<(), Refused> {
+        let _ = nonce;
+        Err(Refused::no_stream())
+    }
+
+    /// Feed the next pieces of the message begun by [`KeyedMac::stream_begin`], in order.
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+        let _ = chunks;
+        Err(Refused::no_stream())
+    }
+
+    /// Finalise the message into `tag` and return to the keyed state for the next one.
+    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+        let _ = tag;
+        Err(Refused::no_stream())
+    }
+
     /// Recompute the tag of `msg` and compare it with `expected` in constant time: `Ok(true)` when it
     /// matches, `Err` when the library refused to compute it.
     fn verify(&mut self, nonce: &[u8], msg: &[u8], expected: &[u8]) -> Result<bool, Refused> {
@@ -325,6 +348,14 @@ pub struct Refused {
 }
 
 impl Refused {
+    /// What a backend without an incremental interface says to `--dispatch stream`.
+    pub fn no_stream() -> Refused {
+        Refused {
+            what: "a stream".to_string(),
+            reason: "this backend takes whole messages only here (no incremental update through macbench), so it cannot be timed as a stream".to_string(),
+        }
+    }
+
     /// A refused single message of `len` bytes.
     pub fn message(len: usize, reason: impl Into<String>) -> Refused {
         Refused {
@@ -500,6 +531,7 @@ pub static BACKENDS: &[&Backend] = &[
     &nettle::BACKEND,
     &ipsecmb::BACKEND,
     &sodium::BACKEND,
+    &botan::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];

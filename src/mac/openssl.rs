@@ -789,6 +789,44 @@ impl KeyedMac for EvpMac {
     fn streams(&self) -> bool {
         true
     }
+
+    fn stream_begin(&mut self, _nonce: &[u8]) -> Result<(), Refused> {
+        let (key_ptr, key_len) = match &self.rekey_each_message {
+            Some(k) => (k.as_ptr(), k.len()),
+            None => (ptr::null(), 0),
+        };
+        // SAFETY: ctx is a valid, keyed context owned by self; the key, when passed again, too.
+        let ok = unsafe { ffi::EVP_MAC_init(self.ctx, key_ptr, key_len, ptr::null()) } == 1;
+        if ok {
+            Ok(())
+        } else {
+            Err(refused_message(0))
+        }
+    }
+
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+        for chunk in chunks {
+            // SAFETY: ctx is a valid context with a message begun; chunk is valid for its length.
+            if unsafe { ffi::EVP_MAC_update(self.ctx, chunk.as_ptr(), chunk.len()) } != 1 {
+                return Err(refused_message(chunk.len()));
+            }
+        }
+        Ok(())
+    }
+
+    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+        let mut full = [0u8; super::MAX_TAG_LEN];
+        let mut written: size_t = 0;
+        // SAFETY: ctx is a valid context with a message begun; full holds MAX_TAG_LEN ≥ tag_len bytes.
+        let ok = unsafe {
+            ffi::EVP_MAC_final(self.ctx, full.as_mut_ptr(), &mut written, full.len()) == 1
+        };
+        if !ok || written != self.tag_len {
+            return Err(refused_message(0));
+        }
+        tag.copy_from_slice(&full[..tag.len()]);
+        Ok(())
+    }
 }
 
 /// CBC-MAC (zero IV, zero-padded final block) over `EVP_aes_128_cbc`.

@@ -84,9 +84,19 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
     }
 }
 
+/// A stream fed or finished before `stream_begin`: a caller's error, refused rather than tagged.
+fn not_begun() -> Refused {
+    Refused {
+        what: "a stream".to_string(),
+        reason: "no stream begun".to_string(),
+    }
+}
+
 /// A keyed `digest::Mac` state cloned per message.
 struct Template<M> {
     keyed: M,
+    /// The message begun by `stream_begin` (`--dispatch stream`), a clone of `keyed`.
+    open: Option<M>,
 }
 
 /// RustCrypto's GMAC here is `aes_gcm::AesGcm<_, U12>`: the crate is generic over the nonce size,
@@ -105,7 +115,7 @@ where
     M: Mac + KeyInit + Clone + Send + 'static,
 {
     let keyed = <M as KeyInit>::new_from_slice(key).map_err(|e| backend_error("mac", e))?;
-    Ok(Box::new(Template { keyed }))
+    Ok(Box::new(Template { keyed, open: None }))
 }
 
 impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
@@ -133,6 +143,25 @@ impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
 
     fn streams(&self) -> bool {
         true
+    }
+
+    fn stream_begin(&mut self, _nonce: &[u8]) -> Result<(), Refused> {
+        self.open = Some(self.keyed.clone());
+        Ok(())
+    }
+
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+        let mac = self.open.as_mut().ok_or_else(not_begun)?;
+        for chunk in chunks {
+            mac.update(chunk);
+        }
+        Ok(())
+    }
+
+    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+        let mac = self.open.take().ok_or_else(not_begun)?;
+        tag.copy_from_slice(&mac.finalize().into_bytes()[..tag.len()]);
+        Ok(())
     }
 }
 
@@ -173,6 +202,23 @@ impl<M: Mac + digest::FixedOutputReset + Send> KeyedMac for Resetting<M> {
 
     fn streams(&self) -> bool {
         true
+    }
+
+    /// The keyed state is always at a message's start (every path ends in `finalize_reset`).
+    fn stream_begin(&mut self, _nonce: &[u8]) -> Result<(), Refused> {
+        Ok(())
+    }
+
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+        for chunk in chunks {
+            Mac::update(&mut self.keyed, chunk);
+        }
+        Ok(())
+    }
+
+    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+        tag.copy_from_slice(&Mac::finalize_reset(&mut self.keyed).into_bytes()[..tag.len()]);
+        Ok(())
     }
 }
 

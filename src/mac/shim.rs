@@ -195,6 +195,17 @@ impl ShimMac {
 }
 
 impl ShimMac {
+    /// A streaming call's status as a result; `len` is the piece it was given.
+    fn stream_status(&self, status: c_int, len: usize) -> Result<(), Refused> {
+        if status == 0 {
+            return Ok(());
+        }
+        Err(Refused {
+            what: format!("a stream update of {len} bytes"),
+            reason: self.reason(status),
+        })
+    }
+
     /// The batch through the shim's `tag_batch` (`depth` `None`) or `tag_inflight`, at most
     /// [`SHIM_MAX_BATCH`] messages a call. A message the library refuses refuses the batch.
     fn tag_jobs(&mut self, batch: &mut Batch<'_>, submit: Submit) -> Result<(), Refused> {
@@ -297,6 +308,37 @@ impl KeyedMac for ShimMac {
             return Err(Refused::message(len, self.reason(status)));
         }
         Ok(())
+    }
+
+    fn stream_begin(&mut self, nonce: &[u8]) -> Result<(), Refused> {
+        if !self.streams() {
+            return Err(Refused::no_stream());
+        }
+        // SAFETY: handle is a live context of this shim; nonce is valid for its length.
+        let status = unsafe { (self.shim.begin)(self.handle, nonce.as_ptr(), nonce.len()) };
+        self.stream_status(status, 0)
+    }
+
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+        for c in chunks {
+            // SAFETY: handle is a live context with a message begun; c is valid for its length.
+            let status = unsafe { (self.shim.update)(self.handle, c.as_ptr(), c.len()) };
+            if status != 0 {
+                // The contract: finish after a refused update puts the context back in its
+                // keyed state; the tag is thrown away.
+                let mut scratch = [0u8; super::MAX_TAG_LEN];
+                // SAFETY: as above; scratch is writable for its length.
+                unsafe { (self.shim.finish)(self.handle, scratch.as_mut_ptr(), 0) };
+                return self.stream_status(status, c.len());
+            }
+        }
+        Ok(())
+    }
+
+    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+        // SAFETY: handle is a live context with a message begun; tag is writable for its length.
+        let status = unsafe { (self.shim.finish)(self.handle, tag.as_mut_ptr(), tag.len()) };
+        self.stream_status(status, 0)
     }
 
     /// The first `bits` bits of `msg`, where the shim takes bit lengths (the 3GPP functions).

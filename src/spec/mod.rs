@@ -103,14 +103,14 @@ pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duratio
     ))
 }
 
-/// `--dispatch`: comma-separated modes (`single`, `burst:N`, `inflight:N`), each once, in the order
+/// `--dispatch`: comma-separated modes (`single`, `burst:N`, `inflight:N`, `stream`), each once, in the order
 /// given.
 pub fn parse_dispatches(text: &str) -> Result<Vec<engine::Dispatch>, SpecError> {
     let mut modes: Vec<engine::Dispatch> = Vec::new();
     for item in text.split(',') {
         if item.trim().is_empty() {
             return Err(SpecError::new(format!(
-                "--dispatch: {text:?} has an empty item; give single, burst:N or inflight:N, comma-separated"
+                "--dispatch: {text:?} has an empty item; give single, burst:N, inflight:N or stream, comma-separated"
             )));
         }
         let mode: engine::Dispatch = item.parse().map_err(SpecError::new)?;

@@ -1,0 +1,87 @@
+//! Botan backend: the system Botan 2 (Debian's libbotan-2-dev) through `csrc/botan_shim.cpp` and the
+//! one shim table of `csrc/macbench_shim.h` ([`super::shim`]).
+//!
+//! Why Botan: `botan speed` is one of `macbench compare`'s reference tools, and a verdict on the
+//! harness needs the same library on both sides (docs/methodology.md §7). The shim makes each MAC by
+//! the very name `botan speed` takes (`HMAC(SHA-256)`, `CMAC(Twofish)`), keyed once in `create`;
+//! per message Botan's own reset does the rest for HMAC, CMAC and CBC-MAC (back in their keyed state
+//! after `final`). Botan 2 forgets the key of Poly1305, GMAC and SipHash in `final`, so for those the
+//! shim sets the kept key again per message (for GMAC the AES key schedule and GHASH's H count in
+//! every message: the library as shipped), and GMAC then takes the message's nonce. Every context streams
+//! (`begin`/`update`/`finish`), so `--dispatch stream` times what `botan speed` 2.x times.
+//!
+//! `hw` only: Botan picks AES-NI, SHA-NI and CLMUL per call from its own CPUID, with no switch a
+//! child process could use short of the `BOTAN_CLEAR_CPUID` environment variable, not wired here.
+//!
+//! Built only with `cfg(have_botan)` (build.rs found the library and compiled the shim); otherwise
+//! every entry is listed as unavailable with the reason build.rs recorded.
+
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+
+pub static BACKEND: Backend = Backend {
+    name: "botan",
+    description: "system Botan 2 through csrc/botan_shim.cpp; MACs made by botan speed's names, keyed once, reset by Botan per message",
+    version,
+    availability,
+    process_switch: None,
+    isa_levels: IsaLevels::NotOffered(
+        "botan: only hw (Botan picks its code paths per call from its own CPUID); ISA levels are offered by ipsecmb, openssl and cryptopp",
+    ),
+    length_limit: super::no_length_limit,
+    nonce_limit: super::no_nonce_limit,
+    key_limit: super::no_key_limit,
+    entries: crate::hw_entries![
+        "hmac-md5",
+        "hmac-sha1",
+        "hmac-sha224",
+        "hmac-sha256",
+        "hmac-sha384",
+        "hmac-sha512",
+        "hmac-sha512-256",
+        "hmac-sha3-224",
+        "hmac-sha3-256",
+        "hmac-sha3-384",
+        "hmac-sha3-512",
+        "cmac-aes128",
+        "cmac-aes192",
+        "cmac-aes256",
+        "cmac-twofish",
+        "cmac-serpent",
+        "cbcmac-aes128",
+        "gmac-aes128",
+        "gmac-aes192",
+        "gmac-aes256",
+        "poly1305",
+        "siphash-2-4",
+    ],
+};
+
+/// Whether the shim was compiled and linked into this binary.
+pub const BUILT: bool = cfg!(have_botan);
+
+crate::c_shim!(have_botan, macbench_shim_botan);
+
+fn availability() -> Availability {
+    super::shim::availability(
+        BUILT,
+        option_env!("MACBENCH_BOTAN_MISSING"),
+        "libbotan-2-dev",
+        "Botan 2",
+    )
+}
+
+/// `Botan 2.19.3`, as the shim describes the library loaded.
+pub fn version() -> String {
+    match shim() {
+        Some(shim) => shim.fact("version").unwrap_or_default(),
+        None => "Botan not built".to_string(),
+    }
+}
+
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    super::shim::keyed(shim(), "botan", availability, algorithm, key)
+}
