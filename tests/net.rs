@@ -48,6 +48,7 @@ fn setup(name: &str, tag_len: usize, sizes: Vec<u32>, inject: u32) -> TrialSetup
         batch: macbench::net::batch_io::DEFAULT_BATCH,
         gso: false,
         gro: false,
+        unthrottled_pps: macbench::net::trial::DEFAULT_UNTHROTTLED_PPS,
     }
 }
 
@@ -340,7 +341,7 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     );
     assert!(stdout.contains("hmac-sha256/"), "{stdout}");
     let doc = json(&j);
-    assert_eq!(doc["schema"], "macbench-net/3");
+    assert_eq!(doc["schema"], "macbench-net/4");
     assert_eq!(doc["config"]["replay_window"], 1024);
     assert_eq!(doc["config"]["rcvbuf"], 4 << 20);
     let results = doc["results"].as_array().unwrap();
@@ -620,6 +621,25 @@ fn bad_command_lines_are_one_line_usage_errors() {
     }
     assert_usage_error(&["net", "--gso=maybe"], "--gso");
     assert_usage_error(&["net", "--gro=1"], "--gro");
+    assert_usage_error(&["net", "--gso", "--no-gso"], "--no-gso");
+    assert_usage_error(&["net", "--gro", "--no-gro"], "--no-gro");
+    // Tags of a day-long trial at a billion packets per second cannot be prepared: refused before
+    // any packet is sent, with the memory it would take and the flag that makes it less.
+    assert_usage_error(
+        &[
+            "net",
+            "--alg",
+            "null",
+            "--sizes",
+            "64",
+            "--no-null",
+            "--rate",
+            "1000000000",
+            "--duration",
+            "86400s",
+        ],
+        "shorter --duration",
+    );
     assert_usage_error(&["net", "--sender-core", "4095"], "CPU 4095 is not online");
     assert_usage_error(&["net", "send", "--to", "not an address"], "--to");
     assert_usage_error(&["net", "send", "--to", "127.0.0.1"], "--to");

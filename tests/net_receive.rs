@@ -80,6 +80,7 @@ impl TestReceiver {
             batch: macbench::net::batch_io::DEFAULT_BATCH,
             gso: false,
             gro: false,
+            unthrottled_pps: macbench::net::trial::DEFAULT_UNTHROTTLED_PPS,
         };
         let mut path = RemotePath::connect(self.addr, None, Arc::new(AtomicBool::new(false)))
             .expect("the receiver still accepts a sender");

@@ -159,16 +159,22 @@ pub struct NetOptions {
     /// gives. Per-packet work (tag, parse, anti-replay, verify) is the same either way.
     #[arg(long, default_value_t = crate::net::batch_io::DEFAULT_BATCH, allow_hyphen_values = true, value_parser = parse_batch)]
     pub batch: usize,
-    /// Send runs of equal-size datagrams as one UDP GSO message each (`UDP_SEGMENT`): the kernel cuts
-    /// them into separate datagrams, so the sender's stack is walked once per run, not per packet.
-    /// An error if the kernel refuses it.
-    #[arg(long)]
+    /// Require UDP GSO on the sender (`UDP_SEGMENT`: runs of equal-size datagrams go out as one
+    /// message, which the kernel cuts apart): an error if the kernel refuses it. GSO is on by
+    /// default whenever the kernel takes it; this flag only makes its absence an error.
+    #[arg(long, conflicts_with = "no_gso")]
     pub gso: bool,
-    /// Let the kernel coalesce arriving datagrams (`UDP_GRO`); the receiver cuts them apart and still
-    /// parses, checks and verifies each packet. With `--gso` on loopback, the kernel hands over each
-    /// GSO run whole. An error if the kernel refuses it.
-    #[arg(long)]
+    /// Require UDP GRO on the receiver (`UDP_GRO`: the kernel may hand over several datagrams at
+    /// once; each is still parsed, checked and verified on its own): an error if the kernel refuses
+    /// it. On by default whenever the kernel takes it.
+    #[arg(long, conflicts_with = "no_gro")]
     pub gro: bool,
+    /// Send one datagram per message, without UDP GSO (on by default when the kernel takes it).
+    #[arg(long)]
+    pub no_gso: bool,
+    /// Receive without UDP GRO (on by default when the kernel takes it).
+    #[arg(long)]
+    pub no_gro: bool,
     /// Do not measure the null-MAC baseline.
     #[arg(long)]
     pub no_null: bool,
@@ -217,6 +223,17 @@ struct Plan {
     search: SearchConfig,
     sender_core: Option<usize>,
     receiver_core: Option<usize>,
+    /// Which UDP offloads are on, and why the others are off.
+    offloads: String,
+}
+
+fn offload_wish(required: bool, off: bool) -> crate::net::batch_io::OffloadWish {
+    use crate::net::batch_io::OffloadWish;
+    match (required, off) {
+        (_, true) => OffloadWish::Off,
+        (true, false) => OffloadWish::Required,
+        (false, false) => OffloadWish::IfOffered,
+    }
 }
 
 /// `--alg`, `--backend`, `--accel` resolved, refusing switched functions: sender and receiver key in
@@ -287,6 +304,11 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
     let sizes = parse_sizes(&o.sizes, o.seed, HEADER_LEN + tag_len)?;
     check_lengths(&functions, &sizes, tag_len)?;
     let rcvbuf = parse_rcvbuf(&o.rcvbuf)?;
+    let offloads = crate::net::batch_io::choose_offloads(
+        offload_wish(o.gso, o.no_gso),
+        offload_wish(o.gro, o.no_gro),
+    )
+    .map_err(CliError::usage)?;
     let online = host::online_cpus();
     check_core("--sender-core", o.sender_core, &online)?;
     check_core("--receiver-core", o.receiver_core, &online)?;
@@ -315,6 +337,12 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
     if null.is_some() {
         functions.retain(|f| f.algorithm.name != "null");
     }
+    // The largest trial's tags, checked now so a run that cannot prepare them is refused before
+    // anything runs (each trial checks its own again).
+    let largest =
+        crate::net::sender::packets_for(rate, crate::net::trial::DEFAULT_UNTHROTTLED_PPS, trial);
+    crate::net::sender::check_memory(largest, trial, tag_len, o.inject_bad)
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let search = SearchConfig {
         acceptable_loss,
         resolution,
@@ -340,9 +368,10 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
             seed: o.seed,
             rcvbuf,
             batch: o.batch,
-            gso: o.gso,
-            gro: o.gro,
+            gso: offloads.gso,
+            gro: offloads.gro,
         },
+        offloads: offloads.description,
         search,
         sender_core,
         receiver_core,
@@ -436,6 +465,8 @@ fn config_report(plan: &Plan, path: &Path) -> NetConfigReport {
         batch: plan.config.batch,
         gso: plan.config.gso,
         gro: plan.config.gro,
+        offloads: plan.offloads.clone(),
+        sender_prepares: report::SENDER_PREPARES,
         requested_tag_len: plan.config.tag_len,
         sender_core: plan.sender_core,
         receiver_core,
@@ -455,8 +486,9 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         partial: true,
     };
     crate::outln!(
-        "macbench net: {}; trial {:.3} s; acceptable loss {}; size = {}",
+        "macbench net: {}; {}; trial {:.3} s; acceptable loss {}; size = {}",
         doc.config.transport,
+        doc.config.offloads,
         doc.config.trial_s,
         if plan.search.acceptable_loss == 0.0 {
             "0".to_string()

@@ -148,6 +148,75 @@ pub fn disable_gro(socket: &UdpSocket) -> io::Result<()> {
     set_udp_option(socket, UDP_GRO, 0)
 }
 
+/// What the command line asks of one UDP offload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffloadWish {
+    /// On when the kernel takes it, off (and said so) when it does not: the default.
+    IfOffered,
+    /// On, and an error if the kernel refuses it (`--gso`, `--gro`).
+    Required,
+    /// Off (`--no-gso`, `--no-gro`).
+    Off,
+}
+
+/// The UDP offloads a run uses, and a line that says why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offloads {
+    pub gso: bool,
+    pub gro: bool,
+    /// `UDP GSO and GRO on (the kernel takes them)`, or what is off and why.
+    pub description: String,
+}
+
+/// Decide the offloads: each one asked for (or left to its default) is tried on a loopback socket
+/// of this kernel, so a kernel without it falls back to plain batching *and says so*, unless the
+/// flag demanded it.
+pub fn choose_offloads(gso: OffloadWish, gro: OffloadWish) -> Result<Offloads, String> {
+    let probe = UdpSocket::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .map_err(|e| format!("a UDP socket to try UDP GSO and GRO on: {e}"))?;
+    let mut notes = Vec::new();
+    let mut decide = |name: &str, flags: [&str; 2], wish: OffloadWish, option: libc::c_int| {
+        let [required, off] = flags;
+        if wish == OffloadWish::Off {
+            notes.push(format!("{name} off ({off})"));
+            return Ok(false);
+        }
+        match (
+            wish,
+            set_udp_option(&probe, option, i32::from(option == UDP_GRO)),
+        ) {
+            (_, Ok(())) => Ok(true),
+            (OffloadWish::Required, Err(e)) => Err(format!(
+                "{required}: the kernel refuses {name} on this socket: {e}"
+            )),
+            (_, Err(e)) => {
+                notes.push(format!("{name} off: the kernel refuses it ({e})"));
+                Ok(false)
+            }
+        }
+    };
+    let gso = decide("UDP GSO", ["--gso", "--no-gso"], gso, UDP_SEGMENT)?;
+    let gro = decide("UDP GRO", ["--gro", "--no-gro"], gro, UDP_GRO)?;
+    let on = match (gso, gro) {
+        (true, true) => "UDP GSO and GRO on",
+        (true, false) => "UDP GSO on",
+        (false, true) => "UDP GRO on",
+        (false, false) => "",
+    };
+    let description = if notes.is_empty() {
+        format!("{on} (the kernel takes them)")
+    } else if on.is_empty() {
+        notes.join("; ")
+    } else {
+        format!("{on}; {}", notes.join("; "))
+    };
+    Ok(Offloads {
+        gso,
+        gro,
+        description,
+    })
+}
+
 fn zeroed_header() -> libc::mmsghdr {
     // SAFETY: mmsghdr is plain data (pointers, lengths, flags); all zeros is a valid value, the one
     // C code starts from (no name, no control data).
@@ -470,6 +539,39 @@ mod tests {
             for (i, d) in seen.iter().enumerate() {
                 assert_eq!(d, &vec![i as u8; i + 1], "batch {batch}");
             }
+        }
+    }
+
+    /// Switched off is off, whatever the kernel offers, and said so; left to the kernel, an offload is
+    /// on or its absence is explained; required, it is on or an error naming the flag.
+    #[test]
+    fn offloads_are_chosen_and_explained() {
+        use OffloadWish::*;
+        let off = choose_offloads(Off, Off).unwrap();
+        assert!(!off.gso && !off.gro);
+        assert_eq!(
+            off.description,
+            "UDP GSO off (--no-gso); UDP GRO off (--no-gro)"
+        );
+        let auto = choose_offloads(IfOffered, IfOffered).unwrap();
+        let (tx, _) = pair();
+        let kernel_gso = enable_gso(&tx).is_ok();
+        assert_eq!(auto.gso, kernel_gso);
+        assert_eq!(auto.gro, enable_gro(&tx).is_ok());
+        if auto.gso && auto.gro {
+            assert_eq!(
+                auto.description,
+                "UDP GSO and GRO on (the kernel takes them)"
+            );
+        } else {
+            assert!(
+                auto.description.contains("the kernel refuses it"),
+                "{auto:?}"
+            );
+        }
+        match choose_offloads(Required, Off) {
+            Ok(o) => assert!(kernel_gso && o.gso && !o.gro && o.description.contains("(--no-gro)")),
+            Err(e) => assert!(!kernel_gso && e.starts_with("--gso: "), "{e}"),
         }
     }
 }

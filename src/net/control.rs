@@ -865,6 +865,10 @@ impl RemotePath {
         n: u32,
     ) -> Result<TrialResult, NetError> {
         let (sa, key, mut builder) = setup.sender(n)?;
+        let (to, core, cancel) = (self.to, self.sender_core, self.cancel.clone());
+        let plan = setup.send_plan(rate, &cancel);
+        // Before `start`: the receiver's deadlines count from it.
+        super::sender::prepare(&mut builder, &plan)?;
         self.call(&Request::Start {
             function: setup.function.id(),
             key: hex::encode(&key),
@@ -881,8 +885,6 @@ impl RemotePath {
         } else {
             (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
         };
-        let (to, core, cancel) = (self.to, self.sender_core, self.cancel.clone());
-        let plan = setup.send_plan(rate, &cancel);
         let send = std::thread::scope(|scope| {
             scope
                 .spawn(|| -> Result<_, String> {

@@ -66,5 +66,14 @@ impl From<crate::mac::MacError> for NetError {
     }
 }
 
+impl From<sender::PrepareError> for NetError {
+    fn from(e: sender::PrepareError) -> Self {
+        match e {
+            sender::PrepareError::Memory { .. } => NetError::Usage(e.to_string()),
+            sender::PrepareError::Refused(r) => NetError::Failure(format!("sender: {r}")),
+        }
+    }
+}
+
 /// Default sizes: frame-size-like datagram sizes (bytes of UDP payload).
 pub const DEFAULT_SIZES: &[u32] = &[64, 128, 256, 512, 1024, 1280, 1518];

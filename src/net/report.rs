@@ -40,11 +40,18 @@ pub struct TrialSummary {
     pub sender_cpu_ns_per_packet: Option<f64>,
     /// Receiver thread CPU per datagram read (ns): its headroom.
     pub receiver_cpu_ns_per_packet: Option<f64>,
+    /// Receiver time per datagram spent handling it (parse, anti-replay, verify), system calls
+    /// excluded (ns): minus the null function's, what the MAC costs a packet.
+    pub receiver_handle_ns_per_packet: Option<f64>,
     /// System calls that sent and that received datagrams (`--batch` sets how many per call).
     pub send_calls: u64,
     pub receive_calls: u64,
     /// Receive buffer the kernel granted (bytes).
     pub rcvbuf_bytes: u64,
+    /// Packets whose tags the sender computed before the trial's clock started, and the seconds
+    /// that took (not part of the trial).
+    pub prepared_packets: u64,
+    pub prepare_s: f64,
     pub receiver: ReceiverCounts,
     /// Bad packets the sender mixed in, by the counter each should land in.
     pub injected: InjectedCounts,
@@ -68,9 +75,12 @@ impl TrialSummary {
             receiver_cpu: t.receive.cpu_utilisation(),
             sender_cpu_ns_per_packet: t.send.cpu_ns_per_datagram(),
             receiver_cpu_ns_per_packet: t.receive.cpu_ns_per_datagram(),
+            receiver_handle_ns_per_packet: t.receive.handle_ns_per_datagram(),
             send_calls: t.send.calls,
             receive_calls: t.receive.calls,
             rcvbuf_bytes: t.receive.rcvbuf_bytes,
+            prepared_packets: t.send.prepared,
+            prepare_s: t.send.prepare_ns as f64 / 1e9,
             receiver: t.receive.counts,
             injected: t.send.injected,
         }
@@ -177,9 +187,14 @@ pub struct NetConfigReport {
     pub rcvbuf: Option<usize>,
     /// Datagrams per system call on both sides (1: unbatched).
     pub batch: usize,
-    /// UDP GSO on the sender, UDP GRO on the receiver.
+    /// UDP GSO on the sender, UDP GRO on the receiver: what was in effect (on by default when the
+    /// kernel takes them).
     pub gso: bool,
     pub gro: bool,
+    /// The same in words, with the reason for any that is off.
+    pub offloads: String,
+    /// What the sender computes before each trial's clock starts ([`SENDER_PREPARES`]).
+    pub sender_prepares: &'static str,
     pub requested_tag_len: usize,
     pub sender_core: Option<usize>,
     pub receiver_core: Option<usize>,
@@ -187,6 +202,9 @@ pub struct NetConfigReport {
     /// What "size" means, so a JSON reader need not guess.
     pub size_definition: &'static str,
 }
+
+pub const SENDER_PREPARES: &str =
+    "every tag of the trial (unique sequence numbers from 1), before the trial's clock starts: while it runs the sender only writes headers, copies payloads and tags and sends, the same work for every function";
 
 pub const SIZE_DEFINITION: &str =
     "UDP payload bytes: 12-byte header (SPI, sequence number) + payload + tag; IP/UDP/Ethernet headers not counted";
@@ -204,7 +222,11 @@ pub struct NetDocument {
 /// 2: `size` became a number (null for a size model, named in `size_model`), as in `run`'s results.
 /// 3: rates are over the trial (not first-to-last send); `limited_by`, `zero_loss_pps`, each side's
 /// CPU per packet and system calls, `batch`, `gso` and `gro`; the CSV gained those columns.
-pub const SCHEMA: &str = "macbench-net/3";
+/// 4: the sender prepares every tag before the trial (`config.sender_prepares`; each trial's
+/// `prepared_packets` and `prepare_s`); GSO and GRO on by default (`config.offloads` says which are
+/// on and why); an unthrottled trial ends when its prepared packets run out; each trial's
+/// `receiver_handle_ns_per_packet` (the CSV's column of that name).
+pub const SCHEMA: &str = "macbench-net/4";
 
 pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {
     let mut v = serde_json::to_vec_pretty(doc).map_err(|e| e.to_string())?;
@@ -230,6 +252,7 @@ pub const CSV_HEADER: &[&str] = &[
     "receiver_cpu",
     "sender_cpu_ns_per_packet",
     "receiver_cpu_ns_per_packet",
+    "receiver_handle_ns_per_packet",
     "limited_by",
     "zero_loss_pps",
     "pps_vs_null",
@@ -277,6 +300,7 @@ pub fn to_csv(doc: &NetDocument) -> Result<Vec<u8>, String> {
             opt(t.and_then(|t| t.receiver_cpu)),
             opt(t.and_then(|t| t.sender_cpu_ns_per_packet)),
             opt(t.and_then(|t| t.receiver_cpu_ns_per_packet)),
+            opt(t.and_then(|t| t.receiver_handle_ns_per_packet)),
             r.limited_by.name().to_string(),
             opt(r.zero_loss_pps),
             opt(r.pps_vs_null),

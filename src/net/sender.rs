@@ -2,10 +2,12 @@
 //! and optionally mix in bad packets the receiver must reject.
 //!
 //! The sender must be cheaper per packet than the receiver, or the receiver is never pushed to loss
-//! and no zero-loss rate is measured. So packets are built in place in slots allocated once per trial
-//! ([`super::batch_io::Slots`]), a whole pacing step at a time and *ahead* of its due time (tags
-//! computed while the pacer would otherwise wait), and a step goes out in as few system calls as
-//! `--batch` (and `--gso`) allow.
+//! and no zero-loss rate is measured. On two cores that is only possible if the sender does not
+//! compute the MAC the receiver verifies while the trial runs: so every tag of a trial is computed
+//! before its clock starts ([`prepare`]), and the sender's per-packet work is then the null
+//! function's — write the header, copy payload and tag, send. Packets are written in place in slots
+//! allocated once per trial ([`super::batch_io::Slots`]), a whole pacing step at a time and *ahead*
+//! of its due time, and a step goes out in as few system calls as `--batch` and UDP GSO allow.
 //!
 //! Pacing is by steps + sleep/spin: step `k` is due at `start + k·b/rate`. Far from the due time the
 //! thread sleeps (cheap, but the kernel wakes it up to ~60 µs late), the last stretch it spins. When
@@ -106,6 +108,12 @@ pub struct SendReport {
     pub cpu_ns: u64,
     /// Thread CPU time spent spinning for the pacer (CPU time that is not the sender's work).
     pub spin_ns: u64,
+    /// Sequence numbers whose tags were computed before the trial's clock started ([`prepare`]).
+    #[serde(default)]
+    pub prepared: u64,
+    /// Wall time the preparation took (not part of the trial).
+    #[serde(default)]
+    pub prepare_ns: u64,
 }
 
 impl SendReport {
@@ -138,6 +146,17 @@ impl SendReport {
     }
 }
 
+/// Where [`PacketBuilder::build`] takes a packet's tag from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TagSource {
+    /// Compute it now (tests, and a builder never prepared).
+    Compute,
+    /// Compute it now and keep it in the builder's book ([`prepare`]).
+    Record,
+    /// Copy it from the book: no MAC work while the trial's clock runs.
+    Replay,
+}
+
 /// Builds packets for one security association.
 pub struct PacketBuilder {
     sa: Sa,
@@ -147,6 +166,12 @@ pub struct PacketBuilder {
     nonce: Vec<u8>,
     pool: Arc<Vec<u8>>,
     scratch: [u8; crate::mac::MAX_TAG_LEN],
+    source: TagSource,
+    /// The tag of sequence number `s` at `(s - 1) * sa.tag_len`: sequence numbers of a trial start at
+    /// 1 and every packet built takes the next one, so the book is indexed by them.
+    book: Vec<u8>,
+    /// Wall time the last [`prepare`] took.
+    prepare_ns: u64,
 }
 
 impl PacketBuilder {
@@ -165,6 +190,9 @@ impl PacketBuilder {
             nonce: vec![0; nonce_len],
             pool,
             scratch: [0; crate::mac::MAX_TAG_LEN],
+            source: TagSource::Compute,
+            book: Vec::new(),
+            prepare_ns: 0,
         }
     }
 
@@ -182,14 +210,43 @@ impl PacketBuilder {
         let room = self.pool.len().saturating_sub(MAX_PACKET_LEN).max(1) as u64;
         let offset = (seq.wrapping_mul(2_654_435_761) % room) as usize;
         let covered = self.sa.write_header(seq, &self.pool[offset..], len, out);
+        let tag_len = self.sa.tag_len;
+        if self.source == TagSource::Replay {
+            let at = (seq as usize).wrapping_sub(1).wrapping_mul(tag_len);
+            let tag = self.book.get(at..at + tag_len).ok_or_else(|| Refused {
+                what: format!("packet {seq}"),
+                reason: format!(
+                    "only {} packets' tags were prepared before the trial",
+                    self.book.len() / tag_len
+                ),
+            })?;
+            out[covered..len].copy_from_slice(tag);
+            return Ok(len);
+        }
         if !self.nonce.is_empty() {
             nonce_for(seq, &mut self.nonce);
         }
         let full = &mut self.scratch[..self.full_tag_len];
         full.fill(0);
         self.mac.tag_into(&self.nonce, &out[..covered], full)?;
-        out[covered..len].copy_from_slice(&full[..self.sa.tag_len]);
+        out[covered..len].copy_from_slice(&full[..tag_len]);
+        if self.source == TagSource::Record {
+            // Sequence numbers are consecutive from 1; any other order would file tags under the
+            // wrong packets.
+            if self.book.len() != (seq as usize).wrapping_sub(1).wrapping_mul(tag_len) {
+                return Err(Refused {
+                    what: format!("packet {seq}"),
+                    reason: "tags are prepared for consecutive sequence numbers only".to_string(),
+                });
+            }
+            self.book.extend_from_slice(&out[covered..len]);
+        }
         Ok(len)
+    }
+
+    /// Packets whose tags are in the book.
+    pub fn prepared(&self) -> u64 {
+        (self.book.len() / self.sa.tag_len.max(1)) as u64
     }
 }
 
@@ -198,6 +255,10 @@ pub struct SendPlan<'a> {
     /// Packets per second; `None`: as fast as possible.
     pub rate: Option<f64>,
     pub duration: Duration,
+    /// Genuine packets prepared for the trial, the most it sends: `rate × duration`, or for an
+    /// unthrottled trial the most the sender is expected to manage in `duration` (it stops early
+    /// when they run out). See [`packets_for`].
+    pub packets: u64,
     /// Packet sizes, cycled through (one entry for a fixed size).
     pub sizes: &'a [u32],
     /// Bad packets per 1000 genuine ones.
@@ -226,14 +287,133 @@ const SLEEP_SLACK_NS: u64 = 80_000;
 /// computed), then sent when due with as few system calls as the batch allows.
 fn pacing(plan: &SendPlan<'_>) -> (u64, u64, f64) {
     let cap = (plan.batch as u64).max(MIN_STEP_CAP);
+    let total = plan.packets.max(1);
     match plan.rate {
         Some(r) if r > 0.0 => {
-            let total = (r * plan.duration.as_secs_f64()).ceil().max(1.0) as u64;
             let step = ((r * STEP_SPAN_NS / 1e9).round() as u64).clamp(1, cap);
             (total, step, step as f64 * 1e9 / r)
         }
-        _ => (u64::MAX, cap, 0.0),
+        _ => (total, cap, 0.0),
     }
+}
+
+/// Genuine packets a trial at `rate` (`None`: unthrottled, expected to reach at most
+/// `unthrottled_pps`) sends in `duration`.
+pub fn packets_for(rate: Option<f64>, unthrottled_pps: f64, duration: Duration) -> u64 {
+    let pps = match rate {
+        Some(r) if r > 0.0 => r,
+        _ => unthrottled_pps,
+    };
+    (pps * duration.as_secs_f64())
+        .ceil()
+        .clamp(1.0, u64::MAX as f64) as u64
+}
+
+/// Share of the memory the system has available that prepared tags may take.
+const PREPARED_MEMORY_SHARE: f64 = 0.5;
+
+/// What [`prepare`] did before a trial's clock started.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Prepared {
+    /// Sequence numbers whose tags were computed (genuine packets and the forged ones among them).
+    pub packets: u64,
+    pub bytes: u64,
+    /// Wall time the preparation took.
+    pub ns: u64,
+}
+
+/// Why a trial could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// The tags would not fit: bytes needed, bytes available.
+    #[error(
+        "a {duration_s} s trial at {pps:.0} packets/s prepares {packets} tags of {tag_len} bytes \
+         before its clock starts, {need}, more than half the {have} of memory available; give a \
+         shorter --duration"
+    )]
+    Memory {
+        duration_s: f64,
+        pps: f64,
+        packets: u64,
+        tag_len: usize,
+        need: String,
+        have: String,
+    },
+    #[error("{0}")]
+    Refused(#[from] Refused),
+}
+
+/// Bytes the tags of a trial of `packets` genuine packets take, or the error that says they would
+/// not fit in the memory available. Called by [`prepare`], and before a run starts with the largest
+/// trial it will prepare, so a run that cannot be prepared is refused before anything runs.
+pub fn check_memory(
+    packets: u64,
+    duration: Duration,
+    tag_len: usize,
+    inject_bad_per_1000: u32,
+) -> Result<u64, PrepareError> {
+    // A forged packet takes a sequence number of its own: at most one bad packet per genuine one.
+    let bad = (packets as u128 * u128::from(inject_bad_per_1000)).div_ceil(1000) as u64;
+    let seqs = packets.saturating_add(bad);
+    let tag_len = tag_len.max(1);
+    let need = seqs.saturating_mul(tag_len as u64);
+    match crate::engine::limits::SystemLimits::read().memory_available {
+        Some(have) if need as f64 > PREPARED_MEMORY_SHARE * have as f64 => {
+            Err(PrepareError::Memory {
+                duration_s: duration.as_secs_f64(),
+                pps: packets as f64 / duration.as_secs_f64().max(1e-9),
+                packets: seqs,
+                tag_len,
+                need: mib(need),
+                have: mib(have),
+            })
+        }
+        _ => Ok(need),
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.0} MiB", (bytes as f64 / (1u64 << 20) as f64).ceil())
+}
+
+/// Compute every tag of a trial before its clock starts, so that while it runs the sender only
+/// writes headers, copies payloads and tags and hands datagrams to the kernel: the same work for
+/// every function, the null one included, and the MAC's cost shows up on the receiver alone.
+///
+/// The packets are generated by the very code that sends them (sequence numbers, sizes, the bad
+/// packets of `--inject-bad`, forged ones taking sequence numbers of their own), with the builder
+/// keeping each tag under its sequence number; [`send_loop`] then generates the same packets again
+/// and takes the tags from the book. Only tags are kept, not whole packets: header and payload cost
+/// every function the same, and a tag is 16 bytes where a packet may be 1518.
+pub fn prepare(builder: &mut PacketBuilder, plan: &SendPlan<'_>) -> Result<Prepared, PrepareError> {
+    let t0 = clock::wall_ns();
+    let (total, step_len, _) = pacing(plan);
+    let tag_len = builder.sa().tag_len;
+    let need = check_memory(total, plan.duration, tag_len, plan.inject_bad_per_1000)?;
+    builder.source = TagSource::Record;
+    builder.book = Vec::with_capacity(need as usize);
+    let sizes = sizes_of(plan);
+    let mut step = Step::new(step_len, stride_of(builder, sizes));
+    let mut source = Source::new(builder, plan, sizes);
+    let mut left = total;
+    let filled = loop {
+        if left == 0 {
+            break Ok(());
+        }
+        let n = left.min(step_len);
+        if let Err(e) = source.fill(&mut step, n) {
+            break Err(e);
+        }
+        left -= n;
+    };
+    builder.source = TagSource::Replay;
+    filled?;
+    builder.prepare_ns = clock::wall_ns().saturating_sub(t0);
+    Ok(Prepared {
+        packets: builder.prepared(),
+        bytes: builder.book.len() as u64,
+        ns: builder.prepare_ns,
+    })
 }
 
 /// Wait until the wall clock reaches `due`: sleep while it is far, spin the last stretch (the spin is
@@ -369,6 +549,32 @@ struct Step {
     refused: Vec<usize>,
 }
 
+impl Step {
+    /// Room for `genuine` packets and a bad one after each, in slots of `stride` bytes.
+    fn new(genuine: u64, stride: usize) -> Step {
+        Step {
+            slots: Slots::new(2 * genuine as usize, stride),
+            kinds: Vec::with_capacity(2 * genuine as usize),
+            refused: Vec::new(),
+        }
+    }
+}
+
+/// The sizes a plan cycles through (64 bytes if it names none).
+fn sizes_of<'a>(plan: &SendPlan<'a>) -> &'a [u32] {
+    if plan.sizes.is_empty() {
+        &[64]
+    } else {
+        plan.sizes
+    }
+}
+
+/// Bytes per slot: the largest packet the sizes make.
+fn stride_of(builder: &PacketBuilder, sizes: &[u32]) -> usize {
+    let stride = sizes.iter().map(|&s| s as usize).max().unwrap_or(64);
+    stride.clamp(builder.sa().min_len(), MAX_PACKET_LEN)
+}
+
 /// The packet source of a trial: sequence numbers, sizes cycled through, bad packets mixed in.
 struct Source<'a> {
     builder: &'a mut PacketBuilder,
@@ -379,7 +585,19 @@ struct Source<'a> {
     seq: u64,
 }
 
-impl Source<'_> {
+impl<'a> Source<'a> {
+    /// The source of a trial from its first packet (sequence number 1).
+    fn new(builder: &'a mut PacketBuilder, plan: &SendPlan<'_>, sizes: &'a [u32]) -> Source<'a> {
+        Source {
+            builder,
+            injector: BadInjector::new(plan),
+            inject: plan.inject_bad_per_1000 > 0,
+            sizes,
+            size_index: 0,
+            seq: 0,
+        }
+    }
+
     /// Build `genuine` packets (and the bad ones that follow them) into `step`, tags computed.
     fn fill(&mut self, step: &mut Step, genuine: u64) -> Result<(), Refused> {
         step.slots.clear();
@@ -434,41 +652,29 @@ fn send_step(
 /// whose tag the library refuses ends the trial with the library's reason: no packet goes out with a
 /// tag that was not computed.
 ///
-/// Each step is built (tags computed, packets written in place) *before* waiting for its due time,
-/// so the MAC's work is done while the pacer would otherwise spin, and the step then goes out in
-/// `plan.batch`-sized system calls.
+/// The tags are computed before the clock starts ([`prepare`], done here unless the caller did it
+/// first, as the trials do before they start the receiver). Each step is written in place (tags
+/// copied from the book) *before* waiting for its due time, and then goes out in `plan.batch`-sized
+/// system calls.
 pub fn send_loop(
     socket: &UdpSocket,
     builder: &mut PacketBuilder,
     plan: &SendPlan<'_>,
-) -> Result<SendReport, Refused> {
+) -> Result<SendReport, PrepareError> {
+    if builder.source != TagSource::Replay {
+        prepare(builder, plan)?;
+    }
     let mut report = SendReport {
         target_pps: plan.rate,
+        prepared: builder.prepared(),
+        prepare_ns: builder.prepare_ns,
         ..SendReport::default()
     };
-    let sizes: &[u32] = if plan.sizes.is_empty() {
-        &[64]
-    } else {
-        plan.sizes
-    };
-    let stride = sizes.iter().map(|&s| s as usize).max().unwrap_or(64);
-    let stride = stride.clamp(builder.sa().min_len(), MAX_PACKET_LEN);
+    let sizes = sizes_of(plan);
     let duration_ns = plan.duration.as_nanos().min(u64::MAX as u128) as u64;
     let (total, step_len, period_ns) = pacing(plan);
-    // A bad packet may follow each genuine one.
-    let mut step = Step {
-        slots: Slots::new(2 * step_len as usize, stride),
-        kinds: Vec::with_capacity(2 * step_len as usize),
-        refused: Vec::new(),
-    };
-    let mut source = Source {
-        builder,
-        injector: BadInjector::new(plan),
-        inject: plan.inject_bad_per_1000 > 0,
-        sizes,
-        size_index: 0,
-        seq: 0,
-    };
+    let mut step = Step::new(step_len, stride_of(builder, sizes));
+    let mut source = Source::new(builder, plan, sizes);
     let mut sender = BatchSender::new(plan.batch, plan.gso);
     // A paced trial may run a little over its duration when the sender falls behind; never much.
     let deadline_extra = if plan.rate.is_some() {
@@ -497,7 +703,10 @@ pub fn send_loop(
     report.wall_ns = end.saturating_sub(start);
     // The rate is over the trial, not first-to-last send: a paced trial's last step goes out a
     // period before the trial ends, and a trial of one packet has no first-to-last span at all.
-    report.trial_ns = if cancelled {
+    // An unthrottled trial that sent every packet prepared for it ended then: its rate is over
+    // the time it took.
+    let ran_out = plan.rate.is_none() && report.sent >= total;
+    report.trial_ns = if cancelled || ran_out {
         report.wall_ns
     } else {
         report.wall_ns.max(duration_ns)
@@ -574,5 +783,103 @@ mod tests {
             assert_eq!(rx.counts.forged, forged, "{name}");
             assert_eq!(rx.counts.rejected(), 3 + forged);
         }
+    }
+
+    fn builder_and_receiver(name: &str, tag_len: usize) -> (PacketBuilder, Receiver) {
+        let f = function(name);
+        let key = vec![9u8; f.algorithm.default_key_len];
+        let sa = Sa {
+            spi: 0x4d42_0001,
+            tag_len,
+        };
+        let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
+        let full = f.algorithm.computed_tag_len(tag_len);
+        let pool = Arc::new(payload_pool(3));
+        let mac = f.with_key(&key, Default::default()).unwrap();
+        let builder = PacketBuilder::new(sa, mac, full, nonce_len, pool);
+        let mac = f.with_key(&key, Default::default()).unwrap();
+        (builder, Receiver::new(sa, mac, nonce_len, 64))
+    }
+
+    fn plan<'a>(sizes: &'a [u32], inject: u32, cancel: &'a AtomicBool) -> SendPlan<'a> {
+        SendPlan {
+            rate: Some(1000.0),
+            duration: Duration::from_millis(500),
+            packets: packets_for(Some(1000.0), 0.0, Duration::from_millis(500)),
+            sizes,
+            inject_bad_per_1000: inject,
+            replay_window: 64,
+            batch: 32,
+            gso: false,
+            cancel,
+        }
+    }
+
+    /// Prepared packets are the packets the MAC would have built, byte for byte, bad ones included;
+    /// a packet past the prepared ones is refused, not sent with a tag nobody computed.
+    #[test]
+    fn prepared_tags_rebuild_the_computed_packets_exactly() {
+        for (name, tag_len, inject) in [("hmac-sha256", 16, 300), ("gmac-aes128", 12, 1000)] {
+            let cancel = AtomicBool::new(false);
+            let sizes = [64u32, 200, 1518];
+            let plan = plan(&sizes, inject, &cancel);
+            let (mut computing, _) = builder_and_receiver(name, tag_len);
+            let (mut prepared, mut rx) = builder_and_receiver(name, tag_len);
+            let p = prepare(&mut prepared, &plan).unwrap();
+            assert_eq!(plan.packets, 500);
+            // Forged packets take sequence numbers of their own: a quarter of the bad ones.
+            assert!(p.packets > 500, "{name}: {}", p.packets);
+            assert_eq!(p.bytes, p.packets * tag_len as u64);
+            let (step_len, stride) = (pacing(&plan).1, stride_of(&computing, &sizes));
+            let mut expected = Step::new(step_len, stride);
+            let mut got = Step::new(step_len, stride);
+            let mut from_mac = Source::new(&mut computing, &plan, &sizes);
+            let mut from_book = Source::new(&mut prepared, &plan, &sizes);
+            let mut bad = 0;
+            for _ in 0..500 / step_len {
+                from_mac.fill(&mut expected, step_len).unwrap();
+                from_book.fill(&mut got, step_len).unwrap();
+                assert_eq!(expected.kinds, got.kinds);
+                for i in 0..got.slots.len() {
+                    assert_eq!(
+                        expected.slots.get(i),
+                        got.slots.get(i),
+                        "{name}: datagram {i}"
+                    );
+                    let delivered = rx.handle(got.slots.get(i));
+                    assert_eq!(
+                        delivered,
+                        got.kinds[i] == Sent::Genuine,
+                        "{name}: datagram {i}"
+                    );
+                    bad += usize::from(got.kinds[i] != Sent::Genuine);
+                }
+            }
+            assert_eq!(rx.counts.delivered, 500, "{name}");
+            assert_eq!(bad as u64, 500 * u64::from(inject) / 1000, "{name}");
+            let mut out = vec![0u8; 2048];
+            let e = prepared.build(p.packets + 1, 64, &mut out).unwrap_err();
+            assert!(e.reason.contains("prepared"), "{e}");
+        }
+    }
+
+    /// The tags of a trial that would take more than half the memory available are refused before
+    /// any is computed, and the message says how much and what to change.
+    #[test]
+    fn a_trial_too_big_to_prepare_is_refused_with_its_size() {
+        let cancel = AtomicBool::new(false);
+        let sizes = [64u32];
+        let mut plan = plan(&sizes, 0, &cancel);
+        plan.duration = Duration::from_secs(86_400);
+        plan.packets = u64::MAX / 64;
+        let (mut b, _) = builder_and_receiver("null", 16);
+        let e = prepare(&mut b, &plan).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, PrepareError::Memory { .. }), "{text}");
+        assert!(
+            text.contains("MiB") && text.contains("shorter --duration"),
+            "{text}"
+        );
+        assert_eq!(b.prepared(), 0, "nothing computed");
     }
 }

@@ -38,7 +38,17 @@ pub struct TrialSetup {
     /// UDP GSO on the sender (`--gso`), UDP GRO on the receiver (`--gro`).
     pub gso: bool,
     pub gro: bool,
+    /// Packets per second an unthrottled trial prepares for: the most the sender is expected to
+    /// manage. Its tags are computed before the trial starts ([`super::sender::prepare`]), so this
+    /// sets how many; a sender that is faster sends them all in less than the trial's duration, and
+    /// its rate is over the time that took.
+    pub unthrottled_pps: f64,
 }
+
+/// What an unthrottled trial prepares for when nothing is known yet about the sender (the first
+/// trial at a size): more than the development VM's loopback sender reached with GSO at 64 bytes on
+/// most runs. [`super::bench`] sizes later trials from the null baseline's unthrottled rate.
+pub const DEFAULT_UNTHROTTLED_PPS: f64 = 4e6;
 
 impl TrialSetup {
     /// The tag length the function computes before truncation. The null function "computes" as many
@@ -95,6 +105,7 @@ impl TrialSetup {
         SendPlan {
             rate,
             duration: self.duration,
+            packets: super::sender::packets_for(rate, self.unthrottled_pps, self.duration),
             sizes: &self.sizes,
             inject_bad_per_1000: self.inject_bad_per_1000,
             replay_window: self.replay_window,
@@ -197,6 +208,9 @@ impl LocalPath {
         n: u32,
     ) -> Result<TrialResult, NetError> {
         let (sa, key, mut builder) = setup.sender(n)?;
+        let plan = setup.send_plan(rate, &self.cancel);
+        // Before the receiver starts: its deadline counts from its start.
+        super::sender::prepare(&mut builder, &plan)?;
         let mac_rx = setup
             .function
             .with_key(&key, setup.key_params())
@@ -209,7 +223,6 @@ impl LocalPath {
         let (batch, gro, gso) = (setup.batch, setup.gro, setup.gso);
         let stop = AtomicBool::new(false);
         let deadline_ns = clock::wall_ns() + setup.duration.as_nanos() as u64 * 2 + 3_000_000_000;
-        let plan = setup.send_plan(rate, &self.cancel);
         let (addr_tx, addr_rx) = std::sync::mpsc::channel::<Result<SocketAddr, String>>();
         std::thread::scope(|scope| {
             let stop = &stop;
