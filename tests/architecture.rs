@@ -463,8 +463,6 @@ const UNSAFE_ALLOWED: &[&str] = &[
     "system/clock.rs",
     "system/kernel.rs",
     "net/batch_io.rs",
-    "net/netns.rs",
-    "net/receiver.rs",
 ];
 
 #[test]

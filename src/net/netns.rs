@@ -8,7 +8,6 @@
 
 use super::NetError;
 use std::net::Ipv4Addr;
-use std::os::fd::AsRawFd;
 use std::process::Command;
 
 /// TEST-NET-1 addresses (RFC 5737): they exist only inside the two private namespaces.
@@ -28,8 +27,7 @@ pub struct NetnsPair {
 
 /// Check that namespaces can be made here: root and iproute2. The error is one line naming the fix.
 pub fn check_available() -> Result<(), NetError> {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
+    if !crate::system::kernel::is_root() {
         return Err(NetError::Usage(
             "--netns needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN to create network namespaces); \
              run as root or drop --netns to use loopback"
@@ -126,13 +124,7 @@ impl Drop for NetnsPair {
 pub fn enter(name: &str) -> Result<(), String> {
     let path = format!("/var/run/netns/{name}");
     let file = std::fs::File::open(&path).map_err(|e| format!("{path}: {e}"))?;
-    // SAFETY: the fd is a valid open namespace file for the duration of the call; setns only changes
-    // the calling thread's network namespace.
-    if unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
-        return Err(format!(
-            "setns({path}): {}",
-            std::io::Error::last_os_error()
-        ));
-    }
+    crate::system::kernel::enter_network_namespace(&file)
+        .map_err(|e| format!("setns({path}): {e}"))?;
     Ok(())
 }

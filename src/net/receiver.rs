@@ -354,20 +354,9 @@ pub fn receive_loop(
 pub fn set_receive_buffer(socket: &UdpSocket, bytes: usize) -> std::io::Result<usize> {
     use std::os::fd::AsRawFd;
     let value = bytes.min(i32::MAX as usize / 2) as libc::c_int;
-    let set = |option: libc::c_int| {
-        // SAFETY: valid socket fd, a c_int option value of the stated length.
-        unsafe {
-            libc::setsockopt(
-                socket.as_raw_fd(),
-                libc::SOL_SOCKET,
-                option,
-                (&value as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        }
-    };
-    if set(libc::SO_RCVBUFFORCE) != 0 && set(libc::SO_RCVBUF) != 0 {
-        return Err(std::io::Error::last_os_error());
+    let set = |option| super::batch_io::set_socket_int(socket.as_raw_fd(), option, value);
+    if set(libc::SO_RCVBUFFORCE).is_err() {
+        set(libc::SO_RCVBUF)?;
     }
     receive_buffer(socket)
 }
@@ -375,21 +364,7 @@ pub fn set_receive_buffer(socket: &UdpSocket, bytes: usize) -> std::io::Result<u
 /// The socket's receive buffer size as the kernel reports it.
 pub fn receive_buffer(socket: &UdpSocket) -> std::io::Result<usize> {
     use std::os::fd::AsRawFd;
-    let mut value: libc::c_int = 0;
-    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    // SAFETY: valid fd; value and len point to writable memory of the stated size.
-    let rc = unsafe {
-        libc::getsockopt(
-            socket.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUF,
-            (&mut value as *mut libc::c_int).cast(),
-            &mut len,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let value = super::batch_io::socket_int(socket.as_raw_fd(), libc::SO_RCVBUF)?;
     Ok(value.max(0) as usize)
 }
 

@@ -97,6 +97,22 @@ pub fn prepare_child(command: &mut std::process::Command, setup: ChildSetup) {
     }
 }
 
+/// Whether this process runs as root (effective uid 0).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Move the calling thread into the network namespace `file` names (a `/var/run/netns` mount).
+pub fn enter_network_namespace(file: &impl AsRawFd) -> io::Result<()> {
+    // SAFETY: the fd is an open namespace file for the duration of the call; setns only changes the
+    // calling thread's network namespace.
+    if unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Send SIGINT to process `pid` (a child of ours, asked to stop and keep what it has).
 pub fn interrupt(pid: u32) {
     if let Ok(pid) = libc::pid_t::try_from(pid) {
