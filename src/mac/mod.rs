@@ -16,18 +16,23 @@
 //! [`switch`]).
 
 pub mod algorithm;
+pub mod aws_lc;
 pub mod cryptopp;
+pub mod gcrypt;
 pub mod ipsecmb;
 pub mod kmac;
+pub mod locked;
 pub mod mbedtls;
 pub mod nettle;
 pub mod null;
 pub mod openssl;
+pub mod ring;
 pub mod rustcrypto;
 pub mod shim;
 pub mod sodium;
 pub mod switch;
 pub mod vectors;
+pub mod wolfssl;
 
 pub use algorithm::{
     algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, NonceRule, ALGORITHMS,
@@ -498,6 +503,10 @@ pub static BACKENDS: &[&Backend] = &[
     &nettle::BACKEND,
     &ipsecmb::BACKEND,
     &sodium::BACKEND,
+    &gcrypt::BACKEND,
+    &wolfssl::BACKEND,
+    &ring::BACKEND,
+    &aws_lc::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
