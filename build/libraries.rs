@@ -178,6 +178,47 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         cpp: true,
         flags: &["-std=c++17"],
     },
+    // libgcrypt ≥ 1.9 (HMAC-SHA-512/224 and /256 in gcry_mac); Debian's libgcrypt20-dev ships a .pc
+    // file, and the header sits directly in the include root.
+    SystemLibrary {
+        name: "gcrypt",
+        display: "libgcrypt",
+        feature: "gcrypt",
+        default_feature: true,
+        package: "libgcrypt20-dev",
+        pkg_config: &["libgcrypt"],
+        header: "gcrypt.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[HeaderSubdir {
+            dir: "",
+            link: "gcrypt",
+        }],
+        include_as: None,
+        shim: &["csrc/gcrypt_shim.c"],
+        cpp: false,
+        flags: &["-std=c99"],
+    },
+    // wolfSSL 5.x (wolfCrypt's CMAC, GMAC, Poly1305 and its AES-GCM stream API); Debian's
+    // libwolfssl-dev ships a .pc file. The shim includes <wolfssl/options.h> first, the build's
+    // configuration, which every wolfCrypt header depends on.
+    SystemLibrary {
+        name: "wolfssl",
+        display: "wolfSSL",
+        feature: "wolfssl",
+        default_feature: true,
+        package: "libwolfssl-dev",
+        pkg_config: &["wolfssl"],
+        header: "options.h",
+        header_roots: &["/usr/include", "/usr/local/include"],
+        header_subdirs: &[HeaderSubdir {
+            dir: "wolfssl",
+            link: "wolfssl",
+        }],
+        include_as: Some("wolfssl"),
+        shim: &["csrc/wolfssl_shim.c"],
+        cpp: false,
+        flags: &["-std=c99"],
+    },
 ];
 
 impl SystemLibrary {

@@ -29,6 +29,10 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("ipsecmb", 17, 85),
     ("sodium", 5, 5),
     ("botan", 22, 22),
+    ("gcrypt", 22, 22),
+    ("wolfssl", 17, 17),
+    ("ring", 4, 4),
+    ("aws-lc", 12, 12),
     ("rustcrypto", 31, 31),
     ("null", 1, 1),
 ];

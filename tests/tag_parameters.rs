@@ -150,7 +150,8 @@ fn gmac_takes_any_non_empty_iv_where_the_library_does() {
                 Err((code, err)) => {
                     assert_eq!(code, Some(2), "{b}: {err}");
                     assert!(err.contains("takes a nonce of 12 bytes"), "{b}: {err}");
-                    assert_eq!(b, "rustcrypto", "{err}");
+                    // RustCrypto's aes-gcm types and aws-lc-rs's `aead::Nonce` are 96-bit only.
+                    assert!(["rustcrypto", "aws-lc"].contains(&b), "{err}");
                 }
             }
         }

@@ -17,20 +17,25 @@
 //! switched function refuses its key setup with the reason (see [`switch`]).
 
 pub mod algorithm;
+pub mod aws_lc;
 pub mod botan;
 pub mod cryptopp;
+pub mod gcrypt;
 pub mod ipsecmb;
 pub mod kmac;
 pub mod listing;
+pub mod locked;
 pub mod mbedtls;
 pub mod nettle;
 pub mod null;
 pub mod openssl;
+pub mod ring;
 pub mod rustcrypto;
 pub mod shim;
 pub mod sodium;
 pub mod switch;
 pub mod vectors;
+pub mod wolfssl;
 
 pub use algorithm::{
     algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, NonceRule, ALGORITHMS,
@@ -532,6 +537,10 @@ pub static BACKENDS: &[&Backend] = &[
     &ipsecmb::BACKEND,
     &sodium::BACKEND,
     &botan::BACKEND,
+    &gcrypt::BACKEND,
+    &wolfssl::BACKEND,
+    &ring::BACKEND,
+    &aws_lc::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];

@@ -1,0 +1,326 @@
+//! AWS-LC backend: the `aws-lc-rs` crate over `aws-lc-sys` (AWS-LC, BoringSSL's line with its
+//! hand-tuned assembly, compiled from source by the crate), rustls' default crypto provider, behind
+//! cargo feature `aws-lc`.
+//!
+//! Through aws-lc-rs's own API, as a rustls or QUIC stack calls it: HMAC (`aws_lc_rs::hmac`: SHA-1,
+//! SHA-224, SHA-256, SHA-384, SHA-512; a message starts from a stack copy of the keyed `HMAC_CTX`, whose
+//! pad states were hashed at key setup), CMAC-AES (`aws_lc_rs::cmac`; note that aws-lc-rs copies the
+//! keyed `CMAC_CTX` into a newly allocated one for every message — `CMAC_CTX_new` + `CMAC_CTX_copy` —
+//! which is the crate's cost and is measured as such), and GMAC as AES-GCM with the message as
+//! associated data and no plaintext (`aead::LessSafeKey::seal_in_place_separate_tag`; aws-lc-rs's
+//! `Nonce` is 96 bits, so only 12-byte IVs: a [`super::NonceLimit`]). Poly1305 is AWS-LC's own
+//! `CRYPTO_poly1305_*` (its public `poly1305.h`), called through `aws-lc-sys` since aws-lc-rs offers it
+//! only inside ChaCha20-Poly1305.
+//!
+//! `hw` only for now. AWS-LC does have the switch: it reads `OPENSSL_ia32cap` (x86-64; the same
+//! syntax and word layout as OpenSSL's) or `OPENSSL_armcap` (aarch64) once, when its CPU capabilities
+//! are first set up, so a `sw` child could mask it as OpenSSL's is. Not registered yet: the check that
+//! the mask took would read AWS-LC's capability words, which aws-lc-sys does not export under a
+//! stable name.
+
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+
+pub static BACKEND: Backend = Backend {
+    name: "aws-lc",
+    description: "AWS-LC through the aws-lc-rs crate (hmac, cmac, AES-GCM as GMAC) and aws-lc-sys (CRYPTO_poly1305); keys made once",
+    version,
+    availability,
+    process_switch: None,
+    isa_levels: IsaLevels::NotOffered(
+        "aws-lc: only hw (its OPENSSL_ia32cap switch is not wired yet); ISA levels are offered by ipsecmb, openssl and cryptopp",
+    ),
+    length_limit: super::no_length_limit,
+    nonce_limit,
+    key_limit: super::no_key_limit,
+    entries: crate::hw_entries![
+        "hmac-sha1",
+        "hmac-sha224",
+        "hmac-sha256",
+        "hmac-sha384",
+        "hmac-sha512",
+        "cmac-aes128",
+        "cmac-aes192",
+        "cmac-aes256",
+        "gmac-aes128",
+        "gmac-aes192",
+        "gmac-aes256",
+        "poly1305",
+    ],
+};
+
+/// Whether the `aws-lc` feature compiled the crates in.
+pub const BUILT: bool = cfg!(feature = "aws-lc");
+
+fn availability() -> Availability {
+    if BUILT {
+        Availability::Available
+    } else {
+        Availability::Unavailable(
+            "not built: the `aws-lc` cargo feature is off (build with --features aws-lc; it compiles AWS-LC from source)"
+                .to_string(),
+        )
+    }
+}
+
+/// aws-lc-rs's `aead::Nonce` is 96 bits: GMAC takes 12-byte IVs only here.
+fn nonce_limit(algorithm: &str) -> Option<super::NonceLimit> {
+    algorithm.starts_with("gmac-").then_some(super::NonceLimit {
+        min: 12,
+        max: 12,
+        source: "aws-lc-rs's aead::Nonce is 96 bits",
+    })
+}
+
+/// `AWS-LC 5.12.0 (aws-lc-rs 1.19.0, aws-lc-sys 0.47.0)`: the library's own version text and the
+/// crates Cargo.lock pins.
+fn version() -> String {
+    if !BUILT {
+        return "AWS-LC not built".to_string();
+    }
+    let crates = format!(
+        "aws-lc-rs {}, aws-lc-sys {}",
+        super::locked::version("aws-lc-rs").unwrap_or("?"),
+        super::locked::version("aws-lc-sys").unwrap_or("?")
+    );
+    format!("{} ({crates})", imp::library_version())
+}
+
+fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
+    MacError::Backend {
+        backend: "aws-lc",
+        algorithm,
+        reason: reason.to_string(),
+    }
+}
+
+#[cfg(not(feature = "aws-lc"))]
+fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    let Availability::Unavailable(reason) = availability() else {
+        unreachable!("aws-lc is available only when built")
+    };
+    Err(backend_error(algorithm, reason))
+}
+
+#[cfg(not(feature = "aws-lc"))]
+mod imp {
+    pub fn library_version() -> String {
+        "AWS-LC not built".to_string()
+    }
+}
+
+#[cfg(feature = "aws-lc")]
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    use aws_lc_rs::{aead, cmac, hmac};
+    let refused = |e: aws_lc_rs::error::Unspecified| backend_error(algorithm, e);
+    Ok(match algorithm {
+        "hmac-sha1" => imp::hmac(hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY, key),
+        "hmac-sha224" => imp::hmac(hmac::HMAC_SHA224, key),
+        "hmac-sha256" => imp::hmac(hmac::HMAC_SHA256, key),
+        "hmac-sha384" => imp::hmac(hmac::HMAC_SHA384, key),
+        "hmac-sha512" => imp::hmac(hmac::HMAC_SHA512, key),
+        "cmac-aes128" => imp::cmac(cmac::AES_128, key).map_err(refused)?,
+        "cmac-aes192" => imp::cmac(cmac::AES_192, key).map_err(refused)?,
+        "cmac-aes256" => imp::cmac(cmac::AES_256, key).map_err(refused)?,
+        "gmac-aes128" => imp::gmac(&aead::AES_128_GCM, key).map_err(refused)?,
+        "gmac-aes192" => imp::gmac(&aead::AES_192_GCM, key).map_err(refused)?,
+        "gmac-aes256" => imp::gmac(&aead::AES_256_GCM, key).map_err(refused)?,
+        "poly1305" => imp::poly1305(key)
+            .ok_or_else(|| backend_error(algorithm, "Poly1305 takes a 32-byte key (r || s)"))?,
+        _ => return Err(backend_error(algorithm, "not offered by this backend")),
+    })
+}
+
+#[cfg(feature = "aws-lc")]
+mod imp {
+    use super::super::{KeyedMac, Refused};
+    use aws_lc_rs::{aead, cmac, error::Unspecified, hmac};
+
+    /// `OpenSSL_version(OPENSSL_VERSION)`: "OpenSSL 1.1.1 (compatible; AWS-LC 5.12.0)" → "AWS-LC 5.12.0".
+    pub fn library_version() -> String {
+        // SAFETY: OpenSSL_version returns a pointer to a static NUL-terminated string (or NULL).
+        let text = unsafe {
+            let p = aws_lc_sys::OpenSSL_version(aws_lc_sys::OPENSSL_VERSION as _);
+            if p.is_null() {
+                return "AWS-LC (no version text)".to_string();
+            }
+            std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+        };
+        match text.split_once("AWS-LC ") {
+            Some((_, rest)) => format!("AWS-LC {}", rest.trim_end_matches(')')),
+            None => text,
+        }
+    }
+
+    struct Hmac(hmac::Key);
+
+    pub fn hmac(algorithm: hmac::Algorithm, key: &[u8]) -> Box<dyn KeyedMac> {
+        Box::new(Hmac(hmac::Key::new(algorithm, key)))
+    }
+
+    impl KeyedMac for Hmac {
+        #[inline]
+        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+            tag.copy_from_slice(&hmac::sign(&self.0, msg).as_ref()[..tag.len()]);
+            Ok(())
+        }
+
+        fn tag_chunks(
+            &mut self,
+            _nonce: &[u8],
+            chunks: &[&[u8]],
+            tag: &mut [u8],
+        ) -> Result<(), Refused> {
+            let mut context = hmac::Context::with_key(&self.0);
+            for chunk in chunks {
+                context.update(chunk);
+            }
+            tag.copy_from_slice(&context.sign().as_ref()[..tag.len()]);
+            Ok(())
+        }
+
+        fn streams(&self) -> bool {
+            true
+        }
+    }
+
+    struct Cmac(cmac::Key);
+
+    pub fn cmac(algorithm: cmac::Algorithm, key: &[u8]) -> Result<Box<dyn KeyedMac>, Unspecified> {
+        Ok(Box::new(Cmac(cmac::Key::new(algorithm, key)?)))
+    }
+
+    fn refused(len: usize, what: &str) -> Refused {
+        Refused::message(len, format!("aws-lc-rs refused {what}"))
+    }
+
+    impl KeyedMac for Cmac {
+        #[inline]
+        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+            let full = cmac::sign(&self.0, msg).map_err(|_| refused(msg.len(), "CMAC"))?;
+            tag.copy_from_slice(&full.as_ref()[..tag.len()]);
+            Ok(())
+        }
+
+        fn tag_chunks(
+            &mut self,
+            _nonce: &[u8],
+            chunks: &[&[u8]],
+            tag: &mut [u8],
+        ) -> Result<(), Refused> {
+            let len = chunks.iter().map(|c| c.len()).sum();
+            let mut context = cmac::Context::with_key(&self.0);
+            for chunk in chunks {
+                context.update(chunk).map_err(|_| refused(len, "CMAC"))?;
+            }
+            let full = context.sign().map_err(|_| refused(len, "CMAC"))?;
+            tag.copy_from_slice(&full.as_ref()[..tag.len()]);
+            Ok(())
+        }
+
+        fn streams(&self) -> bool {
+            true
+        }
+    }
+
+    /// AES-GCM with the message as associated data and nothing to encrypt: GMAC (SP 800-38D).
+    struct Gmac(aead::LessSafeKey);
+
+    pub fn gmac(
+        algorithm: &'static aead::Algorithm,
+        key: &[u8],
+    ) -> Result<Box<dyn KeyedMac>, Unspecified> {
+        let key = aead::LessSafeKey::new(aead::UnboundKey::new(algorithm, key)?);
+        Ok(Box::new(Gmac(key)))
+    }
+
+    impl KeyedMac for Gmac {
+        #[inline]
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+            let nonce = aead::Nonce::try_assume_unique_for_key(nonce)
+                .map_err(|_| refused(msg.len(), "an IV other than 12 bytes"))?;
+            let full = self
+                .0
+                .seal_in_place_separate_tag(nonce, aead::Aad::from(msg), &mut [])
+                .map_err(|_| refused(msg.len(), "GCM"))?;
+            tag.copy_from_slice(&full.as_ref()[..tag.len()]);
+            Ok(())
+        }
+    }
+
+    /// A `poly1305_state` at a 64-byte boundary. AWS-LC aligns its working state inside the opaque
+    /// 512-byte buffer by the buffer's address, so a keyed state copied to a buffer of another
+    /// alignment is read at another offset and gives wrong tags (the self-test caught it); two
+    /// buffers both at 64-byte boundaries keep the same offset, and the copy is exact.
+    #[repr(C, align(64))]
+    #[derive(Clone, Copy)]
+    struct State(aws_lc_sys::poly1305_state);
+
+    /// AWS-LC's Poly1305: the keyed state (clamped r, s) made once and copied per message, as
+    /// libsodium's is in its shim.
+    struct Poly1305 {
+        keyed: Box<State>,
+        work: Box<State>,
+    }
+
+    pub fn poly1305(key: &[u8]) -> Option<Box<dyn KeyedMac>> {
+        if key.len() != 32 {
+            return None;
+        }
+        let mut keyed = Box::new(State(
+            [0u8; std::mem::size_of::<aws_lc_sys::poly1305_state>()],
+        ));
+        // SAFETY: keyed.0 is a whole poly1305_state; key holds the 32 bytes CRYPTO_poly1305_init reads.
+        unsafe { aws_lc_sys::CRYPTO_poly1305_init(&mut keyed.0, key.as_ptr()) };
+        Some(Box::new(Poly1305 {
+            work: keyed.clone(),
+            keyed,
+        }))
+    }
+
+    impl Poly1305 {
+        fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) {
+            let mut full = [0u8; 16];
+            *self.work = *self.keyed;
+            for chunk in chunks {
+                // SAFETY: work is a keyed poly1305_state at the keyed one's alignment; chunk is
+                // chunk.len() readable bytes.
+                unsafe {
+                    aws_lc_sys::CRYPTO_poly1305_update(
+                        &mut self.work.0,
+                        chunk.as_ptr(),
+                        chunk.len(),
+                    )
+                };
+            }
+            // SAFETY: as above; full has the 16 bytes finish writes.
+            unsafe { aws_lc_sys::CRYPTO_poly1305_finish(&mut self.work.0, full.as_mut_ptr()) };
+            tag.copy_from_slice(&full[..tag.len()]);
+        }
+    }
+
+    impl KeyedMac for Poly1305 {
+        #[inline]
+        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+            self.run(&[msg], tag);
+            Ok(())
+        }
+
+        fn tag_chunks(
+            &mut self,
+            _nonce: &[u8],
+            chunks: &[&[u8]],
+            tag: &mut [u8],
+        ) -> Result<(), Refused> {
+            self.run(chunks, tag);
+            Ok(())
+        }
+
+        fn streams(&self) -> bool {
+            true
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! wolfSSL backend: the system wolfSSL (Debian's libwolfssl-dev), the embedded TLS library, through
+//! `csrc/wolfssl_shim.c` and the one shim table of `csrc/macbench_shim.h` ([`super::shim`]).
+//!
+//! Its MACs, all wolfCrypt's: HMAC over MD5, SHA-1, SHA-2 and SHA-3 (wolfSSL 5.5 has no HMAC over
+//! SHA-512/224 or /256), CMAC-AES, GMAC-AES and Poly1305. Key setup happens once in the shim's
+//! `create`. wolfCrypt's HMAC keeps the padded key rather than the hashed pad states, so each message
+//! hashes the ipad and opad blocks again (`Γ + 3` compressions: docs/methodology.md §6); that is the
+//! library's own cost and is what a wolfSSL user pays, so it is measured as such.
+//!
+//! `hw` only, and `hw` is portable C here: Debian builds wolfSSL without `--enable-intelasm` or
+//! `--enable-aesni`, so the library holds no AES-NI, PCLMULQDQ, SHA-NI or AVX instruction and has no
+//! code path to switch (wolfSSL's `cpuid_select_flags` only matters to an Intel-assembly build). The
+//! version line says which code the build runs.
+//!
+//! Built only with `cfg(have_wolfssl)` (build.rs found the library and compiled the shim); otherwise
+//! every entry is listed as unavailable with the reason build.rs recorded.
+
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+
+pub static BACKEND: Backend = Backend {
+    name: "wolfssl",
+    description: "system wolfSSL (wolfCrypt) through csrc/wolfssl_shim.c; contexts keyed once, keyed CMAC and Poly1305 states copied per message",
+    version,
+    availability,
+    process_switch: None,
+    isa_levels: IsaLevels::NotOffered(
+        "wolfssl: only hw (Debian's build is portable C, with no Intel assembly to switch); ISA levels are offered by ipsecmb, openssl and cryptopp",
+    ),
+    length_limit: super::no_length_limit,
+    nonce_limit: super::no_nonce_limit,
+    key_limit: super::no_key_limit,
+    entries: crate::hw_entries![
+        "hmac-md5",
+        "hmac-sha1",
+        "hmac-sha224",
+        "hmac-sha256",
+        "hmac-sha384",
+        "hmac-sha512",
+        "hmac-sha3-224",
+        "hmac-sha3-256",
+        "hmac-sha3-384",
+        "hmac-sha3-512",
+        "cmac-aes128",
+        "cmac-aes192",
+        "cmac-aes256",
+        "gmac-aes128",
+        "gmac-aes192",
+        "gmac-aes256",
+        "poly1305",
+    ],
+};
+
+/// Whether the shim was compiled and linked into this binary.
+pub const BUILT: bool = cfg!(have_wolfssl);
+
+crate::c_shim!(have_wolfssl, macbench_shim_wolfssl);
+
+fn availability() -> Availability {
+    super::shim::availability(
+        BUILT,
+        option_env!("MACBENCH_WOLFSSL_MISSING"),
+        "libwolfssl-dev",
+        "wolfSSL",
+    )
+}
+
+/// `wolfSSL 5.5.4 (portable-c)`, as the shim describes the library loaded.
+pub fn version() -> String {
+    let Some(shim) = shim() else {
+        return "wolfSSL not built".to_string();
+    };
+    let version = shim.fact("version").unwrap_or_default();
+    match shim.fact("code") {
+        Some(code) => format!("{version} ({code})"),
+        None => version,
+    }
+}
+
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    super::shim::keyed(shim(), "wolfssl", availability, algorithm, key)
+}
