@@ -363,6 +363,26 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     let csv = std::fs::read_to_string(&c).unwrap();
     assert_eq!(csv.lines().count(), 5);
     assert!(csv.starts_with("function,algorithm,backend"));
+    // What `net` writes, `validate` and `report` read back.
+    let validate = macbench().arg("validate").arg(&j).output().unwrap();
+    let said = String::from_utf8_lossy(&validate.stdout);
+    assert!(validate.status.success(), "{said}");
+    assert!(said.contains("1 file(s), 4 result(s)"), "{said}");
+    let html = dir.path().join("report.html");
+    let report = macbench()
+        .args(["report", "-o"])
+        .arg(&html)
+        .arg(&j)
+        .output()
+        .unwrap();
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Protocol test (macbench net)"));
+    assert!(page.contains("hmac-sha256/openssl/hw") && page.contains("imix"));
 }
 
 #[test]

@@ -31,6 +31,31 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
     for path in files {
         loaded.push(read::read(path).map_err(|e| CliError::usage(e.to_string()))?);
     }
+    Ok(label_hosts(loaded))
+}
+
+/// Every file macbench wrote among `files`: results documents, labelled as [`load_all`] does, and
+/// `net`'s results files, labelled by their stem.
+fn load_written(
+    files: &[PathBuf],
+) -> Result<
+    (
+        Vec<read::Loaded>,
+        Vec<(String, crate::net::report::NetFile)>,
+    ),
+    CliError,
+> {
+    let (mut loaded, mut nets) = (Vec::new(), Vec::new());
+    for path in files {
+        match read::read_written(path).map_err(|e| CliError::usage(e.to_string()))? {
+            read::Written::Results(l) => loaded.push(*l),
+            read::Written::Net { label, file, .. } => nets.push((label, file)),
+        }
+    }
+    Ok((label_hosts(loaded), nets))
+}
+
+fn label_hosts(mut loaded: Vec<read::Loaded>) -> Vec<read::Loaded> {
     let host_files = |host: &str| loaded.iter().filter(|l| l.doc.host_label() == host).count();
     let hosts: Vec<usize> = loaded
         .iter()
@@ -57,7 +82,7 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
             k += 1;
         }
     }
-    Ok(loaded)
+    loaded
 }
 
 /// Each claims file named for its column: its host's label, and where one study has two reproductions
@@ -118,7 +143,7 @@ pub fn expand(paths: &[PathBuf]) -> Result<read::Inputs, CliError> {
 
 pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     let inputs = expand(&args.files)?;
-    let files = load_all(&inputs.results)?;
+    let (files, nets) = load_written(&inputs.results)?;
     let claims = inputs
         .claims
         .iter()
@@ -130,7 +155,9 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     let claims = claims_columns(claims);
     // A report of nothing is not a report: say so rather than write an empty page with exit 0.
-    if files.iter().all(|f| f.doc.results.is_empty()) {
+    if files.iter().all(|f| f.doc.results.is_empty())
+        && nets.iter().all(|(_, n)| n.results.is_empty())
+    {
         return Err(CliError::failure(format!(
             "no results in {}: nothing to report",
             args.files
@@ -157,6 +184,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     let options = html::ReportOptions {
         scenario: args.scenario.clone(),
         reproductions: claims,
+        net: nets,
     };
     let built = html::build(&files, &options).map_err(|e| match e {
         html::ReportError::Plot(p) => CliError::failure(p.to_string()),

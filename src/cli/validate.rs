@@ -72,8 +72,11 @@ pub fn validate(args: &ValidateArgs) -> Result<(), CliError> {
 
 /// The problems of one results file, pushed one line each; returns how many results it holds.
 fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize {
-    let loaded = match read::read(file) {
-        Ok(l) => l,
+    let loaded = match read::read_written(file) {
+        Ok(read::Written::Results(l)) => l,
+        Ok(read::Written::Net { file: net, .. }) => {
+            return check_net(file, &net, strict, problems);
+        }
         Err(e) => {
             problems.push(e.to_string());
             return 0;
@@ -108,4 +111,33 @@ fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize
         }
     }
     doc.results.len()
+}
+
+/// The problems of one `net` results file: unfinished, empty, or a row that found no passing rate
+/// (with `strict`, any row with a warning); returns how many results it holds.
+fn check_net(
+    file: &Path,
+    net: &crate::net::report::NetFile,
+    strict: bool,
+    problems: &mut Vec<String>,
+) -> usize {
+    let shown = file.display();
+    if net.partial {
+        problems.push(format!(
+            "{shown}: a partial net run (interrupted, or still running): {} result(s)",
+            net.results.len()
+        ));
+    }
+    if net.results.is_empty() {
+        problems.push(format!("{shown}: no results"));
+    }
+    for r in &net.results {
+        let at = format!("{shown}: {} @ {}", r.function, r.size_label());
+        if r.rate_pps().is_none() {
+            problems.push(format!("{at}: no trial passed: no rate was measured"));
+        } else if strict && !r.warnings.is_empty() {
+            problems.push(format!("{at}: warned: {}", r.warnings.join("; ")));
+        }
+    }
+    net.results.len()
 }

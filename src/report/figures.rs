@@ -46,6 +46,8 @@ pub struct ReportOptions {
     /// Reproductions (`reproduce -o DIR`), one per host and study: their claims tables shown side by
     /// side, one column per host, and the paper's figures drawn from each host's steps.
     pub reproductions: Vec<Reproduction>,
+    /// `macbench net` results files, each with its label: shown as a table of their own.
+    pub net: Vec<(String, crate::net::report::NetFile)>,
 }
 
 /// One host's reproduction of a study: its claims table (`claims.json`, `host` naming its column) and

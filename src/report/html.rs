@@ -532,6 +532,48 @@ fn json_text(v: &serde_json::Value) -> String {
     }
 }
 
+/// `macbench net`'s results, a row per function and size: what limited each and the rate it passed.
+fn net_section(nets: &[(String, crate::net::report::NetFile)]) -> Markup {
+    let rate = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.0}"));
+    html! {
+        @if !nets.is_empty() {
+            section #net {
+                h2 { "Protocol test (macbench net)" }
+                p {
+                    "Zero-loss rates over UDP (docs/net.md): a rate limited by the receiver is its                      zero-loss rate; one limited by the sender is a lower bound."
+                }
+                @for (label, net) in nets {
+                    h3 { (label) " (" (net.host.hostname) ", " (net.schema) ")" }
+                    @if net.partial {
+                        p.note { "A partial run: interrupted, or still running." }
+                    }
+                    div.wide {
+                        table {
+                            thead { tr {
+                                th { "function" } th { "size" } th { "mode" } th { "limited by" }
+                                th { "packets/s" } th { "vs null" } th { "warnings" }
+                            } }
+                            tbody {
+                                @for r in &net.results {
+                                    tr {
+                                        td { (r.function) }
+                                        td.n { (r.size_label()) }
+                                        td { (r.mode) }
+                                        td { (r.limited_by) }
+                                        td.n { (rate(r.rate_pps())) }
+                                        td.n { (r.pps_vs_null.map_or("-".to_string(), |x| format!("{x:.3}"))) }
+                                        td { (r.warnings.join("; ")) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn scenario_section(files: &[Loaded]) -> Markup {
     html! {
         section #scenario {
@@ -793,6 +835,7 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                         }
                     }
                 }
+                (net_section(&options.net))
                 (host_section(files))
                 (scenario_section(files))
                 (results_section(files))

@@ -83,6 +83,14 @@ pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
 /// Read and check one results file (at most [`MAX_RESULTS_BYTES`]). `report`, `diff` and
 /// `model --results` all read through here, so they accept and refuse the same files.
 pub fn read(path: &Path) -> Result<Loaded, ReadError> {
+    let shown = path.display().to_string();
+    let text = read_text(path)?;
+    let doc = parse(&shown, &text)?;
+    Ok(loaded(path, doc))
+}
+
+/// A file's text, at most [`MAX_RESULTS_BYTES`] of UTF-8, from a regular file.
+fn read_text(path: &Path) -> Result<String, ReadError> {
     use std::io::Read;
     let shown = path.display().to_string();
     let io = |e: std::io::Error| ReadError::Io {
@@ -103,20 +111,59 @@ pub fn read(path: &Path) -> Result<Loaded, ReadError> {
             max_mib: MAX_RESULTS_BYTES >> 20,
         });
     }
-    let text = String::from_utf8(bytes).map_err(|e| ReadError::NotJson {
+    String::from_utf8(bytes).map_err(|e| ReadError::NotJson {
         path: shown.clone(),
         reason: format!("not UTF-8 text ({e})"),
-    })?;
-    let doc = parse(&shown, &text)?;
-    let label = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| shown.clone());
-    Ok(Loaded {
-        path: path.to_path_buf(),
-        label,
-        doc,
     })
+}
+
+/// A file macbench wrote, read back: a results document, or `net`'s own results.
+#[derive(Debug, Clone)]
+pub enum Written {
+    Results(Box<Loaded>),
+    Net {
+        path: PathBuf,
+        label: String,
+        file: crate::net::report::NetFile,
+    },
+}
+
+/// Read one file `run`, `reproduce`, `model` or `net` wrote, whichever it is (`validate`, `report`).
+pub fn read_written(path: &Path) -> Result<Written, ReadError> {
+    let shown = path.display().to_string();
+    let text = read_text(path)?;
+    let value: Option<serde_json::Value> =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).ok();
+    if let Some(value) = value.filter(crate::net::report::is_net_file) {
+        let file = crate::net::report::read_back(value).map_err(|reason| ReadError::Malformed {
+            path: shown.clone(),
+            reason: format!("a `macbench net` results file: {reason}"),
+        })?;
+        return Ok(Written::Net {
+            path: path.to_path_buf(),
+            label: stem(path),
+            file,
+        });
+    }
+    Ok(Written::Results(Box::new(loaded(
+        path,
+        parse(&shown, &text)?,
+    ))))
+}
+
+/// A file's stem, the label of its series and columns.
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn loaded(path: &Path, doc: Document) -> Loaded {
+    Loaded {
+        path: path.to_path_buf(),
+        label: stem(path),
+        doc,
+    }
 }
 
 /// Check and parse the text of a results file; `path` only names it in errors.
