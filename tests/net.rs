@@ -363,7 +363,12 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     let csv = std::fs::read_to_string(&c).unwrap();
     assert_eq!(csv.lines().count(), 5);
     assert!(csv.starts_with("function,algorithm,backend"));
-    // What `net` writes, `validate` and `report` read back.
+    // What `net` writes, `validate` and `report` read back: the schema net writes is the newest the
+    // readers take.
+    assert_eq!(
+        macbench::net::report::SCHEMA,
+        format!("macbench-net/{}", macbench::results::net::NEWEST)
+    );
     let validate = macbench().arg("validate").arg(&j).output().unwrap();
     let said = String::from_utf8_lossy(&validate.stdout);
     assert!(validate.status.success(), "{said}");

@@ -41,7 +41,7 @@ fn load_written(
 ) -> Result<
     (
         Vec<read::Loaded>,
-        Vec<(String, crate::net::report::NetFile)>,
+        Vec<(String, crate::results::net::NetFile)>,
     ),
     CliError,
 > {

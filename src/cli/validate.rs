@@ -117,7 +117,7 @@ fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize
 /// (with `strict`, any row with a warning); returns how many results it holds.
 fn check_net(
     file: &Path,
-    net: &crate::net::report::NetFile,
+    net: &crate::results::net::NetFile,
     strict: bool,
     problems: &mut Vec<String>,
 ) -> usize {

@@ -47,7 +47,7 @@ pub struct ReportOptions {
     /// side, one column per host, and the paper's figures drawn from each host's steps.
     pub reproductions: Vec<Reproduction>,
     /// `macbench net` results files, each with its label: shown as a table of their own.
-    pub net: Vec<(String, crate::net::report::NetFile)>,
+    pub net: Vec<(String, crate::results::net::NetFile)>,
 }
 
 /// One host's reproduction of a study: its claims table (`claims.json`, `host` naming its column) and

@@ -533,7 +533,7 @@ fn json_text(v: &serde_json::Value) -> String {
 }
 
 /// `macbench net`'s results, a row per function and size: what limited each and the rate it passed.
-fn net_section(nets: &[(String, crate::net::report::NetFile)]) -> Markup {
+fn net_section(nets: &[(String, crate::results::net::NetFile)]) -> Markup {
     let rate = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.0}"));
     html! {
         @if !nets.is_empty() {

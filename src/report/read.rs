@@ -124,7 +124,7 @@ pub enum Written {
     Net {
         path: PathBuf,
         label: String,
-        file: crate::net::report::NetFile,
+        file: crate::results::net::NetFile,
     },
 }
 
@@ -134,11 +134,12 @@ pub fn read_written(path: &Path) -> Result<Written, ReadError> {
     let text = read_text(path)?;
     let value: Option<serde_json::Value> =
         serde_json::from_str(text.trim_start_matches('\u{feff}')).ok();
-    if let Some(value) = value.filter(crate::net::report::is_net_file) {
-        let file = crate::net::report::read_back(value).map_err(|reason| ReadError::Malformed {
-            path: shown.clone(),
-            reason: format!("a `macbench net` results file: {reason}"),
-        })?;
+    if let Some(value) = value.filter(crate::results::net::is_net_file) {
+        let file =
+            crate::results::net::read_back(value).map_err(|reason| ReadError::Malformed {
+                path: shown.clone(),
+                reason: format!("a `macbench net` results file: {reason}"),
+            })?;
         return Ok(Written::Net {
             path: path.to_path_buf(),
             label: stem(path),
