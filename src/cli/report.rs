@@ -34,22 +34,17 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
     Ok(label_hosts(loaded))
 }
 
+/// A `net` results file and its label.
+type NetShown = (String, crate::results::net::NetFile);
+
 /// Every file macbench wrote among `files`: results documents, labelled as [`load_all`] does, and
 /// `net`'s results files, labelled by their stem.
-fn load_written(
-    files: &[PathBuf],
-) -> Result<
-    (
-        Vec<read::Loaded>,
-        Vec<(String, crate::results::net::NetFile)>,
-    ),
-    CliError,
-> {
+fn load_written(files: &[PathBuf]) -> Result<(Vec<read::Loaded>, Vec<NetShown>), CliError> {
     let (mut loaded, mut nets) = (Vec::new(), Vec::new());
     for path in files {
         match read::read_written(path).map_err(|e| CliError::usage(e.to_string()))? {
             read::Written::Results(l) => loaded.push(*l),
-            read::Written::Net { label, file, .. } => nets.push((label, file)),
+            read::Written::Net { label, file, .. } => nets.push((label, *file)),
         }
     }
     Ok((label_hosts(loaded), nets))

@@ -292,6 +292,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_update)]
     fn a_scenario_crosses_to_the_child_unchanged() {
         let function = mac::functions()
             .into_iter()
@@ -319,6 +320,7 @@ mod tests {
                 tick: Duration::from_millis(3),
                 dispatch: engine::Dispatch::Burst(4),
                 tag_len: Some(8),
+                // Every setting above is named; the update keeps a later one from needing a line.
                 ..ScenarioSpec::default()
             },
         };

@@ -484,6 +484,50 @@ impl BatchReceiver {
     }
 }
 
+/// Set a `SOL_SOCKET` option that takes a C int.
+pub fn set_socket_int(
+    fd: std::os::fd::RawFd,
+    option: libc::c_int,
+    value: libc::c_int,
+) -> std::io::Result<()> {
+    // SAFETY: `value` is a c_int of the stated length that outlives the call; an invalid fd or
+    // option only makes the call fail.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            option,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Read a `SOL_SOCKET` option that is a C int.
+pub fn socket_int(fd: std::os::fd::RawFd, option: libc::c_int) -> std::io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: value and len point to writable memory of the stated size; an invalid fd or option
+    // only makes the call fail.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            option,
+            (&mut value as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,48 +618,4 @@ mod tests {
             Err(e) => assert!(!kernel_gso && e.starts_with("--gso: "), "{e}"),
         }
     }
-}
-
-/// Set a `SOL_SOCKET` option that takes a C int.
-pub fn set_socket_int(
-    fd: std::os::fd::RawFd,
-    option: libc::c_int,
-    value: libc::c_int,
-) -> std::io::Result<()> {
-    // SAFETY: `value` is a c_int of the stated length that outlives the call; an invalid fd or
-    // option only makes the call fail.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            option,
-            (&value as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// Read a `SOL_SOCKET` option that is a C int.
-pub fn socket_int(fd: std::os::fd::RawFd, option: libc::c_int) -> std::io::Result<libc::c_int> {
-    let mut value: libc::c_int = 0;
-    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    // SAFETY: value and len point to writable memory of the stated size; an invalid fd or option
-    // only makes the call fail.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            option,
-            (&mut value as *mut libc::c_int).cast(),
-            &mut len,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(value)
 }

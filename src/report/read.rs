@@ -124,7 +124,7 @@ pub enum Written {
     Net {
         path: PathBuf,
         label: String,
-        file: crate::results::net::NetFile,
+        file: Box<crate::results::net::NetFile>,
     },
 }
 
@@ -143,7 +143,7 @@ pub fn read_written(path: &Path) -> Result<Written, ReadError> {
         return Ok(Written::Net {
             path: path.to_path_buf(),
             label: stem(path),
-            file,
+            file: Box::new(file),
         });
     }
     Ok(Written::Results(Box::new(loaded(
