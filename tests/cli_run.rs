@@ -611,4 +611,17 @@ fn stream_dispatch_is_a_scenario_and_refuses_what_it_cannot_do() {
         ],
         "--dispatch stream has one tag per stream",
     );
+    // An empty chunk would leave the stream open for ever: refused before anything runs.
+    assert_usage_error(
+        &[
+            "run",
+            "--alg",
+            "null",
+            "--dispatch",
+            "stream",
+            "--sizes",
+            "0,64",
+        ],
+        "an empty chunk feeds the stream nothing",
+    );
 }

@@ -384,6 +384,8 @@ pub enum EngineError {
     Limit { sessions: usize, limit: String },
     #[error("--verify {verify}: --dispatch stream has one tag per stream, not one per message to check; use --verify none with it")]
     StreamVerify { verify: String },
+    #[error("--dispatch stream with 0-byte messages: an empty chunk feeds the stream nothing and it never ends; give sizes of 1 byte or more")]
+    EmptyStreamChunk,
     #[error("--tick {tick_ms} ms is outside {min_ms}…{max_ms} ms")]
     BadTick {
         tick_ms: f64,
@@ -528,6 +530,9 @@ pub fn validate(s: &Scenario, online: &[usize]) -> Result<(), EngineError> {
         });
     }
     let sizes = s.size.sizes();
+    if s.dispatch == Dispatch::Stream && sizes.contains(&0) {
+        return Err(EngineError::EmptyStreamChunk);
+    }
     if sizes.is_empty() {
         return Err(EngineError::EmptySizes);
     }
