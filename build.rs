@@ -53,6 +53,105 @@ fn main() {
     for lib in SYSTEM_LIBRARIES {
         system_library(lib);
     }
+    vendored_openssl();
+}
+
+/// The second OpenSSL (`openssl4`): the release the `openssl-src` crate vendors, compiled from source
+/// with its assembly, and `csrc/openssl4_shim.c` over it, made into one object whose only global symbol
+/// is the shim's table. Every other symbol of that libcrypto is made local (`objcopy
+/// --keep-global-symbol`), so it never meets the system libcrypto the `openssl` backend links: each
+/// copy keeps its own functions, its own capability word and its own error queue, in one process.
+fn vendored_openssl() {
+    println!("cargo::rustc-check-cfg=cfg(have_openssl4)");
+    println!("cargo:rerun-if-changed=csrc/openssl4_shim.c");
+    if std::env::var_os("CARGO_FEATURE_OPENSSL4").is_none() {
+        println!(
+            "cargo:rustc-env=MACBENCH_OPENSSL4_MISSING=not built: the `openssl4` cargo feature is off \
+             (build with --features openssl4; it compiles OpenSSL from source, a few minutes)"
+        );
+        return;
+    }
+    match build_vendored_openssl() {
+        Ok(version) => {
+            println!("cargo:rustc-cfg=have_openssl4");
+            println!("cargo:rustc-env=MACBENCH_OPENSSL4_FOUND=openssl-src {version}");
+        }
+        Err(reason) => {
+            println!("cargo:warning=openssl4: {reason}");
+            println!("cargo:rustc-env=MACBENCH_OPENSSL4_MISSING=not built: {reason}");
+        }
+    }
+}
+
+#[cfg(feature = "openssl4")]
+fn build_vendored_openssl() -> Result<&'static str, String> {
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR not set")?);
+    let openssl = openssl_src::Build::new()
+        .try_build()
+        .map_err(|e| format!("openssl-src {} did not build: {e}", openssl_src::version()))?;
+    let objects = cc::Build::new()
+        .file("csrc/openssl4_shim.c")
+        .include(openssl.include_dir())
+        .flag_if_supported("-std=c99")
+        .opt_level(2)
+        .warnings(true)
+        .try_compile_intermediates()
+        .map_err(|e| format!("csrc/openssl4_shim.c did not compile: {e}"))?;
+    let compiler = cc::Build::new()
+        .try_get_compiler()
+        .map_err(|e| e.to_string())?;
+    // One relocatable object: the shim and the libcrypto members it needs (a relocatable link pulls
+    // archive members for undefined symbols as a final link does).
+    let combined = out.join("openssl4_combined.o");
+    let mut link = compiler.to_command();
+    link.args(["-r", "-nostdlib", "-o"])
+        .arg(&combined)
+        .args(&objects)
+        .arg(openssl.lib_dir().join("libcrypto.a"));
+    run(&mut link, "relocatable link of the shim and libcrypto.a")?;
+    // The target's objcopy: beside a cross compiler (`aarch64-linux-gnu-gcc` → `aarch64-linux-gnu-objcopy`).
+    let cc_name = compiler.path().to_string_lossy().into_owned();
+    let objcopy = match cc_name.rfind("gcc").or_else(|| cc_name.rfind("cc")) {
+        Some(at) if cc_name[..at].ends_with('-') => format!("{}objcopy", &cc_name[..at]),
+        _ => "objcopy".to_string(),
+    };
+    run(
+        Command::new(&objcopy)
+            .arg("--keep-global-symbol=macbench_shim_openssl4")
+            .arg(&combined),
+        "objcopy --keep-global-symbol",
+    )?;
+    let archive = out.join("libmacbench_openssl4_shim.a");
+    let _ = std::fs::remove_file(&archive);
+    let mut ar = cc::Build::new().try_get_archiver().map_err(|e| e.to_string())?;
+    run(ar.arg("crs").arg(&archive).arg(&combined), "ar")?;
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static=macbench_openssl4_shim");
+    if openssl.needs_latomic() {
+        println!("cargo:rustc-link-lib=dylib=atomic");
+    }
+    Ok(openssl_src::version())
+}
+
+#[cfg(not(feature = "openssl4"))]
+fn build_vendored_openssl() -> Result<&'static str, String> {
+    Err("the `openssl-src` build dependency is off".to_string())
+}
+
+#[cfg(feature = "openssl4")]
+fn run(command: &mut Command, what: &str) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("{what}: {:?}: {e}", command.get_program()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
 }
 
 /// Re-run when the commit changes. In a `git worktree`, `.git` is a file and HEAD and the refs live

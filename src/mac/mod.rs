@@ -29,6 +29,7 @@ pub mod mbedtls;
 pub mod nettle;
 pub mod null;
 pub mod openssl;
+pub mod openssl4;
 pub mod ring;
 pub mod rustcrypto;
 pub mod shim;
@@ -531,6 +532,7 @@ pub fn no_length_limit(_algorithm: &str) -> Option<LengthLimit> {
 /// Nettle and before RustCrypto: it is the default only for AES-XCBC-MAC-96, which OpenSSL lacks.
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
+    &openssl4::BACKEND,
     &cryptopp::BACKEND,
     &mbedtls::BACKEND,
     &nettle::BACKEND,

@@ -297,14 +297,26 @@ const ARM_SHOWN: &[(&str, u32)] = &[
     ("sha3", 11),
 ];
 
+/// The bit the software-only word keeps: NEON (ASIMD), the aarch64 baseline.
+pub const ARM_SOFTWARE_ONLY_KEEPS: u32 = 1 << 0;
+
 /// The `OPENSSL_armcap` value for the software-only process: libcrypto takes the variable as the
-/// whole word (not a mask), so it is this process's word with [`ARM_SOFTWARE_ONLY_MASK`] cleared,
-/// or 0 (nothing, not even NEON) when this process cannot read its word.
+/// whole word (not a mask), so it is this process's word reduced to NEON, or 0 (nothing, not even
+/// NEON) when this process cannot read its word.
+///
+/// Why NEON alone and not "the word without [`ARM_SOFTWARE_ONLY_MASK`]": AWS-LC, linked into the same
+/// child, reads the same variable with the same syntax but its own bit layout. The two agree on bits
+/// 0–6 and 11 (NEON, AES, SHA-1, SHA-256, PMULL, SHA-512, SHA-3) only; OpenSSL's bit 7 (`ARMV8_CPUID`,
+/// "may read MIDR" for micro-architecture tuning) is AWS-LC's `ARMV8_NEOVERSE_N1`, and AWS-LC aborts the
+/// process when the word asks for a bit its own detection did not find ("Fatal Error: HW capability
+/// found: 0x2087D, but HW capability requested: 0x81"). The tuning bits only choose among the
+/// extension code paths this word switches off, so nothing software-only is lost, and both libraries
+/// run their NEON/scalar code.
 pub fn arm_software_only_env() -> String {
-    let mask = ARM_SOFTWARE_ONLY_MASK
-        .iter()
-        .fold(0u32, |m, &(_, bit)| m | 1 << bit);
-    format!("{:#x}", armcap().map_or(0, |cap| cap.bits & !mask))
+    format!(
+        "{:#x}",
+        armcap().map_or(0, |cap| cap.bits & ARM_SOFTWARE_ONLY_KEEPS)
+    )
 }
 
 impl ArmCap {

@@ -1,0 +1,92 @@
+//! A second OpenSSL (`openssl4`): the release the `openssl-src` crate vendors (OpenSSL 4.0.x),
+//! compiled from source with its assembly, through `csrc/openssl4_shim.c` and the one shim table of
+//! `csrc/macbench_shim.h` ([`super::shim`]), behind cargo feature `openssl4`.
+//!
+//! Why a second OpenSSL: the `openssl` backend times the system's libcrypto (Debian's 3.0), and users
+//! ask whether a newer release changes what a MAC costs, small messages above all. Both copies live in
+//! one process without meeting: build.rs links the shim and the vendored static libcrypto into one
+//! object and makes every symbol but the shim's table local, so each copy keeps its own functions,
+//! its own capability word and its own error queue. The shim makes the same library calls per message
+//! as the `openssl` backend (EVP_MAC for HMAC, CMAC and Poly1305, the AES-GCM EVP_CIPHER for GMAC), so
+//! two rows of one algorithm differ by the library's version only.
+//!
+//! `hw` only: the vendored copy reads `OPENSSL_ia32cap` / `OPENSSL_armcap` as the system one does, so
+//! the switched children already mask it, but its rows there are not registered yet.
+
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+
+pub static BACKEND: Backend = Backend {
+    name: "openssl4",
+    description: "OpenSSL vendored by the openssl-src crate and built from source (its symbols kept apart from the system libcrypto's), through csrc/openssl4_shim.c: the same EVP_MAC and AES-GCM calls as the openssl backend",
+    version,
+    availability,
+    process_switch: None,
+    isa_levels: IsaLevels::NotOffered(
+        "openssl4: only hw (the switched children mask it too, but its rows there are not registered); ISA levels are offered by ipsecmb, openssl and cryptopp",
+    ),
+    length_limit: super::no_length_limit,
+    nonce_limit: super::no_nonce_limit,
+    key_limit: super::no_key_limit,
+    entries: crate::hw_entries![
+        "hmac-md5",
+        "hmac-sha1",
+        "hmac-sha224",
+        "hmac-sha256",
+        "hmac-sha384",
+        "hmac-sha512",
+        "hmac-sha512-224",
+        "hmac-sha512-256",
+        "hmac-sha3-224",
+        "hmac-sha3-256",
+        "hmac-sha3-384",
+        "hmac-sha3-512",
+        "cmac-aes128",
+        "cmac-aes192",
+        "cmac-aes256",
+        "gmac-aes128",
+        "gmac-aes192",
+        "gmac-aes256",
+        "poly1305",
+    ],
+};
+
+/// Whether the vendored OpenSSL and its shim were built and linked into this binary.
+pub const BUILT: bool = cfg!(have_openssl4);
+
+crate::c_shim!(have_openssl4, macbench_shim_openssl4);
+
+fn availability() -> Availability {
+    match option_env!("MACBENCH_OPENSSL4_MISSING") {
+        _ if BUILT => Availability::Available,
+        Some(reason) => Availability::Unavailable(reason.to_string()),
+        None => Availability::Unavailable(
+            "not built: build with --features openssl4 (it compiles OpenSSL from source)".to_string(),
+        ),
+    }
+}
+
+/// `OpenSSL 4.0.3 1 Jul 2026 (openssl-src 400.0.2+4.0.3)`: the library's own version text and the
+/// crate that vendored it.
+pub fn version() -> String {
+    let Some(shim) = shim() else {
+        return "OpenSSL (vendored) not built".to_string();
+    };
+    let version = shim.fact("version").unwrap_or_default();
+    match option_env!("MACBENCH_OPENSSL4_FOUND") {
+        Some(found) => format!("{version} ({found})"),
+        None => version,
+    }
+}
+
+/// The capability word(s) the vendored libcrypto uses, as it reports them (`OPENSSL_ia32cap=0x…:0x…`).
+pub fn cpu_settings() -> Option<String> {
+    shim()?.fact("cpu")
+}
+
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    _: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    super::shim::keyed(shim(), "openssl4", availability, algorithm, key)
+}
