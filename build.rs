@@ -28,7 +28,7 @@
 #[path = "build/libraries.rs"]
 mod libraries;
 
-use libraries::{SystemLibrary, SYSTEM_LIBRARIES};
+use libraries::{SystemLibrary, VendoredLibrary, SYSTEM_LIBRARIES, VENDORED_LIBRARIES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -53,61 +53,69 @@ fn main() {
     for lib in SYSTEM_LIBRARIES {
         system_library(lib);
     }
-    vendored_openssl();
+    for lib in VENDORED_LIBRARIES {
+        vendored_library(lib);
+    }
 }
 
-/// The second OpenSSL (`openssl4`): the release the `openssl-src` crate vendors, compiled from source
-/// with its assembly, and `csrc/openssl4_shim.c` over it, made into one object whose only global symbol
-/// is the shim's table. Every other symbol of that libcrypto is made local (`objcopy
-/// --keep-global-symbol`), so it never meets the system libcrypto the `openssl` backend links: each
-/// copy keeps its own functions, its own capability word and its own error queue, in one process.
-fn vendored_openssl() {
-    println!("cargo::rustc-check-cfg=cfg(have_openssl4)");
-    println!("cargo:rerun-if-changed=csrc/openssl4_shim.c");
-    if std::env::var_os("CARGO_FEATURE_OPENSSL4").is_none() {
+/// The second OpenSSL (`openssl4`, the one row of [`VENDORED_LIBRARIES`]): the release the
+/// `openssl-src` crate vendors, compiled from source with its assembly, and its shim over it, made into
+/// one object whose only global symbol is the shim's table. Every other symbol of that libcrypto is made
+/// local (`objcopy --keep-global-symbol`), so it never meets the system libcrypto the `openssl` backend
+/// links: each copy keeps its own functions, its own capability word and its own error queue, in one
+/// process.
+fn vendored_library(lib: &VendoredLibrary) {
+    let name = lib.name;
+    let prefix = format!("MACBENCH_{}", name.to_uppercase());
+    println!("cargo::rustc-check-cfg=cfg(have_{name})");
+    println!("cargo:rerun-if-changed={}", lib.shim);
+    let feature_var = format!(
+        "CARGO_FEATURE_{}",
+        lib.feature.to_uppercase().replace('-', "_")
+    );
+    if std::env::var_os(feature_var).is_none() {
         println!(
-            "cargo:rustc-env=MACBENCH_OPENSSL4_MISSING=not built: the `openssl4` cargo feature is off \
-             (build with --features openssl4; it compiles OpenSSL from source, a few minutes)"
+            "cargo:rustc-env={prefix}_MISSING=not built: the `{}` cargo feature is off \
+             (build with --features {}; it compiles the library from source with {}, a few minutes)",
+            lib.feature, lib.feature, lib.builder
         );
         return;
     }
-    match build_vendored_openssl() {
+    match build_vendored_openssl(lib) {
         Ok(version) => {
-            println!("cargo:rustc-cfg=have_openssl4");
-            println!("cargo:rustc-env=MACBENCH_OPENSSL4_FOUND=openssl-src {version}");
+            println!("cargo:rustc-cfg=have_{name}");
+            println!("cargo:rustc-env={prefix}_FOUND={} {version}", lib.builder);
         }
         Err(reason) => {
-            println!("cargo:warning=openssl4: {reason}");
-            println!("cargo:rustc-env=MACBENCH_OPENSSL4_MISSING=not built: {reason}");
+            println!("cargo:warning={name}: {reason}");
+            println!("cargo:rustc-env={prefix}_MISSING=not built: {reason}");
         }
     }
 }
 
 #[cfg(feature = "openssl4")]
-fn build_vendored_openssl() -> Result<&'static str, String> {
+fn build_vendored_openssl(lib: &VendoredLibrary) -> Result<&'static str, String> {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR not set")?);
-    let openssl = openssl_src::Build::new()
-        .try_build()
-        .map_err(|e| format!("openssl-src {} did not build: {e}", openssl_src::version()))?;
+    let openssl = vendored_openssl_build(&out)?;
     let objects = cc::Build::new()
-        .file("csrc/openssl4_shim.c")
-        .include(openssl.include_dir())
+        .file(lib.shim)
+        .include(&openssl.include)
         .flag_if_supported("-std=c99")
         .opt_level(2)
         .warnings(true)
         .try_compile_intermediates()
-        .map_err(|e| format!("csrc/openssl4_shim.c did not compile: {e}"))?;
+        .map_err(|e| format!("{} did not compile: {e}", lib.shim))?;
     let compiler = cc::Build::new()
         .try_get_compiler()
         .map_err(|e| e.to_string())?;
     // One relocatable object: the shim and the libcrypto members it needs (a relocatable link pulls
     // archive members for undefined symbols as a final link does).
-    let combined = out.join("openssl4_combined.o");
+    let combined = out.join(format!("{}_combined.o", lib.name));
     let mut link = compiler.to_command();
     link.args(["-r", "-nostdlib", "-o"])
         .arg(&combined)
         .args(&objects)
-        .arg(openssl.lib_dir().join("libcrypto.a"));
+        .arg(openssl.lib.join("libcrypto.a"));
     run(&mut link, "relocatable link of the shim and libcrypto.a")?;
     // The target's objcopy: beside a cross compiler (`aarch64-linux-gnu-gcc` → `aarch64-linux-gnu-objcopy`).
     let cc_name = compiler.path().to_string_lossy().into_owned();
@@ -117,25 +125,80 @@ fn build_vendored_openssl() -> Result<&'static str, String> {
     };
     run(
         Command::new(&objcopy)
-            .arg("--keep-global-symbol=macbench_shim_openssl4")
+            .arg(format!("--keep-global-symbol={}", lib.table))
             .arg(&combined),
         "objcopy --keep-global-symbol",
     )?;
-    let archive = out.join("libmacbench_openssl4_shim.a");
+    let archive = out.join(format!("libmacbench_{}_shim.a", lib.name));
     let _ = std::fs::remove_file(&archive);
-    let mut ar = cc::Build::new().try_get_archiver().map_err(|e| e.to_string())?;
+    let mut ar = cc::Build::new()
+        .try_get_archiver()
+        .map_err(|e| e.to_string())?;
     run(ar.arg("crs").arg(&archive).arg(&combined), "ar")?;
     println!("cargo:rustc-link-search=native={}", out.display());
-    println!("cargo:rustc-link-lib=static=macbench_openssl4_shim");
-    if openssl.needs_latomic() {
+    println!("cargo:rustc-link-lib=static=macbench_{}_shim", lib.name);
+    if openssl.latomic {
         println!("cargo:rustc-link-lib=dylib=atomic");
     }
     Ok(openssl_src::version())
 }
 
+/// Where a built OpenSSL's headers and static libraries are.
+#[cfg(feature = "openssl4")]
+struct BuiltOpenssl {
+    include: PathBuf,
+    lib: PathBuf,
+    latomic: bool,
+}
+
+/// OpenSSL built by `openssl-src` in `out`, once per version: `openssl-src` rebuilds from scratch on
+/// every call (minutes), and this script re-runs on every commit (it records the commit), so a stamp
+/// beside the build says which version it holds and where, and a matching stamp is reused.
+#[cfg(feature = "openssl4")]
+fn vendored_openssl_build(out: &Path) -> Result<BuiltOpenssl, String> {
+    let stamp = out.join("openssl-build-stamp");
+    let version = openssl_src::version();
+    if let Ok(text) = std::fs::read_to_string(&stamp) {
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_string)
+        };
+        if field("version").as_deref() == Some(version) {
+            if let (Some(include), Some(lib)) = (field("include"), field("lib")) {
+                let built = BuiltOpenssl {
+                    include: PathBuf::from(include),
+                    lib: PathBuf::from(lib),
+                    latomic: field("latomic").as_deref() == Some("1"),
+                };
+                if built.lib.join("libcrypto.a").is_file() {
+                    return Ok(built);
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&stamp);
+    let artifacts = openssl_src::Build::new()
+        .try_build()
+        .map_err(|e| format!("openssl-src {version} did not build: {e}"))?;
+    let built = BuiltOpenssl {
+        include: artifacts.include_dir().to_path_buf(),
+        lib: artifacts.lib_dir().to_path_buf(),
+        latomic: artifacts.needs_latomic(),
+    };
+    let text = format!(
+        "version={version}\ninclude={}\nlib={}\nlatomic={}\n",
+        built.include.display(),
+        built.lib.display(),
+        u8::from(built.latomic)
+    );
+    std::fs::write(&stamp, text).map_err(|e| format!("{}: {e}", stamp.display()))?;
+    Ok(built)
+}
+
 #[cfg(not(feature = "openssl4"))]
-fn build_vendored_openssl() -> Result<&'static str, String> {
-    Err("the `openssl-src` build dependency is off".to_string())
+fn build_vendored_openssl(lib: &VendoredLibrary) -> Result<&'static str, String> {
+    Err(format!("the `{}` build dependency is off", lib.builder))
 }
 
 #[cfg(feature = "openssl4")]

@@ -308,3 +308,29 @@ impl SystemLibrary {
         )
     }
 }
+
+/// A library compiled from source by a build dependency rather than found on the system: the
+/// vendored second OpenSSL. build.rs builds it only with its (non-default) feature, links its shim
+/// with every other symbol made local, and emits `cfg(have_<name>)` and `MACBENCH_<NAME>_FOUND` or
+/// `MACBENCH_<NAME>_MISSING` as for a system library.
+pub struct VendoredLibrary {
+    /// The backend's name, module `src/mac/<name>.rs`, cfg `have_<name>`.
+    pub name: &'static str,
+    /// The cargo feature that builds it (it also enables the build dependency).
+    pub feature: &'static str,
+    /// The build dependency that vendors and compiles the library.
+    pub builder: &'static str,
+    /// The shim's source, compiled against the vendored headers.
+    pub shim: &'static str,
+    /// The one global symbol left in the linked object: the shim's table.
+    pub table: &'static str,
+}
+
+/// Every vendored library.
+pub const VENDORED_LIBRARIES: &[VendoredLibrary] = &[VendoredLibrary {
+    name: "openssl4",
+    feature: "openssl4",
+    builder: "openssl-src",
+    shim: "csrc/openssl4_shim.c",
+    table: "macbench_shim_openssl4",
+}];

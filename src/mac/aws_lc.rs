@@ -12,27 +12,79 @@
 //! `CRYPTO_poly1305_*` (its public `poly1305.h`), called through `aws-lc-sys` since aws-lc-rs offers it
 //! only inside ChaCha20-Poly1305.
 //!
-//! `hw` only for now. AWS-LC does have the switch: it reads `OPENSSL_ia32cap` (x86-64; the same
-//! syntax and word layout as OpenSSL's) or `OPENSSL_armcap` (aarch64) once, when its CPU capabilities
-//! are first set up, so a `sw` child could mask it as OpenSSL's is. Not registered yet: the check that
-//! the mask took would read AWS-LC's capability words, which aws-lc-sys does not export under a
-//! stable name.
+//! `sw` through the same switch as `openssl`'s: AWS-LC reads `OPENSSL_ia32cap` (x86-64; the same
+//! syntax and word layout as OpenSSL's, `~`-masks included) or `OPENSSL_armcap` (aarch64) once, when it
+//! sets up its CPU capabilities, so the software-only child's one variable masks it with libcrypto.
+//! Its capability words are internal (aws-lc-sys exports them only under a version-prefixed name), so
+//! the check asks the public question that depends on them: `EVP_has_aes_hardware()` (AES-NI and
+//! PCLMULQDQ on x86-64, the Armv8 AES and PMULL instructions on aarch64) must be 0 in the child. The
+//! same word clears SHA-NI and AVX, so a word that took for AES took for those. On a CPU without AES
+//! instructions the check passes trivially, and `hw` and `sw` run the same code. No ISA levels.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{
+    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    ProcessSwitch,
+};
+
+/// One line per algorithm gives its `hw` and `sw` entries, both keyed by [`new`].
+macro_rules! entries {
+    ($($alg:literal),* $(,)?) => {
+        &[
+            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
+        ]
+    };
+}
+
+/// `sw` only: the software-only child's environment (`openssl`'s), checked by AWS-LC's own answer.
+pub static PROCESS_SWITCH: ProcessSwitch = ProcessSwitch {
+    accels: &[Accel::Sw],
+    env: super::openssl::switch_env,
+    apply: |_| {},
+    check: check_switch,
+    capability: || {
+        let aes = imp::aes_hardware()?;
+        Some(Capability {
+            summary: format!(
+                "AWS-LC: AES and carry-less multiply instructions {}",
+                if aes { "in use" } else { "off" }
+            ),
+            detail: serde_json::json!({ "evp_has_aes_hardware": aes }),
+        })
+    },
+    note: None,
+};
+
+fn check_switch(accel: Accel) -> Result<(), String> {
+    if accel != Accel::Sw {
+        return Err(format!("aws-lc offers sw only, not {accel}"));
+    }
+    match imp::aes_hardware() {
+        Some(false) => Ok(()),
+        Some(true) => Err(format!(
+            "the sw mask is not in effect: AWS-LC still uses its AES instructions              (EVP_has_aes_hardware() = 1; {} must be {} in the environment; this command is internal)",
+            super::openssl::CAP_ENV,
+            super::openssl::switch_env(accel)
+                .first()
+                .map_or(String::new(), |(_, v)| v.clone())
+        )),
+        None => Err("AWS-LC is not built".to_string()),
+    }
+}
 
 pub static BACKEND: Backend = Backend {
     name: "aws-lc",
     description: "AWS-LC through the aws-lc-rs crate (hmac, cmac, AES-GCM as GMAC) and aws-lc-sys (CRYPTO_poly1305); keys made once",
     version,
     availability,
-    process_switch: None,
+    process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::NotOffered(
-        "aws-lc: only hw (its OPENSSL_ia32cap switch is not wired yet); ISA levels are offered by ipsecmb, openssl and cryptopp",
+        "aws-lc: hw and sw only (its capability word is internal, so a level's own extension could not be checked); ISA levels are offered by ipsecmb, openssl, openssl4 and cryptopp",
     ),
     length_limit: super::no_length_limit,
     nonce_limit,
     key_limit: super::no_key_limit,
-    entries: crate::hw_entries![
+    entries: entries![
         "hmac-sha1",
         "hmac-sha224",
         "hmac-sha256",
@@ -106,6 +158,10 @@ mod imp {
     pub fn library_version() -> String {
         "AWS-LC not built".to_string()
     }
+
+    pub fn aes_hardware() -> Option<bool> {
+        None
+    }
 }
 
 #[cfg(feature = "aws-lc")]
@@ -153,6 +209,14 @@ mod imp {
             Some((_, rest)) => format!("AWS-LC {}", rest.trim_end_matches(')')),
             None => text,
         }
+    }
+
+    /// `EVP_has_aes_hardware()`: whether AWS-LC runs its AES and GHASH/PMULL instructions in this
+    /// process (after any `OPENSSL_ia32cap` / `OPENSSL_armcap` mask it read).
+    pub fn aes_hardware() -> Option<bool> {
+        // SAFETY: a plain query of AWS-LC's capability words, no arguments; AWS-LC sets the words up
+        // before answering.
+        Some(unsafe { aws_lc_sys::EVP_has_aes_hardware() } != 0)
     }
 
     struct Hmac(hmac::Key);

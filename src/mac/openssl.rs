@@ -161,35 +161,47 @@ pub const CAP_ENV: &str = if cfg!(target_arch = "aarch64") {
 
 /// libcrypto reads [`CAP_ENV`] once, when it initialises: each switched process is started with
 /// [`mask_env`] for its acceleration (x86-64) or [`arm_software_only_env`] (aarch64, `sw` only) in its
-/// environment, and refuses to run unless libcrypto then reports the level's bits as [`check_switch`]
+/// environment, and refuses to run unless libcrypto then reports the level's bits as [`check_cpu_settings`]
 /// requires.
 pub static PROCESS_SWITCH: ProcessSwitch = ProcessSwitch {
-    accels: &[
-        Accel::Sw,
-        Accel::Sse,
-        Accel::Avx,
-        Accel::Avx2,
-        Accel::Avx512,
-    ],
-    env: |accel| {
-        let value = if cfg!(target_arch = "aarch64") {
-            arm_software_only_env()
-        } else {
-            mask_env(accel)
-        };
-        vec![(CAP_ENV, value)]
-    },
+    accels: SWITCHED_ACCELS,
+    env: switch_env,
     apply: |_| {},
-    check: check_switch,
-    capability: || {
-        if cfg!(target_arch = "aarch64") {
-            armcap().map(|cap| capability(cap.describe(), &cap))
-        } else {
-            ia32cap().map(|cap| capability(cap.describe(), &cap))
-        }
-    },
+    check: |accel| check_cpu_settings(cpu_settings(), accel),
+    capability: || capability_of(cpu_settings()),
     note: None,
 };
+
+/// What [`PROCESS_SWITCH`] gives: `sw` and the four ISA levels.
+pub const SWITCHED_ACCELS: &[Accel] = &[
+    Accel::Sw,
+    Accel::Sse,
+    Accel::Avx,
+    Accel::Avx2,
+    Accel::Avx512,
+];
+
+/// The environment of `accel`'s process: [`mask_env`] on x86-64, [`arm_software_only_env`] on aarch64.
+/// Every library in that process that reads [`CAP_ENV`] (this libcrypto, the vendored `openssl4`,
+/// AWS-LC) takes the same value.
+pub fn switch_env(accel: Accel) -> Vec<(&'static str, String)> {
+    let value = if cfg!(target_arch = "aarch64") {
+        arm_software_only_env()
+    } else {
+        mask_env(accel)
+    };
+    vec![(CAP_ENV, value)]
+}
+
+/// A libcrypto's capability report for the record, from its `OPENSSL_INFO_CPU_SETTINGS` text.
+pub fn capability_of(settings: Option<String>) -> Option<Capability> {
+    let settings = settings?;
+    if cfg!(target_arch = "aarch64") {
+        ArmCap::parse(&settings).map(|cap| capability(cap.describe(), &cap))
+    } else {
+        Ia32Cap::parse(&settings).map(|cap| capability(cap.describe(), &cap))
+    }
+}
 
 /// A capability report: the one-line summary and the word(s) themselves for the record.
 fn capability(summary: String, detail: &impl serde::Serialize) -> Capability {
@@ -202,9 +214,15 @@ fn capability(summary: String, detail: &impl serde::Serialize) -> Capability {
 /// The switch for `accel` is in effect: libcrypto reports none of the bits [`cleared`] clears and,
 /// for a level, still reports the level's own extension ([`level_top`]); on aarch64 (`sw` only)
 /// none of [`ARM_SOFTWARE_ONLY_MASK`]; elsewhere there is no capability vector to mask.
-fn check_switch(accel: Accel) -> Result<(), String> {
+///
+/// `settings` is a libcrypto's `OPENSSL_INFO_CPU_SETTINGS` text: this one's ([`cpu_settings`]) or the
+/// vendored copy's, which reads the same variable.
+pub fn check_cpu_settings(settings: Option<String>, accel: Accel) -> Result<(), String> {
     if cfg!(target_arch = "x86_64") {
-        let cap = ia32cap().ok_or("libcrypto reports no capability vector")?;
+        let cap = settings
+            .as_deref()
+            .and_then(Ia32Cap::parse)
+            .ok_or("libcrypto reports no capability vector")?;
         let left = cap.still_set(accel);
         if !left.is_empty() {
             return Err(format!(
@@ -226,7 +244,10 @@ fn check_switch(accel: Accel) -> Result<(), String> {
         if accel != Accel::Sw {
             return Err(super::NO_ISA_LEVELS_HERE.to_string());
         }
-        let cap = armcap().ok_or("libcrypto reports no capability vector")?;
+        let cap = settings
+            .as_deref()
+            .and_then(ArmCap::parse)
+            .ok_or("libcrypto reports no capability vector")?;
         let left = cap.extensions_left();
         if left.is_empty() {
             return Ok(());
@@ -473,10 +494,15 @@ pub fn mask_env(accel: Accel) -> String {
 /// Whether this CPU runs ISA level `level`, by libcrypto's own view (this process's capability
 /// vector): the level's own extension must be there, or the row names what is missing.
 fn level_availability(level: Accel) -> Availability {
+    level_availability_of(cpu_settings(), level)
+}
+
+/// [`level_availability`] by a given libcrypto's report (`OPENSSL_INFO_CPU_SETTINGS` text).
+pub fn level_availability_of(settings: Option<String>, level: Accel) -> Availability {
     let Some((name, lv, bit)) = level_top(level) else {
         return Availability::Unavailable(format!("{level} is no ISA level of openssl"));
     };
-    match ia32cap() {
+    match settings.as_deref().and_then(Ia32Cap::parse) {
         Some(cap) if cap.has(lv, bit) => Availability::Available,
         Some(cap) => Availability::Unavailable(format!(
             "{level}: this CPU lacks {name} (libcrypto reports {})",

@@ -10,24 +10,51 @@
 //! as the `openssl` backend (EVP_MAC for HMAC, CMAC and Poly1305, the AES-GCM EVP_CIPHER for GMAC), so
 //! two rows of one algorithm differ by the library's version only.
 //!
-//! `hw` only: the vendored copy reads `OPENSSL_ia32cap` / `OPENSSL_armcap` as the system one does, so
-//! the switched children already mask it, but its rows there are not registered yet.
+//! `sw` and the ISA levels come from the same switch as `openssl`'s: the vendored copy reads
+//! `OPENSSL_ia32cap` / `OPENSSL_armcap` when it initialises, as the system one does, so a switched
+//! child's one variable masks both; this backend checks its own copy's report
+//! (`OPENSSL_INFO_CPU_SETTINGS`, through the shim's `cpu` fact) against the same ladder.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::openssl::{capability_of, check_cpu_settings, level_availability_of, switch_env};
+use super::{
+    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError, ProcessSwitch,
+};
+
+/// One line per algorithm gives its `hw`, `sw` and four ISA-level entries, all keyed by [`new`].
+macro_rules! entries {
+    ($($alg:literal),* $(,)?) => {
+        &[
+            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Avx512, new: |k, p| new($alg, k, p) },)*
+        ]
+    };
+}
+
+/// `openssl`'s switch, checked against this copy's own capability report.
+pub static PROCESS_SWITCH: ProcessSwitch = ProcessSwitch {
+    accels: super::openssl::SWITCHED_ACCELS,
+    env: switch_env,
+    apply: |_| {},
+    check: |accel| check_cpu_settings(cpu_settings(), accel),
+    capability: || capability_of(cpu_settings()),
+    note: None,
+};
 
 pub static BACKEND: Backend = Backend {
     name: "openssl4",
     description: "OpenSSL vendored by the openssl-src crate and built from source (its symbols kept apart from the system libcrypto's), through csrc/openssl4_shim.c: the same EVP_MAC and AES-GCM calls as the openssl backend",
     version,
     availability,
-    process_switch: None,
-    isa_levels: IsaLevels::NotOffered(
-        "openssl4: only hw (the switched children mask it too, but its rows there are not registered); ISA levels are offered by ipsecmb, openssl and cryptopp",
-    ),
+    process_switch: Some(&PROCESS_SWITCH),
+    isa_levels: IsaLevels::Offered(|level| level_availability_of(cpu_settings(), level)),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
     key_limit: super::no_key_limit,
-    entries: crate::hw_entries![
+    entries: entries![
         "hmac-md5",
         "hmac-sha1",
         "hmac-sha224",
@@ -60,7 +87,8 @@ fn availability() -> Availability {
         _ if BUILT => Availability::Available,
         Some(reason) => Availability::Unavailable(reason.to_string()),
         None => Availability::Unavailable(
-            "not built: build with --features openssl4 (it compiles OpenSSL from source)".to_string(),
+            "not built: build with --features openssl4 (it compiles OpenSSL from source)"
+                .to_string(),
         ),
     }
 }
