@@ -229,6 +229,8 @@ extern const macbench_shim macbench_shim_botan = {
     MACBENCH_SHIM_ABI, "botan",     shim_create, shim_destroy,  shim_tag, shim_begin,
     shim_update,       shim_finish, nullptr,     shim_reason,   shim_describe,
     nullptr,           nullptr,     nullptr,
+    /* software_only: Botan 2 has no run-time switch to name here */
+    nullptr,
 };
 
 } // extern "C"

@@ -396,6 +396,8 @@ extern const macbench_shim macbench_shim_cryptopp = {
     MACBENCH_SHIM_ABI, "cryptopp",  shim_create, mbcpp_free,  mbcpp_tag,     mbcpp_begin,
     mbcpp_update,      mbcpp_final, nullptr,     shim_reason, shim_describe, nullptr,
     nullptr,           nullptr,
+    /* software_only: Crypto++'s switch is its process-wide globals, cleared by the Rust side */
+    nullptr,
 };
 
 } // extern "C"

@@ -19,7 +19,9 @@
  *
  * libgcrypt picks its code paths (AES-NI, PCLMUL, SHA-NI, SSSE3, AVX/AVX2 …) from its hardware
  * feature detection when it initialises (gcry_check_version); `describe` records the list it uses
- * (the `hwflist:` line of GCRYCTL_PRINT_CONFIG).
+ * (the `hwflist:` line of GCRYCTL_PRINT_CONFIG). `software_only` is its run-time switch: before that
+ * initialisation, GCRYCTL_DISABLE_HWF for every extension beyond the architecture's baseline (see
+ * SOFTWARE_ONLY_OFF), so the `sw` child runs libgcrypt's portable and SSSE3/NEON code.
  *
  * Built by build.rs with the `cc` crate only when libgcrypt is found (cfg `have_gcrypt`).
  */
@@ -282,7 +284,41 @@ static void describe(char *out, size_t out_len) {
     snprintf(out, out_len, "version=libgcrypt %s\nhwf=%s\n", gcry_check_version(NULL), hwf);
 }
 
+/* What `sw` switches off, by libgcrypt's names (hwfeatures.c), as OpenSSL's software-only mask does:
+ * AES, carry-less multiply and SHA instructions, AVX and above, BMI2; SSE2/SSSE3/SSE4.1 and NEON, the
+ * baselines, stay. Names this libgcrypt does not know are skipped (GCRYCTL_DISABLE_HWF refuses them). */
+static const char *const SOFTWARE_ONLY_OFF[] = {
+    "intel-pclmul",   "intel-aesni",   "intel-shaext", "intel-avx",  "intel-avx2",
+    "intel-fast-vpgather", "intel-vaes-vpclmul", "intel-avx512", "intel-gfni", "intel-bmi2",
+    "arm-aes",        "arm-pmull",     "arm-sha1",     "arm-sha2",   "arm-sha3",
+    "arm-sha512",     "arm-sm3",       "arm-sm4",      "arm-sve",    "arm-sve2",
+    "arm-sveaes",     "arm-svepmull",  "arm-svesha3",  "arm-svesm4",
+};
+
+/* Must run before libgcrypt initialises (its manual: "at initialization time; i.e. before calling
+ * gcry_check_version"): refused once it has. */
+static int software_only(char *why, size_t why_len) {
+    size_t i;
+    if (init_version != NULL) {
+        snprintf(why, why_len, "libgcrypt was initialised before its extensions could be switched off");
+        return 1;
+    }
+    for (i = 0; i < sizeof SOFTWARE_ONLY_OFF / sizeof SOFTWARE_ONLY_OFF[0]; i++) {
+        (void)gcry_control(GCRYCTL_DISABLE_HWF, SOFTWARE_ONLY_OFF[i], NULL);
+    }
+    return 0;
+}
+
 const macbench_shim macbench_shim_gcrypt = {
-    MACBENCH_SHIM_ABI, "gcrypt", create, destroy, tag,  begin, update,
-    finish,            NULL,     reason, describe, NULL, NULL,  NULL,
+    .abi = MACBENCH_SHIM_ABI,
+    .backend = "gcrypt",
+    .create = create,
+    .destroy = destroy,
+    .tag = tag,
+    .begin = begin,
+    .update = update,
+    .finish = finish,
+    .reason = reason,
+    .describe = describe,
+    .software_only = software_only,
 };

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped when the table changes shape; src/mac/shim.rs refuses a table of another ABI. */
-#define MACBENCH_SHIM_ABI 1
+#define MACBENCH_SHIM_ABI 2
 
 typedef struct macbench_shim {
     unsigned abi;
@@ -72,6 +72,11 @@ typedef struct macbench_shim {
     int (*tag_inflight)(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
                         const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
                         size_t depth);
+    /* Switch the library's instruction-set extensions off for this whole process: the software-only
+     * (`sw`) child calls it once, first thing, before any other entry (a library that picks its code
+     * paths when it initialises must hear it before then); `describe` then reports what is left.
+     * Non-zero: `why` says what could not be switched off. */
+    int (*software_only)(char *why, size_t why_len);
 } macbench_shim;
 
 /* The most messages one tag_batch / tag_inflight call takes. */

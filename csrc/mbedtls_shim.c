@@ -486,7 +486,15 @@ static void shim_describe(char *out, size_t out_len) {
 }
 
 const macbench_shim macbench_shim_mbedtls = {
-    MACBENCH_SHIM_ABI, "mbedtls",   shim_create,  shim_destroy, shim_tag,      shim_begin,
-    shim_update,       shim_finish, shim_streams, shim_reason,  shim_describe, NULL,
-    NULL,              NULL,
+    .abi = MACBENCH_SHIM_ABI,
+    .backend = "mbedtls",
+    .create = shim_create,
+    .destroy = shim_destroy,
+    .tag = shim_tag,
+    .begin = shim_begin,
+    .update = shim_update,
+    .finish = shim_finish,
+    .streams = shim_streams,
+    .reason = shim_reason,
+    .describe = shim_describe,
 };

@@ -426,6 +426,14 @@ static void describe(char *out, size_t out_len) {
 }
 
 const macbench_shim macbench_shim_nettle = {
-    MACBENCH_SHIM_ABI, "nettle", create, destroy, tag,  begin, update,
-    finish,            NULL,     reason, describe, NULL, NULL,  NULL,
+    .abi = MACBENCH_SHIM_ABI,
+    .backend = "nettle",
+    .create = create,
+    .destroy = destroy,
+    .tag = tag,
+    .begin = begin,
+    .update = update,
+    .finish = finish,
+    .reason = reason,
+    .describe = describe,
 };

@@ -307,6 +307,14 @@ static void describe(char *out, size_t out_len) {
 }
 
 const macbench_shim macbench_shim_openssl4 = {
-    MACBENCH_SHIM_ABI, "openssl4", create, destroy, tag,  begin, update,
-    finish,            NULL,       reason, describe, NULL, NULL,  NULL,
+    .abi = MACBENCH_SHIM_ABI,
+    .backend = "openssl4",
+    .create = create,
+    .destroy = destroy,
+    .tag = tag,
+    .begin = begin,
+    .update = update,
+    .finish = finish,
+    .reason = reason,
+    .describe = describe,
 };

@@ -265,6 +265,15 @@ static void describe(char *out, size_t out_len) {
 }
 
 const macbench_shim macbench_shim_sodium = {
-    MACBENCH_SHIM_ABI, "sodium", create,  destroy,  tag,  begin, update,
-    finish,            streams,  reason,  describe, NULL, NULL,  NULL,
+    .abi = MACBENCH_SHIM_ABI,
+    .backend = "sodium",
+    .create = create,
+    .destroy = destroy,
+    .tag = tag,
+    .begin = begin,
+    .update = update,
+    .finish = finish,
+    .streams = streams,
+    .reason = reason,
+    .describe = describe,
 };

@@ -335,6 +335,15 @@ static void describe(char *out, size_t out_len) {
 }
 
 const macbench_shim macbench_shim_wolfssl = {
-    MACBENCH_SHIM_ABI, "wolfssl", create, destroy, tag,  begin, update,
-    finish,            streams,  reason, describe, NULL, NULL,  NULL,
+    .abi = MACBENCH_SHIM_ABI,
+    .backend = "wolfssl",
+    .create = create,
+    .destroy = destroy,
+    .tag = tag,
+    .begin = begin,
+    .update = update,
+    .finish = finish,
+    .streams = streams,
+    .reason = reason,
+    .describe = describe,
 };

@@ -30,7 +30,7 @@ const DECLARED: &[(&str, usize, usize)] = &[
     ("ipsecmb", 17, 85),
     ("sodium", 5, 5),
     ("botan", 22, 22),
-    ("gcrypt", 22, 22),
+    ("gcrypt", 22, 44),
     ("wolfssl", 17, 17),
     ("ring", 4, 4),
     ("aws-lc", 12, 24),

@@ -9,30 +9,94 @@
 //! `gcry_mac_reset` puts the handle back in its keyed state (HMAC restores its saved ipad state, so a
 //! message costs `Γ + 1` compressions like OpenSSL and Nettle), then nonce, write, read.
 //!
-//! `hw` only: libgcrypt chooses its code paths from its hardware-feature detection when it initialises.
-//! It has a switch (`GCRYCTL_DISABLE_HWF`, or `/etc/gcrypt/hwf.deny`), but one that must be set before
-//! the library initialises in a process and cannot be undone; a `sw` variant would be a
-//! [`super::ProcessSwitch`] whose `apply` calls it in the child before anything else touches
-//! libgcrypt. Not done yet; the version line says which features libgcrypt uses.
-//!
-//! Built only with `cfg(have_gcrypt)` (build.rs found the library and compiled the shim); otherwise
-//! every entry is listed as unavailable with the reason build.rs recorded.
+//! `hw` and `sw`: libgcrypt chooses its code paths from its hardware-feature detection when it
+//! initialises, and its switch (`GCRYCTL_DISABLE_HWF`) must come before that and cannot be undone.
+//! So `sw` runs in the software-only child, whose first act ([`super::ProcessSwitch::apply`]) is the
+//! shim's `software_only` entry, before anything else touches libgcrypt; the child then checks the
+//! features libgcrypt reports using (`hwf`, its `hwflist:`) hold no extension ([`EXTENSIONS`]). No ISA
+//! levels: the switch names features, not the ladder's levels.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{
+    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    ProcessSwitch,
+};
+
+/// One line per algorithm gives its `hw` and `sw` entries, both keyed by [`new`].
+macro_rules! entries {
+    ($($alg:literal),* $(,)?) => {
+        &[
+            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
+            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
+        ]
+    };
+}
+
+/// Parts of libgcrypt's feature names (`intel-aesni`, `arm-pmull`, …) that `sw` must have switched
+/// off: AES, carry-less multiply, SHA and SM instructions, AVX and above, BMI2, SVE.
+pub const EXTENSIONS: &[&str] = &[
+    "aes", "pclmul", "pmull", "sha", "avx", "vpclmul", "gfni", "bmi2", "sve", "sm3", "sm4",
+];
+
+/// `sw` only, switched by the shim before libgcrypt initialises.
+pub static PROCESS_SWITCH: ProcessSwitch = ProcessSwitch {
+    accels: &[Accel::Sw],
+    env: |_| Vec::new(),
+    apply: |_| {
+        // A refusal leaves the features on, which `check` then reports with the list.
+        if let Some(shim) = shim() {
+            let _ = shim.software_only();
+        }
+    },
+    check: check_switch,
+    capability: || {
+        let hwf = shim()?.fact("hwf").unwrap_or_default();
+        Some(Capability {
+            summary: format!("hwf {}", if hwf.is_empty() { "none" } else { &hwf }),
+            detail: serde_json::json!({ "hwf": hwf }),
+        })
+    },
+    note: None,
+};
+
+/// The extensions libgcrypt still uses in this process.
+fn extensions_left() -> Option<Vec<String>> {
+    let hwf = shim()?.fact("hwf")?;
+    Some(
+        hwf.split(':')
+            .filter(|f| EXTENSIONS.iter().any(|e| f.contains(e)))
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+fn check_switch(accel: Accel) -> Result<(), String> {
+    if accel != Accel::Sw {
+        return Err(format!("gcrypt offers sw only, not {accel}"));
+    }
+    match extensions_left() {
+        Some(left) if left.is_empty() => Ok(()),
+        Some(left) => Err(format!(
+            "the sw switch is not in effect: libgcrypt still uses {} (GCRYCTL_DISABLE_HWF must \
+             come before it initialises; this command is internal)",
+            left.join(", ")
+        )),
+        None => Err("libgcrypt is not built or reports no features".to_string()),
+    }
+}
 
 pub static BACKEND: Backend = Backend {
     name: "gcrypt",
     description: "system libgcrypt through csrc/gcrypt_shim.c (gcry_mac); handles keyed once, reset per message",
     version,
     availability,
-    process_switch: None,
+    process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::NotOffered(
-        "gcrypt: only hw (libgcrypt fixes its code paths when it initialises); ISA levels are offered by ipsecmb, openssl and cryptopp",
+        "gcrypt: hw and sw only (GCRYCTL_DISABLE_HWF names features, not levels); ISA levels are offered by ipsecmb, openssl, openssl4 and cryptopp",
     ),
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
     key_limit: super::no_key_limit,
-    entries: crate::hw_entries![
+    entries: entries![
         "hmac-md5",
         "hmac-sha1",
         "hmac-sha224",

@@ -19,7 +19,7 @@ use libc::{c_char, c_int, c_uint, c_void, size_t};
 use std::ffi::{CStr, CString};
 
 /// `MACBENCH_SHIM_ABI` in `csrc/macbench_shim.h`.
-pub const ABI: c_uint = 1;
+pub const ABI: c_uint = 2;
 
 /// `macbench_shim` of `csrc/macbench_shim.h`, field for field.
 #[repr(C)]
@@ -66,6 +66,7 @@ pub struct ShimTable {
     >,
     pub tag_batch: Option<TagBatchFn>,
     pub tag_inflight: Option<TagInflightFn>,
+    pub software_only: Option<unsafe extern "C" fn(why: *mut c_char, why_len: size_t) -> c_int>,
 }
 
 /// The table's `tag_batch` entry.
@@ -162,6 +163,22 @@ impl ShimTable {
             .filter_map(|l| l.split_once('='))
             .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
             .collect()
+    }
+
+    /// Switch the library's instruction-set extensions off for this process (the `sw` child, first
+    /// thing): `Err` with the shim's reason, or when the shim has no such switch.
+    pub fn software_only(&self) -> Result<(), String> {
+        let Some(switch_off) = self.software_only else {
+            return Err("this shim has no software-only switch".to_string());
+        };
+        let mut status = 0;
+        // SAFETY: the entry writes at most why_len bytes, NUL-terminated, into the buffer c_text gives.
+        let why = c_text::<512>(|out, len| status = unsafe { switch_off(out, len) });
+        if status == 0 {
+            Ok(())
+        } else {
+            Err(why)
+        }
     }
 
     /// One fact of `describe` (`version`, …).
