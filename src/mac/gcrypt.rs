@@ -15,6 +15,9 @@
 //! shim's `software_only` entry, before anything else touches libgcrypt; the child then checks the
 //! features libgcrypt reports using (`hwf`, its `hwflist:`) hold no extension ([`EXTENSIONS`]). No ISA
 //! levels: the switch names features, not the ladder's levels.
+//!
+//! Built only with `cfg(have_gcrypt)` (build.rs found the library and compiled the shim); otherwise
+//! every entry is listed as unavailable with the reason build.rs recorded.
 
 use super::{
     Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
