@@ -3,11 +3,13 @@
 use super::files::{Records, RowOutputs};
 use super::CliError;
 use crate::engine::{clock, Dispatch, SizeSource};
+use crate::host::Host;
 use crate::mac::{self, Accel, Availability, Function};
 use crate::peers::{
     self as compare, Basis, CompareRow, Invocation, Peer, PeerRequest, PeerRun, ProbeFailure,
     Quantity, Unlike,
 };
+use crate::results::compare::{CompareFile, CompareRecord};
 use crate::results::Harness;
 use crate::spec::resolve_algorithms;
 use crate::system::conditions::RunConditions;
@@ -84,35 +86,6 @@ pub const DEFAULT_ROUNDS: usize = crate::stats::MIN_PAIRS_FOR_VERDICT;
 /// The most `--rounds`: a bound, so a typo does not ask for days of measurement.
 pub const MAX_ROUNDS: usize = 100;
 
-/// The columns of `compare --json`/`--csv`.
-const COLUMNS: &[&str] = &[
-    "peer",
-    "peer_version",
-    "algorithm",
-    "size",
-    "size_label",
-    "ours_function",
-    "basis",
-    "reference_hz",
-    "ours_cycles_per_byte",
-    "theirs_cycles_per_byte",
-    "ratio",
-    "ratio_ci95_low",
-    "ratio_ci95_high",
-    "rounds",
-    "equal_within_noise",
-    "verdict",
-    "no_verdict_because",
-    "ours_cpu",
-    "peer_cpus",
-    "harness_cycles_per_message",
-    "harness_share",
-    "peer_clock_share",
-    "machine_other_cpu_share",
-    "machine_load_average",
-    "note",
-];
-
 /// What the rows were measured beside: the harness cost and the machine's state.
 struct Context<'a> {
     version: &'a str,
@@ -121,52 +94,57 @@ struct Context<'a> {
     conditions: &'a RunConditions,
 }
 
-fn records(rows: &[CompareRow], ctx: &Context<'_>) -> Records {
-    use serde_json::Value;
-    let number = |v: Option<f64>| v.map_or(Value::Null, Value::from);
-    let mut out = Records::new(COLUMNS);
+/// The results file of the rows (`--json`; `--csv` writes its rows).
+fn results_file(rows: &[CompareRow], ctx: &Context<'_>, host: Host) -> CompareFile {
     let load_after = ctx
         .conditions
         .after
         .as_ref()
         .and_then(|a| a.load_average)
         .or(ctx.conditions.before.load_average);
-    for r in rows {
-        let mut row = vec![
-            Value::from(r.peer),
-            Value::from(ctx.version),
-            Value::from(r.algorithm.as_str()),
-        ];
-        row.extend(Records::size_cells(&r.size));
-        row.extend([
-            r.ours_function.as_deref().map_or(Value::Null, Value::from),
-            Value::from(r.basis.name()),
-            Value::from(ctx.reference_hz),
-            number(r.ours),
-            number(r.theirs),
-            number(r.ratio.map(|x| x.median)),
-            number(r.ratio.map(|x| x.ci95.low)),
-            number(r.ratio.map(|x| x.ci95.high)),
-            r.ratio.map_or(Value::Null, |x| Value::from(x.pairs)),
-            r.verdict().map_or(Value::Null, |v| {
-                Value::from(v == crate::peers::Verdict::EqualWithinNoise)
-            }),
-            r.verdict().map_or(Value::Null, |v| Value::from(v.as_str())),
-            r.unlike
-                .as_ref()
-                .map_or(Value::Null, |u| Value::from(u.verdict_text())),
-            r.ours_cpu.map_or(Value::Null, Value::from),
-            Value::from(r.peer_cpus.as_str()),
-            number(ctx.harness.and_then(|h| h.absolute_cycles_per_message)),
-            number(r.harness_share),
-            number(r.peer_clock),
-            number(ctx.conditions.worst_share()),
-            number(load_after.map(|l| l[0])),
-            Value::from(r.note.as_str()),
-        ]);
-        out.rows.push(row);
+    let low = |range: Option<(f64, f64)>| range.map(|r| r.0);
+    let high = |range: Option<(f64, f64)>| range.map(|r| r.1);
+    let rows = rows
+        .iter()
+        .map(|r| CompareRecord {
+            peer: r.peer.to_string(),
+            peer_version: ctx.version.to_string(),
+            algorithm: r.algorithm.clone(),
+            size: r.size.parse::<u64>().ok(),
+            size_label: r.size.clone(),
+            ours_function: r.ours_function.clone(),
+            basis: r.basis.name().to_string(),
+            reference_hz: ctx.reference_hz,
+            ours_cycles_per_byte: r.ours,
+            ours_cycles_per_byte_low: low(r.ours_range),
+            ours_cycles_per_byte_high: high(r.ours_range),
+            theirs_cycles_per_byte: r.theirs,
+            theirs_cycles_per_byte_low: low(r.theirs_range),
+            theirs_cycles_per_byte_high: high(r.theirs_range),
+            ratio: r.ratio.map(|x| x.median),
+            ratio_ci95_low: r.ratio.map(|x| x.ci95.low),
+            ratio_ci95_high: r.ratio.map(|x| x.ci95.high),
+            rounds: r.ratio.map(|x| x.pairs),
+            equal_within_noise: r
+                .verdict()
+                .map(|v| v == crate::peers::Verdict::EqualWithinNoise),
+            verdict: r.verdict().map(|v| v.as_str().to_string()),
+            no_verdict_because: r.unlike.as_ref().map(|u| u.verdict_text().to_string()),
+            ours_cpu: r.ours_cpu,
+            peer_cpus: r.peer_cpus.clone(),
+            harness_cycles_per_message: ctx.harness.and_then(|h| h.absolute_cycles_per_message),
+            harness_share: r.harness_share,
+            peer_clock_share: r.peer_clock,
+            machine_other_cpu_share: ctx.conditions.worst_share(),
+            machine_load_average: load_after.map(|l| l[0]),
+            note: r.note.clone(),
+        })
+        .collect();
+    CompareFile {
+        schema: crate::results::compare::SCHEMA.to_string(),
+        host,
+        rows,
     }
-    out
 }
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
@@ -390,7 +368,9 @@ fn empty_row(peer: Peer, algorithm: &str, size: String, basis: Basis, note: Stri
         ours_function: None,
         basis,
         ours: None,
+        ours_range: None,
         theirs: None,
+        theirs_range: None,
         ratio: None,
         ours_cpu: None,
         peer_cpus: "unknown: not run".into(),
@@ -505,7 +485,13 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         harness: harness.as_ref(),
         conditions: &conditions,
     };
-    args.outputs.write(&records(&rows, &ctx))?;
+    let file = results_file(
+        &rows,
+        &ctx,
+        crate::isolate::host_for_functions(&inputs.functions),
+    );
+    let records = Records::from_serialized(&file.rows).map_err(CliError::failure)?;
+    args.outputs.write_document(&file, &records)?;
     if rows.iter().all(|r| r.ratio.is_none()) {
         // The rows' notes say why at each size; the exit code says no pair of numbers came out.
         return Err(CliError::failure(format!(
@@ -736,6 +722,13 @@ fn harness_share(harness: Option<&Harness>, ours_per_byte: Option<f64>, size: u3
     (per_message > 0.0).then(|| null / per_message)
 }
 
+/// The lowest and highest of a side's rounds.
+fn range(values: &[f64]) -> Option<(f64, f64)> {
+    let low = values.iter().copied().reduce(f64::min)?;
+    let high = values.iter().copied().reduce(f64::max)?;
+    Some((low, high))
+}
+
 /// The two sides: the peer's tool and our functions, on one core and one basis.
 struct Sides<'a> {
     inputs: &'a Inputs,
@@ -824,7 +817,9 @@ impl Sides<'_> {
             let row = &mut rows[i];
             let tally = &tallies[k];
             row.ours = crate::metrics::median(&tally.ours);
+            row.ours_range = range(&tally.ours);
             row.theirs = crate::metrics::median(&tally.theirs);
+            row.theirs_range = range(&tally.theirs);
             // The peer's clock error is the same in every round (its reads start at the same phase
             // of a tick), so resampling rounds cannot see it: the interval is widened by it instead.
             row.peer_clock = inputs

@@ -133,16 +133,35 @@ pub fn write_now(path: &Path, last: bool) -> bool {
 /// CSV cell), and a size is the `size` column (a number, or empty for a size model or a stream) with
 /// the table's own text beside it in `size_label`.
 pub struct Records {
-    pub columns: Vec<&'static str>,
+    pub columns: Vec<String>,
     pub rows: Vec<Vec<serde_json::Value>>,
 }
 
 impl Records {
-    pub fn new(columns: &[&'static str]) -> Records {
+    pub fn new(columns: &[&str]) -> Records {
         Records {
-            columns: columns.to_vec(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
             rows: Vec::new(),
         }
+    }
+
+    /// The rows of a typed record, its fields the columns in their order (its serde shape: a new
+    /// field is a new column by itself).
+    pub fn from_serialized<T: serde::Serialize + Default>(rows: &[T]) -> Result<Records, String> {
+        let object = |row: &T| match serde_json::to_value(row) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            Ok(other) => Err(format!("a row is not an object: {other}")),
+            Err(e) => Err(e.to_string()),
+        };
+        let mut out = Records {
+            columns: object(&T::default())?.keys().cloned().collect(),
+            rows: Vec::new(),
+        };
+        for row in rows {
+            out.rows
+                .push(object(row)?.into_iter().map(|(_, v)| v).collect());
+        }
+        Ok(out)
     }
 
     /// The `size` and `size_label` cells of a size as a table prints it (`64`, `imix`, `stream~16384`).
@@ -160,7 +179,7 @@ impl Records {
             .map(|row| {
                 self.columns
                     .iter()
-                    .map(|c| c.to_string())
+                    .cloned()
                     .zip(row.iter().cloned())
                     .collect()
             })
@@ -210,6 +229,25 @@ impl RowOutputs {
             output::write_atomic(path, &records.json().map_err(CliError::failure)?)
                 .map_err(CliError::failure)?;
         }
+        self.write_csv(records)
+    }
+
+    /// A results document as `--json` (pretty, one trailing newline) and its rows as `--csv`.
+    pub fn write_document<D: serde::Serialize>(
+        &self,
+        document: &D,
+        records: &Records,
+    ) -> Result<(), CliError> {
+        if let Some(path) = &self.json {
+            let mut bytes = serde_json::to_vec_pretty(document)
+                .map_err(|e| CliError::failure(e.to_string()))?;
+            bytes.push(b'\n');
+            output::write_atomic(path, &bytes).map_err(CliError::failure)?;
+        }
+        self.write_csv(records)
+    }
+
+    fn write_csv(&self, records: &Records) -> Result<(), CliError> {
         if let Some(path) = &self.csv {
             output::write_atomic(path, &records.csv().map_err(CliError::failure)?)
                 .map_err(CliError::failure)?;
