@@ -260,6 +260,27 @@ fn against_openssl_end_to_end() {
     read_back_by_validate_and_report(&json, dir.path());
 }
 
+/// `macbench validate FILE`.
+fn validate(file: &std::path::Path) -> std::process::Output {
+    Command::cargo_bin("macbench")
+        .unwrap()
+        .arg("validate")
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
+/// `macbench report -o HTML FILE`.
+fn report(html: &std::path::Path, file: &std::path::Path) -> std::process::Output {
+    Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["report", "-o"])
+        .arg(html)
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
 /// `validate` takes `file` (exit 0, its rows counted) and `report` shows it in its Compare section.
 fn read_back_by_validate_and_report(file: &std::path::Path, dir: &std::path::Path) {
     let rows = serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(file).unwrap())
@@ -267,26 +288,15 @@ fn read_back_by_validate_and_report(file: &std::path::Path, dir: &std::path::Pat
         .as_array()
         .unwrap()
         .len();
-    let validate = Command::cargo_bin("macbench")
-        .unwrap()
-        .arg("validate")
-        .arg(file)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&validate.stdout);
-    assert_eq!(validate.status.code(), Some(0), "{said}");
+    let checked = validate(file);
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(0), "{said}");
     assert!(
         said.contains(&format!("1 file(s), {rows} result(s)")),
         "{said}"
     );
     let html = dir.join("report.html");
-    Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["report", "-o"])
-        .arg(&html)
-        .arg(file)
-        .assert()
-        .code(0);
+    assert_eq!(report(&html, file).status.code(), Some(0));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<h2>Compare</h2>"), "no Compare section");
     assert!(page.contains("ratio (95 % interval)"));
@@ -366,12 +376,7 @@ fn a_row_where_nothing_was_compared_is_a_problem_and_says_why() {
     empty["note"] = "openssl printed no result for hmac(sha256) at this size".into();
     file["rows"].as_array_mut().unwrap().push(empty);
     std::fs::write(&path, file.to_string()).unwrap();
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .arg("validate")
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = validate(&path);
     assert_eq!(out.status.code(), Some(1));
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -379,13 +384,7 @@ fn a_row_where_nothing_was_compared_is_a_problem_and_says_why() {
         "{said}"
     );
     let html = dir.path().join("report.html");
-    Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["report", "-o"])
-        .arg(&html)
-        .arg(&path)
-        .assert()
-        .code(0);
+    assert_eq!(report(&html, &path).status.code(), Some(0));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("nothing compared: openssl printed no result"));
 }
@@ -417,24 +416,13 @@ fn a_malformed_compare_file_is_refused_naming_the_field() {
         file["rows"][0][field] = value;
         let path = dir.path().join("bad.json");
         std::fs::write(&path, file.to_string()).unwrap();
-        let out = Command::cargo_bin("macbench")
-            .unwrap()
-            .arg("validate")
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = validate(&path);
         assert_eq!(out.status.code(), Some(1), "{field}");
         let said = String::from_utf8_lossy(&out.stdout);
         assert_eq!(said.lines().count(), 1, "{said}");
         assert!(said.contains(needle), "{field}: {said}");
         let html = dir.path().join("report.html");
-        let out = Command::cargo_bin("macbench")
-            .unwrap()
-            .args(["report", "-o"])
-            .arg(&html)
-            .arg(&path)
-            .output()
-            .unwrap();
+        let out = report(&html, &path);
         common::one_line_error(&out, 2, needle);
         assert!(!html.exists(), "{field}: no report from a malformed file");
     }
@@ -443,13 +431,7 @@ fn a_malformed_compare_file_is_refused_naming_the_field() {
     file["schema"] = "macbench-compare/99".into();
     let path = dir.path().join("newer.json");
     std::fs::write(&path, file.to_string()).unwrap();
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["report", "-o"])
-        .arg(dir.path().join("report.html"))
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = report(&dir.path().join("report.html"), &path);
     common::one_line_error(
         &out,
         2,

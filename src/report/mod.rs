@@ -12,6 +12,7 @@ pub mod output;
 pub mod paper;
 pub mod plots;
 pub mod read;
+pub mod rows;
 pub mod table;
 
 use crate::results::Document;
