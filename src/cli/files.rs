@@ -12,7 +12,7 @@ pub fn prepare(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<Pr
 }
 
 /// [`output::json_files_in`], for the CLI's callers.
-pub use output::{json_files_in, run_outputs, write_now};
+pub use output::{json_files_in, run_outputs};
 
 /// [`output::not_into_inputs`]: refused with exit 2.
 pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(), CliError> {
