@@ -499,3 +499,36 @@ pub fn run_net(
     }
     outcome.map(|_| false)
 }
+
+/// The file names `run -o DIR` writes in DIR.
+pub const RESULTS_JSON: &str = "results.json";
+pub const RESULTS_CSV: &str = "results.csv";
+
+/// The results files of `run -o DIR`, `DIR/results.json` and `DIR/results.csv`, DIR made; refused
+/// (a usage error, one line naming the file) when DIR is a file, cannot be written, or already holds a file
+/// this run would write or a reader of DIR would read beside it (any `*.json`): a host's results are
+/// never mixed with another run's, nor a user's file replaced.
+pub fn output_dir_files(dir: &Path) -> Result<(PathBuf, PathBuf), SessionError> {
+    let json = dir.join(RESULTS_JSON);
+    let csv = dir.join(RESULTS_CSV);
+    let threads = csv_export::threads_path(&csv);
+    if let Some(taken) = [&json, &csv, &threads]
+        .into_iter()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    {
+        return Err(SessionError::usage(format!(
+            "-o {}: already holds {}, which this run would replace; give another directory or move it away",
+            dir.display(),
+            taken.display()
+        )));
+    }
+    if let Some(other) = report::output::json_files_in(dir).into_iter().next() {
+        return Err(SessionError::usage(format!(
+            "-o {}: already holds {}, which `report`, `validate` and `diff` of the directory would read beside this run's results; give another directory or move it away",
+            dir.display(),
+            other.display()
+        )));
+    }
+    report::output::output_dir("-o", dir, "this host's results").map_err(SessionError::usage)?;
+    Ok((json, csv))
+}

@@ -11,8 +11,8 @@ pub fn prepare(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<Pr
     output::prepare(outputs, inputs).map_err(|e| CliError::usage(e.to_string()))
 }
 
-/// [`output::json_files_in`], for the CLI's callers.
-pub use output::{json_files_in, run_outputs};
+/// The files `run`, `net` and `model` write, for the CLI's callers.
+pub use output::run_outputs;
 
 /// [`output::not_into_inputs`]: refused with exit 2.
 pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(), CliError> {

@@ -384,20 +384,8 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
         &crate::isolate::switched_accels(),
     );
     let clock = crate::system::clock::clock_info();
-    let only = Only::parse(args.alg.as_deref(), args.backend.as_deref())?;
-    let wanted = |algorithm: &str, backend: &str| only.wants(algorithm, backend);
-    let mut rows: Vec<ListRow> = mac::functions()
-        .iter()
-        .filter(|f| wanted(f.algorithm.name, f.backend.name))
-        .map(|f| mac::listing::row_for(f, crate::isolate::key))
-        .collect();
-    if only.backend.is_none() {
-        rows.extend(
-            mac::listing::missing_rows()
-                .into_iter()
-                .filter(|r| wanted(r.algorithm, r.backend)),
-        );
-    }
+    let only = crate::spec::selection(args.alg.as_deref(), args.backend.as_deref())?;
+    let rows = only.rows(crate::isolate::key);
     if let Some(path) = &args.json {
         let out = ListOutput {
             host,
@@ -443,30 +431,8 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--alg` and `--backend` of `list` and `selftest`: which rows to keep.
-struct Only {
-    algorithms: Option<Vec<&'static str>>,
-    backend: Option<&'static mac::Backend>,
-}
-
-impl Only {
-    fn parse(alg: Option<&str>, backend: Option<&str>) -> Result<Only, CliError> {
-        Ok(Only {
-            algorithms: alg.map(crate::spec::resolve_algorithms).transpose()?,
-            backend: backend.map(crate::spec::resolve_backend).transpose()?,
-        })
-    }
-
-    fn wants(&self, algorithm: &str, backend: &str) -> bool {
-        self.algorithms
-            .as_ref()
-            .is_none_or(|a| a.contains(&algorithm))
-            && self.backend.is_none_or(|b| b.name == backend)
-    }
-}
-
 pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
-    let only = Only::parse(args.alg.as_deref(), args.backend.as_deref())?;
+    let only = crate::spec::selection(args.alg.as_deref(), args.backend.as_deref())?;
     let mut results = Vec::new();
     let mut skipped = Vec::new();
     for f in mac::functions() {
