@@ -8,6 +8,7 @@ pub mod diff;
 pub mod figures;
 pub mod history;
 pub mod html;
+pub mod listing;
 pub mod output;
 pub mod paper;
 pub mod plots;
