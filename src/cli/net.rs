@@ -204,20 +204,6 @@ fn parse_batch(text: &str) -> Result<usize, String> {
     }
 }
 
-fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), CliError> {
-    match core {
-        Some(c) if !online.contains(&c) => Err(CliError::usage(format!(
-            "{flag}: CPU {c} is not online; online CPUs: {}",
-            online
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        ))),
-        _ => Ok(()),
-    }
-}
-
 fn offload_wish(required: bool, off: bool) -> crate::net::batch_io::OffloadWish {
     use crate::net::batch_io::OffloadWish;
     match (required, off) {
@@ -244,31 +230,6 @@ fn functions_in_this_process(o: &NetOptions) -> Result<Vec<Function>, CliError> 
     Ok(functions)
 }
 
-/// The MAC covers the datagram but its tag; the 3GPP functions take bounded lengths, and a length
-/// the library refuses would leave zero tags on both sides that "verify".
-fn check_lengths(
-    functions: &[Function],
-    sizes: &[crate::net::sender::SizeSpec],
-    tag_len: usize,
-) -> Result<(), CliError> {
-    for f in functions {
-        for size in sizes {
-            let shortest = size.sequence.iter().min().copied().unwrap_or(0) as usize;
-            let longest = size.sequence.iter().max().copied().unwrap_or(0) as usize;
-            for covered in [shortest, longest].map(|n| n.saturating_sub(tag_len)) {
-                if !f.accepts_bytes(covered as u64) {
-                    return Err(CliError::usage(format!(
-                        "--sizes {}: {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
-                        size.label,
-                        f.length_rule()
-                    )));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
     let mut functions = functions_in_this_process(o)?;
     let trial = parse_duration("--duration", &o.trial)?;
@@ -293,7 +254,7 @@ fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
         }
     }
     let sizes = parse_sizes(&o.sizes, o.seed, HEADER_LEN + tag_len)?;
-    check_lengths(&functions, &sizes, tag_len)?;
+    limits::check_covered_lengths(&functions, &sizes, tag_len).map_err(CliError::usage)?;
     let rcvbuf = parse_rcvbuf(&o.rcvbuf)?;
     let offloads = crate::net::batch_io::choose_offloads(
         offload_wish(o.gso, o.no_gso),
@@ -301,8 +262,8 @@ fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
     )
     .map_err(CliError::usage)?;
     let online = host::online_cpus();
-    check_core("--sender-core", o.sender_core, &online)?;
-    check_core("--receiver-core", o.receiver_core, &online)?;
+    crate::spec::check_online_cpu("--sender-core", o.sender_core, &online)?;
+    crate::spec::check_online_cpu("--receiver-core", o.receiver_core, &online)?;
     let two = online.len() >= 2;
     let sender_core = o.sender_core.or(two.then(|| online[0]));
     let receiver_core = o.receiver_core.or(two.then(|| {

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use values::{
-    check_count, check_label, dedup_list, duration_from_secs, parse_cpus, parse_duration,
-    parse_duration_within, parse_one_cpu, parse_percent,
+    check_count, check_label, check_online_cpu, dedup_list, duration_from_secs, parse_cpus,
+    parse_duration, parse_duration_within, parse_one_cpu, parse_percent,
 };
 
 /// A value the user gave that cannot be used; the message names the flag and what would be accepted.
