@@ -12,6 +12,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod compare;
 pub mod energy;
 pub mod engine;
 pub mod host;

@@ -1021,8 +1021,12 @@ pub struct CompareRow {
     pub basis: Basis,
     /// Our cycles/byte on `basis` (one pinned session), median of the rounds.
     pub ours: Option<f64>,
+    /// The lowest and highest of our rounds.
+    pub ours_range: Option<(f64, f64)>,
     /// The peer's bytes/second converted with our f, median of the rounds.
     pub theirs: Option<f64>,
+    /// The lowest and highest of the peer's rounds.
+    pub theirs_range: Option<(f64, f64)>,
     /// Our throughput / theirs (= their cycles/byte / ours) over the paired rounds: above 1, macbench
     /// measured faster.
     pub ratio: Option<crate::stats::RatioEstimate>,

@@ -1,6 +1,7 @@
 //! What every measuring command does around its measurements, below the CLI: the machine's state
 //! before and after (read from `/proc`), the energy policy, the harness, the results document's
-//! header, and the results files written while a sweep runs and at its end.
+//! header, and the results files written while a sweep runs and at its end — `run`'s document, and
+//! `net`'s, rewritten after each result the protocol test finishes.
 //!
 //! Why a module of its own: `run`, `reproduce` (through `run`), `compare` and `model --measure` each
 //! did some of this in their CLI files, each a little differently. Kept here, a CLI file parses
@@ -11,6 +12,9 @@
 use crate::energy;
 use crate::engine::clock::ClockInfo;
 use crate::host::Host;
+use crate::net::bench::NetPlan;
+use crate::net::report::{NetDocument, NetResult};
+use crate::net::NetError;
 use crate::report::{self, csv_export, Exporter, JsonExporter};
 use crate::results::{self, Document, Harness, Header};
 use crate::sweep;
@@ -426,4 +430,105 @@ pub fn measure_cost_sweep(
     }
     doc.partial = false;
     Ok(doc)
+}
+
+/// A new `net` results document: this host, the run-wide facts of `plan` over `path`, no result yet,
+/// and partial until the run ends uncancelled (as in `macbench run`: the file is rewritten after each
+/// result, so a reader of a file from an unfinished run sees that it is unfinished).
+pub fn net_document(plan: &NetPlan, path: &crate::net::bench::Path) -> NetDocument {
+    NetDocument {
+        schema: crate::net::report::SCHEMA,
+        host: crate::isolate::host_for_functions(&plan.config.functions),
+        config: plan.config_report(path),
+        results: Vec::new(),
+        partial: true,
+    }
+}
+
+/// Where `net` writes its results: `--json` and `--csv`.
+pub struct NetFiles<'a> {
+    pub json: Option<&'a Path>,
+    pub csv: Option<&'a Path>,
+}
+
+impl NetFiles<'_> {
+    /// Rewrite the files with `doc`; a stream only once, `last`.
+    fn write(&self, doc: &NetDocument, last: bool) -> Result<(), NetError> {
+        use crate::report::output::write_now;
+        if let Some(p) = self.json.filter(|p| write_now(p, last)) {
+            let bytes = crate::net::report::to_json(doc).map_err(NetError::Failure)?;
+            report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
+        }
+        if let Some(p) = self.csv.filter(|p| write_now(p, last)) {
+            let bytes = crate::net::report::to_csv(doc).map_err(NetError::Failure)?;
+            report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
+        }
+        Ok(())
+    }
+}
+
+/// Run `plan` over `path` (released when the trials end), each finished result shown, added to
+/// `doc` and the files rewritten; a result that ends after `cancel` was set was cut short and is
+/// dropped, like `macbench run` keeps only what finished. At the end the files get their last
+/// document (standard output its one), marked partial if cancelled; nothing finished leaves an
+/// existing file as it was. Ok(true) when cancelled.
+pub fn run_net(
+    plan: &NetPlan,
+    doc: &mut NetDocument,
+    mut path: crate::net::bench::Path,
+    files: &NetFiles<'_>,
+    cancel: &AtomicBool,
+    mut shown: impl FnMut(&NetResult),
+) -> Result<bool, NetError> {
+    let outcome = crate::net::bench::run(&plan.config, &mut path, |r: &NetResult| {
+        if cancel.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        shown(r);
+        doc.results.push(r.clone());
+        files.write(doc, false)
+    });
+    drop(path);
+    let interrupted = cancel.load(Ordering::SeqCst);
+    if !doc.results.is_empty() && (outcome.is_ok() || interrupted) {
+        doc.partial = interrupted;
+        files.write(doc, true)?;
+    }
+    if interrupted {
+        return Ok(true);
+    }
+    outcome.map(|_| false)
+}
+
+/// The file names `run -o DIR` writes in DIR.
+pub const RESULTS_JSON: &str = "results.json";
+pub const RESULTS_CSV: &str = "results.csv";
+
+/// The results files of `run -o DIR`, `DIR/results.json` and `DIR/results.csv`, DIR made; refused
+/// (a usage error, one line naming the file) when DIR is a file, cannot be written, or already holds a file
+/// this run would write or a reader of DIR would read beside it (any `*.json`): a host's results are
+/// never mixed with another run's, nor a user's file replaced.
+pub fn output_dir_files(dir: &Path) -> Result<(PathBuf, PathBuf), SessionError> {
+    let json = dir.join(RESULTS_JSON);
+    let csv = dir.join(RESULTS_CSV);
+    let threads = csv_export::threads_path(&csv);
+    if let Some(taken) = [&json, &csv, &threads]
+        .into_iter()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    {
+        return Err(SessionError::usage(format!(
+            "-o {}: already holds {}, which this run would replace; give another directory or move it away",
+            dir.display(),
+            taken.display()
+        )));
+    }
+    if let Some(other) = report::output::json_files_in(dir).into_iter().next() {
+        return Err(SessionError::usage(format!(
+            "-o {}: already holds {}, which `report`, `validate` and `diff` of the directory would read beside this run's results; give another directory or move it away",
+            dir.display(),
+            other.display()
+        )));
+    }
+    report::output::output_dir("-o", dir, "this host's results").map_err(SessionError::usage)?;
+    Ok((json, csv))
 }

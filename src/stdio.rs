@@ -101,3 +101,17 @@ macro_rules! errln {
 macro_rules! out {
     ($($arg:tt)*) => { $crate::stdio::print_fmt(format_args!($($arg)*)) };
 }
+
+/// "~300 ms", "~40 s", "~3.2 min", "~1.5 h": an expected duration said before a long command starts
+/// (under a second in milliseconds: a plan of 0.3 s read "up to ~0 s").
+pub fn human_duration(seconds: f64) -> String {
+    if seconds < 0.9995 {
+        format!("~{:.0} ms", (seconds * 1e3).max(1.0))
+    } else if seconds >= 5400.0 {
+        format!("~{:.1} h", seconds / 3600.0)
+    } else if seconds >= 90.0 {
+        format!("~{:.1} min", seconds / 60.0)
+    } else {
+        format!("~{seconds:.0} s")
+    }
+}

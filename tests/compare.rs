@@ -223,9 +223,10 @@ fn against_openssl_end_to_end() {
     );
     // The written row: the basis, a positive median ratio inside its interval, and the peer's CPUs
     // read back as the one CPU our session used (no thresholds on the values).
-    let rows: serde_json::Value =
+    let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let r = &rows[0];
+    assert_eq!(doc["schema"], macbench::results::compare::SCHEMA);
+    let r = &doc["rows"][0];
     assert_eq!(r["basis"], "wall");
     assert_eq!(r["rounds"], 2);
     let (low, mid, high) = (
@@ -249,6 +250,223 @@ fn against_openssl_end_to_end() {
     assert!(
         r["harness_cycles_per_message"].as_f64().unwrap() > 0.0,
         "{r}"
+    );
+    // Each side's median lies within the lowest and highest of its rounds.
+    for side in ["ours", "theirs"] {
+        let at = |s: &str| r[format!("{side}_cycles_per_byte{s}")].as_f64().unwrap();
+        assert!(at("_low") <= at("") && at("") <= at("_high"), "{r}");
+    }
+    // What `compare` writes, `validate` and `report` read back.
+    read_back_by_validate_and_report(&json, dir.path());
+}
+
+/// `macbench validate FILE`.
+fn validate(file: &std::path::Path) -> std::process::Output {
+    Command::cargo_bin("macbench")
+        .unwrap()
+        .arg("validate")
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
+/// `macbench report -o HTML FILE`.
+fn report(html: &std::path::Path, file: &std::path::Path) -> std::process::Output {
+    Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["report", "-o"])
+        .arg(html)
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
+/// `validate` takes `file` (exit 0, its rows counted) and `report` shows it in its Compare section.
+fn read_back_by_validate_and_report(file: &std::path::Path, dir: &std::path::Path) {
+    let rows = serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(file).unwrap())
+        .unwrap()["rows"]
+        .as_array()
+        .unwrap()
+        .len();
+    let checked = validate(file);
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!("1 file(s), {rows} result(s)")),
+        "{said}"
+    );
+    let html = dir.join("report.html");
+    assert_eq!(report(&html, file).status.code(), Some(0));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2>Compare</h2>"), "no Compare section");
+    assert!(page.contains("ratio (95 % interval)"));
+}
+
+/// A compare file as `compare` writes it (its one schema type, serialised as `--json` does), with
+/// one row that compared and one that could not.
+fn written_compare_file() -> serde_json::Value {
+    use macbench::results::compare::{CompareFile, CompareRecord, SCHEMA};
+    let compared = CompareRecord {
+        peer: "openssl".into(),
+        peer_version: "OpenSSL 3.0.19".into(),
+        algorithm: "hmac-sha256".into(),
+        size: Some(1024),
+        size_label: "1024".into(),
+        ours_function: Some("hmac-sha256/openssl/hw".into()),
+        basis: "user".into(),
+        reference_hz: 2.445e9,
+        ours_cycles_per_byte: Some(2.9),
+        ours_cycles_per_byte_low: Some(2.8),
+        ours_cycles_per_byte_high: Some(3.0),
+        theirs_cycles_per_byte: Some(2.95),
+        theirs_cycles_per_byte_low: Some(2.9),
+        theirs_cycles_per_byte_high: Some(3.1),
+        ratio: Some(1.017),
+        ratio_ci95_low: Some(0.98),
+        ratio_ci95_high: Some(1.05),
+        rounds: Some(5),
+        equal_within_noise: Some(true),
+        verdict: Some("equal within noise".into()),
+        ours_cpu: Some(0),
+        peer_cpus: "0".into(),
+        ..CompareRecord::default()
+    };
+    let file = CompareFile {
+        schema: SCHEMA.into(),
+        rows: vec![compared],
+        ..CompareFile::default()
+    };
+    serde_json::to_value(file).unwrap()
+}
+
+#[test]
+fn a_compare_file_is_read_back_by_validate_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("compare.json");
+    std::fs::write(&path, written_compare_file().to_string()).unwrap();
+    read_back_by_validate_and_report(&path, dir.path());
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(page.contains("2.90 (2.80–3.00)"), "ours with its range");
+    assert!(
+        page.contains("1.017 (0.980–1.050)"),
+        "the ratio with its interval"
+    );
+    assert!(page.contains("equal within noise"));
+}
+
+/// A row where nothing was compared is a problem for `validate` (exit 1), named with its reason, and
+/// `report` shows the reason where the verdict would be.
+#[test]
+fn a_row_where_nothing_was_compared_is_a_problem_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("compare.json");
+    let mut file = written_compare_file();
+    let mut empty = file["rows"][0].clone();
+    for field in [
+        "ratio",
+        "ratio_ci95_low",
+        "ratio_ci95_high",
+        "rounds",
+        "verdict",
+    ] {
+        empty[field] = serde_json::Value::Null;
+    }
+    empty["theirs_cycles_per_byte"] = serde_json::Value::Null;
+    empty["size_label"] = "64".into();
+    empty["note"] = "openssl printed no result for hmac(sha256) at this size".into();
+    file["rows"].as_array_mut().unwrap().push(empty);
+    std::fs::write(&path, file.to_string()).unwrap();
+    let out = validate(&path);
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("hmac-sha256 @ 64 against openssl: nothing compared: openssl printed no result for hmac(sha256) at this size"),
+        "{said}"
+    );
+    let html = dir.path().join("report.html");
+    assert_eq!(report(&html, &path).status.code(), Some(0));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("nothing compared: openssl printed no result"));
+}
+
+/// A malformed compare file: one line naming the field at fault, non-zero exit, from `validate`
+/// (exit 1: a problem found) and `report` (exit 2: bad input), and no report written.
+#[test]
+fn a_malformed_compare_file_is_refused_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, serde_json::Value, &str); 3] = [
+        (
+            "ratio",
+            serde_json::Value::from("fast"),
+            "rows[0].ratio: invalid type: string \"fast\", expected f64",
+        ),
+        (
+            "ratio_ci95_high",
+            serde_json::Value::from(0.5),
+            "rows[0].ratio_ci95_high: 0.5 is below the median 1.017",
+        ),
+        (
+            "ours_cycles_per_byte_low",
+            serde_json::Value::from(-1.0),
+            "rows[0].ours_cycles_per_byte_low: -1 is not a positive number",
+        ),
+    ];
+    for (field, value, needle) in cases {
+        let mut file = written_compare_file();
+        file["rows"][0][field] = value;
+        let path = dir.path().join("bad.json");
+        std::fs::write(&path, file.to_string()).unwrap();
+        let out = validate(&path);
+        assert_eq!(out.status.code(), Some(1), "{field}");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(said.lines().count(), 1, "{said}");
+        assert!(said.contains(needle), "{field}: {said}");
+        let html = dir.path().join("report.html");
+        let out = report(&html, &path);
+        common::one_line_error(&out, 2, needle);
+        assert!(!html.exists(), "{field}: no report from a malformed file");
+    }
+    // A newer schema than this build reads.
+    let mut file = written_compare_file();
+    file["schema"] = "macbench-compare/99".into();
+    let path = dir.path().join("newer.json");
+    std::fs::write(&path, file.to_string()).unwrap();
+    let out = report(&dir.path().join("report.html"), &path);
+    common::one_line_error(
+        &out,
+        2,
+        "schema: \"macbench-compare/99\" is not one this macbench reads",
+    );
+}
+
+/// `diff` and `export` compare and convert run results: a compare file is refused in one line that
+/// says what it is, exit 2.
+#[test]
+fn diff_and_export_refuse_a_compare_file_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("compare.json");
+    std::fs::write(&path, written_compare_file().to_string()).unwrap();
+    let diff = Command::cargo_bin("macbench")
+        .unwrap()
+        .arg("diff")
+        .args([&path, &path])
+        .output()
+        .unwrap();
+    common::one_line_error(
+        &diff,
+        2,
+        "a `macbench compare` results file, not a run's results",
+    );
+    let export = Command::cargo_bin("macbench")
+        .unwrap()
+        .args(["export", "--format", "bmf"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    common::one_line_error(
+        &export,
+        2,
+        "a `macbench compare` results file, not a run's results",
     );
 }
 
@@ -431,7 +649,9 @@ fn row_of(pairs: usize, low: f64, high: f64) -> compare::CompareRow {
         ours_function: Some("hmac-sha256/openssl/hw".into()),
         basis: compare::Basis::User,
         ours: Some(10.0),
+        ours_range: Some((10.0, 10.0)),
         theirs: Some(10.0),
+        theirs_range: Some((10.0, 10.0)),
         ratio: Some(macbench::stats::RatioEstimate {
             median: (low + high) / 2.0,
             ci95: macbench::stats::Interval { low, high },

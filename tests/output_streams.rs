@@ -133,7 +133,14 @@ fn written_rows(mut cmd: Command, dir: &std::path::Path) -> Vec<serde_json::Valu
         .success();
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-    let rows = doc.as_array().expect("an array of rows").clone();
+    // `diff` writes an array of rows; `compare` a results document whose `rows` are the CSV's.
+    let rows = match doc.get("schema") {
+        Some(schema) => {
+            assert_eq!(schema, macbench::results::compare::SCHEMA);
+            doc["rows"].as_array().expect("the document's rows").clone()
+        }
+        None => doc.as_array().expect("an array of rows").clone(),
+    };
     assert!(!rows.is_empty());
     let text = std::fs::read_to_string(csv).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();

@@ -63,7 +63,8 @@ fn records(rows: &[DiffRow]) -> Records {
     let energy = rows.iter().any(|r| r.energy.is_some());
     let mut out = Records::new(COLUMNS);
     if energy {
-        out.columns.extend_from_slice(ENERGY_COLUMNS);
+        out.columns
+            .extend(ENERGY_COLUMNS.iter().map(|c| c.to_string()));
     }
     for r in rows {
         let mut row = vec![Value::from(r.function.as_str())];

@@ -331,19 +331,8 @@ pub fn say(progress: Option<&indicatif::ProgressBar>, line: &str) {
     }
 }
 
-/// "~300 ms", "~40 s", "~3.2 min", "~1.5 h": an expected duration said before a long command starts
-/// (under a second in milliseconds: a plan of 0.3 s read "up to ~0 s").
-pub fn human_duration(seconds: f64) -> String {
-    if seconds < 0.9995 {
-        format!("~{:.0} ms", (seconds * 1e3).max(1.0))
-    } else if seconds >= 5400.0 {
-        format!("~{:.1} h", seconds / 3600.0)
-    } else if seconds >= 90.0 {
-        format!("~{:.1} min", seconds / 60.0)
-    } else {
-        format!("~{seconds:.0} s")
-    }
-}
+/// An expected duration as a person reads it (`~40 s`).
+pub use crate::stdio::human_duration;
 
 /// The machine's state before and after a measuring command (`compare` uses them as `run` does).
 pub use crate::session::{machine_after, machine_before};

@@ -9,15 +9,16 @@ use super::functions as resolve_functions;
 use super::CliError;
 use crate::host;
 use crate::mac::{Availability, Function};
-use crate::net::bench::{self, Mode, NetConfig, Path};
+use crate::net::bench::{Mode, NetConfig, NetPlan, Path};
 use crate::net::control::{self, RemotePath, ServeOptions};
 use crate::net::limits;
 use crate::net::netns::NetnsPair;
-use crate::net::report::{self, NetConfigReport, NetDocument, NetResult};
+use crate::net::report::{self, NetResult};
 use crate::net::search::SearchConfig;
 use crate::net::trial::LocalPath;
 use crate::net::wire::{DEFAULT_TAG_LEN, HEADER_LEN};
 use crate::net::NetError;
+use crate::session;
 use crate::spec::net::{
     parse_addr, parse_loss, parse_rate, parse_rcvbuf, parse_resolution, parse_sizes,
 };
@@ -203,30 +204,6 @@ fn parse_batch(text: &str) -> Result<usize, String> {
     }
 }
 
-fn check_core(flag: &str, core: Option<usize>, online: &[usize]) -> Result<(), CliError> {
-    match core {
-        Some(c) if !online.contains(&c) => Err(CliError::usage(format!(
-            "{flag}: CPU {c} is not online; online CPUs: {}",
-            online
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// Everything validated from the options, before anything runs.
-struct Plan {
-    config: NetConfig,
-    search: SearchConfig,
-    sender_core: Option<usize>,
-    receiver_core: Option<usize>,
-    /// Which UDP offloads are on, and why the others are off.
-    offloads: String,
-}
-
 fn offload_wish(required: bool, off: bool) -> crate::net::batch_io::OffloadWish {
     use crate::net::batch_io::OffloadWish;
     match (required, off) {
@@ -253,32 +230,7 @@ fn functions_in_this_process(o: &NetOptions) -> Result<Vec<Function>, CliError> 
     Ok(functions)
 }
 
-/// The MAC covers the datagram but its tag; the 3GPP functions take bounded lengths, and a length
-/// the library refuses would leave zero tags on both sides that "verify".
-fn check_lengths(
-    functions: &[Function],
-    sizes: &[crate::net::sender::SizeSpec],
-    tag_len: usize,
-) -> Result<(), CliError> {
-    for f in functions {
-        for size in sizes {
-            let shortest = size.sequence.iter().min().copied().unwrap_or(0) as usize;
-            let longest = size.sequence.iter().max().copied().unwrap_or(0) as usize;
-            for covered in [shortest, longest].map(|n| n.saturating_sub(tag_len)) {
-                if !f.accepts_bytes(covered as u64) {
-                    return Err(CliError::usage(format!(
-                        "--sizes {}: {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
-                        size.label,
-                        f.length_rule()
-                    )));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn plan(o: &NetOptions) -> Result<Plan, CliError> {
+fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
     let mut functions = functions_in_this_process(o)?;
     let trial = parse_duration("--duration", &o.trial)?;
     // The same checks `net receive` applies to a remote sender's `start` (crate::net::limits).
@@ -302,7 +254,7 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
         }
     }
     let sizes = parse_sizes(&o.sizes, o.seed, HEADER_LEN + tag_len)?;
-    check_lengths(&functions, &sizes, tag_len)?;
+    limits::check_covered_lengths(&functions, &sizes, tag_len).map_err(CliError::usage)?;
     let rcvbuf = parse_rcvbuf(&o.rcvbuf)?;
     let offloads = crate::net::batch_io::choose_offloads(
         offload_wish(o.gso, o.no_gso),
@@ -310,8 +262,8 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
     )
     .map_err(CliError::usage)?;
     let online = host::online_cpus();
-    check_core("--sender-core", o.sender_core, &online)?;
-    check_core("--receiver-core", o.receiver_core, &online)?;
+    crate::spec::check_online_cpu("--sender-core", o.sender_core, &online)?;
+    crate::spec::check_online_cpu("--receiver-core", o.receiver_core, &online)?;
     let two = online.len() >= 2;
     let sender_core = o.sender_core.or(two.then(|| online[0]));
     let receiver_core = o.receiver_core.or(two.then(|| {
@@ -355,7 +307,7 @@ fn plan(o: &NetOptions) -> Result<Plan, CliError> {
         },
         None => Mode::Search(search),
     };
-    Ok(Plan {
+    Ok(NetPlan {
         config: NetConfig {
             functions,
             null,
@@ -426,16 +378,8 @@ pub fn net(args: &NetArgs) -> Result<(), CliError> {
 
 /// Say up front how long the run can take (the default search runs for many minutes); returns the
 /// number of results.
-fn expected_duration(plan: &Plan, trial_s: f64) -> usize {
-    let results = plan.config.sizes.len()
-        * (plan.config.functions.len() + usize::from(plan.config.null.is_some()));
-    let trials = match plan.config.mode {
-        Mode::Search(_) => {
-            let halvings = (1.0 / plan.search.resolution).log2().ceil().max(0.0) as usize;
-            (1 + halvings).min(plan.search.max_trials)
-        }
-        Mode::FixedRate { .. } => 1,
-    };
+fn expected_duration(plan: &NetPlan, trial_s: f64) -> usize {
+    let (results, trials) = (plan.results(), plan.trials());
     crate::errln!(
         "macbench net: {results} result(s) × up to {trials} trial(s) of {:.3} s: up to {}",
         trial_s,
@@ -444,47 +388,8 @@ fn expected_duration(plan: &Plan, trial_s: f64) -> usize {
     results
 }
 
-/// The run-wide facts written with the results.
-fn config_report(plan: &Plan, path: &Path) -> NetConfigReport {
-    let receiver_core = match path {
-        Path::Local(_) => plan.receiver_core,
-        Path::Remote(_) => None,
-    };
-    NetConfigReport {
-        transport: path.describe(),
-        mode: match plan.config.mode {
-            Mode::Search(_) => "search".to_string(),
-            Mode::FixedRate { pps, .. } => format!("fixed-rate {pps} pps"),
-        },
-        trial_s: plan.config.trial.as_secs_f64(),
-        acceptable_loss: plan.search.acceptable_loss,
-        resolution: plan.search.resolution,
-        replay_window: plan.config.replay_window,
-        inject_bad_per_1000: plan.config.inject_bad_per_1000,
-        rcvbuf: plan.config.rcvbuf,
-        batch: plan.config.batch,
-        gso: plan.config.gso,
-        gro: plan.config.gro,
-        offloads: plan.offloads.clone(),
-        sender_prepares: report::SENDER_PREPARES,
-        requested_tag_len: plan.config.tag_len,
-        sender_core: plan.sender_core,
-        receiver_core,
-        seed: plan.config.seed,
-        size_definition: report::SIZE_DEFINITION,
-    }
-}
-
-fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
-    let mut doc = NetDocument {
-        schema: report::SCHEMA,
-        host: crate::isolate::host_for_functions(&plan.config.functions),
-        config: config_report(&plan, &path),
-        results: Vec::new(),
-        // True until the run ends uncancelled, as in `macbench run`: the file is rewritten after each
-        // result, so a reader of a file from an unfinished run sees that it is unfinished.
-        partial: true,
-    };
+fn execute(o: &NetOptions, plan: NetPlan, path: Path) -> Result<(), CliError> {
+    let mut doc = session::net_document(&plan, &path);
     crate::outln!(
         "macbench net: {}; {}; trial {:.3} s; acceptable loss {}; size = {}",
         doc.config.transport,
@@ -506,43 +411,20 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
         &super::files::run_outputs(o.json.as_deref(), o.csv.as_deref(), false),
         &[],
     )?;
-    let write_at = |doc: &NetDocument, last: bool| -> Result<(), NetError> {
-        use super::files::write_now;
-        if let Some(p) = o.json.as_deref().filter(|p| write_now(p, last)) {
-            let bytes = report::to_json(doc).map_err(NetError::Failure)?;
-            crate::report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
-        }
-        if let Some(p) = o.csv.as_deref().filter(|p| write_now(p, last)) {
-            let bytes = report::to_csv(doc).map_err(NetError::Failure)?;
-            crate::report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
-        }
-        Ok(())
+    let files = session::NetFiles {
+        json: o.json.as_deref(),
+        csv: o.csv.as_deref(),
     };
-    let outcome = bench::run(&plan.config, &mut path, |r: &NetResult| {
-        // A result that ends after Ctrl-C was cut short (its last trial stopped early): like
-        // `macbench run`, keep only what finished.
-        if CANCEL.load(Ordering::SeqCst) {
-            return Ok(());
-        }
+    let outcome = session::run_net(&plan, &mut doc, path, &files, &CANCEL, |r: &NetResult| {
         say(report::table_line(&table, r));
         if let Some(pb) = &progress {
             pb.inc(1);
         }
-        doc.results.push(r.clone());
-        write_at(&doc, false)
     });
-    drop(path);
     if let Some(pb) = &progress {
         pb.finish_and_clear();
     }
-    let interrupted = CANCEL.load(Ordering::SeqCst);
-    // Nothing finished: an existing results file stays as it was. Otherwise standard output
-    // (`--json -`) gets its one document now, marked partial if Ctrl-C cut the run short.
-    if !doc.results.is_empty() && (outcome.is_ok() || interrupted) {
-        doc.partial = interrupted;
-        write_at(&doc, true)?;
-    }
-    if interrupted {
+    if outcome? {
         return Err(CliError {
             code: 130,
             message: format!(
@@ -551,7 +433,6 @@ fn execute(o: &NetOptions, plan: Plan, mut path: Path) -> Result<(), CliError> {
             ),
         });
     }
-    outcome?;
     Ok(())
 }
 

@@ -34,20 +34,28 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<read::Loaded>, CliError> {
     Ok(label_hosts(loaded))
 }
 
-/// A `net` results file and its label.
-type NetShown = (String, crate::results::net::NetFile);
-
 /// Every file macbench wrote among `files`: results documents, labelled as [`load_all`] does, and
-/// `net`'s results files, labelled by their stem.
-fn load_written(files: &[PathBuf]) -> Result<(Vec<read::Loaded>, Vec<NetShown>), CliError> {
-    let (mut loaded, mut nets) = (Vec::new(), Vec::new());
+/// `net`'s and `compare`'s results files, labelled by their stem.
+struct Written {
+    results: Vec<read::Loaded>,
+    net: Vec<(String, crate::results::net::NetFile)>,
+    compare: Vec<(String, crate::results::compare::CompareFile)>,
+}
+
+fn load_written(files: &[PathBuf]) -> Result<Written, CliError> {
+    let (mut results, mut net, mut compare) = (Vec::new(), Vec::new(), Vec::new());
     for path in files {
         match read::read_written(path).map_err(|e| CliError::usage(e.to_string()))? {
-            read::Written::Results(l) => loaded.push(*l),
-            read::Written::Net { label, file, .. } => nets.push((label, *file)),
+            read::Written::Results(l) => results.push(*l),
+            read::Written::Net { label, file, .. } => net.push((label, *file)),
+            read::Written::Compare { label, file, .. } => compare.push((label, *file)),
         }
     }
-    Ok((label_hosts(loaded), nets))
+    Ok(Written {
+        results: label_hosts(results),
+        net,
+        compare,
+    })
 }
 
 fn label_hosts(mut loaded: Vec<read::Loaded>) -> Vec<read::Loaded> {
@@ -138,7 +146,11 @@ pub fn expand(paths: &[PathBuf]) -> Result<read::Inputs, CliError> {
 
 pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     let inputs = expand(&args.files)?;
-    let (files, nets) = load_written(&inputs.results)?;
+    let Written {
+        results: files,
+        net: nets,
+        compare,
+    } = load_written(&inputs.results)?;
     let claims = inputs
         .claims
         .iter()
@@ -152,6 +164,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     // A report of nothing is not a report: say so rather than write an empty page with exit 0.
     if files.iter().all(|f| f.doc.results.is_empty())
         && nets.iter().all(|(_, n)| n.results.is_empty())
+        && compare.iter().all(|(_, c)| c.rows.is_empty())
     {
         return Err(CliError::failure(format!(
             "no results in {}: nothing to report",
@@ -180,6 +193,7 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
         scenario: args.scenario.clone(),
         reproductions: claims,
         net: nets,
+        compare,
     };
     let built = html::build(&files, &options).map_err(|e| match e {
         html::ReportError::Plot(p) => CliError::failure(p.to_string()),

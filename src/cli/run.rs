@@ -371,66 +371,19 @@ impl sweep::Observer for Terminal {
 /// `--energy`'s check before anything runs (`reproduce --energy`).
 pub(super) use crate::session::check_energy_meter;
 
-/// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
+/// `--label`'s rule (`reproduce --label` too).
 pub(super) fn check_label(label: Option<&str>) -> Result<(), CliError> {
-    let Some(label) = label else { return Ok(()) };
-    if label.trim().is_empty()
-        || label.chars().count() > 64
-        || label.chars().any(|c| c.is_control() || is_format_char(c))
-    {
-        return Err(CliError::usage(format!(
-            "--label {}: give a host name of 1 to 64 printable characters (no control or invisible formatting characters)",
-            label.escape_debug()
-        )));
-    }
-    Ok(())
+    Ok(spec::check_label(label)?)
 }
 
-/// Unicode's invisible format characters (general category Cf) and line/paragraph separators: a
-/// zero-width space makes two labels that look alike differ, and a right-to-left override turns the
-/// text after it around in every table and legend that shows the label.
-fn is_format_char(c: char) -> bool {
-    matches!(c as u32,
-        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2 | 0x180E
-        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
-        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
-        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
-}
-
-/// The file names `run -o DIR` writes in DIR.
-pub const RESULTS_JSON: &str = "results.json";
-pub const RESULTS_CSV: &str = "results.csv";
-
-/// `args` with `-o DIR` turned into `--json DIR/results.json --csv DIR/results.csv`, DIR made; refused
-/// (exit 2, one line naming the file) when DIR is a file, cannot be written, or already holds a file
-/// this run would write or a reader of DIR would read beside it (any `*.json`): a host's results are
-/// never mixed with another run's, nor a user's file replaced.
+/// `args` with `-o DIR` turned into `--json DIR/results.json --csv DIR/results.csv`, DIR made
+/// ([`session::output_dir_files`]: refused with exit 2 when DIR is unfit).
 fn into_output_dir(args: &RunArgs) -> Result<RunArgs, CliError> {
     let mut args = args.clone();
     let Some(dir) = args.output_dir.take() else {
         return Ok(args);
     };
-    let json = dir.join(RESULTS_JSON);
-    let csv = dir.join(RESULTS_CSV);
-    let threads = csv_export::threads_path(&csv);
-    if let Some(taken) = [&json, &csv, &threads]
-        .into_iter()
-        .find(|p| std::fs::symlink_metadata(p).is_ok())
-    {
-        return Err(CliError::usage(format!(
-            "-o {}: already holds {}, which this run would replace; give another directory or move it away",
-            dir.display(),
-            taken.display()
-        )));
-    }
-    if let Some(other) = super::files::json_files_in(&dir).into_iter().next() {
-        return Err(CliError::usage(format!(
-            "-o {}: already holds {}, which `report`, `validate` and `diff` of the directory would read beside this run's results; give another directory or move it away",
-            dir.display(),
-            other.display()
-        )));
-    }
-    super::files::output_dir("-o", &dir, "this host's results")?;
+    let (json, csv) = session::output_dir_files(&dir)?;
     args.json = Some(json);
     args.csv = Some(csv);
     Ok(args)

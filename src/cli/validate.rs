@@ -2,7 +2,7 @@
 //! fetched directories, a CI artefact): exit 0 when every file is a complete macbench results file
 //! whose results all measured; else exit 1 with one line per problem. What makes a file malformed —
 //! a result without metrics, an inverted interval, `sessions: 0` — is `results::check`'s, the same for
-//! every reader. An input that is not a regular file (a FIFO, a device) is refused up front, exit 2.
+//! every reader; `net`'s and `compare`'s files are checked by their own rules. An input that is not a regular file (a FIFO, a device) is refused up front, exit 2.
 
 use super::CliError;
 use crate::report::read;
@@ -77,6 +77,9 @@ fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize
         Ok(read::Written::Net { file: net, .. }) => {
             return check_net(file, &net, strict, problems);
         }
+        Ok(read::Written::Compare { file: compared, .. }) => {
+            return check_compare(file, &compared, problems);
+        }
         Err(e) => {
             problems.push(e.to_string());
             return 0;
@@ -140,4 +143,30 @@ fn check_net(
         }
     }
     net.results.len()
+}
+
+/// The problems of one `compare` results file: no rows, or a row where nothing was compared (no
+/// round had both figures); returns how many rows it holds. A row without a verdict (too few rounds,
+/// unlike sides) compared what it could and is no problem: its file says why.
+fn check_compare(
+    file: &Path,
+    compared: &crate::results::compare::CompareFile,
+    problems: &mut Vec<String>,
+) -> usize {
+    let shown = file.display();
+    if compared.rows.is_empty() {
+        problems.push(format!("{shown}: no rows"));
+    }
+    for r in &compared.rows {
+        if r.ratio.is_none() {
+            problems.push(format!(
+                "{shown}: {} @ {} against {}: {}",
+                r.algorithm,
+                r.size_label,
+                r.peer,
+                r.no_verdict_reason().unwrap_or_default()
+            ));
+        }
+    }
+    compared.rows.len()
 }

@@ -21,6 +21,7 @@ pub mod powercap;
 pub use method::{Energy, Round, Window};
 
 use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -213,4 +214,30 @@ pub(crate) fn under(root: &Path, system_path: &str) -> PathBuf {
 /// changes its energy by a few percent at most.
 pub fn window_length(meter: &dyn Meter) -> Duration {
     shortest_window(meter.scope()).max(meter.update_interval() * 30)
+}
+
+/// One line per energy meter tried (`run --energy`): usable, or why not. A meter that updates every
+/// millisecond is read twice 100 updates apart, so one that opens but stands still (a virtual
+/// machine's `power` PMU reading zero) is not called usable: `run --energy` refuses it.
+pub fn meter_lines() -> String {
+    let mut out = String::new();
+    let mut probe = probe(&system_root());
+    for meter in &mut probe.meters {
+        if let Some(still) = stands_still(meter.as_mut()) {
+            let _ = writeln!(out, "energy meter {}: {still}", meter.name());
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "energy meter {}: usable ({} scope, step {:.3e} J, windows of {:.0} s)",
+            meter.name(),
+            meter.scope(),
+            meter.resolution_joules(),
+            window_length(meter.as_ref()).as_secs_f64()
+        );
+    }
+    for u in &probe.unavailable {
+        let _ = writeln!(out, "energy meter {}: unavailable: {}", u.meter, u.reason);
+    }
+    out
 }

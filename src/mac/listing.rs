@@ -162,3 +162,38 @@ pub fn missing_rows() -> Vec<ListRow> {
         })
         .collect()
 }
+
+/// `--alg` and `--backend` of `list` and `selftest`: which rows to keep (parsed by
+/// `spec::selection`).
+#[derive(Clone, Default)]
+pub struct Selection {
+    pub algorithms: Option<Vec<&'static str>>,
+    pub backend: Option<&'static super::Backend>,
+}
+
+impl Selection {
+    pub fn wants(&self, algorithm: &str, backend: &str) -> bool {
+        self.algorithms
+            .as_ref()
+            .is_none_or(|a| a.contains(&algorithm))
+            && self.backend.is_none_or(|b| b.name == backend)
+    }
+
+    /// The rows `list` shows: each selected function's, keyed through `key_setup`, then (unless a
+    /// backend was chosen) each selected algorithm no built backend implements.
+    pub fn rows(&self, key_setup: super::KeySetup) -> Vec<ListRow> {
+        let mut rows: Vec<ListRow> = super::functions()
+            .iter()
+            .filter(|f| self.wants(f.algorithm.name, f.backend.name))
+            .map(|f| row_for(f, key_setup))
+            .collect();
+        if self.backend.is_none() {
+            rows.extend(
+                missing_rows()
+                    .into_iter()
+                    .filter(|r| self.wants(r.algorithm, r.backend)),
+            );
+        }
+        rows
+    }
+}

@@ -3,7 +3,9 @@
 //! and rewrite its files after each (a late crash loses nothing finished).
 
 use super::control::RemotePath;
-use super::report::{LimitedBy, NetResult, TrialSummary};
+use super::report::{
+    LimitedBy, NetConfigReport, NetResult, TrialSummary, SENDER_PREPARES, SIZE_DEFINITION,
+};
 use super::search::{search, Limit, SearchConfig, TrialOutcome, TrialReply};
 use super::trial::{LocalPath, TrialResult, TrialSetup};
 use super::NetError;
@@ -74,6 +76,68 @@ pub struct NetConfig {
     /// UDP GSO on the sender, UDP GRO on the receiver.
     pub gso: bool,
     pub gro: bool,
+}
+
+/// Everything a `net` run was asked for, validated before anything runs: the trials' configuration,
+/// the search, the cores and which UDP offloads are on.
+pub struct NetPlan {
+    pub config: NetConfig,
+    pub search: SearchConfig,
+    pub sender_core: Option<usize>,
+    pub receiver_core: Option<usize>,
+    /// Which UDP offloads are on, and why the others are off.
+    pub offloads: String,
+}
+
+impl NetPlan {
+    /// How many results the run gives: each size for each function and the null baseline.
+    pub fn results(&self) -> usize {
+        self.config.sizes.len()
+            * (self.config.functions.len() + usize::from(self.config.null.is_some()))
+    }
+
+    /// The most trials one result takes: the search's halvings to its resolution, or one at a
+    /// fixed rate.
+    pub fn trials(&self) -> usize {
+        match self.config.mode {
+            Mode::Search(_) => {
+                let halvings = (1.0 / self.search.resolution).log2().ceil().max(0.0) as usize;
+                (1 + halvings).min(self.search.max_trials)
+            }
+            Mode::FixedRate { .. } => 1,
+        }
+    }
+
+    /// The run-wide facts written with the results.
+    pub fn config_report(&self, path: &Path) -> NetConfigReport {
+        let receiver_core = match path {
+            Path::Local(_) => self.receiver_core,
+            Path::Remote(_) => None,
+        };
+        NetConfigReport {
+            transport: path.describe(),
+            mode: match self.config.mode {
+                Mode::Search(_) => "search".to_string(),
+                Mode::FixedRate { pps, .. } => format!("fixed-rate {pps} pps"),
+            },
+            trial_s: self.config.trial.as_secs_f64(),
+            acceptable_loss: self.search.acceptable_loss,
+            resolution: self.search.resolution,
+            replay_window: self.config.replay_window,
+            inject_bad_per_1000: self.config.inject_bad_per_1000,
+            rcvbuf: self.config.rcvbuf,
+            batch: self.config.batch,
+            gso: self.config.gso,
+            gro: self.config.gro,
+            offloads: self.offloads.clone(),
+            sender_prepares: SENDER_PREPARES,
+            requested_tag_len: self.config.tag_len,
+            sender_core: self.sender_core,
+            receiver_core,
+            seed: self.config.seed,
+            size_definition: SIZE_DEFINITION,
+        }
+    }
 }
 
 /// Tag bytes `function` carries when `requested` are asked for: the algorithm's own tag if shorter

@@ -9,7 +9,7 @@
 //! line, `tag_len` on the wire) so its error names what to change.
 
 use super::wire::MAX_PACKET_LEN;
-use crate::mac::{Algorithm, MAX_TAG_LEN};
+use crate::mac::{Algorithm, Function, MAX_TAG_LEN};
 use std::ops::RangeInclusive;
 use std::time::Duration;
 
@@ -144,6 +144,31 @@ pub fn check_packet_size(
         got,
         min,
     })
+}
+
+/// The MAC covers the datagram but its tag; the 3GPP functions take bounded lengths, and a length
+/// the library refuses would leave zero tags on both sides that "verify".
+pub fn check_covered_lengths(
+    functions: &[Function],
+    sizes: &[super::sender::SizeSpec],
+    tag_len: usize,
+) -> Result<(), String> {
+    for f in functions {
+        for size in sizes {
+            let shortest = size.sequence.iter().min().copied().unwrap_or(0) as usize;
+            let longest = size.sequence.iter().max().copied().unwrap_or(0) as usize;
+            for covered in [shortest, longest].map(|n| n.saturating_sub(tag_len)) {
+                if !f.accepts_bytes(covered as u64) {
+                    return Err(format!(
+                        "--sizes {}: {}, and a datagram of this size has {covered} bytes under its {tag_len}-byte tag",
+                        size.label,
+                        f.length_rule()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -48,6 +48,8 @@ pub struct ReportOptions {
     pub reproductions: Vec<Reproduction>,
     /// `macbench net` results files, each with its label: shown as a table of their own.
     pub net: Vec<(String, crate::results::net::NetFile)>,
+    /// `macbench compare` results files, each with its label: shown as a table of their own.
+    pub compare: Vec<(String, crate::results::compare::CompareFile)>,
 }
 
 /// One host's reproduction of a study: its claims table (`claims.json`, `host` naming its column) and

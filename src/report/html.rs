@@ -574,6 +574,59 @@ fn net_section(nets: &[(String, crate::results::net::NetFile)]) -> Markup {
     }
 }
 
+/// A figure with the lowest and highest of its rounds or its interval: `2.01 (1.98–2.05)`.
+fn with_interval(value: Option<f64>, low: Option<f64>, high: Option<f64>, digits: usize) -> String {
+    match (value, low, high) {
+        (Some(v), Some(l), Some(h)) => format!("{v:.digits$} ({l:.digits$}–{h:.digits$})"),
+        (Some(v), _, _) => format!("{v:.digits$}"),
+        (None, _, _) => "-".to_string(),
+    }
+}
+
+/// `macbench compare`'s results, a row per algorithm and size: each side's cycles/byte with the
+/// range of its rounds, their ratio with its 95 % interval, and the verdict or why there is none.
+fn compare_section(compared: &[(String, crate::results::compare::CompareFile)]) -> Markup {
+    html! {
+        @if !compared.is_empty() {
+            section #compare {
+                h2 { "Compare" }
+                p {
+                    "Our figures beside a library's own benchmark (macbench compare, docs/reports.md): \
+                     cycles/byte on the rows' basis, each the median of the rounds with their lowest \
+                     and highest; the ratio is our throughput over the peer's (above 1: macbench \
+                     measured faster) with its 95 % interval."
+                }
+                @for (label, file) in compared {
+                    h3 { (label) " (" (file.host.hostname) ", " (file.schema) ")" }
+                    div.wide {
+                        table {
+                            thead { tr {
+                                th { "function" } th { "size" } th { "peer" } th { "basis" }
+                                th { "macbench c/B" } th { "peer c/B" } th { "ratio (95 % interval)" }
+                                th { "verdict" }
+                            } }
+                            tbody {
+                                @for r in &file.rows {
+                                    tr {
+                                        td { (r.ours_function.as_deref().unwrap_or(&r.algorithm)) }
+                                        td.n { (r.size_label) }
+                                        td { (r.peer) " " (r.peer_version) }
+                                        td { (r.basis) }
+                                        td.n { (with_interval(r.ours_cycles_per_byte, r.ours_cycles_per_byte_low, r.ours_cycles_per_byte_high, 2)) }
+                                        td.n { (with_interval(r.theirs_cycles_per_byte, r.theirs_cycles_per_byte_low, r.theirs_cycles_per_byte_high, 2)) }
+                                        td.n { (with_interval(r.ratio, r.ratio_ci95_low, r.ratio_ci95_high, 3)) }
+                                        td { (r.verdict.clone().or_else(|| r.no_verdict_reason()).unwrap_or_default()) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn scenario_section(files: &[Loaded]) -> Markup {
     html! {
         section #scenario {
@@ -836,6 +889,7 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                     }
                 }
                 (net_section(&options.net))
+                (compare_section(&options.compare))
                 (host_section(files))
                 (scenario_section(files))
                 (results_section(files))

@@ -8,10 +8,12 @@ pub mod diff;
 pub mod figures;
 pub mod history;
 pub mod html;
+pub mod listing;
 pub mod output;
 pub mod paper;
 pub mod plots;
 pub mod read;
+pub mod rows;
 pub mod table;
 
 use crate::results::Document;

@@ -474,6 +474,113 @@ fn access_write(path: &Path) -> std::io::Result<()> {
     crate::system::kernel::access_writable(path)
 }
 
+/// The `*.json` files in `dir` that `report`, `validate`, `diff` and `export` of the directory read
+/// (as [`super::read::expand_inputs`] finds them), sorted; none when `dir` is no directory.
+pub fn json_files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// The directories among `paths` as `report`, `diff`, `validate` and `export` read them: those named,
+/// and those a quoted glob matches.
+fn directories_read(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for path in paths {
+        let text = path.to_string_lossy();
+        if !path.exists() && text.contains(['*', '?', '[']) {
+            if let Ok(matches) = glob::glob(&text) {
+                dirs.extend(matches.filter_map(Result::ok).filter(|m| m.is_dir()));
+            }
+        } else if path.is_dir() {
+            dirs.push(path.clone());
+        }
+    }
+    dirs
+}
+
+/// Refuse an output named `*.json` inside a directory the command reads: every later reader of that
+/// directory would take it for a results file (`export --format bmf DIR -o DIR/bmf.json` made
+/// `validate DIR` and `report DIR` fail). Checked before anything is written; exit 2.
+pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(), String> {
+    // Compared canonically (`d/` and `./d` are one directory), named as the user gave it.
+    let dirs: Vec<(PathBuf, PathBuf)> = directories_read(paths)
+        .into_iter()
+        .filter_map(|d| Some((std::fs::canonicalize(&d).ok()?, d)))
+        .collect();
+    for (flag, path) in outputs {
+        if is_stream(path) || path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let Ok(parent) = std::fs::canonicalize(parent) else {
+            continue;
+        };
+        if let Some((_, dir)) = dirs.iter().find(|(canonical, _)| *canonical == parent) {
+            return Err(format!(
+                "{flag} {}: inside {}, a directory this command reads, where `validate`, `report` and `diff` would take it for results; write it elsewhere",
+                path.display(),
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An output directory (`run -o`, `reproduce -o`, `--resume`): made if missing, and proved writable
+/// before anything runs. Every refusal is exit 2 and one line naming the flag and the directory once
+/// (a read-only directory used to be exit 1 when it had to be made and exit 2, with its path twice,
+/// when it existed).
+pub fn output_dir(flag: &str, dir: &Path, what: &str) -> Result<(), String> {
+    let shown = dir.display();
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{flag} {shown}: not a directory; give a directory for {what}"
+        ));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("{flag} {shown}: cannot make the directory ({e})"))?;
+    writable_dir(dir).map_err(|e| format!("{flag} {shown}: cannot write there ({e})"))
+}
+
+/// The files `run` (and `net`) write: `--json`, `--csv` and, beside the CSV, its per-thread file.
+pub fn run_outputs(
+    json: Option<&Path>,
+    csv: Option<&Path>,
+    threads: bool,
+) -> Vec<(&'static str, PathBuf)> {
+    let mut out: Vec<(&'static str, PathBuf)> = Vec::new();
+    if let Some(p) = json {
+        out.push(("--json", p.to_path_buf()));
+    }
+    if let Some(p) = csv {
+        out.push(("--csv", p.to_path_buf()));
+        if threads && !is_stream(p) {
+            out.push((
+                "--csv (per-thread file)",
+                crate::report::csv_export::threads_path(p),
+            ));
+        }
+    }
+    out
+}
+
+/// Whether a periodic rewrite of `path` should happen now: a stream (standard output, a device, a
+/// FIFO) takes one document, at the end.
+pub fn write_now(path: &Path, last: bool) -> bool {
+    last || !is_stream(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

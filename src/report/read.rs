@@ -32,6 +32,8 @@ pub enum ReadError {
         found: u64,
         supported: u32,
     },
+    #[error("{path}: {kind}, not a run's results; `validate` and `report` read it, this command reads the results `run` and `reproduce` write")]
+    OtherKind { path: String, kind: &'static str },
     #[error("{path}: malformed macbench results: {reason}")]
     Malformed { path: String, reason: String },
     #[error("{path}: {kind}, not a regular file; results and claims are read from regular files")]
@@ -126,30 +128,77 @@ pub enum Written {
         label: String,
         file: Box<crate::results::net::NetFile>,
     },
+    Compare {
+        path: PathBuf,
+        label: String,
+        file: Box<crate::results::compare::CompareFile>,
+    },
 }
 
-/// Read one file `run`, `reproduce`, `model` or `net` wrote, whichever it is (`validate`, `report`).
+/// Read one file `run`, `reproduce`, `model`, `net` or `compare` wrote, whichever it is (`validate`,
+/// `report`).
 pub fn read_written(path: &Path) -> Result<Written, ReadError> {
     let shown = path.display().to_string();
     let text = read_text(path)?;
     let value: Option<serde_json::Value> =
         serde_json::from_str(text.trim_start_matches('\u{feff}')).ok();
-    if let Some(value) = value.filter(crate::results::net::is_net_file) {
-        let file =
-            crate::results::net::read_back(value).map_err(|reason| ReadError::Malformed {
-                path: shown.clone(),
-                reason: format!("a `macbench net` results file: {reason}"),
-            })?;
-        return Ok(Written::Net {
+    let malformed = |kind: FileKind, reason: String| ReadError::Malformed {
+        path: shown.clone(),
+        reason: format!("{}: {reason}", kind.name()),
+    };
+    let kind = value.as_ref().and_then(FileKind::of);
+    match (kind, value) {
+        (Some(FileKind::Net), Some(value)) => Ok(Written::Net {
             path: path.to_path_buf(),
             label: stem(path),
-            file: Box::new(file),
-        });
+            file: Box::new(
+                crate::results::net::read_back(value)
+                    .map_err(|reason| malformed(FileKind::Net, reason))?,
+            ),
+        }),
+        (Some(FileKind::Compare), Some(value)) => Ok(Written::Compare {
+            path: path.to_path_buf(),
+            label: stem(path),
+            file: Box::new(
+                crate::results::compare::read_back(value)
+                    .map_err(|reason| malformed(FileKind::Compare, reason))?,
+            ),
+        }),
+        _ => Ok(Written::Results(Box::new(loaded(
+            path,
+            parse(&shown, &text)?,
+        )))),
     }
-    Ok(Written::Results(Box::new(loaded(
-        path,
-        parse(&shown, &text)?,
-    ))))
+}
+
+/// The files macbench writes that are not a run's results document: `validate` and `report` read
+/// them ([`read_written`]); a reader of run results only (`diff`, `export`, `model --results`)
+/// refuses them by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Net,
+    Compare,
+}
+
+impl FileKind {
+    /// What the file is, as an error names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Net => "a `macbench net` results file",
+            FileKind::Compare => "a `macbench compare` results file",
+        }
+    }
+
+    /// The kind of a file's JSON, if it is one of these.
+    fn of(value: &serde_json::Value) -> Option<FileKind> {
+        if crate::results::net::is_net_file(value) {
+            Some(FileKind::Net)
+        } else if crate::results::compare::is_compare_file(value) {
+            Some(FileKind::Compare)
+        } else {
+            None
+        }
+    }
 }
 
 /// A file's stem, the label of its series and columns.
@@ -190,6 +239,12 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
             },
         }
     })?;
+    if let Some(kind) = FileKind::of(&value) {
+        return Err(ReadError::OtherKind {
+            path,
+            kind: kind.name(),
+        });
+    }
     let Some(object) = value.as_object() else {
         return Err(ReadError::NotOurs {
             path,

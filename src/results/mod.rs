@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod claims;
+pub mod compare;
 pub mod net;
 
 use crate::engine::{self, clock::ClockInfo, RawRun, Series};

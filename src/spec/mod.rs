@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use values::{
-    check_count, dedup_list, duration_from_secs, parse_cpus, parse_duration, parse_duration_within,
-    parse_one_cpu, parse_percent,
+    check_count, check_label, check_online_cpu, dedup_list, duration_from_secs, parse_cpus,
+    parse_duration, parse_duration_within, parse_one_cpu, parse_percent,
 };
 
 /// A value the user gave that cannot be used; the message names the flag and what would be accepted.
@@ -220,6 +220,17 @@ pub fn resolve_algorithms(spec: &str) -> Result<Vec<&'static str>, SpecError> {
     let mut seen = std::collections::HashSet::new();
     out.retain(|n| seen.insert(*n));
     Ok(out)
+}
+
+/// `--alg` and `--backend` of `list` and `selftest`, each optional: which functions to show.
+pub fn selection(
+    alg: Option<&str>,
+    backend: Option<&str>,
+) -> Result<crate::mac::listing::Selection, SpecError> {
+    Ok(crate::mac::listing::Selection {
+        algorithms: alg.map(resolve_algorithms).transpose()?,
+        backend: backend.map(resolve_backend).transpose()?,
+    })
 }
 
 /// Check a `--backend` name.

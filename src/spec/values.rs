@@ -162,6 +162,51 @@ pub fn parse_one_cpu(flag: &str, text: &str, online: &[usize]) -> Result<usize, 
     }
 }
 
+/// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
+pub fn check_label(label: Option<&str>) -> Result<(), SpecError> {
+    let Some(label) = label else { return Ok(()) };
+    if label.trim().is_empty()
+        || label.chars().count() > 64
+        || label.chars().any(|c| c.is_control() || is_format_char(c))
+    {
+        return Err(SpecError::new(format!(
+            "--label {}: give a host name of 1 to 64 printable characters (no control or invisible formatting characters)",
+            label.escape_debug()
+        )));
+    }
+    Ok(())
+}
+
+/// Unicode's invisible format characters (general category Cf) and line/paragraph separators: a
+/// zero-width space makes two labels that look alike differ, and a right-to-left override turns the
+/// text after it around in every table and legend that shows the label.
+fn is_format_char(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x0600..=0x0605 | 0x061C | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2 | 0x180E
+        | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF
+        | 0xFFF9..=0xFFFB | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
+}
+
+/// A CPU given for one end of a run (`net --sender-core`, `--receiver-core`) must be online.
+pub fn check_online_cpu(
+    flag: &str,
+    core: Option<usize>,
+    online: &[usize],
+) -> Result<(), SpecError> {
+    match core {
+        Some(c) if !online.contains(&c) => Err(SpecError::new(format!(
+            "{flag}: CPU {c} is not online; online CPUs: {}",
+            online
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ))),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
