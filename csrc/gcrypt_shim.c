@@ -290,6 +290,7 @@ static void describe(char *out, size_t out_len) {
 static const char *const SOFTWARE_ONLY_OFF[] = {
     "intel-pclmul",   "intel-aesni",   "intel-shaext", "intel-avx",  "intel-avx2",
     "intel-fast-vpgather", "intel-vaes-vpclmul", "intel-avx512", "intel-gfni", "intel-bmi2",
+    "intel-sha512",   "intel-sm3",     "intel-sm4",    "padlock-aes", "padlock-sha",
     "arm-aes",        "arm-pmull",     "arm-sha1",     "arm-sha2",   "arm-sha3",
     "arm-sha512",     "arm-sm3",       "arm-sm4",      "arm-sve",    "arm-sve2",
     "arm-sveaes",     "arm-svepmull",  "arm-svesha3",  "arm-svesm4",
