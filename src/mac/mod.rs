@@ -530,9 +530,10 @@ pub fn no_length_limit(_algorithm: &str) -> Option<LengthLimit> {
 /// the same library (RustCrypto has no `sw`), as docs/methodology.md §1 defines the pair. Mbed TLS
 /// implements nothing OpenSSL lacks, so its place after Crypto++ changes no default. ipsec-mb comes after
 /// Nettle and before RustCrypto: it is the default only for AES-XCBC-MAC-96, which OpenSSL lacks.
+/// The second OpenSSL (`openssl4`) comes late, so that a function's pre-flight reference (the first
+/// other backend with it) is another library's code, not the system OpenSSL's newer release.
 pub static BACKENDS: &[&Backend] = &[
     &openssl::BACKEND,
-    &openssl4::BACKEND,
     &cryptopp::BACKEND,
     &mbedtls::BACKEND,
     &nettle::BACKEND,
@@ -543,6 +544,7 @@ pub static BACKENDS: &[&Backend] = &[
     &wolfssl::BACKEND,
     &ring::BACKEND,
     &aws_lc::BACKEND,
+    &openssl4::BACKEND,
     &rustcrypto::BACKEND,
     &null::BACKEND,
 ];
