@@ -198,7 +198,10 @@ fn vendored_openssl_build(out: &Path) -> Result<BuiltOpenssl, String> {
 
 #[cfg(not(feature = "openssl4"))]
 fn build_vendored_openssl(lib: &VendoredLibrary) -> Result<&'static str, String> {
-    Err(format!("the `{}` build dependency is off", lib.builder))
+    Err(format!(
+        "the `{}` build dependency is off, so there is no {}",
+        lib.builder, lib.table
+    ))
 }
 
 #[cfg(feature = "openssl4")]
