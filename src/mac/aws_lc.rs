@@ -22,19 +22,9 @@
 //! instructions the check passes trivially, and `hw` and `sw` run the same code. No ISA levels.
 
 use super::{
-    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
     ProcessSwitch,
 };
-
-/// One line per algorithm gives its `hw` and `sw` entries, both keyed by [`new`].
-macro_rules! entries {
-    ($($alg:literal),* $(,)?) => {
-        &[
-            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
-        ]
-    };
-}
 
 /// `sw` only: the software-only child's environment (`openssl`'s), checked by AWS-LC's own answer.
 pub static PROCESS_SWITCH: ProcessSwitch = ProcessSwitch {
@@ -84,7 +74,7 @@ pub static BACKEND: Backend = Backend {
     length_limit: super::no_length_limit,
     nonce_limit,
     key_limit: super::no_key_limit,
-    entries: entries![
+    entries: crate::hw_sw_entries![
         "hmac-sha1",
         "hmac-sha224",
         "hmac-sha256",

@@ -20,19 +20,9 @@
 //! every entry is listed as unavailable with the reason build.rs recorded.
 
 use super::{
-    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
     ProcessSwitch,
 };
-
-/// One line per algorithm gives its `hw` and `sw` entries, both keyed by [`new`].
-macro_rules! entries {
-    ($($alg:literal),* $(,)?) => {
-        &[
-            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
-        ]
-    };
-}
 
 /// Parts of libgcrypt's feature names (`intel-aesni`, `arm-pmull`, …) that `sw` must have switched
 /// off: AES, carry-less multiply, SHA and SM instructions, AVX and above, BMI2, SVE.
@@ -99,7 +89,7 @@ pub static BACKEND: Backend = Backend {
     length_limit: super::no_length_limit,
     nonce_limit: super::no_nonce_limit,
     key_limit: super::no_key_limit,
-    entries: entries![
+    entries: crate::hw_sw_entries![
         "hmac-md5",
         "hmac-sha1",
         "hmac-sha224",

@@ -128,6 +128,19 @@ macro_rules! c_shim {
     };
 }
 
+/// The registry entries of a backend whose `sw` runs in the software-only child and keys every
+/// algorithm through its module's `fn new(algorithm, key, params)`: all `hw`, then all `sw`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! hw_sw_entries {
+    ($($alg:literal),* $(,)?) => {
+        &[
+            $($crate::mac::Entry { algorithm: $alg, accel: $crate::mac::Accel::Hw, new: |k, p| new($alg, k, p) },)*
+            $($crate::mac::Entry { algorithm: $alg, accel: $crate::mac::Accel::Sw, new: |k, p| new($alg, k, p) },)*
+        ]
+    };
+}
+
 /// The registry entries of a backend that keys every algorithm `hw` only through its module's
 /// `fn new(algorithm, key, params)`: `hw_entries!["hmac-sha256", …]`.
 #[macro_export]
