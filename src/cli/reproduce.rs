@@ -7,6 +7,7 @@
 //! directory gets `claims.md`, `claims.json`, `report.html` and its figures as PNGs.
 
 use super::CliError;
+use crate::reproduce::directory::{self, FIGURES, REPORT};
 use crate::reproduce::{self, Evidence, Study};
 use crate::results::claims::CLAIMS_FILE;
 use crate::spec::values::parse_duration;
@@ -48,10 +49,6 @@ pub struct ReproduceArgs {
     pub energy: bool,
 }
 
-/// The report a reproduction writes in its directory, and the directory of its figures as PNGs.
-const REPORT: &str = "report.html";
-const FIGURES: &str = "figures";
-
 /// `run`'s flags parsed as `run` parses them.
 #[derive(Parser)]
 #[command(no_binary_name = true)]
@@ -77,16 +74,17 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     if args.energy {
         super::run::check_energy_meter()?;
     }
-    let dir = output_dir(study, args)?;
-    check_step_files(study, &dir)?;
+    let dir = directory::output_dir(study, args.resume.as_deref(), args.output.as_deref())
+        .map_err(CliError::usage)?;
+    directory::check_step_files(study, &dir).map_err(CliError::usage)?;
     let budgets = reproduce::step_budgets(study, budget_s);
     let one_core = *crate::system::online_cpus()
         .last()
         .ok_or_else(|| CliError::failure("no online CPU".to_string()))?;
     print_plan(study, &budgets, budget_s, &dir, one_core);
     for (step, budget) in study.steps.iter().zip(&budgets) {
-        let json = dir.join(format!("{}.json", step.name));
-        if complete(&json) {
+        let json = directory::step_file(&dir, step.name);
+        if directory::complete(&json) {
             crate::errln!("reproduce: {}: kept ({})", step.name, json.display());
             continue;
         }
@@ -129,12 +127,12 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
 /// Judge the claims on the steps' files and write the claims table, its JSON and the report.
 fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
     let mut evidence = Evidence {
-        smt_siblings: smt_siblings(),
+        smt_siblings: crate::system::topology::smt_siblings(),
         ..Evidence::default()
     };
     let mut files = Vec::new();
     for step in study.steps {
-        let path = dir.join(format!("{}.json", step.name));
+        let path = directory::step_file(dir, step.name);
         if let Ok(loaded) = crate::report::read::read(&path) {
             evidence.steps.insert(step.name.to_string(), loaded.doc);
             files.push(path);
@@ -175,150 +173,6 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
         dir.display()
     );
     Ok(())
-}
-
-/// Where the reproduction goes: `--resume DIR` (which must exist and hold this study's reproduction,
-/// if any), `-o DIR` or `reproduce-STUDY`, which must hold neither a reproduction nor a file a
-/// reproduction writes (`report.html`, `figures/`): a user's file is never replaced, and two studies
-/// never share a directory. Under `--resume` the report and figures are the reproduction's own and are
-/// rewritten.
-fn output_dir(study: &Study, args: &ReproduceArgs) -> Result<PathBuf, CliError> {
-    if let Some(dir) = &args.resume {
-        match std::fs::metadata(dir) {
-            Err(_) => {
-                return Err(CliError::usage(format!(
-                    "--resume {}: no such directory",
-                    dir.display()
-                )))
-            }
-            Ok(m) if !m.is_dir() => {
-                return Err(CliError::usage(format!(
-                    "--resume {}: {}; give the directory a reproduction was written to (`reproduce -o DIR`)",
-                    dir.display(),
-                    if m.is_file() {
-                        "is a file, not a directory"
-                    } else {
-                        "is not a directory"
-                    }
-                )))
-            }
-            Ok(_) => {}
-        }
-        if let Some(other) = held_study(dir).filter(|held| held.id != study.id) {
-            return Err(CliError::usage(format!(
-                "--resume {}: holds a reproduction of {}, not {}: `macbench reproduce {} --resume {}` continues it, or give {} another directory",
-                dir.display(),
-                other.id,
-                study.id,
-                other.id,
-                dir.display(),
-                study.id
-            )));
-        }
-        super::files::output_dir("--resume", dir, "the reproduction's files")?;
-        return Ok(dir.clone());
-    }
-    let dir = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("reproduce-{}", study.id)));
-    if dir.exists() && !dir.is_dir() {
-        return Err(CliError::usage(format!(
-            "-o {}: not a directory; give a directory for the reproduction's files",
-            dir.display()
-        )));
-    }
-    if let Some(other) = held_study(&dir).filter(|held| held.id != study.id) {
-        return Err(CliError::usage(format!(
-            "-o {}: holds a reproduction of {}; give {} another directory",
-            dir.display(),
-            other.id,
-            study.id
-        )));
-    }
-    let taken = study
-        .steps
-        .iter()
-        .map(|s| dir.join(format!("{}.json", s.name)))
-        .chain([dir.join("claims.md"), dir.join(CLAIMS_FILE)])
-        .find(|p| p.exists());
-    if let Some(file) = taken {
-        return Err(CliError::usage(format!(
-            "{} already holds a reproduction ({}): `--resume {}` continues it, or give another -o",
-            dir.display(),
-            file.display(),
-            dir.display()
-        )));
-    }
-    let figures = dir.join(FIGURES);
-    let written = [dir.join(REPORT)].into_iter().chain(
-        std::fs::read_dir(&figures)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default(),
-    );
-    if let Some(file) = written
-        .into_iter()
-        .find(|p| std::fs::symlink_metadata(p).is_ok())
-    {
-        return Err(CliError::usage(format!(
-            "-o {}: already holds {}, which a reproduction writes; give another -o or move it away",
-            dir.display(),
-            file.display()
-        )));
-    }
-    super::files::output_dir("-o", &dir, "the reproduction's files")?;
-    Ok(dir)
-}
-
-/// Every step file already in `dir` (`--resume`) must be one this macbench can read: a file that is
-/// not regular (a FIFO would block the read for ever, `/dev/zero` would run the step for its whole
-/// budget before failing), or one it cannot read — truncated, `NaN`, `"results": "oops"`, a newer
-/// `schema_version` — is refused before anything runs and left as it is, never rerun and replaced in
-/// silence. A partial file (an interrupted step) reads, and its step runs again.
-fn check_step_files(study: &Study, dir: &Path) -> Result<(), CliError> {
-    for step in study.steps {
-        let path = dir.join(format!("{}.json", step.name));
-        if std::fs::symlink_metadata(&path).is_err() {
-            continue;
-        }
-        crate::report::read::regular_file(&path)
-            .and_then(|()| crate::report::read::read(&path).map(drop))
-            .map_err(|e| {
-                CliError::usage(format!(
-                    "--resume: step {}: {e}; left as it is (move it away to run the step again)",
-                    step.name
-                ))
-            })?;
-    }
-    Ok(())
-}
-
-/// The study whose reproduction `dir` holds, if any: the one its claims file names, else the one whose
-/// step files are there (step names are distinct across studies; `tests/reproduce.rs` keeps them so).
-fn held_study(dir: &Path) -> Option<&'static Study> {
-    let claims = dir.join(CLAIMS_FILE);
-    // A regular file only: reading a FIFO would wait for a writer.
-    if let Some(study) = Some(&claims)
-        .filter(|c| c.is_file())
-        .and_then(|c| crate::report::read::read_claims(c).ok())
-        .and_then(|c| reproduce::study(&c.study).ok())
-    {
-        return Some(study);
-    }
-    reproduce::STUDIES.iter().copied().find(|s| {
-        s.steps
-            .iter()
-            .any(|step| dir.join(format!("{}.json", step.name)).is_file())
-    })
-}
-
-/// Whether a step's results file is there and complete (not the partial file of an interrupted run).
-fn complete(path: &Path) -> bool {
-    crate::report::read::read(path).is_ok_and(|l| !l.doc.partial && !l.doc.results.is_empty())
 }
 
 fn print_list() {
@@ -367,22 +221,4 @@ fn print_plan(study: &Study, budgets: &[f64], budget_s: f64, dir: &Path, one_cor
         dir.display(),
         study.claims.len()
     );
-}
-
-/// Each distinct group of SMT siblings among the online CPUs, as the kernel lists them.
-fn smt_siblings() -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for cpu in crate::system::online_cpus() {
-        let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let Ok(group) = crate::system::parse_cpu_list(text.trim()) else {
-            continue;
-        };
-        if !groups.contains(&group) {
-            groups.push(group);
-        }
-    }
-    groups
 }

@@ -146,8 +146,11 @@ pub fn runner_for(scenario: &Scenario) -> &'static dyn Runner {
 
 /// Every backend's switch that covers `accel`, in registry order.
 fn switches(accel: Accel) -> impl Iterator<Item = (&'static str, &'static ProcessSwitch)> {
+    // Only built backends: a library that is not in this binary has no switch to apply and nothing
+    // to check (the vendored OpenSSL of a build without the openssl4 feature would fail every child).
     mac::BACKENDS
         .iter()
+        .filter(|b| matches!((b.availability)(), mac::Availability::Available))
         .filter_map(|b| b.process_switch.map(|s| (b.name, s)))
         .filter(move |(_, s)| s.covers(accel))
 }

@@ -69,11 +69,9 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::NotOffered(
-        "aws-lc: hw and sw only (its capability word is internal, so a level's own extension could not be checked); ISA levels are offered by ipsecmb, openssl, openssl4 and cryptopp",
+        "aws-lc: hw and sw only (its capability word is internal, so a level's own extension could not be checked)",
     ),
-    length_limit: super::no_length_limit,
     nonce_limit,
-    key_limit: super::no_key_limit,
     entries: crate::hw_sw_entries![
         "hmac-sha1",
         "hmac-sha224",
@@ -88,6 +86,7 @@ pub static BACKEND: Backend = Backend {
         "gmac-aes256",
         "poly1305",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
 /// Whether the `aws-lc` feature compiled the crates in.

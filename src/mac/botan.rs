@@ -16,20 +16,16 @@
 //! Built only with `cfg(have_botan)` (build.rs found the library and compiled the shim); otherwise
 //! every entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{Backend, IsaLevels};
 
 pub static BACKEND: Backend = Backend {
     name: "botan",
     description: "system Botan 2 through csrc/botan_shim.cpp; MACs made by botan speed's names, keyed once, reset by Botan per message",
     version,
     availability,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(
-        "botan: only hw (Botan picks its code paths per call from its own CPUID); ISA levels are offered by ipsecmb, openssl and cryptopp",
+        "botan: only hw (Botan picks its code paths per call from its own CPUID)",
     ),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: crate::hw_entries![
         "hmac-md5",
         "hmac-sha1",
@@ -54,34 +50,17 @@ pub static BACKEND: Backend = Backend {
         "poly1305",
         "siphash-2-4",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_botan);
-
-crate::c_shim!(have_botan, macbench_shim_botan);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_BOTAN_MISSING"),
-        "libbotan-2-dev",
-        "Botan 2",
-    )
-}
+crate::c_backend!(
+    name: "botan",
+    cfg: have_botan,
+    table: macbench_shim_botan,
+    missing: "MACBENCH_BOTAN_MISSING",
+);
 
 /// `Botan 2.19.3`, as the shim describes the library loaded.
 pub fn version() -> String {
-    match shim() {
-        Some(shim) => shim.fact("version").unwrap_or_default(),
-        None => "Botan not built".to_string(),
-    }
-}
-
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    super::shim::keyed(shim(), "botan", availability, algorithm, key)
+    super::shim::version(shim(), "Botan", |_| None)
 }

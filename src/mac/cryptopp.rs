@@ -68,9 +68,6 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -99,19 +96,16 @@ pub static BACKEND: Backend = Backend {
         "vmac-aes128-64",
         "vmac-aes128-128",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_cryptopp);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_CRYPTOPP_MISSING"),
-        "libcrypto++-dev",
-        "Crypto++",
-    )
-}
+crate::c_backend!(
+    own_new,
+    name: "cryptopp",
+    cfg: have_cryptopp,
+    table: macbench_shim_cryptopp,
+    missing: "MACBENCH_CRYPTOPP_MISSING",
+);
 
 /// `Crypto++ 8.7.0`. Which code paths it picks here and in the switched processes is
 /// [`PROCESS_SWITCH`]'s capability, which host facts add.
@@ -275,8 +269,6 @@ impl Features {
             .join(" ")
     }
 }
-
-crate::c_shim!(have_cryptopp, macbench_shim_cryptopp);
 
 fn new(
     algorithm: &'static str,

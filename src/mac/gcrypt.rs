@@ -19,10 +19,7 @@
 //! Built only with `cfg(have_gcrypt)` (build.rs found the library and compiled the shim); otherwise
 //! every entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{
-    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
-    ProcessSwitch,
-};
+use super::{Accel, Backend, Capability, IsaLevels, ProcessSwitch};
 
 /// Parts of libgcrypt's feature names (`intel-aesni`, `arm-pmull`, …) that `sw` must have switched
 /// off: AES, carry-less multiply, SHA and SM instructions, AVX and above, BMI2, SVE.
@@ -84,11 +81,8 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::NotOffered(
-        "gcrypt: hw and sw only (GCRYCTL_DISABLE_HWF names features, not levels); ISA levels are offered by ipsecmb, openssl, openssl4 and cryptopp",
+        "gcrypt: hw and sw only (GCRYCTL_DISABLE_HWF names features, not levels)",
     ),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: crate::hw_sw_entries![
         "hmac-md5",
         "hmac-sha1",
@@ -113,38 +107,25 @@ pub static BACKEND: Backend = Backend {
         "poly1305",
         "poly1305-aes",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_gcrypt);
-
-crate::c_shim!(have_gcrypt, macbench_shim_gcrypt);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_GCRYPT_MISSING"),
-        "libgcrypt20-dev",
-        "libgcrypt",
-    )
-}
+crate::c_backend!(
+    name: "gcrypt",
+    cfg: have_gcrypt,
+    table: macbench_shim_gcrypt,
+    missing: "MACBENCH_GCRYPT_MISSING",
+);
 
 /// `libgcrypt 1.10.1 (hwf intel-cpu:…:intel-aesni:…)`, as the shim describes the library loaded.
 pub fn version() -> String {
-    let Some(shim) = shim() else {
-        return "libgcrypt not built".to_string();
-    };
-    let version = shim.fact("version").unwrap_or_default();
-    match shim.fact("hwf") {
-        Some(hwf) if !hwf.is_empty() => format!("{version} (hwf {hwf})"),
-        _ => format!("{version} (hwf none)"),
-    }
-}
-
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    super::shim::keyed(shim(), "gcrypt", availability, algorithm, key)
+    super::shim::version(shim(), "libgcrypt", |s| {
+        Some(format!(
+            "hwf {}",
+            s.fact("hwf")
+                .filter(|h| !h.is_empty())
+                .as_deref()
+                .unwrap_or("none")
+        ))
+    })
 }

@@ -105,11 +105,8 @@ pub static BACKEND: Backend = Backend {
     description: "system Intel ipsec-mb (libIPSec_MB) through csrc/ipsecmb_shim.c; job API, a batch submitted as jobs then flushed (SIMD lanes); ISA levels by init_mb_mgr_sse/avx/avx2/avx512",
     version,
     availability,
-    process_switch: None,
     isa_levels: IsaLevels::Offered(level_availability),
     length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -129,6 +126,8 @@ pub static BACKEND: Backend = Backend {
         "uia2-snow3g",
         "uia1-kasumi",
     ],
+    no_software_only: Some(NO_SOFTWARE_ONLY),
+    ..Backend::DEFAULT_FACTS
 };
 
 /// Intel ipsec-mb 1.x refuses HMAC (MD5, SHA-1, SHA-2), AES-CMAC and AES-XCBC jobs longer than
@@ -156,23 +155,19 @@ fn length_limit(algorithm: &str) -> Option<super::LengthLimit> {
     })
 }
 
-/// Why `list` shows the `sw` rows as unavailable ([`super::NO_SOFTWARE_ONLY`]).
+/// Why `list` shows the `sw` rows as unavailable ([`Backend::no_software_only`]).
 pub const NO_SOFTWARE_ONLY: &str = "not offered yet: alloc_mb_mgr's IMB_FLAG_AESNI_OFF and \
      IMB_FLAG_SHANI_OFF select ipsec-mb's no-AES-NI path, which still runs SSE4.2 and PCLMULQDQ and \
      emulates AES in SSE: not the portable code docs/methodology.md §1 compares, and the library has no \
      switch for the rest";
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_ipsecmb);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_IPSECMB_MISSING"),
-        "libipsec-mb-dev",
-        "Intel ipsec-mb",
-    )
-}
+crate::c_backend!(
+    own_new,
+    name: "ipsecmb",
+    cfg: have_ipsecmb,
+    table: macbench_shim_ipsecmb,
+    missing: "MACBENCH_IPSECMB_MISSING",
+);
 
 /// `IMB_ARCH_*` of intel-ipsec-mb.h: what `mgr->used_arch` reports.
 const ARCHES: &[(i32, &str)] = &[
@@ -388,8 +383,6 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
         reason: reason.to_string(),
     }
 }
-
-crate::c_shim!(have_ipsecmb, macbench_shim_ipsecmb);
 
 /// HMAC-MD5's block: keys longer than this are hashed first (RFC 2104 §2).
 const MD5_BLOCK: usize = 64;

@@ -24,22 +24,18 @@
 //! Built only with `cfg(have_mbedtls)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{Backend, IsaLevels};
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "mbedtls: only hw (AES-NI/PCLMULQDQ use is decided once, with no run-time switch); ISA levels are offered by ipsecmb, openssl and cryptopp";
+    "mbedtls: only hw (AES-NI/PCLMULQDQ use is decided once, with no run-time switch)";
 
 pub static BACKEND: Backend = Backend {
     name: "mbedtls",
     description: "system Mbed TLS 2.28 (libmbedcrypto) through csrc/mbedtls_shim.c; contexts keyed once, reset per message",
     version,
     availability,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: crate::hw_entries![
         "hmac-md5",
         "hmac-sha1",
@@ -55,9 +51,11 @@ pub static BACKEND: Backend = Backend {
         "gmac-aes256",
         "poly1305",
     ],
+    no_software_only: Some(NO_SOFTWARE_ONLY),
+    ..Backend::DEFAULT_FACTS
 };
 
-/// Why `list` shows the `sw` rows as unavailable ([`super::NO_SOFTWARE_ONLY`]).
+/// Why `list` shows the `sw` rows as unavailable ([`Backend::no_software_only`]).
 #[cfg(not(target_arch = "aarch64"))]
 pub const NO_SOFTWARE_ONLY: &str = "no run-time switch: Mbed TLS detects AES-NI/PCLMULQDQ once \
      (private statics in mbedtls_aesni_has_support); the portable code needs a library built without \
@@ -68,19 +66,12 @@ pub const NO_SOFTWARE_ONLY: &str = "no separate sw variant: Mbed TLS 2.28 has no
      cryptographic code (its AES extension support, MBEDTLS_AESCE_C, came in 3.5), so the hw rows \
      already run its portable C here";
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_mbedtls);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_MBEDTLS_MISSING"),
-        "libmbedtls-dev",
-        "Mbed TLS",
-    )
-}
-
-crate::c_shim!(have_mbedtls, macbench_shim_mbedtls);
+crate::c_backend!(
+    name: "mbedtls",
+    cfg: have_mbedtls,
+    table: macbench_shim_mbedtls,
+    missing: "MACBENCH_MBEDTLS_MISSING",
+);
 
 /// `Mbed TLS 2.28.3 (AES-NI yes, PCLMULQDQ yes)`: the run-time library's version and the AES and
 /// GHASH paths it picked on this CPU, as the shim describes them.
@@ -97,12 +88,4 @@ pub fn version() -> String {
             std::env::consts::ARCH
         ),
     }
-}
-
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    super::shim::keyed(shim(), "mbedtls", availability, algorithm, key)
 }

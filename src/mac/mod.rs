@@ -469,6 +469,30 @@ pub struct Backend {
     /// The key lengths the library takes for an algorithm, where fewer than the algorithm's
     /// ([`KeyLimit`]); `None` for all of them.
     pub key_limit: fn(algorithm: &str) -> Option<KeyLimit>,
+    /// Why `list` shows this backend's `sw` rows as unavailable, for a library with no run-time switch
+    /// for its instruction-set extensions (`--accel sw` skips it); `None` where `sw` is an entry or the
+    /// library has no accelerated code to switch.
+    pub no_software_only: Option<&'static str>,
+}
+
+impl Backend {
+    /// The facts most backends share: no process switch, no library limits below the algorithm's, no
+    /// `sw` reason, no ISA levels. A backend's static names what is its own and takes the rest with
+    /// `..Backend::DEFAULT_FACTS`; the name, description, version, availability, ISA-level reason and
+    /// entries here are placeholders every backend replaces.
+    pub const DEFAULT_FACTS: Backend = Backend {
+        name: "",
+        description: "",
+        version: String::new,
+        availability: || Availability::Available,
+        entries: &[],
+        process_switch: None,
+        isa_levels: IsaLevels::NotOffered(""),
+        length_limit: no_length_limit,
+        nonce_limit: no_nonce_limit,
+        key_limit: no_key_limit,
+        no_software_only: None,
+    };
 }
 
 /// A library that takes fewer key lengths than the algorithm (OpenSSL 3's KMAC: at most 512 bytes;
@@ -568,23 +592,6 @@ pub static PLANNED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Backends with no run-time switch for their instruction-set extensions: `list` shows their `sw` rows
-/// as unavailable with this reason, and `--accel sw` skips them.
-pub static NO_SOFTWARE_ONLY: &[(&str, &str)] = &[
-    ("mbedtls", mbedtls::NO_SOFTWARE_ONLY),
-    ("ipsecmb", ipsecmb::NO_SOFTWARE_ONLY),
-    ("rustcrypto", RUSTCRYPTO_NO_SOFTWARE_ONLY),
-];
-
-#[cfg(not(target_arch = "aarch64"))]
-const RUSTCRYPTO_NO_SOFTWARE_ONLY: &str =
-    "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
-     needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see docs/backends.md)";
-#[cfg(target_arch = "aarch64")]
-const RUSTCRYPTO_NO_SOFTWARE_ONLY: &str =
-    "no run-time switch: RustCrypto picks the Armv8 AES/PMULL/SHA-2 instructions via `cpufeatures`; \
-     the portable code needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see docs/backends.md)";
-
 /// The identity of a function as results files record it: `algorithm/backend/accel`. Names, not registry
 /// entries, so a file from another build (or naming a backend this one lacks) still reads; reports join
 /// results on this, never on a joined string.
@@ -632,7 +639,7 @@ pub struct Function {
     pub accel: Accel,
     new: KeyFn,
     /// Set on the rows [`functions`] adds so that nothing is missing in silence: `sw` of a backend
-    /// without a run-time switch ([`NO_SOFTWARE_ONLY`]), an ISA level of a backend that offers none
+    /// without a run-time switch ([`Backend::no_software_only`]), an ISA level of a backend that offers none
     /// ([`IsaLevels::NotOffered`]). Why not.
     not_offered: Option<&'static str>,
 }
@@ -845,13 +852,16 @@ impl Function {
             return Availability::Unavailable(NO_ISA_LEVELS_HERE.to_string());
         }
         if let Some(why) = self.not_offered {
-            return Availability::Unavailable(why.to_string());
+            return Availability::Unavailable(match self.accel.is_isa_level() {
+                true => levels_not_offered(why),
+                false => why.to_string(),
+            });
         }
         let here = match (self.accel, self.backend.isa_levels) {
             (Accel::Hw, _) => Availability::Available,
             (Accel::Sw, _) => Availability::Available,
             (level, IsaLevels::Offered(on_this_cpu)) => on_this_cpu(level),
-            (_, IsaLevels::NotOffered(why)) => Availability::Unavailable(why.to_string()),
+            (_, IsaLevels::NotOffered(why)) => Availability::Unavailable(levels_not_offered(why)),
         };
         match here {
             Availability::Available if self.is_process_switched() => {
@@ -865,7 +875,7 @@ impl Function {
 /// Every registered function, in registry order (algorithm order of `ALGORITHMS`, then backend order;
 /// within a backend by acceleration: `hw`, `sw`, then the ISA levels up the ladder).
 ///
-/// Nothing is left out in silence: a backend listed in [`NO_SOFTWARE_ONLY`] gets an unavailable `sw`
+/// Nothing is left out in silence: a backend with [`Backend::no_software_only`] gets an unavailable `sw`
 /// row for each algorithm it implements, and a backend whose [`IsaLevels`] is `NotOffered` an
 /// unavailable row per ISA level, each saying why, so `list` and `--accel` can tell the user.
 pub fn functions() -> Vec<Function> {
@@ -891,7 +901,7 @@ pub fn functions() -> Vec<Function> {
                 })
                 .collect();
             let mut missing: Vec<(Accel, &'static str)> = Vec::new();
-            if let Some((_, why)) = NO_SOFTWARE_ONLY.iter().find(|(b, _)| *b == backend.name) {
+            if let Some(why) = backend.no_software_only {
                 missing.push((Accel::Sw, why));
             }
             if let IsaLevels::NotOffered(why) = backend.isa_levels {
@@ -915,6 +925,26 @@ pub fn functions() -> Vec<Function> {
         }
     }
     out
+}
+
+/// A backend's reason for offering no ISA level, and which backends do offer them (read from
+/// [`BACKENDS`], so no backend's sentence names the others).
+fn levels_not_offered(why: &str) -> String {
+    let offered: Vec<&str> = BACKENDS
+        .iter()
+        .filter(|b| matches!(b.isa_levels, IsaLevels::Offered(_)))
+        .map(|b| b.name)
+        .collect();
+    match offered.split_last() {
+        Some((last, [])) => format!("{why}; ISA levels are offered by {last}"),
+        Some((last, rest)) => {
+            format!(
+                "{why}; ISA levels are offered by {} and {last}",
+                rest.join(", ")
+            )
+        }
+        None => why.to_string(),
+    }
 }
 
 /// Key function of the rows [`functions`] adds for variants a backend lacks.

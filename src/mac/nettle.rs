@@ -24,22 +24,18 @@
 //! Built only with `cfg(have_nettle)` (build.rs found the library and compiled the shim); otherwise every
 //! entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{Backend, IsaLevels};
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "nettle: only hw (its fat build picks its code paths when it loads); ISA levels are offered by ipsecmb, openssl and cryptopp";
+    "nettle: only hw (its fat build picks its code paths when it loads)";
 
 pub static BACKEND: Backend = Backend {
     name: "nettle",
     description: "system Nettle (libnettle) through csrc/nettle_shim.c; contexts keyed once, nonce set per message where the construction takes one",
     version,
     availability,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: crate::hw_entries![
         "hmac-md5",
         "hmac-sha1",
@@ -64,33 +60,17 @@ pub static BACKEND: Backend = Backend {
         "umac128-aes128",
         "poly1305-aes",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_nettle);
-
-crate::c_shim!(have_nettle, macbench_shim_nettle);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_NETTLE_MISSING"),
-        "nettle-dev",
-        "Nettle",
-    )
-}
+crate::c_backend!(
+    name: "nettle",
+    cfg: have_nettle,
+    table: macbench_shim_nettle,
+    missing: "MACBENCH_NETTLE_MISSING",
+);
 
 /// `Nettle 3.8`: the library loaded at run time, as the shim describes it.
 pub fn version() -> String {
-    shim()
-        .and_then(|s| s.fact("version"))
-        .unwrap_or_else(|| "Nettle not built".to_string())
-}
-
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    super::shim::keyed(shim(), "nettle", availability, algorithm, key)
+    super::shim::version(shim(), "Nettle", |_| None)
 }

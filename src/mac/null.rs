@@ -6,24 +6,20 @@ use super::{
 };
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
-pub const NO_ISA_LEVELS: &str =
-    "null: computes nothing, so has no code path to choose; ISA levels are offered by ipsecmb, openssl and cryptopp";
+pub const NO_ISA_LEVELS: &str = "null: computes nothing, so has no code path to choose";
 
 pub static BACKEND: Backend = Backend {
     name: "null",
     description: "no MAC: reads one byte per message to measure the harness",
     version: || env!("CARGO_PKG_VERSION").to_string(),
     availability: || Availability::Available,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: &[Entry {
         algorithm: "null",
         accel: Accel::Hw,
         new: new_null,
     }],
+    ..Backend::DEFAULT_FACTS
 };
 
 fn new_null(_key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {

@@ -57,8 +57,6 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
     key_limit,
     entries: entries![
         "hmac-md5" => |k, p| {
@@ -129,6 +127,7 @@ pub static BACKEND: Backend = Backend {
             EvpMac::keyed("siphash-2-4", "SIPHASH", None, k, p)
         },
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
 // Parameter constructors that openssl-sys does not declare (OpenSSL 3 public API, <openssl/params.h>).

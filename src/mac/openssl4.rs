@@ -16,9 +16,7 @@
 //! (`OPENSSL_INFO_CPU_SETTINGS`, through the shim's `cpu` fact) against the same ladder.
 
 use super::openssl::{capability_of, check_cpu_settings, level_availability_of, switch_env};
-use super::{
-    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError, ProcessSwitch,
-};
+use super::{Accel, Backend, Entry, IsaLevels, ProcessSwitch};
 
 /// One line per algorithm gives its `hw`, `sw` and four ISA-level entries, all keyed by [`new`].
 macro_rules! entries {
@@ -51,9 +49,6 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(|level| level_availability_of(cpu_settings(), level)),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
@@ -75,46 +70,25 @@ pub static BACKEND: Backend = Backend {
         "gmac-aes256",
         "poly1305",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
-/// Whether the vendored OpenSSL and its shim were built and linked into this binary.
-pub const BUILT: bool = cfg!(have_openssl4);
-
-crate::c_shim!(have_openssl4, macbench_shim_openssl4);
-
-fn availability() -> Availability {
-    match option_env!("MACBENCH_OPENSSL4_MISSING") {
-        _ if BUILT => Availability::Available,
-        Some(reason) => Availability::Unavailable(reason.to_string()),
-        None => Availability::Unavailable(
-            "not built: build with --features openssl4 (it compiles OpenSSL from source)"
-                .to_string(),
-        ),
-    }
-}
+crate::c_backend!(
+    name: "openssl4",
+    cfg: have_openssl4,
+    table: macbench_shim_openssl4,
+    missing: "MACBENCH_OPENSSL4_MISSING",
+);
 
 /// `OpenSSL 4.0.3 1 Jul 2026 (openssl-src 400.0.2+4.0.3)`: the library's own version text and the
 /// crate that vendored it.
 pub fn version() -> String {
-    let Some(shim) = shim() else {
-        return "OpenSSL (vendored) not built".to_string();
-    };
-    let version = shim.fact("version").unwrap_or_default();
-    match option_env!("MACBENCH_OPENSSL4_FOUND") {
-        Some(found) => format!("{version} ({found})"),
-        None => version,
-    }
+    super::shim::version(shim(), "OpenSSL (vendored)", |_| {
+        option_env!("MACBENCH_OPENSSL4_FOUND").map(str::to_string)
+    })
 }
 
 /// The capability word(s) the vendored libcrypto uses, as it reports them (`OPENSSL_ia32cap=0x…:0x…`).
 pub fn cpu_settings() -> Option<String> {
     shim()?.fact("cpu")
-}
-
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    super::shim::keyed(shim(), "openssl4", availability, algorithm, key)
 }

@@ -15,17 +15,15 @@ use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
 
 pub static BACKEND: Backend = Backend {
     name: "ring",
-    description: "the ring crate (ring::hmac); keys made once, each message signed from the keyed pad states",
+    description:
+        "the ring crate (ring::hmac); keys made once, each message signed from the keyed pad states",
     version,
     availability,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(
-        "ring: only hw (it detects CPU features once and reads no switch); ISA levels are offered by ipsecmb, openssl and cryptopp",
+        "ring: only hw (it detects CPU features once and reads no switch)",
     ),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: crate::hw_entries!["hmac-sha1", "hmac-sha256", "hmac-sha384", "hmac-sha512"],
+    ..Backend::DEFAULT_FACTS
 };
 
 /// Whether the `ring` feature compiled the crate in.

@@ -13,18 +13,26 @@ use digest::{KeyInit, Mac};
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
 pub const NO_ISA_LEVELS: &str =
-    "rustcrypto: only hw (the crates pick their code paths through `cpufeatures`); ISA levels are offered by ipsecmb, openssl and cryptopp";
+    "rustcrypto: only hw (the crates pick their code paths through `cpufeatures`)";
+
+/// Why `list` shows the `sw` rows as unavailable ([`Backend::no_software_only`]).
+#[cfg(not(target_arch = "aarch64"))]
+pub const NO_SOFTWARE_ONLY: &str =
+    "no run-time switch: RustCrypto picks AES-NI/SHA-NI/CLMUL via `cpufeatures`; the portable code \
+     needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see docs/backends.md)";
+/// Why `list` shows the `sw` rows as unavailable ([`Backend::no_software_only`]).
+#[cfg(target_arch = "aarch64")]
+pub const NO_SOFTWARE_ONLY: &str =
+    "no run-time switch: RustCrypto picks the Armv8 AES/PMULL/SHA-2 instructions via `cpufeatures`; \
+     the portable code needs a rebuild (RUSTFLAGS --cfg aes_backend=\"soft\" …; see docs/backends.md)";
 
 pub static BACKEND: Backend = Backend {
     name: "rustcrypto",
     description: "RustCrypto crates (hmac, cmac, cbc-mac, aes-gcm, poly1305, blake2, blake3, siphasher), KMAC per SP 800-185 over the keccak crate, AES-XCBC over the aes crate",
     version,
     availability: || Availability::Available,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(NO_ISA_LEVELS),
-    length_limit: super::no_length_limit,
     nonce_limit,
-    key_limit: super::no_key_limit,
     entries: &[
         hw("hmac-md5", template::<hmac::Hmac<md5::Md5>>),
         hw("hmac-sha1", template::<hmac::Hmac<sha1::Sha1>>),
@@ -60,6 +68,8 @@ pub static BACKEND: Backend = Backend {
         hw("blake3-keyed", blake3_new),
         hw("siphash-2-4", siphash_new),
     ],
+    no_software_only: Some(NO_SOFTWARE_ONLY),
+    ..Backend::DEFAULT_FACTS
 };
 
 const fn hw(algorithm: &'static str, new: super::KeyFn) -> Entry {

@@ -512,19 +512,60 @@ pub fn create(
 }
 
 /// A C-library backend's availability: available when its shim was built in, else the reason
-/// `build.rs` recorded (`MACBENCH_<NAME>_MISSING`, passed in as `option_env!` gives it), else
-/// "not built" with the package to install.
-pub fn availability(
-    built: bool,
-    missing: Option<&'static str>,
-    package: &str,
-    library: &str,
-) -> Availability {
+/// `build.rs` recorded (`MACBENCH_<NAME>_MISSING`, passed in as `option_env!` gives it: build.rs sets it
+/// whenever it does not build the shim, with the package to install or the feature to turn on).
+pub fn availability(built: bool, missing: Option<&'static str>) -> Availability {
     match missing {
         _ if built => Availability::Available,
         Some(reason) => Availability::Unavailable(reason.to_string()),
-        None => Availability::Unavailable(format!(
-            "not built: install {package} ({library}) and rebuild"
-        )),
+        None => Availability::Unavailable("not built".to_string()),
     }
+}
+
+/// A C-library backend's version line: the `version` fact its shim describes, followed by
+/// `detail` in parentheses where the library says which code it picked (`libsodium 1.0.18 (cpu
+/// +avx2 …)`); `<library> not built` without the shim.
+pub fn version(
+    shim: Option<&'static ShimTable>,
+    library: &str,
+    detail: impl Fn(&ShimTable) -> Option<String>,
+) -> String {
+    let Some(shim) = shim else {
+        return format!("{library} not built");
+    };
+    let version = shim.fact("version").unwrap_or_default();
+    match detail(shim) {
+        Some(detail) => format!("{version} ({detail})"),
+        None => version,
+    }
+}
+
+/// What every C-library backend module shares, written once: `BUILT`, the shim table (`shim()`, by
+/// [`c_shim!`]), `availability()` from build.rs's reason, and, unless the module keys its own
+/// (`own_new`: ipsec-mb's and Crypto++'s levels), `new(algorithm, key, params)` through [`keyed`]. A
+/// C backend module is then its facts: its entries, its version line and what it alone knows.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! c_backend {
+    (name: $name:literal, cfg: $built:ident, table: $symbol:ident, missing: $missing:literal $(,)?) => {
+        $crate::c_backend!(own_new, name: $name, cfg: $built, table: $symbol, missing: $missing);
+
+        fn new(
+            algorithm: &'static str,
+            key: &[u8],
+            _: $crate::mac::KeyParams<'_>,
+        ) -> Result<Box<dyn $crate::mac::KeyedMac>, $crate::mac::MacError> {
+            $crate::mac::shim::keyed(shim(), $name, availability, algorithm, key)
+        }
+    };
+    (own_new, name: $name:literal, cfg: $built:ident, table: $symbol:ident, missing: $missing:literal $(,)?) => {
+        /// Whether the shim was compiled and linked into this binary.
+        pub const BUILT: bool = cfg!($built);
+
+        $crate::c_shim!($built, $symbol);
+
+        fn availability() -> $crate::mac::Availability {
+            $crate::mac::shim::availability(BUILT, option_env!($missing))
+        }
+    };
 }

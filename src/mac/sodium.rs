@@ -16,19 +16,17 @@
 //! Built only with `cfg(have_sodium)` (build.rs found the library and compiled the shim); otherwise
 //! every entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{Backend, IsaLevels};
 
 pub static BACKEND: Backend = Backend {
     name: "sodium",
-    description: "system libsodium through csrc/sodium_shim.c; keyed states made once, copied per message",
+    description:
+        "system libsodium through csrc/sodium_shim.c; keyed states made once, copied per message",
     version,
     availability,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(
-        "sodium: only hw (sodium_init picks its code paths once, with no switch); ISA levels are offered by ipsecmb, openssl and cryptopp",
+        "sodium: only hw (sodium_init picks its code paths once, with no switch)",
     ),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
     key_limit,
     entries: crate::hw_entries![
         "hmac-sha256",
@@ -37,6 +35,7 @@ pub static BACKEND: Backend = Backend {
         "blake2b-keyed",
         "siphash-2-4",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
 /// libsodium's keyed BLAKE2b (`crypto_generichash`) takes keys of 16 to 64 bytes, not RFC 7693's 1 to
@@ -50,36 +49,16 @@ fn key_limit(algorithm: &str) -> Option<super::KeyLimit> {
     })
 }
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_sodium);
-
-crate::c_shim!(have_sodium, macbench_shim_sodium);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_SODIUM_MISSING"),
-        "libsodium-dev",
-        "libsodium",
-    )
-}
+crate::c_backend!(
+    name: "sodium",
+    cfg: have_sodium,
+    table: macbench_shim_sodium,
+    missing: "MACBENCH_SODIUM_MISSING",
+);
 
 /// `libsodium 1.0.18 (cpu +avx2 -avx512f +sse4.1 +ssse3)`, as the shim describes the library loaded.
 pub fn version() -> String {
-    let Some(shim) = shim() else {
-        return "libsodium not built".to_string();
-    };
-    let version = shim.fact("version").unwrap_or_default();
-    match shim.fact("cpu") {
-        Some(cpu) => format!("{version} (cpu {cpu})"),
-        None => version,
-    }
-}
-
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    super::shim::keyed(shim(), "sodium", availability, algorithm, key)
+    super::shim::version(shim(), "libsodium", |s| {
+        s.fact("cpu").map(|cpu| format!("cpu {cpu}"))
+    })
 }

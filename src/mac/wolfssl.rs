@@ -15,20 +15,16 @@
 //! Built only with `cfg(have_wolfssl)` (build.rs found the library and compiled the shim); otherwise
 //! every entry is listed as unavailable with the reason build.rs recorded.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{Backend, IsaLevels};
 
 pub static BACKEND: Backend = Backend {
     name: "wolfssl",
     description: "system wolfSSL (wolfCrypt) through csrc/wolfssl_shim.c; contexts keyed once, keyed CMAC and Poly1305 states copied per message",
     version,
     availability,
-    process_switch: None,
     isa_levels: IsaLevels::NotOffered(
-        "wolfssl: only hw (Debian's build is portable C, with no Intel assembly to switch); ISA levels are offered by ipsecmb, openssl and cryptopp",
+        "wolfssl: only hw (Debian's build is portable C, with no Intel assembly to switch)",
     ),
-    length_limit: super::no_length_limit,
-    nonce_limit: super::no_nonce_limit,
-    key_limit: super::no_key_limit,
     entries: crate::hw_entries![
         "hmac-md5",
         "hmac-sha1",
@@ -48,38 +44,17 @@ pub static BACKEND: Backend = Backend {
         "gmac-aes256",
         "poly1305",
     ],
+    ..Backend::DEFAULT_FACTS
 };
 
-/// Whether the shim was compiled and linked into this binary.
-pub const BUILT: bool = cfg!(have_wolfssl);
-
-crate::c_shim!(have_wolfssl, macbench_shim_wolfssl);
-
-fn availability() -> Availability {
-    super::shim::availability(
-        BUILT,
-        option_env!("MACBENCH_WOLFSSL_MISSING"),
-        "libwolfssl-dev",
-        "wolfSSL",
-    )
-}
+crate::c_backend!(
+    name: "wolfssl",
+    cfg: have_wolfssl,
+    table: macbench_shim_wolfssl,
+    missing: "MACBENCH_WOLFSSL_MISSING",
+);
 
 /// `wolfSSL 5.5.4 (portable-c)`, as the shim describes the library loaded.
 pub fn version() -> String {
-    let Some(shim) = shim() else {
-        return "wolfSSL not built".to_string();
-    };
-    let version = shim.fact("version").unwrap_or_default();
-    match shim.fact("code") {
-        Some(code) => format!("{version} ({code})"),
-        None => version,
-    }
-}
-
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    super::shim::keyed(shim(), "wolfssl", availability, algorithm, key)
+    super::shim::version(shim(), "wolfSSL", |s| s.fact("code"))
 }

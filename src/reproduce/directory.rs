@@ -1,0 +1,165 @@
+//! A reproduction's directory: where it goes, what it may already hold, and which of its step files
+//! are complete. The rules a user relies on: a user's file is never replaced, two studies never share
+//! a directory, and `--resume` continues only what it can read.
+
+use super::Study;
+use crate::report::{output, read};
+use crate::results::claims::CLAIMS_FILE;
+use std::path::{Path, PathBuf};
+
+/// The report a reproduction writes in its directory, and the directory of its figures as PNGs.
+pub const REPORT: &str = "report.html";
+pub const FIGURES: &str = "figures";
+
+/// The results file of a step in the reproduction's directory.
+pub fn step_file(dir: &Path, step: &str) -> PathBuf {
+    dir.join(format!("{step}.json"))
+}
+
+/// Where the reproduction goes: `--resume DIR` (which must exist and hold this study's reproduction,
+/// if any), `-o DIR` or `reproduce-STUDY`, which must hold neither a reproduction nor a file a
+/// reproduction writes (`report.html`, `figures/`): a user's file is never replaced, and two studies
+/// never share a directory. Under `--resume` the report and figures are the reproduction's own and are
+/// rewritten.
+pub fn output_dir(
+    study: &Study,
+    resume: Option<&Path>,
+    output: Option<&Path>,
+) -> Result<PathBuf, String> {
+    if let Some(dir) = resume {
+        match std::fs::metadata(dir) {
+            Err(_) => {
+                return Err(format!(
+                    "--resume {}: no such directory",
+                    dir.display()
+                ))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(format!(
+                    "--resume {}: {}; give the directory a reproduction was written to (`reproduce -o DIR`)",
+                    dir.display(),
+                    if m.is_file() {
+                        "is a file, not a directory"
+                    } else {
+                        "is not a directory"
+                    }
+                ))
+            }
+            Ok(_) => {}
+        }
+        if let Some(other) = held_study(dir).filter(|held| held.id != study.id) {
+            return Err(format!(
+                "--resume {}: holds a reproduction of {}, not {}: `macbench reproduce {} --resume {}` continues it, or give {} another directory",
+                dir.display(),
+                other.id,
+                study.id,
+                other.id,
+                dir.display(),
+                study.id
+            )));
+        }
+        output::output_dir("--resume", dir, "the reproduction's files")?;
+        return Ok(dir.to_path_buf());
+    }
+    let dir = output
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(format!("reproduce-{}", study.id)));
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "-o {}: not a directory; give a directory for the reproduction's files",
+            dir.display()
+        )));
+    }
+    if let Some(other) = held_study(&dir).filter(|held| held.id != study.id) {
+        return Err(format!(
+            "-o {}: holds a reproduction of {}; give {} another directory",
+            dir.display(),
+            other.id,
+            study.id
+        )));
+    }
+    let taken = study
+        .steps
+        .iter()
+        .map(|s| step_file(&dir, s.name))
+        .chain([dir.join("claims.md"), dir.join(CLAIMS_FILE)])
+        .find(|p| p.exists());
+    if let Some(file) = taken {
+        return Err(format!(
+            "{} already holds a reproduction ({}): `--resume {}` continues it, or give another -o",
+            dir.display(),
+            file.display(),
+            dir.display()
+        )));
+    }
+    let figures = dir.join(FIGURES);
+    let written = [dir.join(REPORT)].into_iter().chain(
+        std::fs::read_dir(&figures)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default(),
+    );
+    if let Some(file) = written
+        .into_iter()
+        .find(|p| std::fs::symlink_metadata(p).is_ok())
+    {
+        return Err(format!(
+            "-o {}: already holds {}, which a reproduction writes; give another -o or move it away",
+            dir.display(),
+            file.display()
+        )));
+    }
+    output::output_dir("-o", &dir, "the reproduction's files")?;
+    Ok(dir)
+}
+
+/// Every step file already in `dir` (`--resume`) must be one this macbench can read: a file that is
+/// not regular (a FIFO would block the read for ever, `/dev/zero` would run the step for its whole
+/// budget before failing), or one it cannot read — truncated, `NaN`, `"results": "oops"`, a newer
+/// `schema_version` — is refused before anything runs and left as it is, never rerun and replaced in
+/// silence. A partial file (an interrupted step) reads, and its step runs again.
+pub fn check_step_files(study: &Study, dir: &Path) -> Result<(), String> {
+    for step in study.steps {
+        let path = step_file(dir, step.name);
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        read::regular_file(&path)
+            .and_then(|()| read::read(&path).map(drop))
+            .map_err(|e| {
+                format!(
+                    "--resume: step {}: {e}; left as it is (move it away to run the step again)",
+                    step.name
+                )
+            })?;
+    }
+    Ok(())
+}
+
+/// The study whose reproduction `dir` holds, if any: the one its claims file names, else the one whose
+/// step files are there (step names are distinct across studies; `tests/reproduce.rs` keeps them so).
+fn held_study(dir: &Path) -> Option<&'static Study> {
+    let claims = dir.join(CLAIMS_FILE);
+    // A regular file only: reading a FIFO would wait for a writer.
+    if let Some(study) = Some(&claims)
+        .filter(|c| c.is_file())
+        .and_then(|c| read::read_claims(c).ok())
+        .and_then(|c| super::study(&c.study).ok())
+    {
+        return Some(study);
+    }
+    super::STUDIES.iter().copied().find(|s| {
+        s.steps
+            .iter()
+            .any(|step| step_file(dir, step.name).is_file())
+    })
+}
+
+/// Whether a step's results file is there and complete (not the partial file of an interrupted run).
+pub fn complete(path: &Path) -> bool {
+    read::read(path).is_ok_and(|l| !l.doc.partial && !l.doc.results.is_empty())
+}
+
