@@ -19,11 +19,6 @@ pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(
     output::not_into_inputs(outputs, paths).map_err(CliError::usage)
 }
 
-/// [`output::output_dir`]: refused with exit 2.
-pub fn output_dir(flag: &str, dir: &Path, what: &str) -> Result<(), CliError> {
-    output::output_dir(flag, dir, what).map_err(CliError::usage)
-}
-
 /// [`prepare`] for a list built by [`run_outputs`].
 pub fn prepare_owned(
     outputs: &[(&'static str, PathBuf)],

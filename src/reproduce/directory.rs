@@ -56,7 +56,7 @@ pub fn output_dir(
                 other.id,
                 dir.display(),
                 study.id
-            )));
+            ));
         }
         output::output_dir("--resume", dir, "the reproduction's files")?;
         return Ok(dir.to_path_buf());
@@ -68,7 +68,7 @@ pub fn output_dir(
         return Err(format!(
             "-o {}: not a directory; give a directory for the reproduction's files",
             dir.display()
-        )));
+        ));
     }
     if let Some(other) = held_study(&dir).filter(|held| held.id != study.id) {
         return Err(format!(
@@ -76,7 +76,7 @@ pub fn output_dir(
             dir.display(),
             other.id,
             study.id
-        )));
+        ));
     }
     let taken = study
         .steps
@@ -90,7 +90,7 @@ pub fn output_dir(
             dir.display(),
             file.display(),
             dir.display()
-        )));
+        ));
     }
     let figures = dir.join(FIGURES);
     let written = [dir.join(REPORT)].into_iter().chain(
@@ -110,7 +110,7 @@ pub fn output_dir(
             "-o {}: already holds {}, which a reproduction writes; give another -o or move it away",
             dir.display(),
             file.display()
-        )));
+        ));
     }
     output::output_dir("-o", &dir, "the reproduction's files")?;
     Ok(dir)
@@ -162,4 +162,3 @@ fn held_study(dir: &Path) -> Option<&'static Study> {
 pub fn complete(path: &Path) -> bool {
     read::read(path).is_ok_and(|l| !l.doc.partial && !l.doc.results.is_empty())
 }
-
