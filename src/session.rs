@@ -366,34 +366,6 @@ fn previous_results(path: &Path) -> Result<Option<Previous>, SessionError> {
     }
 }
 
-/// The pre-flight's line for the summary: how many messages were checked against another backend
-/// or their own one-at-a-time path before timing, and what that cost against the runs.
-pub fn preflight_line(doc: &Document) -> Option<String> {
-    let checks: Vec<&crate::engine::preflight::Preflight> = doc
-        .results
-        .iter()
-        .flat_map(|r| r.raw.iter())
-        .filter_map(|r| r.preflight.as_ref())
-        .collect();
-    if checks.is_empty() {
-        return None;
-    }
-    let messages: usize = checks.iter().map(|p| p.messages).sum();
-    let ns: u64 = checks.iter().map(|p| p.ns).sum();
-    let own = checks.iter().filter(|p| p.reference == "self").count();
-    let run_ns: f64 = doc
-        .results
-        .iter()
-        .map(|r| r.scenario.duration.as_secs_f64() * r.raw.len() as f64 * 1e9)
-        .sum();
-    Some(format!(
-        "pre-flight: {messages} messages tagged at the timed lengths and dispatch modes and checked against another backend ({} runs) or their own one-at-a-time path ({own}) before timing: {:.1} ms in all, {:.2} % of the runs' time",
-        checks.len() - own,
-        ns as f64 / 1e6,
-        100.0 * ns as f64 / run_ns.max(1.0)
-    ))
-}
-
 /// `model --measure`: every function at the default sizes and at each model's drawn sizes, one
 /// session pinned to `core`, 3 repeats of `duration`; `done` is called after each scenario. The same
 /// document type a results file reads into, so it is fitted exactly as a file would be.
@@ -531,4 +503,215 @@ pub fn output_dir_files(dir: &Path) -> Result<(PathBuf, PathBuf), SessionError> 
     }
     report::output::output_dir("-o", dir, "this host's results").map_err(SessionError::usage)?;
     Ok((json, csv))
+}
+
+/// Set by Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP during a sweep:
+/// the run ends as interrupted, keeping what finished. One flag for the process, so `reproduce` stops
+/// at the step it was in.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a sweep in this process was interrupted.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The flag itself, for what runs before the sweep and must stop with it (the energy phase).
+pub fn interrupt_flag() -> &'static AtomicBool {
+    &INTERRUPTED
+}
+
+/// A sweep as the command line asked for it, every flag parsed and checked: what [`run_sweep`] runs.
+pub struct SweepRequest<'a> {
+    pub spec: &'a sweep::SweepSpec,
+    pub plan: sweep::Plan,
+    /// The results header: the sweep's options as given.
+    pub header: Header,
+    pub label: Option<&'a str>,
+    pub json: Option<&'a Path>,
+    pub csv: Option<&'a Path>,
+    /// Keep earlier results at `json` under a dated name ([`ResultsFiles::new`]).
+    pub keep_previous: bool,
+    /// `--window`, checked against the plan and the clock.
+    pub window: &'a str,
+    pub quiet_check: bool,
+    pub harness: bool,
+    pub auto: crate::bench::AutoPolicy,
+    pub repetition: sweep::Repetition,
+    /// The energy phase ([`energy_phase`]), when energy is measured.
+    pub energy: Option<sweep::EnergyPhase>,
+}
+
+/// What shows a sweep to its user (the terminal's table and progress bar): each scenario as
+/// [`sweep::Observer`] sees it, and the session's notes. Writing the files is the session's.
+pub trait SweepDisplay: sweep::Observer {
+    /// The sweep is about to start (after the plan, the machine check and the harness).
+    fn begin(&mut self) {}
+    /// A note for the user, not a row of the table (an earlier file kept under a new name).
+    fn note(&mut self, line: &str);
+    /// The sweep is over (finished or interrupted), before the final write.
+    fn end(&mut self) {}
+}
+
+/// The display, with the results files rewritten after each scenario it is shown.
+struct Recording<'a> {
+    display: &'a mut dyn SweepDisplay,
+    files: ResultsFiles,
+}
+
+impl sweep::Observer for Recording<'_> {
+    fn starting(&mut self, scenario: &crate::engine::Scenario) {
+        self.display.starting(scenario);
+    }
+
+    fn finished(&mut self, doc: &Document) -> Result<(), String> {
+        self.display.finished(doc)?;
+        if !doc.results.is_empty() {
+            if let Some(line) = self.files.keep_previous().map_err(|e| e.message)? {
+                self.display.note(&line);
+            }
+        }
+        self.files.update(doc).map_err(|e| e.message)
+    }
+
+    fn energy_not_measured(&mut self, scenario: &crate::engine::Scenario, reason: &str) {
+        self.display.energy_not_measured(scenario, reason);
+    }
+}
+
+/// Run a sweep with everything around it: the outputs locked, the window checked against the clock,
+/// the machine's state before and after, the plan said, the harness measured, the files rewritten as
+/// results come in and written at the end. Returns the document and whether it was interrupted.
+pub fn run_sweep(
+    mut request: SweepRequest<'_>,
+    display: &mut dyn SweepDisplay,
+) -> Result<(Document, bool), SessionError> {
+    let cancel = &INTERRUPTED;
+    let outputs = report::output::run_outputs(request.json, request.csv, true);
+    // Set before the outputs are locked, so no signal finds a lock without its cleanup.
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let borrowed: Vec<(&str, &Path)> = outputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
+    let _locked =
+        report::output::prepare(&borrowed, &[]).map_err(|e| SessionError::usage(e.to_string()))?;
+    let files = ResultsFiles::new(request.json, request.csv, request.keep_previous)?;
+    let clock = crate::engine::clock::clock_info();
+    let (spec, plan) = (request.spec, &request.plan);
+    check_window(request.window, plan, &clock)?;
+    let mut conditions = machine_before(&spec.scenario.cores, request.quiet_check)?;
+    for note in &plan.notes {
+        crate::errln!("macbench: {note}");
+    }
+    let mut doc = new_document(request.header, request.label, &spec.functions, &clock);
+    doc.conditions = Some(conditions.conditions.clone());
+    announce(spec, plan, &request.repetition, &clock, &request.auto);
+    if request.harness {
+        doc.harness = measure_harness(spec.scenario.cores[0], &clock, cancel)?;
+    }
+    display.begin();
+    let mut recording = Recording { display, files };
+    let outcome = sweep::run(
+        request.plan.scenarios,
+        request.repetition,
+        request.auto,
+        &mut doc,
+        &clock,
+        cancel,
+        &mut recording,
+        request.energy.as_mut(),
+    );
+    recording.display.end();
+    let interrupted = outcome.map_err(|e| SessionError::failure(e.to_string()))?;
+    doc.partial = interrupted;
+    doc.conditions = Some(machine_after(&mut conditions));
+    if !doc.results.is_empty() {
+        if let Some(line) = recording.files.keep_previous()? {
+            crate::errln!("{line}");
+        }
+    }
+    recording.files.write(&doc, true)?;
+    Ok((doc, interrupted))
+}
+
+/// What the sweep will run and cost, said before it starts: runs × duration, plus what --target-ci
+/// may add; the order, sessions, cores and clocks.
+fn announce(
+    spec: &sweep::SweepSpec,
+    plan: &sweep::Plan,
+    repetition: &sweep::Repetition,
+    clock: &ClockInfo,
+    auto: &crate::bench::AutoPolicy,
+) {
+    let repeats = repetition.repeats;
+    let runs = plan.scenarios.len() * repeats;
+    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
+    let extra = match auto.target_ci {
+        Some(target) if auto.max_repeats > repeats => format!(
+            "; budget {}: what they leave goes to extra repeats (up to {} a scenario) where the 95 % interval is widest against ±{}",
+            human_seconds(plan.budget.as_secs_f64()),
+            auto.max_repeats,
+            percent(target * 100.0)
+        ),
+        _ => "; no extra repeats (--repeat given without --target-ci, or --target-ci 0)".to_string(),
+    };
+    crate::errln!(
+        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
+        plan.scenarios.len(),
+        repeats,
+        plan.duration.as_secs_f64(),
+        human_seconds(seconds(runs))
+    );
+    crate::errln!(
+        "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
+        plan.scenarios.len(),
+        repeats,
+        repetition.order.name(),
+        spec.scenario.sessions,
+        crate::engine::format_cpu_list(&spec.scenario.cores),
+        clock.reference_hz / 1e9,
+        clock.reference_source,
+        clock
+            .core_to_reference_ratio
+            .map(|r| format!("; core clock ≈ {r:.2} × f (estimated)"))
+            .unwrap_or_default()
+    );
+    crate::errln!(
+        "macbench: hardware cycle counters {}",
+        clock.hardware_cycles
+    );
+}
+
+/// `45 s`, `3.2 min`, `1.5 h`: an estimate's size at a glance.
+fn human_seconds(s: f64) -> String {
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
+}
+
+/// `5 %`, `2.5 %`.
+fn percent(p: f64) -> String {
+    format!("{} %", (p * 1000.0).round() / 1000.0)
+}
+
+/// `model --json` (pretty, one trailing newline) and `--csv`, by the output rules.
+pub fn write_model_report(
+    model: &crate::traffic::fit::ModelReport,
+    json: Option<&Path>,
+    csv: Option<&Path>,
+) -> Result<(), SessionError> {
+    if let Some(path) = json {
+        let mut bytes =
+            serde_json::to_vec_pretty(model).map_err(|e| SessionError::failure(e.to_string()))?;
+        bytes.push(b'\n');
+        report::write_atomic(path, &bytes).map_err(SessionError::failure)?;
+    }
+    if let Some(path) = csv {
+        let bytes = model.csv().map_err(SessionError::failure)?;
+        report::write_atomic(path, &bytes).map_err(SessionError::failure)?;
+    }
+    Ok(())
 }

@@ -230,66 +230,7 @@ pub fn main() -> i32 {
     }
 }
 
-/// The longest run of non-blank characters an error line repeats from its input: a 10,000-character
-/// `--alg` or hex string is cut, and the line says how long it was. macbench's own words are never
-/// that long.
-pub const MAX_ECHOED: usize = 100;
-
-/// `text` with every run of non-blank characters longer than [`MAX_ECHOED`] cut to that many and
-/// `…(N characters)`, so an error stays one readable line whatever the input was.
-pub fn cut_echoed_input(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(1000));
-    for (i, word) in text.split(' ').enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let n = word.chars().count();
-        if n > MAX_ECHOED {
-            out.extend(word.chars().take(MAX_ECHOED));
-            out.push_str(&format!("…({n} characters)"));
-        } else {
-            out.push_str(word);
-        }
-    }
-    out
-}
-
-/// Fold clap's error text into one line: the error, its indented items (e.g. the missing arguments) and,
-/// if short, clap's tip; the usage block and "For more information" are dropped (`--help` has them).
-pub fn one_line_usage_error(text: &str) -> String {
-    let mut lines = text.lines();
-    let first = lines.next().unwrap_or_default();
-    let mut line = first
-        .strip_prefix("error: ")
-        .unwrap_or(first)
-        .trim()
-        .to_string();
-    let mut items = Vec::new();
-    let mut tips = Vec::new();
-    let mut in_head = true;
-    for l in lines {
-        let t = l.trim();
-        if t.is_empty() {
-            in_head = false;
-        } else if let Some(tip) = t.strip_prefix("tip: ") {
-            tips.push(tip.to_string());
-        } else if in_head && l.starts_with(' ') {
-            items.push(t.to_string());
-        }
-    }
-    if !items.is_empty() {
-        line = format!(
-            "{} {}",
-            line.trim_end_matches(':').to_string() + ":",
-            items.join(", ")
-        );
-    }
-    let tip = tips.join("; ");
-    if !tip.is_empty() && line.len() + tip.len() <= 200 {
-        line = format!("{line} ({tip})");
-    }
-    format!("{line}; see --help")
-}
+pub use crate::stdio::{cut_echoed_input, one_line_usage_error, MAX_ECHOED};
 
 /// Resolve `--alg`/`--backend`/`--accel` to functions, saying on stderr which asked-for ones cannot run
 /// here and why (an error only when none can).

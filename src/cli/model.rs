@@ -6,15 +6,12 @@
 //! the model.
 
 use super::CliError;
-use crate::engine::SizeSource;
 use crate::mac;
-use crate::report::{self, write_atomic};
 use crate::results::Document;
 use crate::spec::resolve_algorithms;
 use crate::table::{Style, Table};
 use crate::traffic::fit::{FitRow, PredictionRow};
 use crate::traffic::{self, SizeDistribution};
-use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -77,49 +74,6 @@ pub struct ModelArgs {
         ]
     )]
     pub paper: bool,
-}
-
-#[derive(Debug, Serialize)]
-struct ModelOutput {
-    models: Vec<traffic::ModelRow>,
-    fits: Vec<FitRow>,
-    predictions: Vec<PredictionRow>,
-}
-
-fn resolve_models(spec: &str) -> Result<Vec<SizeDistribution>, CliError> {
-    let mut out = Vec::new();
-    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let fixed = name == "default"
-            || name.contains("..")
-            || name.starts_with('-')
-            || name.bytes().all(|c| c.is_ascii_digit());
-        if name == "all" {
-            out.extend(traffic::builtins());
-        } else if fixed {
-            // `run --sizes`'s vocabulary: each fixed size a model of that one size.
-            for source in crate::spec::parse_sizes(name, 1)? {
-                if let SizeSource::Fixed { size } = source {
-                    out.push(
-                        SizeDistribution::from_weights(
-                            format!("fixed-{size}"),
-                            format!("every message {size} bytes (--sizes {name})"),
-                            [(size, 1.0)],
-                        )
-                        .map_err(|e| CliError::usage(format!("--sizes {name}: {e}")))?,
-                    );
-                }
-            }
-        } else {
-            out.push(
-                traffic::resolve_model(name)
-                    .map_err(|e| CliError::usage(format!("--sizes: {e}")))?,
-            );
-        }
-    }
-    if out.is_empty() {
-        return Err(CliError::usage("--sizes names no size model"));
-    }
-    Ok(out)
 }
 
 /// Refuse a flag this invocation would ignore, naming what it goes with (it used to be ignored in
@@ -216,7 +170,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     }
     refuse_unused(args)?;
     let reject_size = reject_size(args)?;
-    let models = resolve_models(&args.models)?;
+    let models = crate::spec::parse_models(&args.models)?;
     let names = resolve_algorithms(&args.alg)?;
     let algorithms: Vec<&mac::Algorithm> = names.iter().filter_map(|n| mac::algorithm(n)).collect();
     let docs: Vec<Document> = super::report::load_all(&args.results)?
@@ -252,12 +206,13 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         );
     }
 
-    let output = ModelOutput {
+    let output = traffic::fit::ModelReport {
         models: rows,
         fits,
         predictions,
     };
-    write_outputs(&output, args)
+    crate::session::write_model_report(&output, args.json.as_deref(), args.csv.as_deref())?;
+    Ok(())
 }
 
 /// The Γ table: mean size, blocks and compressions per packet for each model and algorithm.
@@ -340,33 +295,4 @@ fn print_fits(fits: &[FitRow], predictions: &[PredictionRow], reject_size: u32) 
         })
         .collect();
     crate::out!("{}", table.render(&cells));
-}
-
-/// `--json` and `--csv`.
-fn write_outputs(output: &ModelOutput, args: &ModelArgs) -> Result<(), CliError> {
-    if let Some(path) = &args.json {
-        let mut bytes =
-            serde_json::to_vec_pretty(output).map_err(|e| CliError::failure(e.to_string()))?;
-        bytes.push(b'\n');
-        write_atomic(path, &bytes).map_err(CliError::failure)?;
-    }
-    if let Some(path) = &args.csv {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        if output.predictions.is_empty() {
-            for r in &output.models {
-                w.serialize(r)
-                    .map_err(|e| CliError::failure(e.to_string()))?;
-            }
-        } else {
-            for r in &output.predictions {
-                w.serialize(r)
-                    .map_err(|e| CliError::failure(e.to_string()))?;
-            }
-        }
-        let bytes = w
-            .into_inner()
-            .map_err(|e| CliError::failure(e.to_string()))?;
-        report::write_atomic(path, &bytes).map_err(CliError::failure)?;
-    }
-    Ok(())
 }

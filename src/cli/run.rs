@@ -3,16 +3,15 @@
 
 use super::CliError;
 use crate::bench::AutoPolicy;
-use crate::engine::{self, clock, DataMode, KeyMode, Pinning, Scenario};
+use crate::engine::{self, DataMode, KeyMode, Pinning, Scenario};
 use crate::mac::VerifyMode;
-use crate::report::{csv_export, table};
+use crate::report::table;
 use crate::results::{self, Document};
 use crate::session;
 use crate::spec;
 use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Default `--target-ci`, percent: see docs/benchmark.md's figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
@@ -169,12 +168,8 @@ impl Default for RunArgs {
 /// The one duration rule (kept here as well, for callers that import it from `run`).
 pub use crate::spec::values::parse_duration;
 
-static CANCEL: AtomicBool = AtomicBool::new(false);
-
 /// Whether a run in this process was interrupted (Ctrl-C, SIGTERM): `reproduce` stops there too.
-pub fn cancelled() -> bool {
-    CANCEL.load(Ordering::SeqCst)
-}
+pub use crate::session::interrupted as cancelled;
 
 /// The sweep the flags describe, every value parsed and checked (nothing runs yet).
 fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
@@ -254,14 +249,9 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
     })
 }
 
-/// The results document before any result: host, clock and the sweep's options as given.
-fn new_document(
-    args: &RunArgs,
-    spec: &SweepSpec,
-    plan: &sweep::Plan,
-    clock: &clock::ClockInfo,
-) -> Document {
-    let header = results::Header::Sweep(Box::new(results::SweepOptions {
+/// The results header: the sweep's options as given, with what the plan made of them.
+fn sweep_header(args: &RunArgs, spec: &SweepSpec, plan: &sweep::Plan) -> results::Header {
+    results::Header::Sweep(Box::new(results::SweepOptions {
         alg: args.alg.clone(),
         backend: args.backend.clone(),
         accel: spec::accel_list(&args.accel),
@@ -292,13 +282,11 @@ fn new_document(
         energy: args.energy,
         order: sweep::Order::or_default(args.order, args.repeats()),
         interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
-    }));
-    session::new_document(header, args.label.as_deref(), &spec.functions, clock)
+    }))
 }
 
-/// Prints a line per finished scenario and rewrites the files.
+/// Prints a line per finished scenario, under a progress bar.
 struct Terminal {
-    files: session::ResultsFiles,
     progress: Option<indicatif::ProgressBar>,
     table: Table,
 }
@@ -306,6 +294,28 @@ struct Terminal {
 impl Terminal {
     fn say(&self, line: String) {
         super::say(self.progress.as_ref(), &line);
+    }
+}
+
+impl session::SweepDisplay for Terminal {
+    fn begin(&mut self) {
+        if !super::quiet() {
+            self.say(self.table.header());
+        }
+    }
+
+    fn note(&mut self, line: &str) {
+        // Standard error, above the progress bar: a note, not a row of the table.
+        match &self.progress {
+            Some(pb) => pb.suspend(|| crate::errln!("{line}")),
+            None => crate::errln!("{line}"),
+        }
+    }
+
+    fn end(&mut self) {
+        if let Some(pb) = self.progress.take() {
+            pb.finish_and_clear();
+        }
     }
 }
 
@@ -328,32 +338,21 @@ impl sweep::Observer for Terminal {
     }
 
     fn finished(&mut self, doc: &Document) -> Result<(), String> {
-        if let Some(result) = doc.results.last() {
-            if !super::quiet() {
-                self.say(table::line(&self.table, result));
-                // `--auto`'s rounds, each said; the budget's cut repeats are counted in the summary.
-                for a in result
-                    .adjustments
-                    .iter()
-                    .filter(|a| !a.starts_with("budget:"))
-                {
-                    self.say(format!("    auto: {a}"));
-                }
+        let Some(result) = doc.results.last() else {
+            return Ok(());
+        };
+        if !super::quiet() {
+            self.say(table::line(&self.table, result));
+            // `--auto`'s rounds, each said; the budget's cut repeats are counted in the summary.
+            for a in result
+                .adjustments
+                .iter()
+                .filter(|a| !a.starts_with("budget:"))
+            {
+                self.say(format!("    auto: {a}"));
             }
-        }
-        if !doc.results.is_empty() {
-            if let Some(line) = self.files.keep_previous().map_err(|e| e.message)? {
-                // Standard error, above the progress bar: a note, not a row of the table.
-                match &self.progress {
-                    Some(pb) => pb.suspend(|| crate::errln!("{line}")),
-                    None => crate::errln!("{line}"),
-                }
-            }
-        }
-        self.files.update(doc).map_err(|e| e.message)?;
-        // Said here, with the row: an energy figure resting on few meter steps is not a finding.
-        if let Some(e) = doc.results.last().and_then(|r| r.energy.as_ref()) {
-            if e.few_steps && !super::quiet() {
+            // Said with the row: an energy figure resting on few meter steps is not a finding.
+            if let Some(e) = result.energy.as_ref().filter(|e| e.few_steps) {
                 self.say(format!(
                     "    energy: {} meter steps in the net energy of a window (under {}): not precise",
                     e.meter_steps.map_or("no".to_string(), |s| format!("{s:.1}")),
@@ -394,220 +393,57 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let spec = sweep_spec(args)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
     check_label(args.label.as_deref())?;
-    let mut energy = if args.energy {
-        Some(session::energy_phase(args.repeats(), &CANCEL)?)
-    } else {
-        None
+    let energy = match args.energy {
+        true => Some(session::energy_phase(
+            args.repeats(),
+            session::interrupt_flag(),
+        )?),
+        false => None,
     };
     let args = &into_output_dir(args)?;
-    let outputs = super::files::run_outputs(args.json.as_deref(), args.csv.as_deref(), true);
-    // Ctrl-C, SIGTERM (what `timeout`, systemd and containers send) and SIGHUP end the run as
-    // interrupted, keeping what finished and removing temporary and lock files; set before the
-    // outputs are locked, so no signal finds a lock without its cleanup.
-    let _ = ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst));
-    let _locked = super::files::prepare_owned(&outputs, &[])?;
-    let files = session::ResultsFiles::new(
-        args.json.as_deref(),
-        args.csv.as_deref(),
-        args.keep_previous,
-    )?;
-    let clock = clock::clock_info();
-    session::check_window(&args.window, &plan, &clock)?;
-    let mut conditions = session::machine_before(&spec.scenario.cores, args.quiet_check)?;
-    for note in &plan.notes {
-        crate::errln!("macbench: {note}");
-    }
-    let mut doc = new_document(args, &spec, &plan, &clock);
-    doc.conditions = Some(conditions.conditions.clone());
-    let auto = AutoPolicy {
-        enabled: args.auto,
-        max_repeats: args.max_repeat,
-        target_ci: (args.target_ci_percent() > 0.0).then_some(args.target_ci_percent() / 100.0),
-        ..AutoPolicy::default()
-    };
-    announce(args, &spec, &plan, &clock, &auto);
-    if !args.no_harness {
-        doc.harness = session::measure_harness(spec.scenario.cores[0], &clock, &CANCEL)?;
-    }
-
+    let header = sweep_header(args, &spec, &plan);
     let mut terminal = Terminal {
-        files,
         progress: super::progress_bar(plan.scenarios.len()),
-        table: if energy.is_some() {
-            table::scenario_table_with_energy(Style::detect())
-        } else {
-            table::scenario_table(Style::detect())
+        table: match energy {
+            Some(_) => table::scenario_table_with_energy(Style::detect()),
+            None => table::scenario_table(Style::detect()),
         },
     };
-    if !super::quiet() {
-        terminal.say(terminal.table.header());
-    }
-    let outcome = sweep::run(
-        plan.scenarios,
-        sweep::Repetition {
+    let request = session::SweepRequest {
+        spec: &spec,
+        header,
+        label: args.label.as_deref(),
+        json: args.json.as_deref(),
+        csv: args.csv.as_deref(),
+        keep_previous: args.keep_previous,
+        window: &args.window,
+        quiet_check: args.quiet_check,
+        harness: !args.no_harness,
+        auto: AutoPolicy {
+            enabled: args.auto,
+            max_repeats: args.max_repeat,
+            target_ci: (args.target_ci_percent() > 0.0).then_some(args.target_ci_percent() / 100.0),
+            ..AutoPolicy::default()
+        },
+        repetition: sweep::Repetition {
             repeats: args.repeats(),
             order: sweep::Order::or_default(args.order, args.repeats()),
             span: sweep::INTERLEAVE_SPAN,
             budget: Some(plan.budget),
         },
-        auto,
-        &mut doc,
-        &clock,
-        &CANCEL,
-        &mut terminal,
-        energy.as_mut(),
-    );
-    if let Some(pb) = terminal.progress.take() {
-        pb.finish_and_clear();
-    }
-    let interrupted = outcome.map_err(|e| CliError::failure(e.to_string()))?;
-    doc.partial = interrupted;
-    doc.conditions = Some(session::machine_after(&mut conditions));
-    if !doc.results.is_empty() {
-        if let Some(line) = terminal.files.keep_previous()? {
-            crate::errln!("{line}");
-        }
-    }
-    terminal.files.write(&doc, true)?;
-    summary(&doc, args, interrupted)
-}
-
-/// What the sweep will run and cost, said before it starts: runs × duration, plus what --target-ci
-/// may add; the order, sessions, cores and clocks.
-fn announce(
-    args: &RunArgs,
-    spec: &SweepSpec,
-    plan: &sweep::Plan,
-    clock: &clock::ClockInfo,
-    auto: &AutoPolicy,
-) {
-    let runs = plan.scenarios.len() * args.repeats();
-    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
-    let extra = match auto.target_ci {
-        Some(target) if args.max_repeat > args.repeats() => format!(
-            "; budget {}: what they leave goes to extra repeats (up to {} a scenario) where the 95 % interval is widest against ±{}",
-            human_seconds(plan.budget.as_secs_f64()),
-            args.max_repeat,
-            percent(target * 100.0)
-        ),
-        _ => "; no extra repeats (--repeat given without --target-ci, or --target-ci 0)".to_string(),
+        plan,
+        energy,
     };
-    crate::errln!(
-        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
-        plan.scenarios.len(),
-        args.repeats(),
-        plan.duration.as_secs_f64(),
-        human_seconds(seconds(runs))
-    );
-    crate::errln!(
-        "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
-        plan.scenarios.len(),
-        args.repeats(),
-        sweep::Order::or_default(args.order, args.repeats()).name(),
-        spec.scenario.sessions,
-        engine::format_cpu_list(&spec.scenario.cores),
-        clock.reference_hz / 1e9,
-        clock.reference_source,
-        clock
-            .core_to_reference_ratio
-            .map(|r| format!("; core clock ≈ {r:.2} × f (estimated)"))
-            .unwrap_or_default()
-    );
-    crate::errln!(
-        "macbench: hardware cycle counters {}",
-        clock.hardware_cycles
-    );
+    let (doc, interrupted) = session::run_sweep(request, &mut terminal)?;
+    summary(&doc, args, interrupted)
 }
 
 /// The matrices, where the results went, and the exit status.
 fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliError> {
-    crate::outln!();
-    crate::outln!(
+    crate::out!(
         "{}",
-        table::matrix(
-            doc,
-            "absolute cycles/byte (CPU time; median of repeats)",
-            |r| r.metrics.absolute_cycles_per_byte,
-            Style::detect()
-        )
+        crate::report::summary::run_summary(doc, args.json.as_deref(), args.csv.as_deref())
     );
-    crate::outln!(
-        "{}",
-        table::matrix(
-            doc,
-            "apparent cycles/byte (wall clock, all sessions together)",
-            |r| r.metrics.apparent_cycles_per_byte,
-            Style::detect()
-        )
-    );
-    // Energy only when measured: a matrix of net nJ/byte (median of rounds) and the meter used.
-    if let Some(e) = doc.results.iter().find_map(|r| r.energy.as_ref()) {
-        crate::outln!(
-            "{}",
-            table::matrix(
-                doc,
-                &format!(
-                    "net energy nJ/byte (median of rounds; {}, {} scope, windows of {:.0} s)",
-                    e.meter, e.scope, e.window_s
-                ),
-                |r| r.energy.as_ref()?.nj_per_byte.map(|x| x.median),
-                Style::detect()
-            )
-        );
-    }
-    if let Some(line) = session::preflight_line(doc) {
-        crate::outln!("{line}");
-    }
-    let warned = doc
-        .results
-        .iter()
-        .filter(|r| !r.warnings.is_empty())
-        .count();
-    let cut = doc
-        .results
-        .iter()
-        .filter(|r| r.adjustments.iter().any(|a| a.starts_with("budget:")))
-        .count();
-    if cut > 0 {
-        crate::outln!("{cut} result(s) ran fewer repeats than planned, to keep the --budget (their `adjustments` in the JSON say how many); a longer --budget gives them all.");
-    }
-    if warned > 0 {
-        crate::outln!("{warned} result(s) carry validity warnings (see flags above and `warnings` in the JSON); --auto adjusts and re-runs.");
-    }
-    // No scenario finished: nothing was written (an earlier file stays as it was), so name no file.
-    let written: Vec<&std::path::Path> = args
-        .json
-        .iter()
-        .chain(&args.csv)
-        .map(PathBuf::as_path)
-        .collect();
-    if doc.results.is_empty() && !written.is_empty() {
-        crate::outln!(
-            "results: none written (no scenario finished); {} left as it was",
-            written
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" and ")
-        );
-    }
-    for path in args.json.iter().filter(|_| !doc.results.is_empty()) {
-        crate::outln!("results: {}", path.display());
-    }
-    if let Some(path) = args.csv.as_ref().filter(|_| !doc.results.is_empty()) {
-        if crate::report::output::is_stream(path) {
-            crate::outln!(
-                "results: {} (no per-thread file for a stream)",
-                path.display()
-            );
-        } else {
-            crate::outln!(
-                "results: {} and {}",
-                path.display(),
-                csv_export::threads_path(path).display()
-            );
-        }
-    }
     if interrupted {
         return Err(CliError {
             code: 130,
@@ -634,24 +470,6 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
         )));
     }
     Ok(())
-}
-
-/// `45 s`, `3.2 min`, `1.5 h`: an estimate's size at a glance.
-fn human_seconds(s: f64) -> String {
-    if s < 10.0 {
-        format!("{s:.1} s")
-    } else if s < 120.0 {
-        format!("{s:.0} s")
-    } else if s < 7200.0 {
-        format!("{:.1} min", s / 60.0)
-    } else {
-        format!("{:.1} h", s / 3600.0)
-    }
-}
-
-/// `5 %`, `2.5 %`.
-fn percent(p: f64) -> String {
-    format!("{} %", (p * 1000.0).round() / 1000.0)
 }
 
 impl RunArgs {

@@ -14,6 +14,7 @@ pub mod paper;
 pub mod plots;
 pub mod read;
 pub mod rows;
+pub mod summary;
 pub mod table;
 
 use crate::results::Document;

@@ -175,6 +175,44 @@ pub fn parse_sizes(text: &str, seed: u64) -> Result<Vec<SizeSource>, SpecError> 
     Ok(out)
 }
 
+/// `model --sizes`: size models by name (`all`, a built-in, a CSV or a capture), and `run --sizes`'s
+/// fixed sizes, each a model of that one size.
+pub fn parse_models(spec: &str) -> Result<Vec<crate::traffic::SizeDistribution>, SpecError> {
+    let mut out = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let fixed = name == "default"
+            || name.contains("..")
+            || name.starts_with('-')
+            || name.bytes().all(|c| c.is_ascii_digit());
+        if name == "all" {
+            out.extend(crate::traffic::builtins());
+        } else if fixed {
+            // `run --sizes`'s vocabulary: each fixed size a model of that one size.
+            for source in parse_sizes(name, 1)? {
+                if let SizeSource::Fixed { size } = source {
+                    out.push(
+                        crate::traffic::SizeDistribution::from_weights(
+                            format!("fixed-{size}"),
+                            format!("every message {size} bytes (--sizes {name})"),
+                            [(size, 1.0)],
+                        )
+                        .map_err(|e| SpecError::new(format!("--sizes {name}: {e}")))?,
+                    );
+                }
+            }
+        } else {
+            out.push(
+                crate::traffic::resolve_model(name)
+                    .map_err(|e| SpecError::new(format!("--sizes: {e}")))?,
+            );
+        }
+    }
+    if out.is_empty() {
+        return Err(SpecError::new("--sizes names no size model"));
+    }
+    Ok(out)
+}
+
 /// One byte count of `--sizes`, at most the engine's limit (refused here, before anything runs).
 fn parse_size(text: &str) -> Result<u32, SpecError> {
     let t = text.trim();

@@ -138,3 +138,26 @@ pub fn analyse(
         }
     }
 }
+
+/// What `model` writes: the Γ table of each model and algorithm, and, where results were fitted, each
+/// fit and its predictions. `--json` takes all three; `--csv` the predictions, or the Γ table without.
+#[derive(Debug, serde::Serialize)]
+pub struct ModelReport {
+    pub models: Vec<super::ModelRow>,
+    pub fits: Vec<FitRow>,
+    pub predictions: Vec<PredictionRow>,
+}
+
+impl ModelReport {
+    /// The CSV rows: the predictions where there are any, else the Γ table.
+    pub fn csv(&self) -> Result<Vec<u8>, String> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let rows = if self.predictions.is_empty() {
+            self.models.iter().try_for_each(|r| w.serialize(r))
+        } else {
+            self.predictions.iter().try_for_each(|r| w.serialize(r))
+        };
+        rows.map_err(|e| e.to_string())?;
+        w.into_inner().map_err(|e| e.to_string())
+    }
+}
