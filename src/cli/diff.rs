@@ -1,9 +1,9 @@
 //! `macbench diff OLD.json NEW.json`: per function and size, the change and whether it beats the noise.
 
-use super::files::{Records, RowOutputs};
+use super::files::RowOutputs;
 use super::report::load_all;
 use super::CliError;
-use crate::report::diff::{self, Change, DiffRow};
+use crate::report::diff;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -24,64 +24,6 @@ pub struct DiffArgs {
 }
 
 /// The columns of `diff --json`/`--csv`.
-const COLUMNS: &[&str] = &[
-    "function",
-    "size",
-    "size_label",
-    "sessions",
-    "old_absolute_cycles_per_byte",
-    "new_absolute_cycles_per_byte",
-    "absolute_ratio",
-    "absolute_significant",
-    "old_apparent_cycles_per_byte",
-    "new_apparent_cycles_per_byte",
-    "apparent_ratio",
-    "apparent_significant",
-    "verdict",
-    "note",
-];
-
-/// The energy columns of `diff --json`/`--csv`, added only when some row compares energy.
-const ENERGY_COLUMNS: &[&str] = &[
-    "old_nj_per_byte",
-    "new_nj_per_byte",
-    "nj_per_byte_ratio",
-    "nj_per_byte_significant",
-];
-
-fn records(rows: &[DiffRow]) -> Records {
-    use serde_json::Value;
-    let change = |c: &Option<Change>| match c {
-        Some(c) => [
-            Value::from(c.old),
-            Value::from(c.new),
-            Value::from(c.ratio),
-            c.significant.map_or(Value::Null, Value::from),
-        ],
-        None => [Value::Null, Value::Null, Value::Null, Value::Null],
-    };
-    let energy = rows.iter().any(|r| r.energy.is_some());
-    let mut out = Records::new(COLUMNS);
-    if energy {
-        out.columns
-            .extend(ENERGY_COLUMNS.iter().map(|c| c.to_string()));
-    }
-    for r in rows {
-        let mut row = vec![Value::from(r.function.as_str())];
-        row.extend(Records::size_cells(&r.size));
-        row.push(Value::from(r.sessions));
-        row.extend(change(&r.absolute));
-        row.extend(change(&r.apparent));
-        row.push(Value::from(r.verdict()));
-        row.push(Value::from(r.note.as_str()));
-        if energy {
-            row.extend(change(&r.energy));
-        }
-        out.rows.push(row);
-    }
-    out
-}
-
 pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
     if let Some(p) = args.fail_on_regression {
         if !(p.is_finite() && p >= 0.0) {
@@ -125,7 +67,7 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
         ));
     }
     // Written whatever the verdict below: a CI gate that fails keeps the rows that made it fail.
-    args.outputs.write(&records(&rows))?;
+    args.outputs.write(&diff::records(&rows))?;
     crate::out!("{}", diff::render(&rows, crate::table::Style::detect()));
     crate::outln!("summary: {}", diff::summary(&rows));
     // Nothing paired: a script must not read "no change" into it.

@@ -15,6 +15,7 @@
 //! raise a false alarm on most identical pairs. Each change is tested at the level 5 % / m for m
 //! comparisons (Bonferroni), its z taken from the two intervals ([`family_z`]).
 
+use super::rows::Records;
 use crate::metrics::Spread;
 use crate::results::{Document, ResultEntry};
 use crate::table::{Style, Table};
@@ -417,6 +418,67 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
     out.push_str("Flags (noisy, not-steady, over-utilised) say how far to trust a cell and hide nothing. --fail-on-regression tests each change at 5 % / (the number of changes compared), so an identical pair of runs fails it at most 5 % of the time.\n");
     if energy {
         out.push_str("nJ/B = net energy per byte (run --energy; median of rounds), NEW / OLD the same way; not part of the verdict.\n");
+    }
+    out
+}
+
+/// `diff --json` and `--csv`'s columns, in order.
+const COLUMNS: &[&str] = &[
+    "function",
+    "size",
+    "size_label",
+    "sessions",
+    "old_absolute_cycles_per_byte",
+    "new_absolute_cycles_per_byte",
+    "absolute_ratio",
+    "absolute_significant",
+    "old_apparent_cycles_per_byte",
+    "new_apparent_cycles_per_byte",
+    "apparent_ratio",
+    "apparent_significant",
+    "verdict",
+    "note",
+];
+
+/// The energy columns of `diff --json`/`--csv`, added only when some row compares energy.
+const ENERGY_COLUMNS: &[&str] = &[
+    "old_nj_per_byte",
+    "new_nj_per_byte",
+    "nj_per_byte_ratio",
+    "nj_per_byte_significant",
+];
+
+/// The rows as `diff --json` and `--csv` write them: one record per row, energy's columns only when
+/// a row has energy.
+pub fn records(rows: &[DiffRow]) -> Records {
+    use serde_json::Value;
+    let change = |c: &Option<Change>| match c {
+        Some(c) => [
+            Value::from(c.old),
+            Value::from(c.new),
+            Value::from(c.ratio),
+            c.significant.map_or(Value::Null, Value::from),
+        ],
+        None => [Value::Null, Value::Null, Value::Null, Value::Null],
+    };
+    let energy = rows.iter().any(|r| r.energy.is_some());
+    let mut out = Records::new(COLUMNS);
+    if energy {
+        out.columns
+            .extend(ENERGY_COLUMNS.iter().map(|c| c.to_string()));
+    }
+    for r in rows {
+        let mut row = vec![Value::from(r.function.as_str())];
+        row.extend(Records::size_cells(&r.size));
+        row.push(Value::from(r.sessions));
+        row.extend(change(&r.absolute));
+        row.extend(change(&r.apparent));
+        row.push(Value::from(r.verdict()));
+        row.push(Value::from(r.note.as_str()));
+        if energy {
+            row.extend(change(&r.energy));
+        }
+        out.rows.push(row);
     }
     out
 }
