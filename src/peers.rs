@@ -1182,49 +1182,45 @@ pub fn render(rows: &[CompareRow], reference_hz: f64, style: Style) -> String {
         .left("verdict")
         .right("harness")
         .left("note");
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.peer.to_string(),
-                r.ours_function
-                    .clone()
-                    .unwrap_or_else(|| r.algorithm.clone()),
-                r.size.clone(),
-                r.basis.to_string(),
-                fmt(r.ours),
-                fmt(r.theirs),
-                r.ratio
-                    .map_or("-".to_string(), |x| format!("{:.3}", x.median)),
-                r.ratio.map_or("-".to_string(), |x| {
-                    let clock = r
-                        .peer_clock
-                        .map_or(String::new(), |c| format!(", ±{:.1} % clock", c * 100.0));
-                    // Below the rounds a verdict needs, the range is shown with what it is worth.
-                    let worth = if x.has_verdict() {
-                        String::new()
-                    } else {
-                        format!(
-                            "; holds the median {:.0} % of the time",
-                            crate::stats::range_coverage(x.pairs) * 100.0
-                        )
-                    };
+    let rows_text = table.render_each(rows, |r| {
+        vec![
+            r.peer.to_string(),
+            r.ours_function
+                .clone()
+                .unwrap_or_else(|| r.algorithm.clone()),
+            r.size.clone(),
+            r.basis.to_string(),
+            fmt(r.ours),
+            fmt(r.theirs),
+            r.ratio
+                .map_or("-".to_string(), |x| format!("{:.3}", x.median)),
+            r.ratio.map_or("-".to_string(), |x| {
+                let clock = r
+                    .peer_clock
+                    .map_or(String::new(), |c| format!(", ±{:.1} % clock", c * 100.0));
+                // Below the rounds a verdict needs, the range is shown with what it is worth.
+                let worth = if x.has_verdict() {
+                    String::new()
+                } else {
                     format!(
-                        "{:.3}..{:.3} ({} rounds{clock}{worth})",
-                        x.ci95.low, x.ci95.high, x.pairs
+                        "; holds the median {:.0} % of the time",
+                        crate::stats::range_coverage(x.pairs) * 100.0
                     )
-                }),
-                r.verdict_text().to_string(),
-                r.harness_share
-                    .map_or("-".to_string(), |h| format!("{:.1} %", h * 100.0)),
-                r.note.clone(),
-            ]
-        })
-        .collect();
+                };
+                format!(
+                    "{:.3}..{:.3} ({} rounds{clock}{worth})",
+                    x.ci95.low, x.ci95.high, x.pairs
+                )
+            }),
+            r.verdict_text().to_string(),
+            r.harness_share
+                .map_or("-".to_string(), |h| format!("{:.1} %", h * 100.0)),
+            r.note.clone(),
+        ]
+    });
     let mut out = format!(
-        "f = {:.3} GHz (our reference rate, used for both sides)\n{}",
-        reference_hz / 1e9,
-        table.render(&cells)
+        "f = {:.3} GHz (our reference rate, used for both sides)\n{rows_text}",
+        reference_hz / 1e9
     );
     if let Some(line) = summary_line(rows) {
         out.push_str(&line);

@@ -110,6 +110,11 @@ impl Table {
         out
     }
 
+    /// Header and a row of `cells` for each of `items`, each line ending in a newline.
+    pub fn render_each<T>(&self, items: &[T], cells: impl FnMut(&T) -> Vec<String>) -> String {
+        self.render(&items.iter().map(cells).collect::<Vec<_>>())
+    }
+
     /// The header line (and its rule, when ruled), without a final newline.
     pub fn header(&self) -> String {
         self.lines::<Vec<String>>(&[]).join("\n")

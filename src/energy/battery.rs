@@ -9,7 +9,7 @@
 //! why battery windows are 30 s ([`super::shortest_window`]).
 
 use super::method::{charge_to_joules, microwatt_hours_to_joules};
-use super::{read_attribute, read_integer, under, Meter, Probe, Scope, Unavailable};
+use super::{device_name, read_attribute, read_integer, under, Meter, Probe, Scope};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -47,10 +47,7 @@ pub fn status_refusal(status: &str) -> Option<String> {
 impl Battery {
     /// Open the supply in `dir` when it is a discharging battery with a usable gauge.
     pub fn open(dir: &Path) -> Result<Battery, String> {
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = device_name(dir);
         let gauge = if dir.join("energy_now").exists() {
             Gauge::Energy
         } else if let Some(file) = ["charge_counter", "charge_now"]
@@ -131,30 +128,11 @@ impl Meter for Battery {
 
 /// Every battery under `root`, opened, or why not.
 pub fn probe(root: &Path) -> Probe {
-    let mut supplies: Vec<PathBuf> = std::fs::read_dir(under(root, POWER_SUPPLY))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| read_attribute(&p.join("type")).is_ok_and(|t| t == "Battery"))
-        .collect();
-    supplies.sort();
-    let mut found = Probe::default();
-    if supplies.is_empty() {
-        found.unavailable.push(Unavailable {
-            meter: "battery".to_string(),
-            reason: format!("no {POWER_SUPPLY}/* of type Battery"),
-        });
-    }
-    for dir in supplies {
-        let meter = format!(
-            "battery {}",
-            dir.file_name().unwrap_or_default().to_string_lossy()
-        );
-        match Battery::open(&dir) {
-            Ok(b) => found.meters.push(Box::new(b)),
-            Err(reason) => found.unavailable.push(Unavailable { meter, reason }),
-        }
-    }
-    found
+    Probe::devices(
+        &under(root, POWER_SUPPLY),
+        |p| read_attribute(&p.join("type")).is_ok_and(|t| t == "Battery"),
+        "battery",
+        format!("no {POWER_SUPPLY}/* of type Battery"),
+        Battery::open,
+    )
 }

@@ -371,6 +371,18 @@ mod tests {
         }
     }
 
+    /// A RAPL package meter's figures: 1 µJ units, no observed step, 1 s windows.
+    fn rapl_package(rounds: Vec<Round>) -> Energy {
+        Energy::from_rounds(
+            "m".into(),
+            crate::energy::Scope::Package,
+            1e-6,
+            None,
+            1.0,
+            rounds,
+        )
+    }
+
     #[test]
     fn both_baselines_are_subtracted_idle_scaled_to_the_window() {
         let r = known_round();
@@ -411,14 +423,7 @@ mod tests {
     #[test]
     fn a_result_on_few_meter_steps_is_flagged() {
         let rounds = vec![known_round(); 3];
-        let fine = Energy::from_rounds(
-            "m".into(),
-            crate::energy::Scope::Package,
-            1e-6,
-            None,
-            1.0,
-            rounds.clone(),
-        );
+        let fine = rapl_package(rounds.clone());
         assert!((fine.meter_steps.unwrap() - 1.5e6).abs() < 1e-3);
         assert!(!fine.few_steps);
         assert!((fine.nj_per_byte.unwrap().median - 1.0).abs() < 1e-9);
@@ -489,14 +494,7 @@ mod tests {
             mac: window(8.0, 1.0, 500_000, 32_000_000),
         };
         assert!(r.nanojoules_per_byte().unwrap().abs() < 1e-9);
-        let e = Energy::from_rounds(
-            "m".into(),
-            crate::energy::Scope::Package,
-            1e-6,
-            None,
-            1.0,
-            vec![r],
-        );
+        let e = rapl_package(vec![r]);
         assert!(e.few_steps, "a zero net energy stands on no steps");
     }
 }

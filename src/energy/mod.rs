@@ -158,6 +158,43 @@ impl Probe {
         Some(MeterWithParts { meter: main, parts })
     }
 
+    /// Every device directory in `dir` that `wanted` accepts, in name order, opened as a meter or
+    /// with why it cannot be read (the meter named `kind` and the directory's name); no directory at
+    /// all is `kind` unavailable for `none_because`. Powercap zones and batteries are found this way.
+    pub(crate) fn devices<M: Meter + 'static>(
+        dir: &Path,
+        wanted: impl Fn(&Path) -> bool,
+        kind: &str,
+        none_because: String,
+        open: impl Fn(&Path) -> Result<M, String>,
+    ) -> Probe {
+        let mut devices: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| wanted(p))
+            .collect();
+        devices.sort();
+        let mut found = Probe::default();
+        if devices.is_empty() {
+            found.unavailable.push(Unavailable {
+                meter: kind.to_string(),
+                reason: none_because,
+            });
+        }
+        for device in devices {
+            match open(&device) {
+                Ok(meter) => found.meters.push(Box::new(meter)),
+                Err(reason) => found.unavailable.push(Unavailable {
+                    meter: format!("{kind} {}", device_name(&device)),
+                    reason,
+                }),
+            }
+        }
+        found
+    }
+
     /// One line: each meter tried and why it is unavailable (`;`-separated).
     pub fn reasons_line(&self) -> String {
         self.unavailable
@@ -190,6 +227,13 @@ pub fn probe(root: &Path) -> Probe {
     // With perf's package counter open, powercap's package zone reads the same RAPL register: keep
     // both (a user may compare), perf first since the kernel undoes its wrap.
     found
+}
+
+/// The last part of a device directory's path (`BAT0`, `intel-rapl:0`): how a meter names it.
+pub(crate) fn device_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// A sysfs attribute as text, trimmed; the error names the file.

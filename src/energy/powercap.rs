@@ -8,7 +8,7 @@
 //! "Platypus" side channel); the reason then names the two ways to grant read access.
 
 use super::method::{counter_delta, counts_to_joules};
-use super::{read_attribute, read_integer, under, Meter, Probe, Scope, Unavailable};
+use super::{device_name, read_attribute, read_integer, under, Meter, Probe, Scope};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -44,10 +44,7 @@ pub fn scope_of_zone(name: &str) -> Option<Scope> {
 impl PowercapZone {
     /// Open the zone in `dir` (`…/intel-rapl:0`): its name, range and a first reading.
     pub fn open(dir: &Path) -> Result<PowercapZone, String> {
-        let zone = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let zone = device_name(dir);
         let zone_name =
             read_attribute(&dir.join("name")).map_err(|e| format!("cannot read name: {e}"))?;
         let scope = scope_of_zone(&zone_name)
@@ -110,39 +107,13 @@ impl Meter for PowercapZone {
 
 /// Every `intel-rapl:*` zone under `root`, opened, or why not.
 pub fn probe(root: &Path) -> Probe {
-    let dir = under(root, POWERCAP);
-    let mut zones: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("intel-rapl:"))
-        })
-        .collect();
-    zones.sort();
-    let mut found = Probe::default();
-    if zones.is_empty() {
-        found.unavailable.push(Unavailable {
-            meter: "powercap".to_string(),
-            reason: format!(
-                "no {POWERCAP}/intel-rapl:* zone (no RAPL driver: not an Intel or AMD x86 host, `intel_rapl_common` not loaded, or a VM that hides RAPL)"
-            ),
-        });
-    }
-    for zone in zones {
-        let label = format!(
-            "powercap {}",
-            zone.file_name().unwrap_or_default().to_string_lossy()
-        );
-        match PowercapZone::open(&zone) {
-            Ok(meter) => found.meters.push(Box::new(meter)),
-            Err(reason) => found.unavailable.push(Unavailable {
-                meter: label,
-                reason,
-            }),
-        }
-    }
-    found
+    Probe::devices(
+        &under(root, POWERCAP),
+        |p| device_name(p).starts_with("intel-rapl:"),
+        "powercap",
+        format!(
+            "no {POWERCAP}/intel-rapl:* zone (no RAPL driver: not an Intel or AMD x86 host, `intel_rapl_common` not loaded, or a VM that hides RAPL)"
+        ),
+        PowercapZone::open,
+    )
 }

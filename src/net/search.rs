@@ -187,6 +187,15 @@ mod tests {
     }
 
     impl Synthetic {
+        /// A device that loses only the excess over its capacity.
+        fn without_background_loss(sender_max: f64, capacity: f64) -> Synthetic {
+            Synthetic {
+                sender_max,
+                capacity,
+                floor: 0.0,
+            }
+        }
+
         fn trial(&self, rate: Option<f64>) -> TrialReply<Outcome, ()> {
             let achieved = rate.unwrap_or(f64::INFINITY).min(self.sender_max);
             let excess = ((achieved - self.capacity) / achieved).max(0.0);
@@ -204,11 +213,7 @@ mod tests {
     #[test]
     fn finds_the_knee_within_the_resolution() {
         for capacity in [10_000.0, 123_456.0, 799_999.0] {
-            let device = Synthetic {
-                sender_max: 800_000.0,
-                capacity,
-                floor: 0.0,
-            };
+            let device = Synthetic::without_background_loss(800_000.0, capacity);
             let config = SearchConfig::default();
             let r = run(&device, &config);
             let best = r.best_step().unwrap();
@@ -226,11 +231,7 @@ mod tests {
             assert!(r.steps.iter().all(|s| s.pass == (s.outcome.loss == 0.0)));
         }
         // A knee below the resolution (1 % of 800k) is not found: reported as such, not as a rate.
-        let tiny = Synthetic {
-            sender_max: 800_000.0,
-            capacity: 1_000.0,
-            floor: 0.0,
-        };
+        let tiny = Synthetic::without_background_loss(800_000.0, 1_000.0);
         let r = run(&tiny, &SearchConfig::default());
         assert_eq!(r.limit, Limit::NothingPassed);
         assert!(r.best.is_none());
@@ -239,11 +240,7 @@ mod tests {
     #[test]
     fn acceptable_loss_moves_the_result_up() {
         // Loss rises slowly past the knee: accepting 5 % loss allows a little more rate.
-        let device = Synthetic {
-            sender_max: 1_000_000.0,
-            capacity: 500_000.0,
-            floor: 0.0,
-        };
+        let device = Synthetic::without_background_loss(1_000_000.0, 500_000.0);
         let strict = run(&device, &SearchConfig::default());
         let lenient = run(
             &device,
@@ -262,11 +259,7 @@ mod tests {
 
     #[test]
     fn sender_limited_and_nothing_passes() {
-        let device = Synthetic {
-            sender_max: 50_000.0,
-            capacity: 100_000.0,
-            floor: 0.0,
-        };
+        let device = Synthetic::without_background_loss(50_000.0, 100_000.0);
         let r = run(&device, &SearchConfig::default());
         assert_eq!(r.limit, Limit::SenderLimited);
         assert_eq!(r.steps.len(), 1);
@@ -293,11 +286,7 @@ mod tests {
 
     #[test]
     fn trial_bound_and_cancel_stop_the_search() {
-        let device = Synthetic {
-            sender_max: 1e6,
-            capacity: 3e5,
-            floor: 0.0,
-        };
+        let device = Synthetic::without_background_loss(1e6, 3e5);
         let r = run(
             &device,
             &SearchConfig {

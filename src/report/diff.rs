@@ -389,31 +389,27 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
         table = table.right("nJ/B").right("ratio").right("sig");
     }
     let table = table.left("verdict").left("note");
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let (a, ar, asig) = change_text(&r.absolute);
-            let (p, pr, psig) = change_text(&r.apparent);
-            let mut cells = vec![
-                r.function.clone(),
-                r.size.to_string(),
-                r.sessions.to_string(),
-                a,
-                ar,
-                asig,
-                p,
-                pr,
-                psig,
-            ];
-            if energy {
-                let (e, er, esig) = change_text(&r.energy);
-                cells.extend([e, er, esig]);
-            }
-            cells.extend([r.verdict().to_string(), r.note.clone()]);
-            cells
-        })
-        .collect();
-    let mut out = table.render(&cells);
+    let mut out = table.render_each(rows, |r| {
+        let (a, ar, asig) = change_text(&r.absolute);
+        let (p, pr, psig) = change_text(&r.apparent);
+        let mut cells = vec![
+            r.function.clone(),
+            r.size.to_string(),
+            r.sessions.to_string(),
+            a,
+            ar,
+            asig,
+            p,
+            pr,
+            psig,
+        ];
+        if energy {
+            let (e, er, esig) = change_text(&r.energy);
+            cells.extend([e, er, esig]);
+        }
+        cells.extend([r.verdict().to_string(), r.note.clone()]);
+        cells
+    });
     out.push_str("ratio = NEW / OLD cycles per byte (below 1: faster). sig = significant: the two runs' 95 % confidence intervals do not overlap (for files without intervals, their repeats' [min, max]).\n");
     out.push_str("Flags (noisy, not-steady, over-utilised) say how far to trust a cell and hide nothing. --fail-on-regression tests each change at 5 % / (the number of changes compared), so an identical pair of runs fails it at most 5 % of the time.\n");
     if energy {

@@ -38,31 +38,27 @@ pub fn rows(rows: &[ListRow]) -> String {
         .right("block")
         .right("nonce")
         .left("self-test / reason");
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let status = if r.available { "available" } else { "unavail." };
-            let detail = match (&r.reason, r.available) {
-                (Some(why), false) => match shared.iter().position(|s| s == why) {
-                    Some(i) => format!("see [{}] below", i + 1),
-                    None => why.clone(),
-                },
-                _ => r.selftest.clone(),
-            };
-            vec![
-                r.algorithm.to_string(),
-                r.backend.to_string(),
-                r.accel.clone(),
-                status.to_string(),
-                r.key_bytes.clone(),
-                r.tag_bytes.to_string(),
-                r.block_bytes.to_string(),
-                r.nonce_cell(),
-                detail,
-            ]
-        })
-        .collect();
-    out.push_str(&table.render(&cells));
+    out.push_str(&table.render_each(rows, |r| {
+        let status = if r.available { "available" } else { "unavail." };
+        let detail = match (&r.reason, r.available) {
+            (Some(why), false) => match shared.iter().position(|s| s == why) {
+                Some(i) => format!("see [{}] below", i + 1),
+                None => why.clone(),
+            },
+            _ => r.selftest.clone(),
+        };
+        vec![
+            r.algorithm.to_string(),
+            r.backend.to_string(),
+            r.accel.clone(),
+            status.to_string(),
+            r.key_bytes.clone(),
+            r.tag_bytes.to_string(),
+            r.block_bytes.to_string(),
+            r.nonce_cell(),
+            detail,
+        ]
+    }));
     if !shared.is_empty() {
         out.push('\n');
         for (i, why) in shared.iter().enumerate() {

@@ -1263,10 +1263,14 @@ mod tests {
 
     #[test]
     fn size_labels() {
-        assert_eq!(size_text(16.0), "16");
-        assert_eq!(size_text(65536.0), "64K");
-        assert_eq!(size_text(1500.0), "1500");
-        assert_eq!(size_text(1048576.0), "1M");
+        for (bytes, shown) in [
+            (16.0, "16"),
+            (65536.0, "64K"),
+            (1500.0, "1500"),
+            (1048576.0, "1M"),
+        ] {
+            assert_eq!(size_text(bytes), shown);
+        }
     }
 
     /// The text of every `<text>` element of an SVG, trimmed.

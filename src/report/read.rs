@@ -142,26 +142,25 @@ pub fn read_written(path: &Path) -> Result<Written, ReadError> {
     let text = read_text(path)?;
     let value: Option<serde_json::Value> =
         serde_json::from_str(text.trim_start_matches('\u{feff}')).ok();
-    let malformed = |kind: FileKind, reason: String| ReadError::Malformed {
-        path: shown.clone(),
-        reason: format!("{}: {reason}", kind.name()),
+    let malformed = |kind: FileKind| {
+        let path = shown.clone();
+        move |reason: String| ReadError::Malformed {
+            path,
+            reason: format!("{}: {reason}", kind.name()),
+        }
     };
     let kind = value.as_ref().and_then(FileKind::of);
     match (kind, value) {
         (Some(FileKind::Net), Some(value)) => Ok(Written::Net {
             path: path.to_path_buf(),
             label: stem(path),
-            file: Box::new(
-                crate::results::net::read_back(value)
-                    .map_err(|reason| malformed(FileKind::Net, reason))?,
-            ),
+            file: Box::new(results::net::read_back(value).map_err(malformed(FileKind::Net))?),
         }),
         (Some(FileKind::Compare), Some(value)) => Ok(Written::Compare {
             path: path.to_path_buf(),
             label: stem(path),
             file: Box::new(
-                crate::results::compare::read_back(value)
-                    .map_err(|reason| malformed(FileKind::Compare, reason))?,
+                results::compare::read_back(value).map_err(malformed(FileKind::Compare))?,
             ),
         }),
         _ => Ok(Written::Results(Box::new(loaded(

@@ -50,11 +50,7 @@ pub fn parse_accel(text: &str) -> Result<Accel, SpecError> {
 
 /// `--accel` as typed, for the record of a run's options: `hw,sw`.
 pub fn accel_list(accels: &[Accel]) -> String {
-    accels
-        .iter()
-        .map(|a| a.name())
-        .collect::<Vec<_>>()
-        .join(",")
+    comma_list(accels.iter().map(|a| a.name()))
 }
 
 /// docs/methodology.md §5 default sizes: powers of two 16 … 65536 plus the IP sizes 40, 576 and 1500.
@@ -442,31 +438,40 @@ pub fn parse_tag_len(text: &str) -> Result<usize, String> {
         .map_err(|_| format!("{text:?} is not a tag length: give a number of bytes, 1 or more"))
 }
 
-/// A whole-number flag as a user types it (`--seed`, `--replay-window`, `--inject-bad`, `--sender-core`, …): a negative, empty or non-numeric
-/// value gets this one line, which clap prefixes with the flag's name, rather than clap's
-/// "unexpected argument '-3'". Each flag's own range is checked where it is used.
 /// A count flag that takes 1 or more (`--rounds`, `--repeat`, `--max-repeat`, `--sessions`,
 /// `--rekey`): as [`parse_whole`], but the words say 1 or more (`--rounds -1` said "0 or more", then
 /// 0 was refused). 0 itself is parsed and refused where the flag's range is checked
 /// ([`check_count`]), in a line that names both bounds.
 pub fn parse_count<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    parse_at_least(text, 1)
+}
+
+/// A whole-number flag as a user types it (`--seed`, `--replay-window`, `--inject-bad`,
+/// `--sender-core`, …): a negative, empty or non-numeric value gets this one line, which clap
+/// prefixes with the flag's name, rather than clap's "unexpected argument '-3'". Each flag's own
+/// range is checked where it is used.
+pub fn parse_whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    parse_at_least(text, 0)
+}
+
+/// A whole number whose refusal says the least the flag takes (`lowest`, 0 or 1).
+fn parse_at_least<T: std::str::FromStr>(text: &str, lowest: u8) -> Result<T, String> {
     let t = text.trim();
     t.parse::<T>().map_err(|_| {
         if t.starts_with('-') {
-            format!("{text:?} is negative: give a whole number, 1 or more")
+            format!("{text:?} is negative: give a whole number, {lowest} or more")
         } else {
-            format!("{text:?} is not a whole number: give 1 or more, in digits")
+            format!("{text:?} is not a whole number: give {lowest} or more, in digits")
         }
     })
 }
 
-pub fn parse_whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
-    let t = text.trim();
-    t.parse::<T>().map_err(|_| {
-        if t.starts_with('-') {
-            format!("{text:?} is negative: give a whole number, 0 or more")
-        } else {
-            format!("{text:?} is not a whole number: give 0 or more, in digits")
-        }
-    })
+/// Items as one comma-separated list, no spaces, the way list flags take them and errors say them
+/// back: `16,64,1500`.
+pub fn comma_list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|item| item.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }

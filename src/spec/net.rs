@@ -112,11 +112,7 @@ pub fn parse_sizes(text: &str, seed: u64, min_len: usize) -> Result<Vec<SizeSpec
     if out.is_empty() {
         return Err(SpecError::new(format!(
             "--sizes names no size; give e.g. {}",
-            DEFAULT_SIZES
-                .iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
+            super::comma_list(DEFAULT_SIZES)
         )));
     }
     Ok(out)

@@ -197,11 +197,7 @@ pub fn check_online_cpu(
     match core {
         Some(c) if !online.contains(&c) => Err(SpecError::new(format!(
             "{flag}: CPU {c} is not online; online CPUs: {}",
-            online
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
+            super::comma_list(online)
         ))),
         _ => Ok(()),
     }

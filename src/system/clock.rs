@@ -269,24 +269,26 @@ pub fn plausible_core_hz(hz: f64) -> Option<f64> {
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub fn estimate_core_hz(span: Duration) -> Option<f64> {
     const ADDS_PER_ITER: u64 = 100;
+    // `x += one` in this architecture's assembly; the chain around it is the same on both.
+    #[cfg(target_arch = "x86_64")]
+    macro_rules! add_one_to_x {
+        () => {
+            "add {x}, {one}"
+        };
+    }
+    #[cfg(target_arch = "aarch64")]
+    macro_rules! add_one_to_x {
+        () => {
+            "add {x}, {x}, {one}"
+        };
+    }
     let chain = |iterations: u64| {
         let mut x: u64 = 0;
         for _ in 0..iterations {
             // SAFETY: pure register arithmetic, no memory access.
-            #[cfg(target_arch = "x86_64")]
             unsafe {
                 core::arch::asm!(
-                    ".rept 100", "add {x}, {one}", ".endr",
-                    x = inout(reg) x,
-                    one = in(reg) 1u64,
-                    options(nomem, nostack, pure)
-                );
-            }
-            // SAFETY: pure register arithmetic, no memory access.
-            #[cfg(target_arch = "aarch64")]
-            unsafe {
-                core::arch::asm!(
-                    ".rept 100", "add {x}, {x}, {one}", ".endr",
+                    ".rept 100", add_one_to_x!(), ".endr",
                     x = inout(reg) x,
                     one = in(reg) 1u64,
                     options(nomem, nostack, pure)
