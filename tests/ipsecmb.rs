@@ -66,26 +66,17 @@ fn keyed_with_messages(
     (keyed, messages)
 }
 
-/// Assert that the tag of each of `msgs` in `tags` (`tag_len` bytes each, as a batch gave them) is
-/// the tag `k` gives that message alone with its nonce (`nonce_len` bytes each), and not all zero;
-/// `batch` names the batch in a failure.
-fn each_alone(
-    k: &mut dyn mac::KeyedMac,
-    msgs: &[&[u8]],
-    (nonces, nonce_len): (&[u8], usize),
-    (tags, tag_len): (&[u8], usize),
-    batch: &str,
-) {
-    for (i, msg) in msgs.iter().enumerate() {
-        let nonce = &nonces[i * nonce_len..(i + 1) * nonce_len];
+/// Assert that the tag of each message of `batch` (as the batch gave them) is the tag `k` gives that
+/// message alone with its nonce, and not all zero; `what` names the batch in a failure.
+fn each_alone(k: &mut dyn mac::KeyedMac, batch: &Batch, what: &str) {
+    let (nonce_len, tag_len) = (batch.nonce_len, batch.tag_len);
+    for (i, msg) in batch.msgs.iter().enumerate() {
+        let nonce = &batch.nonces[i * nonce_len..(i + 1) * nonce_len];
         let one = common::tag_of(k, tag_len, nonce, msg);
         let len = msg.len();
-        assert_eq!(
-            &tags[i * tag_len..(i + 1) * tag_len],
-            one,
-            "{batch}: message {i} ({len} bytes)"
-        );
-        assert_ne!(one, vec![0u8; tag_len], "{batch}: zero tag");
+        let tag = &batch.tags[i * tag_len..(i + 1) * tag_len];
+        assert_eq!(tag, one, "{what}: message {i} ({len} bytes)");
+        assert_ne!(one, vec![0u8; tag_len], "{what}: zero tag");
     }
 }
 
@@ -130,22 +121,15 @@ fn a_batch_of_jobs_gives_the_tags_of_one_job_at_a_time() {
             let msgs: Vec<&[u8]> = messages[..n].iter().map(Vec::as_slice).collect();
             let nonces = bytes(900 + n as u64, n * nonce_len);
             let mut tags = vec![0u8; n * tag_len];
-            k.tag_batch(&mut Batch {
+            let mut batch = Batch {
                 msgs: &msgs,
                 nonces: &nonces,
                 nonce_len,
                 tags: &mut tags,
                 tag_len,
-            })
-            .unwrap();
-            let batch = format!("{f:?}: a batch of {n}");
-            each_alone(
-                k.as_mut(),
-                &msgs,
-                (&nonces, nonce_len),
-                (&tags, tag_len),
-                &batch,
-            );
+            };
+            k.tag_batch(&mut batch).unwrap();
+            each_alone(k.as_mut(), &batch, &format!("{f:?}: a batch of {n}"));
         }
     }
 }
@@ -412,25 +396,15 @@ fn jobs_kept_in_flight_give_the_tags_of_one_job_at_a_time() {
         let nonces = bytes(77, msgs.len() * nonce_len);
         for depth in [1, 2, 3, 4, 8, 16] {
             let mut tags = vec![0u8; msgs.len() * tag_len];
-            k.tag_inflight(
-                &mut Batch {
-                    msgs: &msgs,
-                    nonces: &nonces,
-                    nonce_len,
-                    tags: &mut tags,
-                    tag_len,
-                },
-                depth,
-            )
-            .unwrap();
-            let batch = format!("{f:?}: {depth} in flight");
-            each_alone(
-                k.as_mut(),
-                &msgs,
-                (&nonces, nonce_len),
-                (&tags, tag_len),
-                &batch,
-            );
+            let mut batch = Batch {
+                msgs: &msgs,
+                nonces: &nonces,
+                nonce_len,
+                tags: &mut tags,
+                tag_len,
+            };
+            k.tag_inflight(&mut batch, depth).unwrap();
+            each_alone(k.as_mut(), &batch, &format!("{f:?}: {depth} in flight"));
         }
     }
 }
