@@ -44,6 +44,19 @@ pub struct SystemLibrary {
     pub cpp: bool,
     /// Compiler flags, each passed only if the compiler supports it.
     pub flags: &'static [&'static str],
+    /// What the backend registers ([`Declares`]).
+    #[allow(dead_code)]
+    pub declares: Declares,
+}
+
+/// What a library's backend registers, pinned beside its row so that entries cannot vanish in
+/// silence from every test at once: its distinct algorithms, and its entries (`hw`, `sw` and each
+/// ISA level count). Adding or removing an entry means changing these, on purpose. Read by
+/// `tests/backends.rs` only; build.rs has no use for it.
+#[allow(dead_code)]
+pub struct Declares {
+    pub algorithms: usize,
+    pub entries: usize,
 }
 
 /// A subdirectory of a header root and the library linked when the header is found there.
@@ -77,6 +90,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/cryptopp_shim.cpp"],
         cpp: true,
         flags: &["-std=c++17", "-Wno-unused-parameter"],
+        declares: Declares {
+            algorithms: 26,
+            entries: 156,
+        },
     },
     SystemLibrary {
         name: "mbedtls",
@@ -99,6 +116,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/mbedtls_shim.c"],
         cpp: false,
         flags: &["-std=c99"],
+        declares: Declares {
+            algorithms: 13,
+            entries: 13,
+        },
     },
     // Nettle ≥ 3.5 (CMAC-AES); the header tested is UMAC's, which every 3.x has.
     SystemLibrary {
@@ -118,6 +139,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/nettle_shim.c"],
         cpp: false,
         flags: &["-std=c99"],
+        declares: Declares {
+            algorithms: 22,
+            entries: 22,
+        },
     },
     // Intel ipsec-mb ≥ 1.0 (the job API with IMB_* names, init_mb_mgr_auto); Debian ships no .pc file,
     // and the header sits directly in the include root.
@@ -138,6 +163,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/ipsecmb_shim.c"],
         cpp: false,
         flags: &["-std=c99"],
+        declares: Declares {
+            algorithms: 17,
+            entries: 85,
+        },
     },
     // libsodium ≥ 1.0.12 (crypto_generichash_blake2b with a key, crypto_shorthash_siphash24); Debian's
     // libsodium-dev ships a .pc file.
@@ -158,6 +187,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/sodium_shim.c"],
         cpp: false,
         flags: &["-std=c99"],
+        declares: Declares {
+            algorithms: 5,
+            entries: 5,
+        },
     },
     // Botan 2 (Debian's libbotan-2-dev, with a .pc file); the headers live in `botan-2/botan/`.
     SystemLibrary {
@@ -177,6 +210,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/botan_shim.cpp"],
         cpp: true,
         flags: &["-std=c++17"],
+        declares: Declares {
+            algorithms: 22,
+            entries: 22,
+        },
     },
     // libgcrypt ≥ 1.9 (HMAC-SHA-512/224 and /256 in gcry_mac); Debian's libgcrypt20-dev ships a .pc
     // file, and the header sits directly in the include root.
@@ -197,6 +234,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/gcrypt_shim.c"],
         cpp: false,
         flags: &["-std=c99"],
+        declares: Declares {
+            algorithms: 22,
+            entries: 44,
+        },
     },
     // wolfSSL 5.x (wolfCrypt's CMAC, GMAC, Poly1305 and its AES-GCM stream API); Debian's
     // libwolfssl-dev ships a .pc file. The shim includes <wolfssl/options.h> first, the build's
@@ -218,6 +259,10 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         shim: &["csrc/wolfssl_shim.c"],
         cpp: false,
         flags: &["-std=c99"],
+        declares: Declares {
+            algorithms: 17,
+            entries: 17,
+        },
     },
 ];
 
@@ -324,6 +369,9 @@ pub struct VendoredLibrary {
     pub shim: &'static str,
     /// The one global symbol left in the linked object: the shim's table.
     pub table: &'static str,
+    /// What the backend registers ([`Declares`]).
+    #[allow(dead_code)]
+    pub declares: Declares,
 }
 
 /// Every vendored library.
@@ -333,4 +381,8 @@ pub const VENDORED_LIBRARIES: &[VendoredLibrary] = &[VendoredLibrary {
     builder: "openssl-src",
     shim: "csrc/openssl4_shim.c",
     table: "macbench_shim_openssl4",
+    declares: Declares {
+        algorithms: 19,
+        entries: 114,
+    },
 }];

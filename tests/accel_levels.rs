@@ -9,14 +9,9 @@
 
 mod common;
 
-use assert_cmd::Command;
-use macbench::mac::{self, ipsecmb, Accel, Availability};
+use common::macbench;
 
-fn macbench() -> Command {
-    let mut cmd = Command::cargo_bin("macbench").unwrap();
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
+use macbench::mac::{self, ipsecmb, Accel, Availability};
 
 /// The levels `hmac-sha256/ipsecmb` runs here (empty when ipsec-mb is not built or not x86-64).
 fn ipsecmb_levels_here() -> Vec<Accel> {
@@ -58,7 +53,7 @@ fn skip_unless_levels(levels: &[Accel]) -> bool {
 #[test]
 fn a_wrong_accel_is_one_line_naming_every_possible_value() {
     let out = macbench()
-        .args(["run", "--alg", "hmac-sha256", "--accel", "bogus"])
+        .args("run --alg hmac-sha256 --accel bogus".split_whitespace())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -135,35 +130,19 @@ fn a_run_asked_for_levels_gives_one_result_per_level_this_cpu_runs() {
     ) {
         return;
     }
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "ipsecmb",
-            "--accel",
-            "sse,avx2",
-            "--sizes",
-            "64",
-            "--duration",
-            "100ms",
-            "--json",
-            "-",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    // On the fake engine: the levels' keying and naming are under test, not the machine's load.
+    let out = common::exits_0(&mut common::fake_run(
+        "run --alg hmac-sha256 --backend ipsecmb --accel sse,avx2 --sizes 64 --duration 100ms --json -",
+    ));
     // With `--json -` standard output is the document alone (the table goes to standard error).
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = common::stdout_doc(&out);
     let results = doc["results"].as_array().unwrap();
     let accels: Vec<&str> = results
         .iter()
         .map(|r| r["accel"].as_str().unwrap())
         .collect();
     let expected: Vec<String> = wanted.iter().map(|a| a.to_string()).collect();
-    assert_eq!(accels, expected, "{stderr}");
+    assert_eq!(accels, expected, "{}", String::from_utf8_lossy(&out.stderr));
     for r in results {
         assert_eq!(r["backend"], "ipsecmb");
         assert_eq!(r["failed"], false, "{r}");
@@ -176,15 +155,7 @@ fn a_run_asked_for_levels_gives_one_result_per_level_this_cpu_runs() {
 fn a_backend_without_levels_is_skipped_with_its_reason() {
     // Asked for alone: nothing to run, exit 2, the backend's own reason.
     let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "rustcrypto",
-            "--accel",
-            "avx2",
-        ])
+        .args("run --alg hmac-sha256 --backend rustcrypto --accel avx2".split_whitespace())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -6,18 +6,16 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use macbench::bench::{self, AutoPolicy};
 use macbench::engine::{clock, DataMode, SizeSource};
-use macbench::mac;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 #[test]
 fn auto_lengthens_the_run_until_a_bound_and_says_so() {
-    let function = mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == "hmac-sha512" && f.backend.name == "rustcrypto")
-        .unwrap();
+    let function = common::first_of("hmac-sha512", "rustcrypto");
     // 20 ms, its window 4..18 ms.
     let scenario = macbench::sweep::one_session(
         function,

@@ -17,26 +17,44 @@ use macbench::mac::{self, Accel, Availability, IsaLevels, BACKENDS};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Every backend in `BACKENDS` order (the order is the preference of a run without `--backend`), with
-/// the number of algorithms it implements and of entries it registers (`hw`, `sw` and each ISA level
-/// count).
-/// Adding or removing an entry means changing its count here, on purpose.
-const DECLARED: &[(&str, usize, usize)] = &[
-    ("openssl", 25, 150),
-    ("cryptopp", 26, 156),
-    ("mbedtls", 13, 13),
-    ("nettle", 22, 22),
-    ("ipsecmb", 17, 85),
-    ("sodium", 5, 5),
-    ("botan", 22, 22),
-    ("gcrypt", 22, 44),
-    ("wolfssl", 17, 17),
-    ("ring", 4, 4),
-    ("aws-lc", 12, 24),
-    ("openssl4", 19, 114),
-    ("rustcrypto", 31, 31),
-    ("null", 1, 1),
-];
+/// The backends without a row in `build/libraries.rs` (Rust crates, and the system OpenSSL through
+/// its crate), with the number of algorithms each implements and of entries it registers (`hw`, `sw`
+/// and each ISA level count); a library's backend pins the same in its row (`declares`). Adding or
+/// removing an entry means changing its count, on purpose.
+const OPENSSL: Declared = ("openssl", 25, 150);
+const CRATES: &[Declared] = &[("ring", 4, 4), ("aws-lc", 12, 24)];
+const LAST: &[Declared] = &[("rustcrypto", 31, 31), ("null", 1, 1)];
+
+/// A backend's name, distinct algorithms and entries.
+type Declared = (&'static str, usize, usize);
+
+/// Every backend in `BACKENDS` order (the order is the preference of a run without `--backend`):
+/// the system OpenSSL first, the system libraries in their table's order, the crates, the vendored
+/// libraries, RustCrypto and the null function last. A new library's backend is its row.
+fn declared() -> Vec<Declared> {
+    let system = SYSTEM_LIBRARIES
+        .iter()
+        .map(|l| (l.name, l.declares.algorithms, l.declares.entries));
+    let vendored = VENDORED_LIBRARIES
+        .iter()
+        .map(|l| (l.name, l.declares.algorithms, l.declares.entries));
+    std::iter::once(OPENSSL)
+        .chain(system)
+        .chain(CRATES.iter().copied())
+        .chain(vendored)
+        .chain(LAST.iter().copied())
+        .collect()
+}
+
+/// The algorithms `backend` registers at `accel`.
+fn algorithms_at(backend: &mac::Backend, accel: Accel) -> BTreeSet<&'static str> {
+    backend
+        .entries
+        .iter()
+        .filter(|e| e.accel == accel)
+        .map(|e| e.algorithm)
+        .collect()
+}
 
 fn read(path: &str) -> String {
     let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
@@ -45,10 +63,14 @@ fn read(path: &str) -> String {
 
 #[test]
 fn every_backend_declares_the_pinned_number_of_entries() {
+    let declared = declared();
     let names: Vec<_> = BACKENDS.iter().map(|b| b.name).collect();
-    let pinned: Vec<_> = DECLARED.iter().map(|d| d.0).collect();
-    assert_eq!(names, pinned, "BACKENDS and this file's table differ");
-    for (backend, &(name, algorithms, entries)) in BACKENDS.iter().zip(DECLARED) {
+    let pinned: Vec<_> = declared.iter().map(|d| d.0).collect();
+    assert_eq!(
+        names, pinned,
+        "BACKENDS and the pinned order (this file's and build/libraries.rs's rows) differ"
+    );
+    for (backend, &(name, algorithms, entries)) in BACKENDS.iter().zip(&declared) {
         let distinct: BTreeSet<_> = backend.entries.iter().map(|e| e.algorithm).collect();
         assert_eq!(distinct.len(), algorithms, "{name}: algorithms");
         assert_eq!(backend.entries.len(), entries, "{name}: entries");
@@ -94,14 +116,7 @@ fn every_backend_declares_the_pinned_number_of_entries() {
 #[test]
 fn a_backend_with_a_software_switch_registers_sw_for_every_hw_entry() {
     for backend in BACKENDS {
-        let with = |accel| -> BTreeSet<_> {
-            backend
-                .entries
-                .iter()
-                .filter(|e| e.accel == accel)
-                .map(|e| e.algorithm)
-                .collect()
-        };
+        let with = |accel| algorithms_at(backend, accel);
         let (hw, sw) = (with(Accel::Hw), with(Accel::Sw));
         if backend.process_switch.is_some() {
             assert_eq!(hw, sw, "{}: hw and sw differ", backend.name);
@@ -118,14 +133,7 @@ fn a_backend_with_a_software_switch_registers_sw_for_every_hw_entry() {
 #[test]
 fn a_backend_offering_isa_levels_registers_every_level_for_every_hw_entry() {
     for backend in BACKENDS {
-        let with = |accel| -> BTreeSet<_> {
-            backend
-                .entries
-                .iter()
-                .filter(|e| e.accel == accel)
-                .map(|e| e.algorithm)
-                .collect()
-        };
+        let with = |accel| algorithms_at(backend, accel);
         let hw = with(Accel::Hw);
         for level in Accel::LEVELS {
             match backend.isa_levels {

@@ -6,47 +6,25 @@
 
 mod common;
 
-use assert_cmd::Command;
-use common::one_line_error;
-
-fn macbench() -> Command {
-    Command::cargo_bin("macbench").unwrap()
-}
-
-/// Exit 0, or exit 1 because a 20 ms result failed its validity checks on a loaded machine (a verdict
-/// on the machine, not on the flags; as the README quick start's test takes it). Any other code fails.
-fn ran_as_asked(out: &std::process::Output) -> bool {
-    out.status.success()
-        || (out.status.code() == Some(1)
-            && String::from_utf8_lossy(&out.stderr).contains("failed their validity checks"))
-}
+use common::{macbench, macbench_line};
 
 #[test]
 fn a_key_file_without_end_is_refused_at_its_bound() {
-    let out = macbench()
-        .args(["tag", "--alg", "hmac-sha256", "--key-file", "/dev/zero"])
-        .write_stdin("x")
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    one_line_error(&out, 2, "longer than 65536 bytes");
+    common::fails_with(
+        macbench()
+            .args("tag --alg hmac-sha256 --key-file /dev/zero".split_whitespace())
+            .write_stdin("x")
+            .timeout(std::time::Duration::from_secs(60)),
+        2,
+        "longer than 65536 bytes",
+    );
 }
 
 #[test]
 fn repeats_are_bounded() {
-    let out = common::null_run(&[
-        "--sizes",
-        "64",
-        "--max-repeat",
-        "4294967295",
-        "--target-ci",
-        "1e-300",
-    ])
-    .timeout(std::time::Duration::from_secs(60))
-    .output()
-    .unwrap();
-    one_line_error(
-        &out,
+    common::fails_with(
+        macbench_line("run --alg null --sizes 64 --max-repeat 4294967295 --target-ci 1e-300")
+            .timeout(std::time::Duration::from_secs(60)),
         2,
         "--max-repeat: 4294967295 is more than the maximum 1000",
     );
@@ -61,95 +39,69 @@ fn a_report_of_no_results_and_a_diff_of_nothing_in_common_fail() {
         r#"{"schema_version":1,"tool":"macbench","results":[]}"#,
     )
     .unwrap();
-    let out = macbench()
-        .arg("report")
-        .arg(&empty)
-        .arg("-o")
-        .arg(dir.path().join("r.html"))
-        .output()
-        .unwrap();
-    one_line_error(&out, 1, "nothing to report");
+    common::fails_with(
+        macbench()
+            .arg("report")
+            .arg(&empty)
+            .arg("-o")
+            .arg(dir.path().join("r.html")),
+        1,
+        "nothing to report",
+    );
     assert!(
         !dir.path().join("r.html").exists(),
         "no empty report written"
     );
     let fixture = "tests/fixtures/results-ecda402.json";
-    let out = macbench()
-        .arg("diff")
-        .arg(&empty)
-        .arg(fixture)
-        .output()
-        .unwrap();
-    one_line_error(&out, 1, "nothing was compared");
+    let out = common::fails_with(
+        macbench().arg("diff").arg(&empty).arg(fixture),
+        1,
+        "nothing was compared",
+    );
     // The rows still say what is where, each named with its dispatch mode.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("hmac-sha256/openssl/hw burst:4") && stdout.contains("only in NEW"),
         "{stdout}"
     );
-    let out = macbench()
-        .arg("diff")
-        .arg(&empty)
-        .arg(&empty)
-        .output()
-        .unwrap();
-    one_line_error(&out, 1, "no results in either file");
+    common::fails_with(
+        macbench().arg("diff").arg(&empty).arg(&empty),
+        1,
+        "no results in either file",
+    );
 }
 
 #[test]
 fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
-    let out = common::null_run(&[
-        "--sizes",
-        "64,128",
-        "--duration",
-        "20ms",
-        "--repeat",
-        "2",
-        "--max-repeat",
-        "3",
-        "--no-harness",
-        "--cores",
-        "0",
-    ])
-    .output()
-    .unwrap();
+    let plan = "run --alg null --sizes 64,128 --duration 20ms --repeat 2 --no-harness --cores 0";
+    let out = common::fake_run(plan)
+        .args(["--max-repeat", "3"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(ran_as_asked(&out), "{err}");
-    // --repeat without --target-ci: exactly that many runs, said so.
+    common::exited_0(&out); // on the fake engine: the flags were taken
+                            // --repeat without --target-ci: exactly that many runs, said so.
     assert!(
         err.contains(
             "plan: 2 scenario(s) × 2 repeat(s) × 0.020 s ≈ 0.1 s of runs; no extra repeats"
         ),
         "{err}"
     );
-    let out = common::null_run(&[
-        "--sizes",
-        "64,128",
-        "--duration",
-        "20ms",
-        "--repeat",
-        "2",
-        "--target-ci",
-        "5",
-        "--max-repeat",
-        "3",
-        "--no-harness",
-        "--cores",
-        "0",
-    ])
-    .output()
-    .unwrap();
+    let out = common::fake_run(plan)
+        .args("--target-ci 5 --max-repeat 3".split_whitespace())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(ran_as_asked(&out), "{err}");
+    common::exited_0(&out); // on the fake engine: the flags were taken
     assert!(
         err.contains("≈ 0.1 s of runs; budget 50 s: what they leave goes to extra repeats (up to 3 a scenario) where the 95 % interval is widest against ±5 %"),
         "{err}"
     );
-    let out = macbench()
-        .args(["run", "--budget", "10s", "--duration", "1s"])
-        .output()
-        .unwrap();
-    one_line_error(&out, 2, "--budget 10s and --duration 1s");
+    common::fails_with(
+        macbench().args("run --budget 10s --duration 1s".split_whitespace()),
+        2,
+        "--budget 10s and --duration 1s",
+    );
 }
 
 #[test]
@@ -184,13 +136,10 @@ fn diff_summarises_and_fails_on_a_regression_beyond_noise() {
         stdout.contains("summary: 0 faster, 1 slower beyond noise, 3 within noise"),
         "{stdout}"
     );
-    let out = macbench()
-        .args(["diff", "--fail-on-regression", "50", old])
-        .arg(&new)
-        .output()
-        .unwrap();
-    one_line_error(
-        &out,
+    common::fails_with(
+        macbench()
+            .args(["diff", "--fail-on-regression", "50", old])
+            .arg(&new),
         1,
         "1 result(s) slower beyond noise by more than 50 %: hmac-sha256/openssl/hw 64: +100.0 %",
     );
@@ -222,57 +171,34 @@ fn error_lines_cut_what_they_echo() {
 /// timed and printed).
 #[test]
 fn a_window_the_clock_cannot_resolve_is_refused() {
-    let out = common::null_run(&[
-        "--sizes",
-        "64",
-        "--duration",
-        "20ms",
-        "--window",
-        "0.01..0.010000001",
-        "--no-harness",
-    ])
-    .output()
-    .unwrap();
-    one_line_error(&out, 2, "window is under 1000 × the timer's resolution");
+    common::fails_with(
+        common::null_run(&["--sizes", "64", "--duration", "20ms", "--no-harness"])
+            .args(["--window", "0.01..0.010000001"]),
+        2,
+        "window is under 1000 × the timer's resolution",
+    );
 }
 
 #[test]
 fn target_ci_takes_a_percent_sign() {
-    let out = common::null_run(&[
-        "--sizes",
-        "64",
-        "--duration",
-        "20ms",
-        "--target-ci",
-        "50%",
-        "--no-harness",
-        "--cores",
-        "0",
-    ])
-    .output()
-    .unwrap();
-    assert!(
-        ran_as_asked(&out),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = macbench()
-        .args(["run", "--target-ci", "five%"])
+    let out = common::null_run(&["--sizes", "64", "--duration", "20ms", "--target-ci", "50%"])
+        .args(["--no-harness", "--cores", "0"])
         .output()
         .unwrap();
-    one_line_error(&out, 2, "is not a percentage");
+    common::exited_0(&out); // on the fake engine: the flags were taken
+    common::fails_with(
+        macbench().args(["run", "--target-ci", "five%"]),
+        2,
+        "is not a percentage",
+    );
 }
 
 /// A named backend that lacks a function says which backends have it, instead of "no available
 /// backend offers it".
 #[test]
 fn a_backend_without_the_function_names_those_that_have_it() {
-    let out = macbench()
-        .args(["run", "--alg", "kmac128", "--backend", "nettle"])
-        .output()
-        .unwrap();
-    one_line_error(
-        &out,
+    common::fails_with(
+        &mut macbench_line("run --alg kmac128 --backend nettle"),
         2,
         "kmac128/hw: --backend nettle does not offer it; backends that do here: openssl, rustcrypto",
     );
@@ -306,7 +232,6 @@ fn negative_values_of_the_new_flags_are_named() {
             "--fail-on-regression -1: give a percentage of 0 or more",
         ),
     ] {
-        let out = macbench().args(&args).write_stdin("x").output().unwrap();
-        one_line_error(&out, 2, needle);
+        common::fails_with(macbench().args(&args).write_stdin("x"), 2, needle);
     }
 }

@@ -5,15 +5,10 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::macbench;
+
 use macbench::mac;
 use serde_json::json;
-
-fn macbench() -> Command {
-    let mut cmd = Command::cargo_bin("macbench").unwrap();
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
 
 /// A results document whose HMAC-SHA256 costs exactly 500 + 100·Nblk reference cycles per message,
 /// with an `imix` entry measured at exactly the model's prediction + 10 %.
@@ -44,28 +39,17 @@ fn fit_recovers_the_constructed_cost_and_compares_with_the_measured_model() {
     std::fs::write(&results, constructed_results().to_string()).unwrap();
     let out_json = dir.path().join("model.json");
     let out_csv = dir.path().join("model.csv");
-    let out = macbench()
-        .args([
-            "model",
-            "--models",
-            "imix,uniform",
-            "--alg",
-            "hmac-sha256",
-            "--reject-size",
-            "64",
-            "--results",
-        ])
-        .arg(&results)
-        .arg("--json")
-        .arg(&out_json)
-        .arg("--csv")
-        .arg(&out_csv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::exits_0(
+        macbench()
+            .args(
+                "model --models imix,uniform --alg hmac-sha256 --reject-size 64 --results"
+                    .split_whitespace(),
+            )
+            .arg(&results)
+            .arg("--json")
+            .arg(&out_json)
+            .arg("--csv")
+            .arg(&out_csv),
     );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out_json).unwrap()).unwrap();
     let fit = &v["fits"][0];
@@ -173,29 +157,10 @@ fn bad_results_files_are_one_line_errors() {
 fn run_accepts_a_size_model_and_reports_it_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "imix,64",
-            "--sessions",
-            "1",
-            "--duration",
-            "200ms",
-            "--repeat",
-            "1",
-            "--target-ci",
-            "0",
-            "--no-harness",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    let v = common::results_at(&json);
-    common::ran_or_starved(&out, &v);
+    let v = common::fake_run_to(
+        "run --alg null --sizes imix,64 --sessions 1 --duration 200ms --repeat 1 --target-ci 0 --no-harness",
+        &json,
+    );
     let field = |key: &str| -> Vec<&serde_json::Value> {
         v["results"]
             .as_array()
@@ -232,11 +197,7 @@ print(fixed, models)
         .arg(&json)
         .output()
         .expect("python3 is needed for this check of the file as a script reads it");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::exited_0(&out);
     assert_eq!(
         String::from_utf8(out.stdout).unwrap().trim(),
         "[64] [('imix', 340.3)]"
@@ -244,36 +205,19 @@ print(fixed, models)
 
     // `report` and `diff` read it back: the model's row is named by its model.
     let html = dir.path().join("r.html");
-    let out = macbench()
-        .args([
-            "report",
-            json.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::exits_0(macbench().args([
+        "report",
+        json.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         page.contains("<td data-size-model=\"imix\" data-mean=\"340.3"),
         "the model named in the report's results table"
     );
-    let out = macbench()
-        .args(["diff", json.to_str().unwrap(), json.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out =
+        common::exits_0(macbench().args(["diff", json.to_str().unwrap(), json.to_str().unwrap()]));
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(
         table
@@ -299,16 +243,8 @@ fn older_results_with_the_model_name_in_size_still_load() {
     let new = dir.path().join("new.json");
     std::fs::write(&new, new_form.to_string()).unwrap();
 
-    let out = macbench()
-        .args(["diff", old.to_str().unwrap(), new.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out =
+        common::exits_0(macbench().args(["diff", old.to_str().unwrap(), new.to_str().unwrap()]));
     let table = String::from_utf8(out.stdout).unwrap();
     let imix: Vec<&str> = table.lines().filter(|l| l.contains(" imix ")).collect();
     assert_eq!(imix.len(), 1, "{table}");
@@ -318,24 +254,11 @@ fn older_results_with_the_model_name_in_size_still_load() {
     );
 
     // `model --results` finds the measured model in either form (the fit test above reads the older).
-    let out = macbench()
-        .args([
-            "model",
-            "--sizes",
-            "imix",
-            "--alg",
-            "hmac-sha256",
-            "--results",
-        ])
-        .arg(&new)
-        .args(["--json", "-"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::exits_0(
+        macbench()
+            .args("model --sizes imix --alg hmac-sha256 --results".split_whitespace())
+            .arg(&new)
+            .args(["--json", "-"]),
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let imix = &v["predictions"][0];
@@ -343,21 +266,12 @@ fn older_results_with_the_model_name_in_size_still_load() {
     assert!((imix["relative_difference"].as_f64().unwrap() - 0.1).abs() < 1e-9);
 
     let html = dir.path().join("r.html");
-    let out = macbench()
-        .args([
-            "report",
-            old.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::exits_0(macbench().args([
+        "report",
+        old.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]));
     assert!(std::fs::read_to_string(&html)
         .unwrap()
         .contains("<td data-size-model=\"imix\""));
@@ -366,9 +280,8 @@ fn older_results_with_the_model_name_in_size_still_load() {
 /// `--measure`'s flags are checked before anything is printed: a refused command prints no table.
 #[test]
 fn bad_measure_flags_are_refused_before_any_output() {
-    let out = assert_cmd::Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["model", "--measure", "--cores", "99"])
+    let out = common::macbench()
+        .args("model --measure --cores 99".split_whitespace())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -385,15 +298,7 @@ fn bad_measure_flags_are_refused_before_any_output() {
 #[test]
 fn fixed_sizes_are_models_of_one_size() {
     let out = macbench()
-        .args([
-            "model",
-            "--sizes",
-            "64,imix",
-            "--alg",
-            "hmac-sha256",
-            "--json",
-            "-",
-        ])
+        .args("model --sizes 64,imix --alg hmac-sha256 --json -".split_whitespace())
         .assert()
         .success();
     let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();

@@ -4,15 +4,12 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
+mod common;
+
+use common::macbench;
+
 use predicates::prelude::*;
 use std::io::Write;
-
-fn macbench() -> Command {
-    let mut cmd = Command::cargo_bin("macbench").unwrap();
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
 
 /// Assert a usage error: exit 2, exactly one line on stderr containing `needle`, no panic text.
 fn assert_usage_error(args: &[&str], stdin: Option<&[u8]>, needle: &str) {
@@ -55,28 +52,16 @@ fn unknown_algorithm_names_it_and_suggests_the_nearest() {
 #[test]
 fn unknown_backend_is_a_usage_error() {
     assert_usage_error(
-        &[
-            "tag",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "opensll",
-            "--key",
-            KEY16,
-        ],
+        &common::words(&format!(
+            "tag --alg hmac-sha256 --backend opensll --key {KEY16}"
+        )),
         Some(b""),
         "did you mean openssl",
     );
     assert_usage_error(
-        &[
-            "tag",
-            "--alg",
-            "blake3-keyed",
-            "--backend",
-            "openssl",
-            "--key",
-            KEY16,
-        ],
+        &common::words(&format!(
+            "tag --alg blake3-keyed --backend openssl --key {KEY16}"
+        )),
         Some(b""),
         "backends that do: rustcrypto",
     );
@@ -103,14 +88,9 @@ fn malformed_hex_names_the_flag() {
 #[test]
 fn missing_input_file_is_named() {
     assert_usage_error(
-        &[
-            "tag",
-            "--alg",
-            "hmac-sha256",
-            "--key",
-            KEY16,
-            "/no/such/file",
-        ],
+        &common::words(&format!(
+            "tag --alg hmac-sha256 --key {KEY16} /no/such/file"
+        )),
         None,
         "/no/such/file",
     );
@@ -124,15 +104,7 @@ fn missing_input_file_is_named() {
 #[test]
 fn nonce_rules_are_enforced() {
     assert_usage_error(
-        &[
-            "tag",
-            "--alg",
-            "hmac-sha256",
-            "--key",
-            KEY16,
-            "--nonce",
-            "00",
-        ],
+        &common::words(&format!("tag --alg hmac-sha256 --key {KEY16} --nonce 00")),
         Some(b""),
         "takes no nonce",
     );
@@ -286,16 +258,11 @@ fn macbench_tag(
     path: &std::path::Path,
     extra: &[&str],
 ) -> String {
-    let out = macbench()
-        .args(["tag", "--alg", alg, "--backend", backend, "--key", key_hex])
-        .args(extra)
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = common::exits_0(
+        macbench()
+            .args(["tag", "--alg", alg, "--backend", backend, "--key", key_hex])
+            .args(extra)
+            .arg(path),
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
@@ -452,15 +419,7 @@ fn tags_equal_openssl_mac_for_shared_algorithms() {
     }
     // GMAC: openssl mac takes the IV as a macopt.
     let reference = openssl_mac(
-        &[
-            "-cipher",
-            "AES-128-GCM",
-            "-macopt",
-            "hexiv:000102030405060708090a0b",
-            "-macopt",
-            "hexkey:000102030405060708090a0b0c0d0e0f",
-            "GMAC",
-        ],
+        &common::words("-cipher AES-128-GCM -macopt hexiv:000102030405060708090a0b -macopt hexkey:000102030405060708090a0b0c0d0e0f GMAC"),
         file.path(),
     );
     for backend in ["openssl", "rustcrypto"] {
@@ -508,7 +467,7 @@ fn tags_equal_python_hmac_and_hashlib() {
 #[test]
 fn tag_reads_standard_input() {
     let out = macbench()
-        .args(["tag", "--alg", "hmac-sha256", "--key", "4a656665"])
+        .args("tag --alg hmac-sha256 --key 4a656665".split_whitespace())
         .write_stdin("what do ya want for nothing?")
         .output()
         .unwrap();
@@ -548,7 +507,7 @@ fn list_groups_what_runs_here_and_filters() {
     );
     let filtered = String::from_utf8(
         macbench()
-            .args(["list", "--alg", "hmac-sha256", "--backend", "rustcrypto"])
+            .args("list --alg hmac-sha256 --backend rustcrypto".split_whitespace())
             .output()
             .unwrap()
             .stdout,

@@ -5,142 +5,76 @@
 
 mod common;
 
-use assert_cmd::Command;
-
-fn macbench() -> Command {
-    let mut cmd = Command::cargo_bin("macbench").unwrap();
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
-
-fn assert_usage_error(args: &[&str], needle: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("out.json");
-    let out = macbench()
-        .args(args)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(
-        stderr.contains(needle),
-        "{args:?}: {stderr:?} lacks {needle:?}"
-    );
-    assert!(!stderr.contains("panicked"));
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr:?}");
-    assert!(!json.exists(), "no output file on bad input");
-}
+use common::{fake_run, macbench, macbench_line, usage_error_line};
 
 #[test]
 fn bad_scenarios_are_one_line_usage_errors() {
-    assert_usage_error(
-        &["run", "--alg", "null", "--cores", "4095"],
-        "CPU 4095 is not online",
-    );
-    assert_usage_error(&["run", "--alg", "null", "--cores", "1-0"], "--cores");
-    assert_usage_error(
-        &["run", "--alg", "null", "--sessions", "0"],
-        "--sessions must be at least 1",
-    );
-    assert_usage_error(
-        &[
-            "run",
-            "--alg",
-            "null",
-            "--duration",
-            "100ms",
+    for (line, needle) in [
+        ("run --alg null --cores 4095", "CPU 4095 is not online"),
+        ("run --alg null --cores 1-0", "--cores"),
+        (
+            "run --alg null --sessions 0",
+            "--sessions must be at least 1",
+        ),
+        (
+            "run --alg null --duration 100ms --window 50ms..200ms",
             "--window",
-            "50ms..200ms",
-        ],
-        "--window",
-    );
-    assert_usage_error(
-        &[
-            "run",
-            "--alg",
-            "null",
-            "--duration",
-            "1s",
-            "--window",
-            "0.5..2",
-        ],
-        "must lie inside the run",
-    );
-    assert_usage_error(
+        ),
+        (
+            "run --alg null --duration 1s --window 0.5..2",
+            "must lie inside the run",
+        ),
+        ("run --alg null --sizes -5", "negative"),
+        ("run --alg null --sizes 99999999999", "not a byte count"),
+        (
+            "run --alg null --sizes 134217728",
+            "larger than the engine's limit",
+        ),
+        ("run --alg null --sizes notamodel", "--sizes"),
+        ("run --alg hmac-sha256 --accel fast", "--accel"),
+        ("run --alg hmac-sha256 --verify maybe", "--verify"),
+        ("run --alg hmac-sha256 --duration -1", "--duration"),
+        ("run --alg hmac-shaa256", "did you mean hmac-sha256"),
+    ] {
+        usage_error_line(line, needle);
+    }
+    common::usage_error(
         &["run", "--alg", "null", "--sizes", ""],
         "--sizes names no size",
     );
-    assert_usage_error(&["run", "--alg", "null", "--sizes", "-5"], "negative");
-    assert_usage_error(
-        &["run", "--alg", "null", "--sizes", "99999999999"],
-        "not a byte count",
-    );
-    assert_usage_error(
-        &["run", "--alg", "null", "--sizes", "134217728"],
-        "larger than the engine's limit",
-    );
-    assert_usage_error(&["run", "--alg", "null", "--sizes", "notamodel"], "--sizes");
-    assert_usage_error(
-        &["run", "--alg", "hmac-sha256", "--accel", "fast"],
-        "--accel",
-    );
-    assert_usage_error(
-        &["run", "--alg", "hmac-sha256", "--verify", "maybe"],
-        "--verify",
-    );
-    assert_usage_error(
-        &["run", "--alg", "hmac-sha256", "--duration", "-1"],
-        "--duration",
-    );
-    assert_usage_error(
-        &["run", "--alg", "hmac-shaa256"],
-        "did you mean hmac-sha256",
-    );
 }
+
+/// The headline metrics that carry a 95 % interval.
+const INTERVAL_METRICS: [&str; 5] = [
+    "absolute_cycles_per_byte",
+    "apparent_cycles_per_byte",
+    "absolute_cycles_per_message",
+    "apparent_cycles_per_message",
+    "bytes_per_second",
+];
+
+/// What names a result, in the JSON and the CSV alike.
+const SCENARIO_COLUMNS: [&str; 6] = ["algorithm", "backend", "accel", "size", "sessions", "cores"];
 
 #[test]
 fn json_and_csv_follow_the_documented_schema() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let csv = dir.path().join("r.csv");
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256,null",
-            "--backend",
-            "openssl,null",
-            "--sizes",
-            "64,1500",
-        ])
-        .args([
-            "--sessions",
-            "3",
-            "--duration",
-            "500ms",
-            "--window",
-            "20%..90%",
-            "--repeat",
-            "2",
-            "--target-ci",
-            "0",
-        ])
+    // On the fake engine: the schema is under test, not the machine, so the run must exit 0.
+    let out = fake_run("run --alg hmac-sha256,null --backend openssl,null --sizes 64,1500")
+        .args(
+            "--sessions 3 --duration 500ms --window 20%..90% --repeat 2 --target-ci 0"
+                .split_whitespace(),
+        )
         .arg("--json")
         .arg(&json)
         .arg("--csv")
         .arg(&csv)
         .output()
         .unwrap();
-    // Exit 0: this run is valid. Exit 1 means a result failed a fatal check; the one a loaded machine
-    // can trigger is starvation (a session that never ran in the window), and a 350 ms window holds
-    // many scheduling rounds of 3 sessions on this machine's cores.
-    // (350 ms: a margin for a machine busy with other work.) (Non-fatal warnings may appear.)
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    // Exit 1 only for starvation, and only where it is recorded as such (a loaded or emulated machine,
-    // such as CI's qemu-aarch64 run beside other tests); any other fatal warning is a failure here.
-    common::ran_or_starved(&out, &doc);
+    common::ran(&out, &doc);
     assert_eq!(doc["tool"], "macbench");
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["partial"], false);
@@ -167,31 +101,18 @@ fn json_and_csv_follow_the_documented_schema() {
     let results = doc["results"].as_array().unwrap();
     assert_eq!(results.len(), 4);
     for r in results {
-        for key in [
-            "algorithm",
-            "backend",
-            "accel",
-            "size",
-            "sessions",
-            "cores",
-            "metrics",
-            "threads",
-            "warnings",
-            "raw",
-        ] {
-            assert!(!r[key].is_null(), "results[].{key}");
+        for key in SCENARIO_COLUMNS
+            .iter()
+            .chain(&["metrics", "threads", "warnings", "raw"])
+        {
+            assert!(!r[*key].is_null(), "results[].{key}");
         }
         let m = &r["metrics"];
-        for key in [
-            "absolute_cycles_per_byte",
-            "apparent_cycles_per_byte",
-            "absolute_cycles_per_message",
-            "apparent_cycles_per_message",
-            "bytes_per_second",
-            "messages_per_second",
-            "parallelism",
-            "fairness",
-        ] {
+        for key in
+            INTERVAL_METRICS
+                .iter()
+                .chain(&["messages_per_second", "parallelism", "fairness"])
+        {
             assert!(m.get(key).is_some(), "metrics.{key}");
         }
         assert_eq!(r["sessions"], 3);
@@ -210,13 +131,7 @@ fn json_and_csv_follow_the_documented_schema() {
         assert!(t.len() > 2, "a point per tick");
         assert_eq!(series["bytes"].as_array().unwrap().len(), t.len());
         assert!(series["window_first"].as_u64() < series["window_last"].as_u64());
-        for key in [
-            "absolute_cycles_per_byte",
-            "apparent_cycles_per_byte",
-            "absolute_cycles_per_message",
-            "apparent_cycles_per_message",
-            "bytes_per_second",
-        ] {
+        for key in INTERVAL_METRICS {
             let ci = &r["ci95"][key];
             let (low, high) = (ci["low"].as_f64().unwrap(), ci["high"].as_f64().unwrap());
             assert!(low <= high, "ci95.{key}");
@@ -244,13 +159,7 @@ fn json_and_csv_follow_the_documented_schema() {
     }
     let text = std::fs::read_to_string(&csv).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-    for col in [
-        "algorithm",
-        "backend",
-        "accel",
-        "size",
-        "sessions",
-        "cores",
+    for col in SCENARIO_COLUMNS.iter().chain(&[
         "absolute_cycles_per_byte",
         "apparent_cycles_per_byte",
         "parallelism",
@@ -262,8 +171,8 @@ fn json_and_csv_follow_the_documented_schema() {
         "macbench_version",
         "reference_hz",
         "size_model",
-    ] {
-        assert!(header.contains(&col), "csv column {col}");
+    ]) {
+        assert!(header.contains(col), "csv column {col}");
     }
     assert_eq!(text.lines().count(), 5, "header + 4 scenario rows");
     let threads = std::fs::read_to_string(dir.path().join("r-threads.csv")).unwrap();
@@ -315,56 +224,40 @@ fn run_help_lists_the_agreed_flags() {
 
 #[test]
 fn engine_flags_out_of_range_are_one_line_usage_errors() {
-    assert_usage_error(&["run", "--alg", "null", "--tick", "10us"], "--tick");
-    assert_usage_error(&["run", "--alg", "null", "--tick", "5s"], "maximum");
-    assert_usage_error(
-        &["run", "--alg", "null", "--target-ci", "150"],
-        "--target-ci",
-    );
-    assert_usage_error(
-        &["run", "--alg", "null", "--repeat", "5", "--max-repeat", "3"],
-        "--max-repeat 3 is below --repeat 5",
-    );
-    // More sessions than this machine may run: refused up front, naming the limit, before any thread.
-    assert_usage_error(
-        &["run", "--alg", "null", "--sessions", "900000"],
-        "is more than this process may run",
-    );
+    for (line, needle) in [
+        ("run --alg null --tick 10us", "--tick"),
+        ("run --alg null --tick 5s", "maximum"),
+        ("run --alg null --target-ci 150", "--target-ci"),
+        (
+            "run --alg null --repeat 5 --max-repeat 3",
+            "--max-repeat 3 is below --repeat 5",
+        ),
+        // More sessions than this machine may run: refused up front, naming the limit, before any thread.
+        (
+            "run --alg null --sessions 900000",
+            "is more than this process may run",
+        ),
+    ] {
+        usage_error_line(line, needle);
+    }
+}
+
+/// The results of one short HMAC-SHA256 run on RustCrypto (one session on CPU 0) in the dispatch
+/// modes `dispatch`, on the real engine: the modes' own code paths are under test.
+fn short_rustcrypto_run(dispatch: &str) -> serde_json::Value {
+    let out = macbench_line("run --alg hmac-sha256 --backend rustcrypto --sizes 64 --sessions 1")
+        .args("--cores 0 --duration 60ms --repeat 1 --max-repeat 1 --json - -q".split_whitespace())
+        .args(["--dispatch", dispatch])
+        .output()
+        .unwrap();
+    common::stdout_doc(&out)
 }
 
 /// `--dispatch` takes a list: each mode is a scenario of its own (a repeat collapses), recorded in the
 /// result, named in the terminal rows, and the sweep's own record lists the modes as given.
 #[test]
 fn dispatch_modes_are_scenarios_of_their_own() {
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "rustcrypto",
-            "--sizes",
-            "64",
-            "--sessions",
-            "1",
-            "--cores",
-            "0",
-            "--duration",
-            "60ms",
-            "--repeat",
-            "1",
-            "--max-repeat",
-            "1",
-            "--dispatch",
-            "single,burst:4,single",
-            "--json",
-            "-",
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let doc = short_rustcrypto_run("single,burst:4,single");
     let modes: Vec<&str> = doc["results"]
         .as_array()
         .unwrap()
@@ -373,12 +266,9 @@ fn dispatch_modes_are_scenarios_of_their_own() {
         .collect();
     assert_eq!(modes, ["single", "burst:4"]);
     assert_eq!(doc["scenario"]["dispatch"], "single,burst:4");
-    assert_usage_error(
-        &["run", "--alg", "null", "--dispatch", "single,,burst:4"],
-        "empty item",
-    );
-    assert_usage_error(
-        &["run", "--alg", "null", "--dispatch", "single,burst:17"],
+    usage_error_line("run --alg null --dispatch single,,burst:4", "empty item");
+    usage_error_line(
+        "run --alg null --dispatch single,burst:17",
         "N from 1 to 16",
     );
 }
@@ -391,43 +281,57 @@ fn dispatch_modes_are_scenarios_of_their_own() {
 fn a_window_that_measured_nothing_exits_1() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "cmac-twofish",
-            "--backend",
-            "rustcrypto",
-            "--sizes",
-            "262144",
-            "--sessions",
-            "1",
-            "--duration",
-            "15ms",
-            "--window",
-            "5ms..10ms",
-            "--repeat",
-            "1",
-            "--target-ci",
-            "0",
-            "--no-harness",
-            "--json",
-        ])
+    let out =
+        macbench_line("run --alg cmac-twofish --backend rustcrypto --sizes 262144 --sessions 1")
+            .args(
+                "--duration 15ms --window 5ms..10ms --repeat 1 --target-ci 0 --no-harness --json"
+                    .split_whitespace(),
+            )
+            .arg(&json)
+            .output()
+            .unwrap();
+    common::failed_validity(&out, 1);
+    let doc = common::results_at(&json);
+    measured_nothing(&doc["results"][0]);
+}
+
+/// Assert `r` is a failed result that measured no message, its fatal warning starvation.
+fn measured_nothing(r: &serde_json::Value) {
+    assert_eq!(r["failed"], true, "{r}");
+    assert_eq!(r["metrics"]["messages"], 0, "{r}");
+    assert!(
+        r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "starvation" && w["fatal"] == true),
+        "{r}"
+    );
+}
+
+/// Results that fail their validity checks end the run with exit 1 and one line counting them; the
+/// fake engine's starved runs fail every result, whatever this machine is doing.
+#[test]
+fn failed_results_exit_1_with_their_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let run = |engine: &str| {
+        common::null_run(&common::words(
+            "--sizes 64,128 --repeat 1 --no-harness --json",
+        ))
         .arg(&json)
+        .env(common::FAKE_ENGINE, engine)
         .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("failed their validity checks"), "{stderr}");
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let r = &doc["results"][0];
-    assert_eq!(r["failed"], true);
-    assert_eq!(r["metrics"]["messages"], 0);
-    assert!(r["warnings"]
-        .as_array()
         .unwrap()
-        .iter()
-        .any(|w| w["code"] == "starvation" && w["fatal"] == true));
+    };
+    common::failed_validity(&run("starved"), 2);
+    let doc = common::results_at(&json);
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    results.iter().for_each(measured_nothing);
+    // The same flags on the fake engine's valid runs: exit 0, nothing failed.
+    let out = run("valid");
+    common::ran(&out, &common::results_at(&json));
 }
 
 /// With more sessions than cores the default duration grows, and says why.
@@ -435,30 +339,15 @@ fn a_window_that_measured_nothing_exits_1() {
 fn many_sessions_get_a_fitted_duration_that_is_printed() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "64",
-            "--cores",
-            "0",
-            "--sessions",
-            "8",
-            "--repeat",
-            "1",
-            "--target-ci",
-            "0",
-            "--no-harness",
-            "--json",
-        ])
+    let out = fake_run("run --alg null --sizes 64 --cores 0 --sessions 8 --repeat 1 --target-ci 0")
+        .args(["--no-harness", "--json"])
         .arg(&json)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("8 sessions on 1 core(s)"), "{stderr}");
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let doc = common::results_at(&json);
+    common::ran(&out, &doc);
     let d = doc["results"][0]["scenario"]["duration_s"]
         .as_f64()
         .unwrap();
@@ -467,9 +356,13 @@ fn many_sessions_get_a_fitted_duration_that_is_printed() {
 
 #[test]
 fn a_bad_order_is_a_one_line_usage_error() {
-    assert_usage_error(&["run", "--alg", "null", "--order", "random"], "--order");
-    assert_usage_error(&["run", "--alg", "null", "--order", ""], "--order");
-    assert_usage_error(&["run", "--alg", "null", "--order", "-1"], "--order");
+    for (line, needle) in [
+        ("run --alg null --order random", "--order"),
+        ("run --alg null --order -1", "--order"),
+    ] {
+        usage_error_line(line, needle);
+    }
+    common::usage_error(&["run", "--alg", "null", "--order", ""], "--order");
 }
 
 /// The scenarios' results of an interleaved and a sequential run: the same results in the same
@@ -479,17 +372,8 @@ fn interleaved_and_sequential_runs_write_the_same_structure() {
     let dir = tempfile::tempdir().unwrap();
     let results = |order: &str| {
         let json = dir.path().join(format!("{order}.json"));
-        macbench()
-            .args([
-                "run",
-                "--alg",
-                "null",
-                "--sizes",
-                "64,128,256",
-                "--repeat",
-                "2",
-            ])
-            .args(["--target-ci", "0", "--duration", "100ms", "--no-harness"])
+        fake_run("run --alg null --sizes 64,128,256 --repeat 2")
+            .args("--target-ci 0 --duration 100ms --no-harness".split_whitespace())
             .args(["--sessions", "1", "--cores"])
             .arg(macbench::host::online_cpus()[0].to_string())
             .args(["--order", order, "--json"])
@@ -529,35 +413,7 @@ fn interleaved_and_sequential_runs_write_the_same_structure() {
 /// verification, which a stream has no tags for, is refused up front.
 #[test]
 fn stream_dispatch_is_a_scenario_and_refuses_what_it_cannot_do() {
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "rustcrypto",
-            "--sizes",
-            "64",
-            "--sessions",
-            "1",
-            "--cores",
-            "0",
-            "--duration",
-            "60ms",
-            "--repeat",
-            "1",
-            "--max-repeat",
-            "1",
-            "--dispatch",
-            "single,stream",
-            "--json",
-            "-",
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let doc = short_rustcrypto_run("single,stream");
     let results = doc["results"].as_array().unwrap();
     let modes: Vec<&str> = results
         .iter()
@@ -573,25 +429,8 @@ fn stream_dispatch_is_a_scenario_and_refuses_what_it_cannot_do() {
             > 0.0
     );
     // The null function has no incremental interface: refused, with the reason, exit 1.
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "null",
-            "--sizes",
-            "64",
-            "--duration",
-            "60ms",
-            "--repeat",
-            "1",
-            "--max-repeat",
-            "1",
-            "--dispatch",
-            "stream",
-            "--json",
-            "-",
-            "-q",
-        ])
+    let out = macbench_line("run --alg null --sizes 64 --duration 60ms --repeat 1 --max-repeat 1")
+        .args("--dispatch stream --json - -q".split_whitespace())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -599,29 +438,13 @@ fn stream_dispatch_is_a_scenario_and_refuses_what_it_cannot_do() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = doc["results"][0].to_string();
     assert!(text.contains("takes whole messages only here"), "{text}");
-    assert_usage_error(
-        &[
-            "run",
-            "--alg",
-            "null",
-            "--dispatch",
-            "stream",
-            "--verify",
-            "inline",
-        ],
+    usage_error_line(
+        "run --alg null --dispatch stream --verify inline",
         "--dispatch stream has one tag per stream",
     );
     // An empty chunk would leave the stream open for ever: refused before anything runs.
-    assert_usage_error(
-        &[
-            "run",
-            "--alg",
-            "null",
-            "--dispatch",
-            "stream",
-            "--sizes",
-            "0,64",
-        ],
+    usage_error_line(
+        "run --alg null --dispatch stream --sizes 0,64",
         "an empty chunk feeds the stream nothing",
     );
 }

@@ -91,18 +91,11 @@ fn cipher_kats<C: BlockCipherEncrypt + KeyInit>(file: &str) {
     }
 }
 
+/// Twofish, Serpent and RC6 each pass their published known answers.
 #[test]
-fn twofish_passes_published_kats() {
+fn the_block_ciphers_pass_published_kats() {
     cipher_kats::<twofish::Twofish>("cipher-twofish.vec");
-}
-
-#[test]
-fn serpent_passes_published_kats() {
     cipher_kats::<serpent::Serpent>("cipher-serpent.vec");
-}
-
-#[test]
-fn rc6_passes_published_kats() {
     cipher_kats::<rc6::RC6_32_20_16>("cipher-rc6.vec");
 }
 
@@ -133,17 +126,10 @@ fn backends_equal_reference<C: BlockCipherEncrypt + KeyInit>(alg: &str) {
     }
 }
 
+/// CMAC over Twofish, Serpent and RC6 equals the SP 800-38B reference on every backend.
 #[test]
-fn cmac_twofish_equals_sp800_38b_reference() {
+fn cmac_over_each_cipher_equals_sp800_38b_reference() {
     backends_equal_reference::<twofish::Twofish>("cmac-twofish");
-}
-
-#[test]
-fn cmac_serpent_equals_sp800_38b_reference() {
     backends_equal_reference::<serpent::Serpent>("cmac-serpent");
-}
-
-#[test]
-fn cmac_rc6_equals_sp800_38b_reference() {
     backends_equal_reference::<rc6::RC6_32_20_16>("cmac-rc6");
 }

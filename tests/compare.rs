@@ -7,7 +7,6 @@
 
 mod common;
 
-use assert_cmd::Command;
 use macbench::peers::{self as compare, Peer};
 use predicates::prelude::*;
 
@@ -110,8 +109,7 @@ fn missing_peer_is_a_row_and_exit_1() {
         ("openssl", "MACBENCH_OPENSSL", "apt-get install openssl"),
         ("ipsecmb", "MACBENCH_IPSEC_PERF", "tools/build-ipsec-perf"),
     ] {
-        Command::cargo_bin("macbench")
-            .unwrap()
+        common::macbench()
             .env(var, "/nonexistent/peer-binary")
             .args([
                 "compare",
@@ -145,11 +143,7 @@ fn bad_flags_are_usage_errors() {
         vec!["compare", "--against", "ipsecmb", "--accel", "avx3"],
         vec!["compare", "--against", "ipsecmb", "--dispatch", "burst:99"],
     ] {
-        Command::cargo_bin("macbench")
-            .unwrap()
-            .args(&args)
-            .assert()
-            .code(2);
+        common::macbench().args(&args).assert().code(2);
     }
 }
 
@@ -158,13 +152,13 @@ fn bad_flags_are_usage_errors() {
 #[test]
 fn size_zero_is_refused_before_anything_runs() {
     for peer in ["openssl", "cryptopp", "botan", "ipsecmb"] {
-        let out = Command::cargo_bin("macbench")
-            .unwrap()
-            .args(["compare", "--against", peer, "--alg", "hmac-sha256"])
-            .args(["--sizes", "64,0"])
-            .output()
-            .unwrap();
-        common::one_line_error(&out, 2, "--sizes 0: compare takes sizes of 1 byte or more");
+        let out = common::fails_with(
+            common::macbench()
+                .args(["compare", "--against", peer, "--alg", "hmac-sha256"])
+                .args(["--sizes", "64,0"]),
+            2,
+            "--sizes 0: compare takes sizes of 1 byte or more",
+        );
         assert!(out.stdout.is_empty(), "{peer}: nothing measured");
     }
 }
@@ -176,24 +170,8 @@ fn against_openssl_end_to_end() {
     }
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("compare.json");
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args([
-            "compare",
-            "--against",
-            "openssl",
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "1024",
-            "--seconds",
-            "1",
-            "--rounds",
-            "2",
-            "--basis",
-            "wall",
-            "--json",
-        ])
+    let out = common::macbench()
+        .args("compare --against openssl --alg hmac-sha256 --sizes 1024 --seconds 1 --rounds 2 --basis wall --json".split_whitespace())
         .arg(&json)
         .assert()
         .success()
@@ -262,8 +240,7 @@ fn against_openssl_end_to_end() {
 
 /// `macbench validate FILE`.
 fn validate(file: &std::path::Path) -> std::process::Output {
-    Command::cargo_bin("macbench")
-        .unwrap()
+    common::macbench()
         .arg("validate")
         .arg(file)
         .output()
@@ -272,8 +249,7 @@ fn validate(file: &std::path::Path) -> std::process::Output {
 
 /// `macbench report -o HTML FILE`.
 fn report(html: &std::path::Path, file: &std::path::Path) -> std::process::Output {
-    Command::cargo_bin("macbench")
-        .unwrap()
+    common::macbench()
         .args(["report", "-o"])
         .arg(html)
         .arg(file)
@@ -446,25 +422,15 @@ fn diff_and_export_refuse_a_compare_file_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("compare.json");
     std::fs::write(&path, written_compare_file().to_string()).unwrap();
-    let diff = Command::cargo_bin("macbench")
-        .unwrap()
-        .arg("diff")
-        .args([&path, &path])
-        .output()
-        .unwrap();
-    common::one_line_error(
-        &diff,
+    common::fails_with(
+        common::macbench().arg("diff").args([&path, &path]),
         2,
         "a `macbench compare` results file, not a run's results",
     );
-    let export = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["export", "--format", "bmf"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    common::one_line_error(
-        &export,
+    common::fails_with(
+        common::macbench()
+            .args(["export", "--format", "bmf"])
+            .arg(&path),
         2,
         "a `macbench compare` results file, not a run's results",
     );
@@ -531,28 +497,12 @@ fn against_ipsecmb_end_to_end_at_one_isa_level() {
     ) {
         return;
     }
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .env("MACBENCH_IPSEC_PERF", &binary)
-        .args([
-            "compare",
-            "--against",
-            "ipsecmb",
-            "--alg",
-            "hmac-sha256,cmac-aes128",
-            "--sizes",
-            "64",
-            "--accel",
-            "sse",
-            "--duration",
-            "1s",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = common::stdout_of(
+        common::macbench_line(
+            "compare --against ipsecmb --alg hmac-sha256,cmac-aes128 --sizes 64 --accel sse --duration 1s",
+        )
+        .env("MACBENCH_IPSEC_PERF", &binary),
+    );
     for function in [
         "hmac-sha256/ipsecmb/sse burst:16",
         "cmac-aes128/ipsecmb/sse burst:16",
@@ -619,9 +569,8 @@ fn bad_rounds_and_basis_are_one_line_usage_errors() {
             "openssl measures on user or wall only",
         ),
     ] {
-        let out = Command::cargo_bin("macbench")
-            .unwrap()
-            .args(["compare", "--against", "openssl", "--alg", "hmac-sha256"])
+        let out = common::macbench()
+            .args("compare --against openssl --alg hmac-sha256".split_whitespace())
             .args(&args)
             .assert()
             .code(2)
@@ -632,9 +581,8 @@ fn bad_rounds_and_basis_are_one_line_usage_errors() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     // A peer that measures on wall time only refuses the user basis.
-    Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["compare", "--against", "botan", "--basis", "user"])
+    common::macbench()
+        .args("compare --against botan --basis user".split_whitespace())
         .assert()
         .code(2)
         .stderr(predicate::str::contains("botan measures on wall only"));

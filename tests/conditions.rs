@@ -7,7 +7,6 @@
 
 mod common;
 
-use assert_cmd::Command;
 use macbench::system::conditions::{
     other_share, Counters, CpuTicks, Probe, RunConditions, Snapshot, BUSY_SHARE,
 };
@@ -220,11 +219,10 @@ fn quiet_check_refuses_a_busy_core() {
     // Let it be scheduled before the sample starts.
     std::thread::sleep(std::time::Duration::from_millis(200));
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
+    let out = common::macbench()
         .current_dir(dir.path())
-        .args(["run", "--alg", "null", "--cores", "0", "--quiet-check"])
-        .args(["--sizes", "64", "--repeat", "1", "--json", "r.json"])
+        .args("run --alg null --cores 0 --quiet-check".split_whitespace())
+        .args("--sizes 64 --repeat 1 --json r.json".split_whitespace())
         .output()
         .unwrap();
     let _ = spinner.kill();
@@ -240,15 +238,13 @@ fn quiet_check_refuses_a_busy_core() {
 #[test]
 fn a_run_records_its_conditions() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
+    let out = common::fake_run("run --alg null --sizes 64 --repeat 1")
         .current_dir(dir.path())
-        .args(["run", "--alg", "null", "--sizes", "64", "--repeat", "1"])
-        .args(["--duration", "50ms", "--no-harness", "--json", "r.json"])
+        .args("--duration 50ms --no-harness --json r.json".split_whitespace())
         .output()
         .unwrap();
     let doc = common::results_at(&dir.path().join("r.json"));
-    common::ran_or_starved(&out, &doc);
+    common::ran(&out, &doc);
     let c = &doc["conditions"];
     assert!(c["cpus"].is_string(), "{c}");
     for snapshot in [&c["before"], &c["after"]] {

@@ -6,9 +6,10 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use macbench::mac::{self, Availability, KeyParams, MAX_TAG_LEN};
 use proptest::prelude::*;
-use proptest::test_runner::{FileFailurePersistence, RngAlgorithm, RngSeed};
 
 /// Message lengths where padding and block handling change: empty, around one and two 16-byte cipher
 /// blocks, and around one and two 64-byte (SHA-1/SHA-256) and 128-byte (SHA-512) hash blocks.
@@ -84,26 +85,24 @@ fn every_available_backend_shares_algorithms_with_another() {
     }
 }
 
+/// The property tests' configuration, from this file's own seed.
 fn fixed_seed_config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        rng_algorithm: RngAlgorithm::ChaCha,
-        rng_seed: RngSeed::Fixed(0x6d61_6362_656e_6368),
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
+    common::fixed_seed_config(cases, 0x6d61_6362_656e_6368)
 }
 
-#[test]
-fn backends_agree_at_block_boundaries() {
-    let key: Vec<u8> = (0..64u8).collect();
-    let nonce: Vec<u8> = (0xa0..0xb0u8).collect();
+/// Assert that every available backend of every algorithm gives the first one's tag of the message
+/// `byte(0), byte(1), …` at each of `lengths` (key and nonce cut from `key` and `nonce`); the
+/// (algorithm, length) pairs where two or more backends were compared.
+fn all_agree(
+    lengths: &[usize],
+    key: &[u8],
+    nonce: &[u8],
+    byte: impl Fn(usize) -> u8,
+) -> std::collections::BTreeSet<(&'static str, usize)> {
     let mut compared = std::collections::BTreeSet::new();
     for a in mac::ALGORITHMS {
-        for &len in BOUNDARY_LENGTHS {
-            let msg: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+        for &len in lengths {
+            let msg: Vec<u8> = (0..len).map(&byte).collect();
             let key = &key[..a.default_key_len];
             let nonce = &nonce[..a.nonce_len.unwrap_or(0)];
             let tags = tags_of_all_backends(a.name, key, nonce, &msg);
@@ -113,6 +112,14 @@ fn backends_agree_at_block_boundaries() {
             }
         }
     }
+    compared
+}
+
+#[test]
+fn backends_agree_at_block_boundaries() {
+    let key: Vec<u8> = (0..64u8).collect();
+    let nonce: Vec<u8> = (0xa0..0xb0u8).collect();
+    let compared = all_agree(BOUNDARY_LENGTHS, &key, &nonce, |i| (i * 7 + 3) as u8);
     // Every algorithm two available backends declare was compared at every length.
     for a in multi_backend_algorithms() {
         for &len in BOUNDARY_LENGTHS {
@@ -128,20 +135,11 @@ fn backends_agree_at_block_boundaries() {
 fn backends_agree_at_the_timed_lengths() {
     let key: Vec<u8> = (0..64u8).map(|b| b ^ 0x5c).collect();
     let nonce: Vec<u8> = (0x10..0x20u8).collect();
-    let mut compared = std::collections::BTreeSet::new();
-    for a in mac::ALGORITHMS {
-        for &len in macbench::spec::DEFAULT_SIZES {
-            let len = len as usize;
-            let msg: Vec<u8> = (0..len).map(|i| (i * 13 + 5) as u8).collect();
-            let key = &key[..a.default_key_len];
-            let nonce = &nonce[..a.nonce_len.unwrap_or(0)];
-            let tags = tags_of_all_backends(a.name, key, nonce, &msg);
-            for (id, tag) in tags.iter().skip(1) {
-                assert_eq!(tag, &tags[0].1, "{id} vs {} on {len} bytes", tags[0].0);
-                compared.insert((a.name, len));
-            }
-        }
-    }
+    let lengths: Vec<usize> = macbench::spec::DEFAULT_SIZES
+        .iter()
+        .map(|&len| len as usize)
+        .collect();
+    let compared = all_agree(&lengths, &key, &nonce, |i| (i * 13 + 5) as u8);
     // Every length two available backends take was compared.
     for a in multi_backend_algorithms() {
         for &len in macbench::spec::DEFAULT_SIZES {
@@ -316,10 +314,7 @@ fn nonce_rules_follow_the_standards_and_the_libraries() {
         let sixteen = tags_with("vmac-aes128-64", &key, &padded, b"abc", 8);
         assert_eq!(one, sixteen, "a short VMAC nonce is the number it writes");
     }
-    let gmac = mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == "gmac-aes128" && f.backend.name == "rustcrypto")
-        .unwrap();
+    let gmac = common::first_of("gmac-aes128", "rustcrypto");
     let e = gmac.check_nonce(Some(&[1; 16])).unwrap_err().to_string();
     assert!(e.contains("12 bytes") && e.contains("RustCrypto"), "{e}");
     assert!(mac::algorithm("gmac-aes128")

@@ -8,36 +8,9 @@
 
 mod common;
 
-use macbench::mac::{self, cryptopp, Accel, Availability, KeyParams, MAX_TAG_LEN};
+use macbench::mac::{self, cryptopp, Accel, Availability, KeyParams};
 
-fn function(alg: &str, backend: &str, accel: Accel) -> mac::Function {
-    mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == alg && f.backend.name == backend && f.accel == accel)
-        .unwrap_or_else(|| panic!("{alg}/{backend}/{accel} is not registered"))
-}
-
-fn tag(f: &mac::Function, key: &[u8], nonce: &[u8], msg: &[u8]) -> Vec<u8> {
-    let mut keyed = macbench::isolate::key(f, key, KeyParams::default()).unwrap();
-    let mut out = [0u8; MAX_TAG_LEN];
-    keyed
-        .tag_into(nonce, msg, &mut out[..f.algorithm.tag_len])
-        .unwrap();
-    out[..f.algorithm.tag_len].to_vec()
-}
-
-/// A deterministic byte stream (xorshift), so failures reproduce.
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
-}
+use common::{bytes, registered as function, tag_with as tag};
 
 fn built() -> bool {
     cryptopp::BUILT

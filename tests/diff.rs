@@ -4,7 +4,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
+mod common;
+
 use macbench::report::{diff, read};
 use predicates::prelude::*;
 use serde_json::{json, Value};
@@ -94,15 +95,11 @@ fn cli_prints_a_row_per_function_and_size() {
     let (o, n) = (dir.path().join("old.json"), dir.path().join("new.json"));
     std::fs::write(&o, old.to_string()).unwrap();
     std::fs::write(&n, new.to_string()).unwrap();
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["diff", o.to_str().unwrap(), n.to_str().unwrap()])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = common::stdout_of(common::macbench().args([
+        "diff",
+        o.to_str().unwrap(),
+        n.to_str().unwrap(),
+    ]));
     let line = |f: &str, s: &str| {
         out.lines()
             .find(|l| l.starts_with(f) && l.split_whitespace().nth(1) == Some(s))
@@ -127,8 +124,7 @@ fn bad_input_exits_2_with_one_line() {
     let foreign = dir.path().join("foreign.json");
     std::fs::write(&foreign, r#"{"tool": "criterion", "schema_version": 1}"#).unwrap();
     for bad in [foreign.clone(), dir.path().join("missing.json")] {
-        let a = Command::cargo_bin("macbench")
-            .unwrap()
+        let a = common::macbench()
             .args(["diff", good.to_str().unwrap(), bad.to_str().unwrap()])
             .assert()
             .code(2)

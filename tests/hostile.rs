@@ -7,22 +7,16 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::macbench;
+
 use macbench::mac::Accel;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-
-fn macbench() -> Command {
-    let mut cmd = Command::cargo_bin("macbench").unwrap();
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
 
 fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("macbench")
@@ -160,21 +154,28 @@ const BAD_COMMAND_LINES: &[&[&str]] = &[
     &["run", "--accel", "hw,quantum"],
 ];
 
+/// `macbench ARGS` in `dir`, asserted refused with exit 2 and one line on standard error within
+/// `seconds`; that line.
+fn refused_in(dir: &Path, args: &[&str], seconds: u64) -> String {
+    let out = macbench()
+        .current_dir(dir)
+        .args(args)
+        .timeout(std::time::Duration::from_secs(seconds))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
+    stderr
+}
+
 #[test]
 fn bad_command_lines_exit_2_with_one_line_and_touch_no_file() {
     for args in BAD_COMMAND_LINES {
         let dir = tempfile::tempdir().unwrap();
         seed_dir(dir.path());
         let before = snapshot(dir.path());
-        let out = macbench()
-            .current_dir(dir.path())
-            .args(*args)
-            .timeout(std::time::Duration::from_secs(120))
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
+        let stderr = refused_in(dir.path(), args, 120);
         assert!(stderr.starts_with("macbench: "), "{args:?}: {stderr:?}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert_eq!(snapshot(dir.path()), before, "{args:?} changed the files");
@@ -298,46 +299,22 @@ fn dev_null_output_is_written_through_and_stays_a_device() {
     }
     let dir = tempfile::tempdir().unwrap();
     seed_dir(dir.path());
-    let cases: Vec<&[&str]> = vec![
-        &["report", "keep.json", "-o", "/dev/null"],
-        &["model", "--results", "keep.json", "--json", "/dev/null"],
-        &[
-            // One session with a 210 ms window: a valid result (exit 0) even on a loaded machine.
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "64",
-            "--sessions",
-            "1",
-            "--duration",
-            "300ms",
-            "--repeat",
-            "1",
-            "--target-ci",
-            "0",
-            "--no-harness",
-            "-q",
-            "--json",
-            "/dev/null",
-        ],
+    let cases = [
+        "report keep.json -o /dev/null",
+        "model --results keep.json --json /dev/null",
+        "run --alg hmac-sha256 --sizes 64 --sessions 1 --duration 300ms --repeat 1 --target-ci 0 --no-harness -q --json /dev/null",
     ];
-    for args in cases {
-        let out = macbench()
+    for line in cases {
+        // The run on the fake engine: the output file is under test, so it must pass its checks.
+        let out = common::fake_run(line)
             .current_dir(dir.path())
-            .args(args)
             .output()
             .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::exited_0(&out);
         let meta = std::fs::symlink_metadata("/dev/null").unwrap();
         assert!(
             meta.file_type().is_char_device(),
-            "{args:?} replaced /dev/null"
+            "{line} replaced /dev/null"
         );
     }
 }
@@ -348,7 +325,7 @@ fn dev_full_is_a_one_line_write_failure() {
     seed_dir(dir.path());
     let out = macbench()
         .current_dir(dir.path())
-        .args(["report", "keep.json", "-o", "/dev/full"])
+        .args("report keep.json -o /dev/full".split_whitespace())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -367,16 +344,10 @@ fn symlinked_output_is_written_through_and_stays_a_link() {
     seed_dir(dir.path());
     std::fs::write(dir.path().join("target.html"), "old").unwrap();
     std::os::unix::fs::symlink("target.html", dir.path().join("link.html")).unwrap();
-    let out = macbench()
-        .current_dir(dir.path())
-        .args(["report", "keep.json", "-o", "link.html"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::exits_0(
+        macbench()
+            .current_dir(dir.path())
+            .args("report keep.json -o link.html".split_whitespace()),
     );
     let link = std::fs::symlink_metadata(dir.path().join("link.html")).unwrap();
     assert!(link.file_type().is_symlink());
@@ -390,7 +361,7 @@ fn dash_means_standard_output() {
     seed_dir(dir.path());
     let out = macbench()
         .current_dir(dir.path())
-        .args(["model", "--results", "keep.json", "--json", "-"])
+        .args("model --results keep.json --json -".split_whitespace())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -408,7 +379,7 @@ fn an_output_another_macbench_is_writing_is_refused() {
     let _held = macbench::report::output::prepare(&[("-o", out_path.as_path())], &[]).unwrap();
     let out = macbench()
         .current_dir(dir.path())
-        .args(["report", "keep.json", "-o", "busy.html"])
+        .args("report keep.json -o busy.html".split_whitespace())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -425,31 +396,12 @@ fn interrupt_before_the_first_result_keeps_existing_results() {
     seed_dir(dir.path());
     let mut child = std::process::Command::new(binary())
         .current_dir(dir.path())
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "64",
-            "--duration",
-            "30s",
-            "--repeat",
-            "1",
-            "--no-harness",
-            "-q",
-            "--json",
-            "keep.json",
-        ])
+        .args("run --alg hmac-sha256 --sizes 64 --duration 30s --repeat 1 --no-harness -q --json keep.json".split_whitespace())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The first stderr lines are printed once everything is validated and the run starts.
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while stderr.read_line(&mut line).unwrap() > 0 && !line.contains("hardware cycle counters") {}
-    // SAFETY: signalling our own child by its pid.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let (_stderr, line) = common::interrupt_once_running(&mut child);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{line}");
     assert_eq!(
@@ -569,15 +521,7 @@ fn inputs_that_are_not_regular_files_are_refused_up_front() {
         (&["model", "--results", "fifo.json"], "a FIFO"),
     ];
     for (args, needle) in cases {
-        let out = macbench()
-            .current_dir(dir.path())
-            .args(*args)
-            .timeout(std::time::Duration::from_secs(30))
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
+        let stderr = refused_in(dir.path(), args, 30);
         assert!(
             stderr.contains(needle) && stderr.contains("not a regular file"),
             "{args:?}: {stderr}"

@@ -47,17 +47,37 @@ fn levels_here() -> Vec<Accel> {
         .collect()
 }
 
-/// A deterministic byte stream (xorshift), so failures reproduce.
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
+use common::bytes;
+
+/// `f` keyed with the bytes of `key_seed`, and a message of each of its lengths ([`lengths_of`]),
+/// the `i`-th the bytes of `message_seed + i`.
+fn keyed_with_messages(
+    f: &mac::Function,
+    key_seed: u64,
+    message_seed: u64,
+) -> (Box<dyn mac::KeyedMac>, Vec<Vec<u8>>) {
+    let key = bytes(key_seed, f.algorithm.default_key_len);
+    let keyed = macbench::isolate::key(f, &key, KeyParams::default()).unwrap();
+    let messages = lengths_of(f)
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| bytes(message_seed + i as u64, n))
+        .collect();
+    (keyed, messages)
+}
+
+/// Assert that the tag of each message of `batch` (as the batch gave them) is the tag `k` gives that
+/// message alone with its nonce, and not all zero; `what` names the batch in a failure.
+fn each_alone(k: &mut dyn mac::KeyedMac, batch: &Batch, what: &str) {
+    let (nonce_len, tag_len) = (batch.nonce_len, batch.tag_len);
+    for (i, msg) in batch.msgs.iter().enumerate() {
+        let nonce = &batch.nonces[i * nonce_len..(i + 1) * nonce_len];
+        let one = common::tag_of(k, tag_len, nonce, msg);
+        let len = msg.len();
+        let tag = &batch.tags[i * tag_len..(i + 1) * tag_len];
+        assert_eq!(tag, one, "{what}: message {i} ({len} bytes)");
+        assert_ne!(one, vec![0u8; tag_len], "{what}: zero tag");
+    }
 }
 
 /// Lengths around every block boundary the entries have (16, 64, 128), the empty message included.
@@ -94,48 +114,22 @@ fn a_batch_of_jobs_gives_the_tags_of_one_job_at_a_time() {
         .count();
     assert_eq!(fs.len(), expected);
     for f in fs {
-        let key = bytes(7, f.algorithm.default_key_len);
-        let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
-        let tag_len = f.algorithm.tag_len;
-        let mut k = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
-        let messages: Vec<Vec<u8>> = lengths_of(&f)
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| bytes(100 + i as u64, n))
-            .collect();
+        let (nonce_len, tag_len) = (f.algorithm.nonce_len.unwrap_or(0), f.algorithm.tag_len);
+        let (mut k, messages) = keyed_with_messages(&f, 7, 100);
         // Every batch size, so the flush runs with the lanes full, partly full and with one job.
         for n in 1..=MAX_BATCH.min(messages.len()) {
             let msgs: Vec<&[u8]> = messages[..n].iter().map(Vec::as_slice).collect();
             let nonces = bytes(900 + n as u64, n * nonce_len);
             let mut tags = vec![0u8; n * tag_len];
-            k.tag_batch(&mut Batch {
+            let mut batch = Batch {
                 msgs: &msgs,
                 nonces: &nonces,
                 nonce_len,
                 tags: &mut tags,
                 tag_len,
-            })
-            .unwrap();
-            for (i, msg) in msgs.iter().enumerate() {
-                let mut one = [0u8; MAX_TAG_LEN];
-                k.tag_into(
-                    &nonces[i * nonce_len..(i + 1) * nonce_len],
-                    msg,
-                    &mut one[..tag_len],
-                )
-                .unwrap();
-                assert_eq!(
-                    &tags[i * tag_len..(i + 1) * tag_len],
-                    &one[..tag_len],
-                    "{f:?}: message {i} ({} bytes) of a batch of {n}",
-                    msg.len()
-                );
-                assert_ne!(
-                    &one[..tag_len],
-                    &[0u8; MAX_TAG_LEN][..tag_len],
-                    "{f:?}: zero tag"
-                );
-            }
+            };
+            k.tag_batch(&mut batch).unwrap();
+            each_alone(k.as_mut(), &batch, &format!("{f:?}: a batch of {n}"));
         }
     }
 }
@@ -155,14 +149,7 @@ fn the_empty_message_matches_rustcrypto() {
         {
             continue;
         }
-        let other = mac::functions()
-            .into_iter()
-            .find(|g| {
-                g.algorithm.name == f.algorithm.name
-                    && g.backend.name == "rustcrypto"
-                    && g.accel == Accel::Hw
-            })
-            .unwrap();
+        let other = common::registered(f.algorithm.name, "rustcrypto", Accel::Hw);
         let key = bytes(3, f.algorithm.default_key_len);
         let nonce = bytes(4, f.algorithm.nonce_len.unwrap_or(0));
         let len = f.algorithm.tag_len;
@@ -379,14 +366,7 @@ fn every_level_row_passes_the_vectors_and_tags_like_hw() {
         let result = vectors::self_test(&f, macbench::isolate::key);
         assert!(result.ok(), "{}: {:?}", result.function, result.failures);
         assert!(result.vectors > 0, "{}: no vector ran", result.function);
-        let hw = mac::functions()
-            .into_iter()
-            .find(|g| {
-                g.algorithm.name == f.algorithm.name
-                    && g.backend.name == "ipsecmb"
-                    && g.accel == Accel::Hw
-            })
-            .unwrap();
+        let hw = common::registered(f.algorithm.name, "ipsecmb", Accel::Hw);
         let key = bytes(21, f.algorithm.default_key_len);
         let nonce = bytes(22, f.algorithm.nonce_len.unwrap_or(0));
         let tag_len = f.algorithm.tag_len;
@@ -410,44 +390,21 @@ fn jobs_kept_in_flight_give_the_tags_of_one_job_at_a_time() {
         return;
     }
     for f in functions() {
-        let key = bytes(11, f.algorithm.default_key_len);
-        let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
-        let tag_len = f.algorithm.tag_len;
-        let mut k = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
-        let messages: Vec<Vec<u8>> = lengths_of(&f)
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| bytes(300 + i as u64, n))
-            .collect();
+        let (nonce_len, tag_len) = (f.algorithm.nonce_len.unwrap_or(0), f.algorithm.tag_len);
+        let (mut k, messages) = keyed_with_messages(&f, 11, 300);
         let msgs: Vec<&[u8]> = messages.iter().map(Vec::as_slice).collect();
         let nonces = bytes(77, msgs.len() * nonce_len);
         for depth in [1, 2, 3, 4, 8, 16] {
             let mut tags = vec![0u8; msgs.len() * tag_len];
-            k.tag_inflight(
-                &mut Batch {
-                    msgs: &msgs,
-                    nonces: &nonces,
-                    nonce_len,
-                    tags: &mut tags,
-                    tag_len,
-                },
-                depth,
-            )
-            .unwrap();
-            for (i, msg) in msgs.iter().enumerate() {
-                let mut one = [0u8; MAX_TAG_LEN];
-                k.tag_into(
-                    &nonces[i * nonce_len..(i + 1) * nonce_len],
-                    msg,
-                    &mut one[..tag_len],
-                )
-                .unwrap();
-                assert_eq!(
-                    &tags[i * tag_len..(i + 1) * tag_len],
-                    &one[..tag_len],
-                    "{f:?}: message {i} with {depth} in flight"
-                );
-            }
+            let mut batch = Batch {
+                msgs: &msgs,
+                nonces: &nonces,
+                nonce_len,
+                tags: &mut tags,
+                tag_len,
+            };
+            k.tag_inflight(&mut batch, depth).unwrap();
+            each_alone(k.as_mut(), &batch, &format!("{f:?}: {depth} in flight"));
         }
     }
 }

@@ -9,17 +9,13 @@
 
 mod common;
 
+use common::macbench_process as macbench;
+
 use common::one_line_error;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn macbench() -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("macbench"));
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
+use std::process::Stdio;
 
 /// A complete results file macbench wrote (4 results).
 fn fixture() -> PathBuf {
@@ -42,9 +38,10 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// Run `args` in `dir`: refused with exit 2 in one line containing every needle, nothing changed.
-fn refused_untouched(dir: &Path, args: &[&str], needles: &[&str]) {
+fn refused_untouched(dir: &Path, line: &str, needles: &[&str]) {
     let before = snapshot(dir);
-    let out = macbench().current_dir(dir).args(args).output().unwrap();
+    let args: Vec<&str> = line.split_whitespace().collect();
+    let out = macbench().current_dir(dir).args(&args).output().unwrap();
     one_line_error(&out, 2, needles[0]);
     let err = String::from_utf8_lossy(&out.stderr);
     for needle in needles {
@@ -155,7 +152,7 @@ fn run_output_dir_refuses_files_it_would_replace_or_mix_with() {
         std::fs::copy(fixture(), d.join(name)).unwrap();
         refused_untouched(
             dir.path(),
-            &["run", "--alg", "null", "--sizes", "64", "-o", "d"],
+            "run --alg null --sizes 64 -o d",
             &[&format!("-o d: already holds d/{name}"), needle],
         );
     }
@@ -242,7 +239,7 @@ fn reproduce_output_dir_refuses_a_users_report_and_figures() {
     std::fs::write(d.join("report.html"), "my report").unwrap();
     refused_untouched(
         dir.path(),
-        &["reproduce", "mac-speeds-thread", "--budget", "5", "-o", "d"],
+        "reproduce mac-speeds-thread --budget 5 -o d",
         &["-o d: already holds d/report.html, which a reproduction writes"],
     );
     std::fs::remove_file(d.join("report.html")).unwrap();
@@ -250,7 +247,7 @@ fn reproduce_output_dir_refuses_a_users_report_and_figures() {
     std::fs::write(d.join("figures/plot.png"), "my figure").unwrap();
     refused_untouched(
         dir.path(),
-        &["reproduce", "mac-speeds-thread", "--budget", "5", "-o", "d"],
+        "reproduce mac-speeds-thread --budget 5 -o d",
         &["-o d: already holds d/figures/plot.png, which a reproduction writes"],
     );
 }
@@ -265,14 +262,7 @@ fn resume_or_output_into_another_studys_reproduction_is_refused() {
     std::fs::copy(fixture(), a.join("lengths.json")).unwrap();
     refused_untouched(
         dir.path(),
-        &[
-            "reproduce",
-            "deepakumara-ipsec",
-            "--budget",
-            "10",
-            "--resume",
-            "A",
-        ],
+        "reproduce deepakumara-ipsec --budget 10 --resume A",
         &[
             "--resume A: holds a reproduction of mac-speeds-thread, not deepakumara-ipsec",
             "macbench reproduce mac-speeds-thread --resume A",
@@ -280,14 +270,7 @@ fn resume_or_output_into_another_studys_reproduction_is_refused() {
     );
     refused_untouched(
         dir.path(),
-        &[
-            "reproduce",
-            "deepakumara-ipsec",
-            "--budget",
-            "10",
-            "-o",
-            "A",
-        ],
+        "reproduce deepakumara-ipsec --budget 10 -o A",
         &["-o A: holds a reproduction of mac-speeds-thread"],
     );
     // The claims file names the study when no step file says it.
@@ -299,14 +282,7 @@ fn resume_or_output_into_another_studys_reproduction_is_refused() {
     .unwrap();
     refused_untouched(
         dir.path(),
-        &[
-            "reproduce",
-            "deepakumara-ipsec",
-            "--budget",
-            "10",
-            "--resume",
-            "A",
-        ],
+        "reproduce deepakumara-ipsec --budget 10 --resume A",
         &["holds a reproduction of mac-speeds-thread, not deepakumara-ipsec"],
     );
 }
@@ -322,14 +298,7 @@ fn a_failed_resume_writes_no_claims() {
     std::fs::create_dir_all(a.join("lengths.json")).unwrap();
     let out = macbench()
         .current_dir(dir.path())
-        .args([
-            "reproduce",
-            "mac-speeds-thread",
-            "--budget",
-            "5",
-            "--resume",
-            "A",
-        ])
+        .args("reproduce mac-speeds-thread --budget 5 --resume A".split_whitespace())
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -348,14 +317,14 @@ fn a_json_output_inside_a_directory_read_is_refused() {
     let d = dir.path().join("d");
     std::fs::create_dir(&d).unwrap();
     std::fs::copy(fixture(), d.join("results.json")).unwrap();
-    let cases: [&[&str]; 4] = [
-        &["export", "--format", "bmf", "d", "-o", "d/bmf.json"],
-        &["export", "--format", "bmf", "d/", "-o", "./d/bmf.json"],
-        &["report", "d", "-o", "d/page.json"],
-        &["diff", "d", "d", "--json", "d/diff.json"],
+    let cases = [
+        "export --format bmf d -o d/bmf.json",
+        "export --format bmf d/ -o ./d/bmf.json",
+        "report d -o d/page.json",
+        "diff d d --json d/diff.json",
     ];
     for args in cases {
-        let named = if args[3] == "d/" {
+        let named = if common::words(args)[3] == "d/" {
             "inside d/,"
         } else {
             "inside d,"

@@ -6,6 +6,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use macbench::mac::{self, vectors, Availability};
 
 #[test]
@@ -84,19 +86,13 @@ fn every_listed_algorithm_is_available_in_at_least_one_backend() {
 #[test]
 fn streaming_backends_are_exercised_in_chunks() {
     // A test that could fail: if tag_chunks silently fell back to joining, `chunked` would be false.
-    let f = mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == "hmac-sha256" && f.backend.name == "openssl")
-        .unwrap();
+    let f = common::first_of("hmac-sha256", "openssl");
     assert!(vectors::self_test(&f, macbench::isolate::key).chunked);
 }
 
 #[test]
 fn a_wrong_vector_is_reported_with_file_line_and_source() {
-    let f = mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == "hmac-sha256" && f.backend.name == "rustcrypto")
-        .unwrap();
+    let f = common::first_of("hmac-sha256", "rustcrypto");
     let text = "source = deliberately wrong\nkey = 00\nmsg = 00\ntag = @repeat(00,32)\n";
     let v = &vectors::parse_vectors("bad.vec", text).unwrap()[0];
     let err = vectors::check_vector(&f, v, macbench::isolate::key).unwrap_err();

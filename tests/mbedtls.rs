@@ -14,10 +14,7 @@ const NOT_BUILT: &str =
     "the mbedtls backend is not built (libmbedtls-dev or the `mbedtls` feature)";
 
 fn function(alg: &str, accel: Accel) -> mac::Function {
-    mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == alg && f.backend.name == "mbedtls" && f.accel == accel)
-        .unwrap_or_else(|| panic!("{alg}/mbedtls/{accel} is not registered"))
+    common::registered(alg, "mbedtls", accel)
 }
 
 fn algorithms() -> Vec<&'static str> {
@@ -28,18 +25,7 @@ fn algorithms() -> Vec<&'static str> {
         .collect()
 }
 
-/// A deterministic byte stream (xorshift), so failures reproduce.
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
-}
+use common::bytes;
 
 #[test]
 fn one_keyed_context_tags_a_sequence_of_messages_like_fresh_ones() {
@@ -91,9 +77,7 @@ fn every_entry_streams_except_gmac() {
         return;
     }
     for alg in algorithms() {
-        let f = function(alg, Accel::Hw);
-        let key = bytes(3, f.algorithm.default_key_len);
-        let keyed = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
+        let keyed = common::keyed_with(&function(alg, Accel::Hw), 3);
         assert_eq!(keyed.streams(), !alg.starts_with("gmac-"), "{alg}");
     }
 }

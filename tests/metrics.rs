@@ -3,6 +3,9 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use macbench::engine::fake::{self, Verdict};
 use macbench::engine::{RawRun, Sample, ThreadCounters};
 use macbench::metrics::{self, compute, jain_index, Context, Metrics, RunMetrics};
 
@@ -378,4 +381,30 @@ fn user_share_of_the_window_from_the_threads_own_readings() {
     let missing = run(vec![with([0; 3], [0; 3]), thread(1, 0, 1.0, 1000, 64)]);
     assert_eq!(metrics::user_share(&missing), None);
     assert_eq!(metrics::user_share(&run(vec![with([0; 3], [0; 3])])), None);
+}
+
+/// The codes of the warnings the checks give one run of the fake engine's `verdict` (a 30 ms run of the
+/// null function at 64 bytes, one session on the first CPU), each marked when fatal.
+fn fake_engine_warnings(verdict: Verdict) -> Vec<String> {
+    let function = common::first_of("null", "null");
+    let scenario = common::scenario(function, 64, macbench::engine::Dispatch::default());
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let raw = fake::run(&scenario, verdict, &cancel).unwrap();
+    compute(&raw, ctx(1))
+        .warnings
+        .iter()
+        .map(|w| format!("{}{}", w.code, if w.fatal { " (fatal)" } else { "" }))
+        .collect()
+}
+
+/// The fake engine the CLI's tests run on: its valid runs pass every check (not one warning), its
+/// starved runs fail the starvation check.
+#[test]
+fn the_fake_engines_runs_pass_or_fail_the_checks_as_named() {
+    assert_eq!(fake_engine_warnings(Verdict::Valid), Vec::<String>::new());
+    let starved = fake_engine_warnings(Verdict::Starved);
+    assert!(
+        starved.contains(&"starvation (fatal)".to_string()),
+        "{starved:?}"
+    );
 }

@@ -10,7 +10,8 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::macbench;
+
 use macbench::mac::{functions, Availability, Function};
 use macbench::net::receiver::Receiver;
 use macbench::net::report::TrialSummary;
@@ -20,12 +21,6 @@ use std::io::BufRead;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-
-fn macbench() -> Command {
-    let mut cmd = Command::cargo_bin("macbench").unwrap();
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
 
 fn function(name: &str) -> Function {
     functions()
@@ -310,23 +305,8 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     let dir = tempfile::tempdir().unwrap();
     let (j, c) = (dir.path().join("net.json"), dir.path().join("net.csv"));
     let out = macbench()
-        .args([
-            "net",
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "64,imix",
-            "--rate",
-            "2000",
-        ])
-        .args([
-            "--trial",
-            "0.3s",
-            "--inject-bad",
-            "50",
-            "--replay-window",
-            "1024",
-        ])
+        .args("net --alg hmac-sha256 --sizes 64,imix --rate 2000".split_whitespace())
+        .args("--trial 0.3s --inject-bad 50 --replay-window 1024".split_whitespace())
         .arg("--json")
         .arg(&j)
         .arg("--csv")
@@ -334,11 +314,7 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::exited_0(&out);
     assert!(stdout.contains("hmac-sha256/"), "{stdout}");
     let doc = json(&j);
     assert_eq!(doc["schema"], "macbench-net/4");
@@ -374,17 +350,7 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     assert!(validate.status.success(), "{said}");
     assert!(said.contains("1 file(s), 4 result(s)"), "{said}");
     let html = dir.path().join("report.html");
-    let report = macbench()
-        .args(["report", "-o"])
-        .arg(&html)
-        .arg(&j)
-        .output()
-        .unwrap();
-    assert!(
-        report.status.success(),
-        "{}",
-        String::from_utf8_lossy(&report.stderr)
-    );
+    common::exits_0(macbench().args(["report", "-o"]).arg(&html).arg(&j));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("Protocol test (macbench net)"));
     assert!(page.contains("hmac-sha256/openssl/hw") && page.contains("imix"));
@@ -394,25 +360,12 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
 fn cli_search_runs_and_reports_its_trials() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("s.json");
-    let out = macbench()
-        .args([
-            "net",
-            "--alg",
-            "siphash-2-4",
-            "--sizes",
-            "128",
-            "--trial",
-            "0.1s",
-        ])
-        .args(["--resolution", "25%", "--loss", "0.5%", "--no-null"])
-        .arg("--json")
-        .arg(&j)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::exits_0(
+        macbench()
+            .args("net --alg siphash-2-4 --sizes 128 --trial 0.1s".split_whitespace())
+            .args("--resolution 25% --loss 0.5% --no-null".split_whitespace())
+            .arg("--json")
+            .arg(&j),
     );
     let doc = json(&j);
     let r = &doc["results"][0];
@@ -437,15 +390,7 @@ fn send_and_receive_as_two_processes() {
     }
     let bin = assert_cmd::cargo::cargo_bin("macbench");
     let mut receiver = std::process::Command::new(&bin)
-        .args([
-            "net",
-            "receive",
-            "--listen",
-            "127.0.0.1:0",
-            "--once",
-            "--timeout",
-            "20s",
-        ])
+        .args("net receive --listen 127.0.0.1:0 --once --timeout 20s".split_whitespace())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -458,26 +403,21 @@ fn send_and_receive_as_two_processes() {
         .to_string();
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("r.json");
-    let out = macbench()
-        .args([
-            "net",
-            "send",
-            "--to",
-            &addr,
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "256",
-        ])
-        .args(["--rate", "2000", "--trial", "0.3s", "--inject-bad", "40"])
-        .arg("--json")
-        .arg(&j)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::exits_0(
+        macbench()
+            .args([
+                "net",
+                "send",
+                "--to",
+                &addr,
+                "--alg",
+                "hmac-sha256",
+                "--sizes",
+                "256",
+            ])
+            .args("--rate 2000 --trial 0.3s --inject-bad 40".split_whitespace())
+            .arg("--json")
+            .arg(&j),
     );
     let status = receiver.wait().unwrap();
     assert!(status.success());
@@ -495,14 +435,7 @@ fn send_and_receive_as_two_processes() {
 #[test]
 fn receiver_without_sender_exits_at_its_timeout() {
     macbench()
-        .args([
-            "net",
-            "receive",
-            "--listen",
-            "127.0.0.1:0",
-            "--timeout",
-            "0.2s",
-        ])
+        .args("net receive --listen 127.0.0.1:0 --timeout 0.2s".split_whitespace())
         .timeout(Duration::from_secs(20))
         .assert()
         .success();
@@ -601,15 +534,7 @@ fn bad_command_lines_are_one_line_usage_errors() {
     // A switched function keys only in its child: net would have timed a proxy's pipe round trips.
     if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
         assert_usage_error(
-            &[
-                "net",
-                "--alg",
-                "hmac-sha256",
-                "--backend",
-                "openssl",
-                "--accel",
-                "sw",
-            ],
+            &common::words("net --alg hmac-sha256 --backend openssl --accel sw"),
             "hmac-sha256/openssl/sw runs only in a child process",
         );
     }
@@ -651,18 +576,7 @@ fn bad_command_lines_are_one_line_usage_errors() {
     // Tags of a day-long trial at a billion packets per second cannot be prepared: refused before
     // any packet is sent, with the memory it would take and the flag that makes it less.
     assert_usage_error(
-        &[
-            "net",
-            "--alg",
-            "null",
-            "--sizes",
-            "64",
-            "--no-null",
-            "--rate",
-            "1000000000",
-            "--duration",
-            "86400s",
-        ],
+        &common::words("net --alg null --sizes 64 --no-null --rate 1000000000 --duration 86400s"),
         "shorter --duration",
     );
     assert_usage_error(&["net", "--sender-core", "4095"], "CPU 4095 is not online");
@@ -678,17 +592,12 @@ fn bad_command_lines_are_one_line_usage_errors() {
 fn achieved_rate_is_over_the_trial_and_few_packets_are_flagged() {
     let dir = tempfile::tempdir().unwrap();
     let j = dir.path().join("few.json");
-    let out = macbench()
-        .args(["net", "--alg", "hmac-sha256", "--sizes", "64", "--no-null"])
-        .args(["--rate", "10", "--duration", "100ms"])
-        .arg("--json")
-        .arg(&j)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::exits_0(
+        macbench()
+            .args("net --alg hmac-sha256 --sizes 64 --no-null".split_whitespace())
+            .args("--rate 10 --duration 100ms".split_whitespace())
+            .arg("--json")
+            .arg(&j),
     );
     let r = &json(&j)["results"][0];
     let t = &r["throughput"];

@@ -4,6 +4,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -66,19 +68,7 @@ fn ctrl_c_during_net_exits_130_and_marks_json_partial() {
     let json_arg = json.to_str().unwrap();
     // Short trials over many sizes: interrupt after the first result line, inside a later trial.
     let (mut child, _lines) = spawn_until(
-        &[
-            "net",
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "64,128,256,512,1024,1280,1518",
-            "--rate",
-            "500",
-            "--trial",
-            "200ms",
-            "--json",
-            json_arg,
-        ],
+        &[common::words("net --alg hmac-sha256 --sizes 64,128,256,512,1024,1280,1518 --rate 500 --trial 200ms --json"), vec![json_arg]].concat(),
         "hmac-sha256/",
     );
     interrupt(&child);
@@ -110,18 +100,10 @@ fn ctrl_c_before_any_net_result_keeps_an_existing_file() {
     // Long trials, so the signal lands inside the first one.
     let (mut child, _lines) = spawn_until(
         &[
-            "net",
-            "--alg",
-            "hmac-sha256",
-            "--sizes",
-            "64",
-            "--rate",
-            "500",
-            "--trial",
-            "20s",
-            "--json",
-            json_arg,
-        ],
+            common::words("net --alg hmac-sha256 --sizes 64 --rate 500 --trial 20s --json"),
+            vec![json_arg],
+        ]
+        .concat(),
         "vs null",
     );
     interrupt(&child);

@@ -6,6 +6,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use macbench::mac::{functions, Availability, Family, Function, MAX_TAG_LEN};
 use macbench::net::control::{
     self, parse_request, ControlError, ControlRequest, RemotePath, ServeOptions, MAX_LINE,
@@ -14,7 +16,6 @@ use macbench::net::limits::{self, LimitError};
 use macbench::net::search::TrialOutcome;
 use macbench::net::trial::TrialSetup;
 use proptest::prelude::*;
-use proptest::test_runner::{FileFailurePersistence, RngAlgorithm, RngSeed};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -309,6 +310,12 @@ fn bad_control_lines_are_answered_with_an_error_and_the_receiver_serves_the_next
         "{{\"op\":\"hello\",\"pad\":\"{}\"}}\n",
         "a".repeat(MAX_LINE)
     );
+    // A good start line with one field edited.
+    let edited = |from: &str, to: &str| {
+        start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
+            .replace(from, to)
+            .into_bytes()
+    };
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (b"not json\n".to_vec(), "bad request"),
         (b"\xff\xfe\x00garbage\n".to_vec(), "bad request"),
@@ -343,45 +350,24 @@ fn bad_control_lines_are_answered_with_an_error_and_the_receiver_serves_the_next
             start_line("hmac-sha257/openssl/hw", KEY32, 16, 64).into_bytes(),
             "no function \"hmac-sha257/openssl/hw\"",
         ),
+        (edited("1296170497", "0"), "spi: 0 is a reserved SPI"),
         (
-            start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
-                .replace("1296170497", "0")
-                .into_bytes(),
-            "spi: 0 is a reserved SPI",
-        ),
-        (
-            start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
-                .replace("\"duration_ms\":300", "\"duration_ms\":0")
-                .into_bytes(),
+            edited("\"duration_ms\":300", "\"duration_ms\":0"),
             "duration_ms: 0 ms",
         ),
         (
-            start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
-                .replace(
-                    "\"duration_ms\":300",
-                    "\"duration_ms\":18446744073709551615",
-                )
-                .into_bytes(),
+            edited(
+                "\"duration_ms\":300",
+                "\"duration_ms\":18446744073709551615",
+            ),
             "duration_ms: 18446744073709551615 ms",
         ),
+        (edited("}\n", ",\"rcvbuf\":0}\n"), "rcvbuf: 0 bytes"),
         (
-            start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
-                .replace("}\n", ",\"rcvbuf\":0}\n")
-                .into_bytes(),
-            "rcvbuf: 0 bytes",
-        ),
-        (
-            start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
-                .replace("}\n", ",\"rcvbuf\":1099511627776}\n")
-                .into_bytes(),
+            edited("}\n", ",\"rcvbuf\":1099511627776}\n"),
             "rcvbuf: 1099511627776 bytes",
         ),
-        (
-            start_line("hmac-sha256/openssl/hw", KEY32, 16, 64)
-                .replace("\"tag_len\":16", "\"tag_len\":-1")
-                .into_bytes(),
-            "bad request",
-        ),
+        (edited("\"tag_len\":16", "\"tag_len\":-1"), "bad request"),
     ];
     for (line, needle) in &cases {
         assert_refused(&rx, line, needle);
@@ -391,16 +377,9 @@ fn bad_control_lines_are_answered_with_an_error_and_the_receiver_serves_the_next
     rx.serves_a_good_sender();
 }
 
+/// The property tests' configuration, from this file's own seed.
 fn fixed_seed_config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        rng_algorithm: RngAlgorithm::ChaCha,
-        rng_seed: RngSeed::Fixed(0x6e65_7472_6563_7631),
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
+    common::fixed_seed_config(cases, 0x6e65_7472_6563_7631)
 }
 
 /// Values around every bound, and arbitrary ones.

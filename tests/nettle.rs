@@ -12,34 +12,14 @@ mod common;
 
 use macbench::mac::{self, nettle, Accel, Availability, KeyParams, MAX_TAG_LEN};
 
+use common::{bytes, tag_of as tag};
+
 fn function(alg: &str) -> mac::Function {
-    mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == alg && f.backend.name == "nettle" && f.accel == Accel::Hw)
-        .unwrap_or_else(|| panic!("{alg}/nettle/hw is not registered"))
+    common::registered(alg, "nettle", Accel::Hw)
 }
 
 fn keyed(alg: &str, key: &[u8]) -> Box<dyn mac::KeyedMac> {
     function(alg).with_key(key, KeyParams::default()).unwrap()
-}
-
-fn tag(k: &mut dyn mac::KeyedMac, len: usize, nonce: &[u8], msg: &[u8]) -> Vec<u8> {
-    let mut out = [0u8; MAX_TAG_LEN];
-    k.tag_into(nonce, msg, &mut out[..len]).unwrap();
-    out[..len].to_vec()
-}
-
-/// A deterministic byte stream (xorshift), so failures reproduce.
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
 }
 
 fn skip_unless_built() -> bool {

@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
+mod common;
 
 const FIXTURE: &str = "tests/fixtures/results-ecda402.json";
 
@@ -43,16 +43,7 @@ fn a_file_from_the_previous_release_loads_with_its_dispatch_modes_apart() {
 
 #[test]
 fn diff_of_a_previous_release_file_prints_what_that_release_printed() {
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["diff", FIXTURE, FIXTURE])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::exits_0(common::macbench().args(["diff", FIXTURE, FIXTURE]));
     let want = std::fs::read_to_string("tests/fixtures/results-ecda402.diff.txt").unwrap();
     let got = String::from_utf8(out.stdout).unwrap();
     // The table is the old release's to the byte; since then a line on flags and the gate, and a
@@ -69,16 +60,10 @@ fn diff_of_a_previous_release_file_prints_what_that_release_printed() {
 fn report_and_csv_name_the_dispatch_modes_of_a_previous_release_file() {
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("r.html");
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["report", FIXTURE, "-o"])
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::exits_0(
+        common::macbench()
+            .args(["report", FIXTURE, "-o"])
+            .arg(&html),
     );
     let text = std::fs::read_to_string(&html).unwrap();
     assert!(
@@ -86,22 +71,16 @@ fn report_and_csv_name_the_dispatch_modes_of_a_previous_release_file() {
         "the HTML table names the mode"
     );
     // The per-thread figures' scenario names the mode too.
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args([
-            "report",
-            FIXTURE,
-            "--scenario",
-            "cmac-aes128/openssl/hw@64/burst:4",
-            "-o",
-        ])
-        .arg(dir.path().join("s.html"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::exits_0(
+        common::macbench()
+            .args([
+                "report",
+                FIXTURE,
+                "--scenario",
+                "cmac-aes128/openssl/hw@64/burst:4",
+                "-o",
+            ])
+            .arg(dir.path().join("s.html")),
     );
     let doc = macbench::report::read::read(std::path::Path::new(FIXTURE))
         .unwrap()

@@ -9,34 +9,14 @@ mod common;
 
 use assert_cmd::Command;
 
-fn run_args() -> Vec<&'static str> {
-    vec![
-        "run",
-        "--alg",
-        "hmac-sha256,cmac-aes128",
-        "--sizes",
-        "64",
-        "--sessions",
-        "1",
-        "--cores",
-        "0",
-        "--duration",
-        "30ms",
-        "--repeat",
-        "1",
-        "--max-repeat",
-        "1",
-        "--target-ci",
-        "0",
-        "--no-harness",
-    ]
+/// Two short one-session runs, on the fake engine: the outputs are under test, not the machine.
+fn run() -> Command {
+    common::fake_run("run --alg hmac-sha256,cmac-aes128 --sizes 64 --sessions 1 --cores 0 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness")
 }
 
 #[test]
 fn json_to_dev_stdout_is_one_document_at_the_end() {
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(run_args())
+    let out = run()
         .args(["--json", "/dev/stdout", "-q"])
         .output()
         .unwrap();
@@ -48,49 +28,50 @@ fn json_to_dev_stdout_is_one_document_at_the_end() {
         .next()
         .unwrap()
         .unwrap();
-    common::ran_or_starved(&out, &doc);
+    common::ran(&out, &doc);
 }
 
 #[test]
 fn csv_without_extension_gets_a_csv_sibling_for_threads() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
+    let out = run()
         .current_dir(dir.path())
-        .args(run_args())
-        .args(["--csv", "out", "--json", "r.json"])
+        .args("--csv out --json r.json".split_whitespace())
         .output()
         .unwrap();
-    common::ran_or_starved(&out, &common::results_at(&dir.path().join("r.json")));
+    common::ran(&out, &common::results_at(&dir.path().join("r.json")));
     assert!(dir.path().join("out").is_file());
     assert!(dir.path().join("out-threads.csv").is_file());
     assert!(!dir.path().join("out-threads").exists());
+}
+
+/// Make a FIFO at `path` (coreutils' mkfifo).
+fn mkfifo(path: &std::path::Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo (coreutils)");
 }
 
 #[test]
 fn csv_to_a_fifo_derives_no_sibling_file() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe.csv");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success(), "mkfifo (coreutils)");
+    mkfifo(&fifo);
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
     let json = dir.path().join("r.json");
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(run_args())
+    let out = run()
         .arg("--csv")
         .arg(&fifo)
         .arg("--json")
         .arg(&json)
         .output()
         .unwrap();
-    common::ran_or_starved(&out, &common::results_at(&json));
+    common::ran(&out, &common::results_at(&json));
     let text = reader.join().unwrap();
     assert_eq!(text.lines().count(), 3, "header and two rows, once: {text}");
     assert!(!dir.path().join("pipe-threads.csv").exists());
@@ -102,14 +83,8 @@ fn csv_to_a_fifo_derives_no_sibling_file() {
 fn a_fifo_without_a_reader_fails_instead_of_blocking() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("nobody.json");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success(), "mkfifo (coreutils)");
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
-        .args(run_args())
+    mkfifo(&fifo);
+    let out = run()
         .arg("--json")
         .arg(&fifo)
         .timeout(std::time::Duration::from_secs(120))
@@ -166,7 +141,7 @@ fn written_rows(mut cmd: Command, dir: &std::path::Path) -> Vec<serde_json::Valu
 fn diff_writes_json_and_csv_and_never_over_an_input() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = "tests/fixtures/results-ecda402.json";
-    let mut diff = Command::cargo_bin("macbench").unwrap();
+    let mut diff = common::macbench();
     diff.args(["diff", fixture, fixture]);
     let rows = written_rows(diff, dir.path());
     assert_eq!(rows[0]["function"], "hmac-sha256/openssl/hw");
@@ -174,8 +149,7 @@ fn diff_writes_json_and_csv_and_never_over_an_input() {
     assert_eq!(rows[0]["absolute_ratio"], 1.0);
     assert_eq!(rows[0]["verdict"], "within noise");
     // `-` is standard output: one document there, the table moves to standard error.
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
+    let out = common::macbench()
         .args(["diff", fixture, fixture, "--json", "-"])
         .output()
         .unwrap();
@@ -184,8 +158,7 @@ fn diff_writes_json_and_csv_and_never_over_an_input() {
     assert_eq!(doc.as_array().unwrap().len(), rows.len());
     // An output that is an input is refused before anything is read or written.
     let before = std::fs::read(fixture).unwrap();
-    let out = Command::cargo_bin("macbench")
-        .unwrap()
+    let out = common::macbench()
         .args(["diff", fixture, fixture, "--csv", fixture])
         .output()
         .unwrap();
@@ -200,9 +173,9 @@ fn compare_writes_json_and_csv() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("c.json");
     let compare = || {
-        let mut cmd = Command::cargo_bin("macbench").unwrap();
-        cmd.args(["compare", "--against", "openssl", "--alg", "hmac-sha256"])
-            .args(["--sizes", "64", "--duration", "1s"]);
+        let mut cmd = common::macbench();
+        cmd.args("compare --against openssl --alg hmac-sha256".split_whitespace())
+            .args("--sizes 64 --duration 1s".split_whitespace());
         cmd
     };
     let out = compare()

@@ -5,16 +5,11 @@
 
 mod common;
 
-use common::one_line_error;
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use common::macbench_process as macbench;
 
-fn macbench() -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("macbench"));
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
+use common::one_line_error;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results-ecda402.json")
@@ -37,14 +32,7 @@ fn a_budget_below_the_shares_says_what_is_needed() {
     }
     let out = macbench()
         .current_dir(dir.path())
-        .args([
-            "reproduce",
-            "deepakumara-ipsec",
-            "--budget",
-            "12",
-            "--resume",
-            "A",
-        ])
+        .args("reproduce deepakumara-ipsec --budget 12 --resume A".split_whitespace())
         .output()
         .unwrap();
     let err = stderr(&out);
@@ -62,13 +50,13 @@ fn resume_of_a_file_says_it_is_a_file() {
     std::fs::write(dir.path().join("afile"), "x").unwrap();
     let out = macbench()
         .current_dir(dir.path())
-        .args(["reproduce", "mac-speeds-thread", "--resume", "afile"])
+        .args("reproduce mac-speeds-thread --resume afile".split_whitespace())
         .output()
         .unwrap();
     one_line_error(&out, 2, "--resume afile: is a file, not a directory");
     let out = macbench()
         .current_dir(dir.path())
-        .args(["reproduce", "mac-speeds-thread", "--resume", "nothere"])
+        .args("reproduce mac-speeds-thread --resume nothere".split_whitespace())
         .output()
         .unwrap();
     one_line_error(&out, 2, "--resume nothere: no such directory");
@@ -108,7 +96,7 @@ fn counts_that_start_at_1_say_so() {
         assert!(!stderr(&out).contains("0 or more"), "{args:?}");
     }
     let out = macbench()
-        .args(["compare", "--against", "openssl", "--rounds", "0"])
+        .args("compare --against openssl --rounds 0".split_whitespace())
         .output()
         .unwrap();
     one_line_error(&out, 2, "--rounds must be at least 1");
@@ -130,7 +118,7 @@ fn two_reproductions_of_one_host_get_columns_apart() {
     }
     let out = macbench()
         .current_dir(dir.path())
-        .args(["report", "a", "b", "-o", "page.html"])
+        .args("report a b -o page.html".split_whitespace())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -173,9 +161,10 @@ fn json_to_dev_stdout_moves_the_table_to_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let out = macbench()
         .current_dir(dir.path())
-        .args(["run", "--alg", "null", "--sizes", "64", "--sessions", "1"])
-        .args(["--repeat", "1", "--duration", "100ms", "--no-harness"])
-        .args(["--target-ci", "0", "--json", "/dev/stdout"])
+        .env(common::FAKE_ENGINE, "valid")
+        .args("run --alg null --sizes 64 --sessions 1".split_whitespace())
+        .args("--repeat 1 --duration 100ms --no-harness".split_whitespace())
+        .args("--target-ci 0 --json /dev/stdout".split_whitespace())
         .stdout(Stdio::piped())
         .output()
         .unwrap();
@@ -185,7 +174,7 @@ fn json_to_dev_stdout_moves_the_table_to_stderr() {
             String::from_utf8_lossy(&out.stdout)
         )
     });
-    common::ran_or_starved(&out, &doc);
+    common::ran(&out, &doc);
     assert!(
         stderr(&out).contains("absolute cycles/byte"),
         "{}",
@@ -199,17 +188,13 @@ fn a_run_that_kept_nothing_names_no_results_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = macbench()
         .current_dir(dir.path())
-        .args(["run", "--alg", "null", "--sizes", "64", "--duration", "30s"])
-        .args(["--repeat", "1", "--no-harness", "--json", "r.json"])
+        .args("run --alg null --sizes 64 --duration 30s".split_whitespace())
+        .args("--repeat 1 --no-harness --json r.json".split_whitespace())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while err.read_line(&mut line).unwrap() > 0 && !line.contains("hardware cycle counters") {}
-    // SAFETY: a signal to the child this test started.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let (_stderr, _) = common::interrupt_once_running(&mut child);
     let out = child.wait_with_output().unwrap();
     let printed = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{printed}");
@@ -242,25 +227,8 @@ fn tag_of_a_directory_is_bad_input_like_a_missing_file() {
 fn a_child_that_printed_nothing_is_said_so() {
     let out = macbench()
         .env("MACBENCH_EXE", "/bin/true")
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "openssl",
-            "--accel",
-            "sw",
-        ])
-        .args([
-            "--sizes",
-            "64",
-            "--sessions",
-            "1",
-            "--repeat",
-            "1",
-            "--duration",
-            "50ms",
-        ])
+        .args("run --alg hmac-sha256 --backend openssl --accel sw".split_whitespace())
+        .args("--sizes 64 --sessions 1 --repeat 1 --duration 50ms".split_whitespace())
         .args(["--no-harness", "--target-ci", "0"])
         .output()
         .unwrap();

@@ -271,17 +271,8 @@ fn tag_and_run_refuse_beyond_the_library_limit_in_one_line() {
         common::skip("ipsecmb", "Intel ipsec-mb is not built here");
         return;
     }
-    let out = assert_cmd::Command::cargo_bin("macbench")
-        .unwrap()
-        .args([
-            "tag",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "ipsecmb",
-            "--key",
-            "00",
-        ])
+    let out = common::macbench()
+        .args("tag --alg hmac-sha256 --backend ipsecmb --key 00".split_whitespace())
         .write_stdin(vec![0u8; 70_000])
         .output()
         .unwrap();
@@ -292,21 +283,11 @@ fn tag_and_run_refuse_beyond_the_library_limit_in_one_line() {
         "{err}"
     );
     assert_eq!(err.trim_end().lines().count(), 1);
-    let out = assert_cmd::Command::cargo_bin("macbench")
-        .unwrap()
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "ipsecmb",
-            "--sizes",
-            "65536",
-            "--sessions",
-            "1",
-            "--cores",
-            "0",
-        ])
+    let out = common::macbench()
+        .args(
+            "run --alg hmac-sha256 --backend ipsecmb --sizes 65536 --sessions 1 --cores 0"
+                .split_whitespace(),
+        )
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

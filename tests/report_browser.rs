@@ -37,22 +37,24 @@ fn browser() -> Option<&'static str> {
     })
 }
 
+/// The headless browser installed here, or `None` after a `SKIP:` line saying none is.
+fn browser_or_skip() -> Option<&'static str> {
+    let found = browser();
+    if common::skip_unless(
+        found.is_some(),
+        "chromium",
+        "no headless Chromium (chromium, chromium-browser or google-chrome; Debian: apt-get install chromium)",
+    ) {
+        return None;
+    }
+    found
+}
+
 /// Run headless Chromium with `extra` arguments on `page`; its output once it exits, or a panic
 /// when it outlives [`BROWSER_DEADLINE`].
 fn headless(browser: &str, profile: &Path, extra: &[String], page: &Path) -> Output {
     let mut child = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--window-size=1280,2000",
-        ])
+        .args("--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars --window-size=1280,2000".split_whitespace())
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))
@@ -97,49 +99,23 @@ fn sel(s: &str) -> Selector {
 
 #[test]
 fn chromium_renders_the_report_with_its_figures_and_tables() {
-    let found = browser();
-    if common::skip_unless(
-        found.is_some(),
-        "chromium",
-        "no headless Chromium (chromium, chromium-browser or google-chrome; Debian: apt-get install chromium)",
-    ) {
+    let Some(browser) = browser_or_skip() else {
         return;
-    }
-    let browser = found.unwrap();
+    };
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
     let page = dir.path().join("report.html");
     // Two backends of one algorithm: two series, so the second one's colour marks drawn figures.
-    let run = assert_cmd::Command::cargo_bin("macbench")
-        .unwrap()
-        .args([
-            "run",
-            "--alg",
-            "hmac-sha256",
-            "--backend",
-            "openssl,rustcrypto",
-        ])
-        .args([
-            "--sizes",
-            "64,1024",
-            "--sessions",
-            "1",
-            "--duration",
-            "50ms",
-        ])
-        .args(["--repeat", "2", "--no-harness", "-q", "--json"])
+    // On the fake engine: the page is under test, so the run must pass its checks whatever this
+    // machine is doing.
+    let run = common::fake_run("run --alg hmac-sha256 --backend openssl,rustcrypto")
+        .args("--sizes 64,1024 --sessions 1 --duration 50ms".split_whitespace())
+        .args("--repeat 2 --no-harness -q --json".split_whitespace())
         .arg(&json)
         .output()
         .unwrap();
-    // One session in a 35 ms window always runs: exit 1 would be a failed result.
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert_cmd::Command::cargo_bin("macbench")
-        .unwrap()
+    common::ran(&run, &common::results_at(&json));
+    common::macbench()
         .arg("report")
         .arg(&json)
         .arg("-o")
@@ -261,15 +237,9 @@ fn colour_counts(path: &Path) -> HashMap<[u8; 3], usize> {
 /// `reproduce --resume` judges them and writes the report and the PNGs named after the paper's figures.
 #[test]
 fn chromium_shows_a_reproductions_claims_first_and_vmac_per_thread_bars() {
-    let found = browser();
-    if common::skip_unless(
-        found.is_some(),
-        "chromium",
-        "no headless Chromium (chromium, chromium-browser or google-chrome; Debian: apt-get install chromium)",
-    ) {
+    let Some(browser) = browser_or_skip() else {
         return;
-    }
-    let browser = found.unwrap();
+    };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -280,16 +250,10 @@ fn chromium_shows_a_reproductions_claims_first_and_vmac_per_thread_bars() {
         )
         .unwrap();
     }
-    let run = assert_cmd::Command::cargo_bin("macbench")
-        .unwrap()
-        .args(["reproduce", "rashwan-mobile", "--resume"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    common::exits_0(
+        common::macbench()
+            .args(["reproduce", "rashwan-mobile", "--resume"])
+            .arg(&out),
     );
     for png in [
         "fig04-absolute-hw",

@@ -7,7 +7,8 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::macbench;
+
 use macbench::report::paper::{self, Drawn};
 use macbench::reproduce::{self, deepakumara, mac_speeds, rashwan, Evidence, Verdict};
 use macbench::results::{Document, ResultEntry, SizeLabel};
@@ -55,6 +56,13 @@ fn hmacs_only() -> Document {
 }
 
 /// The verdict of claim `id` among `outcomes`.
+/// Assert that the claim `id` holds and its detail says `says`.
+fn holds_saying(outcomes: &[reproduce::Outcome], id: &str, says: &str) {
+    let verdict = verdict_of(outcomes, id);
+    assert!(matches!(verdict, Verdict::Holds(_)), "{id}: {verdict:?}");
+    assert!(verdict.detail().contains(says), "{id}: {verdict:?}");
+}
+
 fn verdict_of(outcomes: &[reproduce::Outcome], id: &str) -> Verdict {
     outcomes
         .iter()
@@ -71,6 +79,21 @@ fn verdicts(study: &reproduce::Study, evidence: &Evidence) -> Vec<(&'static str,
         .collect()
 }
 
+/// `reproduce mac-speeds-thread --resume DIR`, asserted refused with exit 2 and one line on standard
+/// error (`case` names the case in a failure); that line.
+fn resume_refused(dir: &Path, case: &str) -> String {
+    let out = macbench()
+        .args("reproduce mac-speeds-thread --budget 5 --resume".split_whitespace())
+        .arg(dir)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{case}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{case}: {stderr}");
+    stderr
+}
+
 #[test]
 fn claims_hold_fail_or_cannot_be_tested_on_constructed_results() {
     let mut evidence = Evidence::default();
@@ -78,12 +101,7 @@ fn claims_hold_fail_or_cannot_be_tested_on_constructed_results() {
     let outcomes = reproduce::evaluate(&mac_speeds::STUDY, &evidence);
     let by_id = |id: &str| verdict_of(&outcomes, id);
     // 64 B costs 10× the cycles/byte of 64 KiB for every HMAC: holds, with the numbers.
-    let overhead = by_id("per-message-overhead");
-    assert!(matches!(overhead, Verdict::Holds(_)), "{overhead:?}");
-    assert!(
-        overhead.detail().contains("hmac-md5 10.00×"),
-        "{overhead:?}"
-    );
+    holds_saying(&outcomes, "per-message-overhead", "hmac-md5 10.00×");
     // HMAC-SHA1 is faster than HMAC-MD5 here: does not hold.
     let md5 = by_id("hmac-md5-fastest-hmac");
     assert!(matches!(md5, Verdict::DoesNotHold(_)), "{md5:?}");
@@ -340,10 +358,6 @@ fn the_plan_scales_to_the_budget_with_a_floor_per_step() {
     assert!(args.windows(2).any(|w| w == ["--cores", "7"]), "{args:?}");
 }
 
-fn macbench() -> Command {
-    Command::cargo_bin("macbench").unwrap()
-}
-
 /// A reproduction whose step file is complete is not run again: `--resume` judges the kept file and
 /// gives the table an uninterrupted reproduction of the same results gives.
 #[test]
@@ -358,13 +372,7 @@ fn resume_keeps_complete_steps_and_judges_them() {
     )
     .unwrap();
     let run = macbench()
-        .args([
-            "reproduce",
-            "mac-speeds-thread",
-            "--budget",
-            "5",
-            "--resume",
-        ])
+        .args("reproduce mac-speeds-thread --budget 5 --resume".split_whitespace())
         .arg(&out)
         .output()
         .unwrap();
@@ -489,28 +497,21 @@ fn the_ipsec_claims_fit_predict_and_say_what_they_cannot_test() {
     let outcomes = reproduce::evaluate(&deepakumara::STUDY, &evidence);
     let by_id = |id: &str| verdict_of(&outcomes, id);
     // Exactly linear costs fit with no error, and predict each model exactly.
-    let linear = by_id("linear-cost");
-    assert!(matches!(linear, Verdict::Holds(_)), "{linear:?}");
-    assert!(
-        linear
-            .detail()
-            .contains("hmac-sha1/hw a = 300 + b = 100/block"),
-        "{linear:?}"
+    holds_saying(
+        &outcomes,
+        "linear-cost",
+        "hmac-sha1/hw a = 300 + b = 100/block",
     );
-    let predicted = by_id("prediction-matches");
-    assert!(matches!(predicted, Verdict::Holds(_)), "{predicted:?}");
-    assert!(
-        predicted
-            .detail()
-            .contains("over 32 function × model pairs"),
-        "{predicted:?}"
+    holds_saying(
+        &outcomes,
+        "prediction-matches",
+        "over 32 function × model pairs",
     );
     // a ÷ b = 3 for HMAC-SHA-1: the paper's Γ + 3 holds.
-    let pads = by_id("hmac-three-extra-compressions");
-    assert!(matches!(pads, Verdict::Holds(_)), "{pads:?}");
-    assert!(
-        pads.detail().contains("hmac-sha1/hw 3.00 blocks"),
-        "{pads:?}"
+    holds_saying(
+        &outcomes,
+        "hmac-three-extra-compressions",
+        "hmac-sha1/hw 3.00 blocks",
     );
     assert!(matches!(by_id("cost-follows-gamma"), Verdict::Holds(_)));
     // With a harness of 100 cycles/message measured beside the sweep, a − harness = 2 blocks' worth.
@@ -645,21 +646,7 @@ fn resume_refuses_step_files_it_cannot_read_and_leaves_them() {
         let dir = tempfile::tempdir().unwrap();
         let step = dir.path().join("lengths.json");
         std::fs::write(&step, &bytes).unwrap();
-        let out = macbench()
-            .args([
-                "reproduce",
-                "mac-speeds-thread",
-                "--budget",
-                "5",
-                "--resume",
-            ])
-            .arg(dir.path())
-            .timeout(std::time::Duration::from_secs(60))
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{name}: {stderr}");
+        let stderr = resume_refused(dir.path(), name);
         assert!(
             stderr.contains("step lengths") && stderr.contains(needle),
             "{name}: {stderr}"
@@ -683,21 +670,7 @@ fn resume_refuses_step_files_it_cannot_read_and_leaves_them() {
         } else {
             std::os::unix::fs::symlink("/dev/zero", &step).unwrap();
         }
-        let out = macbench()
-            .args([
-                "reproduce",
-                "mac-speeds-thread",
-                "--budget",
-                "5",
-                "--resume",
-            ])
-            .arg(dir.path())
-            .timeout(std::time::Duration::from_secs(60))
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{name}: {stderr}");
+        let stderr = resume_refused(dir.path(), name);
         assert!(stderr.contains(needle), "{name}: {stderr}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "{name}");
     }

@@ -7,11 +7,13 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::macbench;
+
 use macbench::mac::{self, Availability};
 
-fn macbench() -> Command {
-    Command::cargo_bin("macbench").unwrap()
+/// [`tag`] with the words of `line` as its arguments.
+fn tag_line(line: &str, msg: &[u8]) -> Result<String, (Option<i32>, String)> {
+    tag(&line.split_whitespace().collect::<Vec<_>>(), msg)
 }
 
 /// `macbench tag` of `msg`: the hex tag, or (exit code, stderr).
@@ -52,31 +54,12 @@ fn vmac_takes_nonces_of_1_to_16_bytes_below_2_127_on_every_backend() {
         return;
     }
     for b in backends {
-        let short = tag(
-            &[
-                "--alg",
-                "vmac-aes128-64",
-                "--backend",
-                b,
-                "--key",
-                KEY16,
-                "--nonce",
-                "00",
-            ],
+        let short = tag_line(
+            &format!("--alg vmac-aes128-64 --backend {b} --key {KEY16} --nonce 00"),
             b"abc",
         )
         .unwrap();
-        let padded = tag(
-            &[
-                "--alg",
-                "vmac-aes128-64",
-                "--backend",
-                b,
-                "--key",
-                KEY16,
-                "--nonce",
-                "00000000000000000000000000000000",
-            ],
+        let padded = tag_line(&format!("--alg vmac-aes128-64 --backend {b} --key {KEY16} --nonce 00000000000000000000000000000000"),
             b"abc",
         )
         .unwrap();
@@ -84,31 +67,11 @@ fn vmac_takes_nonces_of_1_to_16_bytes_below_2_127_on_every_backend() {
             short, padded,
             "{b}: the nonce is a number, padded on the left"
         );
-        tag(
-            &[
-                "--alg",
-                "vmac-aes128-64",
-                "--backend",
-                b,
-                "--key",
-                KEY16,
-                "--nonce",
-                "7fffffffffffffffffffffffffffffff",
-            ],
+        tag_line(&format!("--alg vmac-aes128-64 --backend {b} --key {KEY16} --nonce 7fffffffffffffffffffffffffffffff"),
             b"abc",
         )
         .unwrap();
-        let (code, err) = tag(
-            &[
-                "--alg",
-                "vmac-aes128-64",
-                "--backend",
-                b,
-                "--key",
-                KEY16,
-                "--nonce",
-                "80000000000000000000000000000000",
-            ],
+        let (code, err) = tag_line(&format!("--alg vmac-aes128-64 --backend {b} --key {KEY16} --nonce 80000000000000000000000000000000"),
             b"abc",
         )
         .unwrap_err();
@@ -173,46 +136,27 @@ fn kmac_tag_len_is_its_output_length_not_a_truncation() {
     let key = "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f";
     let msg = [0u8, 1, 2, 3];
     for b in backends_of("kmac128") {
-        let default = tag(&["--alg", "kmac128", "--backend", b, "--key", key], &msg).unwrap();
+        let kmac = |extra: &str| {
+            tag_line(
+                &format!("--alg kmac128 --backend {b} --key {key} {extra}"),
+                &msg,
+            )
+            .unwrap()
+        };
+        let default = kmac("");
         // NIST SP 800-185 KMAC_samples.pdf Sample #1 (L = 256).
         assert_eq!(
             default,
             "e5780b0d3ea6f7d3a429c5706aa43a00fadbd7d49628839e3187243f456ee14e"
         );
-        let twenty = tag(
-            &[
-                "--alg",
-                "kmac128",
-                "--backend",
-                b,
-                "--key",
-                key,
-                "--tag-len",
-                "20",
-            ],
-            &msg,
-        )
-        .unwrap();
+        let twenty = kmac("--tag-len 20");
         assert_eq!(twenty.len(), 40);
         assert_ne!(
             twenty,
             default[..40],
             "{b}: KMAC with L = 160 is not a cut of L = 256"
         );
-        let long = tag(
-            &[
-                "--alg",
-                "kmac128",
-                "--backend",
-                b,
-                "--key",
-                key,
-                "--tag-len",
-                "64",
-            ],
-            &msg,
-        )
-        .unwrap();
+        let long = kmac("--tag-len 64");
         assert_eq!(long.len(), 128);
     }
 }
@@ -225,8 +169,8 @@ fn truncated_tags_as_deployed_are_prefixes() {
         b"what do ya want for nothing?",
     )
     .unwrap();
-    let cut = tag(
-        &["--alg", "hmac-sha256", "--key", KEY16, "--tag-len", "16"],
+    let cut = tag_line(
+        &format!("--alg hmac-sha256 --key {KEY16} --tag-len 16"),
         b"what do ya want for nothing?",
     )
     .unwrap();
@@ -269,28 +213,11 @@ fn run_tag_len_names_its_rows_and_csv_columns() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("r.csv");
     let json = dir.path().join("r.json");
-    let out = macbench()
-        .args([
-            "run",
-            "--alg",
-            "kmac128,hmac-sha256",
-            "--sizes",
-            "64",
-            "--sessions",
-            "1",
-            "--cores",
-            "0",
-            "--duration",
-            "40ms",
-            "--repeat",
-            "1",
-            "--target-ci",
-            "0",
-            "--tag-len",
-            "16",
-            "--dispatch",
-            "single,burst:4",
-        ])
+    let out = common::fake_run("run --alg kmac128,hmac-sha256 --sizes 64 --sessions 1 --cores 0")
+        .args(
+            "--duration 40ms --repeat 1 --target-ci 0 --tag-len 16 --dispatch single,burst:4"
+                .split_whitespace(),
+        )
         .arg("--csv")
         .arg(&csv)
         .arg("--json")
@@ -298,7 +225,7 @@ fn run_tag_len_names_its_rows_and_csv_columns() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    common::ran_or_starved(&out, &common::results_at(&json));
+    common::ran(&out, &common::results_at(&json));
     assert!(stdout.contains("kmac128/openssl/hw tag:16"), "{stdout}");
     assert!(
         stdout.contains("hmac-sha256/openssl/hw burst:4 tag:16"),
@@ -324,8 +251,8 @@ fn run_tag_len_names_its_rows_and_csv_columns() {
 #[test]
 fn kmac_keys_and_customizations_at_rate_multiples_tag_correctly() {
     let key = "00".repeat(163);
-    let got = tag(
-        &["--alg", "kmac128", "--backend", "rustcrypto", "--key", &key],
+    let got = tag_line(
+        &format!("--alg kmac128 --backend rustcrypto --key {key}"),
         b"abc",
     )
     .unwrap();
@@ -405,8 +332,11 @@ fn library_key_limits_are_registry_facts_refused_up_front() {
         }
         ran += 1;
         let key = "00".repeat(key_len);
-        let (code, stderr) =
-            tag(&["--alg", alg, "--backend", backend, "--key", &key], b"abc").unwrap_err();
+        let (code, stderr) = tag_line(
+            &format!("--alg {alg} --backend {backend} --key {key}"),
+            b"abc",
+        )
+        .unwrap_err();
         assert_eq!(code, Some(2), "{alg}/{backend} {key_len}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(

@@ -15,7 +15,7 @@
 
 mod common;
 
-use macbench::mac::{self, ipsecmb, Accel, Availability, Batch, KeyParams, MAX_TAG_LEN};
+use macbench::mac::{self, ipsecmb, Accel, Availability, Batch, KeyParams};
 
 const THREE_GPP: [&str; 4] = ["eia2-aes128", "eia3-zuc128", "uia2-snow3g", "uia1-kasumi"];
 
@@ -27,32 +27,13 @@ fn skip_unless_built() -> bool {
     )
 }
 
-/// A deterministic byte stream (xorshift), so failures reproduce.
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
-}
+use common::{bytes, tag_with as tag};
 
 fn available(alg: &str) -> Vec<mac::Function> {
     mac::functions()
         .into_iter()
         .filter(|f| f.algorithm.name == alg && f.availability() == Availability::Available)
         .collect()
-}
-
-fn tag(f: &mac::Function, key: &[u8], nonce: &[u8], msg: &[u8]) -> Vec<u8> {
-    let mut k = macbench::isolate::key(f, key, KeyParams::default()).unwrap();
-    let mut t = [0u8; MAX_TAG_LEN];
-    k.tag_into(nonce, msg, &mut t[..f.algorithm.tag_len])
-        .unwrap();
-    t[..f.algorithm.tag_len].to_vec()
 }
 
 /// COUNT ‖ BEARER (5 bits) ‖ DIRECTION (1 bit) ‖ 0^26 from the 6-byte nonce (TS 33.401 B.2.3).
@@ -241,10 +222,7 @@ fn the_accepted_lengths_are_the_librarys() {
 #[test]
 fn a_whole_byte_only_backend_refuses_a_bit_length() {
     // The trait's default: any other backend fails a bit-length vector instead of skipping it.
-    let f = mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == "cmac-aes128" && f.backend.name == "rustcrypto")
-        .unwrap();
+    let f = common::first_of("cmac-aes128", "rustcrypto");
     let mut k = macbench::isolate::key(&f, &[0; 16], KeyParams::default()).unwrap();
     let mut t = [0u8; 16];
     let err = k.tag_bits(&[], &[0xff], 7, &mut t).unwrap_err();
@@ -257,24 +235,8 @@ fn a_sweep_leaves_out_sizes_the_algorithm_does_not_take() {
     if skip_unless_built() {
         return;
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_macbench"))
-        .args([
-            "run",
-            "--alg",
-            "eia3-zuc128",
-            "--backend",
-            "ipsecmb",
-            "--sizes",
-            "0,64,9000",
-            "--duration",
-            "50ms",
-            "--repeat",
-            "1",
-            "--sessions",
-            "1",
-            "--cores",
-            "0",
-        ])
+    let out = common::macbench_process()
+        .args("run --alg eia3-zuc128 --backend ipsecmb --sizes 0,64,9000 --duration 50ms --repeat 1 --sessions 1 --cores 0".split_whitespace())
         .output()
         .unwrap();
     let text =
@@ -286,16 +248,8 @@ fn a_sweep_leaves_out_sizes_the_algorithm_does_not_take() {
         "{text}"
     );
     // Only sizes outside: nothing left to run, said in one line.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_macbench"))
-        .args([
-            "run",
-            "--alg",
-            "uia1-kasumi",
-            "--backend",
-            "ipsecmb",
-            "--sizes",
-            "0,4096",
-        ])
+    let out = common::macbench_process()
+        .args("run --alg uia1-kasumi --backend ipsecmb --sizes 0,4096".split_whitespace())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
@@ -316,7 +270,7 @@ fn tag_and_net_refuse_lengths_the_function_does_not_take() {
         (0usize, "this one has 0 bytes"),
         (9000, "this one has 9000 bytes"),
     ] {
-        let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_macbench"))
+        let out = common::macbench()
             .args([
                 "tag",
                 "--alg",
@@ -337,20 +291,11 @@ fn tag_and_net_refuse_lengths_the_function_does_not_take() {
         );
         assert!(out.stdout.is_empty(), "no tag printed");
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_macbench"))
-        .args([
-            "net",
-            "--alg",
-            "eia3-zuc128",
-            "--sizes",
-            "9000",
-            "--tag-len",
-            "4",
-            "--rate",
-            "100",
-            "--trial",
-            "1s",
-        ])
+    let out = common::macbench_process()
+        .args(
+            "net --alg eia3-zuc128 --sizes 9000 --tag-len 4 --rate 100 --trial 1s"
+                .split_whitespace(),
+        )
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

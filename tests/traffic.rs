@@ -4,6 +4,8 @@
 // Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use macbench::mac::{algorithm, Algorithm, BlockRule, Family};
@@ -1130,19 +1132,10 @@ mod never_panics {
         SUPPORTED_LINK_TYPES,
     };
     use proptest::prelude::*;
-    use proptest::test_runner::{FileFailurePersistence, RngAlgorithm, RngSeed};
 
-    /// A fixed seed: a run is repeatable and CI cannot pass one day and fail the next.
+    /// The property tests' configuration, from this file's own seed.
     fn fixed_seed_config(cases: u32) -> ProptestConfig {
-        ProptestConfig {
-            cases,
-            rng_algorithm: RngAlgorithm::ChaCha,
-            rng_seed: RngSeed::Fixed(0x7472_6166_6669_6321),
-            failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-                "proptest-regressions",
-            ))),
-            ..ProptestConfig::default()
-        }
+        crate::common::fixed_seed_config(cases, 0x7472_6166_6669_6321)
     }
 
     const PCAP_MAGICS: [[u8; 4]; 5] = [

@@ -110,11 +110,87 @@ pub fn scenario(
     scenario
 }
 
-/// `macbench run --alg null` followed by `extra`: the harness alone, for the tests of `run`'s flags.
-pub fn null_run(extra: &[&str]) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("macbench").unwrap_or_else(|e| panic!("{e}"));
-    cmd.args(["run", "--alg", "null"]).args(extra);
+/// The `macbench` executable as a process to start, without `RUST_BACKTRACE` (a backtrace asked for
+/// by whoever runs the tests would turn a one-line error into many).
+pub fn macbench_process() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_macbench"));
+    cmd.env_remove("RUST_BACKTRACE");
     cmd
+}
+
+/// [`macbench_process`] as a command to run to its end (standard input, time-outs, assertions).
+pub fn macbench() -> assert_cmd::Command {
+    assert_cmd::Command::from_std(macbench_process())
+}
+
+/// [`macbench`] with the words of `line` as its arguments, split at white space (no quoting): a
+/// command as a reader would type it, `macbench_line("run --alg null --sizes 64")`.
+pub fn macbench_line(line: &str) -> assert_cmd::Command {
+    let mut cmd = macbench();
+    cmd.args(line.split_whitespace());
+    cmd
+}
+
+/// The environment variable that swaps the engine for its deterministic fake (`valid` or `starved`;
+/// docs/architecture.md, "Testing the CLI without timing").
+pub const FAKE_ENGINE: &str = "MACBENCH_FAKE_ENGINE";
+
+/// [`macbench_line`] on the fake engine whose every run passes its validity checks: exit codes and
+/// files that do not depend on how busy this machine is.
+pub fn fake_run(line: &str) -> assert_cmd::Command {
+    let mut cmd = macbench_line(line);
+    cmd.env(FAKE_ENGINE, "valid");
+    cmd
+}
+
+/// `macbench run --alg null` followed by `extra`: the harness alone, for the tests of `run`'s flags,
+/// on the fake engine (the flags are under test, not the machine).
+pub fn null_run(extra: &[&str]) -> assert_cmd::Command {
+    let mut cmd = fake_run("run --alg null");
+    cmd.args(extra);
+    cmd
+}
+
+/// Assert that `args` (with `--json` to a file added) is refused with exit 2 and one line on standard
+/// error containing `needle`, no panic, and no results file written.
+pub fn usage_error(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let json = dir.path().join("out.json");
+    let out = macbench()
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    one_line_error(&out, 2, needle);
+    assert!(!json.exists(), "{args:?}: no output file on bad input");
+}
+
+/// [`usage_error`] of a command typed as one line ([`macbench_line`]'s rule).
+pub fn usage_error_line(line: &str, needle: &str) {
+    usage_error(&line.split_whitespace().collect::<Vec<_>>(), needle);
+}
+
+/// The results document a command printed on standard output (`--json -`), or a panic showing its
+/// standard error.
+pub fn stdout_doc(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Assert that a run ended with exit 1, its last line on standard error the one that says `failed`
+/// result(s) failed their validity checks (the lines before it are the run's plan and warnings). On
+/// the fake engine's `starved` verdict that is the one outcome.
+pub fn failed_validity(out: &std::process::Output, failed: usize) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end().lines().last(),
+        Some(format!("macbench: {failed} result(s) failed their validity checks").as_str()),
+        "{err}"
+    );
 }
 
 /// Run `cmd` and assert it succeeded, showing both streams when not; its output for more checks.
@@ -143,33 +219,18 @@ pub fn fatal_codes(doc: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Assert that a `macbench run` (its output `out`, its results document `doc`) ended the way a run
-/// may honestly end on a loaded or emulated machine: exit 0, or exit 1 when every fatal warning is
-/// starvation — a session that got no CPU in its window, which happens under qemu-user to a short
-/// run pinned to the core the test binary's other tests are pinned to (CI, once: a 20 ms window).
-/// Any other fatal warning, or any other exit, fails. Returns `true` when some result was starved,
-/// so the caller knows that result carries no figures.
-pub fn ran_or_starved(out: &std::process::Output, doc: &serde_json::Value) -> bool {
+/// Assert that a `macbench run` (its output `out`, its results document `doc`) succeeded: exit 0 and
+/// no fatal warning. On the fake engine ([`fake_run`]) that is the one outcome; a test that needs the
+/// real engine must choose what it asserts so that a busy machine cannot change it.
+pub fn ran(out: &std::process::Output, doc: &serde_json::Value) {
     let fatal = fatal_codes(doc);
-    let streams = format!(
+    assert_eq!(
+        (out.status.code(), fatal.as_slice()),
+        (Some(0), [].as_slice()),
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let expected = if fatal.is_empty() { 0 } else { 1 };
-    assert_eq!(out.status.code(), Some(expected), "{fatal:?}\n{streams}");
-    assert!(
-        fatal.iter().all(|code| code == "starvation"),
-        "{fatal:?}\n{streams}"
-    );
-    if !fatal.is_empty() {
-        let line = format!(
-            "NOTE: {}: a result was starved (exit 1, said as such); its figures are not checked\n",
-            std::thread::current().name().unwrap_or("<unnamed test>")
-        );
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
-    }
-    !fatal.is_empty()
 }
 
 /// Read the results document a run wrote to `path`.
@@ -253,4 +314,147 @@ pub fn constructed_steps(
         steps.insert(step.name.to_string(), step_doc);
     }
     steps
+}
+
+/// The registered function `alg/backend/accel`, or a panic naming it.
+pub fn registered(
+    alg: &str,
+    backend: &str,
+    accel: macbench::mac::Accel,
+) -> macbench::mac::Function {
+    macbench::mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == alg && f.backend.name == backend && f.accel == accel)
+        .unwrap_or_else(|| panic!("{alg}/{backend}/{accel} is not registered"))
+}
+
+/// The first `len` bytes of the tag `keyed` gives `msg` (with `nonce`).
+pub fn tag_of(
+    keyed: &mut dyn macbench::mac::KeyedMac,
+    len: usize,
+    nonce: &[u8],
+    msg: &[u8],
+) -> Vec<u8> {
+    let mut out = [0u8; macbench::mac::MAX_TAG_LEN];
+    keyed
+        .tag_into(nonce, msg, &mut out[..len])
+        .unwrap_or_else(|e| panic!("{e}"));
+    out[..len].to_vec()
+}
+
+/// The tag of `f` (its own tag length) keyed with `key`, keyed the way every caller keys a function
+/// (`isolate::key`, a proxy for a switched one).
+pub fn tag_with(f: &macbench::mac::Function, key: &[u8], nonce: &[u8], msg: &[u8]) -> Vec<u8> {
+    let mut keyed = macbench::isolate::key(f, key, macbench::mac::KeyParams::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", f.id()));
+    tag_of(keyed.as_mut(), f.algorithm.tag_len, nonce, msg)
+}
+
+/// A deterministic byte stream (xorshift), so failures reproduce.
+pub fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s as u8
+        })
+        .collect()
+}
+
+/// Run `cmd` to its end and assert it exited 0, showing both streams when not; its output for more
+/// checks.
+pub fn exits_0(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    exited_0(&out);
+    out
+}
+
+/// Assert that a command's output `out` is an exit 0, showing both streams when not.
+pub fn exited_0(out: &std::process::Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Run `cmd` to its end and assert it failed with exit `code` and one line on standard error holding
+/// `needle` ([`one_line_error`]); its output for more checks.
+pub fn fails_with(cmd: &mut assert_cmd::Command, code: i32, needle: &str) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    one_line_error(&out, code, needle);
+    out
+}
+
+/// The words of `line`, split at white space: an argument list typed as one line.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+/// [`exits_0`]'s standard output, as text.
+pub fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
+    String::from_utf8(exits_0(cmd).stdout).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The first registered function of `alg` on `backend`, in registry order, or a panic naming it.
+pub fn first_of(alg: &str, backend: &str) -> macbench::mac::Function {
+    macbench::mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == alg && f.backend.name == backend)
+        .unwrap_or_else(|| panic!("{alg}/{backend} is not registered"))
+}
+
+/// Property tests' configuration: `cases` cases drawn from the fixed `seed`, so a run is repeatable
+/// and CI cannot pass one day and fail the next; failures are kept beside the test file.
+pub fn fixed_seed_config(cases: u32, seed: u64) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, FileFailurePersistence, RngAlgorithm, RngSeed};
+    Config {
+        cases,
+        rng_algorithm: RngAlgorithm::ChaCha,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
+        ..Config::default()
+    }
+}
+
+/// Read `child`'s standard error until the run says it has started (its "hardware cycle counters"
+/// line, printed once everything is validated), then send it SIGINT, as Ctrl-C would. Returns the
+/// reader, to keep the pipe open while the child ends, and the lines read.
+pub fn interrupt_once_running(
+    child: &mut std::process::Child,
+) -> (std::io::BufReader<std::process::ChildStderr>, String) {
+    use std::io::BufRead;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("standard error piped"));
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap_or(0) > 0 && !line.contains("hardware cycle counters")
+    {
+    }
+    // SAFETY: a signal to the child this test started, by its pid.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    (stderr, line)
+}
+
+/// [`fake_run`] of `line` with its results written to `json`, asserted [`ran`]; the results.
+pub fn fake_run_to(line: &str, json: &std::path::Path) -> serde_json::Value {
+    let out = fake_run(line)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    let doc = results_at(json);
+    ran(&out, &doc);
+    doc
+}
+
+/// `f` keyed (through `isolate::key`) with its default key length of the bytes of `seed`.
+pub fn keyed_with(f: &macbench::mac::Function, seed: u64) -> Box<dyn macbench::mac::KeyedMac> {
+    let key = bytes(seed, f.algorithm.default_key_len);
+    macbench::isolate::key(f, &key, macbench::mac::KeyParams::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", f.id()))
 }
