@@ -47,6 +47,11 @@ pub struct SystemLibrary {
     /// What the backend registers ([`Declares`]).
     #[allow(dead_code)]
     pub declares: Declares,
+    /// Whether CI also builds and tests the backend for aarch64 with Debian's arm64 package (read by
+    /// `tools/library-rows` for `.ci/run`): not ipsec-mb (x86-64 only), not Botan (its arm64 -dev
+    /// package is not installed beside the x86-64 one there).
+    #[allow(dead_code)]
+    pub aarch64_ci: bool,
 }
 
 /// What a library's backend registers, pinned beside its row so that entries cannot vanish in
@@ -94,6 +99,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 26,
             entries: 156,
         },
+        aarch64_ci: true,
     },
     SystemLibrary {
         name: "mbedtls",
@@ -120,6 +126,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 13,
             entries: 13,
         },
+        aarch64_ci: true,
     },
     // Nettle ≥ 3.5 (CMAC-AES); the header tested is UMAC's, which every 3.x has.
     SystemLibrary {
@@ -143,6 +150,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 22,
             entries: 22,
         },
+        aarch64_ci: true,
     },
     // Intel ipsec-mb ≥ 1.0 (the job API with IMB_* names, init_mb_mgr_auto); Debian ships no .pc file,
     // and the header sits directly in the include root.
@@ -167,6 +175,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 17,
             entries: 85,
         },
+        aarch64_ci: false,
     },
     // libsodium ≥ 1.0.12 (crypto_generichash_blake2b with a key, crypto_shorthash_siphash24); Debian's
     // libsodium-dev ships a .pc file.
@@ -191,6 +200,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 5,
             entries: 5,
         },
+        aarch64_ci: true,
     },
     // Botan 2 (Debian's libbotan-2-dev, with a .pc file); the headers live in `botan-2/botan/`.
     SystemLibrary {
@@ -214,6 +224,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 22,
             entries: 22,
         },
+        aarch64_ci: false,
     },
     // libgcrypt ≥ 1.9 (HMAC-SHA-512/224 and /256 in gcry_mac); Debian's libgcrypt20-dev ships a .pc
     // file, and the header sits directly in the include root.
@@ -238,6 +249,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 22,
             entries: 44,
         },
+        aarch64_ci: true,
     },
     // wolfSSL 5.x (wolfCrypt's CMAC, GMAC, Poly1305 and its AES-GCM stream API); Debian's
     // libwolfssl-dev ships a .pc file. The shim includes <wolfssl/options.h> first, the build's
@@ -263,6 +275,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             algorithms: 17,
             entries: 17,
         },
+        aarch64_ci: true,
     },
 ];
 

@@ -169,8 +169,18 @@ fn an_isa_level_a_backend_lacks_is_listed_unavailable_with_its_reason() {
         if (f.backend.availability)() != Availability::Available {
             continue; // a library not built says that first (the test below)
         }
+        // The backend's own reason, then the backends that do offer levels, read from the registry.
+        let offered: Vec<&str> = BACKENDS
+            .iter()
+            .filter(|b| matches!(b.isa_levels, IsaLevels::Offered(_)))
+            .map(|b| b.name)
+            .collect();
         let expected = if cfg!(target_arch = "x86_64") {
-            why.to_string()
+            let (last, rest) = offered.split_last().unwrap();
+            format!(
+                "{why}; ISA levels are offered by {} and {last}",
+                rest.join(", ")
+            )
         } else {
             mac::NO_ISA_LEVELS_HERE.to_string()
         };
@@ -236,15 +246,41 @@ fn cargo_features() -> Vec<(String, String)> {
         .collect()
 }
 
-/// `.ci/run`'s `optional_backends` entries, `backend=package`.
+/// What `.ci/run` installs and requires, as it reads it: `tools/library-rows`'s lines, `name package
+/// aarch64_ci` per row of build/libraries.rs (the script parses the Rust source; this checks it reads
+/// every row as Rust does, and that `.ci/run` takes its list from it rather than a hand list).
 fn ci_optional_backends() -> Vec<String> {
-    read(".ci/run")
+    let ci = read(".ci/run");
+    assert!(
+        ci.contains("done < <(python3 tools/library-rows)")
+            && !ci.contains("optional_backends=(\n"),
+        ".ci/run must take its backends from tools/library-rows"
+    );
+    let out = std::process::Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/library-rows"))
+        .output()
+        .expect("python3 runs tools/library-rows");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
         .lines()
-        .skip_while(|l| !l.starts_with("optional_backends=("))
-        .skip(1)
-        .take_while(|l| !l.starts_with(')'))
-        .map(|l| l.trim().to_string())
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    let expected: Vec<String> = SYSTEM_LIBRARIES
+        .iter()
+        .map(|l| format!("{} {} {}", l.name, l.package, l.aarch64_ci))
+        .collect();
+    assert_eq!(
+        lines, expected,
+        "tools/library-rows against build/libraries.rs"
+    );
+    SYSTEM_LIBRARIES
+        .iter()
+        .map(|l| format!("{}={}", l.name, l.package))
         .collect()
 }
 
@@ -288,12 +324,14 @@ fn every_system_library_row_has_its_feature_shim_module_backend_and_ci_package()
             );
             shims.insert(shim.to_string());
         }
-        // The module reads what build.rs emits for this row.
+        // The module reads what build.rs emits for this row, through the one C-backend glue
+        // (`c_backend!` in src/mac/shim.rs: `cfg!`, the shim table, `option_env!` of the reason).
         let module = read(&format!("src/mac/{}.rs", lib.name));
         for needle in [
-            format!("cfg!({})", lib.cfg()),
-            format!("cfg({})", lib.cfg()),
-            format!("option_env!(\"{}_MISSING\")", lib.env_prefix()),
+            "crate::c_backend!(".to_string(),
+            format!("cfg: {},", lib.cfg()),
+            format!("table: macbench_shim_{},", lib.name),
+            format!("missing: \"{}_MISSING\",", lib.env_prefix()),
         ] {
             assert!(
                 module.contains(&needle),

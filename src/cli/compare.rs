@@ -210,7 +210,8 @@ pub fn compare(args: &CompareArgs) -> Result<(), CliError> {
         super::human_duration(compared.announced_s)
     );
     let records = Records::from_serialized(&compared.file.rows).map_err(CliError::failure)?;
-    args.outputs.write_document(&compared.file, &records)?;
+    args.outputs
+        .write_document(Some(&compared.file), &records)?;
     if compared.rows.iter().all(|r| r.ratio.is_none()) {
         // The rows' notes say why at each size; the exit code says no pair of numbers came out.
         return Err(CliError::failure(format!(

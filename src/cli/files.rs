@@ -47,35 +47,18 @@ impl RowOutputs {
         prepare_owned(&outputs, inputs)
     }
 
-    /// Write the rows to whichever of the two were given.
+    /// Write the rows to whichever of the two were given ([`crate::report::rows::write_rows`]).
     pub fn write(&self, records: &Records) -> Result<(), CliError> {
-        if let Some(path) = &self.json {
-            output::write_atomic(path, &records.json().map_err(CliError::failure)?)
-                .map_err(CliError::failure)?;
-        }
-        self.write_csv(records)
+        self.write_document::<()>(None, records)
     }
 
-    /// A results document as `--json` (pretty, one trailing newline) and its rows as `--csv`.
+    /// A results document as `--json` and its rows as `--csv`.
     pub fn write_document<D: serde::Serialize>(
         &self,
-        document: &D,
+        document: Option<&D>,
         records: &Records,
     ) -> Result<(), CliError> {
-        if let Some(path) = &self.json {
-            let mut bytes = serde_json::to_vec_pretty(document)
-                .map_err(|e| CliError::failure(e.to_string()))?;
-            bytes.push(b'\n');
-            output::write_atomic(path, &bytes).map_err(CliError::failure)?;
-        }
-        self.write_csv(records)
-    }
-
-    fn write_csv(&self, records: &Records) -> Result<(), CliError> {
-        if let Some(path) = &self.csv {
-            output::write_atomic(path, &records.csv().map_err(CliError::failure)?)
-                .map_err(CliError::failure)?;
-        }
-        Ok(())
+        let (json, csv) = (self.json.as_deref(), self.csv.as_deref());
+        crate::report::rows::write_rows(json, csv, document, records).map_err(CliError::failure)
     }
 }

@@ -9,8 +9,7 @@ use super::CliError;
 use crate::mac;
 use crate::results::Document;
 use crate::spec::resolve_algorithms;
-use crate::table::{Style, Table};
-use crate::traffic::fit::{FitRow, PredictionRow};
+use crate::table::Style;
 use crate::traffic::{self, SizeDistribution};
 use std::path::PathBuf;
 
@@ -159,10 +158,6 @@ fn measure(plan: MeasurePlan, models: &[SizeDistribution]) -> Result<Document, C
     Ok(doc)
 }
 
-fn opt(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
-    v.map_or("-".to_string(), fmt)
-}
-
 pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     if args.paper {
         crate::out!("{}", traffic::paper_report());
@@ -187,7 +182,7 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     let plan = args.measure.then(|| measure_plan(args)).transpose()?;
 
     let rows = traffic::model_rows(&models, &algorithms);
-    print_models(&rows);
+    crate::out!("{}", traffic::fit::models_text(&rows, Style::detect()));
 
     let mut fits = Vec::new();
     let mut predictions = Vec::new();
@@ -199,7 +194,10 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
         traffic::fit::analyse(doc, &models, reject_size, &mut fits, &mut predictions);
     }
     if !fits.is_empty() {
-        print_fits(&fits, &predictions, reject_size);
+        crate::out!(
+            "{}",
+            traffic::fit::fits_text(&fits, &predictions, reject_size, Style::detect())
+        );
     } else if !measured_docs.is_empty() {
         crate::errln!(
             "macbench: no function in the results has a size sweep to fit (need ≥ 2 fixed sizes)"
@@ -213,86 +211,4 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     };
     crate::session::write_model_report(&output, args.json.as_deref(), args.csv.as_deref())?;
     Ok(())
-}
-
-/// The Γ table: mean size, blocks and compressions per packet for each model and algorithm.
-fn print_models(rows: &[traffic::ModelRow]) {
-    let table = Table::new(Style::detect())
-        .left("model")
-        .right("mean B")
-        .left("algorithm")
-        .right("Γ")
-        .right("Γ+1")
-        .right("Γ+3")
-        .right("blk ops");
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.model.to_string(),
-                format!("{:.2}", r.mean_bytes),
-                r.algorithm.to_string(),
-                format!("{:.3}", r.gamma),
-                opt(r.compressions_per_packet_precomputed, |v| format!("{v:.3}")),
-                opt(r.compressions_per_packet_rehashed, |v| format!("{v:.3}")),
-                format!("{:.3}", r.block_ops_per_packet),
-            ]
-        })
-        .collect();
-    crate::out!("{}", table.render(&cells));
-    crate::outln!("(Γ = mean blocks per packet; HMAC: Γ+1 compressions with precomputed pads, Γ+3 rehashing them)");
-}
-
-/// The cost-model fits and each model's predicted against measured cost per packet.
-fn print_fits(fits: &[FitRow], predictions: &[PredictionRow], reject_size: u32) {
-    crate::outln!(
-        "\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)"
-    );
-    let table = Table::new(Style::detect())
-        .left("function")
-        .right("a (fixed)")
-        .right("b (/blk)")
-        .right("rms err")
-        .right("max err")
-        .right("reject pkt/s");
-    let cells: Vec<Vec<String>> = fits
-        .iter()
-        .map(|f| {
-            vec![
-                format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
-                format!("{:.1}", f.fixed_cycles),
-                format!("{:.2}", f.cycles_per_block),
-                format!("{:.1}%", f.rms_relative_error * 100.0),
-                format!("{:.1}%", f.max_relative_error * 100.0),
-                format!("{:.0}", f.rejection_packets_per_second),
-            ]
-        })
-        .collect();
-    crate::out!("{}", table.render(&cells));
-    crate::outln!(
-        "(reject pkt/s: forged {}-byte packets one core can verify and discard per second)",
-        reject_size
-    );
-    crate::outln!("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model");
-    let table = Table::new(Style::detect())
-        .left("function")
-        .left("model")
-        .right("pred c/pkt")
-        .right("pkt/s/core")
-        .right("meas c/pkt")
-        .right("diff");
-    let cells: Vec<Vec<String>> = predictions
-        .iter()
-        .map(|p| {
-            vec![
-                format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
-                p.model.to_string(),
-                format!("{:.0}", p.predicted_cycles_per_packet),
-                format!("{:.0}", p.predicted_packets_per_second_per_core),
-                opt(p.measured_cycles_per_packet, |v| format!("{v:.0}")),
-                opt(p.relative_difference, |v| format!("{:+.1}%", v * 100.0)),
-            ]
-        })
-        .collect();
-    crate::out!("{}", table.render(&cells));
 }

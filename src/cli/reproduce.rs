@@ -9,7 +9,6 @@
 use super::CliError;
 use crate::reproduce::directory::{self, FIGURES, REPORT};
 use crate::reproduce::{self, Evidence, Study};
-use crate::results::claims::CLAIMS_FILE;
 use crate::spec::values::parse_duration;
 use clap::Parser;
 use std::path::{Path, PathBuf};
@@ -149,15 +148,8 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
     }
     let outcomes = reproduce::evaluate(study, &evidence);
     let table = reproduce::claims_markdown(study, &evidence, &outcomes);
-    let write = |name: &str, bytes: &[u8]| {
-        crate::report::output::write_atomic(&dir.join(name), bytes)
-            .map_err(|e| CliError::failure(format!("{}: {e}", dir.join(name).display())))
-    };
-    write("claims.md", table.as_bytes())?;
     let claims = reproduce::claims_file(study, &evidence, &outcomes);
-    let text =
-        serde_json::to_string_pretty(&claims).map_err(|e| CliError::failure(e.to_string()))?;
-    write(CLAIMS_FILE, text.as_bytes())?;
+    directory::write_claims(dir, &table, &claims).map_err(CliError::failure)?;
     crate::out!("\n{table}");
     // The directory itself: its steps' results and its claims table, as `report DIR` reads any host's.
     let report = super::report::ReportArgs {

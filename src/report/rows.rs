@@ -78,3 +78,29 @@ impl Records {
         w.into_inner().map_err(|e| e.to_string())
     }
 }
+
+/// Write `records` to whichever of `--json` and `--csv` were given, by the output rules: the JSON is
+/// `document` (pretty, one trailing newline) where the command has a results document (`compare`), else
+/// the rows as an array of objects (`diff`); the CSV is always the rows.
+pub fn write_rows<D: serde::Serialize>(
+    json: Option<&std::path::Path>,
+    csv: Option<&std::path::Path>,
+    document: Option<&D>,
+    records: &Records,
+) -> Result<(), String> {
+    if let Some(path) = json {
+        let bytes = match document {
+            Some(document) => {
+                let mut bytes = serde_json::to_vec_pretty(document).map_err(|e| e.to_string())?;
+                bytes.push(b'\n');
+                bytes
+            }
+            None => records.json()?,
+        };
+        super::output::write_atomic(path, &bytes)?;
+    }
+    if let Some(path) = csv {
+        super::output::write_atomic(path, &records.csv()?)?;
+    }
+    Ok(())
+}

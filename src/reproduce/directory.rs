@@ -162,3 +162,15 @@ fn held_study(dir: &Path) -> Option<&'static Study> {
 pub fn complete(path: &Path) -> bool {
     read::read(path).is_ok_and(|l| !l.doc.partial && !l.doc.results.is_empty())
 }
+
+/// Write the claims table (`claims.md`) and its JSON (`claims.json`) into the reproduction's
+/// directory, each by the output rules.
+pub fn write_claims(dir: &Path, table: &str, claims: &impl serde::Serialize) -> Result<(), String> {
+    let write = |name: &str, bytes: &[u8]| {
+        output::write_atomic(&dir.join(name), bytes)
+            .map_err(|e| format!("{}: {e}", dir.join(name).display()))
+    };
+    write("claims.md", table.as_bytes())?;
+    let text = serde_json::to_string_pretty(claims).map_err(|e| e.to_string())?;
+    write(CLAIMS_FILE, text.as_bytes())
+}

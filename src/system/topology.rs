@@ -225,6 +225,24 @@ pub fn aarch64_feature_names(hwcap: u64, hwcap2: u64) -> Vec<String> {
     names
 }
 
+/// Each distinct group of SMT siblings among the online CPUs, as the kernel lists them.
+pub fn smt_siblings() -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for cpu in super::online_cpus() {
+        let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let Ok(group) = super::parse_cpu_list(text.trim()) else {
+            continue;
+        };
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+    }
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,22 +311,4 @@ mod tests {
         );
         assert_eq!(aarch64_feature_names(1 << 21, 1 << 1), ["sha512", "sve2"]);
     }
-}
-
-/// Each distinct group of SMT siblings among the online CPUs, as the kernel lists them.
-pub fn smt_siblings() -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for cpu in super::online_cpus() {
-        let path = format!("/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list");
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let Ok(group) = super::parse_cpu_list(text.trim()) else {
-            continue;
-        };
-        if !groups.contains(&group) {
-            groups.push(group);
-        }
-    }
-    groups
 }

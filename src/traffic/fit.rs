@@ -6,6 +6,7 @@
 use super::{CostModel, CostPoint, FitWeighting, SizeDistribution};
 use crate::mac::{self, FunctionId};
 use crate::results::{Document, ResultEntry, SizeLabel};
+use crate::table::{Style, Table};
 use serde::Serialize;
 
 /// The fitted cost of one function.
@@ -160,4 +161,86 @@ impl ModelReport {
         rows.map_err(|e| e.to_string())?;
         w.into_inner().map_err(|e| e.to_string())
     }
+}
+
+/// The Γ table: mean size, blocks and compressions per packet for each model and algorithm.
+pub fn models_text(rows: &[super::ModelRow], style: Style) -> String {
+    let table = Table::new(style)
+        .left("model")
+        .right("mean B")
+        .left("algorithm")
+        .right("Γ")
+        .right("Γ+1")
+        .right("Γ+3")
+        .right("blk ops");
+    let mut out = table.render_each(rows, |r| {
+        vec![
+            r.model.to_string(),
+            format!("{:.2}", r.mean_bytes),
+            r.algorithm.to_string(),
+            format!("{:.3}", r.gamma),
+            opt(r.compressions_per_packet_precomputed, |v| format!("{v:.3}")),
+            opt(r.compressions_per_packet_rehashed, |v| format!("{v:.3}")),
+            format!("{:.3}", r.block_ops_per_packet),
+        ]
+    });
+    out.push_str("(Γ = mean blocks per packet; HMAC: Γ+1 compressions with precomputed pads, Γ+3 rehashing them)\n");
+    out
+}
+
+/// The cost-model fits and each model's predicted against measured cost per packet.
+pub fn fits_text(
+    fits: &[FitRow],
+    predictions: &[PredictionRow],
+    reject_size: u32,
+    style: Style,
+) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "\ncost model: cycles/message = a + b·Nblk(size), fitted over the sweep (reference cycles)\n",
+    );
+    let table = Table::new(style)
+        .left("function")
+        .right("a (fixed)")
+        .right("b (/blk)")
+        .right("rms err")
+        .right("max err")
+        .right("reject pkt/s");
+    out += &table.render_each(fits, |f| {
+        vec![
+            format!("{}/{}/{}", f.algorithm, f.backend, f.accel),
+            format!("{:.1}", f.fixed_cycles),
+            format!("{:.2}", f.cycles_per_block),
+            format!("{:.1}%", f.rms_relative_error * 100.0),
+            format!("{:.1}%", f.max_relative_error * 100.0),
+            format!("{:.0}", f.rejection_packets_per_second),
+        ]
+    });
+    out += &format!(
+        "(reject pkt/s: forged {reject_size}-byte packets one core can verify and discard per second)\n"
+    );
+    out.push_str("\nper-packet cost of each model: predicted a + b·Γ vs measured with sizes drawn from the model\n");
+    let table = Table::new(style)
+        .left("function")
+        .left("model")
+        .right("pred c/pkt")
+        .right("pkt/s/core")
+        .right("meas c/pkt")
+        .right("diff");
+    out += &table.render_each(predictions, |p| {
+        vec![
+            format!("{}/{}/{}", p.algorithm, p.backend, p.accel),
+            p.model.to_string(),
+            format!("{:.0}", p.predicted_cycles_per_packet),
+            format!("{:.0}", p.predicted_packets_per_second_per_core),
+            opt(p.measured_cycles_per_packet, |v| format!("{v:.0}")),
+            opt(p.relative_difference, |v| format!("{:+.1}%", v * 100.0)),
+        ]
+    });
+    out
+}
+
+/// A figure, or `-` where there is none.
+fn opt(v: Option<f64>, fmt: impl Fn(f64) -> String) -> String {
+    v.map_or("-".to_string(), fmt)
 }
