@@ -380,9 +380,9 @@ fn every_system_library_row_has_its_feature_shim_module_backend_and_ci_package()
         let module = read(&format!("src/mac/{}.rs", lib.name));
         let prefix = format!("MACBENCH_{}", lib.name.to_uppercase());
         for needle in [
-            format!("cfg!(have_{})", lib.name),
-            format!("option_env!(\"{prefix}_MISSING\")"),
-            lib.table.to_string(),
+            format!("cfg: have_{},", lib.name),
+            format!("missing: \"{prefix}_MISSING\","),
+            format!("table: {},", lib.table),
         ] {
             assert!(
                 module.contains(&needle),

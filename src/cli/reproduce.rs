@@ -7,8 +7,8 @@
 //! directory gets `claims.md`, `claims.json`, `report.html` and its figures as PNGs.
 
 use super::CliError;
-use crate::reproduce::directory::{self, FIGURES, REPORT};
 use crate::reproduce::{self, Evidence, Study};
+use crate::session::reproduction::{self as directory, FIGURES, REPORT};
 use crate::spec::values::parse_duration;
 use clap::Parser;
 use std::path::{Path, PathBuf};

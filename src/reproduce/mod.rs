@@ -14,7 +14,6 @@
 //! interruption; `--resume` runs only what is missing), then hands the documents to [`evaluate`].
 
 pub mod deepakumara;
-pub mod directory;
 pub mod embedded;
 pub mod mac_speeds;
 pub mod rashwan;

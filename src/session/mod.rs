@@ -9,6 +9,8 @@
 //! kept under a dated name, when a busy machine refuses a run) live in one place and are tested
 //! without a terminal.
 
+pub mod reproduction;
+
 use crate::energy;
 use crate::engine::clock::ClockInfo;
 use crate::host::Host;

@@ -2,8 +2,8 @@
 //! are complete. The rules a user relies on: a user's file is never replaced, two studies never share
 //! a directory, and `--resume` continues only what it can read.
 
-use super::Study;
 use crate::report::{output, read};
+use crate::reproduce::{self, Study};
 use crate::results::claims::CLAIMS_FILE;
 use std::path::{Path, PathBuf};
 
@@ -147,11 +147,11 @@ fn held_study(dir: &Path) -> Option<&'static Study> {
     if let Some(study) = Some(&claims)
         .filter(|c| c.is_file())
         .and_then(|c| read::read_claims(c).ok())
-        .and_then(|c| super::study(&c.study).ok())
+        .and_then(|c| reproduce::study(&c.study).ok())
     {
         return Some(study);
     }
-    super::STUDIES.iter().copied().find(|s| {
+    reproduce::STUDIES.iter().copied().find(|s| {
         s.steps
             .iter()
             .any(|step| step_file(dir, step.name).is_file())
