@@ -49,9 +49,7 @@ struct ListOutput {
 /// `--json`: standard output for `-`, else a file written by the output rules (atomic for regular
 /// files, written through for devices, never an input).
 fn write_json<T: Serialize>(path: &std::path::Path, value: &T) -> Result<(), CliError> {
-    let mut bytes =
-        serde_json::to_vec_pretty(value).map_err(|e| CliError::failure(e.to_string()))?;
-    bytes.push(b'\n');
+    let bytes = crate::report::output::pretty_json(value).map_err(CliError::failure)?;
     let _locked = super::files::prepare(&[("--json", path)], &[])?;
     crate::report::write_atomic(path, &bytes).map_err(CliError::failure)
 }

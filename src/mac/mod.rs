@@ -853,7 +853,7 @@ impl Function {
         }
         if let Some(why) = self.not_offered {
             return Availability::Unavailable(match self.accel.is_isa_level() {
-                true => levels_not_offered(why),
+                true => with_level_offerers(why),
                 false => why.to_string(),
             });
         }
@@ -861,7 +861,7 @@ impl Function {
             (Accel::Hw, _) => Availability::Available,
             (Accel::Sw, _) => Availability::Available,
             (level, IsaLevels::Offered(on_this_cpu)) => on_this_cpu(level),
-            (_, IsaLevels::NotOffered(why)) => Availability::Unavailable(levels_not_offered(why)),
+            (_, IsaLevels::NotOffered(why)) => Availability::Unavailable(with_level_offerers(why)),
         };
         match here {
             Availability::Available if self.is_process_switched() => {
@@ -929,7 +929,7 @@ pub fn functions() -> Vec<Function> {
 
 /// A backend's reason for offering no ISA level, and which backends do offer them (read from
 /// [`BACKENDS`], so no backend's sentence names the others).
-fn levels_not_offered(why: &str) -> String {
+fn with_level_offerers(why: &str) -> String {
     let offered: Vec<&str> = BACKENDS
         .iter()
         .filter(|b| matches!(b.isa_levels, IsaLevels::Offered(_)))

@@ -229,9 +229,7 @@ pub struct NetDocument {
 pub const SCHEMA: &str = "macbench-net/4";
 
 pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {
-    let mut v = serde_json::to_vec_pretty(doc).map_err(|e| e.to_string())?;
-    v.push(b'\n');
-    Ok(v)
+    crate::report::output::pretty_json(doc)
 }
 
 pub const CSV_HEADER: &[&str] = &[

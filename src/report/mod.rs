@@ -31,9 +31,7 @@ pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
     fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String> {
-        let mut out = serde_json::to_vec_pretty(doc).map_err(|e| e.to_string())?;
-        out.push(b'\n');
-        Ok(out)
+        output::pretty_json(doc)
     }
 }
 

@@ -90,11 +90,7 @@ pub fn write_rows<D: serde::Serialize>(
 ) -> Result<(), String> {
     if let Some(path) = json {
         let bytes = match document {
-            Some(document) => {
-                let mut bytes = serde_json::to_vec_pretty(document).map_err(|e| e.to_string())?;
-                bytes.push(b'\n');
-                bytes
-            }
+            Some(document) => super::output::pretty_json(document)?,
             None => records.json()?,
         };
         super::output::write_atomic(path, &bytes)?;

@@ -706,9 +706,7 @@ pub fn write_model_report(
     csv: Option<&Path>,
 ) -> Result<(), SessionError> {
     if let Some(path) = json {
-        let mut bytes =
-            serde_json::to_vec_pretty(model).map_err(|e| SessionError::failure(e.to_string()))?;
-        bytes.push(b'\n');
+        let bytes = report::output::pretty_json(model).map_err(SessionError::failure)?;
         report::write_atomic(path, &bytes).map_err(SessionError::failure)?;
     }
     if let Some(path) = csv {
