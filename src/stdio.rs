@@ -176,3 +176,11 @@ pub fn one_line_usage_error(text: &str) -> String {
     }
     format!("{line}; see --help")
 }
+
+/// A JSON document as macbench writes every one (results, net, list, compare, model): pretty-printed,
+/// ending in one newline. Here, at the bottom of the layers, so every writer can reach it.
+pub fn pretty_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}

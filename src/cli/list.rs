@@ -49,7 +49,7 @@ struct ListOutput {
 /// `--json`: standard output for `-`, else a file written by the output rules (atomic for regular
 /// files, written through for devices, never an input).
 fn write_json<T: Serialize>(path: &std::path::Path, value: &T) -> Result<(), CliError> {
-    let bytes = crate::report::output::pretty_json(value).map_err(CliError::failure)?;
+    let bytes = crate::stdio::pretty_json(value).map_err(CliError::failure)?;
     let _locked = super::files::prepare(&[("--json", path)], &[])?;
     crate::report::write_atomic(path, &bytes).map_err(CliError::failure)
 }

@@ -229,7 +229,7 @@ pub struct NetDocument {
 pub const SCHEMA: &str = "macbench-net/4";
 
 pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {
-    crate::report::output::pretty_json(doc)
+    crate::stdio::pretty_json(doc)
 }
 
 pub const CSV_HEADER: &[&str] = &[

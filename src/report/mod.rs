@@ -31,7 +31,7 @@ pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
     fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String> {
-        output::pretty_json(doc)
+        crate::stdio::pretty_json(doc)
     }
 }
 

@@ -581,13 +581,6 @@ pub fn write_now(path: &Path, last: bool) -> bool {
     last || !is_stream(path)
 }
 
-/// A JSON document as macbench writes every one: pretty-printed, ending in one newline.
-pub fn pretty_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| e.to_string())?;
-    bytes.push(b'\n');
-    Ok(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -90,7 +90,7 @@ pub fn write_rows<D: serde::Serialize>(
 ) -> Result<(), String> {
     if let Some(path) = json {
         let bytes = match document {
-            Some(document) => super::output::pretty_json(document)?,
+            Some(document) => crate::stdio::pretty_json(document)?,
             None => records.json()?,
         };
         super::output::write_atomic(path, &bytes)?;

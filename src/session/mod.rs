@@ -706,7 +706,7 @@ pub fn write_model_report(
     csv: Option<&Path>,
 ) -> Result<(), SessionError> {
     if let Some(path) = json {
-        let bytes = report::output::pretty_json(model).map_err(SessionError::failure)?;
+        let bytes = crate::stdio::pretty_json(model).map_err(SessionError::failure)?;
         report::write_atomic(path, &bytes).map_err(SessionError::failure)?;
     }
     if let Some(path) = csv {
