@@ -53,8 +53,48 @@ fn main() {
     for lib in SYSTEM_LIBRARIES {
         system_library(lib);
     }
+    register_system_library_backends();
     for lib in VENDORED_LIBRARIES {
         vendored_library(lib);
+    }
+}
+
+/// Writes `$OUT_DIR/system_library_backends.rs`, which `src/mac/mod.rs` includes: each row's module
+/// `src/mac/<name>.rs`, and the macro that puts their `BACKEND`s into the registry in the rows' order.
+/// So a system library's backend is registered by its row alone, not by a line in `src/mac/mod.rs` as
+/// well. (`cargo fmt` does not reach modules declared here; `.ci/run` checks them with `rustfmt`.)
+fn register_system_library_backends() {
+    let manifest = PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
+    let mut text = String::from(
+        "// Written by build.rs from build/libraries.rs: one module per system library row.\n",
+    );
+    for lib in SYSTEM_LIBRARIES {
+        let module = manifest.join("src/mac").join(format!("{}.rs", lib.name));
+        println!("cargo:rerun-if-changed={}", module.display());
+        text += &format!(
+            "#[path = {:?}]\npub mod {};\n",
+            module.display().to_string(),
+            lib.name
+        );
+    }
+    let backends: Vec<String> = SYSTEM_LIBRARIES
+        .iter()
+        .map(|lib| format!("&{}::BACKEND", lib.name))
+        .collect();
+    text += &format!(
+        "/// [`BACKENDS`] with the system libraries' backends, in the rows' order, between `before` and `after`.\n\
+         macro_rules! with_system_library_backends {{\n    \
+         ([$($before:expr),* $(,)?], [$($after:expr),* $(,)?]) => {{\n        \
+         &[$($before,)* {}, $($after),*]\n    }};\n}}\n",
+        backends.join(", ")
+    );
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("system_library_backends.rs");
+    // Written only when it changes, so that an unchanged file does not rebuild the crate.
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(text.as_str()) {
+        std::fs::write(&out, text).expect("OUT_DIR is writable");
     }
 }
 

@@ -1,5 +1,6 @@
-//! One place per backend: a backend is declared once, in `BACKENDS` (`src/mac/mod.rs`), and an optional
-//! C library once more as a row of build.rs's table (`build/libraries.rs`). Everything else — `list`,
+//! One place per backend: a backend is declared once, in `BACKENDS` (`src/mac/mod.rs`), or, for an optional
+//! C library, as a row of build.rs's table (`build/libraries.rs`), from which build.rs declares its module
+//! and places it in `BACKENDS`. Everything else — `list`,
 //! `selftest`, the known-answer and cross-backend tests — walks the registry. This file pins what each
 //! backend declares (so entries cannot vanish silently from every test at once) and checks that the
 //! places a backend touches agree: the documented backend table (docs/functions.md), the build table's rows against
@@ -282,6 +283,22 @@ fn ci_optional_backends() -> Vec<String> {
         .iter()
         .map(|l| format!("{}={}", l.name, l.package))
         .collect()
+}
+
+/// build.rs registers the rows' backends (`with_system_library_backends!`): all of them, in the rows'
+/// order, one after another, between OpenSSL (the first preference) and ring.
+#[test]
+fn the_rows_register_their_backends_in_their_order_after_openssl() {
+    let names: Vec<&str> = BACKENDS.iter().map(|b| b.name).collect();
+    let rows: Vec<&str> = SYSTEM_LIBRARIES.iter().map(|lib| lib.name).collect();
+    let mut expected = vec!["openssl"];
+    expected.extend(&rows);
+    expected.push("ring");
+    assert_eq!(
+        names[..expected.len()],
+        expected[..],
+        "BACKENDS begins {names:?}"
+    );
 }
 
 #[test]

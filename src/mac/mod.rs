@@ -18,25 +18,20 @@
 
 pub mod algorithm;
 pub mod aws_lc;
-pub mod botan;
-pub mod cryptopp;
-pub mod gcrypt;
-pub mod ipsecmb;
 pub mod kmac;
 pub mod listing;
 pub mod locked;
-pub mod mbedtls;
-pub mod nettle;
 pub mod null;
 pub mod openssl;
 pub mod openssl4;
 pub mod ring;
 pub mod rustcrypto;
 pub mod shim;
-pub mod sodium;
 pub mod switch;
 pub mod vectors;
-pub mod wolfssl;
+// The system libraries' backends (`cryptopp`, `mbedtls`, …): a module `src/mac/<name>.rs` per row of
+// `build/libraries.rs`, declared by build.rs from the rows, and `with_system_library_backends!`.
+include!(concat!(env!("OUT_DIR"), "/system_library_backends.rs"));
 
 pub use algorithm::{
     algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, NonceRule, ALGORITHMS,
@@ -546,8 +541,10 @@ pub fn no_length_limit(_algorithm: &str) -> Option<LengthLimit> {
     None
 }
 
-/// The one table of backends. Adding a backend is one line here (plus, for an optional C library, its
-/// row in build.rs's table: docs/functions.md "Adding a backend"); `list`, `selftest` and the tests walk it.
+/// The one table of backends; `list`, `selftest` and the tests walk it. A backend over an optional
+/// system library is registered by its row in `build/libraries.rs` alone (build.rs declares its module
+/// and places it here, in the rows' order, between OpenSSL and ring); any other backend is one line here
+/// and its `mod` above (docs/functions.md "Adding a backend").
 ///
 /// Order is preference: without `--backend`, a run takes the first available backend of each algorithm
 /// and acceleration. Crypto++ precedes RustCrypto so that CMAC-Twofish/Serpent/RC6 get `hw` and `sw` from
@@ -556,22 +553,16 @@ pub fn no_length_limit(_algorithm: &str) -> Option<LengthLimit> {
 /// Nettle and before RustCrypto: it is the default only for AES-XCBC-MAC-96, which OpenSSL lacks.
 /// The second OpenSSL (`openssl4`) comes late, so that a function's pre-flight reference (the first
 /// other backend with it) is another library's code, not the system OpenSSL's newer release.
-pub static BACKENDS: &[&Backend] = &[
-    &openssl::BACKEND,
-    &cryptopp::BACKEND,
-    &mbedtls::BACKEND,
-    &nettle::BACKEND,
-    &ipsecmb::BACKEND,
-    &sodium::BACKEND,
-    &botan::BACKEND,
-    &gcrypt::BACKEND,
-    &wolfssl::BACKEND,
-    &ring::BACKEND,
-    &aws_lc::BACKEND,
-    &openssl4::BACKEND,
-    &rustcrypto::BACKEND,
-    &null::BACKEND,
-];
+pub static BACKENDS: &[&Backend] = with_system_library_backends!(
+    [&openssl::BACKEND],
+    [
+        &ring::BACKEND,
+        &aws_lc::BACKEND,
+        &openssl4::BACKEND,
+        &rustcrypto::BACKEND,
+        &null::BACKEND,
+    ]
+);
 
 /// Backends named for an algorithm that none implements yet, with the reason `list` shows.
 #[cfg(have_cryptopp)]
