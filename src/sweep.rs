@@ -469,23 +469,35 @@ impl BudgetClock {
     }
 }
 
+/// How [`run`] runs its scenarios: how often and in which order, when to add repeats, the clock its
+/// cycles count at, and the flag that cancels it (Ctrl-C's).
+pub struct SweepPolicy<'a> {
+    pub repetition: Repetition,
+    pub auto: AutoPolicy,
+    pub clock: &'a ClockInfo,
+    pub cancel: &'a AtomicBool,
+}
+
 /// Run every scenario `repeats` times into `doc.results`, in scenario order whatever the `order`, and
 /// with `energy` its energy phase as each result is kept. With a `--target-ci` in `auto`, a span's
 /// scenarios whose intervals are still wider than the target get extra repeats, the widest first,
 /// while its share of the budget lasts (up to `--max-repeat` each). A scenario cut short by `cancel`
 /// is not a result (its window never closed) and ends the sweep, as do scenarios whose repeats had
 /// not all run; returns whether it was cancelled.
-#[allow(clippy::too_many_arguments)]
 pub fn run(
     scenarios: Vec<Scenario>,
-    repetition: Repetition,
-    auto: AutoPolicy,
+    policy: SweepPolicy,
     doc: &mut Document,
-    clock: &ClockInfo,
-    cancel: &AtomicBool,
     observer: &mut dyn Observer,
     mut energy: Option<&mut EnergyPhase>,
 ) -> Result<bool, SweepError> {
+    let SweepPolicy {
+        repetition,
+        auto,
+        clock,
+        cancel,
+    } = &policy;
+    let (repetition, auto, clock, cancel) = (*repetition, *auto, *clock, *cancel);
     let mut pending: Vec<bench::Pending> = scenarios
         .into_iter()
         .map(|s| bench::Pending::new(s, repetition.repeats, auto, clock))
@@ -532,13 +544,11 @@ pub fn run(
         if let Some(target) = auto.target_ci {
             extra_repeats(
                 &mut pending,
-                emitted,
-                end,
+                emitted..end,
                 target,
                 &mut budget,
-                cancel,
+                &policy,
                 observer,
-                repetition.order == Order::Interleaved,
                 kept_spread,
             )?;
             share_spread(&mut pending[emitted..end], kept_spread);
@@ -582,21 +592,20 @@ fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
     }
 }
 
-/// Extra repeats for the span `first..end`: while its share of the budget lasts, one more run of
+/// Extra repeats for the scenarios `span` of `pending`: while its share of the budget lasts, one more run of
 /// the scenario whose interval is widest against `target`, until every interval meets it or has
 /// `--max-repeat` runs.
-#[allow(clippy::too_many_arguments)]
 fn extra_repeats(
     pending: &mut [bench::Pending],
-    first: usize,
-    end: usize,
+    span: std::ops::Range<usize>,
     target: f64,
     budget: &mut BudgetClock,
-    cancel: &AtomicBool,
+    policy: &SweepPolicy,
     observer: &mut dyn Observer,
-    interleaved: bool,
     kept: stats::HostSpread,
 ) -> Result<(), SweepError> {
+    let (first, end, cancel) = (span.start, span.end, policy.cancel);
+    let interleaved = policy.repetition.order == Order::Interleaved;
     let later: Duration = pending[end..]
         .iter()
         .map(|p| budget.expected(p.scenario()) * p.planned_repeats() as u32)

@@ -385,10 +385,13 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
             budget: None,
         };
         let auto = macbench::bench::AutoPolicy::default();
-        let cancelled = sweep::run(
-            scenarios, repetition, auto, &mut doc, &clock, &cancel, &mut seen, None,
-        )
-        .unwrap();
+        let policy = sweep::SweepPolicy {
+            repetition,
+            auto,
+            clock: &clock,
+            cancel: &cancel,
+        };
+        let cancelled = sweep::run(scenarios, policy, &mut doc, &mut seen, None).unwrap();
         assert!(!cancelled);
         let sizes: Vec<String> = doc.results.iter().map(|r| r.size.to_string()).collect();
         assert_eq!(sizes, ["64", "128", "256"]);

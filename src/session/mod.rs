@@ -610,13 +610,16 @@ pub fn run_sweep(
     }
     display.begin();
     let mut recording = Recording { display, files };
+    let policy = sweep::SweepPolicy {
+        repetition: request.repetition,
+        auto: request.auto,
+        clock: &clock,
+        cancel,
+    };
     let outcome = sweep::run(
         request.plan.scenarios,
-        request.repetition,
-        request.auto,
+        policy,
         &mut doc,
-        &clock,
-        cancel,
         &mut recording,
         request.energy.as_mut(),
     );
