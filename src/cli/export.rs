@@ -40,10 +40,7 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &read)?;
     let bytes = match args.format {
         Format::Bmf => {
-            let mut text = serde_json::to_vec_pretty(&history::bmf(&docs))
-                .map_err(|e| CliError::failure(e.to_string()))?;
-            text.push(b'\n');
-            text
+            crate::stdio::pretty_json(&history::bmf(&docs)).map_err(CliError::failure)?
         }
         Format::Benchstat => history::benchstat(&docs).into_bytes(),
         Format::Lava => history::lava(&docs).into_bytes(),

@@ -59,9 +59,7 @@ impl Records {
                     .collect()
             })
             .collect();
-        let mut out = serde_json::to_vec_pretty(&objects).map_err(|e| e.to_string())?;
-        out.push(b'\n');
-        Ok(out)
+        crate::stdio::pretty_json(&objects)
     }
 
     pub fn csv(&self) -> Result<Vec<u8>, String> {
