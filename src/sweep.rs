@@ -291,12 +291,7 @@ pub fn measure_harness(
     clock: &ClockInfo,
     cancel: &AtomicBool,
 ) -> Result<Option<Harness>, engine::EngineError> {
-    let Some(null) = mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == "null")
-    else {
-        return Ok(None);
-    };
+    let null = mac::null::function();
     let s = one_session(
         null,
         SizeSource::Fixed { size: 64 },
@@ -691,9 +686,7 @@ impl EnergyPhase {
     ) -> Result<Option<Energy>, String> {
         let mac = self.windowed(scenario.clone());
         let null = Scenario {
-            function: null_function().ok_or(
-                "the null function is not in this build; its window is the harness baseline",
-            )?,
+            function: mac::null::function(),
             spec: ScenarioSpec {
                 tag_len: None,
                 ..mac.spec.clone()
@@ -825,11 +818,4 @@ impl EnergyPhase {
             &before, &after, seconds, messages, bytes,
         )))
     }
-}
-
-/// The null function (reads one byte, computes nothing): the harness baseline.
-fn null_function() -> Option<Function> {
-    mac::functions()
-        .into_iter()
-        .find(|f| f.algorithm.name == "null")
 }

@@ -8,7 +8,7 @@
 use super::functions as resolve_functions;
 use super::CliError;
 use crate::host;
-use crate::mac::{Availability, Function};
+use crate::mac::Function;
 use crate::net::bench::{Mode, NetConfig, NetPlan, Path};
 use crate::net::control::{self, RemotePath, ServeOptions};
 use crate::net::limits;
@@ -282,12 +282,10 @@ fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
     let null = if o.no_null {
         None
     } else {
-        crate::mac::functions()
-            .into_iter()
-            .find(|f| f.algorithm.name == "null" && f.availability() == Availability::Available)
+        Some(crate::mac::null::function())
     };
-    if null.is_some() {
-        functions.retain(|f| f.algorithm.name != "null");
+    if let Some(null) = &null {
+        functions.retain(|f| !std::ptr::eq(f.algorithm, null.algorithm));
     }
     // The largest trial's tags, checked now so a run that cannot prepare them is refused before
     // anything runs (each trial checks its own again).

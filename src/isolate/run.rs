@@ -294,10 +294,7 @@ mod tests {
     #[test]
     #[allow(clippy::needless_update)]
     fn a_scenario_crosses_to_the_child_unchanged() {
-        let function = mac::functions()
-            .into_iter()
-            .find(|f| f.algorithm.name == "null")
-            .unwrap();
+        let function = mac::null::function();
         let scenario = Scenario {
             function,
             spec: ScenarioSpec {
