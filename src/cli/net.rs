@@ -264,29 +264,15 @@ fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
     let online = host::online_cpus();
     crate::spec::check_online_cpu("--sender-core", o.sender_core, &online)?;
     crate::spec::check_online_cpu("--receiver-core", o.receiver_core, &online)?;
-    let two = online.len() >= 2;
-    let sender_core = o.sender_core.or(two.then(|| online[0]));
-    let receiver_core = o.receiver_core.or(two.then(|| {
-        *online
-            .iter()
-            .find(|&&c| Some(c) != sender_core)
-            .unwrap_or(&online[1])
-    }));
+    let (sender_core, receiver_core) =
+        crate::net::bench::choose_cores(o.sender_core, o.receiver_core, &online);
     // Checked here so a bad path is refused before any socket opens; locked again for the run in
     // `execute`.
     drop(super::files::prepare_owned(
         &super::files::run_outputs(o.json.as_deref(), o.csv.as_deref(), false),
         &[],
     )?);
-    // The null baseline: from the registry, unless asked for explicitly or switched off.
-    let null = if o.no_null {
-        None
-    } else {
-        Some(crate::mac::null::function())
-    };
-    if let Some(null) = &null {
-        functions.retain(|f| !std::ptr::eq(f.algorithm, null.algorithm));
-    }
+    let null = crate::net::bench::null_baseline(&mut functions, !o.no_null);
     // The largest trial's tags, checked now so a run that cannot prepare them is refused before
     // anything runs (each trial checks its own again).
     let largest =

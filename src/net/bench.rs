@@ -140,6 +140,36 @@ impl NetPlan {
     }
 }
 
+/// The sender's and the receiver's cores: each as asked; else, with two online CPUs or more, the
+/// first online CPU for the sender and another for the receiver; with one, wherever the scheduler
+/// puts them (`None`).
+pub fn choose_cores(
+    sender: Option<usize>,
+    receiver: Option<usize>,
+    online: &[usize],
+) -> (Option<usize>, Option<usize>) {
+    let two = online.len() >= 2;
+    let sender = sender.or(two.then(|| online[0]));
+    let receiver = receiver.or(two.then(|| {
+        *online
+            .iter()
+            .find(|&&c| Some(c) != sender)
+            .unwrap_or(&online[1])
+    }));
+    (sender, receiver)
+}
+
+/// The null baseline of a run (run first at each size), unless it is switched off: taken out of
+/// `functions`, where `--alg null` would otherwise measure it twice.
+pub fn null_baseline(functions: &mut Vec<Function>, wanted: bool) -> Option<Function> {
+    let null = crate::mac::null::function();
+    if !wanted {
+        return None;
+    }
+    functions.retain(|f| !std::ptr::eq(f.algorithm, null.algorithm));
+    Some(null)
+}
+
 /// Tag bytes `function` carries when `requested` are asked for: the algorithm's own tag if shorter
 /// (the null function carries whatever is asked, to share the MACs' packet layout).
 pub fn tag_len_for(function: &Function, requested: usize) -> usize {
@@ -338,4 +368,34 @@ fn rate_warnings(t: Option<&TrialSummary>) -> Vec<String> {
         ));
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cores_are_as_asked_else_two_different_online_ones_else_the_schedulers() {
+        assert_eq!(choose_cores(None, None, &[2, 5, 7]), (Some(2), Some(5)));
+        assert_eq!(choose_cores(Some(2), None, &[2, 5]), (Some(2), Some(5)));
+        assert_eq!(choose_cores(Some(5), None, &[2, 5]), (Some(5), Some(2)));
+        assert_eq!(choose_cores(None, Some(7), &[2, 5, 7]), (Some(2), Some(7)));
+        assert_eq!(choose_cores(None, None, &[4]), (None, None));
+        assert_eq!(choose_cores(Some(4), None, &[4]), (Some(4), None));
+    }
+
+    #[test]
+    fn the_null_baseline_leaves_the_functions_unless_switched_off() {
+        let null = crate::mac::null::function();
+        let mut functions = vec![null];
+        assert!(null_baseline(&mut functions, false).is_none());
+        assert_eq!(
+            functions.len(),
+            1,
+            "--no-null measures an asked-for null as a function"
+        );
+        let baseline = null_baseline(&mut functions, true).map(|f| f.id());
+        assert_eq!(baseline.as_deref(), Some("null/null/hw"));
+        assert!(functions.is_empty(), "the baseline is not measured twice");
+    }
 }
