@@ -253,12 +253,12 @@ const GHASH_BLOCKS: BlockRule = BlockRule::Blocks {
 };
 
 /// The families of algorithms that many libraries offer whole, named once so that a backend's entry
-/// list says "these families, plus these names". An entry macro (`hw_entries!`, `hw_sw_entries!`, a
-/// backend's own `entries!`) takes a family's name beside single algorithm names and puts the family's
-/// algorithms in its place, in this order (the order `list` prints):
+/// list says "these families, plus these names". An entry macro (`accel_entries!`, `hw_entries!`,
+/// `hw_sw_entries!`, a backend's own `entries!`) takes a family's name beside single algorithm names and
+/// puts the family's algorithms in its place, in this order (the order `list` prints):
 ///
-/// - `HMAC_SHA2`: `hmac-sha224`, `hmac-sha256`, `hmac-sha384`, `hmac-sha512` (the SHA-2 digests with
-///   their own initial values, FIPS 180-4)
+/// - `HMAC_SHA2`: `hmac-sha224`, `hmac-sha256`, `hmac-sha384`, `hmac-sha512` (SHA-224 to SHA-512 of
+///   FIPS 180-4, without the truncated SHA-512/t)
 /// - `HMAC_SHA512_T`: `hmac-sha512-224`, `hmac-sha512-256` (SHA-512/t, FIPS 180-4 §5.3.6)
 /// - `HMAC_SHA3`: `hmac-sha3-224`, `hmac-sha3-256`, `hmac-sha3-384`, `hmac-sha3-512` (FIPS 202)
 /// - `CMAC_AES`: `cmac-aes128`, `cmac-aes192`, `cmac-aes256`
