@@ -252,6 +252,72 @@ const GHASH_BLOCKS: BlockRule = BlockRule::Blocks {
     min: 0,
 };
 
+/// The families of algorithms that many libraries offer whole, named once so that a backend's entry
+/// list says "these families, plus these names". An entry macro (`accel_entries!`, `hw_entries!`,
+/// `hw_sw_entries!`, a backend's own `entries!`) takes a family's name beside single algorithm names and
+/// puts the family's algorithms in its place, in this order (the order `list` prints):
+///
+/// - `HMAC_SHA2`: `hmac-sha224`, `hmac-sha256`, `hmac-sha384`, `hmac-sha512` (SHA-224 to SHA-512 of
+///   FIPS 180-4, without the truncated SHA-512/t)
+/// - `HMAC_SHA512_T`: `hmac-sha512-224`, `hmac-sha512-256` (SHA-512/t, FIPS 180-4 §5.3.6)
+/// - `HMAC_SHA3`: `hmac-sha3-224`, `hmac-sha3-256`, `hmac-sha3-384`, `hmac-sha3-512` (FIPS 202)
+/// - `CMAC_AES`: `cmac-aes128`, `cmac-aes192`, `cmac-aes256`
+/// - `GMAC_AES`: `gmac-aes128`, `gmac-aes192`, `gmac-aes256`
+///
+/// A library that lacks one member of a family lists the others by name. The expansion:
+/// `algorithm_names!([then] (args) [] "hmac-md5", HMAC_SHA2)` calls `then!(args "hmac-md5",
+/// "hmac-sha224", …)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! algorithm_names {
+    ([$($then:tt)*] ($($args:tt)*) [$($name:literal)*] $(,)?) => {
+        $($then)*!($($args)* $($name),*)
+    };
+    ([$($then:tt)*] $args:tt [$($name:literal)*] HMAC_SHA2 $(, $($rest:tt)*)?) => {
+        $crate::algorithm_names!(
+            [$($then)*]
+            $args
+            [$($name)* "hmac-sha224" "hmac-sha256" "hmac-sha384" "hmac-sha512"]
+            $($($rest)*)?
+        )
+    };
+    ([$($then:tt)*] $args:tt [$($name:literal)*] HMAC_SHA512_T $(, $($rest:tt)*)?) => {
+        $crate::algorithm_names!(
+            [$($then)*]
+            $args
+            [$($name)* "hmac-sha512-224" "hmac-sha512-256"]
+            $($($rest)*)?
+        )
+    };
+    ([$($then:tt)*] $args:tt [$($name:literal)*] HMAC_SHA3 $(, $($rest:tt)*)?) => {
+        $crate::algorithm_names!(
+            [$($then)*]
+            $args
+            [$($name)* "hmac-sha3-224" "hmac-sha3-256" "hmac-sha3-384" "hmac-sha3-512"]
+            $($($rest)*)?
+        )
+    };
+    ([$($then:tt)*] $args:tt [$($name:literal)*] CMAC_AES $(, $($rest:tt)*)?) => {
+        $crate::algorithm_names!(
+            [$($then)*]
+            $args
+            [$($name)* "cmac-aes128" "cmac-aes192" "cmac-aes256"]
+            $($($rest)*)?
+        )
+    };
+    ([$($then:tt)*] $args:tt [$($name:literal)*] GMAC_AES $(, $($rest:tt)*)?) => {
+        $crate::algorithm_names!(
+            [$($then)*]
+            $args
+            [$($name)* "gmac-aes128" "gmac-aes192" "gmac-aes256"]
+            $($($rest)*)?
+        )
+    };
+    ([$($then:tt)*] $args:tt [$($name:literal)*] $next:literal $(, $($rest:tt)*)?) => {
+        $crate::algorithm_names!([$($then)*] $args [$($name)* $next] $($($rest)*)?)
+    };
+}
+
 /// Every algorithm macbench knows, in the order `list` shows them.
 pub static ALGORITHMS: &[Algorithm] = &[
     Algorithm {
@@ -1145,4 +1211,76 @@ impl Algorithm {
 /// Look an algorithm up by registry name.
 pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
     ALGORITHMS.iter().find(|a| a.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ALGORITHMS;
+
+    /// The callback that turns an [`algorithm_names!`] expansion into a slice.
+    macro_rules! names {
+        (@names $($name:literal),*) => {
+            &[$($name),*] as &[&str]
+        };
+    }
+
+    /// A family names algorithms that exist, in the order `list` shows them, so a backend that names
+    /// it lists them as it would by hand.
+    #[test]
+    fn every_family_names_known_algorithms_in_list_order() {
+        let families: [(&str, &[&str]); 5] = [
+            (
+                "HMAC_SHA2",
+                crate::algorithm_names!([names] (@names) [] HMAC_SHA2),
+            ),
+            (
+                "HMAC_SHA512_T",
+                crate::algorithm_names!([names] (@names) [] HMAC_SHA512_T),
+            ),
+            (
+                "HMAC_SHA3",
+                crate::algorithm_names!([names] (@names) [] HMAC_SHA3),
+            ),
+            (
+                "CMAC_AES",
+                crate::algorithm_names!([names] (@names) [] CMAC_AES),
+            ),
+            (
+                "GMAC_AES",
+                crate::algorithm_names!([names] (@names) [] GMAC_AES),
+            ),
+        ];
+        for (family, members) in families {
+            assert!(members.len() >= 2, "{family}: a family of one");
+            let at: Vec<usize> = members
+                .iter()
+                .map(|m| {
+                    ALGORITHMS
+                        .iter()
+                        .position(|a| a.name == *m)
+                        .unwrap_or_else(|| panic!("{family}: {m} is no algorithm"))
+                })
+                .collect();
+            assert!(
+                at.windows(2).all(|w| w[1] == w[0] + 1),
+                "{family}: {members:?} are not neighbours in ALGORITHMS"
+            );
+        }
+    }
+
+    /// Names and families mix, in the order written.
+    #[test]
+    fn names_and_families_expand_in_place() {
+        let list = crate::algorithm_names!([names] (@names) [] "hmac-md5", CMAC_AES, "poly1305",);
+        assert_eq!(
+            list,
+            [
+                "hmac-md5",
+                "cmac-aes128",
+                "cmac-aes192",
+                "cmac-aes256",
+                "poly1305"
+            ]
+        );
+    }
 }

@@ -29,9 +29,10 @@ use super::{
 
 /// One line per algorithm: `hw`, `sw` and the levels `sse`, `avx`, `avx2` (the same key function, run
 /// where [`PROCESS_SWITCH`] is applied for that acceleration), and `avx512`, which refuses to key
-/// ([`NO_AVX512`]).
+/// ([`NO_AVX512`]). Its own macro, not [`crate::accel_entries!`], for that `avx512` entry; algorithm
+/// families are expanded by [`crate::algorithm_names!`] as there.
 macro_rules! entries {
-    ($($alg:literal),* $(,)?) => {
+    (@names $($alg:literal),*) => {
         &[
             $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
             $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
@@ -40,6 +41,9 @@ macro_rules! entries {
             $(Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| new($alg, k, p) },)*
             $(Entry { algorithm: $alg, accel: Accel::Avx512, new: |_, _| no_avx512($alg) },)*
         ]
+    };
+    ($($item:tt),* $(,)?) => {
+        $crate::algorithm_names!([entries] (@names) [] $($item),*)
     };
 }
 
@@ -71,24 +75,14 @@ pub static BACKEND: Backend = Backend {
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
-        "hmac-sha224",
-        "hmac-sha256",
-        "hmac-sha384",
-        "hmac-sha512",
-        "hmac-sha3-224",
-        "hmac-sha3-256",
-        "hmac-sha3-384",
-        "hmac-sha3-512",
-        "cmac-aes128",
-        "cmac-aes192",
-        "cmac-aes256",
+        HMAC_SHA2,
+        HMAC_SHA3,
+        CMAC_AES,
         "cmac-twofish",
         "cmac-serpent",
         "cmac-rc6",
         "cbcmac-aes128",
-        "gmac-aes128",
-        "gmac-aes192",
-        "gmac-aes256",
+        GMAC_AES,
         "poly1305",
         "blake2b-keyed",
         "blake2s-keyed",

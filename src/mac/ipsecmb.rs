@@ -83,9 +83,11 @@
 
 use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
 
-/// One line per algorithm: `hw` (`init_mb_mgr_auto`) and each ISA level (see the module comment).
+/// One line per algorithm: `hw` (`init_mb_mgr_auto`) and each ISA level (see the module comment),
+/// grouped by algorithm and keyed with the level, hence not [`crate::accel_entries!`]; algorithm
+/// families are expanded by [`crate::algorithm_names!`] as there.
 macro_rules! entries {
-    ($($alg:literal),* $(,)?) => {
+    (@names $($alg:literal),*) => {
         &[$(
             Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, Accel::Hw, k, p) },
             Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| new($alg, Accel::Sse, k, p) },
@@ -97,6 +99,9 @@ macro_rules! entries {
                 new: |k, p| new($alg, Accel::Avx512, k, p),
             },
         )*]
+    };
+    ($($item:tt),* $(,)?) => {
+        $crate::algorithm_names!([entries] (@names) [] $($item),*)
     };
 }
 
@@ -110,16 +115,11 @@ pub static BACKEND: Backend = Backend {
     entries: entries![
         "hmac-md5",
         "hmac-sha1",
-        "hmac-sha224",
-        "hmac-sha256",
-        "hmac-sha384",
-        "hmac-sha512",
+        HMAC_SHA2,
         "cmac-aes128",
         "cmac-aes256",
         "xcbc-aes128-96",
-        "gmac-aes128",
-        "gmac-aes192",
-        "gmac-aes256",
+        GMAC_AES,
         "poly1305",
         "eia2-aes128",
         "eia3-zuc128",

@@ -24,31 +24,13 @@
 //! fixed size receives the discarded ciphertext.
 
 use super::{
-    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
     ProcessSwitch, Refused,
 };
 use libc::{c_char, c_int, c_void, size_t};
 use openssl_sys as ffi;
 use std::ffi::CStr;
 use std::ptr;
-
-/// One line per algorithm gives six entries with the same key function: `hw`, `sw` and the four ISA
-/// levels. All but `hw` differ only in running where [`PROCESS_SWITCH`] is applied for their
-/// acceleration (`OPENSSL_ia32cap` clearing the bits of [`LADDER`] above the level; on aarch64 only
-/// `sw`, `OPENSSL_armcap` without the Armv8 AES, PMULL, SHA and SVE bits), which the registry arranges
-/// through its isolation layer.
-macro_rules! entries {
-    ($($alg:literal => $new:expr),* $(,)?) => {
-        &[
-            $(Entry { algorithm: $alg, accel: Accel::Hw, new: $new },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sw, new: $new },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sse, new: $new },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx, new: $new },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx2, new: $new },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx512, new: $new },)*
-        ]
-    };
-}
 
 pub static BACKEND: Backend = Backend {
     name: "openssl",
@@ -58,77 +40,73 @@ pub static BACKEND: Backend = Backend {
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(level_availability),
     key_limit,
-    entries: entries![
-        "hmac-md5" => |k, p| {
-            EvpMac::keyed("hmac-md5", "HMAC", Some(("digest", "MD5")), k, p)
-        },
-        "hmac-sha1" => |k, p| {
-            EvpMac::keyed("hmac-sha1", "HMAC", Some(("digest", "SHA1")), k, p)
-        },
-        "hmac-sha224" => |k, p| {
-            EvpMac::keyed("hmac-sha224", "HMAC", Some(("digest", "SHA2-224")), k, p)
-        },
-        "hmac-sha256" => |k, p| {
-            EvpMac::keyed("hmac-sha256", "HMAC", Some(("digest", "SHA2-256")), k, p)
-        },
-        "hmac-sha384" => |k, p| {
-            EvpMac::keyed("hmac-sha384", "HMAC", Some(("digest", "SHA2-384")), k, p)
-        },
-        "hmac-sha512" => |k, p| {
-            EvpMac::keyed("hmac-sha512", "HMAC", Some(("digest", "SHA2-512")), k, p)
-        },
-        "hmac-sha512-224" => |k, p| {
-            EvpMac::keyed("hmac-sha512-224", "HMAC", Some(("digest", "SHA2-512/224")), k, p)
-        },
-        "hmac-sha512-256" => |k, p| {
-            EvpMac::keyed("hmac-sha512-256", "HMAC", Some(("digest", "SHA2-512/256")), k, p)
-        },
-        "hmac-sha3-224" => |k, p| {
-            EvpMac::keyed("hmac-sha3-224", "HMAC", Some(("digest", "SHA3-224")), k, p)
-        },
-        "hmac-sha3-256" => |k, p| {
-            EvpMac::keyed("hmac-sha3-256", "HMAC", Some(("digest", "SHA3-256")), k, p)
-        },
-        "hmac-sha3-384" => |k, p| {
-            EvpMac::keyed("hmac-sha3-384", "HMAC", Some(("digest", "SHA3-384")), k, p)
-        },
-        "hmac-sha3-512" => |k, p| {
-            EvpMac::keyed("hmac-sha3-512", "HMAC", Some(("digest", "SHA3-512")), k, p)
-        },
-        "cmac-aes128" => |k, p| {
-            EvpMac::keyed("cmac-aes128", "CMAC", Some(("cipher", "AES-128-CBC")), k, p)
-        },
-        "cmac-aes192" => |k, p| {
-            EvpMac::keyed("cmac-aes192", "CMAC", Some(("cipher", "AES-192-CBC")), k, p)
-        },
-        "cmac-aes256" => |k, p| {
-            EvpMac::keyed("cmac-aes256", "CMAC", Some(("cipher", "AES-256-CBC")), k, p)
-        },
-        "cbcmac-aes128" => CbcMac::new_aes128,
-        "gmac-aes128" => GcmGmac::new_aes128,
-        "gmac-aes192" => GcmGmac::new_aes192,
-        "gmac-aes256" => GcmGmac::new_aes256,
-        "poly1305" => |k, p| {
-            EvpMac::keyed("poly1305", "POLY1305", None, k, p)
-        },
-        "kmac128" => |k, p| {
-            EvpMac::keyed("kmac128", "KMAC-128", None, k, p)
-        },
-        "kmac256" => |k, p| {
-            EvpMac::keyed("kmac256", "KMAC-256", None, k, p)
-        },
-        "blake2b-keyed" => |k, p| {
-            EvpMac::keyed("blake2b-keyed", "BLAKE2BMAC", None, k, p)
-        },
-        "blake2s-keyed" => |k, p| {
-            EvpMac::keyed("blake2s-keyed", "BLAKE2SMAC", None, k, p)
-        },
-        "siphash-2-4" => |k, p| {
-            EvpMac::keyed("siphash-2-4", "SIPHASH", None, k, p)
-        },
+    // Every algorithm's `hw`, `sw` and four ISA-level entries, keyed by [`new`]. All but `hw` differ only
+    // in running where [`PROCESS_SWITCH`] is applied for their acceleration (`OPENSSL_ia32cap` clearing
+    // the bits of [`LADDER`] above the level; on aarch64 only `sw`, `OPENSSL_armcap` without the Armv8
+    // AES, PMULL, SHA and SVE bits), which the registry arranges through its isolation layer.
+    entries: crate::accel_entries![
+        [Hw, Sw, Sse, Avx, Avx2, Avx512]
+        "hmac-md5",
+        "hmac-sha1",
+        HMAC_SHA2,
+        HMAC_SHA512_T,
+        HMAC_SHA3,
+        CMAC_AES,
+        "cbcmac-aes128",
+        GMAC_AES,
+        "poly1305",
+        "kmac128",
+        "kmac256",
+        "blake2b-keyed",
+        "blake2s-keyed",
+        "siphash-2-4",
     ],
     ..Backend::DEFAULT_FACTS
 };
+
+/// Key setup of one of this backend's algorithms: the `EVP_MAC` and its digest or cipher, or GMAC and
+/// CBC-MAC from the AES `EVP_CIPHER`s.
+fn new(
+    algorithm: &'static str,
+    key: &[u8],
+    params: KeyParams<'_>,
+) -> Result<Box<dyn KeyedMac>, MacError> {
+    let (mac_name, setting) = match algorithm {
+        "hmac-md5" => ("HMAC", Some(("digest", "MD5"))),
+        "hmac-sha1" => ("HMAC", Some(("digest", "SHA1"))),
+        "hmac-sha224" => ("HMAC", Some(("digest", "SHA2-224"))),
+        "hmac-sha256" => ("HMAC", Some(("digest", "SHA2-256"))),
+        "hmac-sha384" => ("HMAC", Some(("digest", "SHA2-384"))),
+        "hmac-sha512" => ("HMAC", Some(("digest", "SHA2-512"))),
+        "hmac-sha512-224" => ("HMAC", Some(("digest", "SHA2-512/224"))),
+        "hmac-sha512-256" => ("HMAC", Some(("digest", "SHA2-512/256"))),
+        "hmac-sha3-224" => ("HMAC", Some(("digest", "SHA3-224"))),
+        "hmac-sha3-256" => ("HMAC", Some(("digest", "SHA3-256"))),
+        "hmac-sha3-384" => ("HMAC", Some(("digest", "SHA3-384"))),
+        "hmac-sha3-512" => ("HMAC", Some(("digest", "SHA3-512"))),
+        "cmac-aes128" => ("CMAC", Some(("cipher", "AES-128-CBC"))),
+        "cmac-aes192" => ("CMAC", Some(("cipher", "AES-192-CBC"))),
+        "cmac-aes256" => ("CMAC", Some(("cipher", "AES-256-CBC"))),
+        "cbcmac-aes128" => return CbcMac::new_aes128(key, params),
+        "gmac-aes128" => return GcmGmac::new_aes128(key, params),
+        "gmac-aes192" => return GcmGmac::new_aes192(key, params),
+        "gmac-aes256" => return GcmGmac::new_aes256(key, params),
+        "poly1305" => ("POLY1305", None),
+        "kmac128" => ("KMAC-128", None),
+        "kmac256" => ("KMAC-256", None),
+        "blake2b-keyed" => ("BLAKE2BMAC", None),
+        "blake2s-keyed" => ("BLAKE2SMAC", None),
+        "siphash-2-4" => ("SIPHASH", None),
+        _ => {
+            return Err(MacError::Backend {
+                backend: "openssl",
+                algorithm,
+                reason: "not an algorithm of this backend".to_string(),
+            })
+        }
+    };
+    EvpMac::keyed(algorithm, mac_name, setting, key, params)
+}
 
 // Parameter constructors that openssl-sys does not declare (OpenSSL 3 public API, <openssl/params.h>).
 extern "C" {

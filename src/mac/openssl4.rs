@@ -16,21 +16,7 @@
 //! (`OPENSSL_INFO_CPU_SETTINGS`, through the shim's `cpu` fact) against the same ladder.
 
 use super::openssl::{capability_of, check_cpu_settings, level_availability_of, switch_env};
-use super::{Accel, Backend, Entry, IsaLevels, ProcessSwitch};
-
-/// One line per algorithm gives its `hw`, `sw` and four ISA-level entries, all keyed by [`new`].
-macro_rules! entries {
-    ($($alg:literal),* $(,)?) => {
-        &[
-            $(Entry { algorithm: $alg, accel: Accel::Hw, new: |k, p| new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sw, new: |k, p| new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Sse, new: |k, p| new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx, new: |k, p| new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx2, new: |k, p| new($alg, k, p) },)*
-            $(Entry { algorithm: $alg, accel: Accel::Avx512, new: |k, p| new($alg, k, p) },)*
-        ]
-    };
-}
+use super::{Backend, IsaLevels, ProcessSwitch};
 
 /// `openssl`'s switch, checked against this copy's own capability report.
 pub static PROCESS_SWITCH: ProcessSwitch = ProcessSwitch {
@@ -49,25 +35,16 @@ pub static BACKEND: Backend = Backend {
     availability,
     process_switch: Some(&PROCESS_SWITCH),
     isa_levels: IsaLevels::Offered(|level| level_availability_of(cpu_settings(), level)),
-    entries: entries![
+    // Every algorithm's `hw`, `sw` and four ISA-level entries, keyed by [`new`], as `openssl`'s.
+    entries: crate::accel_entries![
+        [Hw, Sw, Sse, Avx, Avx2, Avx512]
         "hmac-md5",
         "hmac-sha1",
-        "hmac-sha224",
-        "hmac-sha256",
-        "hmac-sha384",
-        "hmac-sha512",
-        "hmac-sha512-224",
-        "hmac-sha512-256",
-        "hmac-sha3-224",
-        "hmac-sha3-256",
-        "hmac-sha3-384",
-        "hmac-sha3-512",
-        "cmac-aes128",
-        "cmac-aes192",
-        "cmac-aes256",
-        "gmac-aes128",
-        "gmac-aes192",
-        "gmac-aes256",
+        HMAC_SHA2,
+        HMAC_SHA512_T,
+        HMAC_SHA3,
+        CMAC_AES,
+        GMAC_AES,
         "poly1305",
     ],
     ..Backend::DEFAULT_FACTS

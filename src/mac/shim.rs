@@ -128,30 +128,53 @@ macro_rules! c_shim {
     };
 }
 
-/// The registry entries of a backend whose `sw` runs in the software-only child and keys every
-/// algorithm through its module's `fn new(algorithm, key, params)`: all `hw`, then all `sw`.
+/// The registry entries of a backend that keys every algorithm, at every acceleration it registers,
+/// through its module's `fn new(algorithm, key, params)`: `accel_entries!([Hw, Sw] "hmac-md5",
+/// HMAC_SHA2, …)` gives every algorithm's `hw` entry, then every algorithm's `sw` entry, in the order
+/// written. Algorithms are names or the families of [`algorithm_names!`]. The accelerations other than
+/// `hw` run where the backend's process switch is applied, which the registry arranges.
 #[macro_export]
 #[doc(hidden)]
-macro_rules! hw_sw_entries {
-    ($($alg:literal),* $(,)?) => {
-        &[
-            $($crate::mac::Entry { algorithm: $alg, accel: $crate::mac::Accel::Hw, new: |k, p| new($alg, k, p) },)*
-            $($crate::mac::Entry { algorithm: $alg, accel: $crate::mac::Accel::Sw, new: |k, p| new($alg, k, p) },)*
-        ]
+macro_rules! accel_entries {
+    ([$($accel:ident),*] $($item:tt),* $(,)?) => {
+        $crate::algorithm_names!([$crate::accel_entries] (@names [$($accel),*]) [] $($item),*)
+    };
+    (@names [$($accel:ident),*] $($alg:literal),*) => {
+        $crate::accel_entries!(@each [] [$($accel),*] [$($alg),*])
+    };
+    (@each [$($done:tt)*] [] [$($alg:literal),*]) => {
+        &[$($done)*]
+    };
+    (@each [$($done:tt)*] [$accel:ident $(, $rest:ident)*] [$($alg:literal),*]) => {
+        $crate::accel_entries!(
+            @each
+            [$($done)* $($crate::mac::Entry {
+                algorithm: $alg,
+                accel: $crate::mac::Accel::$accel,
+                new: |k, p| new($alg, k, p),
+            },)*]
+            [$($rest),*]
+            [$($alg),*]
+        )
     };
 }
 
-/// The registry entries of a backend that keys every algorithm `hw` only through its module's
-/// `fn new(algorithm, key, params)`: `hw_entries!["hmac-sha256", …]`.
+/// [`accel_entries!`] of a backend that registers `hw` only: `hw_entries!["hmac-sha256", …]`.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! hw_entries {
-    ($($alg:literal),* $(,)?) => {
-        &[$($crate::mac::Entry {
-            algorithm: $alg,
-            accel: $crate::mac::Accel::Hw,
-            new: |k, p| new($alg, k, p),
-        },)*]
+    ($($item:tt),* $(,)?) => {
+        $crate::accel_entries!([Hw] $($item),*)
+    };
+}
+
+/// [`accel_entries!`] of a backend whose `sw` runs in the software-only child: all `hw`, then all
+/// `sw`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! hw_sw_entries {
+    ($($item:tt),* $(,)?) => {
+        $crate::accel_entries!([Hw, Sw] $($item),*)
     };
 }
 

@@ -135,41 +135,45 @@ impl Record {
 /// Decode hex, `@seq(N,M)` (byte i is i mod M) or `@repeat(HEX,N)`.
 pub fn decode_bytes(value: &str) -> Result<Vec<u8>, String> {
     let value = value.trim();
-    if let Some(args) = value
-        .strip_prefix("@seq(")
-        .and_then(|r| r.strip_suffix(')'))
-    {
-        let (n, m) = args
-            .split_once(',')
-            .ok_or_else(|| format!("@seq needs two numbers: {value}"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad length in {value}"))?;
-        let m: usize = m
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad modulus in {value}"))?;
+    if let Some(args) = directive_args(value, "@seq", "two numbers") {
+        let (n, m) = args?;
+        let n = directive_count(n, "length", value)?;
+        let m = directive_count(m, "modulus", value)?;
         if m == 0 || m > 256 {
             return Err(format!("@seq modulus must be 1..=256: {value}"));
         }
         return Ok((0..n).map(|i| (i % m) as u8).collect());
     }
-    if let Some(args) = value
-        .strip_prefix("@repeat(")
-        .and_then(|r| r.strip_suffix(')'))
-    {
-        let (unit, n) = args
-            .split_once(',')
-            .ok_or_else(|| format!("@repeat needs HEX,N: {value}"))?;
+    if let Some(args) = directive_args(value, "@repeat", "HEX,N") {
+        let (unit, n) = args?;
         let unit = hex::decode(unit.trim()).map_err(|e| format!("bad hex in {value}: {e}"))?;
-        let n: usize = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad count in {value}"))?;
-        return Ok(unit.repeat(n));
+        return Ok(unit.repeat(directive_count(n, "count", value)?));
     }
     hex::decode(value).map_err(|e| format!("bad hex: {e}"))
+}
+
+/// The two arguments of `value` when it is the directive `name(A,B)`; `None` when it is not that
+/// directive, an error naming what it takes (`usage`) when it lacks the comma.
+fn directive_args<'v>(
+    value: &'v str,
+    name: &str,
+    usage: &str,
+) -> Option<Result<(&'v str, &'v str), String>> {
+    let args = value
+        .strip_prefix(name)?
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
+    Some(
+        args.split_once(',')
+            .ok_or_else(|| format!("{name} needs {usage}: {value}")),
+    )
+}
+
+/// A directive's whole-number argument, or an error naming which one (`what`) in `value`.
+fn directive_count(arg: &str, what: &str, value: &str) -> Result<usize, String> {
+    arg.trim()
+        .parse()
+        .map_err(|_| format!("bad {what} in {value}"))
 }
 
 /// A MAC known answer.
