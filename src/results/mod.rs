@@ -3,12 +3,12 @@
 //! `run` writes a [`Document`]; `report`, `diff`, `model --results` and the exporters read the very
 //! same types back (`report::read` only checks the file first), serde both ways, lenient with
 //! defaults so files from older builds still load: a field added later says `#[serde(default)]`,
-//! except an `Option`, which serde itself reads as `None` when absent (so it says nothing). It sits below the runner (`bench`, `sweep`), the
-//! exporters (`report`), the process isolation (`isolate`) and `net`, above the engine and metrics
-//! whose counters and figures it holds: an exporter needs the shape of a result, never the code that
-//! produced it (STYLE §10, §11). [`ScenarioKey`] is the one identity of a result within a file — the
-//! terminal's row names, the CSV's `scenario_id`, `diff`'s pairing and `report --scenario` all derive
-//! from it.
+//! except an `Option`, which serde itself reads as `None` when absent (so it says nothing). It sits
+//! below the runner (`bench`, `sweep`), the exporters (`report`), the process isolation (`isolate`)
+//! and `net`, above the engine and metrics whose counters and figures it holds: an exporter needs the
+//! shape of a result, never the code that produced it (STYLE §10, §11). [`ScenarioKey`] is the one
+//! identity of a result within a file — the terminal's row names, the CSV's `scenario_id`, `diff`'s
+//! pairing and `report --scenario` all derive from it.
 
 pub mod check;
 pub mod claims;
