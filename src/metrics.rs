@@ -56,9 +56,7 @@ pub struct Metrics {
     pub window_seconds: f64,
     /// Per-message latency, submission to tag (sampled one batch in 64, in the window), ns: what
     /// batching trades for throughput (`--dispatch`).
-    #[serde(default)]
     pub latency_p50_ns: Option<f64>,
-    #[serde(default)]
     pub latency_p99_ns: Option<f64>,
 }
 

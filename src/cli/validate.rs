@@ -87,15 +87,11 @@ fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize
     };
     let shown = file.display();
     let doc = &loaded.doc;
-    if doc.partial {
-        problems.push(format!(
-            "{shown}: a partial run (interrupted, or still running): {} result(s) of an unfinished plan",
-            doc.results.len()
-        ));
-    }
-    if doc.results.is_empty() {
-        problems.push(format!("{shown}: no results"));
-    }
+    let n = doc.results.len();
+    let partial = format!(
+        "a partial run (interrupted, or still running): {n} result(s) of an unfinished plan"
+    );
+    check_finished(file, doc.partial.then_some(partial), n, problems);
     for r in &doc.results {
         let fatal: Vec<&str> = r
             .warnings
@@ -113,7 +109,24 @@ fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize
             problems.push(format!("{shown}: {}: {what}: {why}", r.label()));
         }
     }
-    doc.results.len()
+    n
+}
+
+/// What any results file may lack, whatever wrote it: an end (`partial` says what was cut short,
+/// when it was) and any result at all.
+fn check_finished(
+    file: &Path,
+    partial: Option<String>,
+    results: usize,
+    problems: &mut Vec<String>,
+) {
+    let shown = file.display();
+    if let Some(partial) = partial {
+        problems.push(format!("{shown}: {partial}"));
+    }
+    if results == 0 {
+        problems.push(format!("{shown}: no results"));
+    }
 }
 
 /// The problems of one `net` results file: unfinished, empty, or a row that found no passing rate
@@ -125,15 +138,9 @@ fn check_net(
     problems: &mut Vec<String>,
 ) -> usize {
     let shown = file.display();
-    if net.partial {
-        problems.push(format!(
-            "{shown}: a partial net run (interrupted, or still running): {} result(s)",
-            net.results.len()
-        ));
-    }
-    if net.results.is_empty() {
-        problems.push(format!("{shown}: no results"));
-    }
+    let n = net.results.len();
+    let partial = format!("a partial net run (interrupted, or still running): {n} result(s)");
+    check_finished(file, net.partial.then_some(partial), n, problems);
     for r in &net.results {
         let at = format!("{shown}: {} @ {}", r.function, r.size_label());
         if r.rate_pps().is_none() {
@@ -142,7 +149,7 @@ fn check_net(
             problems.push(format!("{at}: warned: {}", r.warnings.join("; ")));
         }
     }
-    net.results.len()
+    n
 }
 
 /// The problems of one `compare` results file: no rows, or a row where nothing was compared (no

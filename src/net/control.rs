@@ -89,10 +89,8 @@ enum Request {
         tag_len: usize,
         replay_window: u64,
         duration_ms: u64,
-        #[serde(default)]
         rcvbuf: Option<usize>,
         /// Datagrams per receive call; absent (an older sender): the default batch.
-        #[serde(default)]
         batch: Option<usize>,
         /// UDP GRO on the receiving socket; absent: off.
         #[serde(default)]

@@ -189,10 +189,14 @@ mod tests {
     impl Synthetic {
         /// A device that loses only the excess over its capacity.
         fn without_background_loss(sender_max: f64, capacity: f64) -> Synthetic {
+            Synthetic::new(sender_max, capacity, 0.0)
+        }
+
+        fn new(sender_max: f64, capacity: f64, floor: f64) -> Synthetic {
             Synthetic {
                 sender_max,
                 capacity,
-                floor: 0.0,
+                floor,
             }
         }
 
@@ -208,6 +212,16 @@ mod tests {
 
     fn run(device: &Synthetic, config: &SearchConfig) -> SearchResult<Outcome> {
         search(config, |r| device.trial(r)).unwrap()
+    }
+
+    /// [`run`] with the default configuration as `change` leaves it.
+    fn run_with(
+        device: &Synthetic,
+        change: impl FnOnce(&mut SearchConfig),
+    ) -> SearchResult<Outcome> {
+        let mut config = SearchConfig::default();
+        change(&mut config);
+        run(device, &config)
     }
 
     #[test]
@@ -242,14 +256,10 @@ mod tests {
         // Loss rises slowly past the knee: accepting 5 % loss allows a little more rate.
         let device = Synthetic::without_background_loss(1_000_000.0, 500_000.0);
         let strict = run(&device, &SearchConfig::default());
-        let lenient = run(
-            &device,
-            &SearchConfig {
-                acceptable_loss: 0.05,
-                resolution: 0.001,
-                ..SearchConfig::default()
-            },
-        );
+        let lenient = run_with(&device, |c| {
+            c.acceptable_loss = 0.05;
+            c.resolution = 0.001;
+        });
         let s = strict.best_step().unwrap().target_pps.unwrap();
         let l = lenient.best_step().unwrap().target_pps.unwrap();
         // 5 % loss at rate r: (r - 500k)/r = 0.05 → r = 526,316.
@@ -265,35 +275,19 @@ mod tests {
         assert_eq!(r.steps.len(), 1);
         assert_eq!(r.best_step().unwrap().outcome.achieved, 50_000.0);
 
-        let lossy = Synthetic {
-            sender_max: 50_000.0,
-            capacity: 100_000.0,
-            floor: 0.001,
-        };
+        let lossy = Synthetic::new(50_000.0, 100_000.0, 0.001);
         let r = run(&lossy, &SearchConfig::default());
         assert_eq!(r.limit, Limit::NothingPassed);
         assert!(r.best.is_none());
         // The same device passes when its background loss is acceptable.
-        let r = run(
-            &lossy,
-            &SearchConfig {
-                acceptable_loss: 0.001,
-                ..SearchConfig::default()
-            },
-        );
+        let r = run_with(&lossy, |c| c.acceptable_loss = 0.001);
         assert_eq!(r.limit, Limit::SenderLimited);
     }
 
     #[test]
     fn trial_bound_and_cancel_stop_the_search() {
         let device = Synthetic::without_background_loss(1e6, 3e5);
-        let r = run(
-            &device,
-            &SearchConfig {
-                max_trials: 3,
-                ..SearchConfig::default()
-            },
-        );
+        let r = run_with(&device, |c| c.max_trials = 3);
         assert_eq!(r.limit, Limit::TrialBound);
         assert_eq!(r.steps.len(), 3);
         let mut calls = 0;
@@ -316,11 +310,7 @@ mod tests {
 
     #[test]
     fn a_dead_sender_is_not_a_result() {
-        let device = Synthetic {
-            sender_max: 0.0,
-            capacity: 1.0,
-            floor: 1.0,
-        };
+        let device = Synthetic::new(0.0, 1.0, 1.0);
         let r = run(&device, &SearchConfig::default());
         assert_eq!(r.limit, Limit::NothingPassed);
     }

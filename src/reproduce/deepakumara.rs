@@ -321,21 +321,15 @@ fn hmac_three_extra_compressions(e: &Evidence, tol: f64) -> Verdict {
             ))
         })
         .collect();
-    if ratios.is_empty() {
-        return e.missing(SWEEP);
-    }
-    let ok = ratios.iter().all(|(_, r)| (r - 3.0).abs() <= tol);
-    let each: Vec<String> = ratios
-        .iter()
-        .map(|(l, r)| format!("{l} {} blocks", num(*r)))
-        .collect();
-    Verdict::from(
-        ok,
-        format!(
-            "(fixed cost a − the harness's {} cycles/message) ÷ cost per block b: {}",
-            num(harness),
-            each.join(", ")
+    e.judge_ratios(
+        SWEEP,
+        &ratios,
+        |r| (r - 3.0).abs() <= tol,
+        &format!(
+            "(fixed cost a − the harness's {} cycles/message) ÷ cost per block b",
+            num(harness)
         ),
+        " blocks",
     )
 }
 

@@ -102,17 +102,12 @@ fn costlier_when_shorter(
         .iter()
         .filter_map(|a| Some((*a, cpb(e, a, short)? / cpb(e, a, 65536)?)))
         .collect();
-    if ratios.is_empty() {
-        return e.missing(STEP);
-    }
-    let ok = ratios.iter().all(|(_, r)| *r > 1.0 + tol);
-    let all: Vec<String> = ratios
-        .iter()
-        .map(|(a, r)| format!("{a} {}×", num(*r)))
-        .collect();
-    Verdict::from(
-        ok,
-        format!("cycles/byte at {short} B ÷ at 64 KiB: {}", all.join(", ")),
+    e.judge_ratios(
+        STEP,
+        &ratios,
+        |r| r > 1.0 + tol,
+        &format!("cycles/byte at {short} B ÷ at 64 KiB"),
+        "×",
     )
 }
 

@@ -359,6 +359,30 @@ impl Evidence {
             Some(_) => format!("no usable result in the `{step}` runs (all failed or unmeasured)"),
         })
     }
+
+    /// A verdict on one ratio per function read from `step`: holds when `ok` holds for every one;
+    /// the detail is `what`, then each name with its ratio and `unit`. Why none can be read when
+    /// there are none.
+    pub fn judge_ratios(
+        &self,
+        step: &str,
+        ratios: &[(impl std::fmt::Display, f64)],
+        ok: impl Fn(f64) -> bool,
+        what: &str,
+        unit: &str,
+    ) -> Verdict {
+        if ratios.is_empty() {
+            return self.missing(step);
+        }
+        let each: Vec<String> = ratios
+            .iter()
+            .map(|(name, r)| format!("{name} {}{unit}", num(*r)))
+            .collect();
+        Verdict::from(
+            ratios.iter().all(|(_, r)| ok(*r)),
+            format!("{what}: {}", each.join(", ")),
+        )
+    }
 }
 
 /// Every study macbench reproduces, in the order `reproduce --list` shows them.

@@ -18,7 +18,6 @@ pub struct ClaimsFile {
     pub host: String,
     pub claims: Vec<ClaimRow>,
     /// What disturbed the results the verdicts rest on, if anything did.
-    #[serde(default)]
     pub caveat: Option<String>,
 }
 

@@ -6,7 +6,7 @@
 //! fields as its columns, in the same order, derived from [`CompareRecord`]'s serde shape), and the
 //! document around them says what the file is (`schema`) and where it was measured (`host`), as every
 //! other file macbench writes does. Lenient with defaults like the other schemas: a field added later
-//! defaults in a file written before it. What serde cannot say — an interval that does not hold its
+//! defaults in a file written before it (an `Option` by serde's own rule, as in `results`). What serde cannot say — an interval that does not hold its
 //! median, a ratio of zero — [`read_back`] checks, naming the field as a path (`rows[2].ratio`).
 
 use crate::host::Host;
@@ -40,13 +40,11 @@ pub struct CompareRecord {
     pub peer_version: String,
     pub algorithm: String,
     /// Bytes; `null` for cryptest's stream (named in `size_label`).
-    #[serde(default)]
     pub size: Option<u64>,
     /// The size as the table prints it: `64`, `stream:1024`.
     #[serde(default)]
     pub size_label: String,
     /// Our function measured (`hmac-sha256/openssl/hw`).
-    #[serde(default)]
     pub ours_function: Option<String>,
     /// What both sides divide by: `user`, `cpu` or `wall`.
     #[serde(default)]
@@ -54,52 +52,33 @@ pub struct CompareRecord {
     #[serde(default)]
     pub reference_hz: f64,
     /// Our cycles/byte on the basis, median of the rounds.
-    #[serde(default)]
     pub ours_cycles_per_byte: Option<f64>,
     /// The lowest and highest of our rounds.
-    #[serde(default)]
     pub ours_cycles_per_byte_low: Option<f64>,
-    #[serde(default)]
     pub ours_cycles_per_byte_high: Option<f64>,
     /// The peer's cycles/byte (its bytes/second at our reference rate), median of the rounds.
-    #[serde(default)]
     pub theirs_cycles_per_byte: Option<f64>,
-    #[serde(default)]
     pub theirs_cycles_per_byte_low: Option<f64>,
-    #[serde(default)]
     pub theirs_cycles_per_byte_high: Option<f64>,
     /// Our throughput over theirs, median of the paired rounds: above 1, macbench measured faster.
-    #[serde(default)]
     pub ratio: Option<f64>,
-    #[serde(default)]
     pub ratio_ci95_low: Option<f64>,
-    #[serde(default)]
     pub ratio_ci95_high: Option<f64>,
     /// Rounds with both figures.
-    #[serde(default)]
     pub rounds: Option<usize>,
-    #[serde(default)]
     pub equal_within_noise: Option<bool>,
     /// `equal within noise`, `peer faster` or `macbench faster`; `null` where there is none.
-    #[serde(default)]
     pub verdict: Option<String>,
     /// Why a row with a ratio has no verdict because of what was paired: `no verdict: different
     /// library` or `no verdict: different quantity`.
-    #[serde(default)]
     pub no_verdict_because: Option<String>,
-    #[serde(default)]
     pub ours_cpu: Option<usize>,
     #[serde(default)]
     pub peer_cpus: String,
-    #[serde(default)]
     pub harness_cycles_per_message: Option<f64>,
-    #[serde(default)]
     pub harness_share: Option<f64>,
-    #[serde(default)]
     pub peer_clock_share: Option<f64>,
-    #[serde(default)]
     pub machine_other_cpu_share: Option<f64>,
-    #[serde(default)]
     pub machine_load_average: Option<f64>,
     #[serde(default)]
     pub note: String,
@@ -268,6 +247,29 @@ mod tests {
         let mut newer = file(vec![]);
         newer["schema"] = serde_json::Value::from("macbench-compare/99");
         assert!(read_back(newer).unwrap_err().starts_with("schema: "));
+    }
+
+    #[test]
+    fn a_row_of_an_older_build_reads_with_every_later_field_at_its_default() {
+        // Only `peer` and `algorithm` are required; every other field, an `Option` among them,
+        // takes its default when a file lacks it.
+        let oldest = serde_json::json!({
+            "schema": SCHEMA,
+            "rows": [{"peer": "openssl", "algorithm": "hmac-sha256"}],
+        });
+        let read = read_back(oldest).map(|f| f.rows);
+        let expected = CompareRecord {
+            peer: "openssl".into(),
+            algorithm: "hmac-sha256".into(),
+            ..CompareRecord::default()
+        };
+        assert_eq!(read, Ok(vec![expected]));
+        let without_peer = serde_json::json!({
+            "schema": SCHEMA,
+            "rows": [{"algorithm": "hmac-sha256"}],
+        });
+        let err = read_back(without_peer).unwrap_err();
+        assert!(err.contains("missing field `peer`"), "{err}");
     }
 
     #[test]

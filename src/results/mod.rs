@@ -2,12 +2,13 @@
 //!
 //! `run` writes a [`Document`]; `report`, `diff`, `model --results` and the exporters read the very
 //! same types back (`report::read` only checks the file first), serde both ways, lenient with
-//! defaults so files from older builds still load. It sits below the runner (`bench`, `sweep`), the
-//! exporters (`report`), the process isolation (`isolate`) and `net`, above the engine and metrics
-//! whose counters and figures it holds: an exporter needs the shape of a result, never the code that
-//! produced it (STYLE §10, §11). [`ScenarioKey`] is the one identity of a result within a file — the
-//! terminal's row names, the CSV's `scenario_id`, `diff`'s pairing and `report --scenario` all derive
-//! from it.
+//! defaults so files from older builds still load: a field added later says `#[serde(default)]`,
+//! except an `Option`, which serde itself reads as `None` when absent (so it says nothing). It sits
+//! below the runner (`bench`, `sweep`), the exporters (`report`), the process isolation (`isolate`)
+//! and `net`, above the engine and metrics whose counters and figures it holds: an exporter needs the
+//! shape of a result, never the code that produced it (STYLE §10, §11). [`ScenarioKey`] is the one
+//! identity of a result within a file — the terminal's row names, the CSV's `scenario_id`, `diff`'s
+//! pairing and `report --scenario` all derive from it.
 
 pub mod check;
 pub mod claims;
@@ -40,9 +41,7 @@ pub enum SizeLabel {
 /// The two JSON fields of a [`SizeLabel`] as a file may hold them.
 #[derive(Deserialize)]
 struct SizeFields {
-    #[serde(default)]
     size: Option<SizeField>,
-    #[serde(default)]
     size_model: Option<String>,
 }
 
@@ -507,7 +506,6 @@ pub struct Document {
     /// The sweep's options as given (common to all results).
     #[serde(default)]
     pub scenario: Header,
-    #[serde(default)]
     pub harness: Option<Harness>,
     #[serde(default)]
     pub results: Vec<ResultEntry>,

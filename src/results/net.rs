@@ -27,23 +27,17 @@ pub struct NetFileResult {
     pub function: String,
     #[serde(default)]
     pub baseline: bool,
-    #[serde(default)]
     pub size: Option<u32>,
-    #[serde(default)]
     pub size_model: Option<String>,
     #[serde(default)]
     pub mode: String,
     /// `sender`, `receiver`, `neither` or `unknown`.
     #[serde(default)]
     pub limited_by: String,
-    #[serde(default)]
     pub zero_loss_pps: Option<f64>,
-    #[serde(default)]
     pub max_rate_pps: Option<f64>,
-    #[serde(default)]
     pub pps_vs_null: Option<f64>,
     /// The highest passing trial; absent when none passed.
-    #[serde(default)]
     pub throughput: Option<serde_json::Value>,
     #[serde(default)]
     pub warnings: Vec<String>,
