@@ -84,11 +84,7 @@ pub static BACKEND: Backend = Backend {
         "gcrypt: hw and sw only (GCRYCTL_DISABLE_HWF names features, not levels)",
     ),
     entries: crate::hw_sw_entries![
-        "hmac-md5",
-        "hmac-sha1",
-        HMAC_SHA2,
-        HMAC_SHA512_T,
-        HMAC_SHA3,
+        HMAC_ALL,
         CMAC_AES,
         "cmac-twofish",
         "cmac-serpent",

@@ -46,11 +46,7 @@ pub static BACKEND: Backend = Backend {
     // AES, PMULL, SHA and SVE bits), which the registry arranges through its isolation layer.
     entries: crate::accel_entries![
         [Hw, Sw, Sse, Avx, Avx2, Avx512]
-        "hmac-md5",
-        "hmac-sha1",
-        HMAC_SHA2,
-        HMAC_SHA512_T,
-        HMAC_SHA3,
+        HMAC_ALL,
         CMAC_AES,
         "cbcmac-aes128",
         GMAC_AES,

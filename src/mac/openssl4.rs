@@ -38,11 +38,7 @@ pub static BACKEND: Backend = Backend {
     // Every algorithm's `hw`, `sw` and four ISA-level entries, keyed by [`new`], as `openssl`'s.
     entries: crate::accel_entries![
         [Hw, Sw, Sse, Avx, Avx2, Avx512]
-        "hmac-md5",
-        "hmac-sha1",
-        HMAC_SHA2,
-        HMAC_SHA512_T,
-        HMAC_SHA3,
+        HMAC_ALL,
         CMAC_AES,
         GMAC_AES,
         "poly1305",
