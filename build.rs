@@ -59,32 +59,28 @@ fn main() {
     }
 }
 
-/// Writes `$OUT_DIR/system_library_backends.rs`, which `src/mac/mod.rs` includes: each row's module
-/// `src/mac/<name>.rs`, and the macro that puts their `BACKEND`s into the registry in the rows' order.
+/// Writes `$OUT_DIR/system_library_backends.rs`, which `src/mac/mod.rs` includes: the macro that
+/// declares each row's module `src/mac/<name>.rs`, and the one that puts their `BACKEND`s into the
+/// registry in the rows' order.
 /// So a system library's backend is registered by its row alone, not by a line in `src/mac/mod.rs` as
 /// well. (rustc watches the modules themselves; `cargo fmt` does not reach modules declared here, so
 /// `.ci/run` checks them with `rustfmt`.)
 fn register_system_library_backends() {
-    let manifest = PathBuf::from(
-        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
-    );
-    let mut text = String::from(
-        "// Written by build.rs from build/libraries.rs: one module per system library row.\n",
-    );
-    for lib in SYSTEM_LIBRARIES {
-        let module = manifest.join("src/mac").join(format!("{}.rs", lib.name));
-        text += &format!(
-            "#[path = {:?}]\npub mod {};\n",
-            module.display().to_string(),
-            lib.name
-        );
-    }
-    let backends: Vec<String> = SYSTEM_LIBRARIES
+    // No path in the text: the modules are declared by a macro that `src/mac/mod.rs` invokes, so
+    // rustc finds them beside it, in whichever checkout is being built. (A `#[path]` written here
+    // would name the checkout that last ran this script, and Cargo does not run it again for another
+    // checkout sharing the target directory, or for a moved one.)
+    let names: Vec<&str> = SYSTEM_LIBRARIES.iter().map(|lib| lib.name).collect();
+    let modules: String = names
         .iter()
-        .map(|lib| format!("&{}::BACKEND", lib.name))
+        .map(|n| format!("        pub mod {n};\n"))
         .collect();
-    text += &format!(
-        "/// [`BACKENDS`] with the system libraries' backends, in the rows' order, between `before` and `after`.\n\
+    let backends: Vec<String> = names.iter().map(|n| format!("&{n}::BACKEND")).collect();
+    let text = format!(
+        "// Written by build.rs from build/libraries.rs: one module per system library row.\n\
+         /// Declares each row's module `src/mac/<name>.rs` (invoked in `src/mac/mod.rs`).\n\
+         macro_rules! system_library_modules {{\n    () => {{\n{modules}    }};\n}}\n\
+         /// [`BACKENDS`] with the system libraries' backends, in the rows' order, between `before` and `after`.\n\
          macro_rules! with_system_library_backends {{\n    \
          ([$($before:expr),* $(,)?], [$($after:expr),* $(,)?]) => {{\n        \
          &[$($before,)* {}, $($after),*]\n    }};\n}}\n",

@@ -30,8 +30,10 @@ pub mod shim;
 pub mod switch;
 pub mod vectors;
 // The system libraries' backends (`cryptopp`, `mbedtls`, …): a module `src/mac/<name>.rs` per row of
-// `build/libraries.rs`, declared by build.rs from the rows, and `with_system_library_backends!`.
+// `build/libraries.rs`, declared by the macro build.rs writes from the rows (invoked here, so the
+// modules sit in this directory), and `with_system_library_backends!`.
 include!(concat!(env!("OUT_DIR"), "/system_library_backends.rs"));
+system_library_modules!();
 
 pub use algorithm::{
     algorithm, Algorithm, BlockRule, Family, KeyLengths, MessageBits, NonceRule, ALGORITHMS,
