@@ -238,14 +238,13 @@ pub fn run(inputs: &Inputs, quiet_check: bool) -> Result<Outcome, SessionError> 
     }
     let harness = crate::sweep::measure_harness(inputs.core, &clock, &CANCEL)
         .map_err(|e| SessionError::failure(e.to_string()))?;
-    if let Some(h) = &harness {
-        crate::errln!(
-            "macbench: harness (null function, 64 B, one session on CPU {}): {} cycles/message",
-            inputs.core,
-            h.absolute_cycles_per_message
-                .map_or("-".into(), |v| format!("{v:.1}"))
-        );
-    }
+    crate::errln!(
+        "macbench: harness (null function, 64 B, one session on CPU {}): {} cycles/message",
+        inputs.core,
+        harness
+            .absolute_cycles_per_message
+            .map_or("-".into(), |v| format!("{v:.1}"))
+    );
     let sides = Sides {
         inputs,
         version: &version,
@@ -256,13 +255,13 @@ pub fn run(inputs: &Inputs, quiet_check: bool) -> Result<Outcome, SessionError> 
         sides.rounds(&cases, group, &mut rows)?;
     }
     for (row, case) in rows.iter_mut().zip(&cases) {
-        row.harness_share = harness_share(harness.as_ref(), row.ours, case.size);
+        row.harness_share = harness_share(Some(&harness), row.ours, case.size);
     }
     let conditions = crate::session::machine_after(&mut machine);
     let ctx = Context {
         version: &version,
         reference_hz: f,
-        harness: harness.as_ref(),
+        harness: Some(&harness),
         conditions: &conditions,
     };
     let file = results_file(

@@ -290,7 +290,7 @@ pub fn measure_harness(
     core: usize,
     clock: &ClockInfo,
     cancel: &AtomicBool,
-) -> Result<Option<Harness>, engine::EngineError> {
+) -> Result<Harness, engine::EngineError> {
     let null = mac::null::function();
     let s = one_session(
         null,
@@ -300,11 +300,11 @@ pub fn measure_harness(
         DataMode::Unique,
     );
     let r = bench::run_scenario(s, 3, AutoPolicy::default(), clock, cancel)?;
-    Ok(Some(Harness {
+    Ok(Harness {
         size: 64,
         absolute_cycles_per_message: r.metrics.absolute_cycles_per_message,
         apparent_cycles_per_message: r.metrics.apparent_cycles_per_message,
-    }))
+    })
 }
 
 /// Our side of a comparison with a library's own benchmark: one session on `core`, one cache-hot
@@ -486,13 +486,8 @@ pub fn run(
     observer: &mut dyn Observer,
     mut energy: Option<&mut EnergyPhase>,
 ) -> Result<bool, SweepError> {
-    let SweepPolicy {
-        repetition,
-        auto,
-        clock,
-        cancel,
-    } = &policy;
-    let (repetition, auto, clock, cancel) = (*repetition, *auto, *clock, *cancel);
+    let (repetition, auto, clock, cancel) =
+        (policy.repetition, policy.auto, policy.clock, policy.cancel);
     let mut pending: Vec<bench::Pending> = scenarios
         .into_iter()
         .map(|s| bench::Pending::new(s, repetition.repeats, auto, clock))
@@ -587,9 +582,9 @@ fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
     }
 }
 
-/// Extra repeats for the scenarios `span` of `pending`: while its share of the budget lasts, one more run of
-/// the scenario whose interval is widest against `target`, until every interval meets it or has
-/// `--max-repeat` runs.
+/// Extra repeats for the scenarios `span` of `pending`: while its share of the budget lasts, one more
+/// run of the scenario whose interval is widest against `target`, until every interval meets it or
+/// has `--max-repeat` runs.
 fn extra_repeats(
     pending: &mut [bench::Pending],
     span: std::ops::Range<usize>,

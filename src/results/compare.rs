@@ -6,8 +6,9 @@
 //! fields as its columns, in the same order, derived from [`CompareRecord`]'s serde shape), and the
 //! document around them says what the file is (`schema`) and where it was measured (`host`), as every
 //! other file macbench writes does. Lenient with defaults like the other schemas: a field added later
-//! defaults in a file written before it (an `Option` by serde's own rule, as in `results`). What serde cannot say — an interval that does not hold its
-//! median, a ratio of zero — [`read_back`] checks, naming the field as a path (`rows[2].ratio`).
+//! defaults in a file written before it (an `Option` by serde's own rule, as in `results`). What
+//! serde cannot say — an interval that does not hold its median, a ratio of zero — [`read_back`]
+//! checks, naming the field as a path (`rows[2].ratio`).
 
 use crate::host::Host;
 use serde::{Deserialize, Serialize};

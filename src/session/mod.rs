@@ -117,16 +117,15 @@ pub fn measure_harness(
     core: usize,
     clock: &ClockInfo,
     cancel: &AtomicBool,
-) -> Result<Option<Harness>, SessionError> {
+) -> Result<Harness, SessionError> {
     let harness = sweep::measure_harness(core, clock, cancel)
         .map_err(|e| SessionError::failure(e.to_string()))?;
-    if let Some(h) = &harness {
-        crate::errln!(
-            "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
-            h.absolute_cycles_per_message
-                .map_or("-".into(), |v| format!("{v:.1}"))
-        );
-    }
+    crate::errln!(
+        "macbench: harness overhead (null function, 64 B, 1 session): {} cycles/message",
+        harness
+            .absolute_cycles_per_message
+            .map_or("-".into(), |v| format!("{v:.1}"))
+    );
     Ok(harness)
 }
 
@@ -606,7 +605,7 @@ pub fn run_sweep(
     doc.conditions = Some(conditions.conditions.clone());
     announce(spec, plan, &request.repetition, &clock, &request.auto);
     if request.harness {
-        doc.harness = measure_harness(spec.scenario.cores[0], &clock, cancel)?;
+        doc.harness = Some(measure_harness(spec.scenario.cores[0], &clock, cancel)?);
     }
     display.begin();
     let mut recording = Recording { display, files };
