@@ -275,57 +275,29 @@ macro_rules! algorithm_names {
     ([$($then:tt)*] ($($args:tt)*) [$($name:literal)*] $(,)?) => {
         $($then)*!($($args)* $($name),*)
     };
-    ([$($then:tt)*] $args:tt [$($name:literal)*] HMAC_ALL $(, $($rest:tt)*)?) => {
-        $crate::algorithm_names!(
-            [$($then)*]
-            $args
-            [$($name)* "hmac-md5" "hmac-sha1"]
-            HMAC_SHA2, HMAC_SHA512_T, HMAC_SHA3 $(, $($rest)*)?
-        )
-    };
-    ([$($then:tt)*] $args:tt [$($name:literal)*] HMAC_SHA2 $(, $($rest:tt)*)?) => {
-        $crate::algorithm_names!(
-            [$($then)*]
-            $args
-            [$($name)* "hmac-sha224" "hmac-sha256" "hmac-sha384" "hmac-sha512"]
-            $($($rest)*)?
-        )
-    };
-    ([$($then:tt)*] $args:tt [$($name:literal)*] HMAC_SHA512_T $(, $($rest:tt)*)?) => {
-        $crate::algorithm_names!(
-            [$($then)*]
-            $args
-            [$($name)* "hmac-sha512-224" "hmac-sha512-256"]
-            $($($rest)*)?
-        )
-    };
-    ([$($then:tt)*] $args:tt [$($name:literal)*] HMAC_SHA3 $(, $($rest:tt)*)?) => {
-        $crate::algorithm_names!(
-            [$($then)*]
-            $args
-            [$($name)* "hmac-sha3-224" "hmac-sha3-256" "hmac-sha3-384" "hmac-sha3-512"]
-            $($($rest)*)?
-        )
-    };
-    ([$($then:tt)*] $args:tt [$($name:literal)*] CMAC_AES $(, $($rest:tt)*)?) => {
-        $crate::algorithm_names!(
-            [$($then)*]
-            $args
-            [$($name)* "cmac-aes128" "cmac-aes192" "cmac-aes256"]
-            $($($rest)*)?
-        )
-    };
-    ([$($then:tt)*] $args:tt [$($name:literal)*] GMAC_AES $(, $($rest:tt)*)?) => {
-        $crate::algorithm_names!(
-            [$($then)*]
-            $args
-            [$($name)* "gmac-aes128" "gmac-aes192" "gmac-aes256"]
-            $($($rest)*)?
-        )
-    };
     ([$($then:tt)*] $args:tt [$($name:literal)*] $next:literal $(, $($rest:tt)*)?) => {
         $crate::algorithm_names!([$($then)*] $args [$($name)* $next] $($($rest)*)?)
     };
+    // A family: its members (`algorithm_family!`) go in front of what is left, and are read on.
+    ([$($then:tt)*] $args:tt [$($name:literal)*] $family:ident $(, $($rest:tt)*)?) => {
+        $crate::algorithm_family!($family [$($then)*] $args [$($name)*] [$($($rest)*)?])
+    };
+    (@members [$($member:tt)*] [$($then:tt)*] $args:tt [$($name:literal)*] [$($rest:tt)*]) => {
+        $crate::algorithm_names!([$($then)*] $args [$($name)*] $($member)*, $($rest)*)
+    };
+}
+
+/// The members of each family of [`algorithm_names!`], one line a family; an unknown name is a
+/// compile error ("no rules expected the token").
+#[macro_export]
+#[doc(hidden)]
+macro_rules! algorithm_family {
+    (HMAC_SHA2 $($k:tt)*) => { $crate::algorithm_names!(@members ["hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512"] $($k)*) };
+    (HMAC_SHA512_T $($k:tt)*) => { $crate::algorithm_names!(@members ["hmac-sha512-224", "hmac-sha512-256"] $($k)*) };
+    (HMAC_SHA3 $($k:tt)*) => { $crate::algorithm_names!(@members ["hmac-sha3-224", "hmac-sha3-256", "hmac-sha3-384", "hmac-sha3-512"] $($k)*) };
+    (HMAC_ALL $($k:tt)*) => { $crate::algorithm_names!(@members ["hmac-md5", "hmac-sha1", HMAC_SHA2, HMAC_SHA512_T, HMAC_SHA3] $($k)*) };
+    (CMAC_AES $($k:tt)*) => { $crate::algorithm_names!(@members ["cmac-aes128", "cmac-aes192", "cmac-aes256"] $($k)*) };
+    (GMAC_AES $($k:tt)*) => { $crate::algorithm_names!(@members ["gmac-aes128", "gmac-aes192", "gmac-aes256"] $($k)*) };
 }
 
 /// Every algorithm macbench knows, in the order `list` shows them.
