@@ -244,6 +244,36 @@ impl HostSpread {
     }
 }
 
+impl HostSpread {
+    /// Whether `values` (one scenario's repeats) spread significantly more than the host's pooled
+    /// spread: their sample variance of ln(value) against σ², one-sided at 99 % (s²·(r−1)/σ² above
+    /// the χ² quantile with r − 1 degrees of freedom). `None` without a host spread or two values.
+    /// A cell that is only as noisy as the host says nothing of its own: the host is said once.
+    pub fn exceeded_by(&self, values: &[f64]) -> Option<bool> {
+        let (sigma, _) = self.sigma().filter(|(s, _)| *s > 0.0)?;
+        let logs: Vec<f64> = values
+            .iter()
+            .filter(|v| v.is_finite() && **v > 0.0)
+            .map(|v| v.ln())
+            .collect();
+        if logs.len() < 2 {
+            return None;
+        }
+        let k = (logs.len() - 1) as f64;
+        let m = logs.iter().sum::<f64>() / logs.len() as f64;
+        let ss = logs.iter().map(|l| (l - m) * (l - m)).sum::<f64>();
+        Some(ss / (sigma * sigma) > chi_square_99(k))
+    }
+}
+
+/// The 99 % quantile of χ² with `k` degrees of freedom (Wilson–Hilferty: within 1 % for k ≥ 2, and
+/// 6.64 against the exact 6.63 at k = 1).
+pub fn chi_square_99(k: f64) -> f64 {
+    const Z99: f64 = 2.326_347_874;
+    let a = 2.0 / (9.0 * k);
+    k * (1.0 - a + Z99 * a.sqrt()).powi(3)
+}
+
 /// Result of the trend test over a window's batches.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Trend {

@@ -11,7 +11,7 @@ use crate::bench::{self, AutoPolicy};
 use crate::energy::{self, method::Observed, Energy, Meter, Round, Window};
 use crate::engine::{self, clock::ClockInfo, DataMode, Scenario, ScenarioSpec, SizeSource};
 use crate::mac::{self, Function};
-use crate::results::{Document, Harness, ResultEntry};
+use crate::results::{Document, Harness, ResultEntry, SweepAccount};
 use crate::spec::{self, SpecError};
 use crate::stats;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,9 +33,18 @@ pub struct SweepSpec {
     pub duration: Option<Duration>,
     /// `--budget` if given, with its text for messages: the time for the runs, extra repeats included.
     pub budget: Option<(Duration, String)>,
-    /// `--window` text (`20%..90%` or seconds), resolved against the duration.
+    /// `--window` text: [`AUTO`] (a short warm-up, then to the run's end), or `20%..90%` or seconds,
+    /// resolved against the duration.
     pub window: String,
+    /// `--tick` if given; `None`: [`auto_tick`] of the window.
+    pub tick: Option<Duration>,
+    /// Planned repeats: exactly these, or at least these with [`SweepSpec::fill_budget`].
     pub repeat: usize,
+    /// Neither `--repeat` nor `--duration` given: the planned repeats are as many as [`BASE_SHARE`]
+    /// of the budget holds at the shortest run ([`SHORTEST_WINDOW`]), up to `max_repeat`.
+    pub fill_budget: bool,
+    /// `--max-repeat`: most repeats per scenario, planned and extra.
+    pub max_repeat: usize,
     /// `--dispatch` modes, each a scenario of its own (innermost loop: a function's modes side by side).
     pub dispatches: Vec<engine::Dispatch>,
 }
@@ -44,7 +53,11 @@ pub struct SweepSpec {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub scenarios: Vec<Scenario>,
+    /// Planned repeats of each scenario (extra ones come from the budget).
+    pub repeats: usize,
     pub duration: Duration,
+    /// The coordinator's tick of every scenario.
+    pub tick: Duration,
     /// The time for the sweep's runs, extra repeats included ([`SweepSpec::run_duration`]).
     pub budget: Duration,
     pub window_start: Duration,
@@ -79,8 +92,11 @@ impl SweepSpec {
     /// Scenarios for every function × size × dispatch mode, validated against the machine (cores, window, limits).
     pub fn plan(&self, online: &[usize]) -> Result<Plan, SpecError> {
         let mut notes = Vec::new();
-        let (duration, budget) = self.run_duration(&mut notes)?;
-        let (window_start, window_end) = spec::parse_window(&self.window, duration)?;
+        let (duration, budget, repeats) = self.run_duration(&mut notes)?;
+        let (window_start, window_end) = self.window_in(duration)?;
+        let tick = self
+            .tick
+            .unwrap_or_else(|| auto_tick(window_end - window_start));
         self.load_notes(window_end - window_start, &mut notes);
         let mut scenarios = Vec::with_capacity(self.scenario_count());
         // Per length rule, the fixed sizes a function does not take (the 3GPP functions' bounded
@@ -111,6 +127,7 @@ impl SweepSpec {
                             window_start,
                             window_end,
                             dispatch,
+                            tick,
                             ..self.scenario.clone()
                         },
                     };
@@ -135,7 +152,9 @@ impl SweepSpec {
         }
         Ok(Plan {
             scenarios,
+            repeats,
             duration,
+            tick,
             budget,
             window_start,
             window_end,
@@ -162,8 +181,9 @@ impl SweepSpec {
                 self.scenario.cores.len()
             ));
         }
-        let tick_used = engine::effective_tick(self.scenario.tick, self.scenario.sessions);
-        if tick_used > self.scenario.tick {
+        let tick = self.tick.unwrap_or_else(|| auto_tick(window));
+        let tick_used = engine::effective_tick(tick, self.scenario.sessions);
+        if tick_used > tick {
             notes.push(format!(
                 "tick {:.0} ms for {} sessions (at least {} µs per session keeps the sampler near 1 % of a core)",
                 tick_used.as_secs_f64() * 1e3,
@@ -178,17 +198,54 @@ impl SweepSpec {
         self.functions.len() * self.sizes.len() * self.dispatches.len().max(1)
     }
 
-    /// The run length and the sweep's budget. `--duration` is obeyed as given; else the runs are as
-    /// long as the load needs ([`bench::fitted_duration`], 150 ms when every session has a core) or
-    /// shorter, so that the planned repeats take [`BASE_SHARE`] of the budget and the rest is left
-    /// for extra repeats where intervals are wide — but never under 20 ms with `--budget`, nor under
-    /// [`MIN_DEFAULT_DURATION`] without. The budget is `--budget`, else [`DEFAULT_BUDGET`] or, for a
-    /// sweep whose planned repeats alone take longer, their time (a budget never drops a planned run).
-    fn run_duration(&self, notes: &mut Vec<String>) -> Result<(Duration, Duration), SpecError> {
-        let runs = (self.scenario_count() * self.repeat).max(1) as u32;
-        let base_time = |d: Duration| (d + RUN_SETUP) * runs;
-        // The window's share of the run, from the default run length (the window may be in percent).
-        let (a, b) = spec::parse_window(&self.window, DEFAULT_DURATION)?;
+    /// The window of a run `duration` long: with [`AUTO`], from the warm-up ([`SweepSpec::warm_up`])
+    /// to the run's end; else `--window` as given.
+    pub fn window_in(&self, duration: Duration) -> Result<(Duration, Duration), SpecError> {
+        if self.window != AUTO {
+            return spec::parse_window(&self.window, duration);
+        }
+        let warm = self.warm_up();
+        // A run shorter than twice its warm-up (an explicit --duration) keeps the old 20 % warm-up.
+        let start = if warm * 2 <= duration {
+            warm
+        } else {
+            duration / 5
+        };
+        Ok((start, duration))
+    }
+
+    /// How long sessions run before the window opens, with [`AUTO`]: [`WARM_UP`], or two scheduling
+    /// rounds when sessions outnumber cores, so that every session has run before the first mark.
+    fn warm_up(&self) -> Duration {
+        let per_core = self
+            .scenario
+            .sessions
+            .div_ceil(self.scenario.cores.len().max(1))
+            .max(1) as u32;
+        if per_core <= 1 {
+            return WARM_UP;
+        }
+        WARM_UP.max(bench::scheduling_slice() * per_core * 2)
+    }
+
+    /// The run length, the sweep's budget and the planned repeats. `--duration` is obeyed as given
+    /// (with `--repeat`'s repeats). Else the budget is `--budget`, or [`DEFAULT_BUDGET`], or for a
+    /// sweep whose planned repeats alone take longer, their time (a budget never drops a planned run),
+    /// and [`BASE_SHARE`] of it goes to planned repeats, the rest to extra ones where intervals are
+    /// widest. Without `--repeat` the planned repeats are as many as that share holds at the shortest
+    /// run ([`SHORTEST_WINDOW`] after the warm-up), up to `--max-repeat`: the host, not the window,
+    /// sets a repeat's spread (level shifts of seconds), so more short repeats narrow an interval
+    /// where fewer long ones do not. Runs are then lengthened only as far as the share allows, up to
+    /// [`DEFAULT_DURATION`] (or the load-fitted length, [`bench::fitted_duration`], when sessions
+    /// outnumber cores: never shorter than that).
+    fn run_duration(
+        &self,
+        notes: &mut Vec<String>,
+    ) -> Result<(Duration, Duration, usize), SpecError> {
+        let scenarios = self.scenario_count().max(1) as u32;
+        let base_time = |d: Duration, repeats: usize| (d + RUN_SETUP) * scenarios * repeats as u32;
+        // The window's share of a run of the default length (the window may be in percent).
+        let (a, b) = self.window_in(DEFAULT_DURATION)?;
         let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
         let (fitted, why) = bench::fitted_duration(
             DEFAULT_DURATION,
@@ -200,62 +257,99 @@ impl SweepSpec {
         if let Some(d) = self.duration {
             let budget = match &self.budget {
                 Some((b, _)) => *b,
-                None => DEFAULT_BUDGET.max(base_time(d)),
+                None => DEFAULT_BUDGET.max(base_time(d, self.repeat)),
             };
-            return Ok((d, budget));
+            return Ok((d, budget, self.repeat));
         }
-        let within = |budget: Duration| budget.mul_f64(BASE_SHARE) / runs;
-        if let Some((budget, text)) = &self.budget {
-            let shortest = Duration::from_millis(20);
-            // 70 % of the budget for the planned repeats; more, up to all of it, when that would
-            // make runs shorter than the shortest (a large matrix in a tight budget): then the runs
-            // are the shortest and what is left goes to extra repeats.
-            let per = match within(*budget).saturating_sub(RUN_SETUP) {
-                per if per >= shortest => per,
-                _ if (*budget / runs).saturating_sub(RUN_SETUP) >= shortest => shortest,
-                per => per,
-            };
-            if per < shortest {
+        // The shortest run: its window SHORTEST_WINDOW (or as long as sessions outnumbering cores
+        // need to be scheduled in it).
+        let shortest = self.shortest_run()?.max(if fitted > DEFAULT_DURATION {
+            fitted
+        } else {
+            Duration::ZERO
+        });
+        let longest = fitted.max(DEFAULT_DURATION).max(shortest);
+        let budget = match &self.budget {
+            Some((b, _)) => *b,
+            None => DEFAULT_BUDGET.max(base_time(shortest, self.repeat)),
+        };
+        let share = budget.mul_f64(BASE_SHARE);
+        let repeats = if self.fill_budget {
+            let fit = share.as_secs_f64() / (base_time(shortest, 1)).as_secs_f64();
+            (fit.floor() as usize).clamp(self.repeat, self.max_repeat.max(self.repeat))
+        } else {
+            self.repeat
+        };
+        // As long as the share allows for those repeats, between the shortest and the longest run;
+        // all of the budget, not only its share, when even the shortest runs need more.
+        let per = (share / scenarios / repeats as u32).saturating_sub(RUN_SETUP);
+        let per = if per >= shortest {
+            per
+        } else {
+            (budget / scenarios / repeats as u32).saturating_sub(RUN_SETUP)
+        };
+        if per < shortest {
+            if let Some((_, text)) = &self.budget {
                 return Err(SpecError::new(format!(
-                    "--budget {text}: {} scenario(s) × {} repeat(s) at the shortest run (20 ms, and ~{} ms of set-up each) need at least {:.1} s",
+                    "--budget {text}: {} scenario(s) × {} repeat(s) at the shortest run ({:.0} ms, and ~{:.1} ms of set-up each) need at least {:.1} s",
                     self.scenario_count(),
-                    self.repeat,
-                    RUN_SETUP.as_millis(),
-                    base_time(Duration::from_millis(20)).as_secs_f64().max(0.1)
+                    repeats,
+                    shortest.as_secs_f64() * 1e3,
+                    RUN_SETUP.as_secs_f64() * 1e3,
+                    base_time(shortest, repeats).as_secs_f64().max(0.1)
                 )));
             }
-            let chosen = per.min(fitted);
-            let chosen = spec::duration_from_secs("--budget", text, chosen.as_secs_f64())?;
-            notes.extend(why.filter(|_| chosen == fitted));
-            return Ok((chosen, *budget));
         }
-        notes.extend(why);
-        // Sessions outnumbering cores need their fitted length to be scheduled in the window at all.
-        if fitted > DEFAULT_DURATION {
-            return Ok((fitted, DEFAULT_BUDGET.max(base_time(fitted))));
+        let chosen = per.clamp(shortest, longest);
+        // Whole tenths of a millisecond, so the plan line and the results say what ran.
+        let chosen = Duration::from_micros(chosen.as_micros().div_ceil(100) as u64 * 100);
+        let text = self.budget.as_ref().map_or("50s", |(_, t)| t.as_str());
+        let chosen = spec::duration_from_secs("--budget", text, chosen.as_secs_f64())?;
+        notes.extend(why.filter(|_| chosen >= fitted && fitted > DEFAULT_DURATION));
+        Ok((chosen, budget, repeats))
+    }
+
+    /// The shortest run the planner chooses: [`SHORTEST_WINDOW`] of window after the warm-up (with
+    /// a window in percent, a run whose window is that long).
+    fn shortest_run(&self) -> Result<Duration, SpecError> {
+        if self.window == AUTO {
+            return Ok(self.warm_up() + SHORTEST_WINDOW);
         }
-        let chosen = within(DEFAULT_BUDGET)
-            .saturating_sub(RUN_SETUP)
-            .clamp(MIN_DEFAULT_DURATION, fitted);
-        // Whole milliseconds, so the plan line and the results say what ran.
-        let chosen = Duration::from_millis(chosen.as_millis() as u64);
-        Ok((chosen, DEFAULT_BUDGET.max(base_time(chosen))))
+        let (a, b) = spec::parse_window(&self.window, DEFAULT_DURATION)?;
+        let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
+        Ok(SHORTEST_WINDOW.div_f64(fraction.max(0.01)))
     }
 }
 
+/// `--window` and `--tick`'s default: chosen by the planner.
+pub const AUTO: &str = "auto";
+/// What the sessions run before the window opens, with `--window auto` and no more sessions than
+/// cores. Measured on the 2-core development VM (hmac-sha256, cmac-aes128, poly1305, hmac-sha512 at
+/// 64, 1024 and 16384 B, 1 ms ticks from the gate): the first millisecond after the gate ran at 106 %
+/// of a run's median rate per CPU-second (p10 95 %), each later one at 96–100 % — no transient to
+/// wait out beyond the first. The 20 % warm-up used before cost 15 ms of every 76 ms run.
+pub const WARM_UP: Duration = Duration::from_millis(1);
+/// The shortest window the planner chooses: 8 ticks of 2.5 ms ([`auto_tick`]) for batch means and
+/// the trend test, and ~1,000 messages per session down to ~20 cycles/byte at 64 KiB.
+pub const SHORTEST_WINDOW: Duration = Duration::from_millis(20);
+
+/// The coordinator's tick for a window of `window`, with `--tick auto`: an eighth of it, between
+/// 1 ms and 10 ms, so a short window still has the batches its interval and trend test need.
+pub fn auto_tick(window: Duration) -> Duration {
+    let tick = (window / 8).clamp(engine::MIN_TICK, engine::DEFAULT_TICK);
+    Duration::from_micros(tick.as_micros() as u64 / 100 * 100)
+}
+
 /// The time a sweep may take for its runs without `--budget` (extra repeats included), chosen so
-/// that the main job — nine functions × 16 sizes × 3 repeats — ends within a minute on 2 cores,
-/// start-up, harness measurement and the last span's overshoot included (55 s of runs took 60.0–60.8 s
-/// in all on the 2-core development VM).
+/// that the main job — nine functions × 16 sizes — ends within a minute on 2 cores, start-up and
+/// harness measurement included.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(50);
 /// The share of the budget the planned repeats are sized to take; the rest is for extra repeats.
-pub const BASE_SHARE: f64 = 0.7;
-/// Set-up and tear-down of one run beside its duration (threads, keys, data, the pre-flight): the
-/// main job on the 2-core development VM took 90 s for 549 runs of 150 ms, 15 ms a run more.
-pub const RUN_SETUP: Duration = Duration::from_millis(15);
-/// The shortest run the default budget chooses: a window (70 % of it) of 5 ticks of 10 ms, so
-/// batch means have their 4 degrees of freedom.
-pub const MIN_DEFAULT_DURATION: Duration = Duration::from_millis(72);
+pub const BASE_SHARE: f64 = 0.8;
+/// Set-up and tear-down of one run beside its duration (threads, the pool's schedule, the checks):
+/// measured on the 2-core development VM, ~0.8 ms a run once a scenario's pre-flight and key-setup
+/// figure are known (its first run pays ~3 ms more).
+pub const RUN_SETUP: Duration = Duration::from_millis(1);
 
 /// One session pinned to `core`, `duration` long with the window at 20 %..90 %: the scenario of the
 /// harness measurement, `model --measure` and `compare`.
@@ -404,6 +498,9 @@ struct BudgetClock {
     /// Runs made and their wall time, set-up included: the cost of the next run.
     runs: u32,
     run_time: Duration,
+    /// When the first run started and the last one ended.
+    first_start: Option<std::time::Instant>,
+    last_end: Option<std::time::Instant>,
 }
 
 impl BudgetClock {
@@ -413,6 +510,8 @@ impl BudgetClock {
             budget,
             runs: 0,
             run_time: Duration::ZERO,
+            first_start: None,
+            last_end: None,
         }
     }
 
@@ -422,6 +521,8 @@ impl BudgetClock {
         let out = run();
         self.runs += 1;
         self.run_time += t.elapsed();
+        self.first_start.get_or_insert(t);
+        self.last_end = Some(std::time::Instant::now());
         out
     }
 
@@ -565,10 +666,48 @@ pub fn run(
             }
             doc.results.push(result);
             emitted += 1;
+            doc.sweep = Some(account(doc, &budget, kept_spread));
             observer.finished(doc).map_err(SweepError::Observer)?;
         }
     }
     Ok(cancel.load(Ordering::SeqCst))
+}
+
+/// Where the sweep's time went so far and the host's spread ([`SweepAccount`]).
+fn account(doc: &Document, budget: &BudgetClock, host: stats::HostSpread) -> SweepAccount {
+    let runs_seconds = match (budget.first_start, budget.last_end) {
+        (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+        _ => 0.0,
+    };
+    let window_seconds: f64 = doc
+        .results
+        .iter()
+        .flat_map(|r| &r.raw)
+        .map(|r| r.window_wall_ns as f64 / 1e9)
+        .sum();
+    let widths: Vec<f64> = doc
+        .results
+        .iter()
+        .filter(|r| !r.failed)
+        .filter_map(|r| r.ci95.precision(&r.metrics))
+        .collect();
+    let mut repeats: Vec<usize> = doc.results.iter().map(|r| r.raw.len()).collect();
+    repeats.sort_unstable();
+    let (host_spread, host_spread_df) = host.sigma().map_or((None, 0), |(s, df)| (Some(s), df));
+    SweepAccount {
+        runs: budget.runs as usize,
+        runs_seconds,
+        window_seconds,
+        in_window_share: if runs_seconds > 0.0 {
+            window_seconds / runs_seconds
+        } else {
+            0.0
+        },
+        host_spread,
+        host_spread_df,
+        median_half_width: stats::quantile(&widths, 0.5),
+        median_repeats: repeats.get(repeats.len() / 2).copied().unwrap_or(0),
+    }
 }
 
 /// Give `span`'s scenarios the pooled spread of the kept ones and their own runs so far.
@@ -582,9 +721,11 @@ fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
     }
 }
 
-/// Extra repeats for the scenarios `span` of `pending`: while its share of the budget lasts, one more
-/// run of the scenario whose interval is widest against `target`, until every interval meets it or
-/// has `--max-repeat` runs.
+/// Extra repeats for the scenarios `span` of `pending`: while its share of the budget lasts, rounds
+/// of one more run of each scenario whose interval is wider than `target` (the widest first), until
+/// every interval meets it or has `--max-repeat` runs. In rounds, like the planned repeats, so a
+/// scenario's extra repeats are spread over the time left rather than run back to back in one state
+/// of the host.
 fn extra_repeats(
     pending: &mut [bench::Pending],
     span: std::ops::Range<usize>,
@@ -603,26 +744,34 @@ fn extra_repeats(
     let share = budget.share(end - first, pending.len() - first, later);
     let spent_before = budget.run_time;
     while !cancel.load(Ordering::SeqCst) {
-        // Each extra repeat moves the pooled spread too: every interval is judged against it anew.
+        // Each round moves the pooled spread too: every interval is judged against it anew.
         share_spread(&mut pending[first..end], kept);
-        let widest = pending[first..end]
-            .iter_mut()
-            .filter(|p| p.can_extend())
-            .filter_map(|p| Some((p.gap(target)?, p)))
+        let mut wanting: Vec<(f64, usize)> = pending[first..end]
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.can_extend())
+            .filter_map(|(i, p)| Some((p.gap(target)?, first + i)))
             .filter(|(gap, _)| *gap > 1.0)
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let Some((_, p)) = widest else {
-            break;
-        };
-        if let Some(share) = share {
-            if budget.run_time - spent_before + budget.expected(p.scenario()) > share {
-                break;
+            .collect();
+        if wanting.is_empty() {
+            return Ok(());
+        }
+        wanting.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (_, i) in wanting {
+            let p = &mut pending[i];
+            if let Some(share) = share {
+                if budget.run_time - spent_before + budget.expected(p.scenario()) > share {
+                    return Ok(());
+                }
             }
+            if cancel.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            if interleaved {
+                observer.starting(p.scenario());
+            }
+            budget.timed(|| p.step(cancel))?;
         }
-        if interleaved {
-            observer.starting(p.scenario());
-        }
-        budget.timed(|| p.step(cancel))?;
     }
     Ok(())
 }

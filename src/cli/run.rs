@@ -17,7 +17,7 @@ use std::path::PathBuf;
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
 /// Default `--max-repeat`: room for the budget's extra repeats where intervals are wide (the budget
 /// bounds their time).
-pub const DEFAULT_MAX_REPEAT: usize = 10;
+pub const DEFAULT_MAX_REPEAT: usize = 40;
 /// Default `--repeat`.
 pub const DEFAULT_REPEAT: usize = 3;
 
@@ -51,8 +51,9 @@ pub struct RunArgs {
     /// cores so that each gets enough scheduling rounds in the window; the choice is printed].
     #[arg(long, allow_hyphen_values = true)]
     pub duration: Option<String>,
-    /// Measurement window inside the run: `0.03..0.135` (seconds) or `20%..90%`.
-    #[arg(long, default_value = "20%..90%", allow_hyphen_values = true)]
+    /// Measurement window inside the run: `auto` (a 1 ms warm-up, longer when sessions outnumber
+    /// cores, then to the run's end), `0.03..0.135` (seconds) or `20%..90%`.
+    #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub window: String,
     /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
     /// Given without --target-ci, exactly this many run [default: 3, and extra repeats where the
@@ -81,8 +82,9 @@ pub struct RunArgs {
     /// --tag-len` and `net --tag-len`; default: each algorithm's own tag.
     #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_tag_len)]
     pub tag_len: Option<usize>,
-    /// The coordinator's sampling tick (time series, batch means): `10ms`, `1ms` … `1s`.
-    #[arg(long, default_value = "10ms", allow_hyphen_values = true)]
+    /// The coordinator's sampling tick (time series, batch means): `auto` (an eighth of the window,
+    /// 1–10 ms), or `10ms`, `1ms` … `1s`.
+    #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub tick: String,
     /// Time for the sweep's runs (`90`, `90s`, `10m`), extra repeats included: the planned repeats
     /// are sized to take 70 % of it (shorter runs, down to 20 ms) and the rest goes to extra repeats
@@ -228,12 +230,6 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
             rekey_every: args.rekey,
             seed: args.seed,
             tag_len: args.tag_len,
-            tick: spec::parse_duration_within(
-                "--tick",
-                &args.tick,
-                engine::MIN_TICK,
-                engine::MAX_TICK,
-            )?,
             // Size, dispatch mode, duration and window are each scenario's own (`SweepSpec::plan`).
             ..engine::ScenarioSpec::default()
         },
@@ -244,7 +240,18 @@ fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
             .transpose()?,
         budget,
         window: args.window.clone(),
+        tick: match args.tick.as_str() {
+            sweep::AUTO => None,
+            text => Some(spec::parse_duration_within(
+                "--tick",
+                text,
+                engine::MIN_TICK,
+                engine::MAX_TICK,
+            )?),
+        },
         repeat: args.repeats(),
+        fill_budget: args.repeat.is_none() && args.duration.is_none(),
+        max_repeat: args.max_repeat,
         dispatches: spec::parse_dispatches(&args.dispatch)?,
     })
 }
@@ -262,14 +269,14 @@ fn sweep_header(args: &RunArgs, spec: &SweepSpec, plan: &sweep::Plan) -> results
         duration_s: plan.duration.as_secs_f64(),
         window_start_s: plan.window_start.as_secs_f64(),
         window_end_s: plan.window_end.as_secs_f64(),
-        repeat: args.repeats(),
+        repeat: plan.repeats,
         data: args.data,
         keys: args.keys,
         verify: args.verify,
         rekey_every: args.rekey,
         auto: args.auto,
         seed: args.seed,
-        tick_s: spec.scenario.tick.as_secs_f64(),
+        tick_s: plan.tick.as_secs_f64(),
         target_ci_percent: args.target_ci_percent(),
         max_repeat: args.max_repeat,
         budget_s: plan.budget.as_secs_f64(),
@@ -280,7 +287,7 @@ fn sweep_header(args: &RunArgs, spec: &SweepSpec, plan: &sweep::Plan) -> results
             .collect::<Vec<_>>()
             .join(","),
         energy: args.energy,
-        order: sweep::Order::or_default(args.order, args.repeats()),
+        order: sweep::Order::or_default(args.order, plan.repeats),
         interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
     }))
 }
@@ -426,8 +433,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             ..AutoPolicy::default()
         },
         repetition: sweep::Repetition {
-            repeats: args.repeats(),
-            order: sweep::Order::or_default(args.order, args.repeats()),
+            repeats: plan.repeats,
+            order: sweep::Order::or_default(args.order, plan.repeats),
             span: sweep::INTERLEAVE_SPAN,
             budget: Some(plan.budget),
         },

@@ -245,8 +245,8 @@ struct DisturbanceMark {
     involuntary_switches: Option<u64>,
 }
 
-/// Length of the core-clock chain before and after a run: long enough to read to a few tenths of a
-/// percent, short beside the run (about 1 ms each, 1 % of the default run).
+/// Length of the core-clock chain before and after a scenario's first run: long enough to read to a
+/// few tenths of a percent.
 const CLOCK_CHAIN_SPAN: Duration = Duration::from_micros(300);
 
 impl DisturbanceMark {
@@ -305,6 +305,10 @@ pub struct Plan {
     pub window_end: Duration,
     pub duration: Duration,
     pub cores: Vec<usize>,
+    /// Read the core clock (a dependent-add chain, 2 × [`CLOCK_CHAIN_SPAN`]) before and after the
+    /// run: done on a scenario's first run only. Over whole main jobs it explained 0.3–0.9 % of the
+    /// repeat-to-repeat variance (docs/methodology.md, "What the wander is") and cost ~1 % of a run.
+    pub core_clock: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -329,8 +333,12 @@ fn schedule(plan: &Plan) -> Vec<(u64, Point)> {
         (t1, Point::Mark(0)),
         (mid, Point::Mark(1)),
         (t2, Point::Mark(2)),
-        (end, Point::End),
     ];
+    // A window that ends with the run (the default) closes it: no cool-down after its last mark,
+    // the sessions all still running when it is taken.
+    if end > t2 {
+        points.push((end, Point::End));
+    }
     let mut t = tick;
     while t < end {
         if t != t1 && t != mid && t != t2 {
@@ -460,7 +468,12 @@ pub fn coordinate(
 
     let probe = crate::system::conditions::Probe::system();
     let mut marks_disturbance = [DisturbanceMark::default(); 3];
-    let core_hz_before = clock::estimate_core_hz(CLOCK_CHAIN_SPAN);
+    let core_clock = || {
+        plan.core_clock
+            .then(|| clock::estimate_core_hz(CLOCK_CHAIN_SPAN))
+            .flatten()
+    };
+    let core_hz_before = core_clock();
     let own_cpu_start = clock::thread_cpu_ns();
     let t0 = clock::wall_ns();
     gate.open();
@@ -517,7 +530,7 @@ pub fn coordinate(
     let disturbance = Disturbance {
         core_hz_before,
         // The sessions have seen the stop; the chain runs while they wind down (a batch at most).
-        core_hz_after: clock::estimate_core_hz(CLOCK_CHAIN_SPAN),
+        core_hz_after: core_clock(),
         steal_ns: steal_ticks.map(|t| t * NS_PER_USER_HZ_TICK),
         interrupts,
         run_delay_ns,
@@ -567,6 +580,7 @@ mod tests {
             window_end: Duration::from_millis(135),
             duration: Duration::from_millis(150),
             cores: vec![0],
+            core_clock: false,
         };
         let s = schedule(&plan);
         assert!(s.windows(2).all(|w| w[0].0 < w[1].0), "strictly increasing");
@@ -579,5 +593,22 @@ mod tests {
         assert_eq!(s.last().map(|p| p.0), Some(150_000_000));
         // Ticks 10..140 ms less the one at 30 ms that is a mark: 13, plus 3 marks and the end.
         assert_eq!(s.len(), 13 + 3 + 1);
+    }
+
+    #[test]
+    fn a_window_that_ends_with_the_run_has_its_last_mark_last_and_no_cool_down() {
+        let plan = Plan {
+            tick: Duration::from_millis(5),
+            requested_tick: Duration::from_millis(5),
+            window_start: Duration::from_millis(1),
+            window_end: Duration::from_millis(21),
+            duration: Duration::from_millis(21),
+            cores: vec![0],
+            core_clock: false,
+        };
+        let s = schedule(&plan);
+        assert!(s.windows(2).all(|w| w[0].0 < w[1].0), "strictly increasing");
+        assert!(matches!(s.last(), Some(&(21_000_000, Point::Mark(2)))));
+        assert!(!s.iter().any(|p| p.1 == Point::End));
     }
 }

@@ -51,6 +51,9 @@ pub fn run_summary(doc: &Document, json: Option<&Path>, csv: Option<&Path>) -> S
     if let Some(line) = preflight_line(doc) {
         let _ = writeln!(out, "{line}");
     }
+    for line in account_lines(doc) {
+        let _ = writeln!(out, "{line}");
+    }
     let warned = doc
         .results
         .iter()
@@ -104,6 +107,44 @@ pub fn run_summary(doc: &Document, json: Option<&Path>, csv: Option<&Path>) -> S
     out
 }
 
+/// Where the sweep's time went, and the host once: its spread, the intervals it allowed, and what
+/// budget would reach the target (docs/methodology.md, "The host's floor").
+fn account_lines(doc: &Document) -> Vec<String> {
+    let Some(a) = &doc.sweep else {
+        return Vec::new();
+    };
+    let mut lines = vec![format!(
+        "time: {:.0} % of the sweep's {:.1} s of runs was inside measurement windows ({} runs, {} repeats a result at the median)",
+        a.in_window_share * 100.0,
+        a.runs_seconds,
+        a.runs,
+        a.median_repeats
+    )];
+    if let (Some(sigma), Some(width)) = (a.host_spread, a.median_half_width) {
+        let mut line = format!(
+            "host: one repeat spreads ±{:.1} % here (pooled over {} degrees of freedom), so a result's 95 % interval is ±{:.1} % at the median",
+            sigma * 100.0,
+            a.host_spread_df,
+            width * 100.0
+        );
+        if let crate::results::Header::Sweep(o) = &doc.scenario {
+            let target = o.target_ci_percent / 100.0;
+            if target > 0.0 && width > target && o.budget_s > 0.0 {
+                // Half-widths shrink as 1/√repeats: (width/target)² times the repeats, and the time.
+                let needed = o.budget_s * (width / target).powi(2);
+                line.push_str(&format!(
+                    "; ±{:.0} % would take --budget {:.0}s or a quieter host",
+                    o.target_ci_percent,
+                    needed.ceil()
+                ));
+            }
+        }
+        line.push_str("; `noisy` marks only results noisier than that");
+        lines.push(line);
+    }
+    lines
+}
+
 /// The pre-flight's line for the summary: how many messages were checked against another backend
 /// or their own one-at-a-time path before timing, and what that cost against the runs.
 fn preflight_line(doc: &Document) -> Option<String> {
@@ -125,7 +166,7 @@ fn preflight_line(doc: &Document) -> Option<String> {
         .map(|r| r.scenario.duration.as_secs_f64() * r.raw.len() as f64 * 1e9)
         .sum();
     Some(format!(
-        "pre-flight: {messages} messages tagged at the timed lengths and dispatch modes and checked against another backend ({} runs) or their own one-at-a-time path ({own}) before timing: {:.1} ms in all, {:.2} % of the runs' time",
+        "pre-flight: {messages} messages tagged at the timed lengths and dispatch modes and checked against another backend ({} scenarios) or their own one-at-a-time path ({own}) before timing: {:.1} ms in all, {:.2} % of the runs' time",
         checks.len() - own,
         ns as f64 / 1e6,
         100.0 * ns as f64 / run_ns.max(1.0)

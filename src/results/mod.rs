@@ -515,6 +515,32 @@ pub struct Document {
     /// What could have disturbed the run: the machine before and after it (absent in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<crate::system::conditions::RunConditions>,
+    /// Where the sweep's time went and how far the host let its intervals narrow (absent in older
+    /// files and in files of other commands).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepAccount>,
+}
+
+/// A sweep's account of itself, written when it ends: how much of its time measured, and the host's
+/// spread that sets how narrow its intervals could be (docs/methodology.md, "The host's floor").
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SweepAccount {
+    /// Runs made, those of every kept result and any discarded by `--auto`.
+    pub runs: usize,
+    /// Wall time from the first run's start to the last run's end.
+    pub runs_seconds: f64,
+    /// The kept results' windows added up (W of every run).
+    pub window_seconds: f64,
+    /// `window_seconds / runs_seconds`: the share of the sweep's time inside a window.
+    pub in_window_share: f64,
+    /// The pooled spread of one repeat, the standard deviation of ln(absolute cycles/byte) about
+    /// each scenario's mean (0.12 ≈ ±12 % a repeat), and its degrees of freedom.
+    pub host_spread: Option<f64>,
+    pub host_spread_df: usize,
+    /// The median over results of the 95 % half-width of absolute cycles/byte, relative to the
+    /// median (0.06 = ±6 %), and the median number of repeats.
+    pub median_half_width: Option<f64>,
+    pub median_repeats: usize,
 }
 
 /// A results file's header: a sweep's options as `run` records them, or, in files that record

@@ -75,6 +75,7 @@ pub fn new_document(
         results: Vec::new(),
         partial: true,
         conditions: None,
+        sweep: None,
     }
 }
 
