@@ -680,7 +680,7 @@ fn pair_groups(scenarios: &[Scenario], paired: bool) -> Vec<usize> {
 
 /// `end` moved on until no pair group of the scenarios `first..end` has a member after it (`groups`
 /// as [`pair_groups`] gives them): the span then holds every group it touches whole.
-fn whole_groups_end(groups: &[usize], first: usize, end: usize) -> usize {
+pub fn whole_groups_end(groups: &[usize], first: usize, end: usize) -> usize {
     let mut end = end;
     loop {
         let last = (end..groups.len())

@@ -472,8 +472,8 @@ fn baseline_row(
             "--baseline {text} with --order sequential: a row's repeats would all run before the next row's, so none would pair with its baseline's; leave --order out (interleaved)"
         )));
     }
-    let row = results::baseline::BaselineRow::new(text)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    let row =
+        results::baseline::BaselineRow::new(text).map_err(|e| CliError::usage(e.to_string()))?;
     let keys: Vec<results::ScenarioKey> = plan
         .scenarios
         .iter()

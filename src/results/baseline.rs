@@ -283,7 +283,11 @@ pub fn ratio_of(r: &ResultEntry, all: &[ResultEntry], row: &BaselineRow) -> Base
         };
     }
     if r.failed || base.failed {
-        let which = if r.failed { "this row" } else { "the baseline row" };
+        let which = if r.failed {
+            "this row"
+        } else {
+            "the baseline row"
+        };
         return BaselineRatio::without(function, format!("no ratio: {which} failed"));
     }
     if let Some(auto) = [r, base]
