@@ -597,6 +597,7 @@ fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
 /// Extra repeats for the scenarios `span` of `pending`: while its share of the budget lasts, one more
 /// run of the scenario whose interval is widest against `target`, until every interval meets it or
 /// has `--max-repeat` runs.
+#[allow(clippy::too_many_arguments)]
 fn extra_repeats(
     pending: &mut [bench::Pending],
     groups: &[usize],
