@@ -585,5 +585,6 @@ fn entry(
         raw: runs.raws,
         scenario: scenario.spec.clone(),
         energy: None,
+        baseline: None,
     }
 }

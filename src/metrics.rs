@@ -252,6 +252,54 @@ fn window_of(t: &ThreadCounters) -> (u64, u64, u64, u64) {
     )
 }
 
+/// One paired round's log ratio of absolute cost, `run` against `baseline` (`run --baseline`,
+/// docs/methodology.md §4): per core, ln of the run's CPU time per byte over the baseline's, both
+/// from the coordinator's window samples (`f·c/b`; `f` cancels), then the mean over the cores both
+/// runs used. A pinned session runs on one core (its `allowed_cpus`), and sessions are pinned
+/// round-robin in both runs alike, so each core's term compares windows on one core, where a host's
+/// slow-down is shared; the cores' slow-downs are not shared, so each core is paired with itself
+/// only. Floating sessions (`--float`) form one group of all cores. With empty messages the cost is
+/// per message. `None` when no core has work in both runs.
+pub fn paired_log_ratio(run: &RawRun, baseline: &RawRun) -> Option<f64> {
+    let a = cost_per_core(run);
+    let b = cost_per_core(baseline);
+    let per_byte = a.iter().chain(&b).all(|(_, _, bytes, _)| *bytes > 0);
+    let cost = |&(_, cpu, bytes, messages): &(Option<usize>, u64, u64, u64)| {
+        let units = if per_byte { bytes } else { messages };
+        ratio(cpu as f64, units as f64).filter(|c| *c > 0.0)
+    };
+    let logs: Vec<f64> = a
+        .iter()
+        .filter_map(|x| {
+            let y = b.iter().find(|y| y.0 == x.0)?;
+            Some((cost(x)? / cost(y)?).ln())
+        })
+        .collect();
+    stats::mean(&logs)
+}
+
+/// Per core a run's sessions were pinned to (`None`: sessions allowed on several cores), the CPU
+/// time, bytes and messages of its sessions in the window; cores in the order first met.
+fn cost_per_core(raw: &RawRun) -> Vec<(Option<usize>, u64, u64, u64)> {
+    let mut cores: Vec<(Option<usize>, u64, u64, u64)> = Vec::new();
+    for t in &raw.threads {
+        let core = match t.allowed_cpus.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        };
+        let (c, b, m, _) = window_of(t);
+        match cores.iter_mut().find(|x| x.0 == core) {
+            Some(x) => {
+                x.1 += c;
+                x.2 += b;
+                x.3 += m;
+            }
+            None => cores.push((core, c, b, m)),
+        }
+    }
+    cores
+}
+
 /// What one run's raw counters give: its aggregate metrics, per-thread metrics and warnings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunMetrics {

@@ -464,3 +464,63 @@ pub fn paired_ratio(pairs: &[(f64, f64)], resamples: usize, seed: u64) -> Option
         pairs: ratios.len(),
     })
 }
+
+/// A ratio of two figures measured in paired rounds, on the log scale: `exp(mean d)` of the rounds'
+/// log ratios `d_j` and its Student-t 95 % interval (`run --baseline`, docs/methodology.md §4,
+/// "Ratios to a baseline row").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairedLogRatio {
+    /// exp(mean d): the geometric mean of the rounds' ratios.
+    pub ratio: f64,
+    /// exp(mean d ± t(0.975, r − 1) · s_d / √r); `None` below two rounds (no spread to judge by).
+    pub ci95: Option<Interval>,
+    /// Rounds that gave a finite log ratio.
+    pub pairs: usize,
+}
+
+/// The ratio and 95 % interval of paired rounds from their log ratios `d` (one per round, each
+/// `ln(a_j / b_j)` of two figures measured side by side). A slow-down shared by both sides of a round
+/// cancels in its `d_j`, so only what differs between the two sides within a round is left to
+/// spread the interval: the paired t interval of the log ratio, taken back by `exp`. Values that
+/// are not finite are left out; `None` when none is left.
+pub fn paired_log_ratio(d: &[f64]) -> Option<PairedLogRatio> {
+    let d: Vec<f64> = d.iter().copied().filter(|x| x.is_finite()).collect();
+    let m = mean(&d)?;
+    let r = d.len();
+    let ci95 = variance(&d).map(|s2| {
+        let half = t95(r - 1) * (s2 / r as f64).sqrt();
+        Interval {
+            low: (m - half).exp(),
+            high: (m + half).exp(),
+        }
+    });
+    Some(PairedLogRatio {
+        ratio: m.exp(),
+        ci95,
+        pairs: r,
+    })
+}
+
+/// The standard error of ln(value) a 95 % interval implies: its width in logs over 2 × 1.96.
+/// `None` unless both ends are positive and in order.
+pub fn log_standard_error(interval: Interval) -> Option<f64> {
+    (interval.low > 0.0 && interval.high >= interval.low && interval.high.is_finite())
+        .then(|| (interval.high / interval.low).ln() / (2.0 * normal_quantile(0.975)))
+}
+
+/// The 95 % interval of `a / b` from each figure's own 95 % interval, as if the two were measured
+/// independently: `a/b · exp(±1.96 · √(se_a² + se_b²))` with each `se` from
+/// [`log_standard_error`]. What a ratio of two cells is worth without pairing, shown beside the
+/// paired interval. `None` without two positive figures and intervals.
+pub fn unpaired_ratio(a: f64, a_ci: Interval, b: f64, b_ci: Interval) -> Option<Interval> {
+    if !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()) {
+        return None;
+    }
+    let (se_a, se_b) = (log_standard_error(a_ci)?, log_standard_error(b_ci)?);
+    let half = normal_quantile(0.975) * (se_a * se_a + se_b * se_b).sqrt();
+    let ratio = a / b;
+    Some(Interval {
+        low: ratio * (-half).exp(),
+        high: ratio * half.exp(),
+    })
+}

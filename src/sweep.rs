@@ -487,6 +487,10 @@ pub struct Repetition {
     /// are widest against the target. `None`: extra repeats up to `--max-repeat` wherever the target
     /// is missed, whatever they cost.
     pub budget: Option<Duration>,
+    /// `--baseline`: the rows of a pair group ([`results::baseline::PairGroup`]) run back to back
+    /// within each round, in an order that turns round each round ([`round_order`]), and take their
+    /// extra repeats together, so that repeat `j` of a row and of its baseline are neighbours.
+    pub paired: bool,
 }
 
 /// The time left of a sweep's budget and how it is shared: what the scenarios still to come need
@@ -589,6 +593,7 @@ pub fn run(
 ) -> Result<bool, SweepError> {
     let (repetition, auto, clock, cancel) =
         (policy.repetition, policy.auto, policy.clock, policy.cancel);
+    let groups = pair_groups(&scenarios, repetition.paired);
     let mut pending: Vec<bench::Pending> = scenarios
         .into_iter()
         .map(|s| bench::Pending::new(s, repetition.repeats, auto, clock))
@@ -603,6 +608,8 @@ pub fn run(
             Order::Interleaved => interleave_end(&pending, emitted, repetition.span),
             Order::Sequential => emitted + 1,
         };
+        // A pair group is never cut between spans: its rows must share their rounds.
+        let end = whole_groups_end(&groups, emitted, end);
         // Planned repeats: interleaved, one run of each scenario in turn; sequential, back to back.
         let mut round = 0;
         while !cancel.load(Ordering::SeqCst) {
@@ -614,9 +621,12 @@ pub fn run(
                 }
                 break;
             }
-            round += 1;
             let mut ran = false;
-            for p in pending[emitted..end].iter_mut().filter(|p| p.needs_base()) {
+            for i in round_order(&groups[emitted..end], round) {
+                let p = &mut pending[emitted + i];
+                if !p.needs_base() {
+                    continue;
+                }
                 if cancel.load(Ordering::SeqCst) {
                     break;
                 }
@@ -627,6 +637,7 @@ pub fn run(
                 budget.timed(|| p.step(cancel))?;
                 ran = true;
             }
+            round += 1;
             if !ran {
                 break;
             }
@@ -635,6 +646,7 @@ pub fn run(
         if let Some(target) = auto.target_ci {
             extra_repeats(
                 &mut pending,
+                &groups,
                 emitted..end,
                 target,
                 &mut budget,
@@ -725,9 +737,12 @@ fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
 /// of one more run of each scenario whose interval is wider than `target` (the widest first), until
 /// every interval meets it or has `--max-repeat` runs. In rounds, like the planned repeats, so a
 /// scenario's extra repeats are spread over the time left rather than run back to back in one state
-/// of the host.
+/// of the host. With `--baseline`, a chosen row's whole group runs once more, back to back, so its
+/// rows keep equal counts of paired rounds; otherwise the group is the row alone.
+#[allow(clippy::too_many_arguments)]
 fn extra_repeats(
     pending: &mut [bench::Pending],
+    groups: &[usize],
     span: std::ops::Range<usize>,
     target: f64,
     budget: &mut BudgetClock,
@@ -746,34 +761,108 @@ fn extra_repeats(
     while !cancel.load(Ordering::SeqCst) {
         // Each round moves the pooled spread too: every interval is judged against it anew.
         share_spread(&mut pending[first..end], kept);
-        let mut wanting: Vec<(f64, usize)> = pending[first..end]
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.can_extend())
-            .filter_map(|(i, p)| Some((p.gap(target)?, first + i)))
+        let mut wanting: Vec<(f64, usize)> = (first..end)
+            .filter(|&i| pending[i].can_extend())
+            .filter_map(|i| Some((pending[i].gap(target)?, i)))
             .filter(|(gap, _)| *gap > 1.0)
             .collect();
         if wanting.is_empty() {
             return Ok(());
         }
         wanting.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (_, i) in wanting {
-            let p = &mut pending[i];
+        let mut done_groups: Vec<usize> = Vec::new();
+        for (_, chosen) in wanting {
+            if done_groups.contains(&groups[chosen]) {
+                continue;
+            }
+            done_groups.push(groups[chosen]);
+            let mut group: Vec<usize> = (first..end)
+                .filter(|&i| groups[i] == groups[chosen] && pending[i].can_extend())
+                .collect();
+            if pending[chosen].runs() % 2 == 1 {
+                group.reverse();
+            }
+            let cost: Duration = group
+                .iter()
+                .map(|&i| budget.expected(pending[i].scenario()))
+                .sum();
             if let Some(share) = share {
-                if budget.run_time - spent_before + budget.expected(p.scenario()) > share {
+                if budget.run_time - spent_before + cost > share {
                     return Ok(());
                 }
             }
-            if cancel.load(Ordering::SeqCst) {
-                return Ok(());
+            for i in group {
+                if cancel.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+                let p = &mut pending[i];
+                if interleaved {
+                    observer.starting(p.scenario());
+                }
+                budget.timed(|| p.step(cancel))?;
             }
-            if interleaved {
-                observer.starting(p.scenario());
-            }
-            budget.timed(|| p.step(cancel))?;
         }
     }
     Ok(())
+}
+
+/// Each scenario's pair group, as an index: with `paired` (`--baseline`), scenarios of one
+/// [`results::baseline::PairGroup`] share one; otherwise each scenario is a group of its own.
+fn pair_groups(scenarios: &[Scenario], paired: bool) -> Vec<usize> {
+    let mut seen: Vec<crate::results::baseline::PairGroup> = Vec::new();
+    scenarios
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if !paired {
+                return i;
+            }
+            let group =
+                crate::results::baseline::PairGroup::of(&crate::results::baseline::scenario_key(s));
+            match seen.iter().position(|g| *g == group) {
+                Some(k) => k,
+                None => {
+                    seen.push(group);
+                    seen.len() - 1
+                }
+            }
+        })
+        .collect()
+}
+
+/// `end` moved on until no pair group of the scenarios `first..end` has a member after it (`groups`
+/// as [`pair_groups`] gives them): the span then holds every group it touches whole.
+pub fn whole_groups_end(groups: &[usize], first: usize, end: usize) -> usize {
+    let mut end = end;
+    loop {
+        let last = (end..groups.len())
+            .filter(|&k| groups[first..end].contains(&groups[k]))
+            .max();
+        match last {
+            Some(k) => end = k + 1,
+            None => return end,
+        }
+    }
+}
+
+/// The order in which round `round` (from 0) runs a span's scenarios, `groups` being their pair
+/// groups ([`pair_groups`]): group by group in order of first appearance, the members of a group back
+/// to back — in scenario order in even rounds and reversed in odd ones (A B C, then C B A), so that
+/// a drift through a round favours no member. Scenarios of groups of their own keep scenario order.
+/// Indices into the span.
+pub fn round_order(groups: &[usize], round: usize) -> Vec<usize> {
+    let mut order = Vec::with_capacity(groups.len());
+    for (i, g) in groups.iter().enumerate() {
+        if groups[..i].contains(g) {
+            continue;
+        }
+        let start = order.len();
+        order.extend((i..groups.len()).filter(|&k| groups[k] == *g));
+        if round % 2 == 1 {
+            order[start..].reverse();
+        }
+    }
+    order
 }
 
 /// The energy phase of `run --energy`: after a scenario's repeats, rounds of idle, null-function and

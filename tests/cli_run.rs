@@ -216,6 +216,7 @@ fn run_help_lists_the_agreed_flags() {
         "--target-ci",
         "--max-repeat",
         "--order",
+        "--baseline",
         "--quiet-check",
     ] {
         assert!(help.contains(flag), "{flag}");

@@ -383,6 +383,7 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
             order,
             span,
             budget: None,
+            paired: false,
         };
         let auto = macbench::bench::AutoPolicy::default();
         let policy = sweep::SweepPolicy {

@@ -138,6 +138,14 @@ pub struct RunArgs {
     /// repeats back to back) [default: interleaved when --repeat > 1].
     #[arg(long, value_enum, allow_hyphen_values = true)]
     pub order: Option<sweep::Order>,
+    /// Each row's cost as a ratio to one row of its group (same algorithm and size, differing in
+    /// backend, acceleration or dispatch mode), with a paired 95 % interval: the group's rows run
+    /// back to back within each round, so their repeats share the host's state. ROW is a backend
+    /// (`openssl`), an acceleration or ISA level (`hw`, `sw`, `avx2`), a dispatch mode (`single`,
+    /// `burst:8`), `backend/accel`, or a function as the table prints it (`hmac-sha256/openssl/hw`);
+    /// it must name one row in each group (docs/methodology.md §4, "Ratios to a baseline row").
+    #[arg(long, value_name = "ROW")]
+    pub baseline: Option<String>,
     /// Refuse to start when other processes use more than 10 % of the chosen cores (sampled for
     /// 0.25 s first) or when that cannot be read: one line, exit 1.
     #[arg(long)]
@@ -287,7 +295,8 @@ fn sweep_header(args: &RunArgs, spec: &SweepSpec, plan: &sweep::Plan) -> results
             .collect::<Vec<_>>()
             .join(","),
         energy: args.energy,
-        order: sweep::Order::or_default(args.order, plan.repeats),
+        order: order(args, plan.repeats),
+        baseline: args.baseline.clone(),
         interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
     }))
 }
@@ -399,6 +408,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // Parse and validate everything before anything runs or any file is written.
     let spec = sweep_spec(args)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
+    let baseline = baseline_row(args, &plan)?;
     check_label(args.label.as_deref())?;
     let energy = match args.energy {
         true => Some(session::energy_phase(
@@ -434,15 +444,51 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         },
         repetition: sweep::Repetition {
             repeats: plan.repeats,
-            order: sweep::Order::or_default(args.order, plan.repeats),
+            order: order(args, plan.repeats),
             span: sweep::INTERLEAVE_SPAN,
             budget: Some(plan.budget),
+            paired: baseline.is_some(),
         },
         plan,
         energy,
+        baseline,
     };
     let (doc, interrupted) = session::run_sweep(request, &mut terminal)?;
     summary(&doc, args, interrupted)
+}
+
+/// `--order`, or its default: interleaved when there are repeats to interleave or rows to pair.
+fn order(args: &RunArgs, repeats: usize) -> sweep::Order {
+    match (args.order, &args.baseline) {
+        (None, Some(_)) => sweep::Order::Interleaved,
+        (order, _) => sweep::Order::or_default(order, repeats),
+    }
+}
+
+/// `--baseline ROW` checked against the planned rows: it names at least one, and at most one in
+/// each group; and repeats are interleaved, or no two rows' repeats would be neighbours.
+fn baseline_row(
+    args: &RunArgs,
+    plan: &sweep::Plan,
+) -> Result<Option<results::baseline::BaselineRow>, CliError> {
+    let Some(text) = &args.baseline else {
+        return Ok(None);
+    };
+    if args.order == Some(sweep::Order::Sequential) {
+        return Err(CliError::usage(format!(
+            "--baseline {text} with --order sequential: a row's repeats would all run before the next row's, so none would pair with its baseline's; leave --order out (interleaved)"
+        )));
+    }
+    let row =
+        results::baseline::BaselineRow::new(text).map_err(|e| CliError::usage(e.to_string()))?;
+    let keys: Vec<results::ScenarioKey> = plan
+        .scenarios
+        .iter()
+        .map(results::baseline::scenario_key)
+        .collect();
+    row.check(&keys)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    Ok(Some(row))
 }
 
 /// The matrices, where the results went, and the exit status.

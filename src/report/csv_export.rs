@@ -155,6 +155,37 @@ fn energy_cells(energy: Option<&crate::energy::Energy>) -> Vec<String> {
     cells
 }
 
+/// The columns of a ratio to the baseline row (`run --baseline`), named after the JSON's
+/// `baseline` fields; present when some result has one, blank in a row without.
+pub const BASELINE_COLUMNS: &[&str] = &[
+    "baseline_function",
+    "baseline_ratio",
+    "baseline_low",
+    "baseline_high",
+    "baseline_pairs",
+    "baseline_unpaired_low",
+    "baseline_unpaired_high",
+    "baseline_note",
+];
+
+/// A result's cells under [`BASELINE_COLUMNS`].
+fn baseline_cells(b: Option<&crate::results::baseline::BaselineRatio>) -> Vec<String> {
+    let Some(b) = b else {
+        return vec![String::new(); BASELINE_COLUMNS.len()];
+    };
+    let number = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
+    vec![
+        b.function.clone().unwrap_or_default(),
+        number(b.ratio),
+        number(b.low),
+        number(b.high),
+        b.pairs.to_string(),
+        number(b.unpaired_low),
+        number(b.unpaired_high),
+        b.note.clone().unwrap_or_default(),
+    ]
+}
+
 /// One row per scenario.
 pub struct ScenarioCsv;
 
@@ -179,6 +210,11 @@ impl Exporter for ScenarioCsv {
         if energy {
             header.extend(ENERGY_COLUMNS.iter().map(|s| s.to_string()));
         }
+        // Likewise the ratios to a baseline row (`run --baseline`).
+        let baseline = doc.results.iter().any(|r| r.baseline.is_some());
+        if baseline {
+            header.extend(BASELINE_COLUMNS.iter().map(|s| s.to_string()));
+        }
         w.write_record(&header).map_err(|e| e.to_string())?;
         for r in &doc.results {
             let metrics = serde_json::to_value(&r.metrics).map_err(|e| e.to_string())?;
@@ -194,6 +230,9 @@ impl Exporter for ScenarioCsv {
             row.push(warning_list(r, |w| &w.message, "; "));
             if energy {
                 row.extend(energy_cells(r.energy.as_ref()));
+            }
+            if baseline {
+                row.extend(baseline_cells(r.baseline.as_ref()));
             }
             w.write_record(&row).map_err(|e| e.to_string())?;
         }

@@ -627,6 +627,67 @@ fn compare_section(compared: &[(String, crate::results::compare::CompareFile)]) 
     }
 }
 
+/// An interval alone, `1.012–1.140`, or `-`.
+fn interval_text(low: Option<f64>, high: Option<f64>) -> String {
+    match (low, high) {
+        (Some(l), Some(h)) => format!("{l:.3}–{h:.3}"),
+        _ => "-".to_string(),
+    }
+}
+
+/// `run --baseline`'s ratios, a row per result that has one: the paired ratio with its 95 %
+/// interval, the pairs, the unpaired interval beside it, and the note (the baseline itself, or why
+/// there is no ratio).
+fn baseline_section(files: &[Loaded]) -> Markup {
+    let any = files
+        .iter()
+        .flat_map(|f| &f.doc.results)
+        .any(|r| r.baseline.is_some());
+    html! {
+        @if any {
+            section #baseline {
+                h2 { "Ratios to the baseline row" }
+                p {
+                    "Each row's absolute cycles/byte over its group's baseline row (run --baseline, \
+                     docs/methodology.md §4): the geometric mean of the rounds' ratios, each round \
+                     measuring both rows back to back on the same cores, with its paired 95 % interval; \
+                     beside it the interval the two cells' own intervals give without pairing."
+                }
+                @for f in files {
+                    @let rows: Vec<&crate::results::ResultEntry> = f.doc.results.iter().filter(|r| r.baseline.is_some()).collect();
+                    @if !rows.is_empty() {
+                        h3 { (f.label) }
+                        div.wide {
+                            table.data {
+                                thead { tr {
+                                    th { "function" } th { "size" } th { "baseline" }
+                                    th { "ratio (paired 95 % interval)" } th { "pairs" }
+                                    th { "unpaired 95 % interval" } th { "note" }
+                                } }
+                                tbody {
+                                    @for r in rows {
+                                        @if let Some(b) = &r.baseline {
+                                            tr {
+                                                td { (r.label()) }
+                                                (size_cell(r))
+                                                td { (b.function.as_deref().unwrap_or("-")) }
+                                                td.n { (with_interval(b.ratio, b.low, b.high, 3)) }
+                                                td.n { (b.pairs) }
+                                                td.n { (interval_text(b.unpaired_low, b.unpaired_high)) }
+                                                td { (b.note.as_deref().unwrap_or("")) }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn scenario_section(files: &[Loaded]) -> Markup {
     html! {
         section #scenario {
@@ -860,6 +921,9 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                             li { a href={ "#" (f.id) } { (f.title) } }
                         }
                         li { a href="#hosts" { "Hosts and clocks" } }
+                        @if files.iter().flat_map(|f| &f.doc.results).any(|r| r.baseline.is_some()) {
+                            li { a href="#baseline" { "Ratios to the baseline row" } }
+                        }
                         li { a href="#scenario" { "Scenario" } }
                         li { a href="#results" { "All results" } }
                         li { a href="#warnings" { "Warnings" } }
@@ -890,6 +954,7 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                 }
                 (net_section(&options.net))
                 (compare_section(&options.compare))
+                (baseline_section(files))
                 (host_section(files))
                 (scenario_section(files))
                 (results_section(files))

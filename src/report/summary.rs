@@ -48,6 +48,14 @@ pub fn run_summary(doc: &Document, json: Option<&Path>, csv: Option<&Path>) -> S
             )
         );
     }
+    // `run --baseline`: each row against its group's baseline row.
+    if let crate::results::Header::Sweep(options) = &doc.scenario {
+        if let Some(row) = &options.baseline {
+            if let Some(t) = table::baseline_table(doc, row, Style::detect()) {
+                let _ = writeln!(out, "{t}");
+            }
+        }
+    }
     if let Some(line) = preflight_line(doc) {
         let _ = writeln!(out, "{line}");
     }

@@ -170,6 +170,63 @@ pub fn matrix(
     format!("{title}\n{}", table.render(&rows))
 }
 
+/// `1.234 (1.201–1.268)`, `1` for the baseline row, `-` without a ratio.
+fn ratio_cell(ratio: Option<f64>, low: Option<f64>, high: Option<f64>) -> String {
+    match (ratio, low, high) {
+        (Some(r), Some(l), Some(h)) => format!("{r:.3} ({l:.3}–{h:.3})"),
+        (Some(r), _, _) => format!("{r:.3}"),
+        (None, _, _) => "-".to_string(),
+    }
+}
+
+/// The ratios to the baseline row (`run --baseline ROW`), a row per result that has one: the paired
+/// ratio with its 95 % interval and half-width, the pairs, the unpaired interval beside it, and
+/// what the note says (the baseline itself, or why there is no ratio). `None` when no result has
+/// one.
+pub fn baseline_table(doc: &Document, row: &str, style: Style) -> Option<String> {
+    let rows: Vec<Vec<String>> = doc
+        .results
+        .iter()
+        .filter_map(|r| {
+            let b = r.baseline.as_ref()?;
+            let half = match (b.ratio, b.low, b.high) {
+                (Some(x), Some(l), Some(h)) if x > 0.0 => {
+                    format!("±{:.1}%", (h - l) / 2.0 / x * 100.0)
+                }
+                _ => "-".to_string(),
+            };
+            let unpaired = match (b.ratio, b.unpaired_low, b.unpaired_high) {
+                (Some(_), Some(l), Some(h)) => format!("{l:.3}–{h:.3}"),
+                _ => "-".to_string(),
+            };
+            Some(vec![
+                r.label(),
+                r.size.to_string(),
+                ratio_cell(b.ratio, b.low, b.high),
+                half,
+                b.pairs.to_string(),
+                unpaired,
+                b.note.clone().unwrap_or_default(),
+            ])
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let table = Table::new(style)
+        .left("function")
+        .right("size")
+        .right("ratio (paired 95%)")
+        .right("±")
+        .right("pairs")
+        .right("unpaired 95%")
+        .left("note");
+    Some(format!(
+        "ratio to {row} (absolute cycles/byte; paired 95 % interval)\n{}",
+        table.render(&rows)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

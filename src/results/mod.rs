@@ -10,6 +10,7 @@
 //! identity of a result within a file — the terminal's row names, the CSV's `scenario_id`, `diff`'s
 //! pairing and `report --scenario` all derive from it.
 
+pub mod baseline;
 pub mod check;
 pub mod claims;
 pub mod compare;
@@ -193,6 +194,10 @@ pub struct ResultEntry {
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<crate::energy::Energy>,
+    /// This row's cost against its group's baseline row (`run --baseline`); absent otherwise, and
+    /// in files written before it existed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<baseline::BaselineRatio>,
 }
 
 impl ResultEntry {
@@ -591,6 +596,10 @@ pub struct SweepOptions {
     pub dispatch: String,
     pub energy: bool,
     pub order: Order,
+    /// `--baseline ROW` as given: each row's ratio to that row of its group (absent without it, and
+    /// in files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// The span interleaved repeats are spread over: a constant of the build, recorded so that runs
     /// made with another span are told apart.
     pub interleave_span_s: f64,

@@ -541,6 +541,9 @@ pub struct SweepRequest<'a> {
     pub repetition: sweep::Repetition,
     /// The energy phase ([`energy_phase`]), when energy is measured.
     pub energy: Option<sweep::EnergyPhase>,
+    /// `--baseline ROW`, checked against the plan: each result gets its ratio to that row of its
+    /// group once the sweep ends.
+    pub baseline: Option<crate::results::baseline::BaselineRow>,
 }
 
 /// What shows a sweep to its user (the terminal's table and progress bar): each scenario as
@@ -627,6 +630,9 @@ pub fn run_sweep(
     let interrupted = outcome.map_err(|e| SessionError::failure(e.to_string()))?;
     doc.partial = interrupted;
     doc.conditions = Some(machine_after(&mut conditions));
+    if let Some(row) = &request.baseline {
+        crate::results::baseline::attach(&mut doc, row);
+    }
     if !doc.results.is_empty() {
         if let Some(line) = recording.files.keep_previous()? {
             crate::errln!("{line}");
