@@ -4,7 +4,9 @@
 
 use crate::engine::{self, clock::ClockInfo, RawRun, Scenario};
 use crate::isolate;
-use crate::metrics::{self, Context, Metrics, RunUncertainty, Spread, Warning, WarningCode};
+use crate::metrics::{
+    self, Context, Metrics, RunUncertainty, Spread, Warning, WarningCode, MIN_WINDOW_MESSAGES,
+};
 use crate::results::{Ci95Set, ResultEntry, SizeLabel, SpreadSet};
 use crate::stats::HostSpread;
 use std::sync::atomic::AtomicBool;
@@ -21,7 +23,14 @@ pub struct AutoPolicy {
     /// `--target-ci`: the widest relative half-width of the 95 % interval accepted (0.05 = ±5 %).
     /// Repeats are added up to `max_repeats` until it is met; otherwise the result is flagged `noisy`.
     pub target_ci: Option<f64>,
+    /// The planner chose the run's length (no `--duration`, `--window auto`): a scenario whose first
+    /// run gave a session fewer than [`MIN_WINDOW_MESSAGES`] messages in its window gets a window long
+    /// enough for them, and that first run is its calibration, not a repeat ([`Pending::step`]).
+    pub fit_window: bool,
 }
+
+/// The longest window the first-run fit chooses: 64 KiB at ~20 cycles/byte and 2.3 GHz.
+pub const MAX_FITTED_WINDOW: Duration = Duration::from_millis(600);
 
 impl Default for AutoPolicy {
     fn default() -> Self {
@@ -31,6 +40,7 @@ impl Default for AutoPolicy {
             max_repeats: 9,
             max_rounds: 4,
             target_ci: None,
+            fit_window: false,
         }
     }
 }
@@ -360,6 +370,9 @@ impl Pending {
             }
             Err(other) => return Err(other),
         };
+        if self.fit_window(&raw) {
+            return Ok(());
+        }
         self.runs.computed.push(metrics::compute(&raw, self.ctx));
         self.runs
             .within
@@ -367,6 +380,51 @@ impl Pending {
         self.runs.interrupted |= raw.interrupted;
         self.runs.raws.push(raw);
         Ok(())
+    }
+
+    /// With [`AutoPolicy::fit_window`], a scenario's first run whose slowest session had fewer
+    /// than [`MIN_WINDOW_MESSAGES`] in the window (the planner's 20 ms windows hold ~140 messages of
+    /// 64 KiB at 5 cycles/byte and 2.3 GHz) lengthens its window for every later run, by what that session's
+    /// rate says it needs and a quarter more; the run itself is not kept (its window is known to be
+    /// too short) and the change is said in `adjustments`. Returns whether the run was used so.
+    fn fit_window(&mut self, raw: &RawRun) -> bool {
+        if !self.auto.fit_window || !self.runs.raws.is_empty() || raw.interrupted || self.round > 0
+        {
+            return false;
+        }
+        let fewest = raw
+            .threads
+            .iter()
+            .map(|t| {
+                t.window_end
+                    .messages
+                    .saturating_sub(t.window_start.messages)
+            })
+            .min()
+            .unwrap_or(0);
+        // None processed: starvation, which a longer window of the same load may not cure; left to
+        // the checks.
+        if fewest == 0 || fewest >= MIN_WINDOW_MESSAGES {
+            return false;
+        }
+        let s = &mut self.scenario.spec;
+        let window = s.window_end.saturating_sub(s.window_start);
+        let wanted = window
+            .mul_f64(MIN_WINDOW_MESSAGES as f64 / fewest as f64 * 1.25)
+            .min(MAX_FITTED_WINDOW);
+        if wanted <= window {
+            return false;
+        }
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        self.adjustments.push(format!(
+            "window {:.1} → {:.1} ms after a first run in which a session processed {fewest} messages ({MIN_WINDOW_MESSAGES} wanted); that run is not a repeat",
+            ms(window),
+            ms(wanted)
+        ));
+        let tail = s.duration.saturating_sub(s.window_end);
+        s.window_end = s.window_start + wanted;
+        s.duration = s.window_end + tail;
+        true
     }
 
     /// No more runs: reduce to the result, or with `--auto` adjust the scenario and start its
@@ -413,7 +471,10 @@ impl Pending {
             // Flagged only where the cell is noisier than the host: a cell whose interval misses the
             // target because the host's own spread allows no better is the host's story, said once
             // in the run's summary (docs/methodology.md, "The host's floor").
-            let own: Vec<f64> = all.iter().filter_map(|m| m.absolute_cycles_per_byte).collect();
+            let own: Vec<f64> = all
+                .iter()
+                .filter_map(|m| m.absolute_cycles_per_byte)
+                .collect();
             let beyond_host = self.host.exceeded_by(&own).unwrap_or(true);
             if !runs.interrupted && !warnings.iter().any(|w| w.fatal) && beyond_host {
                 warnings.extend(noisy_warning(&ci95, &median, target, runs.raws.len()));

@@ -10,6 +10,9 @@ use crate::engine::{RawRun, Series, ThreadCounters};
 use crate::stats::{self, BatchEstimate, Trend};
 use serde::{Deserialize, Serialize};
 
+/// Messages every session should process in a window; fewer is `window-too-short` (seed 000's check).
+pub const MIN_WINDOW_MESSAGES: u64 = 1000;
+
 /// Aggregate metrics of one run (or the median of several).
 ///
 /// This one type is written to the results JSON and read back from it (`report::read`); fields missing
@@ -414,12 +417,12 @@ fn thread_warnings(
                 ),
             )
         });
-    } else if m < 1000 {
+    } else if m < MIN_WINDOW_MESSAGES {
         warnings.push(Warning {
             session: Some(t.session),
             ..Warning::new(
                 WarningCode::WindowTooShort,
-                format!("session {} processed only {m} messages in the window (< 1000): lengthen --duration", t.session),
+                format!("session {} processed only {m} messages in the window (< {MIN_WINDOW_MESSAGES}): lengthen --duration", t.session),
             )
         });
     }

@@ -39,6 +39,7 @@ fn auto_lengthens_the_run_until_a_bound_and_says_so() {
         max_repeats: 3,
         max_rounds: 3,
         target_ci: None,
+        fit_window: false,
     };
     let r =
         bench::run_scenario(scenario.clone(), 1, policy, &clock, &AtomicBool::new(false)).unwrap();

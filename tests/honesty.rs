@@ -247,6 +247,7 @@ fn fake_sweep(cells: usize, repeats: usize, placement: Placement, seed: u64) -> 
         results,
         partial: false,
         conditions: None,
+        sweep: None,
     }
 }
 

@@ -47,8 +47,9 @@ pub struct RunArgs {
     /// Let sessions float within the core set instead of pinning them round-robin.
     #[arg(long)]
     pub float: bool,
-    /// Run duration per scenario: `0.15`, `150ms`, `2s` [default: 150ms, longer when sessions outnumber
-    /// cores so that each gets enough scheduling rounds in the window; the choice is printed].
+    /// Run duration per scenario: `0.15`, `150ms`, `2s` [default: chosen by the budget, from a 21 ms
+    /// run up to 150 ms, longer when sessions outnumber cores so that each gets enough scheduling
+    /// rounds in the window; the choice is printed].
     #[arg(long, allow_hyphen_values = true)]
     pub duration: Option<String>,
     /// Measurement window inside the run: `auto` (a 1 ms warm-up, longer when sessions outnumber
@@ -56,8 +57,9 @@ pub struct RunArgs {
     #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub window: String,
     /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
-    /// Given without --target-ci, exactly this many run [default: 3, and extra repeats where the
-    /// interval misses --target-ci while the budget lasts].
+    /// Given without --target-ci, exactly this many run [default: as many as 80 % of the budget holds
+    /// at the shortest run, at least 3, and extra repeats where the interval misses --target-ci while
+    /// the budget lasts].
     #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub repeat: Option<usize>,
     /// Target precision: the 95 % confidence interval's half-width, in percent of the median
@@ -87,8 +89,8 @@ pub struct RunArgs {
     #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub tick: String,
     /// Time for the sweep's runs (`90`, `90s`, `10m`), extra repeats included: the planned repeats
-    /// are sized to take 70 % of it (shorter runs, down to 20 ms) and the rest goes to extra repeats
-    /// where intervals are widest [default: 50 s, or what the planned repeats need at 72 ms a run].
+    /// are sized to take 80 % of it (shorter runs, down to a 20 ms window) and the rest goes to extra
+    /// repeats where intervals are widest [default: 50 s, or what the planned repeats need].
     #[arg(long, allow_hyphen_values = true)]
     pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
@@ -440,6 +442,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             enabled: args.auto,
             max_repeats: args.max_repeat,
             target_ci: (args.target_ci_percent() > 0.0).then_some(args.target_ci_percent() / 100.0),
+            fit_window: args.duration.is_none() && args.window == sweep::AUTO,
             ..AutoPolicy::default()
         },
         repetition: sweep::Repetition {
