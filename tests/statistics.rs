@@ -7,6 +7,7 @@ use macbench::engine::{RawRun, Sample, Series, ThreadCounters};
 use macbench::metrics::{self, compute, Context, Metrics, RunMetrics};
 use macbench::results::Ci95Set;
 use macbench::stats::{self, BatchEstimate, Interval};
+use std::time::Duration;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1e-12)
@@ -354,4 +355,128 @@ fn widening_for_a_coarse_peer_clock_moves_both_bounds_and_keeps_the_median() {
     assert_eq!(r.widened(0.0), r);
     assert_eq!(r.widened(f64::NAN), r);
     assert_eq!(r.widened(-0.5), r);
+}
+
+#[test]
+fn chi_square_quantiles_match_the_table() {
+    // 99 % quantiles of χ² (any table): k = 1, 2, 5, 11, 30.
+    for (k, exact) in [
+        (1.0, 6.635),
+        (2.0, 9.210),
+        (5.0, 15.086),
+        (11.0, 24.725),
+        (30.0, 50.892),
+    ] {
+        let got = stats::chi_square_99(k);
+        assert!(
+            (got / exact - 1.0).abs() < 0.01,
+            "k = {k}: {got} against {exact}"
+        );
+    }
+}
+
+#[test]
+fn a_cell_is_noisier_than_the_host_only_beyond_its_spread() {
+    // The host: many scenarios whose repeats spread ±10 % (ln values ±0.1 about their mean).
+    let mut host = stats::HostSpread::default();
+    for _ in 0..50 {
+        host.add(&[(-0.1f64).exp(), (0.1f64).exp()]);
+    }
+    let (sigma, df) = host.sigma().expect("pooled");
+    assert!(close(sigma, 0.1 * 2f64.sqrt(), 1e-9) && df == 50);
+    // Twelve repeats as spread as the host: not beyond it.
+    let like_host: Vec<f64> = (0..12)
+        .map(|i| (if i % 2 == 0 { 0.14 } else { -0.14f64 }).exp())
+        .collect();
+    assert_eq!(host.exceeded_by(&like_host), Some(false));
+    // Twelve repeats three times as spread: beyond it.
+    let wide: Vec<f64> = like_host.iter().map(|v| v.powi(3)).collect();
+    assert_eq!(host.exceeded_by(&wide), Some(true));
+    // One repeat, or no host yet: nothing to say.
+    assert_eq!(host.exceeded_by(&[1.0]), None);
+    assert_eq!(stats::HostSpread::default().exceeded_by(&wide), None);
+}
+
+/// A sweep of `scenarios` functions × one size, as `run` builds it, with the given budget and
+/// repeats (None: the planner's).
+fn sweep(
+    scenarios: usize,
+    repeat: Option<usize>,
+    budget: Option<&str>,
+) -> macbench::sweep::SweepSpec {
+    let functions: Vec<_> = std::iter::repeat(macbench::mac::null::function())
+        .take(scenarios)
+        .collect();
+    macbench::sweep::SweepSpec {
+        functions,
+        sizes: vec![macbench::engine::SizeSource::Fixed { size: 64 }],
+        scenario: macbench::engine::ScenarioSpec {
+            cores: vec![0],
+            sessions: 1,
+            ..macbench::engine::ScenarioSpec::default()
+        },
+        duration: None,
+        budget: budget.map(|b| {
+            (
+                macbench::spec::values::parse_duration("--budget", b).unwrap(),
+                b.to_string(),
+            )
+        }),
+        window: macbench::sweep::AUTO.to_string(),
+        tick: None,
+        repeat: repeat.unwrap_or(3),
+        fill_budget: repeat.is_none(),
+        max_repeat: 40,
+        dispatches: vec![macbench::engine::Dispatch::Single],
+    }
+}
+
+#[test]
+fn the_planner_fills_its_share_of_the_budget_with_short_repeats() {
+    let online = [0];
+    // The main job's size: 144 scenarios in 50 s. 80 % of it at 21 ms + 1 ms a run: 12 repeats,
+    // then runs as long as 40 s / (144 × 12) less the set-up allows: 22.2 ms.
+    let plan = sweep(144, None, None).plan(&online).unwrap();
+    assert_eq!(plan.repeats, 12);
+    assert_eq!(plan.duration, Duration::from_micros(22_200));
+    assert_eq!(plan.window_start, macbench::sweep::WARM_UP);
+    assert_eq!(plan.window_end, plan.duration, "no cool-down");
+    assert_eq!(
+        plan.tick,
+        Duration::from_micros(2600),
+        "an eighth of the 21.2 ms window"
+    );
+    let s = &plan.scenarios[0];
+    assert_eq!(
+        (s.window_start, s.window_end, s.tick),
+        (plan.window_start, plan.window_end, plan.tick)
+    );
+    // Few scenarios: repeats stop at --max-repeat and runs grow instead, up to 150 ms.
+    let small = sweep(2, None, None).plan(&online).unwrap();
+    assert_eq!(small.repeats, 40);
+    assert_eq!(small.duration, Duration::from_millis(150));
+    // --repeat given: exactly that many, the runs as long as 80 % of the budget allows.
+    let given = sweep(144, Some(3), None).plan(&online).unwrap();
+    assert_eq!(given.repeats, 3);
+    assert!(given.duration > plan.duration && given.duration <= Duration::from_millis(150));
+    // A budget too small for the shortest runs is refused, naming it.
+    let e = sweep(144, None, Some("2s"))
+        .plan(&online)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("--budget 2s:"), "{e}");
+}
+
+#[test]
+fn the_auto_tick_is_an_eighth_of_the_window_within_its_bounds() {
+    use macbench::sweep::auto_tick;
+    assert_eq!(
+        auto_tick(Duration::from_millis(20)),
+        Duration::from_micros(2500)
+    );
+    assert_eq!(
+        auto_tick(Duration::from_millis(4)),
+        Duration::from_millis(1)
+    );
+    assert_eq!(auto_tick(Duration::from_secs(1)), Duration::from_millis(10));
 }
