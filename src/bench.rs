@@ -29,8 +29,11 @@ pub struct AutoPolicy {
     pub fit_window: bool,
 }
 
-/// The longest window the first-run fit chooses: 64 KiB at ~20 cycles/byte and 2.3 GHz.
-pub const MAX_FITTED_WINDOW: Duration = Duration::from_millis(600);
+/// The longest window the first-run fit chooses: three of the planner's shortest. 1,000 messages
+/// of 64 KiB at 15 cycles/byte (software Serpent) would need 430 ms at 2.3 GHz; the main job's
+/// 144 scenarios then need 83 s for 12 rounds, against 50 s with 60 ms (19 results keep their
+/// `window-too-short`, each with ≥ 180 messages a session).
+pub const MAX_FITTED_WINDOW: Duration = Duration::from_millis(60);
 
 impl Default for AutoPolicy {
     fn default() -> Self {
@@ -213,6 +216,20 @@ fn auto_adjust(
         scenario.window_start.as_secs_f64(),
         scenario.window_end.as_secs_f64(),
     )))
+}
+
+/// The window in which the slowest session, which processed `fewest` messages in `window`, would
+/// process [`MIN_WINDOW_MESSAGES`] with a quarter to spare, at most [`MAX_FITTED_WINDOW`]; `None`
+/// when `window` holds enough already, or when nothing was processed (starvation, which a longer
+/// window of the same load may not cure: left to the checks), or when the cap is no longer.
+pub fn fitted_window(window: Duration, fewest: u64) -> Option<Duration> {
+    if fewest == 0 || fewest >= MIN_WINDOW_MESSAGES {
+        return None;
+    }
+    let wanted = window
+        .mul_f64(MIN_WINDOW_MESSAGES as f64 / fewest as f64 * 1.25)
+        .min(MAX_FITTED_WINDOW);
+    (wanted > window).then_some(wanted)
 }
 
 /// One scenario on its way to a result: its runs so far, what `--auto` changed, and — once no more
@@ -402,19 +419,11 @@ impl Pending {
             })
             .min()
             .unwrap_or(0);
-        // None processed: starvation, which a longer window of the same load may not cure; left to
-        // the checks.
-        if fewest == 0 || fewest >= MIN_WINDOW_MESSAGES {
-            return false;
-        }
         let s = &mut self.scenario.spec;
         let window = s.window_end.saturating_sub(s.window_start);
-        let wanted = window
-            .mul_f64(MIN_WINDOW_MESSAGES as f64 / fewest as f64 * 1.25)
-            .min(MAX_FITTED_WINDOW);
-        if wanted <= window {
+        let Some(wanted) = fitted_window(window, fewest) else {
             return false;
-        }
+        };
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         self.adjustments.push(format!(
             "window {:.1} → {:.1} ms after a first run in which a session processed {fewest} messages ({MIN_WINDOW_MESSAGES} wanted); that run is not a repeat",

@@ -321,6 +321,9 @@ impl SweepSpec {
     }
 }
 
+/// Planned repeats a scenario keeps when the budget makes the costliest stop first.
+pub const MIN_PLANNED: usize = 3;
+
 /// `--window` and `--tick`'s default: chosen by the planner.
 pub const AUTO: &str = "auto";
 /// What the sessions run before the window opens, with `--window auto` and no more sessions than
@@ -614,12 +617,31 @@ pub fn run(
         let mut round = 0;
         while !cancel.load(Ordering::SeqCst) {
             // A budget is kept: a further round of planned repeats runs only if it leaves time for
-            // one run of every scenario after the span; else the span keeps the repeats it has.
-            if round > 0 && !budget.holds_another_round(&pending[emitted..end], &pending[end..]) {
-                for p in &mut pending[emitted..end] {
-                    p.cap_planned_repeats();
+            // one run of every scenario after the span. When it does not, the costliest scenarios
+            // that have their [`MIN_PLANNED`] repeats stop first (a window fitted for 64 KiB of a
+            // slow cipher costs 30 × a 64-byte one's), so the cheap ones still get theirs; when
+            // none can stop, the span keeps the repeats it has.
+            if round > 0 {
+                while !budget.holds_another_round(&pending[emitted..end], &pending[end..]) {
+                    let costliest = (emitted..end)
+                        .filter(|&i| pending[i].needs_base() && pending[i].runs() >= MIN_PLANNED)
+                        .max_by(|&a, &b| {
+                            let cost = |i: usize| budget.expected(pending[i].scenario());
+                            cost(a).cmp(&cost(b))
+                        });
+                    match costliest {
+                        Some(i) => pending[i].cap_planned_repeats(),
+                        None => {
+                            for p in &mut pending[emitted..end] {
+                                p.cap_planned_repeats();
+                            }
+                            break;
+                        }
+                    }
                 }
-                break;
+                if !pending[emitted..end].iter().any(bench::Pending::needs_base) {
+                    break;
+                }
             }
             let mut ran = false;
             for i in round_order(&groups[emitted..end], round) {

@@ -404,9 +404,8 @@ fn sweep(
     repeat: Option<usize>,
     budget: Option<&str>,
 ) -> macbench::sweep::SweepSpec {
-    let functions: Vec<_> = std::iter::repeat(macbench::mac::null::function())
-        .take(scenarios)
-        .collect();
+    let functions: Vec<_> =
+        std::iter::repeat_n(macbench::mac::null::function(), scenarios).collect();
     macbench::sweep::SweepSpec {
         functions,
         sizes: vec![macbench::engine::SizeSource::Fixed { size: 64 }],
@@ -479,4 +478,19 @@ fn the_auto_tick_is_an_eighth_of_the_window_within_its_bounds() {
         Duration::from_millis(1)
     );
     assert_eq!(auto_tick(Duration::from_secs(1)), Duration::from_millis(10));
+}
+
+#[test]
+fn a_window_too_short_for_1000_messages_is_fitted_with_a_quarter_to_spare_up_to_its_cap() {
+    use macbench::bench::{fitted_window, MAX_FITTED_WINDOW};
+    let w = Duration::from_millis(20);
+    // 500 messages in 20 ms: 1,000 need 40 ms, and a quarter more: 50 ms.
+    assert_eq!(fitted_window(w, 500), Some(Duration::from_millis(50)));
+    // 100 messages would need 250 ms: the cap.
+    assert_eq!(fitted_window(w, 100), Some(MAX_FITTED_WINDOW));
+    // Enough already, or nothing at all (starvation is the checks' to report).
+    assert_eq!(fitted_window(w, 1000), None);
+    assert_eq!(fitted_window(w, 0), None);
+    // A window already at the cap is not fitted again.
+    assert_eq!(fitted_window(MAX_FITTED_WINDOW, 10), None);
 }
