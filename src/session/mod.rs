@@ -661,7 +661,12 @@ fn announce(
             auto.max_repeats,
             percent(target * 100.0)
         ),
-        _ => "; no extra repeats (--repeat given without --target-ci, or --target-ci 0)".to_string(),
+        Some(_) => format!(
+            "; no extra repeats (the planned repeats reach --max-repeat {})",
+            auto.max_repeats
+        ),
+        None => "; no extra repeats (--repeat given without --target-ci, or --target-ci 0)"
+            .to_string(),
     };
     crate::errln!(
         "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
