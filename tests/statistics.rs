@@ -494,3 +494,29 @@ fn a_window_too_short_for_1000_messages_is_fitted_with_a_quarter_to_spare_up_to_
     // A window already at the cap is not fitted again.
     assert_eq!(fitted_window(MAX_FITTED_WINDOW, 10), None);
 }
+
+#[test]
+fn the_median_interval_is_the_order_statistics_of_the_binomial_table() {
+    let v: Vec<f64> = (1..=12).map(f64::from).collect();
+    // n = 12: P(B ≤ 2) = 1.9 % ≤ 2.5 %, P(B ≤ 3) = 7.3 %: the 3rd and 10th values.
+    let m = stats::median_interval(&v).unwrap();
+    assert_eq!((m.low, m.high), (3.0, 10.0));
+    // n = 6: P(B ≤ 0) = 1.6 %: the extremes.
+    let m = stats::median_interval(&v[..6]).unwrap();
+    assert_eq!((m.low, m.high), (1.0, 6.0));
+    // Fewer than 6: none (the extremes hold the median less than 95 % of the time).
+    assert!(stats::median_interval(&v[..5]).is_none());
+}
+
+#[test]
+fn an_interval_spans_the_medians_when_the_repeats_are_two_moded() {
+    // Seven calm repeats and five slow ones: the mean's interval is narrow about 2.4, the median's
+    // reaches from the calm 2.0 to the slow 3.0.
+    let runs: Vec<(f64, Option<BatchEstimate>)> = [2.0; 7]
+        .into_iter()
+        .chain([3.0; 5])
+        .map(|v| (v, None))
+        .collect();
+    let ci = stats::confidence_interval(&runs).unwrap();
+    assert_eq!((ci.low, ci.high), (2.0, 3.0));
+}
