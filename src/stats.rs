@@ -250,17 +250,10 @@ pub struct HostSpread {
 impl HostSpread {
     /// Add one scenario's repeat values (positive; others are left out).
     pub fn add(&mut self, values: &[f64]) {
-        let logs: Vec<f64> = values
-            .iter()
-            .filter(|v| v.is_finite() && **v > 0.0)
-            .map(|v| v.ln())
-            .collect();
-        if logs.len() < 2 {
-            return;
+        if let Some((ss, df)) = log_sum_squares(values) {
+            self.sum_squares += ss;
+            self.df += df;
         }
-        let m = logs.iter().sum::<f64>() / logs.len() as f64;
-        self.sum_squares += logs.iter().map(|l| (l - m) * (l - m)).sum::<f64>();
-        self.df += logs.len() - 1;
     }
 
     /// The pooled standard deviation of ln(value) (0.05 ≈ ±5 % a repeat) and its degrees of freedom;
@@ -293,19 +286,27 @@ impl HostSpread {
     /// A cell that is only as noisy as the host says nothing of its own: the host is said once.
     pub fn exceeded_by(&self, values: &[f64]) -> Option<bool> {
         let (sigma, _) = self.sigma().filter(|(s, _)| *s > 0.0)?;
-        let logs: Vec<f64> = values
-            .iter()
-            .filter(|v| v.is_finite() && **v > 0.0)
-            .map(|v| v.ln())
-            .collect();
-        if logs.len() < 2 {
-            return None;
-        }
-        let k = (logs.len() - 1) as f64;
-        let m = logs.iter().sum::<f64>() / logs.len() as f64;
-        let ss = logs.iter().map(|l| (l - m) * (l - m)).sum::<f64>();
-        Some(ss / (sigma * sigma) > chi_square_99(k))
+        let (ss, df) = log_sum_squares(values)?;
+        Some(ss / (sigma * sigma) > chi_square_99(df as f64))
     }
+}
+
+/// The sum of squares of ln(value) about their mean and its degrees of freedom, over the positive
+/// finite `values`; `None` below two.
+fn log_sum_squares(values: &[f64]) -> Option<(f64, usize)> {
+    let logs: Vec<f64> = values
+        .iter()
+        .filter(|v| v.is_finite() && **v > 0.0)
+        .map(|v| v.ln())
+        .collect();
+    if logs.len() < 2 {
+        return None;
+    }
+    let m = logs.iter().sum::<f64>() / logs.len() as f64;
+    Some((
+        logs.iter().map(|l| (l - m) * (l - m)).sum::<f64>(),
+        logs.len() - 1,
+    ))
 }
 
 /// The 99 % quantile of χ² with `k` degrees of freedom (Wilson–Hilferty: within 1 % for k ≥ 2, and
