@@ -144,22 +144,21 @@ impl SweepSpec {
     }
 
     /// What to say about the load before the run: a window too short for every session to be
-    /// scheduled in it, and a tick lengthened for many sessions.
+    /// scheduled in it (only an explicit `--duration` can plan one), and a tick lengthened for many
+    /// sessions.
     fn load_notes(&self, window: Duration, notes: &mut Vec<String>) {
         let slice = bench::scheduling_slice();
-        let rounds = bench::rounds_in_window(
-            window,
-            self.scenario.sessions,
-            self.scenario.cores.len(),
-            slice,
-        );
-        if rounds < 2.0 {
+        let (sessions, cores) = (self.scenario.sessions, self.scenario.cores.len());
+        let needed = bench::minimum_window(sessions, cores, slice);
+        if window < needed {
+            let rounds = bench::rounds_in_window(window, sessions, cores, slice);
             // Said before the run, not discovered after it: the window is likely to fail as starved.
             notes.push(format!(
-                "warning: a {:.2} s window gives each of {} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
+                "warning: a {:.2} s window gives each of {sessions} sessions on {cores} core(s) ~{rounds:.1} scheduling rounds of ~{} ms, fewer than the {} every session needs ({:.2} s; docs/methodology.md §2): sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
                 window.as_secs_f64(),
-                self.scenario.sessions,
-                self.scenario.cores.len()
+                slice.as_millis(),
+                bench::MIN_ROUNDS_PER_WINDOW,
+                needed.as_secs_f64()
             ));
         }
         let tick_used = engine::effective_tick(self.scenario.tick, self.scenario.sessions);
@@ -182,21 +181,18 @@ impl SweepSpec {
     /// long as the load needs ([`bench::fitted_duration`], 150 ms when every session has a core) or
     /// shorter, so that the planned repeats take [`BASE_SHARE`] of the budget and the rest is left
     /// for extra repeats where intervals are wide — but never under 20 ms with `--budget`, nor under
-    /// [`MIN_DEFAULT_DURATION`] without. The budget is `--budget`, else [`DEFAULT_BUDGET`] or, for a
-    /// sweep whose planned repeats alone take longer, their time (a budget never drops a planned run).
+    /// [`MIN_DEFAULT_DURATION`] without, nor with a window under the load's
+    /// [`bench::minimum_window`]: a budget too short for that is lengthened, and said so. The budget
+    /// is `--budget`, else [`DEFAULT_BUDGET`] or, for a sweep whose planned repeats alone take
+    /// longer, their time (a budget never drops a planned run).
     fn run_duration(&self, notes: &mut Vec<String>) -> Result<(Duration, Duration), SpecError> {
         let runs = (self.scenario_count() * self.repeat).max(1) as u32;
         let base_time = |d: Duration| (d + RUN_SETUP) * runs;
-        // The window's share of the run, from the default run length (the window may be in percent).
-        let (a, b) = spec::parse_window(&self.window, DEFAULT_DURATION)?;
-        let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
-        let (fitted, why) = bench::fitted_duration(
-            DEFAULT_DURATION,
-            self.scenario.sessions,
-            self.scenario.cores.len(),
-            fraction,
-            bench::scheduling_slice(),
-        );
+        let fraction = self.window_fraction()?;
+        let (sessions, cores) = (self.scenario.sessions, self.scenario.cores.len());
+        let slice = bench::scheduling_slice();
+        let (fitted, why) =
+            bench::fitted_duration(DEFAULT_DURATION, sessions, cores, fraction, slice);
         if let Some(d) = self.duration {
             let budget = match &self.budget {
                 Some((b, _)) => *b,
@@ -224,9 +220,29 @@ impl SweepSpec {
                     base_time(Duration::from_millis(20)).as_secs_f64().max(0.1)
                 )));
             }
-            let chosen = per.min(fitted);
+            // The budget shortens runs, but never below a window every session is scheduled in
+            // several times: a starved window measures nothing (the issue 44 reproduction's 425 ms
+            // windows for 100 sessions on one core failed 6 times in 9).
+            let floor = bench::run_holding(
+                bench::minimum_window(sessions, cores, slice),
+                fraction,
+            );
+            let chosen = per.min(fitted).max(floor);
             let chosen = spec::duration_from_secs("--budget", text, chosen.as_secs_f64())?;
             notes.extend(why.filter(|_| chosen == fitted));
+            if chosen > per {
+                let needed = base_time(chosen);
+                notes.push(format!(
+                    "--budget {text}: {sessions} sessions on {cores} core(s) need a window of at least {:.2} s ({} scheduling rounds of ~{} ms), so runs of {:.2} s, not {:.2} s: the planned repeats take ≈ {:.0} s",
+                    bench::minimum_window(sessions, cores, slice).as_secs_f64(),
+                    bench::MIN_ROUNDS_PER_WINDOW,
+                    slice.as_millis(),
+                    chosen.as_secs_f64(),
+                    per.as_secs_f64(),
+                    needed.as_secs_f64()
+                ));
+                return Ok((chosen, (*budget).max(needed)));
+            }
             return Ok((chosen, *budget));
         }
         notes.extend(why);
@@ -240,6 +256,31 @@ impl SweepSpec {
         // Whole milliseconds, so the plan line and the results say what ran.
         let chosen = Duration::from_millis(chosen.as_millis() as u64);
         Ok((chosen, DEFAULT_BUDGET.max(base_time(chosen))))
+    }
+
+    /// Runs the sweep plans before extra repeats: scenarios × repeats (an upper bound: a function
+    /// may leave a size out).
+    pub fn planned_runs(&self) -> usize {
+        self.scenario_count() * self.repeat.max(1)
+    }
+
+    /// The largest message any scenario of the sweep tags, bytes (a size model's largest draw).
+    pub fn largest_size(&self) -> u32 {
+        self.sizes
+            .iter()
+            .map(|s| match s {
+                SizeSource::Fixed { size } => *size,
+                SizeSource::Model { sequence, .. } => sequence.iter().copied().max().unwrap_or(0),
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The share of a run its window covers, from the default run length (the window may be in
+    /// percent).
+    pub fn window_fraction(&self) -> Result<f64, SpecError> {
+        let (a, b) = spec::parse_window(&self.window, DEFAULT_DURATION)?;
+        Ok((b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64())
     }
 }
 
