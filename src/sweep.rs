@@ -284,6 +284,140 @@ impl SweepSpec {
     }
 }
 
+/// A sweep's load as its flags describe it: what [`plan_runs`] sizes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunLoad {
+    /// Scenarios × repeats ([`SweepSpec::planned_runs`]).
+    pub runs: usize,
+    pub sessions: usize,
+    pub cores: usize,
+    /// Its largest message, bytes.
+    pub largest_size: u32,
+    /// The share of a run its window covers.
+    pub window_fraction: f64,
+}
+
+/// A sweep's run length and time within a share of a budget, chosen by [`plan_runs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPlan {
+    /// Each run's duration, whole milliseconds (`run --duration`).
+    pub duration: Duration,
+    /// The shortest window its load allows, and the rule that set it.
+    pub minimum_window: Duration,
+    pub why: String,
+    /// The time given to its runs, seconds: the share, or more when the share cannot hold the
+    /// minimum window.
+    pub seconds: f64,
+    /// The share it was given, seconds.
+    pub share_s: f64,
+}
+
+impl RunPlan {
+    /// Whether it takes more than its share, to hold its minimum window.
+    pub fn lengthened(&self) -> bool {
+        self.seconds > self.share_s * 1.001
+    }
+}
+
+/// The longest run [`plan_runs`] plans: a load whose minimum window needs longer runs is refused.
+pub const MAX_PLANNED_RUN: Duration = bench::MAX_FITTED_DURATION;
+
+impl SweepSpec {
+    /// Its load, for [`plan_runs`].
+    pub fn load(&self) -> Result<RunLoad, SpecError> {
+        Ok(RunLoad {
+            runs: self.planned_runs(),
+            sessions: self.scenario.sessions,
+            cores: self.scenario.cores.len(),
+            largest_size: self.largest_size(),
+            window_fraction: self.window_fraction()?,
+        })
+    }
+}
+
+/// The run length of a sweep of `load` within `share_s` seconds, when its slowest function takes
+/// `max_seconds_per_byte`, on a machine whose scheduler gives a runnable session `slice` at a time.
+/// The window is at least the larger of [`bench::minimum_window`] (every session scheduled
+/// [`bench::MIN_ROUNDS_PER_WINDOW`] times) and [`bench::window_for_messages`] at the largest message
+/// (every session [`bench::MIN_MESSAGES_PER_SESSION`] messages, so no result is `window-too-short`).
+/// Within that floor runs are as `--budget` makes them: the planned repeats take [`BASE_SHARE`] of
+/// the share, up to the load's fitted length. A share that cannot hold the floor is lengthened
+/// ([`RunPlan::seconds`]); a floor that needs runs longer than [`MAX_PLANNED_RUN`] is refused, with
+/// the reason in one line. `reproduce` plans each step with it.
+pub fn plan_runs(
+    share_s: f64,
+    load: &RunLoad,
+    max_seconds_per_byte: f64,
+    slice: Duration,
+) -> Result<RunPlan, String> {
+    let (sessions, cores) = (load.sessions, load.cores);
+    let scheduled = bench::minimum_window(sessions, cores, slice);
+    let messages = bench::window_for_messages(
+        sessions,
+        cores,
+        max_seconds_per_byte * f64::from(load.largest_size),
+    );
+    let per_core = sessions.div_ceil(cores.max(1)).max(1);
+    let (minimum_window, why) = if scheduled >= messages {
+        (
+            scheduled,
+            format!(
+                "{} scheduling rounds of ~{} ms for {per_core} sessions per core",
+                bench::MIN_ROUNDS_PER_WINDOW,
+                slice.as_millis()
+            ),
+        )
+    } else {
+        (
+            messages,
+            format!(
+                "{} messages of {} B per session{}",
+                bench::MIN_MESSAGES_PER_SESSION,
+                load.largest_size,
+                if per_core > 1 {
+                    format!(", {per_core} sessions per core")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+    };
+    let floor = bench::run_holding(minimum_window, load.window_fraction);
+    if floor > MAX_PLANNED_RUN {
+        return Err(format!(
+            "its window must be at least {:.1} s ({why}): runs of {:.0} s, longer than the {} s a run may be planned",
+            minimum_window.as_secs_f64(),
+            floor.as_secs_f64(),
+            MAX_PLANNED_RUN.as_secs()
+        ));
+    }
+    let runs = load.runs.max(1);
+    let (fitted, _) = bench::fitted_duration(
+        DEFAULT_DURATION,
+        sessions,
+        cores,
+        load.window_fraction,
+        slice,
+    );
+    let from_share = Duration::try_from_secs_f64(share_s.max(0.0) * BASE_SHARE / runs as f64)
+        .unwrap_or(Duration::ZERO)
+        .saturating_sub(RUN_SETUP);
+    let chosen = from_share
+        .min(fitted)
+        .max(floor)
+        .max(Duration::from_millis(20));
+    let ms = u64::try_from(chosen.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
+    let duration = Duration::from_millis(ms);
+    let needed = runs as f64 * (duration + RUN_SETUP).as_secs_f64();
+    Ok(RunPlan {
+        duration,
+        minimum_window,
+        why,
+        seconds: needed.max(share_s),
+        share_s,
+    })
+}
+
 /// The time a sweep may take for its runs without `--budget` (extra repeats included), chosen so
 /// that the main job — nine functions × 16 sizes × 3 repeats — ends within a minute on 2 cores,
 /// start-up, harness measurement and the last span's overshoot included (55 s of runs took 60.0–60.8 s

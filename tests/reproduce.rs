@@ -675,3 +675,71 @@ fn resume_refuses_step_files_it_cannot_read_and_leaves_them() {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "{name}");
     }
 }
+
+/// Issue 44: `--budget 120` gave the 100-session step 425 ms windows and most of its results starved,
+/// and the sizes step's 64 KiB results were `window-too-short`. A step's runs now hold the window its
+/// sessions and messages need, and a share too small for that is lengthened, never squeezed.
+#[test]
+fn a_step_gets_the_window_its_sessions_and_messages_need() {
+    use macbench::sweep::{plan_runs, RunLoad, MAX_PLANNED_RUN};
+    use std::time::Duration;
+    let slice = Duration::from_millis(4);
+    // 25 reference cycles per byte at 2.3 GHz, the rashwan steps' bound on this VM's clock.
+    let per_byte = 25.0 / 2.3e9;
+    // 100 sessions on one core, 9 functions × 3 repeats in 24 s (20 % of 120 s): the window must
+    // hold 5 rounds of 100 slices (2 s), which the share's 0.61 s runs cannot; 1,000 messages of
+    // 1 KiB per session would need only 1.11 s.
+    let one_core = RunLoad {
+        runs: 27,
+        sessions: 100,
+        cores: 1,
+        largest_size: 1024,
+        window_fraction: 0.7,
+    };
+    let plan = plan_runs(24.0, &one_core, per_byte, slice).unwrap();
+    assert_eq!(plan.minimum_window, Duration::from_secs(2));
+    assert_eq!(plan.duration, Duration::from_millis(2858));
+    assert!(plan.why.contains("5 scheduling rounds"), "{}", plan.why);
+    assert!(plan.lengthened());
+    assert!((plan.seconds - 27.0 * 2.873).abs() < 1e-9, "{}", plan.seconds);
+    // The same step with a roomy share: runs as long as the fitted default (10 rounds), no longer.
+    let roomy = plan_runs(1000.0, &one_core, per_byte, slice).unwrap();
+    assert_eq!(roomy.duration, Duration::from_millis(5715));
+    assert!(!roomy.lengthened());
+    // One session on one core up to 64 KiB, 378 runs: the window holds 1,000 messages of 64 KiB at
+    // 25 cycles/byte (0.71 s), whatever the share.
+    let sizes = RunLoad {
+        runs: 378,
+        sessions: 1,
+        cores: 1,
+        largest_size: 65536,
+        window_fraction: 0.7,
+    };
+    let plan = plan_runs(72.0, &sizes, per_byte, slice).unwrap();
+    assert!(
+        (plan.minimum_window.as_secs_f64() - 1000.0 * 65536.0 * per_byte).abs() < 1e-6,
+        "{plan:?}"
+    );
+    assert_eq!(plan.duration, Duration::from_millis(1018));
+    assert!(plan.why.contains("1000 messages of 65536 B"), "{}", plan.why);
+    assert!(plan.lengthened());
+    // Small messages and a share to spare: the default 150 ms, the share kept.
+    let small = RunLoad {
+        largest_size: 64,
+        ..sizes
+    };
+    let plan = plan_runs(600.0, &small, per_byte, slice).unwrap();
+    assert_eq!(plan.duration, Duration::from_millis(150));
+    assert_eq!(plan.seconds, 600.0);
+    // A load whose minimum window needs runs over the cap is refused, saying why in one line.
+    let huge = RunLoad {
+        sessions: 10_000,
+        ..one_core
+    };
+    let refused = plan_runs(24.0, &huge, per_byte, slice).unwrap_err();
+    assert!(
+        refused.contains(&format!("longer than the {} s", MAX_PLANNED_RUN.as_secs())),
+        "{refused}"
+    );
+    assert_eq!(refused.lines().count(), 1);
+}

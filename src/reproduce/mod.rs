@@ -48,6 +48,10 @@ pub struct Step {
     pub args: &'static [&'static str],
     /// Its share of the budget (the shares of a study sum to 1).
     pub share: f64,
+    /// The most reference cycles per byte any of its functions is expected to take (the slowest
+    /// measured, with a margin): with its largest message it sizes the window so that every session
+    /// processes 1,000 messages in it (`sweep::plan_runs`, which the CLI calls).
+    pub max_cycles_per_byte: f64,
 }
 
 /// Stands for one core in a step's flags: the last online CPU, so a run on one core stays off CPU 0,
