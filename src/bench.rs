@@ -74,7 +74,9 @@ fn per_core(sessions: usize, cores: usize) -> u32 {
 pub fn minimum_window(sessions: usize, cores: usize, slice: Duration) -> Duration {
     match per_core(sessions, cores) {
         1 => Duration::ZERO,
-        q => slice.saturating_mul(q).saturating_mul(MIN_ROUNDS_PER_WINDOW),
+        q => slice
+            .saturating_mul(q)
+            .saturating_mul(MIN_ROUNDS_PER_WINDOW),
     }
 }
 

@@ -223,10 +223,7 @@ impl SweepSpec {
             // The budget shortens runs, but never below a window every session is scheduled in
             // several times: a starved window measures nothing (the issue 44 reproduction's 425 ms
             // windows for 100 sessions on one core failed 6 times in 9).
-            let floor = bench::run_holding(
-                bench::minimum_window(sessions, cores, slice),
-                fraction,
-            );
+            let floor = bench::run_holding(bench::minimum_window(sessions, cores, slice), fraction);
             let chosen = per.min(fitted).max(floor);
             let chosen = spec::duration_from_secs("--budget", text, chosen.as_secs_f64())?;
             notes.extend(why.filter(|_| chosen == fitted));

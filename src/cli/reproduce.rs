@@ -97,10 +97,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         };
         crate::errln!("reproduce: {}: {}", step.name, step.what);
         let mut line = line.clone();
-        line.extend([
-            "--json".to_string(),
-            json.display().to_string(),
-        ]);
+        line.extend(["--json".to_string(), json.display().to_string()]);
         let run = RunLine::try_parse_from(&line)
             .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
         let outcome = super::run::run(&run.run);
