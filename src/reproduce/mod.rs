@@ -584,6 +584,31 @@ enum End {
     High,
 }
 
+/// Where a probe puts the units: all at one end, or one step's or one unit's at one end and the
+/// rest at the other.
+#[derive(Debug, Clone, Copy)]
+enum Probe {
+    All(End),
+    Step(usize, End),
+    Unit(usize, End),
+}
+
+impl Probe {
+    /// The end of unit `u`, the `i`-th a claim's probes move.
+    fn end(self, i: usize, u: &Unit) -> End {
+        let (chosen, end) = match self {
+            Probe::All(end) => return end,
+            Probe::Step(step, end) => (u.step == step, end),
+            Probe::Unit(k, end) => (i == k, end),
+        };
+        match (chosen, end) {
+            (true, end) => end,
+            (false, End::Low) => End::High,
+            (false, End::High) => End::Low,
+        }
+    }
+}
+
 /// A copy of the evidence whose costs the probes move (without raw counters, which no check
 /// reads), and the units each step offers.
 struct Moved {
@@ -642,23 +667,17 @@ impl Moved {
             return false;
         }
         let steps: std::collections::BTreeSet<usize> = units.iter().map(|u| u.step).collect();
-        let mut probes: Vec<Box<dyn Fn(usize, &Unit) -> End>> =
-            vec![Box::new(|_, _| End::Low), Box::new(|_, _| End::High)];
+        let mut probes = vec![Probe::All(End::Low), Probe::All(End::High)];
         for end in [End::Low, End::High] {
-            let other = if end == End::Low { End::High } else { End::Low };
-            for &s in &steps {
-                probes.push(Box::new(move |_, u| if u.step == s { end } else { other }));
-            }
-            for k in 0..units.len() {
-                probes.push(Box::new(move |i, _| if i == k { end } else { other }));
-            }
+            probes.extend(steps.iter().map(|&s| Probe::Step(s, end)));
+            probes.extend((0..units.len()).map(|k| Probe::Unit(k, end)));
         }
         let holds = matches!(nominal, Verdict::Holds(_));
         let mut turned = false;
         for probe in &probes {
             self.restore();
             for (i, u) in units.iter().enumerate() {
-                let factor = match probe(i, u) {
+                let factor = match probe.end(i, u) {
                     End::Low => u.low,
                     End::High => u.high,
                 };
