@@ -255,8 +255,9 @@ fn a_fitted_duration_gives_every_session_its_rounds() {
         (rounds_in_window(d.mul_f64(0.7), 100, 2, slice) - f64::from(ROUNDS_PER_WINDOW)).abs()
             < 1e-9
     );
-    // 1,000 sessions: 500 per core × 4 ms × 10 rounds = 20 s of window, capped at 30 s of run.
-    let (d, why) = fitted_duration(base, 1000, 2, 0.7, slice);
+    // 2,000 sessions: 1,000 per core × 4 ms × 10 rounds = 40 s of window, capped at 30 s of run
+    // (which still holds the 5 rounds' 20 s).
+    let (d, why) = fitted_duration(base, 2000, 2, 0.7, slice);
     assert_eq!(d, MAX_FITTED_DURATION);
     assert!(why.unwrap().contains("capped"));
     // 10,000 sessions: the cap would leave a window of 2 rounds; the minimum of 5 rounds (5,000 per
