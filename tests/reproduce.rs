@@ -836,7 +836,7 @@ fn a_step_gets_the_window_its_sessions_and_messages_need() {
     use macbench::sweep::{plan_runs, RunLoad, MAX_PLANNED_RUN};
     use std::time::Duration;
     let slice = Duration::from_millis(4);
-    // 25 reference cycles per byte at 2.3 GHz, the rashwan steps' bound on this VM's clock.
+    // 25 reference cycles per byte at 2.3 GHz (this VM's clock).
     let per_byte = 25.0 / 2.3e9;
     // 100 sessions on one core, 9 functions × 3 repeats in 24 s (20 % of 120 s): the window must
     // hold 5 rounds of 100 slices (2 s), which the share's 0.61 s runs cannot; 1,000 messages of

@@ -12,9 +12,10 @@ use crate::mac::algorithm::PAPER_PRESET;
 use crate::metrics::median;
 
 /// The most cycles per byte one of the nine takes, with a margin: CMAC-Serpent measured 19.6–19.9 on
-/// the development VM (hw and sw alike: Serpent has no instructions), a quarter more for a slower
-/// core or a busier machine. It sizes the steps' windows for 1,000 messages per session.
-const SLOWEST_NINE: f64 = 25.0;
+/// the quiet development VM (hw and sw alike: Serpent has no instructions) and 29.2 beside another
+/// engineer's load (issue 44's second reproduction), so ×1.5, the factor a disturbance is allowed in
+/// verdicts (docs/reproduce.md). It sizes the steps' windows for 1,000 messages per session.
+const SLOWEST_NINE: f64 = 30.0;
 
 pub static STUDY: Study = Study {
     id: "rashwan-mobile",
