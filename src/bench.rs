@@ -62,15 +62,57 @@ pub fn scheduling_slice() -> Duration {
         .unwrap_or(Duration::ZERO);
     MIN_SCHEDULING_SLICE.max(tick.min(Duration::from_millis(10)))
 }
-/// Scheduling rounds every session should get inside the window.
+/// Scheduling rounds every session should get inside the window when nothing constrains the run.
 pub const ROUNDS_PER_WINDOW: u32 = 10;
-/// Longest duration the load-fitted default chooses (an explicit `--duration` is obeyed).
+/// Scheduling rounds every session must get inside the window: no budget plans a window shorter.
+/// Measured on the 2-core KVM guest (kernel 6.18, EEVDF, HZ = 250, 3 ms mean slice; docs/methodology.md
+/// §2 "Run length"): below ~3 rounds some of 10–100 sessions on one core ran nothing in the window;
+/// at ~5 every session ran at least 3–4 slices and Jain's fairness was 0.98–0.99.
+pub const MIN_ROUNDS_PER_WINDOW: u32 = 5;
+/// Messages every session must process in the window (below this `metrics` flags
+/// `window-too-short`).
+pub const MIN_MESSAGES_PER_SESSION: u32 = MIN_WINDOW_MESSAGES as u32;
+/// Longest duration the load-fitted default chooses (an explicit `--duration` is obeyed), unless the
+/// load's [`minimum_window`] needs more.
 pub const MAX_FITTED_DURATION: Duration = Duration::from_secs(30);
+
+/// Runnable sessions per core: `ceil(sessions / cores)`, at least 1.
+fn per_core(sessions: usize, cores: usize) -> u32 {
+    u32::try_from(sessions.div_ceil(cores.max(1)).max(1)).unwrap_or(u32::MAX)
+}
+
+/// The shortest window in which each of `sessions` on `cores` is scheduled several times:
+/// [`MIN_ROUNDS_PER_WINDOW`] rounds of `ceil(sessions / cores)` slices of `slice`. Zero when every
+/// session has a core of its own.
+pub fn minimum_window(sessions: usize, cores: usize, slice: Duration) -> Duration {
+    match per_core(sessions, cores) {
+        1 => Duration::ZERO,
+        q => slice
+            .saturating_mul(q)
+            .saturating_mul(MIN_ROUNDS_PER_WINDOW),
+    }
+}
+
+/// The shortest window in which each of `sessions` on `cores` processes
+/// [`MIN_MESSAGES_PER_SESSION`] messages of `seconds_per_message` (its largest): a session has
+/// `1 / ceil(sessions / cores)` of its core.
+pub fn window_for_messages(sessions: usize, cores: usize, seconds_per_message: f64) -> Duration {
+    let need = f64::from(MIN_MESSAGES_PER_SESSION)
+        * f64::from(per_core(sessions, cores))
+        * seconds_per_message.max(0.0);
+    Duration::try_from_secs_f64(need).unwrap_or(Duration::MAX)
+}
+
+/// `window` over the share `window_fraction` of the run it sits in: the run that holds it.
+pub fn run_holding(window: Duration, window_fraction: f64) -> Duration {
+    window.div_f64(window_fraction.clamp(0.05, 1.0))
+}
 
 /// Default run duration for `sessions` on `cores` with a window covering `window_fraction` of the run:
 /// `base` when every session has a core; else long enough that each session gets
-/// [`ROUNDS_PER_WINDOW`] scheduling slices of `slice` inside the window (with `q` runnable sessions per core, a
-/// round takes ~`q` slices). Returns the duration and, when it grew, why.
+/// [`ROUNDS_PER_WINDOW`] scheduling slices of `slice` inside the window (with `q` runnable sessions per
+/// core, a round takes ~`q` slices), capped at [`MAX_FITTED_DURATION`] but never below the run that
+/// holds the [`minimum_window`]. Returns the duration and, when it grew, why.
 pub fn fitted_duration(
     base: Duration,
     sessions: usize,
@@ -78,23 +120,28 @@ pub fn fitted_duration(
     window_fraction: f64,
     slice: Duration,
 ) -> (Duration, Option<String>) {
-    let per_core = sessions.div_ceil(cores.max(1)).max(1) as u32;
+    let per_core = per_core(sessions, cores);
     if per_core <= 1 {
         return (base, None);
     }
     let window = slice * per_core * ROUNDS_PER_WINDOW;
-    let needed = window.div_f64(window_fraction.clamp(0.05, 1.0));
+    let needed = run_holding(window, window_fraction);
     if needed <= base {
         return (base, None);
     }
-    let chosen = needed.min(MAX_FITTED_DURATION);
+    let floor = run_holding(minimum_window(sessions, cores, slice), window_fraction);
+    let chosen = needed.min(MAX_FITTED_DURATION).max(floor);
     let why = format!(
         "{sessions} sessions on {cores} core(s) ({per_core} runnable per core): duration {:.2} s so that each session gets ~{} scheduling slices of ~{} ms inside the window{} (give --duration to override)",
         chosen.as_secs_f64(),
-        ROUNDS_PER_WINDOW,
+        if needed > chosen { MIN_ROUNDS_PER_WINDOW } else { ROUNDS_PER_WINDOW },
         slice.as_millis(),
         if needed > chosen {
-            format!(", capped at {} s", MAX_FITTED_DURATION.as_secs())
+            format!(
+                ", the fewest every session needs (capped at {} s for {})",
+                MAX_FITTED_DURATION.as_secs(),
+                ROUNDS_PER_WINDOW
+            )
         } else {
             String::new()
         }
@@ -103,11 +150,11 @@ pub fn fitted_duration(
 }
 
 /// Scheduling rounds a session can expect inside a window of `window` with `sessions` on `cores`
-/// (a round: every runnable session of a core runs one slice). Below ~2 a session may get no slice in
-/// the window at all, since the kernel does not keep one order from round to round.
+/// (a round: every runnable session of a core runs one slice). Below [`MIN_ROUNDS_PER_WINDOW`] some
+/// session may get no slice, or too few, in the window, since the kernel does not keep one order
+/// from round to round.
 pub fn rounds_in_window(window: Duration, sessions: usize, cores: usize, slice: Duration) -> f64 {
-    let per_core = sessions.div_ceil(cores.max(1)).max(1) as f64;
-    window.as_secs_f64() / (per_core * slice.as_secs_f64())
+    window.as_secs_f64() / (f64::from(per_core(sessions, cores)) * slice.as_secs_f64())
 }
 
 fn spread(values: &[f64]) -> Option<Spread> {

@@ -163,22 +163,21 @@ impl SweepSpec {
     }
 
     /// What to say about the load before the run: a window too short for every session to be
-    /// scheduled in it, and a tick lengthened for many sessions.
+    /// scheduled in it (only an explicit `--duration` can plan one), and a tick lengthened for many
+    /// sessions.
     fn load_notes(&self, window: Duration, notes: &mut Vec<String>) {
         let slice = bench::scheduling_slice();
-        let rounds = bench::rounds_in_window(
-            window,
-            self.scenario.sessions,
-            self.scenario.cores.len(),
-            slice,
-        );
-        if rounds < 2.0 {
+        let (sessions, cores) = (self.scenario.sessions, self.scenario.cores.len());
+        let needed = bench::minimum_window(sessions, cores, slice);
+        if window < needed {
+            let rounds = bench::rounds_in_window(window, sessions, cores, slice);
             // Said before the run, not discovered after it: the window is likely to fail as starved.
             notes.push(format!(
-                "warning: a {:.2} s window gives each of {} sessions on {} core(s) ~{rounds:.1} scheduling slices; sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
+                "warning: a {:.2} s window gives each of {sessions} sessions on {cores} core(s) ~{rounds:.1} scheduling rounds of ~{} ms, fewer than the {} every session needs ({:.2} s; docs/methodology.md §2): sessions may not run inside it at all (the result then fails); a longer --duration, or none for a fitted one, measures every session",
                 window.as_secs_f64(),
-                self.scenario.sessions,
-                self.scenario.cores.len()
+                slice.as_millis(),
+                bench::MIN_ROUNDS_PER_WINDOW,
+                needed.as_secs_f64()
             ));
         }
         let tick = self.tick.unwrap_or_else(|| auto_tick(window));
@@ -198,34 +197,26 @@ impl SweepSpec {
         self.functions.len() * self.sizes.len() * self.dispatches.len().max(1)
     }
 
-    /// The window of a run `duration` long: with [`AUTO`], from the warm-up ([`SweepSpec::warm_up`])
-    /// to the run's end; else `--window` as given.
+    /// The window of a run `duration` long: with [`AUTO`], from the warm-up to the run's end; else
+    /// `--window` as given. The warm-up is [`WARM_UP`] when every session has a core of its own;
+    /// when sessions outnumber cores, a fifth of the run (as the `20%..90%` window had), which the
+    /// load-fitted runs make several scheduling rounds, so every session has run before the first
+    /// mark; and a fifth too in a run shorter than twice [`WARM_UP`] (an explicit `--duration`).
     pub fn window_in(&self, duration: Duration) -> Result<(Duration, Duration), SpecError> {
         if self.window != AUTO {
             return spec::parse_window(&self.window, duration);
         }
-        let warm = self.warm_up();
-        // A run shorter than twice its warm-up (an explicit --duration) keeps the old 20 % warm-up.
-        let start = if warm * 2 <= duration {
-            warm
-        } else {
+        let start = if self.sessions_share_cores() || WARM_UP * 2 > duration {
             duration / 5
+        } else {
+            WARM_UP
         };
         Ok((start, duration))
     }
 
-    /// How long sessions run before the window opens, with [`AUTO`]: [`WARM_UP`], or two scheduling
-    /// rounds when sessions outnumber cores, so that every session has run before the first mark.
-    fn warm_up(&self) -> Duration {
-        let per_core = self
-            .scenario
-            .sessions
-            .div_ceil(self.scenario.cores.len().max(1))
-            .max(1) as u32;
-        if per_core <= 1 {
-            return WARM_UP;
-        }
-        WARM_UP.max(bench::scheduling_slice() * per_core * 2)
+    /// Whether sessions outnumber cores.
+    fn sessions_share_cores(&self) -> bool {
+        self.scenario.sessions > self.scenario.cores.len().max(1)
     }
 
     /// The run length, the sweep's budget and the planned repeats. `--duration` is obeyed as given
@@ -244,9 +235,7 @@ impl SweepSpec {
     ) -> Result<(Duration, Duration, usize), SpecError> {
         let scenarios = self.scenario_count().max(1) as u32;
         let base_time = |d: Duration, repeats: usize| (d + RUN_SETUP) * scenarios * repeats as u32;
-        // The window's share of a run of the default length (the window may be in percent).
-        let (a, b) = self.window_in(DEFAULT_DURATION)?;
-        let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
+        let fraction = self.window_fraction()?;
         let (fitted, why) = bench::fitted_duration(
             DEFAULT_DURATION,
             self.scenario.sessions,
@@ -261,13 +250,21 @@ impl SweepSpec {
             };
             return Ok((d, budget, self.repeat));
         }
-        // The shortest run: its window SHORTEST_WINDOW (or as long as sessions outnumbering cores
-        // need to be scheduled in it).
-        let shortest = self.shortest_run()?.max(if fitted > DEFAULT_DURATION {
-            fitted
-        } else {
-            Duration::ZERO
-        });
+        // The shortest run: its window SHORTEST_WINDOW, and never under a window every session is
+        // scheduled in several times (a starved window measures nothing: the issue 44
+        // reproduction's 425 ms windows for 100 sessions on one core failed 6 times in 9), nor under
+        // the load-fitted length when sessions outnumber cores.
+        let (sessions, cores) = (self.scenario.sessions, self.scenario.cores.len());
+        let slice = bench::scheduling_slice();
+        let scheduled = bench::run_holding(bench::minimum_window(sessions, cores, slice), fraction);
+        let shortest = self
+            .shortest_run()?
+            .max(scheduled)
+            .max(if fitted > DEFAULT_DURATION {
+                fitted
+            } else {
+                Duration::ZERO
+            });
         let longest = fitted.max(DEFAULT_DURATION).max(shortest);
         let budget = match &self.budget {
             Some((b, _)) => *b,
@@ -289,7 +286,21 @@ impl SweepSpec {
             (budget / scenarios / repeats as u32).saturating_sub(RUN_SETUP)
         };
         if per < shortest {
-            if let Some((_, text)) = &self.budget {
+            if let Some((given, text)) = &self.budget {
+                // The load's minimum window, not the planner's shortest, is what the budget cannot
+                // hold: the runs keep that window and the budget grows, said so.
+                if scheduled > self.shortest_run()? {
+                    let needed = base_time(shortest, repeats);
+                    notes.push(format!(
+                        "--budget {text}: {sessions} sessions on {cores} core(s) need a window of at least {:.2} s ({} scheduling rounds of ~{} ms), so runs of {:.2} s: the planned repeats take ≈ {:.0} s",
+                        bench::minimum_window(sessions, cores, slice).as_secs_f64(),
+                        bench::MIN_ROUNDS_PER_WINDOW,
+                        slice.as_millis(),
+                        shortest.as_secs_f64(),
+                        needed.as_secs_f64()
+                    ));
+                    return Ok((shortest, (*given).max(needed), repeats));
+                }
                 return Err(SpecError::new(format!(
                     "--budget {text}: {} scenario(s) × {} repeat(s) at the shortest run ({:.0} ms, and ~{:.1} ms of set-up each) need at least {:.1} s",
                     self.scenario_count(),
@@ -312,13 +323,170 @@ impl SweepSpec {
     /// The shortest run the planner chooses: [`SHORTEST_WINDOW`] of window after the warm-up (with
     /// a window in percent, a run whose window is that long).
     fn shortest_run(&self) -> Result<Duration, SpecError> {
-        if self.window == AUTO {
-            return Ok(self.warm_up() + SHORTEST_WINDOW);
+        if self.window == AUTO && !self.sessions_share_cores() {
+            return Ok(WARM_UP + SHORTEST_WINDOW);
         }
-        let (a, b) = spec::parse_window(&self.window, DEFAULT_DURATION)?;
-        let fraction = (b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64();
-        Ok(SHORTEST_WINDOW.div_f64(fraction.max(0.01)))
+        Ok(SHORTEST_WINDOW.div_f64(self.window_fraction()?.max(0.01)))
     }
+
+    /// Runs the sweep plans before extra repeats: scenarios × repeats (an upper bound: a function
+    /// may leave a size out).
+    pub fn planned_runs(&self) -> usize {
+        self.scenario_count() * self.repeat.max(1)
+    }
+
+    /// The largest message any scenario of the sweep tags, bytes (a size model's largest draw).
+    pub fn largest_size(&self) -> u32 {
+        self.sizes
+            .iter()
+            .map(|s| match s {
+                SizeSource::Fixed { size } => *size,
+                SizeSource::Model { sequence, .. } => sequence.iter().copied().max().unwrap_or(0),
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The share of a run its window covers, from the default run length (the window may be in
+    /// percent).
+    pub fn window_fraction(&self) -> Result<f64, SpecError> {
+        let (a, b) = self.window_in(DEFAULT_DURATION)?;
+        Ok((b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64())
+    }
+}
+
+/// A sweep's load as its flags describe it: what [`plan_runs`] sizes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunLoad {
+    /// Scenarios × repeats ([`SweepSpec::planned_runs`]).
+    pub runs: usize,
+    pub sessions: usize,
+    pub cores: usize,
+    /// Its largest message, bytes.
+    pub largest_size: u32,
+    /// The share of a run its window covers.
+    pub window_fraction: f64,
+}
+
+/// A sweep's run length and time within a share of a budget, chosen by [`plan_runs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPlan {
+    /// Each run's duration, whole milliseconds (`run --duration`).
+    pub duration: Duration,
+    /// The shortest window its load allows, and the rule that set it.
+    pub minimum_window: Duration,
+    pub why: String,
+    /// The time given to its runs, seconds: the share, or more when the share cannot hold the
+    /// minimum window.
+    pub seconds: f64,
+    /// The share it was given, seconds.
+    pub share_s: f64,
+}
+
+impl RunPlan {
+    /// Whether it takes more than its share, to hold its minimum window.
+    pub fn lengthened(&self) -> bool {
+        self.seconds > self.share_s * 1.001
+    }
+}
+
+/// The longest run [`plan_runs`] plans: a load whose minimum window needs longer runs is refused.
+pub const MAX_PLANNED_RUN: Duration = bench::MAX_FITTED_DURATION;
+
+impl SweepSpec {
+    /// Its load, for [`plan_runs`].
+    pub fn load(&self) -> Result<RunLoad, SpecError> {
+        Ok(RunLoad {
+            runs: self.planned_runs(),
+            sessions: self.scenario.sessions,
+            cores: self.scenario.cores.len(),
+            largest_size: self.largest_size(),
+            window_fraction: self.window_fraction()?,
+        })
+    }
+}
+
+/// The run length of a sweep of `load` within `share_s` seconds, when its slowest function takes
+/// `max_seconds_per_byte`, on a machine whose scheduler gives a runnable session `slice` at a time.
+/// The window is at least the larger of [`bench::minimum_window`] (every session scheduled
+/// [`bench::MIN_ROUNDS_PER_WINDOW`] times) and [`bench::window_for_messages`] at the largest message
+/// (every session [`bench::MIN_MESSAGES_PER_SESSION`] messages, so no result is `window-too-short`).
+/// Within that floor runs are as `--budget` makes them: the planned repeats take [`BASE_SHARE`] of
+/// the share, up to the load's fitted length. A share that cannot hold the floor is lengthened
+/// ([`RunPlan::seconds`]); a floor that needs runs longer than [`MAX_PLANNED_RUN`] is refused, with
+/// the reason in one line. `reproduce` plans each step with it.
+pub fn plan_runs(
+    share_s: f64,
+    load: &RunLoad,
+    max_seconds_per_byte: f64,
+    slice: Duration,
+) -> Result<RunPlan, String> {
+    let (sessions, cores) = (load.sessions, load.cores);
+    let scheduled = bench::minimum_window(sessions, cores, slice);
+    let messages = bench::window_for_messages(
+        sessions,
+        cores,
+        max_seconds_per_byte * f64::from(load.largest_size),
+    );
+    let per_core = sessions.div_ceil(cores.max(1)).max(1);
+    let (minimum_window, why) = if scheduled >= messages {
+        (
+            scheduled,
+            format!(
+                "{} scheduling rounds of ~{} ms for {per_core} sessions per core",
+                bench::MIN_ROUNDS_PER_WINDOW,
+                slice.as_millis()
+            ),
+        )
+    } else {
+        (
+            messages,
+            format!(
+                "{} messages of {} B per session{}",
+                bench::MIN_MESSAGES_PER_SESSION,
+                load.largest_size,
+                if per_core > 1 {
+                    format!(", {per_core} sessions per core")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+    };
+    let floor = bench::run_holding(minimum_window, load.window_fraction);
+    if floor > MAX_PLANNED_RUN {
+        return Err(format!(
+            "its window must be at least {:.1} s ({why}): runs of {:.0} s, longer than the {} s a run may be planned",
+            minimum_window.as_secs_f64(),
+            floor.as_secs_f64(),
+            MAX_PLANNED_RUN.as_secs()
+        ));
+    }
+    let runs = load.runs.max(1);
+    let (fitted, _) = bench::fitted_duration(
+        DEFAULT_DURATION,
+        sessions,
+        cores,
+        load.window_fraction,
+        slice,
+    );
+    let from_share = Duration::try_from_secs_f64(share_s.max(0.0) * BASE_SHARE / runs as f64)
+        .unwrap_or(Duration::ZERO)
+        .saturating_sub(RUN_SETUP);
+    let chosen = from_share
+        .min(fitted)
+        .max(floor)
+        .max(Duration::from_millis(20));
+    let ms = u64::try_from(chosen.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
+    let duration = Duration::from_millis(ms);
+    let needed = runs as f64 * (duration + RUN_SETUP).as_secs_f64();
+    Ok(RunPlan {
+        duration,
+        minimum_window,
+        why,
+        seconds: needed.max(share_s),
+        share_s,
+    })
 }
 
 /// Planned repeats a scenario keeps when the budget makes the costliest stop first.

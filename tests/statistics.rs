@@ -240,7 +240,8 @@ fn relative_half_width() {
 #[test]
 fn a_fitted_duration_gives_every_session_its_rounds() {
     use macbench::bench::{
-        fitted_duration, rounds_in_window, MAX_FITTED_DURATION, ROUNDS_PER_WINDOW,
+        fitted_duration, rounds_in_window, MAX_FITTED_DURATION, MIN_ROUNDS_PER_WINDOW,
+        ROUNDS_PER_WINDOW,
     };
     use std::time::Duration;
     let base = Duration::from_millis(150);
@@ -255,10 +256,38 @@ fn a_fitted_duration_gives_every_session_its_rounds() {
         (rounds_in_window(d.mul_f64(0.7), 100, 2, slice) - f64::from(ROUNDS_PER_WINDOW)).abs()
             < 1e-9
     );
-    // 10,000 sessions: capped, and the cap is said.
-    let (d, why) = fitted_duration(base, 10_000, 2, 0.7, slice);
+    // 2,000 sessions: 1,000 per core × 4 ms × 10 rounds = 40 s of window, capped at 30 s of run
+    // (which still holds the 5 rounds' 20 s).
+    let (d, why) = fitted_duration(base, 2000, 2, 0.7, slice);
     assert_eq!(d, MAX_FITTED_DURATION);
     assert!(why.unwrap().contains("capped"));
+    // 10,000 sessions: the cap would leave a window of 2 rounds; the minimum of 5 rounds (5,000 per
+    // core × 4 ms × 5 = 100 s of window) stands above it, and the cap is said.
+    let (d, why) = fitted_duration(base, 10_000, 2, 0.7, slice);
+    assert!((d.as_secs_f64() - 100.0 / 0.7).abs() < 1e-9, "{d:?}");
+    assert!(
+        (rounds_in_window(d.mul_f64(0.7), 10_000, 2, slice) - f64::from(MIN_ROUNDS_PER_WINDOW))
+            .abs()
+            < 1e-9
+    );
+    assert!(why.unwrap().contains("capped"));
+}
+
+/// The floors the planner keeps: a window of 5 scheduling rounds, and 1,000 messages per session.
+#[test]
+fn the_minimum_window_is_five_rounds_and_a_thousand_messages() {
+    use macbench::bench::{minimum_window, window_for_messages};
+    use std::time::Duration;
+    let slice = Duration::from_millis(4);
+    // A core per session: no rounds to wait for.
+    assert_eq!(minimum_window(2, 2, slice), Duration::ZERO);
+    // 100 sessions on one core: 100 × 4 ms × 5 = 2 s; on two cores, 1 s; 101 on two: 51 per core.
+    assert_eq!(minimum_window(100, 1, slice), Duration::from_secs(2));
+    assert_eq!(minimum_window(100, 2, slice), Duration::from_secs(1));
+    assert_eq!(minimum_window(101, 2, slice), Duration::from_millis(1020));
+    // 1,000 messages of 0.5 ms for one session on its own core: 0.5 s; with 50 per core, 25 s.
+    assert!((window_for_messages(1, 1, 0.5e-3).as_secs_f64() - 0.5).abs() < 1e-9);
+    assert!((window_for_messages(100, 2, 0.5e-3).as_secs_f64() - 25.0).abs() < 1e-9);
 }
 
 #[test]

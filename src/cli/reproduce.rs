@@ -10,6 +10,7 @@ use super::CliError;
 use crate::reproduce::{self, Evidence, Study};
 use crate::session::reproduction::{self as directory, FIGURES, REPORT};
 use crate::spec::values::parse_duration;
+use crate::sweep;
 use clap::Parser;
 use std::path::{Path, PathBuf};
 
@@ -80,29 +81,23 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     let one_core = *crate::system::online_cpus()
         .last()
         .ok_or_else(|| CliError::failure("no online CPU".to_string()))?;
-    print_plan(study, &budgets, budget_s, &dir, one_core);
-    for (step, budget) in study.steps.iter().zip(&budgets) {
+    let plans = plan_steps(study, &budgets, one_core, args)?;
+    print_plan(study, &plans, budget_s, &dir, one_core);
+    for (step, plan) in study.steps.iter().zip(&plans) {
         let json = directory::step_file(&dir, step.name);
         if directory::complete(&json) {
             crate::errln!("reproduce: {}: kept ({})", step.name, json.display());
             continue;
         }
+        let (line, _) = match plan {
+            Ok(p) => p,
+            // Refused up front with its reason (in the plan): never run starved. Its claims say
+            // its results are missing.
+            Err(_) => continue,
+        };
         crate::errln!("reproduce: {}: {}", step.name, step.what);
-        let mut line = reproduce::step_args(step, one_core);
-        if let Some(label) = &args.label {
-            line.extend(["--label".to_string(), label.clone()]);
-        }
-        if args.energy {
-            line.push("--energy".to_string());
-        }
-        line.extend([
-            "--budget".to_string(),
-            format!("{budget:.1}"),
-            "--target-ci".to_string(),
-            "0".to_string(),
-            "--json".to_string(),
-            json.display().to_string(),
-        ]);
+        let mut line = line.clone();
+        line.extend(["--json".to_string(), json.display().to_string()]);
         let run = RunLine::try_parse_from(&line)
             .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
         let outcome = super::run::run(&run.run);
@@ -121,6 +116,55 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         }
     }
     conclude(study, &dir)
+}
+
+/// Each step's `run` line and run plan, or why it is refused: its share of the budget, with runs
+/// long enough that every session is scheduled in the window several times and processes 1,000
+/// messages there (`sweep::plan_runs`), each run's duration given as `--duration`.
+type StepLine = Result<(Vec<String>, sweep::RunPlan), String>;
+
+fn plan_steps(
+    study: &Study,
+    budgets: &[f64],
+    one_core: usize,
+    args: &ReproduceArgs,
+) -> Result<Vec<StepLine>, CliError> {
+    let slice = crate::bench::scheduling_slice();
+    // Cycles per byte are reference cycles: f converts a step's slowest cost into time.
+    let (reference_hz, _) =
+        crate::system::clock::calibrate_reference(std::time::Duration::from_millis(30));
+    let mut plans = Vec::with_capacity(study.steps.len());
+    for (step, budget) in study.steps.iter().zip(budgets) {
+        let mut line = reproduce::step_args(step, one_core);
+        if let Some(label) = &args.label {
+            line.extend(["--label".to_string(), label.clone()]);
+        }
+        if args.energy {
+            line.push("--energy".to_string());
+        }
+        line.extend(["--target-ci".to_string(), "0".to_string()]);
+        let parsed = RunLine::try_parse_from(&line)
+            .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
+        let load = super::run::sweep_spec(&parsed.run)
+            .and_then(|spec| spec.load().map_err(CliError::from))
+            .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
+        let plan = sweep::plan_runs(
+            *budget,
+            &load,
+            step.max_cycles_per_byte / reference_hz,
+            slice,
+        )
+        .map(|plan| {
+            line.extend([
+                "--duration".to_string(),
+                format!("{}ms", plan.duration.as_millis()),
+            ]);
+            (line, plan)
+        })
+        .map_err(|why| format!("{}: refused: {why}", step.name));
+        plans.push(plan);
+    }
+    Ok(plans)
 }
 
 /// Judge the claims on the steps' files and write the claims table, its JSON and the report.
@@ -184,23 +228,44 @@ fn print_list() {
     }
 }
 
-fn print_plan(study: &Study, budgets: &[f64], budget_s: f64, dir: &Path, one_core: usize) {
+fn print_plan(study: &Study, plans: &[StepLine], budget_s: f64, dir: &Path, one_core: usize) {
     crate::errln!(
         "reproduce: {} — {}, \"{}\"",
         study.id,
         study.authors,
         study.title
     );
-    let total: f64 = budgets.iter().sum();
-    for (step, b) in study.steps.iter().zip(budgets) {
-        crate::errln!(
-            "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core})",
-            step.name,
-            b,
-            step.what
-        );
+    let mut total = 0.0;
+    let mut lengthened = false;
+    for (step, plan) in study.steps.iter().zip(plans) {
+        match plan {
+            Ok((_, p)) => {
+                total += p.seconds;
+                lengthened |= p.lengthened();
+                crate::errln!(
+                    "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core}); runs of {:.2} s, window ≥ {:.2} s: {}{}",
+                    step.name,
+                    p.seconds,
+                    step.what,
+                    p.duration.as_secs_f64(),
+                    p.minimum_window.as_secs_f64(),
+                    p.why,
+                    if p.lengthened() {
+                        format!(" (more than its share, {:.0} s)", p.share_s)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            Err(why) => crate::errln!("reproduce:   {why}"),
+        }
     }
-    if total > budget_s * 1.01 {
+    if lengthened {
+        // Said as what is needed: a window too short measures nothing, so the step takes longer.
+        crate::errln!(
+            "reproduce: a budget of {budget_s:.0} s cannot give every step the window its sessions and messages need (docs/methodology.md §2), so the plan takes ≈ {total:.0} s"
+        );
+    } else if total > budget_s * 1.01 {
         // Said as what is needed: the shares of a budget below this leave some step under its floor.
         crate::errln!(
             "reproduce: a budget of {budget_s:.0} s gives some step less than the {:.0} s a step needs, so the plan takes ≈ {total:.0} s; --budget {:.0} or more keeps the study's shares",

@@ -184,7 +184,7 @@ pub use crate::spec::values::parse_duration;
 pub use crate::session::interrupted as cancelled;
 
 /// The sweep the flags describe, every value parsed and checked (nothing runs yet).
-fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
+pub(super) fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
     let functions = super::functions(&args.alg, args.backend.as_deref(), &args.accel)?;
     let cores = match &args.cores {
         Some(c) => spec::parse_cpus("--cores", c)?,

@@ -47,6 +47,7 @@ pub static STUDY: Study = Study {
                 ONE_CORE,
             ],
             share: 0.6,
+            max_cycles_per_byte: 15.0,
         },
         Step {
             name: MODELS,
@@ -64,6 +65,7 @@ pub static STUDY: Study = Study {
                 ONE_CORE,
             ],
             share: 0.4,
+            max_cycles_per_byte: 15.0,
         },
     ],
     claims: &[

@@ -29,6 +29,7 @@ macro_rules! variable_step {
                 $($flag),*
             ],
             share: 0.14,
+            max_cycles_per_byte: 15.0,
         }
     };
 }
@@ -63,6 +64,7 @@ pub static STUDY: Study = Study {
                 ONE_CORE,
             ],
             share: 0.16,
+            max_cycles_per_byte: 15.0,
         },
     ],
     claims: &[

@@ -37,6 +37,7 @@ pub static STUDY: Study = Study {
             ONE_CORE,
         ],
         share: 1.0,
+        max_cycles_per_byte: 15.0,
     }],
     claims: &[
         Claim {
