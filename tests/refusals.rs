@@ -297,3 +297,27 @@ fn tag_and_run_refuse_beyond_the_library_limit_in_one_line() {
         "{err}"
     );
 }
+
+/// The full matrix failed `xcbc-aes128-96/rustcrypto` at 65,536 bytes: its pre-flight reference was
+/// Intel ipsec-mb, which refuses jobs over 65,534 bytes. A reference must take the longest message
+/// it will tag; where none of another backend can, the function checks its own one-at-a-time path.
+#[test]
+fn a_preflight_reference_takes_the_longest_message_it_will_tag() {
+    use macbench::engine::preflight::reference_taking;
+    let mut checked = 0;
+    for f in macbench::mac::functions() {
+        if f.availability() != macbench::mac::Availability::Available || !f.accepts_bytes(65536) {
+            continue;
+        }
+        if let Some(other) = reference_taking(&f, 65536) {
+            assert!(
+                other.accepts_bytes(65536),
+                "{} would be checked at 64 KiB against {}, which refuses it",
+                f.id(),
+                other.id()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no function had a reference at 64 KiB");
+}
