@@ -68,9 +68,10 @@ pub struct RunArgs {
     /// turns the target off. `5` and `5%` mean the same [default: 5, or off when --repeat is given].
     #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_percent)]
     pub target_ci: Option<f64>,
-    /// Most repeats per scenario, those added for --target-ci included.
-    #[arg(long, default_value_t = DEFAULT_MAX_REPEAT, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
-    pub max_repeat: usize,
+    /// Most repeats per scenario, those added for --target-ci included [default: 40, or --repeat
+    /// when that is more].
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
+    pub max_repeat: Option<usize>,
     /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
     /// a time), `burst:N` (N per call; multi-buffer backends compute them in SIMD lanes) or
     /// `inflight:N` (N kept queued), N from 1 to 16: `single,burst:16,inflight:16`; or `stream`
@@ -206,13 +207,14 @@ pub(super) fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         )));
     }
     // One cap for both: a target no run can reach (`--target-ci 1e-300`) still ends.
-    spec::check_count("--max-repeat", args.max_repeat, spec::values::MAX_REPEAT)?;
-    if args.max_repeat < args.repeats() {
-        return Err(CliError::usage(format!(
-            "--max-repeat {} is below --repeat {}",
-            args.max_repeat,
-            args.repeats()
-        )));
+    spec::check_count("--max-repeat", args.max_repeats(), spec::values::MAX_REPEAT)?;
+    // Only two numbers the user gave can contradict each other; a default yields to the other.
+    if let (Some(max), Some(repeat)) = (args.max_repeat, args.repeat) {
+        if max < repeat {
+            return Err(CliError::usage(format!(
+                "--max-repeat {max} is below --repeat {repeat}"
+            )));
+        }
     }
     if let (Some(budget), Some(duration)) = (&args.budget, &args.duration) {
         return Err(CliError::usage(format!(
@@ -261,7 +263,7 @@ pub(super) fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         },
         repeat: args.repeats(),
         fill_budget: args.repeat.is_none() && args.duration.is_none(),
-        max_repeat: args.max_repeat,
+        max_repeat: args.max_repeats(),
         dispatches: spec::parse_dispatches(&args.dispatch)?,
     })
 }
@@ -288,7 +290,7 @@ fn sweep_header(args: &RunArgs, spec: &SweepSpec, plan: &sweep::Plan) -> results
         seed: args.seed,
         tick_s: plan.tick.as_secs_f64(),
         target_ci_percent: args.target_ci_percent(),
-        max_repeat: args.max_repeat,
+        max_repeat: args.max_repeats(),
         budget_s: plan.budget.as_secs_f64(),
         dispatch: spec
             .dispatches
@@ -440,7 +442,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         harness: !args.no_harness,
         auto: AutoPolicy {
             enabled: args.auto,
-            max_repeats: args.max_repeat,
+            max_repeats: args.max_repeats(),
             target_ci: (args.target_ci_percent() > 0.0).then_some(args.target_ci_percent() / 100.0),
             fit_window: args.duration.is_none() && args.window == sweep::AUTO,
             ..AutoPolicy::default()
@@ -531,7 +533,14 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
 impl RunArgs {
     /// `--repeat`, or its default.
     pub fn repeats(&self) -> usize {
-        self.repeat.unwrap_or(DEFAULT_REPEAT)
+        let most = self.max_repeat.unwrap_or(DEFAULT_MAX_REPEAT);
+        self.repeat.unwrap_or(DEFAULT_REPEAT.min(most))
+    }
+
+    /// `--max-repeat`, or its default (raised to `--repeat` when that asks for more).
+    pub fn max_repeats(&self) -> usize {
+        self.max_repeat
+            .unwrap_or(DEFAULT_MAX_REPEAT.max(self.repeats()))
     }
 
     /// `--target-ci` in percent: as given, else off when `--repeat` was given (exactly that many

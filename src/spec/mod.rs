@@ -62,7 +62,7 @@ pub const DEFAULT_SIZES: &[u32] = &[
 pub fn parse_window(text: &str, duration: Duration) -> Result<(Duration, Duration), SpecError> {
     let bad = || {
         SpecError::new(format!(
-            "--window: {text:?} is not START..END (seconds, e.g. 0.03..0.135, or percent, e.g. 20%..90%)"
+            "--window: {text:?} is not auto or START..END (seconds, e.g. 0.03..0.135, or percent, e.g. 20%..90%)"
         ))
     };
     let (a, b) = text.split_once("..").ok_or_else(bad)?;
