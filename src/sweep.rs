@@ -97,7 +97,7 @@ impl SweepSpec {
         let tick = self
             .tick
             .unwrap_or_else(|| auto_tick(window_end - window_start));
-        self.load_notes(window_end - window_start, &mut notes);
+        self.load_notes(window_end - window_start, tick, &mut notes);
         let mut scenarios = Vec::with_capacity(self.scenario_count());
         // Per length rule, the fixed sizes a function does not take (the 3GPP functions' bounded
         // lengths, a library's own limit such as ipsec-mb's 65,534-byte jobs): left out of its sweep and
@@ -165,7 +165,7 @@ impl SweepSpec {
     /// What to say about the load before the run: a window too short for every session to be
     /// scheduled in it (only an explicit `--duration` can plan one), and a tick lengthened for many
     /// sessions.
-    fn load_notes(&self, window: Duration, notes: &mut Vec<String>) {
+    fn load_notes(&self, window: Duration, tick: Duration, notes: &mut Vec<String>) {
         let slice = bench::scheduling_slice();
         let (sessions, cores) = (self.scenario.sessions, self.scenario.cores.len());
         let needed = bench::minimum_window(sessions, cores, slice);
@@ -180,7 +180,6 @@ impl SweepSpec {
                 needed.as_secs_f64()
             ));
         }
-        let tick = self.tick.unwrap_or_else(|| auto_tick(window));
         let tick_used = engine::effective_tick(tick, self.scenario.sessions);
         if tick_used > tick {
             notes.push(format!(
@@ -853,6 +852,7 @@ pub fn run(
         // Results are kept in scenario order: each as soon as it and every one before it are done.
         while let Some(mut result) = pending.get_mut(emitted).and_then(bench::Pending::take) {
             if result.raw.iter().any(|r| r.interrupted) {
+                doc.sweep = Some(account(doc, &budget, kept_spread));
                 return Ok(true);
             }
             // Energy is measured in windows of its own, so a timed result flagged by its validity
@@ -868,10 +868,11 @@ pub fn run(
             }
             doc.results.push(result);
             emitted += 1;
-            doc.sweep = Some(account(doc, &budget, kept_spread));
             observer.finished(doc).map_err(SweepError::Observer)?;
         }
     }
+    // Once, at the end: the session writes the file again after the sweep returns.
+    doc.sweep = Some(account(doc, &budget, kept_spread));
     Ok(cancel.load(Ordering::SeqCst))
 }
 

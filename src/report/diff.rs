@@ -113,12 +113,14 @@ pub fn family_z(m: usize) -> f64 {
     crate::stats::normal_quantile(1.0 - FAMILY_ALPHA / (2.0 * m.max(1) as f64))
 }
 
-/// The standard error of ln(value) a 95 % interval implies: its width in logs over 2 × 1.96 (for an
-/// interval from few degrees of freedom, whose t exceeds 1.96, this overstates it: the test errs
-/// towards "within noise"). `None` unless both ends are positive.
+/// The standard error of ln(value) a 95 % interval implies ([`crate::stats::log_standard_error`];
+/// for an interval from few degrees of freedom, whose t exceeds 1.96, this overstates it: the test
+/// errs towards "within noise").
 fn log_standard_error(interval: Spread) -> Option<f64> {
-    (interval.min > 0.0 && interval.max >= interval.min)
-        .then(|| (interval.max / interval.min).ln() / (2.0 * crate::stats::normal_quantile(0.975)))
+    crate::stats::log_standard_error(crate::stats::Interval {
+        low: interval.min,
+        high: interval.max,
+    })
 }
 
 /// The z of a change: ln(new / old) over the standard error of that difference, from the two
