@@ -277,6 +277,35 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         },
         aarch64_ci: true,
     },
+    // DPDK ≥ 22.11 cryptodev (Debian's libdpdk-dev, with libdpdk.pc). Found through pkg-config only:
+    // the shim needs several of DPDK's libraries (EAL, mempool, mbuf, cryptodev) and the
+    // machine-specific rte_config.h, which only the .pc file's flags name. Its software devices are
+    // plugins (librte-crypto-ipsec-mb23 etc.), loaded by EAL at run time. `-march=corei7` is the .pc
+    // file's own flag on x86-64 (DPDK's headers assume SSE4.2); elsewhere the compiler drops it.
+    SystemLibrary {
+        name: "dpdk",
+        display: "DPDK cryptodev",
+        feature: "dpdk",
+        default_feature: true,
+        package: "libdpdk-dev",
+        pkg_config: &["libdpdk"],
+        header: "rte_cryptodev.h",
+        header_roots: &["/usr/include"],
+        header_subdirs: &[],
+        include_as: None,
+        shim: &["csrc/dpdk_shim.c"],
+        cpp: false,
+        flags: &[
+            "-std=gnu11",
+            "-march=corei7",
+            "-Wno-deprecated-declarations",
+        ],
+        declares: Declares {
+            algorithms: 11,
+            entries: 11,
+        },
+        aarch64_ci: false,
+    },
 ];
 
 impl SystemLibrary {

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped when the table changes shape; src/mac/shim.rs refuses a table of another ABI. */
-#define MACBENCH_SHIM_ABI 2
+#define MACBENCH_SHIM_ABI 3
 
 typedef struct macbench_shim {
     unsigned abi;
@@ -65,7 +65,7 @@ typedef struct macbench_shim {
     /* A message of `bits` bits, the first bits of msg (the 3GPP functions' known answers). */
     int (*tag_bits)(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg,
                     uint64_t bits, uint8_t *tag, size_t tag_len);
-    /* n messages (n <= 16) at once, nonces and tags back to back: a multi-buffer library fills its
+    /* n messages (n <= max_batch) at once, nonces and tags back to back: a multi-buffer library fills its
      * lanes. `tag_inflight` keeps at most `depth` in the library at a time. */
     int (*tag_batch)(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
                      const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len);
@@ -77,6 +77,16 @@ typedef struct macbench_shim {
      * paths when it initialises must hear it before then); `describe` then reports what is left.
      * Non-zero: `why` says what could not be switched off. */
     int (*software_only)(char *why, size_t why_len);
+    /* The most messages one tag_batch / tag_inflight / tag_prebuilt call takes; 0 means
+     * MACBENCH_SHIM_MAX_BATCH. A device driver takes more (a queue's worth). */
+    size_t max_batch;
+    /* n messages whose descriptors may have been built before (on an earlier call with the same
+     * message): dispatch `all`, the study's "built in advance, dispatched at once". NULL: tag_batch. */
+    int (*tag_prebuilt)(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                        const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len);
+    /* What a context's calls cost the submitting core so far (a device driver's account): up to n
+     * counters into out, in the order of src/mac/shim.rs's `OffloadCounters`; returns how many. */
+    size_t (*counters)(const void *ctx, uint64_t *out, size_t n);
 } macbench_shim;
 
 /* The most messages one tag_batch / tag_inflight call takes. */

@@ -17,7 +17,7 @@
 //! scenario with a fatal `refused` warning (docs/methodology.md §4).
 
 use super::Dispatch;
-use crate::mac::{Batch, KeyedMac, Refused, VerifyMode, MAX_BATCH, MAX_TAG_LEN};
+use crate::mac::{Batch, KeyedMac, Refused, VerifyMode, MAX_BATCH, MAX_DEPTH, MAX_TAG_LEN};
 use std::sync::atomic::{AtomicU32, Ordering};
 use subtle::ConstantTimeEq;
 
@@ -73,6 +73,16 @@ impl Stream {
         }
         Ok(())
     }
+}
+
+/// Bytes one `--dispatch all` call hands over at most: a device gets a queue's worth of small
+/// messages (up to [`crate::mac::MAX_DEPTH`]), and a batch of large ones still ends within a
+/// fraction of a millisecond, so the window's edges stay sharp.
+pub const ALL_BYTES: usize = 256 * 1024;
+
+/// Messages per `--dispatch all` call for messages of `mean_len` bytes.
+pub fn all_len(mean_len: usize) -> usize {
+    (ALL_BYTES / mean_len.max(1)).clamp(1, crate::mac::MAX_DEPTH)
 }
 
 /// Messages per batch for messages of `mean_len` bytes.
@@ -133,33 +143,43 @@ pub fn fill_nonce(nonce: &mut [u8], slot: usize) {
     nonce[..n].copy_from_slice(&(slot as u64).to_le_bytes()[..n]);
 }
 
-/// Where one batch is built, on its builder's stack: up to [`MAX_BATCH`] messages (slices of the
+/// Where one batch is built, on its builder's stack: up to `N` messages (slices of the
 /// pool), the schedule slot of each, their nonces and their tags. The hot loop and the pre-flight both
 /// build their batches here, so the pre-flight checks the very batches the loop times.
 ///
 /// `repr(C)` with the byte arrays first: laid out so, the release build of [`SessionLoop::run`] is the
 /// code the loop compiled to with four separate stack arrays (same instructions per message); with the
 /// default layout the nonce's bounds check took one more add per message.
+///
+/// `N` is [`MAX_BATCH`] for every dispatch but the deep ones (`burst:N`, `inflight:N` beyond it,
+/// `all`), which get [`MAX_DEPTH`]: the common loop keeps its small stack frame, and only a deep
+/// dispatch zeroes 26 KB when a loop starts.
 #[repr(C)]
-pub struct BatchBuffers<'p> {
-    pub nonces: [u8; MAX_BATCH * MAX_NONCE_LEN],
-    pub tags: [u8; MAX_BATCH * MAX_TAG_LEN],
-    pub msgs: [&'p [u8]; MAX_BATCH],
-    pub slots: [usize; MAX_BATCH],
+pub struct BatchBuffers<'p, const N: usize = MAX_BATCH> {
+    pub nonces: [[u8; MAX_NONCE_LEN]; N],
+    pub tags: [[u8; MAX_TAG_LEN]; N],
+    pub msgs: [&'p [u8]; N],
+    pub slots: [usize; N],
 }
 
-impl Default for BatchBuffers<'_> {
+impl<const N: usize> Default for BatchBuffers<'_, N> {
     fn default() -> Self {
         BatchBuffers {
-            msgs: [&[]; MAX_BATCH],
-            slots: [0usize; MAX_BATCH],
-            nonces: [0u8; MAX_BATCH * MAX_NONCE_LEN],
-            tags: [0u8; MAX_BATCH * MAX_TAG_LEN],
+            msgs: [&[]; N],
+            slots: [0usize; N],
+            nonces: [[0u8; MAX_NONCE_LEN]; N],
+            tags: [[0u8; MAX_TAG_LEN]; N],
         }
     }
 }
 
-impl<'p> BatchBuffers<'p> {
+impl<'p, const N: usize> BatchBuffers<'p, N> {
+    /// The nonces as one byte run (`nonce_len` bytes each, back to back from the start).
+    #[inline]
+    fn nonce_bytes(&mut self) -> &mut [u8] {
+        self.nonces.as_flattened_mut()
+    }
+
     /// Put schedule slot `slot` at place `i` of the batch: its message from `pool`, the slot itself
     /// and, when the function takes a nonce, the slot's nonce.
     #[inline]
@@ -175,7 +195,10 @@ impl<'p> BatchBuffers<'p> {
         self.msgs[i] = &pool[offset as usize..offset as usize + len as usize];
         self.slots[i] = slot;
         if nonce_len > 0 {
-            fill_nonce(&mut self.nonces[i * nonce_len..(i + 1) * nonce_len], slot);
+            fill_nonce(
+                &mut self.nonce_bytes()[i * nonce_len..(i + 1) * nonce_len],
+                slot,
+            );
         }
     }
 
@@ -184,9 +207,9 @@ impl<'p> BatchBuffers<'p> {
     pub fn batch(&mut self, n: usize, nonce_len: usize, tag_len: usize) -> Batch<'_> {
         Batch {
             msgs: &self.msgs[..n],
-            nonces: &self.nonces[..n * nonce_len],
+            nonces: &self.nonces.as_flattened()[..n * nonce_len],
             nonce_len,
-            tags: &mut self.tags[..n * tag_len],
+            tags: &mut self.tags.as_flattened_mut()[..n * tag_len],
             tag_len,
         }
     }
@@ -196,6 +219,19 @@ impl SessionLoop<'_> {
     /// Tag messages until the phase word changes or `limit` messages were processed in this call, or
     /// until the library refuses a batch (`Err`, with what was done before it kept in the counters).
     pub fn run(&mut self, mac: &mut dyn KeyedMac, limit: u64) -> Result<(), Refused> {
+        if self.dispatch.depth().unwrap_or(self.batch) <= MAX_BATCH {
+            self.run_in::<MAX_BATCH>(mac, limit)
+        } else {
+            self.run_in::<MAX_DEPTH>(mac, limit)
+        }
+    }
+
+    /// [`SessionLoop::run`] with batches of at most `N` messages built on this frame.
+    fn run_in<const N: usize>(
+        &mut self,
+        mac: &mut dyn KeyedMac,
+        limit: u64,
+    ) -> Result<(), Refused> {
         let tag_len = self.tag_len;
         let nonce_len = self.nonce_len.min(MAX_NONCE_LEN);
         let ring = self.kept_slots.len();
@@ -205,9 +241,9 @@ impl SessionLoop<'_> {
         let mut messages = self.messages;
         let mut failures = self.verify_failures;
         let stop_at = messages.saturating_add(limit);
-        let batch_len = self.dispatch.depth().unwrap_or(self.batch);
+        let batch_len = self.dispatch.depth().unwrap_or(self.batch).min(N);
         let mut batches = 0u64;
-        let mut buffers = BatchBuffers::default();
+        let mut buffers = BatchBuffers::<N>::default();
         loop {
             let n = (batch_len as u64).min(stop_at - messages).max(1) as usize;
             for i in 0..n {
@@ -242,7 +278,7 @@ impl SessionLoop<'_> {
                 // messages' worth of work passes (a backend without a queue runs one at a time, so its
                 // queue is short in fact; the figure is then an upper bound).
                 let latency = match self.dispatch {
-                    Dispatch::Burst(_) => took,
+                    Dispatch::Burst(_) | Dispatch::All => took,
                     Dispatch::Single | Dispatch::Stream => took / n as u64,
                     Dispatch::Inflight(depth) => took * depth.min(n) as u64 / n as u64,
                 };
@@ -253,7 +289,7 @@ impl SessionLoop<'_> {
                 VerifyMode::Inline => {
                     for (i, &slot) in buffers.slots[..n].iter().enumerate() {
                         let expected = &self.expected[slot * tag_len..(slot + 1) * tag_len];
-                        let ok: bool = buffers.tags[i * tag_len..(i + 1) * tag_len]
+                        let ok: bool = buffers.tags.as_flattened()[i * tag_len..(i + 1) * tag_len]
                             .ct_eq(expected)
                             .into();
                         failures += u64::from(!ok);
@@ -262,8 +298,9 @@ impl SessionLoop<'_> {
                 VerifyMode::After => {
                     for (i, &slot) in buffers.slots[..n].iter().enumerate() {
                         let r = ((messages + i as u64) % ring as u64) as usize;
-                        self.kept[r * tag_len..(r + 1) * tag_len]
-                            .copy_from_slice(&buffers.tags[i * tag_len..(i + 1) * tag_len]);
+                        self.kept[r * tag_len..(r + 1) * tag_len].copy_from_slice(
+                            &buffers.tags.as_flattened()[i * tag_len..(i + 1) * tag_len],
+                        );
                         self.kept_slots[r] = slot as u32;
                     }
                 }

@@ -245,6 +245,12 @@ pub enum Dispatch {
     Burst(usize),
     /// N messages kept in the backend's queue, one submitted as each completes ("n + 1").
     Inflight(usize),
+    /// The embedded study's "all at once": each message's descriptor built before the window (a
+    /// device driver keeps the descriptor of every message it has seen), batches of up to
+    /// [`crate::mac::MAX_DEPTH`] dispatched as fast as the device takes them
+    /// ([`crate::mac::KeyedMac::tag_prebuilt`]). A library has no descriptors: it is then
+    /// `burst` at that depth.
+    All,
     /// Each message is the next update (chunk) of one long message, finalised once per
     /// [`hot_loop::STREAM_BYTES`]: the bulk rate a file or stream authenticator sees, and what
     /// `botan speed` (2.x) and `cryptest b2` time. Through the library's incremental interface
@@ -254,10 +260,11 @@ pub enum Dispatch {
 }
 
 impl Dispatch {
-    /// Messages per call, when the mode fixes it.
+    /// Messages per call, when the mode fixes it (`all`'s depth follows the message size:
+    /// [`hot_loop::all_len`]).
     pub fn depth(self) -> Option<usize> {
         match self {
-            Dispatch::Single | Dispatch::Stream => None,
+            Dispatch::Single | Dispatch::Stream | Dispatch::All => None,
             Dispatch::Burst(n) | Dispatch::Inflight(n) => Some(n),
         }
     }
@@ -274,6 +281,7 @@ impl Dispatch {
             Dispatch::Single => mac.tag_each(batch),
             Dispatch::Burst(_) => mac.tag_batch(batch),
             Dispatch::Inflight(depth) => mac.tag_inflight(batch, depth),
+            Dispatch::All => mac.tag_prebuilt(batch),
             // Alone (the pre-flight's shape), a batch is one whole stream: its messages are the
             // pieces, its first tag the stream's; the hot loop keeps a stream open across batches.
             Dispatch::Stream => {
@@ -294,6 +302,7 @@ impl std::fmt::Display for Dispatch {
             Dispatch::Burst(n) => write!(f, "burst:{n}"),
             Dispatch::Inflight(n) => write!(f, "inflight:{n}"),
             Dispatch::Stream => f.write_str("stream"),
+            Dispatch::All => f.write_str("all"),
         }
     }
 }
@@ -304,19 +313,20 @@ impl std::str::FromStr for Dispatch {
     fn from_str(text: &str) -> Result<Dispatch, String> {
         let bad = || {
             format!(
-                "--dispatch: {text:?} is not single, burst:N, inflight:N (N from 1 to {}) or stream",
-                crate::mac::MAX_BATCH
+                "--dispatch: {text:?} is not single, burst:N, inflight:N (N from 1 to {}), all or stream",
+                crate::mac::MAX_DEPTH
             )
         };
         let depth = |n: &str| -> Result<usize, String> {
             match n.parse::<usize>() {
-                Ok(n) if (1..=crate::mac::MAX_BATCH).contains(&n) => Ok(n),
+                Ok(n) if (1..=crate::mac::MAX_DEPTH).contains(&n) => Ok(n),
                 _ => Err(bad()),
             }
         };
         match text.trim().split_once(':') {
             None if text.trim() == "single" => Ok(Dispatch::Single),
             None if text.trim() == "stream" => Ok(Dispatch::Stream),
+            None if text.trim() == "all" => Ok(Dispatch::All),
             Some(("burst", n)) => Ok(Dispatch::Burst(depth(n)?)),
             Some(("inflight", n)) => Ok(Dispatch::Inflight(depth(n)?)),
             _ => Err(bad()),
@@ -1119,7 +1129,10 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         next: start_slot(ctx.session, ctx.sessions, slots),
         nonce_len: nonce.len(),
         tag_len,
-        batch: hot_loop::batch_len(wl.mean_len()),
+        batch: match ctx.dispatch {
+            Dispatch::All => hot_loop::all_len(wl.mean_len()),
+            _ => hot_loop::batch_len(wl.mean_len()),
+        },
         dispatch: ctx.dispatch,
         latency: &mut latency,
         verify: ctx.verify,

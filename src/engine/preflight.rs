@@ -57,11 +57,13 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
         .nonce_len
         .unwrap_or(0)
         .min(hot_loop::MAX_NONCE_LEN);
-    let batch_len = s
-        .dispatch
-        .depth()
-        .unwrap_or_else(|| hot_loop::batch_len(workload.mean_len()))
-        .clamp(1, mac::MAX_BATCH);
+    let batch_len = match s.dispatch {
+        super::Dispatch::All => hot_loop::all_len(workload.mean_len()),
+        other => other
+            .depth()
+            .unwrap_or_else(|| hot_loop::batch_len(workload.mean_len())),
+    }
+    .clamp(1, mac::MAX_DEPTH);
     let slots = batches(&workload.schedule, batch_len);
     let key_error = |e: mac::MacError| EngineError::Key(e.to_string());
     let mut timed = function.with_key(key, params).map_err(key_error)?;
@@ -89,7 +91,7 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
         return Ok(report);
     }
     let mut lengths: Vec<u32> = Vec::new();
-    let mut buffers = hot_loop::BatchBuffers::default();
+    let mut buffers = Box::new(hot_loop::BatchBuffers::<{ mac::MAX_DEPTH }>::default());
     let mut expected = [0u8; MAX_TAG_LEN];
     for batch_slots in &slots {
         let n = batch_slots.len();
@@ -107,7 +109,7 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
                 reason: format!("pre-flight ({}): {refused}", s.dispatch),
             })?;
         for (i, msg) in buffers.msgs[..n].iter().enumerate() {
-            let nonce = &buffers.nonces[i * nonce_len..(i + 1) * nonce_len];
+            let nonce = &buffers.nonces.as_flattened()[i * nonce_len..(i + 1) * nonce_len];
             let want = &mut expected[..tag_len];
             reference
                 .tag_into(nonce, msg, want)
@@ -115,7 +117,7 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
                     function: report.reference.clone(),
                     reason: format!("pre-flight reference for {}: {refused}", function.id()),
                 })?;
-            let got = &buffers.tags[i * tag_len..(i + 1) * tag_len];
+            let got = &buffers.tags.as_flattened()[i * tag_len..(i + 1) * tag_len];
             if got != want {
                 return Err(EngineError::WrongTag {
                     function: function.id(),

@@ -321,6 +321,74 @@ pub trait KeyedMac: Send {
         let _ = depth;
         self.tag_each(batch)
     }
+
+    /// Tag a batch whose descriptors were built before the window (`--dispatch all`, the embedded
+    /// study's "all at once"): a device driver keeps the descriptor of each message it has seen and
+    /// dispatches the batch as fast as the device takes it. A library has no descriptors to build:
+    /// the default is [`KeyedMac::tag_batch`].
+    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+        self.tag_batch(batch)
+    }
+
+    /// What the calls so far cost the submitting core, where the backend keeps that account (a
+    /// look-aside device's driver); `None` for a library that computes in the call.
+    fn offload(&self) -> Option<OffloadCounters> {
+        None
+    }
+}
+
+/// A device driver's account of what its calls cost the submitting core, cumulative since key
+/// setup: ops completed, ops built, and TSC cycles spent building ops, in enqueue calls and in
+/// dequeue calls (polls that returned nothing included, and counted). Differences of two readings
+/// are what a window cost (docs/methodology.md, "What an offload costs the CPU").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OffloadCounters {
+    pub ops: u64,
+    pub built: u64,
+    pub build_cycles: u64,
+    pub enqueue_cycles: u64,
+    pub dequeue_cycles: u64,
+    pub empty_polls: u64,
+}
+
+impl OffloadCounters {
+    /// How many counters a shim's `counters` entry writes, in field order.
+    pub const FIELDS: usize = 6;
+
+    pub fn from_array(a: [u64; Self::FIELDS]) -> OffloadCounters {
+        OffloadCounters {
+            ops: a[0],
+            built: a[1],
+            build_cycles: a[2],
+            enqueue_cycles: a[3],
+            dequeue_cycles: a[4],
+            empty_polls: a[5],
+        }
+    }
+
+    /// `later - self`, counter by counter (a window's share of two cumulative readings).
+    pub fn until(&self, later: &OffloadCounters) -> OffloadCounters {
+        OffloadCounters {
+            ops: later.ops.saturating_sub(self.ops),
+            built: later.built.saturating_sub(self.built),
+            build_cycles: later.build_cycles.saturating_sub(self.build_cycles),
+            enqueue_cycles: later.enqueue_cycles.saturating_sub(self.enqueue_cycles),
+            dequeue_cycles: later.dequeue_cycles.saturating_sub(self.dequeue_cycles),
+            empty_polls: later.empty_polls.saturating_sub(self.empty_polls),
+        }
+    }
+
+    /// Counter by counter sum (the sessions of a run).
+    pub fn plus(&self, other: &OffloadCounters) -> OffloadCounters {
+        OffloadCounters {
+            ops: self.ops + other.ops,
+            built: self.built + other.built,
+            build_cycles: self.build_cycles + other.build_cycles,
+            enqueue_cycles: self.enqueue_cycles + other.enqueue_cycles,
+            dequeue_cycles: self.dequeue_cycles + other.dequeue_cycles,
+            empty_polls: self.empty_polls + other.empty_polls,
+        }
+    }
 }
 
 /// [`KeyedMac::tag_bits`] for a library that takes whole bytes only (the trait's default, and what an
@@ -385,6 +453,11 @@ impl Refused {
 
 /// Most messages in one [`Batch`].
 pub const MAX_BATCH: usize = 16;
+
+/// The deepest `--dispatch burst:N` / `inflight:N`, and the most messages `--dispatch all` hands over
+/// in one call: a device queue's worth (DPDK's `dpdk-test-crypto-perf` bursts up to 128 and queues
+/// thousands). Libraries that take fewer per call are handed the batch in pieces they take.
+pub const MAX_DEPTH: usize = 256;
 
 /// Messages handed to [`KeyedMac::tag_batch`] in one call, in order.
 pub struct Batch<'a> {

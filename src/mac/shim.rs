@@ -19,7 +19,7 @@ use libc::{c_char, c_int, c_uint, c_void, size_t};
 use std::ffi::{CStr, CString};
 
 /// `MACBENCH_SHIM_ABI` in `csrc/macbench_shim.h`.
-pub const ABI: c_uint = 2;
+pub const ABI: c_uint = 3;
 
 /// `macbench_shim` of `csrc/macbench_shim.h`, field for field.
 #[repr(C)]
@@ -67,6 +67,11 @@ pub struct ShimTable {
     pub tag_batch: Option<TagBatchFn>,
     pub tag_inflight: Option<TagInflightFn>,
     pub software_only: Option<unsafe extern "C" fn(why: *mut c_char, why_len: size_t) -> c_int>,
+    /// The most messages a batch call takes; 0: [`SHIM_MAX_BATCH`].
+    pub max_batch: size_t,
+    pub tag_prebuilt: Option<TagBatchFn>,
+    pub counters:
+        Option<unsafe extern "C" fn(ctx: *const c_void, out: *mut u64, n: size_t) -> size_t>,
 }
 
 /// The table's `tag_batch` entry.
@@ -101,8 +106,12 @@ enum Submit {
     Inflight(TagInflightFn, usize),
 }
 
-/// `MACBENCH_SHIM_MAX_BATCH`: the most messages one `tag_batch` / `tag_inflight` call takes.
+/// `MACBENCH_SHIM_MAX_BATCH`: the most messages one `tag_batch` / `tag_inflight` call takes, unless
+/// the table's `max_batch` says more.
 const SHIM_MAX_BATCH: usize = 16;
+
+/// The most messages any shim's batch call takes here (the engine's [`super::MAX_DEPTH`]).
+const LARGEST_SHIM_BATCH: usize = super::MAX_DEPTH;
 
 // SAFETY: the table is immutable static data in the shim (function pointers and a string literal).
 unsafe impl Sync for ShimTable {}
@@ -259,14 +268,18 @@ impl ShimMac {
         })
     }
 
-    /// The batch through the shim's `tag_batch` (`depth` `None`) or `tag_inflight`, at most
-    /// [`SHIM_MAX_BATCH`] messages a call. A message the library refuses refuses the batch.
+    /// The batch through the shim's `tag_batch` (`depth` `None`) or `tag_inflight`, at most the
+    /// table's `max_batch` messages a call. A message the library refuses refuses the batch.
     fn tag_jobs(&mut self, batch: &mut Batch<'_>, submit: Submit) -> Result<(), Refused> {
+        let most = match self.shim.max_batch {
+            0 => SHIM_MAX_BATCH,
+            n => n.min(LARGEST_SHIM_BATCH),
+        };
         let mut start = 0;
         while start < batch.msgs.len() {
-            let n = (batch.msgs.len() - start).min(SHIM_MAX_BATCH);
-            let mut ptrs = [std::ptr::null::<u8>(); SHIM_MAX_BATCH];
-            let mut lens = [0usize; SHIM_MAX_BATCH];
+            let n = (batch.msgs.len() - start).min(most);
+            let mut ptrs = [std::ptr::null::<u8>(); LARGEST_SHIM_BATCH];
+            let mut lens = [0usize; LARGEST_SHIM_BATCH];
             for (i, msg) in batch.msgs[start..start + n].iter().enumerate() {
                 ptrs[i] = msg.as_ptr();
                 lens[i] = msg.len();
@@ -436,6 +449,23 @@ impl KeyedMac for ShimMac {
             Some(all) => self.tag_jobs(batch, Submit::All(all)),
             None => self.tag_each(batch),
         }
+    }
+
+    /// Descriptors built before, dispatched at once (`--dispatch all`), where the shim keeps them;
+    /// else its batch.
+    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+        match self.shim.tag_prebuilt {
+            Some(prebuilt) => self.tag_jobs(batch, Submit::All(prebuilt)),
+            None => self.tag_batch(batch),
+        }
+    }
+
+    fn offload(&self) -> Option<super::OffloadCounters> {
+        let counters = self.shim.counters?;
+        let mut out = [0u64; super::OffloadCounters::FIELDS];
+        // SAFETY: handle is a live context of this shim; counters writes at most n values into out.
+        let n = unsafe { counters(self.handle, out.as_mut_ptr(), out.len()) };
+        (n == out.len()).then(|| super::OffloadCounters::from_array(out))
     }
 
     /// At most `depth` messages in the library at a time (`--dispatch inflight:N`).

@@ -1,0 +1,787 @@
+/* dpdk_shim.c - macbench's face of DPDK's cryptodev: a look-aside crypto device through its driver.
+ *
+ * Why through cryptodev: it is how Linux programs drive look-aside accelerators (Intel QAT, AMD CCP,
+ * Marvell cnxk, NXP CAAM/DPAA2 SEC, virtio-crypto, and the software devices crypto_aesni_mb,
+ * crypto_openssl and crypto_null). A message is an op (a descriptor) on a queue pair; the key lives in
+ * a session; the device returns ops when it has done them. What the embedded study measures is the
+ * driver-level pattern around that, and this shim is where the patterns are:
+ *
+ * - `tag` (dispatch single, the study's "n + 1"): build op n, enqueue it, poll until it returns,
+ *   then build op n + 1.
+ * - `tag_batch` (burst:N): build N ops, enqueue them, poll until all N returned.
+ * - `tag_inflight` (inflight:N): keep up to N ops on the queue, build and enqueue one as each returns.
+ * - `tag_prebuilt` (all): the ops were built before the window (on the first sight of a message,
+ *   kept in a table keyed by the message's address and length); the call enqueues the batch as fast
+ *   as the device takes it and polls until the last returns.
+ *
+ * Each context keeps what the submitting core spent, in TSC cycles, split as the study splits "the
+ * CPU the offload still costs": building ops, enqueue calls, dequeue calls (polls included), and
+ * counts of ops, polls that returned nothing, and ops built. `counters` reads them.
+ *
+ * The device, its queue pairs and a session pool are set up once per process (EAL initialised once,
+ * with arguments that need no hugepages and no PCI for the software devices); each context claims one
+ * queue pair and one session (its key) and gives both back at `destroy`. Messages are not copied: an
+ * op's mbuf points at the caller's message (IOVA as VA), and the digest is written into the op's own
+ * private area and copied out, so a shorter tag is a prefix of the device's digest.
+ */
+#define _GNU_SOURCE
+#include <rte_config.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_crypto.h>
+#include <rte_cryptodev.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_version.h>
+
+#include "macbench_shim.h"
+
+/* Statuses (negative; `reason` words them). */
+#define DPDK_ERR_EAL (-1)
+#define DPDK_ERR_ENQUEUE (-2)
+#define DPDK_ERR_OP (-3)
+#define DPDK_ERR_ALLOC (-4)
+#define DPDK_ERR_LENGTH (-5)
+#define DPDK_ERR_NONCE (-6)
+#define DPDK_ERR_STREAM (-7)
+#define DPDK_ERR_STUCK (-8)
+#define DPDK_ERR_EMPTY (-9)
+
+/* Ops a context may have at once: the most a call takes (MACBENCH_SHIM's max for this shim) plus
+ * the prebuilt table. */
+#define DPDK_MAX_BATCH 256
+#define PREBUILT_SLOTS 4096
+/* Descriptors per queue pair: enough for a whole batch. */
+#define QP_DESCRIPTORS 2048
+/* Polls that return nothing before a call gives up: a device that never answers is refused, not
+ * waited for forever (at ~100 ns a poll, tens of seconds). */
+#define MAX_EMPTY_POLLS (1u << 28)
+/* Longest IV an auth algorithm takes here (AES-GMAC's 12; ZUC's 25 is not offered). */
+#define MAX_IV 16
+#define DIGEST_ROOM 64
+/* Where the IV and the digest live in each op: its private area, after the symmetric op. */
+#define IV_OFFSET (sizeof(struct rte_crypto_op) + sizeof(struct rte_crypto_sym_op))
+/* After the digest: the op's place in its call's batch (22.11's op has no opaque field). */
+#define INDEX_OFFSET (IV_OFFSET + MAX_IV + DIGEST_ROOM)
+#define OP_PRIV (MAX_IV + DIGEST_ROOM + sizeof(uint64_t))
+
+/* What `counters` writes, in this order (src/mac/dpdk.rs reads the same order). */
+enum { C_OPS, C_BUILT, C_BUILD, C_ENQUEUE, C_DEQUEUE, C_EMPTY_POLLS, C_COUNT };
+
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+/* 0: not tried; 1: device up; -1: failed, `setup_why` says why. */
+static int setup_state;
+static char setup_why[512];
+static char device_name[128];
+static char driver_name[64];
+static uint8_t dev_id;
+static uint16_t queue_pairs;
+static unsigned char qp_used[256];
+static struct rte_mempool *session_pool;
+static unsigned context_serial;
+
+typedef struct {
+    enum rte_crypto_auth_algorithm algo;
+    uint16_t iv_len;
+} auth_choice;
+
+static const struct {
+    const char *name;
+    enum rte_crypto_auth_algorithm algo;
+    uint16_t iv_len;
+} auth_table[] = {
+    {"hmac-md5", RTE_CRYPTO_AUTH_MD5_HMAC, 0},
+    {"hmac-sha1", RTE_CRYPTO_AUTH_SHA1_HMAC, 0},
+    {"hmac-sha224", RTE_CRYPTO_AUTH_SHA224_HMAC, 0},
+    {"hmac-sha256", RTE_CRYPTO_AUTH_SHA256_HMAC, 0},
+    {"hmac-sha384", RTE_CRYPTO_AUTH_SHA384_HMAC, 0},
+    {"hmac-sha512", RTE_CRYPTO_AUTH_SHA512_HMAC, 0},
+    {"cmac-aes128", RTE_CRYPTO_AUTH_AES_CMAC, 0},
+    {"xcbc-aes128-96", RTE_CRYPTO_AUTH_AES_XCBC_MAC, 0},
+    {"gmac-aes128", RTE_CRYPTO_AUTH_AES_GMAC, 12},
+    {"gmac-aes192", RTE_CRYPTO_AUTH_AES_GMAC, 12},
+    {"gmac-aes256", RTE_CRYPTO_AUTH_AES_GMAC, 12},
+};
+
+static int choose(const char *algorithm, auth_choice *out) {
+    for (size_t i = 0; i < sizeof auth_table / sizeof auth_table[0]; i++) {
+        if (strcmp(auth_table[i].name, algorithm) == 0) {
+            out->algo = auth_table[i].algo;
+            out->iv_len = auth_table[i].iv_len;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The device macbench drives: MACBENCH_DPDK_DEVICE (set by --dpdk-device), else crypto_aesni_mb. */
+static const char *wanted_device(void) {
+    const char *d = getenv("MACBENCH_DPDK_DEVICE");
+    return (d && *d) ? d : "crypto_aesni_mb";
+}
+
+/* A software device is a vdev (its name starts "crypto_"); anything else is a PCI address. */
+static int is_vdev(const char *name) { return strncmp(name, "crypto_", 7) == 0; }
+
+static void fail_setup(const char *fmt, const char *a, const char *b) {
+    snprintf(setup_why, sizeof setup_why, fmt, a, b);
+    setup_state = -1;
+}
+
+/* EAL once per process, then the device: configured with every queue pair it has, each set up
+ * with QP_DESCRIPTORS, and started. The calling thread's CPU affinity is put back afterwards (EAL
+ * binds its main thread to an lcore; macbench pins its sessions itself). */
+static int setup_device(void) {
+    if (setup_state != 0)
+        return setup_state;
+    const char *device = wanted_device();
+    snprintf(device_name, sizeof device_name, "%s", device);
+
+    char *argv[64];
+    int argc = 0;
+    static char args[2048];
+    char lcore[32], vdev[160], prefix[64];
+    cpu_set_t saved;
+    CPU_ZERO(&saved);
+    int have_affinity = sched_getaffinity(0, sizeof saved, &saved) == 0;
+    int first_cpu = 0;
+    for (int c = 0; have_affinity && c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &saved)) {
+            first_cpu = c;
+            break;
+        }
+    snprintf(lcore, sizeof lcore, "%d", first_cpu);
+    snprintf(prefix, sizeof prefix, "--file-prefix=macbench-%d", (int)getpid());
+    argv[argc++] = "macbench";
+    argv[argc++] = "-l";
+    argv[argc++] = lcore;
+    argv[argc++] = prefix;
+    argv[argc++] = "--no-telemetry";
+    argv[argc++] = "--log-level=*:error";
+    if (is_vdev(device)) {
+        /* A software device needs neither hugepages nor PCI. */
+        snprintf(vdev, sizeof vdev, "--vdev=%s", device);
+        argv[argc++] = "--no-huge";
+        argv[argc++] = "-m";
+        argv[argc++] = "256";
+        argv[argc++] = "--no-pci";
+        /* No shared files (--in-memory is refused beside --no-huge); EAL still makes an empty
+         * runtime directory, removed below. */
+        argv[argc++] = "--no-shconf";
+        argv[argc++] = "--iova-mode=va";
+        argv[argc++] = vdev;
+    } else {
+        snprintf(vdev, sizeof vdev, "--allow=%s", device);
+        argv[argc++] = vdev;
+        argv[argc++] = "--in-memory";
+    }
+    /* MACBENCH_DPDK_EAL: more EAL arguments, split at spaces (a real device's options). */
+    const char *extra = getenv("MACBENCH_DPDK_EAL");
+    if (extra && *extra) {
+        snprintf(args, sizeof args, "%s", extra);
+        for (char *tok = strtok(args, " \t"); tok && argc < 62; tok = strtok(NULL, " \t"))
+            argv[argc++] = tok;
+    }
+    argv[argc] = NULL;
+    /* rte_eal_init keeps pointers into argv: a static copy of the pointer array. */
+    static char *kept[64];
+    memcpy(kept, argv, sizeof(char *) * (size_t)(argc + 1));
+    if (rte_eal_init(argc, kept) < 0) {
+        if (have_affinity)
+            sched_setaffinity(0, sizeof saved, &saved);
+        fail_setup("DPDK's EAL refused to start (%s): %s", rte_strerror(rte_errno),
+                   rte_errno == EACCES ? "run as root or give the user access to the device"
+                   : rte_errno == ENOMEM ? "not enough memory for it (-m in MACBENCH_DPDK_EAL)"
+                                          : "check --dpdk-device and MACBENCH_DPDK_EAL");
+        return -1;
+    }
+    if (have_affinity)
+        sched_setaffinity(0, sizeof saved, &saved);
+    /* The per-process runtime directory EAL made is empty without shared config: leave no litter
+     * (rmdir refuses a directory that is not empty). */
+    rmdir(rte_eal_get_runtime_dir());
+
+    int id = rte_cryptodev_get_dev_id(device);
+    if (id < 0) {
+        char have[256] = "";
+        for (uint8_t d = 0; d < rte_cryptodev_count(); d++) {
+            strncat(have, rte_cryptodev_name_get(d), sizeof have - strlen(have) - 2);
+            strncat(have, " ", sizeof have - strlen(have) - 1);
+        }
+        fail_setup("no crypto device %s (DPDK found: %s); software devices: crypto_aesni_mb, "
+                   "crypto_openssl, crypto_null",
+                   device, *have ? have : "none");
+        return -1;
+    }
+    dev_id = (uint8_t)id;
+    struct rte_cryptodev_info info;
+    rte_cryptodev_info_get(dev_id, &info);
+    snprintf(driver_name, sizeof driver_name, "%s", info.driver_name ? info.driver_name : "?");
+    queue_pairs = (uint16_t)RTE_MIN(info.max_nb_queue_pairs, sizeof qp_used);
+    int socket = rte_cryptodev_socket_id(dev_id);
+    if (socket < 0)
+        socket = 0;
+    struct rte_cryptodev_config conf = {.socket_id = socket, .nb_queue_pairs = queue_pairs};
+    if (rte_cryptodev_configure(dev_id, &conf) < 0) {
+        fail_setup("%s: rte_cryptodev_configure refused (%s)", device, rte_strerror(rte_errno));
+        return -1;
+    }
+    unsigned session_size = rte_cryptodev_sym_get_private_session_size(dev_id);
+    session_pool = rte_cryptodev_sym_session_pool_create("macbench_sessions", 1024, session_size,
+                                                         0, 0, socket);
+    if (!session_pool) {
+        fail_setup("%s: no session pool (%s)", device, rte_strerror(rte_errno));
+        return -1;
+    }
+    for (uint16_t q = 0; q < queue_pairs; q++) {
+        struct rte_cryptodev_qp_conf qp = {.nb_descriptors = QP_DESCRIPTORS,
+                                           .mp_session = session_pool};
+        if (rte_cryptodev_queue_pair_setup(dev_id, q, &qp, socket) < 0) {
+            fail_setup("%s: queue pair setup refused (%s)", device, rte_strerror(rte_errno));
+            return -1;
+        }
+    }
+    if (rte_cryptodev_start(dev_id) < 0) {
+        fail_setup("%s: rte_cryptodev_start refused (%s)", device, rte_strerror(rte_errno));
+        return -1;
+    }
+    setup_state = 1;
+    return 1;
+}
+
+typedef struct {
+    const uint8_t *msg;
+    size_t len;
+    struct rte_crypto_op *op;
+    int busy;
+} prebuilt;
+
+typedef struct {
+    void *session;
+    uint16_t qp;
+    uint16_t iv_len;
+    size_t tag_len;
+    /* An empty message is refused: crypto_aesni_mb returns a wrong HMAC for one (measured: HMAC-SHA-256
+     * of "" with a 16-byte key came back b9ec0ca0…, not RFC 2104's 07eff8b3…), because the Intel
+     * ipsec-mb job under it takes no empty HMAC message and the driver does not say so. */
+    int refuse_empty;
+    struct rte_mempool *ops;
+    struct rte_mempool *mbufs;
+    uint64_t counters[C_COUNT];
+    prebuilt *table;
+    char why[256];
+} dpdk_ctx;
+
+static uint64_t now(void) { return rte_rdtsc(); }
+
+/* One op over `msg`: an mbuf pointing at the caller's bytes (no copy), the session, offsets, the
+ * digest into the op's private area, the IV (GMAC's nonce) beside it. */
+static struct rte_crypto_op *build(dpdk_ctx *c, const uint8_t *nonce, const uint8_t *msg, size_t len) {
+    struct rte_crypto_op *op = rte_crypto_op_alloc(c->ops, RTE_CRYPTO_OP_TYPE_SYMMETRIC);
+    if (!op)
+        return NULL;
+    struct rte_mbuf *m = rte_pktmbuf_alloc(c->mbufs);
+    if (!m) {
+        rte_crypto_op_free(op);
+        return NULL;
+    }
+    /* An empty message still gets a real address (a caller's empty slice may be dangling). */
+    static const uint8_t empty[1];
+    if (len == 0)
+        msg = empty;
+    /* The message is the mbuf's whole buffer: IOVA as VA, so its address is its IOVA. */
+    m->buf_addr = (void *)(uintptr_t)msg;
+    m->buf_iova = (rte_iova_t)(uintptr_t)msg;
+    m->buf_len = (uint16_t)len; /* callers refuse len > UINT16_MAX first */
+    m->data_off = 0;
+    m->data_len = (uint16_t)len;
+    m->pkt_len = (uint32_t)len;
+    rte_crypto_op_attach_sym_session(op, c->session);
+    struct rte_crypto_sym_op *sym = op->sym;
+    sym->m_src = m;
+    sym->auth.data.offset = 0;
+    sym->auth.data.length = (uint32_t)len;
+    uint8_t *priv = rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET);
+    sym->auth.digest.data = priv + MAX_IV;
+    sym->auth.digest.phys_addr = rte_crypto_op_ctophys_offset(op, IV_OFFSET + MAX_IV);
+    if (c->iv_len)
+        memcpy(priv, nonce, c->iv_len);
+    c->counters[C_BUILT]++;
+    return op;
+}
+
+static void set_index(struct rte_crypto_op *op, size_t i) {
+    *rte_crypto_op_ctod_offset(op, uint64_t *, INDEX_OFFSET) = (uint64_t)i;
+}
+
+static size_t index_of(struct rte_crypto_op *op) {
+    return (size_t)*rte_crypto_op_ctod_offset(op, uint64_t *, INDEX_OFFSET);
+}
+
+static void release(struct rte_crypto_op *op) {
+    rte_pktmbuf_free(op->sym->m_src);
+    rte_crypto_op_free(op);
+}
+
+/* The digest of a returned op into `tag` (the first tag_len bytes); non-zero if the device failed it. */
+static int take(dpdk_ctx *c, struct rte_crypto_op *op, uint8_t *tag, size_t tag_len) {
+    if (op->status != RTE_CRYPTO_OP_STATUS_SUCCESS)
+        return DPDK_ERR_OP;
+    memcpy(tag, rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET + MAX_IV), tag_len);
+    (void)c;
+    return 0;
+}
+
+/* Enqueue ops[0..n) and poll until all n returned, each returned op's digest into its tag (ops carry
+ * their index in the private area, set_index). `keep` leaves the ops allocated (prebuilt). */
+static int run_ops(dpdk_ctx *c, struct rte_crypto_op **ops, size_t n, uint8_t *tags, size_t tag_len,
+                   int keep) {
+    size_t sent = 0, back = 0;
+    uint32_t empty = 0;
+    int status = 0;
+    struct rte_crypto_op *done[DPDK_MAX_BATCH];
+    while (back < n) {
+        if (sent < n) {
+            uint64_t t0 = now();
+            uint16_t k = rte_cryptodev_enqueue_burst(dev_id, c->qp, ops + sent, (uint16_t)(n - sent));
+            c->counters[C_ENQUEUE] += now() - t0;
+            sent += k;
+        }
+        uint64_t t0 = now();
+        uint16_t got = rte_cryptodev_dequeue_burst(dev_id, c->qp, done, (uint16_t)(sent - back));
+        c->counters[C_DEQUEUE] += now() - t0;
+        if (got == 0) {
+            c->counters[C_EMPTY_POLLS]++;
+            if (++empty > MAX_EMPTY_POLLS)
+                return DPDK_ERR_STUCK;
+            continue;
+        }
+        empty = 0;
+        for (uint16_t j = 0; j < got; j++) {
+            size_t i = index_of(done[j]);
+            int s = take(c, done[j], tags + i * tag_len, tag_len);
+            if (s && !status)
+                status = s;
+            if (!keep)
+                release(done[j]);
+        }
+        back += got;
+    }
+    c->counters[C_OPS] += n;
+    return status;
+}
+
+static int batch_of(dpdk_ctx *c, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                    const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
+    struct rte_crypto_op *ops[DPDK_MAX_BATCH];
+    if (n > DPDK_MAX_BATCH)
+        return DPDK_ERR_LENGTH;
+    uint64_t t0 = now();
+    for (size_t i = 0; i < n; i++) {
+        if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty)) {
+            for (size_t j = 0; j < i; j++)
+                release(ops[j]);
+            return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
+        }
+        ops[i] = build(c, nonces + i * nonce_len, msgs[i], lens[i]);
+        if (!ops[i]) {
+            for (size_t j = 0; j < i; j++)
+                release(ops[j]);
+            return DPDK_ERR_ALLOC;
+        }
+        set_index(ops[i], i);
+    }
+    c->counters[C_BUILD] += now() - t0;
+    return run_ops(c, ops, n, tags, tag_len, 0);
+}
+
+static int dpdk_tag(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
+                    uint8_t *tag, size_t tag_len) {
+    dpdk_ctx *c = ctx;
+    if (c->iv_len && nonce_len != c->iv_len)
+        return DPDK_ERR_NONCE;
+    return batch_of(c, 1, &msg, &len, nonce, nonce_len, tag, tag_len);
+}
+
+static int dpdk_tag_batch(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                          const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
+    dpdk_ctx *c = ctx;
+    if (c->iv_len && nonce_len != c->iv_len)
+        return DPDK_ERR_NONCE;
+    return batch_of(c, n, msgs, lens, nonces, nonce_len, tags, tag_len);
+}
+
+/* Keep up to `depth` ops on the queue: build and enqueue one as each returns. */
+static int dpdk_tag_inflight(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                             const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
+                             size_t depth) {
+    dpdk_ctx *c = ctx;
+    if (c->iv_len && nonce_len != c->iv_len)
+        return DPDK_ERR_NONCE;
+    if (depth == 0)
+        depth = 1;
+    size_t next = 0, back = 0, queued = 0;
+    uint32_t empty = 0;
+    int status = 0;
+    struct rte_crypto_op *done[DPDK_MAX_BATCH];
+    while (back < n) {
+        while (next < n && queued < depth) {
+            if (lens[next] > UINT16_MAX || (lens[next] == 0 && c->refuse_empty))
+                return lens[next] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
+            uint64_t t0 = now();
+            struct rte_crypto_op *op = build(c, nonces + next * nonce_len, msgs[next], lens[next]);
+            c->counters[C_BUILD] += now() - t0;
+            if (!op)
+                return DPDK_ERR_ALLOC;
+            set_index(op, next);
+            t0 = now();
+            uint16_t k = rte_cryptodev_enqueue_burst(dev_id, c->qp, &op, 1);
+            c->counters[C_ENQUEUE] += now() - t0;
+            if (k == 0) {
+                release(op);
+                break;
+            }
+            next++;
+            queued++;
+        }
+        uint64_t t0 = now();
+        uint16_t got = rte_cryptodev_dequeue_burst(dev_id, c->qp, done, (uint16_t)queued);
+        c->counters[C_DEQUEUE] += now() - t0;
+        if (got == 0) {
+            c->counters[C_EMPTY_POLLS]++;
+            if (++empty > MAX_EMPTY_POLLS)
+                return DPDK_ERR_STUCK;
+            continue;
+        }
+        empty = 0;
+        for (uint16_t j = 0; j < got; j++) {
+            size_t i = index_of(done[j]);
+            int s = take(c, done[j], tags + i * tag_len, tag_len);
+            if (s && !status)
+                status = s;
+            release(done[j]);
+        }
+        back += got;
+        queued -= got;
+    }
+    c->counters[C_OPS] += n;
+    return status;
+}
+
+/* The op built for (msg, len) before, or a new one built and kept (counted as building). An op
+ * already in this batch (the same message twice) gets a one-off op, freed after. */
+static size_t slot_of(const uint8_t *msg, size_t len) {
+    uint64_t h = (uint64_t)(uintptr_t)msg * 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
+    return (size_t)(h >> 52) % PREBUILT_SLOTS;
+}
+
+static int dpdk_tag_prebuilt(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
+                             const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
+    dpdk_ctx *c = ctx;
+    if (c->iv_len && nonce_len != c->iv_len)
+        return DPDK_ERR_NONCE;
+    if (n > DPDK_MAX_BATCH)
+        return DPDK_ERR_LENGTH;
+    if (!c->table) {
+        c->table = calloc(PREBUILT_SLOTS, sizeof *c->table);
+        if (!c->table)
+            return DPDK_ERR_ALLOC;
+    }
+    struct rte_crypto_op *ops[DPDK_MAX_BATCH];
+    prebuilt *used[DPDK_MAX_BATCH];
+    int status = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty))
+            return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
+        prebuilt *p = &c->table[slot_of(msgs[i], lens[i])];
+        used[i] = NULL;
+        if (p->op && p->msg == msgs[i] && p->len == lens[i] && !p->busy) {
+            ops[i] = p->op;
+            /* The nonce is the message's, per use (GMAC): a write of 12 bytes, not a build. */
+            if (c->iv_len)
+                memcpy(rte_crypto_op_ctod_offset(p->op, uint8_t *, IV_OFFSET),
+                       nonces + i * nonce_len, c->iv_len);
+        } else {
+            uint64_t t0 = now();
+            ops[i] = build(c, nonces + i * nonce_len, msgs[i], lens[i]);
+            c->counters[C_BUILD] += now() - t0;
+            if (!ops[i]) {
+                status = DPDK_ERR_ALLOC;
+                n = i;
+                break;
+            }
+            if (!p->busy) {
+                if (p->op)
+                    release(p->op);
+                p->op = ops[i];
+                p->msg = msgs[i];
+                p->len = lens[i];
+            } else {
+                used[i] = (prebuilt *)1; /* one-off: freed below */
+            }
+        }
+        if (used[i] == NULL) {
+            p->busy = 1;
+            used[i] = p;
+        }
+        set_index(ops[i], i);
+    }
+    int s = n ? run_ops(c, ops, n, tags, tag_len, 1) : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (used[i] == (prebuilt *)1)
+            release(ops[i]);
+        else
+            used[i]->busy = 0;
+    }
+    return status ? status : s;
+}
+
+static int shim_create(const char *algorithm, int level, const uint8_t *key, size_t key_len,
+                       size_t tag_len, void **out, char *why, size_t why_len) {
+    *out = NULL;
+    if (level != 0) {
+        snprintf(why, why_len, "%s", MACBENCH_SHIM_NO_LEVELS);
+        return -1;
+    }
+    auth_choice choice;
+    if (choose(algorithm, &choice) != 0) {
+        snprintf(why, why_len, "no DPDK auth algorithm for %s here", algorithm);
+        return -1;
+    }
+    pthread_mutex_lock(&setup_lock);
+    if (setup_device() < 0) {
+        snprintf(why, why_len, "%s", setup_why);
+        pthread_mutex_unlock(&setup_lock);
+        return -1;
+    }
+    struct rte_cryptodev_sym_capability_idx idx = {.type = RTE_CRYPTO_SYM_XFORM_AUTH,
+                                                   .algo.auth = choice.algo};
+    const struct rte_cryptodev_symmetric_capability *cap =
+        rte_cryptodev_sym_capability_get(dev_id, &idx);
+    if (!cap) {
+        snprintf(why, why_len, "device %s (driver %s) does not list %s among its capabilities",
+                 device_name, driver_name, algorithm);
+        pthread_mutex_unlock(&setup_lock);
+        return -1;
+    }
+    if (rte_cryptodev_sym_capability_check_auth(cap, (uint16_t)key_len, (uint16_t)tag_len,
+                                                choice.iv_len) != 0) {
+        snprintf(why, why_len,
+                 "device %s (driver %s) takes %s keys of %u-%u bytes (step %u), digests of %u-%u "
+                 "bytes, IVs of %u-%u bytes; asked for a %zu-byte key, %zu-byte digest",
+                 device_name, driver_name, algorithm, cap->auth.key_size.min,
+                 cap->auth.key_size.max, cap->auth.key_size.increment, cap->auth.digest_size.min,
+                 cap->auth.digest_size.max, cap->auth.iv_size.min, cap->auth.iv_size.max, key_len,
+                 tag_len);
+        pthread_mutex_unlock(&setup_lock);
+        return -1;
+    }
+    int qp = -1;
+    for (uint16_t q = 0; q < queue_pairs; q++)
+        if (!qp_used[q]) {
+            qp = q;
+            break;
+        }
+    if (qp < 0) {
+        snprintf(why, why_len,
+                 "device %s has %u queue pairs and every one is in use: macbench gives each session "
+                 "its own (fewer --sessions, or a device with more queue pairs)",
+                 device_name, (unsigned)queue_pairs);
+        pthread_mutex_unlock(&setup_lock);
+        return -1;
+    }
+    dpdk_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(why, why_len, "out of memory");
+        pthread_mutex_unlock(&setup_lock);
+        return -1;
+    }
+    unsigned serial = context_serial++;
+    pthread_mutex_unlock(&setup_lock);
+
+    c->iv_len = choice.iv_len;
+    c->refuse_empty = strncmp(algorithm, "hmac-", 5) == 0 && strcmp(driver_name, "crypto_aesni_mb") == 0;
+    c->tag_len = tag_len;
+    int socket = rte_cryptodev_socket_id(dev_id);
+    if (socket < 0)
+        socket = 0;
+    char name[RTE_MEMPOOL_NAMESIZE];
+    /* Per-context pools (no cache: sessions run on threads EAL does not know). The op pool holds a
+     * batch in flight plus the prebuilt table. */
+    snprintf(name, sizeof name, "mbo%u", serial);
+    c->ops = rte_crypto_op_pool_create(name, RTE_CRYPTO_OP_TYPE_SYMMETRIC,
+                                       DPDK_MAX_BATCH * 2 + PREBUILT_SLOTS, 0, OP_PRIV, socket);
+    snprintf(name, sizeof name, "mbm%u", serial);
+    c->mbufs = rte_pktmbuf_pool_create(name, DPDK_MAX_BATCH * 2 + PREBUILT_SLOTS, 0, 0, 0, socket);
+    struct rte_crypto_sym_xform x;
+    memset(&x, 0, sizeof x);
+    x.type = RTE_CRYPTO_SYM_XFORM_AUTH;
+    x.auth.op = RTE_CRYPTO_AUTH_OP_GENERATE;
+    x.auth.algo = choice.algo;
+    x.auth.key.data = key;
+    x.auth.key.length = (uint16_t)key_len;
+    x.auth.digest_length = (uint16_t)tag_len;
+    x.auth.iv.offset = IV_OFFSET;
+    x.auth.iv.length = choice.iv_len;
+    if (c->ops && c->mbufs)
+        c->session = rte_cryptodev_sym_session_create(dev_id, &x, session_pool);
+    if (!c->ops || !c->mbufs || !c->session) {
+        snprintf(why, why_len, "device %s: %s (%s)", device_name,
+                 !c->ops ? "no op pool" : !c->mbufs ? "no mbuf pool" : "session create refused",
+                 rte_strerror(rte_errno));
+        rte_mempool_free(c->ops);
+        rte_mempool_free(c->mbufs);
+        free(c);
+        return -1;
+    }
+    pthread_mutex_lock(&setup_lock);
+    qp_used[qp] = 1;
+    pthread_mutex_unlock(&setup_lock);
+    c->qp = (uint16_t)qp;
+    *out = c;
+    return 0;
+}
+
+static void shim_destroy(void *ctx) {
+    dpdk_ctx *c = ctx;
+    if (!c)
+        return;
+    /* Nothing is left on the queue after a call returns, unless a call gave up (stuck): drain what
+     * comes back, bounded. */
+    struct rte_crypto_op *done[32];
+    for (int i = 0; i < 1000; i++) {
+        uint16_t got = rte_cryptodev_dequeue_burst(dev_id, c->qp, done, 32);
+        if (got == 0)
+            break;
+    }
+    if (c->table) {
+        for (size_t i = 0; i < PREBUILT_SLOTS; i++)
+            if (c->table[i].op)
+                release(c->table[i].op);
+        free(c->table);
+    }
+    rte_cryptodev_sym_session_free(dev_id, c->session);
+    rte_mempool_free(c->ops);
+    rte_mempool_free(c->mbufs);
+    pthread_mutex_lock(&setup_lock);
+    qp_used[c->qp] = 0;
+    pthread_mutex_unlock(&setup_lock);
+    free(c);
+}
+
+static int no_begin(void *ctx, const uint8_t *nonce, size_t nonce_len) {
+    (void)ctx, (void)nonce, (void)nonce_len;
+    return DPDK_ERR_STREAM;
+}
+static int no_update(void *ctx, const uint8_t *data, size_t len) {
+    (void)ctx, (void)data, (void)len;
+    return DPDK_ERR_STREAM;
+}
+static int no_finish(void *ctx, uint8_t *tag, size_t tag_len) {
+    (void)ctx, (void)tag, (void)tag_len;
+    return DPDK_ERR_STREAM;
+}
+static int never_streams(const void *ctx) {
+    (void)ctx;
+    return 0;
+}
+
+static void shim_reason(const void *ctx, int status, char *out, size_t out_len) {
+    (void)ctx;
+    const char *why;
+    switch (status) {
+    case DPDK_ERR_EAL:
+        why = setup_why;
+        break;
+    case DPDK_ERR_ENQUEUE:
+        why = "the device took no op";
+        break;
+    case DPDK_ERR_OP:
+        why = "the device returned an op with a failed status";
+        break;
+    case DPDK_ERR_ALLOC:
+        why = "no op or mbuf left in the context's pools";
+        break;
+    case DPDK_ERR_LENGTH:
+        why = "an mbuf holds at most 65,535 bytes (one segment); longer messages are not offered";
+        break;
+    case DPDK_ERR_NONCE:
+        why = "the IV must be the algorithm's 12 bytes";
+        break;
+    case DPDK_ERR_EMPTY:
+        why = "crypto_aesni_mb returns a wrong HMAC for an empty message (the Intel ipsec-mb job under "
+              "it takes none): refused";
+        break;
+    case DPDK_ERR_STREAM:
+        why = "a cryptodev op is one whole message: no streaming";
+        break;
+    case DPDK_ERR_STUCK:
+        why = "the device returned nothing for 2^28 polls: stuck, refused";
+        break;
+    default:
+        why = "unknown status";
+    }
+    snprintf(out, out_len, "%s", why);
+}
+
+/* version=DPDK 22.11.11, then the device and its driver (set up on first call). */
+static void shim_describe(char *out, size_t out_len) {
+    pthread_mutex_lock(&setup_lock);
+    int up = setup_device();
+    if (up > 0) {
+        int k = snprintf(out, out_len, "version=%s\ndevice=%s\ndriver=%s\nqueue_pairs=%u\n",
+                         rte_version(), device_name, driver_name, (unsigned)queue_pairs);
+        /* The key lengths the device lists per function: `key.hmac-md5=1-64` (the registry's key
+         * limit; a function the device lacks has no line). */
+        for (size_t i = 0; i < sizeof auth_table / sizeof auth_table[0] && k > 0 && (size_t)k < out_len; i++) {
+            struct rte_cryptodev_sym_capability_idx idx = {.type = RTE_CRYPTO_SYM_XFORM_AUTH,
+                                                           .algo.auth = auth_table[i].algo};
+            const struct rte_cryptodev_symmetric_capability *cap =
+                rte_cryptodev_sym_capability_get(dev_id, &idx);
+            if (cap)
+                k += snprintf(out + k, out_len - (size_t)k, "key.%s=%u-%u\n", auth_table[i].name,
+                              cap->auth.key_size.min, cap->auth.key_size.max);
+        }
+    } else
+        snprintf(out, out_len, "version=%s\ndevice=%s\nerror=%s\n", rte_version(), device_name,
+                 setup_why);
+    pthread_mutex_unlock(&setup_lock);
+}
+
+static size_t shim_counters(const void *ctx, uint64_t *out, size_t n) {
+    const dpdk_ctx *c = ctx;
+    size_t k = n < C_COUNT ? n : C_COUNT;
+    memcpy(out, c->counters, k * sizeof(uint64_t));
+    return k;
+}
+
+const macbench_shim macbench_shim_dpdk = {
+    .abi = MACBENCH_SHIM_ABI,
+    .backend = "dpdk",
+    .create = shim_create,
+    .destroy = shim_destroy,
+    .tag = dpdk_tag,
+    .begin = no_begin,
+    .update = no_update,
+    .finish = no_finish,
+    .streams = never_streams,
+    .reason = shim_reason,
+    .describe = shim_describe,
+    .tag_batch = dpdk_tag_batch,
+    .tag_inflight = dpdk_tag_inflight,
+    .max_batch = DPDK_MAX_BATCH,
+    .tag_prebuilt = dpdk_tag_prebuilt,
+    .counters = shim_counters,
+};

@@ -1,0 +1,122 @@
+//! DPDK cryptodev backend: a look-aside crypto device through its driver (Debian's libdpdk-dev,
+//! DPDK 22.11), through `csrc/dpdk_shim.c` and the one shim table of `csrc/macbench_shim.h`.
+//!
+//! Why a device framework among libraries: the embedded study macbench reproduces is about how to
+//! measure an accelerator through its driver, and DPDK's cryptodev is how Linux programs drive one
+//! (Intel QAT, AMD CCP, Marvell cnxk, NXP CAAM and DPAA2 SEC, virtio-crypto) with the same API as its
+//! software devices (`crypto_aesni_mb` over Intel ipsec-mb, `crypto_openssl`, `crypto_null`). A
+//! message is an op (a descriptor) on a queue pair, the key is a session, and the device hands ops
+//! back when it has done them; the dispatch modes map onto that (`single` = build op n + 1 after op n
+//! returned; `burst:N`; `inflight:N`; `all` = descriptors built before the window, dispatched at once:
+//! the shim's comment).
+//!
+//! The device is `MACBENCH_DPDK_DEVICE` (`--dpdk-device`; default `crypto_aesni_mb`); a software
+//! device needs no hugepages and no PCI (EAL gets `--no-huge --no-pci --vdev …`), anything else is a
+//! PCI address given to EAL with `--allow`, plus `MACBENCH_DPDK_EAL`'s arguments. EAL starts once per
+//! process, at the first key setup or the first `list`; each keyed object holds one queue pair and one
+//! session, so a run has at most as many sessions as the device has queue pairs (the refusal says so).
+//! Which functions a device offers is its capability list: a function the device does not list is
+//! refused at key setup, naming the device and its driver.
+//!
+//! What an offload costs the submitting core: the shim counts TSC cycles spent building ops, in
+//! enqueue calls and in dequeue calls (polls included), and the engine reads them at the window's
+//! edges ([`super::KeyedMac::offload`]).
+//!
+//! Built only with `cfg(have_dpdk)` (build.rs found libdpdk); otherwise every entry is listed as
+//! unavailable with the reason build.rs recorded.
+
+use super::{Backend, IsaLevels};
+
+pub static BACKEND: Backend = Backend {
+    name: "dpdk",
+    description: "a DPDK cryptodev device (default crypto_aesni_mb; --dpdk-device) through csrc/dpdk_shim.c: one op per message on the session's own queue pair",
+    version,
+    availability,
+    isa_levels: IsaLevels::NotOffered(
+        "dpdk: only hw (the device's driver picks its own code; a software device's library is the ipsec-mb or openssl backend)",
+    ),
+    length_limit,
+    nonce_limit,
+    key_limit,
+    entries: crate::hw_entries![
+        "hmac-md5",
+        "hmac-sha1",
+        HMAC_SHA2,
+        "cmac-aes128",
+        "xcbc-aes128-96",
+        GMAC_AES,
+    ],
+    ..Backend::DEFAULT_FACTS
+};
+
+/// An op's data is one mbuf segment, whose length field is 16 bits; and `crypto_aesni_mb` runs
+/// Intel ipsec-mb's jobs, which refuse HMAC, CMAC and XCBC messages over 2^16 − 2 bytes.
+pub const MAX_MESSAGE: u64 = (1 << 16) - 2;
+
+fn length_limit(_algorithm: &str) -> Option<super::LengthLimit> {
+    Some(super::LengthLimit {
+        max_bytes: MAX_MESSAGE,
+        source: "one mbuf segment per op (16-bit data length), and crypto_aesni_mb's Intel ipsec-mb \
+                 job check (2^16 - 2 bytes); longer messages would need chained mbufs",
+    })
+}
+
+/// AES-GMAC through cryptodev takes the 12-byte IV only (`iv.length` of the session; the other GCM
+/// IV lengths need GHASH of the IV, which the auth-only op does not offer).
+fn nonce_limit(algorithm: &str) -> Option<super::NonceLimit> {
+    algorithm.starts_with("gmac-").then_some(super::NonceLimit {
+        min: 12,
+        max: 12,
+        source: "DPDK cryptodev's AES-GMAC auth op: a 12-byte IV",
+    })
+}
+
+/// The key lengths the device lists for the function (its capability list, read once): HMAC keys
+/// longer than the block are not hashed by every driver (`crypto_aesni_mb` takes HMAC-MD5 keys of
+/// 1–64 bytes), and none takes an empty key.
+fn key_limit(algorithm: &str) -> Option<super::KeyLimit> {
+    static KEYS: std::sync::OnceLock<Vec<(String, usize, usize)>> = std::sync::OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
+        let Some(shim) = shim() else {
+            return Vec::new();
+        };
+        shim.facts()
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let name = k.strip_prefix("key.")?.to_string();
+                let (min, max) = v.split_once('-')?;
+                Some((name, min.parse().ok()?, max.parse().ok()?))
+            })
+            .collect()
+    });
+    let &(_, min, max) = keys.iter().find(|(name, _, _)| name == algorithm)?;
+    Some(super::KeyLimit {
+        min,
+        max,
+        max_customization: None,
+        source: "the device's capability list (rte_cryptodev_sym_capability_get)",
+    })
+}
+
+crate::c_backend!(
+    name: "dpdk",
+    cfg: have_dpdk,
+    table: macbench_shim_dpdk,
+    missing: "MACBENCH_DPDK_MISSING",
+);
+
+/// `DPDK 22.11.11 (device crypto_aesni_mb, driver crypto_aesni_mb, 8 queue pairs)`, or the reason
+/// the device did not start.
+pub fn version() -> String {
+    super::shim::version(shim(), "DPDK", |s| {
+        let device = s.fact("device").unwrap_or_default();
+        match (s.fact("driver"), s.fact("error")) {
+            (Some(driver), _) => Some(format!(
+                "device {device}, driver {driver}, {} queue pairs",
+                s.fact("queue_pairs").unwrap_or_default()
+            )),
+            (None, Some(error)) => Some(format!("device {device} did not start: {error}")),
+            (None, None) => Some(format!("device {device}")),
+        }
+    })
+}
