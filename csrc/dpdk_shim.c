@@ -10,8 +10,10 @@
  *   then build op n + 1.
  * - `tag_batch` (burst:N): build N ops, enqueue them, poll until all N returned.
  * - `tag_inflight` (inflight:N): keep up to N ops on the queue, build and enqueue one as each returns.
- * - `tag_prebuilt` (all): the ops were built before the window (on the first sight of a message,
- *   kept in a table keyed by the message's address and length); the call enqueues the batch as fast
+ * - `tag_prebuilt` (all): the ops were built at key setup, before any window: allocated, their
+ *   session and mbuf attached, offsets and digest pointers set, as a driver with a descriptor ring
+ *   prepares its ring. Per message only the data address, length and IV are patched in (counted as
+ *   building); the call enqueues the batch as fast
  *   as the device takes it and polls until the last returns.
  *
  * Each context keeps what the submitting core spent, in TSC cycles, split as the study splits "the
@@ -59,10 +61,9 @@
 #define DPDK_ERR_STUCK (-8)
 #define DPDK_ERR_EMPTY (-9)
 
-/* Ops a context may have at once: the most a call takes (MACBENCH_SHIM's max for this shim) plus
- * the prebuilt table. */
+/* Ops a context may have at once: the most a call takes (MACBENCH_SHIM's max for this shim), and
+ * as many again prebuilt. */
 #define DPDK_MAX_BATCH 256
-#define PREBUILT_SLOTS 4096
 /* Descriptors per queue pair: enough for a whole batch. */
 #define QP_DESCRIPTORS 2048
 /* Polls that return nothing before a call gives up: a device that never answers is refused, not
@@ -78,7 +79,7 @@
 #define OP_PRIV (MAX_IV + DIGEST_ROOM + sizeof(uint64_t))
 
 /* What `counters` writes, in this order (src/mac/dpdk.rs reads the same order). */
-enum { C_OPS, C_BUILT, C_BUILD, C_ENQUEUE, C_DEQUEUE, C_EMPTY_POLLS, C_COUNT };
+enum { C_OPS, C_BUILT, C_BUILD, C_ENQUEUE, C_DEQUEUE, C_EMPTY_POLLS, C_TICK_HZ, C_COUNT };
 
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 /* 0: not tried; 1: device up; -1: failed, `setup_why` says why. */
@@ -262,13 +263,6 @@ static int setup_device(void) {
 }
 
 typedef struct {
-    const uint8_t *msg;
-    size_t len;
-    struct rte_crypto_op *op;
-    int busy;
-} prebuilt;
-
-typedef struct {
     void *session;
     uint16_t qp;
     uint16_t iv_len;
@@ -280,7 +274,8 @@ typedef struct {
     struct rte_mempool *ops;
     struct rte_mempool *mbufs;
     uint64_t counters[C_COUNT];
-    prebuilt *table;
+    /* dispatch all's descriptors, built at key setup */
+    struct rte_crypto_op *ready[DPDK_MAX_BATCH];
     char why[256];
 } dpdk_ctx;
 
@@ -316,7 +311,7 @@ static struct rte_crypto_op *build(dpdk_ctx *c, const uint8_t *nonce, const uint
     uint8_t *priv = rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET);
     sym->auth.digest.data = priv + MAX_IV;
     sym->auth.digest.phys_addr = rte_crypto_op_ctophys_offset(op, IV_OFFSET + MAX_IV);
-    if (c->iv_len)
+    if (c->iv_len && nonce)
         memcpy(priv, nonce, c->iv_len);
     c->counters[C_BUILT]++;
     return op;
@@ -480,11 +475,22 @@ static int dpdk_tag_inflight(void *ctx, size_t n, const uint8_t *const *msgs, co
     return status;
 }
 
-/* The op built for (msg, len) before, or a new one built and kept (counted as building). An op
- * already in this batch (the same message twice) gets a one-off op, freed after. */
-static size_t slot_of(const uint8_t *msg, size_t len) {
-    uint64_t h = (uint64_t)(uintptr_t)msg * 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
-    return (size_t)(h >> 52) % PREBUILT_SLOTS;
+/* Patch a ready op for `msg`: what differs per message (address, length, IV). */
+static void patch(dpdk_ctx *c, struct rte_crypto_op *op, const uint8_t *nonce, const uint8_t *msg,
+                  size_t len) {
+    static const uint8_t empty[1];
+    if (len == 0)
+        msg = empty;
+    struct rte_mbuf *m = op->sym->m_src;
+    m->buf_addr = (void *)(uintptr_t)msg;
+    m->buf_iova = (rte_iova_t)(uintptr_t)msg;
+    m->buf_len = (uint16_t)len;
+    m->data_len = (uint16_t)len;
+    m->pkt_len = (uint32_t)len;
+    op->sym->auth.data.length = (uint32_t)len;
+    op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
+    if (c->iv_len)
+        memcpy(rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET), nonce, c->iv_len);
 }
 
 static int dpdk_tag_prebuilt(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
@@ -494,59 +500,17 @@ static int dpdk_tag_prebuilt(void *ctx, size_t n, const uint8_t *const *msgs, co
         return DPDK_ERR_NONCE;
     if (n > DPDK_MAX_BATCH)
         return DPDK_ERR_LENGTH;
-    if (!c->table) {
-        c->table = calloc(PREBUILT_SLOTS, sizeof *c->table);
-        if (!c->table)
-            return DPDK_ERR_ALLOC;
-    }
-    struct rte_crypto_op *ops[DPDK_MAX_BATCH];
-    prebuilt *used[DPDK_MAX_BATCH];
-    int status = 0;
+    uint64_t t0 = now();
     for (size_t i = 0; i < n; i++) {
         if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty))
             return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
-        prebuilt *p = &c->table[slot_of(msgs[i], lens[i])];
-        used[i] = NULL;
-        if (p->op && p->msg == msgs[i] && p->len == lens[i] && !p->busy) {
-            ops[i] = p->op;
-            /* The nonce is the message's, per use (GMAC): a write of 12 bytes, not a build. */
-            if (c->iv_len)
-                memcpy(rte_crypto_op_ctod_offset(p->op, uint8_t *, IV_OFFSET),
-                       nonces + i * nonce_len, c->iv_len);
-        } else {
-            uint64_t t0 = now();
-            ops[i] = build(c, nonces + i * nonce_len, msgs[i], lens[i]);
-            c->counters[C_BUILD] += now() - t0;
-            if (!ops[i]) {
-                status = DPDK_ERR_ALLOC;
-                n = i;
-                break;
-            }
-            if (!p->busy) {
-                if (p->op)
-                    release(p->op);
-                p->op = ops[i];
-                p->msg = msgs[i];
-                p->len = lens[i];
-            } else {
-                used[i] = (prebuilt *)1; /* one-off: freed below */
-            }
-        }
-        if (used[i] == NULL) {
-            p->busy = 1;
-            used[i] = p;
-        }
-        set_index(ops[i], i);
+        patch(c, c->ready[i], nonces + i * nonce_len, msgs[i], lens[i]);
     }
-    int s = n ? run_ops(c, ops, n, tags, tag_len, 1) : 0;
-    for (size_t i = 0; i < n; i++) {
-        if (used[i] == (prebuilt *)1)
-            release(ops[i]);
-        else
-            used[i]->busy = 0;
-    }
-    return status ? status : s;
+    c->counters[C_BUILD] += now() - t0;
+    return run_ops(c, c->ready, n, tags, tag_len, 1);
 }
+
+static void shim_destroy(void *ctx);
 
 static int shim_create(const char *algorithm, int level, const uint8_t *key, size_t key_len,
                        size_t tag_len, void **out, char *why, size_t why_len) {
@@ -619,12 +583,12 @@ static int shim_create(const char *algorithm, int level, const uint8_t *key, siz
         socket = 0;
     char name[RTE_MEMPOOL_NAMESIZE];
     /* Per-context pools (no cache: sessions run on threads EAL does not know). The op pool holds a
-     * batch in flight plus the prebuilt table. */
+     * batch in flight, and as many ready ops for dispatch all. */
     snprintf(name, sizeof name, "mbo%u", serial);
-    c->ops = rte_crypto_op_pool_create(name, RTE_CRYPTO_OP_TYPE_SYMMETRIC,
-                                       DPDK_MAX_BATCH * 2 + PREBUILT_SLOTS, 0, OP_PRIV, socket);
+    c->ops = rte_crypto_op_pool_create(name, RTE_CRYPTO_OP_TYPE_SYMMETRIC, DPDK_MAX_BATCH * 3, 0,
+                                       OP_PRIV, socket);
     snprintf(name, sizeof name, "mbm%u", serial);
-    c->mbufs = rte_pktmbuf_pool_create(name, DPDK_MAX_BATCH * 2 + PREBUILT_SLOTS, 0, 0, 0, socket);
+    c->mbufs = rte_pktmbuf_pool_create(name, DPDK_MAX_BATCH * 3, 0, 0, 0, socket);
     struct rte_crypto_sym_xform x;
     memset(&x, 0, sizeof x);
     x.type = RTE_CRYPTO_SYM_XFORM_AUTH;
@@ -650,6 +614,19 @@ static int shim_create(const char *algorithm, int level, const uint8_t *key, siz
     qp_used[qp] = 1;
     pthread_mutex_unlock(&setup_lock);
     c->qp = (uint16_t)qp;
+    /* Dispatch all's ready ops, built now (key setup, outside every window); not counted. */
+    for (size_t i = 0; i < DPDK_MAX_BATCH; i++) {
+        c->ready[i] = build(c, NULL, NULL, 0);
+        if (!c->ready[i]) {
+            snprintf(why, why_len, "device %s: no op for dispatch all's ready ring", device_name);
+            shim_destroy(c);
+            *out = NULL;
+            return -1;
+        }
+        set_index(c->ready[i], i);
+    }
+    memset(c->counters, 0, sizeof c->counters);
+    c->counters[C_TICK_HZ] = rte_get_tsc_hz();
     *out = c;
     return 0;
 }
@@ -666,12 +643,9 @@ static void shim_destroy(void *ctx) {
         if (got == 0)
             break;
     }
-    if (c->table) {
-        for (size_t i = 0; i < PREBUILT_SLOTS; i++)
-            if (c->table[i].op)
-                release(c->table[i].op);
-        free(c->table);
-    }
+    for (size_t i = 0; i < DPDK_MAX_BATCH; i++)
+        if (c->ready[i])
+            release(c->ready[i]);
     rte_cryptodev_sym_session_free(dev_id, c->session);
     rte_mempool_free(c->ops);
     rte_mempool_free(c->mbufs);
@@ -736,11 +710,27 @@ static void shim_reason(const void *ctx, int status, char *out, size_t out_len) 
     snprintf(out, out_len, "%s", why);
 }
 
-/* version=DPDK 22.11.11, then the device and its driver (set up on first call). */
-static void shim_describe(char *out, size_t out_len) {
+/* Start EAL and the device now (what a keyed context would do first), so that `list` and a run's
+ * host facts can name the driver: 0, or non-zero with `why`. */
+int macbench_dpdk_start(char *why, size_t why_len) {
     pthread_mutex_lock(&setup_lock);
     int up = setup_device();
-    if (up > 0) {
+    if (up < 0)
+        snprintf(why, why_len, "%s", setup_why);
+    pthread_mutex_unlock(&setup_lock);
+    return up > 0 ? 0 : -1;
+}
+
+/* version=DPDK 22.11.11, then the device and, once it started in this process, its driver. Starting
+ * EAL costs ~0.15 s and ~30 MB, so describing does not start it: a process that uses no dpdk function
+ * never pays. */
+static void shim_describe(char *out, size_t out_len) {
+    pthread_mutex_lock(&setup_lock);
+    int up = setup_state;
+    if (up == 0) {
+        snprintf(out, out_len, "version=%s\ndevice=%s\nstate=not started in this process\n",
+                 rte_version(), wanted_device());
+    } else if (up > 0) {
         int k = snprintf(out, out_len, "version=%s\ndevice=%s\ndriver=%s\nqueue_pairs=%u\n",
                          rte_version(), device_name, driver_name, (unsigned)queue_pairs);
         /* The key lengths the device lists per function: `key.hmac-md5=1-64` (the registry's key

@@ -61,6 +61,37 @@ pub struct Metrics {
     /// batching trades for throughput (`--dispatch`).
     pub latency_p50_ns: Option<f64>,
     pub latency_p99_ns: Option<f64>,
+    /// What a look-aside device's driver cost the submitting cores per op in the window, reference
+    /// cycles (the `dpdk` backend's own account; `None` for a library, which computes in the call):
+    /// building ops, enqueue calls, dequeue calls (empty polls included). Their sum is the CPU the
+    /// offload still costs; the rest of `absolute_cycles_per_message` is the harness and, on a
+    /// software device, the device's own work.
+    pub offload_build_cycles_per_op: Option<f64>,
+    pub offload_enqueue_cycles_per_op: Option<f64>,
+    pub offload_dequeue_cycles_per_op: Option<f64>,
+    /// Dequeue polls that returned nothing, per op: how long the core waited on the device.
+    pub offload_empty_polls_per_op: Option<f64>,
+}
+
+/// [`Metrics`]' offload figures from the sessions' accounts: every session must have one, or there
+/// are none (a mix would be a per-op cost of some sessions only).
+fn offload_per_op(raw: &RawRun, f: f64) -> [Option<f64>; 4] {
+    let accounts: Option<Vec<crate::mac::OffloadCounters>> =
+        raw.threads.iter().map(|t| t.offload).collect();
+    let Some(total) = accounts
+        .filter(|a| !a.is_empty())
+        .map(|a| a.iter().fold(Default::default(), |acc: crate::mac::OffloadCounters, c| acc.plus(c)))
+    else {
+        return [None; 4];
+    };
+    let ops = total.ops as f64;
+    let cycles = |ticks: u64| ratio(ticks as f64 * f, total.tick_hz as f64).and_then(|c| ratio(c, ops));
+    [
+        cycles(total.build_cycles),
+        cycles(total.enqueue_cycles),
+        cycles(total.dequeue_cycles),
+        ratio(total.empty_polls as f64, ops),
+    ]
 }
 
 impl Metrics {
@@ -360,6 +391,7 @@ pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
         .iter()
         .flat_map(|t| t.latency_ns.iter().map(|&l| l as f64))
         .collect();
+    let offload = offload_per_op(raw, f);
     let metrics = Metrics {
         absolute_cycles_per_byte: absolute,
         apparent_cycles_per_byte: apparent,
@@ -388,6 +420,10 @@ pub fn compute(raw: &RawRun, ctx: Context) -> RunMetrics {
         window_seconds: w_s,
         latency_p50_ns: stats::quantile(&latencies, 0.5),
         latency_p99_ns: stats::quantile(&latencies, 0.99),
+        offload_build_cycles_per_op: offload[0],
+        offload_enqueue_cycles_per_op: offload[1],
+        offload_dequeue_cycles_per_op: offload[2],
+        offload_empty_polls_per_op: offload[3],
     };
 
     aggregate_warnings(raw, ctx, &metrics, &mut warnings);

@@ -55,6 +55,8 @@ fn write_json<T: Serialize>(path: &std::path::Path, value: &T) -> Result<(), Cli
 }
 
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
+    // The look-aside device starts first, so the facts name its driver (or say why it did not start).
+    let _ = crate::mac::dpdk::start();
     let host = crate::isolate::with_children(
         crate::isolate::detect_host(),
         &crate::isolate::switched_accels(),

@@ -95,6 +95,29 @@ pub struct Cli {
     /// Say more (for `selftest`, every vector, not only failures).
     #[arg(long, short, global = true, conflicts_with = "quiet")]
     pub verbose: bool,
+    /// The DPDK crypto device the `dpdk` backend drives: a software device (crypto_aesni_mb, the
+    /// default; crypto_openssl; crypto_null), which needs no hugepages, or a PCI address (then
+    /// hugepages and the EAL options in MACBENCH_DPDK_EAL; docs/backends.md).
+    #[arg(long, global = true, value_name = "DEVICE")]
+    pub dpdk_device: Option<String>,
+}
+
+/// `--dpdk-device`: checked, then handed to the `dpdk` backend (and the switched children) through
+/// the environment the shim reads, before any thread starts.
+fn choose_dpdk_device(device: &str) -> Result<(), CliError> {
+    let ok = !device.is_empty()
+        && device.len() <= 100
+        && device
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_:.-,=".contains(c));
+    if !ok {
+        return Err(CliError::usage(format!(
+            "--dpdk-device {device:?}: give a device name such as crypto_aesni_mb, crypto_openssl, \
+             crypto_null, or a PCI address such as 0000:3d:00.0 (letters, digits and _:.-,= only)"
+        )));
+    }
+    std::env::set_var("MACBENCH_DPDK_DEVICE", device);
+    Ok(())
 }
 
 /// -1 quiet, 0 normal, 1 verbose: set once from the global `-q`/`-v` before a subcommand runs.
@@ -192,6 +215,12 @@ pub fn main() -> i32 {
     };
     let level = if cli.quiet { -1 } else { i8::from(cli.verbose) };
     VERBOSITY.store(level, std::sync::atomic::Ordering::Relaxed);
+    if let Some(device) = &cli.dpdk_device {
+        if let Err(e) = choose_dpdk_device(device) {
+            let _ = writeln!(std::io::stderr(), "macbench: {}", e.message);
+            return e.code;
+        }
+    }
     exit_on_signal_unless_cooperative(&cli.command);
     let result = match cli.command {
         Some(Command::List(args)) => list::list(&args),

@@ -27,6 +27,10 @@ use std::time::Duration;
 /// window increments it, and a session that notices a change records the CPU it is on.
 pub const PHASE_RUN: u32 = 1;
 pub const PHASE_STOP: u32 = u32::MAX;
+/// The marks of the window's start and end (the middle one is between). A window that ends with the
+/// run has no end mark: its end is `PHASE_STOP`.
+pub const PHASE_WINDOW_START: u32 = PHASE_RUN + 1;
+pub const PHASE_WINDOW_END: u32 = PHASE_RUN + 3;
 
 /// Per-thread series are kept for runs with at most this many sessions: beyond, reading every
 /// thread's CPU clock at a fine grain would cost the coordinator more than it measures, and the JSON

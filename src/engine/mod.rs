@@ -452,6 +452,10 @@ pub struct ThreadCounters {
     /// and where the thread missed the start or end mark).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_rusage: Option<WindowRusage>,
+    /// What the window's calls cost this thread's core by a device driver's own account (the
+    /// `dpdk` backend; absent for libraries and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offload: Option<crate::mac::OffloadCounters>,
 }
 
 /// One thread's `getrusage(RUSAGE_THREAD)` at the window's start, middle and end, read by the thread
@@ -962,6 +966,7 @@ fn join_sessions(
             start_offset_ns: end.started_ns as i64 - outcome.t0_ns as i64,
             latency_ns: end.latency_ns,
             window_rusage: slots[session].window_rusage(),
+            offload: end.offload,
         });
     }
     Ok(threads)
@@ -1016,6 +1021,8 @@ struct SessionEnd {
     latency_ns: Vec<u64>,
     /// The library refused a job: its reason. The session stopped there.
     refused: Option<String>,
+    /// A device driver's account of the window ([`crate::mac::KeyedMac::offload`]).
+    offload: Option<crate::mac::OffloadCounters>,
 }
 
 impl SessionEnd {
@@ -1032,6 +1039,7 @@ impl SessionEnd {
             started_ns: 0,
             latency_ns: Vec::new(),
             refused: None,
+            offload: None,
         }
     }
 }
@@ -1150,6 +1158,11 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     let mut since_rekey = 0u64;
     let mut refused = None;
     let limit = ctx.rekey_every.unwrap_or(NO_LIMIT);
+    // A device driver's counters at the window's start (with the rekey count then: a new keyed
+    // object starts its counters again, so a window with a rekey in it has no account).
+    let mut offload_start = None;
+    let mut offload = None;
+    let mut window_ended = false;
     loop {
         let phase = ctx.phase.load(Ordering::Acquire);
         if phase != work.seen {
@@ -1157,6 +1170,17 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
             // (the coordinator samples the rest).
             publish_cpu(ctx.slot);
             ctx.slot.publish_rusage(phase);
+            if phase == coordinator::PHASE_WINDOW_START {
+                offload_start = mac.offload().map(|c| (c, rekeys));
+            } else if !window_ended
+                && (phase == coordinator::PHASE_WINDOW_END || phase == coordinator::PHASE_STOP)
+            {
+                window_ended = true;
+                offload = match (offload_start, mac.offload()) {
+                    (Some((start, at)), Some(end)) if at == rekeys => Some(start.until(&end)),
+                    _ => None,
+                };
+            }
             work.seen = phase;
             if phase == coordinator::PHASE_STOP {
                 break;
@@ -1198,6 +1222,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         started_ns,
         latency_ns: latency,
         refused,
+        offload,
     })
 }
 

@@ -284,6 +284,11 @@ pub fn host_for_functions(functions: &[Function]) -> Host {
         .collect();
     accels.sort();
     accels.dedup();
+    // A look-aside device starts before the facts are read, so they name its driver (a device that
+    // does not start says why there, and its functions' key setup refuses with the same reason).
+    if functions.iter().any(|f| f.backend.name == "dpdk") {
+        let _ = crate::mac::dpdk::start();
+    }
     with_children(detect_host(), &accels)
 }
 

@@ -236,6 +236,7 @@ mod tests {
                 start_offset_ns: 11,
                 latency_ns: vec![12, 13],
                 window_rusage: None,
+                offload: None,
             }],
             key_setup_ns: 1.5,
             interrupted: false,

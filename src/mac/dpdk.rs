@@ -80,6 +80,12 @@ fn key_limit(algorithm: &str) -> Option<super::KeyLimit> {
         let Some(shim) = shim() else {
             return Vec::new();
         };
+        // The capability list is the device's: asking for it starts the device, as the key setup
+        // this limit is checked before would (a device that does not start has no list, and its
+        // key setup says why).
+        if start().is_err() {
+            return Vec::new();
+        }
         shim.facts()
             .into_iter()
             .filter_map(|(k, v)| {
@@ -105,6 +111,40 @@ crate::c_backend!(
     missing: "MACBENCH_DPDK_MISSING",
 );
 
+/// Start DPDK's EAL and the device now, as the first key setup would: `list` and a run of dpdk
+/// functions do, so that their host facts name the driver. `Err` with the reason it did not start;
+/// `Ok` when the backend is not built (nothing to start).
+pub fn start() -> Result<(), String> {
+    imp::start()
+}
+
+#[cfg(have_dpdk)]
+mod imp {
+    extern "C" {
+        fn macbench_dpdk_start(why: *mut libc::c_char, why_len: libc::size_t) -> libc::c_int;
+    }
+
+    pub fn start() -> Result<(), String> {
+        let mut why = [0 as libc::c_char; 512];
+        // SAFETY: the shim writes at most why_len bytes, NUL-terminated; setup is under its lock.
+        let status = unsafe { macbench_dpdk_start(why.as_mut_ptr(), why.len()) };
+        if status == 0 {
+            return Ok(());
+        }
+        why[why.len() - 1] = 0;
+        // SAFETY: NUL-terminated above.
+        let text = unsafe { std::ffi::CStr::from_ptr(why.as_ptr()) };
+        Err(text.to_string_lossy().into_owned())
+    }
+}
+
+#[cfg(not(have_dpdk))]
+mod imp {
+    pub fn start() -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// `DPDK 22.11.11 (device crypto_aesni_mb, driver crypto_aesni_mb, 8 queue pairs)`, or the reason
 /// the device did not start.
 pub fn version() -> String {
@@ -116,6 +156,9 @@ pub fn version() -> String {
                 s.fact("queue_pairs").unwrap_or_default()
             )),
             (None, Some(error)) => Some(format!("device {device} did not start: {error}")),
+            (None, None) if s.fact("state").is_some() => Some(format!(
+                "device {device}, not started in this process: no dpdk function keyed"
+            )),
             (None, None) => Some(format!("device {device}")),
         }
     })

@@ -349,11 +349,14 @@ pub struct OffloadCounters {
     pub enqueue_cycles: u64,
     pub dequeue_cycles: u64,
     pub empty_polls: u64,
+    /// Ticks per second of the counter the cycles were read from (`rte_get_tsc_hz`: the TSC on
+    /// x86-64, the generic timer on ARM64); not a sum.
+    pub tick_hz: u64,
 }
 
 impl OffloadCounters {
     /// How many counters a shim's `counters` entry writes, in field order.
-    pub const FIELDS: usize = 6;
+    pub const FIELDS: usize = 7;
 
     pub fn from_array(a: [u64; Self::FIELDS]) -> OffloadCounters {
         OffloadCounters {
@@ -363,6 +366,7 @@ impl OffloadCounters {
             enqueue_cycles: a[3],
             dequeue_cycles: a[4],
             empty_polls: a[5],
+            tick_hz: a[6],
         }
     }
 
@@ -375,6 +379,7 @@ impl OffloadCounters {
             enqueue_cycles: later.enqueue_cycles.saturating_sub(self.enqueue_cycles),
             dequeue_cycles: later.dequeue_cycles.saturating_sub(self.dequeue_cycles),
             empty_polls: later.empty_polls.saturating_sub(self.empty_polls),
+            tick_hz: later.tick_hz,
         }
     }
 
@@ -387,6 +392,7 @@ impl OffloadCounters {
             enqueue_cycles: self.enqueue_cycles + other.enqueue_cycles,
             dequeue_cycles: self.dequeue_cycles + other.dequeue_cycles,
             empty_polls: self.empty_polls + other.empty_polls,
+            tick_hz: self.tick_hz.max(other.tick_hz),
         }
     }
 }

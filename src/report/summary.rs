@@ -32,6 +32,10 @@ pub fn run_summary(doc: &Document, json: Option<&Path>, csv: Option<&Path>) -> S
             Style::detect()
         )
     );
+    // A look-aside device's driver: what each op cost the submitting core, split.
+    if let Some(t) = table::offload_matrix(doc, Style::detect()) {
+        let _ = writeln!(out, "{t}");
+    }
     // Energy only when measured: a matrix of net nJ/byte (median of rounds) and the meter used.
     if let Some(e) = doc.results.iter().find_map(|r| r.energy.as_ref()) {
         let _ = writeln!(

@@ -137,6 +137,40 @@ pub fn matrix(
     metric: fn(&ResultEntry) -> Option<f64>,
     style: Style,
 ) -> String {
+    let rows = cells(doc, |r| Some(num(metric(r))), true);
+    render_matrix(title, rows, style)
+}
+
+/// Matrix of the submitting core's cost per op on a look-aside device, `build+enqueue+dequeue`
+/// reference cycles (the driver's account), for the rows that have one; `None` when none has.
+pub fn offload_matrix(doc: &Document, style: Style) -> Option<String> {
+    let cell = |r: &ResultEntry| {
+        let m = &r.metrics;
+        Some(format!(
+            "{:.0}+{:.0}+{:.0}",
+            m.offload_build_cycles_per_op?,
+            m.offload_enqueue_cycles_per_op?,
+            m.offload_dequeue_cycles_per_op?
+        ))
+    };
+    let rows = cells(doc, cell, false);
+    (rows.1.len() > 0).then(|| {
+        render_matrix(
+            "CPU cycles per op on the device's submitting core: build+enqueue+dequeue \
+             (the driver's account, polls included; docs/benchmark.md)",
+            rows,
+            style,
+        )
+    })
+}
+
+/// The sizes (columns) and, per function, its label and a cell per size (`-` where the function
+/// has no result or no value there); functions with no value anywhere are kept only with `keep_empty`.
+fn cells(
+    doc: &Document,
+    cell: impl Fn(&ResultEntry) -> Option<String>,
+    keep_empty: bool,
+) -> (Vec<String>, Vec<Vec<String>>) {
     let mut sizes: Vec<String> = Vec::new();
     let mut functions: Vec<String> = Vec::new();
     for r in &doc.results {
@@ -149,24 +183,32 @@ pub fn matrix(
             functions.push(f);
         }
     }
+    let rows: Vec<Vec<String>> = functions
+        .iter()
+        .filter_map(|f| {
+            let values: Vec<Option<String>> = sizes
+                .iter()
+                .map(|s| {
+                    doc.results
+                        .iter()
+                        .find(|r| &r.label() == f && &r.size.to_string() == s)
+                        .and_then(|r| if r.failed { None } else { cell(r) })
+                })
+                .collect();
+            (keep_empty || values.iter().any(Option::is_some)).then(|| {
+                std::iter::once(f.clone())
+                    .chain(values.into_iter().map(|v| v.unwrap_or_else(|| "-".to_string())))
+                    .collect()
+            })
+        })
+        .collect();
+    (sizes, rows)
+}
+
+fn render_matrix(title: &str, (sizes, rows): (Vec<String>, Vec<Vec<String>>), style: Style) -> String {
     let table = sizes
         .iter()
         .fold(Table::new(style).left("function"), |t, s| t.right(s));
-    let rows: Vec<Vec<String>> = functions
-        .iter()
-        .map(|f| {
-            std::iter::once(f.clone())
-                .chain(sizes.iter().map(|s| {
-                    let v = doc
-                        .results
-                        .iter()
-                        .find(|r| &r.label() == f && &r.size.to_string() == s)
-                        .and_then(|r| if r.failed { None } else { metric(r) });
-                    num(v)
-                }))
-                .collect()
-        })
-        .collect();
     format!("{title}\n{}", table.render(&rows))
 }
 
