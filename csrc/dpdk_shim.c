@@ -30,6 +30,7 @@
 #include <rte_config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -170,7 +171,7 @@ static int setup_device(void) {
     argv[argc++] = lcore;
     argv[argc++] = prefix;
     argv[argc++] = "--no-telemetry";
-    argv[argc++] = "--log-level=*:error";
+    argv[argc++] = "--log-level=*:crit"; /* its refusals are ours to say, in one line */
     if (is_vdev(device)) {
         /* A software device needs neither hugepages nor PCI. */
         snprintf(vdev, sizeof vdev, "--vdev=%s", device);
@@ -199,13 +200,42 @@ static int setup_device(void) {
     /* rte_eal_init keeps pointers into argv: a static copy of the pointer array. */
     static char *kept[64];
     memcpy(kept, argv, sizeof(char *) * (size_t)(argc + 1));
-    if (rte_eal_init(argc, kept) < 0) {
-        if (have_affinity)
-            sched_setaffinity(0, sizeof saved, &saved);
-        fail_setup("DPDK's EAL refused to start (%s): %s", rte_strerror(rte_errno),
-                   rte_errno == EACCES ? "run as root or give the user access to the device"
-                   : rte_errno == ENOMEM ? "not enough memory for it (-m in MACBENCH_DPDK_EAL)"
-                                          : "check --dpdk-device and MACBENCH_DPDK_EAL");
+    /* EAL prints its usage text and log lines on standard output and error when it refuses; the
+     * refusal's cause is rte_errno, said in one line below, so both are quiet while it starts. */
+    fflush(stdout);
+    fflush(stderr);
+    int out_fd = dup(1), err_fd = dup(2), null_fd = open("/dev/null", O_WRONLY);
+    if (null_fd >= 0 && out_fd >= 0 && err_fd >= 0) {
+        dup2(null_fd, 1);
+        dup2(null_fd, 2);
+    }
+    int started = rte_eal_init(argc, kept);
+    int eal_errno = rte_errno;
+    fflush(stdout);
+    fflush(stderr);
+    if (out_fd >= 0)
+        dup2(out_fd, 1), close(out_fd);
+    if (err_fd >= 0)
+        dup2(err_fd, 2), close(err_fd);
+    if (null_fd >= 0)
+        close(null_fd);
+    if (have_affinity)
+        sched_setaffinity(0, sizeof saved, &saved);
+    if (started < 0) {
+        rmdir(rte_eal_get_runtime_dir());
+        char what[300];
+        if (eal_errno == ENODEV && is_vdev(device))
+            snprintf(what, sizeof what, "no DPDK crypto driver is named %s (software devices: "
+                     "crypto_aesni_mb, crypto_openssl, crypto_null; `ls /usr/lib/*/dpdk/pmds-*` "
+                     "lists the drivers installed)", device);
+        else if (eal_errno == EACCES)
+            snprintf(what, sizeof what, "no permission: run as root or give the user the device "
+                     "and /var/run/dpdk");
+        else if (eal_errno == ENOMEM)
+            snprintf(what, sizeof what, "not enough memory (-m in MACBENCH_DPDK_EAL)");
+        else
+            snprintf(what, sizeof what, "check --dpdk-device %s and MACBENCH_DPDK_EAL", device);
+        fail_setup("DPDK's EAL refused to start (%s): %s", rte_strerror(eal_errno), what);
         return -1;
     }
     if (have_affinity)

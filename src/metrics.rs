@@ -78,14 +78,17 @@ pub struct Metrics {
 fn offload_per_op(raw: &RawRun, f: f64) -> [Option<f64>; 4] {
     let accounts: Option<Vec<crate::mac::OffloadCounters>> =
         raw.threads.iter().map(|t| t.offload).collect();
-    let Some(total) = accounts
-        .filter(|a| !a.is_empty())
-        .map(|a| a.iter().fold(Default::default(), |acc: crate::mac::OffloadCounters, c| acc.plus(c)))
-    else {
+    let Some(total) = accounts.filter(|a| !a.is_empty()).map(|a| {
+        a.iter()
+            .fold(Default::default(), |acc: crate::mac::OffloadCounters, c| {
+                acc.plus(c)
+            })
+    }) else {
         return [None; 4];
     };
     let ops = total.ops as f64;
-    let cycles = |ticks: u64| ratio(ticks as f64 * f, total.tick_hz as f64).and_then(|c| ratio(c, ops));
+    let cycles =
+        |ticks: u64| ratio(ticks as f64 * f, total.tick_hz as f64).and_then(|c| ratio(c, ops));
     [
         cycles(total.build_cycles),
         cycles(total.enqueue_cycles),

@@ -272,7 +272,52 @@ pub fn functions(
     for u in &resolved.unavailable {
         let _ = writeln!(std::io::stderr(), "macbench: unavailable, skipped: {u}");
     }
-    Ok(resolved.functions)
+    let named = backend.is_some_and(|b| b.split(',').any(|b| b.trim() == "dpdk"))
+        || std::env::var_os("MACBENCH_DPDK_DEVICE").is_some();
+    on_the_device(resolved.functions, named)
+}
+
+/// The `dpdk` functions the device serves, checked before anything runs: the device must start and
+/// list each function in its capabilities (keyed once with the algorithm's default key). Asked for
+/// by name (`--backend dpdk`, `--dpdk-device`), a device that cannot is a usage error naming the
+/// cause (exit 2); met through `--backend all`, its functions are skipped with the reason, as
+/// unavailable functions are.
+fn on_the_device(
+    functions: Vec<crate::mac::Function>,
+    named: bool,
+) -> Result<Vec<crate::mac::Function>, CliError> {
+    if !functions.iter().any(|f| f.backend.name == "dpdk") {
+        return Ok(functions);
+    }
+    let refuse = |why: String| -> Result<(), CliError> {
+        if named {
+            return Err(CliError::usage(format!("dpdk: {why}")));
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "macbench: unavailable, skipped: dpdk: {why}"
+        );
+        Ok(())
+    };
+    if let Err(why) = crate::mac::dpdk::start() {
+        refuse(why)?;
+        return Ok(functions
+            .into_iter()
+            .filter(|f| f.backend.name != "dpdk")
+            .collect());
+    }
+    let mut kept = Vec::with_capacity(functions.len());
+    for f in functions {
+        if f.backend.name == "dpdk" {
+            let key = vec![0x5a; f.algorithm.default_key_len];
+            if let Err(e) = f.with_key(&key, crate::mac::KeyParams::default()) {
+                refuse(e.to_string())?;
+                continue;
+            }
+        }
+        kept.push(f);
+    }
+    Ok(kept)
 }
 
 /// A progress bar on standard error when it is a terminal (never in pipes or files), `len` steps.

@@ -197,7 +197,11 @@ fn cells(
                 .collect();
             (keep_empty || values.iter().any(Option::is_some)).then(|| {
                 std::iter::once(f.clone())
-                    .chain(values.into_iter().map(|v| v.unwrap_or_else(|| "-".to_string())))
+                    .chain(
+                        values
+                            .into_iter()
+                            .map(|v| v.unwrap_or_else(|| "-".to_string())),
+                    )
                     .collect()
             })
         })
@@ -205,7 +209,11 @@ fn cells(
     (sizes, rows)
 }
 
-fn render_matrix(title: &str, (sizes, rows): (Vec<String>, Vec<Vec<String>>), style: Style) -> String {
+fn render_matrix(
+    title: &str,
+    (sizes, rows): (Vec<String>, Vec<Vec<String>>),
+    style: Style,
+) -> String {
     let table = sizes
         .iter()
         .fold(Table::new(style).left("function"), |t, s| t.right(s));

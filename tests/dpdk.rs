@@ -1,0 +1,327 @@
+//! The DPDK cryptodev backend on the software device `crypto_aesni_mb`: each of its four ways of
+//! handing ops to the device (one at a time, a burst, a queue kept full, ops built at key setup)
+//! gives the tags another library gives, for every function it registers and lengths from empty to
+//! the largest it takes; the driver's own account counts every op, and says that dispatch `all`
+//! built none in the call; a device has as many keyed objects as queue pairs and says so; the
+//! results of a run carry the account and the driver's name. Bad input — an unknown device, a
+//! device without the function, EAL refusing its arguments or its memory — is one line and exit 2,
+//! with no runtime directory left behind. The known-answer and cross-backend tests walk the
+//! backend's declaration like every other backend's.
+
+// Tests may unwrap (Cargo.toml [lints]; clippy.toml covers `#[test]` bodies, this the helpers).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::bytes;
+use macbench::mac::{self, dpdk, Availability, Batch, KeyParams, MAX_DEPTH};
+use std::sync::Mutex;
+
+/// The device's queue pairs are shared by the tests of this binary, which run in parallel: a test
+/// that keys many holds this.
+static DEVICE: Mutex<()> = Mutex::new(());
+
+fn skip_unless_built() -> bool {
+    common::skip_unless(
+        dpdk::BUILT,
+        "dpdk",
+        "dpdk backend not built (install libdpdk-dev)",
+    )
+}
+
+fn functions() -> Vec<mac::Function> {
+    mac::functions()
+        .into_iter()
+        .filter(|f| f.backend.name == "dpdk" && f.availability() == Availability::Available)
+        .collect()
+}
+
+/// Another library's function of the same algorithm (the reference the tags must equal).
+fn reference(f: &mac::Function) -> mac::Function {
+    mac::functions()
+        .into_iter()
+        .find(|g| {
+            g.algorithm.name == f.algorithm.name
+                && g.backend.name != "dpdk"
+                && g.accel == mac::Accel::Hw
+                && g.availability() == Availability::Available
+        })
+        .unwrap_or_else(|| panic!("no reference for {}", f.id()))
+}
+
+/// Lengths across the op's range: 1 byte, block edges, and the longest one mbuf segment takes.
+const LENGTHS: &[usize] = &[1, 15, 16, 17, 63, 64, 65, 1000, 1500, 16384, 65534];
+
+#[test]
+fn every_dispatch_tags_like_another_library_and_the_driver_counts_every_op() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let fs = functions();
+    assert_eq!(fs.len(), 11, "the dpdk functions on crypto_aesni_mb");
+    for f in fs {
+        let key = bytes(7, f.algorithm.default_key_len);
+        let nonce_len = f.algorithm.nonce_len.unwrap_or(0);
+        let tag_len = f.algorithm.tag_len;
+        let msgs: Vec<Vec<u8>> = LENGTHS
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| bytes(100 + i as u64, n))
+            .collect();
+        let nonces: Vec<u8> = bytes(3, nonce_len * msgs.len());
+        let mut want = Vec::new();
+        let mut reference = macbench::isolate::key(&reference(&f), &key, KeyParams::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (i, m) in msgs.iter().enumerate() {
+            let nonce = &nonces[i * nonce_len..(i + 1) * nonce_len];
+            want.extend(common::tag_of(reference.as_mut(), tag_len, nonce, m));
+        }
+        let slices: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
+        for mode in ["single", "burst", "inflight", "all"] {
+            let mut keyed = macbench::isolate::key(&f, &key, KeyParams::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", f.id()));
+            let mut tags = vec![0u8; tag_len * msgs.len()];
+            let mut batch = Batch {
+                msgs: &slices,
+                nonces: &nonces,
+                nonce_len,
+                tags: &mut tags,
+                tag_len,
+            };
+            match mode {
+                "single" => keyed.tag_each(&mut batch),
+                "burst" => keyed.tag_batch(&mut batch),
+                "inflight" => keyed.tag_inflight(&mut batch, 4),
+                _ => keyed.tag_prebuilt(&mut batch),
+            }
+            .unwrap_or_else(|e| panic!("{} {mode}: {e}", f.id()));
+            assert_eq!(tags, want, "{} {mode}", f.id());
+            let account = keyed.offload().expect("the driver keeps an account");
+            assert_eq!(account.ops, msgs.len() as u64, "{} {mode}", f.id());
+            assert!(account.tick_hz > 0, "{} {mode}", f.id());
+            let built = if mode == "all" { 0 } else { msgs.len() as u64 };
+            assert_eq!(
+                account.built,
+                built,
+                "{} {mode}: ops built in the call",
+                f.id()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tag_shorter_than_the_digest_is_its_prefix_and_a_batch_beyond_one_call_is_split() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let f = common::registered("hmac-sha256", "dpdk", mac::Accel::Hw);
+    let key = bytes(9, 32);
+    let msgs: Vec<Vec<u8>> = (0..MAX_DEPTH + 3)
+        .map(|i| bytes(i as u64, 40 + i))
+        .collect();
+    let slices: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
+    let mut tags = vec![0u8; 16 * msgs.len()];
+    let mut keyed = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
+    let mut batch = Batch {
+        msgs: &slices,
+        nonces: &[],
+        nonce_len: 0,
+        tags: &mut tags,
+        tag_len: 16,
+    };
+    keyed.tag_prebuilt(&mut batch).unwrap();
+    let reference = reference(&f);
+    for (i, m) in msgs.iter().enumerate() {
+        let full = common::tag_with(&reference, &key, &[], m);
+        assert_eq!(&tags[i * 16..(i + 1) * 16], &full[..16], "message {i}");
+    }
+}
+
+#[test]
+fn a_device_keys_as_many_objects_as_it_has_queue_pairs_and_says_so() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let f = common::registered("cmac-aes128", "dpdk", mac::Accel::Hw);
+    let mut held = Vec::new();
+    let refusal = loop {
+        match f.with_key(&[1u8; 16], KeyParams::default()) {
+            Ok(k) => held.push(k),
+            Err(e) => break e.to_string(),
+        }
+        assert!(held.len() <= 256, "no queue pair limit met");
+    };
+    assert!(refusal.contains("queue pairs"), "{refusal}");
+    assert!(
+        refusal.contains(&format!("has {} queue pairs", held.len())),
+        "{refusal}"
+    );
+    // Given back, a queue pair keys again.
+    held.pop();
+    assert!(f.with_key(&[1u8; 16], KeyParams::default()).is_ok());
+}
+
+#[test]
+fn the_empty_hmac_message_is_refused_on_the_device_that_gets_it_wrong() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let f = common::registered("hmac-sha256", "dpdk", mac::Accel::Hw);
+    let mut keyed = f.with_key(&[2u8; 16], KeyParams::default()).unwrap();
+    let mut tag = [0u8; 32];
+    let refused = keyed.tag_into(&[], &[], &mut tag).unwrap_err().to_string();
+    assert!(
+        refused.contains("wrong HMAC for an empty message"),
+        "{refused}"
+    );
+    // CMAC's empty message is right there (RFC 4493 example 1), and taken.
+    let cmac = common::registered("cmac-aes128", "dpdk", mac::Accel::Hw);
+    let key = hex("2b7e151628aed2a6abf7158809cf4f3c");
+    let mut keyed = cmac.with_key(&key, KeyParams::default()).unwrap();
+    let mut tag = [0u8; 16];
+    keyed.tag_into(&[], &[], &mut tag).unwrap();
+    assert_eq!(tag.to_vec(), hex("bb1d6929e95937287fa37d129b756746"));
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn list_names_dpdk_its_version_device_and_driver() {
+    if skip_unless_built() {
+        return;
+    }
+    let out = common::macbench_line("list --backend dpdk")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("backend dpdk:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("DPDK 2"), "{line}");
+    assert!(
+        line.contains("device crypto_aesni_mb, driver crypto_aesni_mb"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_run_records_the_offload_account_and_the_driver() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let out = common::succeeds(
+        common::macbench_process().args(
+            "run --backend dpdk --alg cmac-aes128 --sizes 64,1024 --dispatch single,burst:32,all \
+             --sessions 1 --duration 30ms --repeat 1 -q --json -"
+                .split_whitespace(),
+        ),
+    );
+    let doc = common::stdout_doc(&out);
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    for r in results {
+        let m = &r["metrics"];
+        for field in [
+            "offload_build_cycles_per_op",
+            "offload_enqueue_cycles_per_op",
+            "offload_dequeue_cycles_per_op",
+        ] {
+            let v = m[field].as_f64();
+            assert!(v.is_some_and(|v| v.is_finite() && v >= 0.0), "{field}: {r}");
+        }
+    }
+    let versions = doc["host"]["library_versions"].to_string();
+    assert!(versions.contains("driver crypto_aesni_mb"), "{versions}");
+}
+
+/// Runtime directories DPDK made for macbench processes and left (EAL makes one per process).
+fn litter() -> Vec<String> {
+    std::fs::read_dir("/var/run/dpdk")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("macbench-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_device_that_cannot_serve_is_one_line_and_exit_2_with_nothing_left() {
+    if skip_unless_built() {
+        return;
+    }
+    let before = litter();
+    let run =
+        "run --backend dpdk --alg hmac-sha256 --sizes 64 --sessions 1 --duration 30ms --repeat 1";
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        (
+            "--dpdk-device crypto_bogus",
+            None,
+            "no DPDK crypto driver is named crypto_bogus",
+        ),
+        (
+            "--dpdk-device crypto_null",
+            None,
+            "device crypto_null (driver crypto_null) does not list hmac-sha256",
+        ),
+        (
+            "",
+            Some("--no-such-eal-option"),
+            "DPDK's EAL refused to start",
+        ),
+        ("", Some("-m 2"), "Cannot allocate memory"),
+        ("--dpdk-device a;b", None, "--dpdk-device \"a;b\""),
+    ];
+    for (flags, eal, needle) in cases {
+        let mut cmd = common::macbench_line(&format!("{flags} {run}"));
+        if let Some(eal) = eal {
+            cmd.env("MACBENCH_DPDK_EAL", eal);
+        }
+        let out = cmd.output().unwrap();
+        common::one_line_error(&out, 2, needle);
+    }
+    let after = litter();
+    let new: Vec<&String> = after.iter().filter(|d| !before.contains(d)).collect();
+    assert!(new.is_empty(), "left behind: {new:?}");
+}
+
+#[test]
+fn without_the_backend_by_name_an_unserved_device_skips_its_rows() {
+    if skip_unless_built() {
+        return;
+    }
+    // `--backend all` meets dpdk among the others: a device that does not start costs its rows only.
+    let out = common::macbench_line(
+        "run --backend all --alg xcbc-aes128-96 --sizes 64 --sessions 1 --duration 30ms --repeat 1 -q --json -",
+    )
+    .env("MACBENCH_DPDK_EAL", "--no-such-eal-option")
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unavailable, skipped: dpdk: DPDK's EAL refused to start"),
+        "{err}"
+    );
+    let doc = common::stdout_doc(&out);
+    let backends: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["backend"].as_str())
+        .collect();
+    assert!(!backends.contains(&"dpdk"), "{backends:?}");
+    assert!(!backends.is_empty());
+}
