@@ -244,6 +244,23 @@ fn a_run_records_the_offload_account_and_the_driver() {
     }
     let versions = doc["host"]["library_versions"].to_string();
     assert!(versions.contains("driver crypto_aesni_mb"), "{versions}");
+    // The summary prints the account as a matrix, and the HTML report as a section.
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(summary.contains("build+enqueue+dequeue"), "{summary}");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    std::fs::write(&json, &out.stdout).unwrap();
+    let html = dir.path().join("r.html");
+    common::succeeds(
+        common::macbench_process()
+            .arg("report")
+            .arg(&json)
+            .arg("-o")
+            .arg(&html),
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("What the offload costs the CPU"));
+    assert!(page.contains("enqueue c/op"));
 }
 
 /// Runtime directories DPDK made for macbench processes and left (EAL makes one per process).

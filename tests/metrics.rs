@@ -40,6 +40,7 @@ fn thread(session: usize, cpu: usize, cpu_s: f64, m: u64, size: u64) -> ThreadCo
         start_offset_ns: 0,
         latency_ns: Vec::new(),
         window_rusage: None,
+        offload: None,
     }
 }
 
@@ -407,4 +408,37 @@ fn the_fake_engines_runs_pass_or_fail_the_checks_as_named() {
         starved.contains(&"starvation (fatal)".to_string()),
         "{starved:?}"
     );
+}
+
+/// A device driver's account: per op, each part is the sessions' summed ticks over their summed ops,
+/// turned from the counter's ticks into reference cycles (× f ÷ tick rate); one session without an
+/// account leaves the run without one.
+#[test]
+fn the_offload_account_is_summed_ticks_per_summed_op_in_reference_cycles() {
+    use macbench::mac::OffloadCounters;
+    let account = |ops, build, enqueue, dequeue, empty| OffloadCounters {
+        ops,
+        built: ops,
+        build_cycles: build,
+        enqueue_cycles: enqueue,
+        dequeue_cycles: dequeue,
+        empty_polls: empty,
+        tick_hz: 1_000_000_000,
+    };
+    let mut a = thread(0, 0, 0.5, 1000, 64);
+    let mut b = thread(1, 1, 0.5, 3000, 64);
+    a.offload = Some(account(1000, 100_000, 20_000, 500_000, 10));
+    b.offload = Some(account(3000, 300_000, 20_000, 1_500_000, 30));
+    let c = ctx(2);
+    let m = compute(&run(vec![a.clone(), b.clone()]), c).metrics;
+    // f = ctx's reference rate; ticks at 1 GHz are nanoseconds.
+    let per_op = |ticks: f64| ticks / 1e9 * c.f / 4000.0;
+    assert!(close(m.offload_build_cycles_per_op.unwrap(), per_op(400_000.0)));
+    assert!(close(m.offload_enqueue_cycles_per_op.unwrap(), per_op(40_000.0)));
+    assert!(close(m.offload_dequeue_cycles_per_op.unwrap(), per_op(2_000_000.0)));
+    assert!(close(m.offload_empty_polls_per_op.unwrap(), 0.01));
+    b.offload = None;
+    let m = compute(&run(vec![a, b]), c).metrics;
+    assert_eq!(m.offload_build_cycles_per_op, None);
+    assert_eq!(m.offload_dequeue_cycles_per_op, None);
 }

@@ -585,14 +585,54 @@ mod tests {
 
     #[test]
     fn dispatch_modes_parse_and_print_alike() {
-        for text in ["single", "burst:8", "inflight:4", "burst:16", "stream"] {
+        for text in [
+            "single",
+            "burst:8",
+            "inflight:4",
+            "burst:16",
+            "burst:256",
+            "inflight:256",
+            "all",
+            "stream",
+        ] {
             assert_eq!(text.parse::<Dispatch>().unwrap().to_string(), text);
         }
         for bad in [
-            "burst:0", "burst:17", "inflight", "burst:x", "many", "stream:4",
+            "burst:0", "burst:257", "inflight", "burst:x", "many", "stream:4", "all:4",
         ] {
             assert!(bad.parse::<Dispatch>().is_err(), "{bad}");
         }
+    }
+
+    /// `all` hands a device a queue's worth of small messages and keeps a batch of large ones
+    /// within [`ALL_BYTES`].
+    #[test]
+    fn all_takes_up_to_a_queue_or_256_kib() {
+        assert_eq!(all_len(16), MAX_DEPTH);
+        assert_eq!(all_len(1024), 256);
+        assert_eq!(all_len(16384), 16);
+        assert_eq!(all_len(65536), 4);
+        assert_eq!(all_len(1 << 20), 1);
+    }
+
+    /// A deep dispatch (beyond the common loop's [`MAX_BATCH`]) hands the backend batches of its
+    /// depth, on the loop's larger frame.
+    #[test]
+    fn a_burst_deeper_than_the_common_frame_is_handed_over_whole() {
+        let pool = vec![0u8; 64];
+        let schedule: Vec<(u32, u32)> = (0..7).map(|i| (0, 10 + i)).collect();
+        let phase = AtomicU32::new(1);
+        let progress = Progress::default();
+        let mut latency = Vec::new();
+        let mut lp = SessionLoop {
+            dispatch: Dispatch::Burst(100),
+            ..session_loop(&pool, &schedule, &phase, &progress, &mut latency)
+        };
+        let mut mac = Recorder::default();
+        lp.run(&mut mac, 250).unwrap();
+        assert_eq!(mac.bursts, vec![100, 100, 50]);
+        assert_eq!(mac.seen.len(), 250);
+        assert!(mac.seen.iter().enumerate().all(|(i, &(_, len))| len == 10 + i % 7));
     }
 
     #[test]

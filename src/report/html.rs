@@ -688,6 +688,59 @@ fn baseline_section(files: &[Loaded]) -> Markup {
     }
 }
 
+/// What each op cost the submitting core on a look-aside device (the `dpdk` backend's account), beside
+/// throughput and latency: the embedded study's "CPU the offload still costs". Only when a result has it.
+fn offload_section(files: &[Loaded]) -> Markup {
+    let has = |r: &crate::results::ResultEntry| r.metrics.offload_dequeue_cycles_per_op.is_some();
+    let any = files.iter().flat_map(|f| &f.doc.results).any(has);
+    html! {
+        @if any {
+            section #offload {
+                h2 { "What the offload costs the CPU" }
+                p {
+                    "Per op, the reference cycles the submitting core spent building ops, in enqueue \
+                     calls and in dequeue calls (empty polls included), by the device driver's own \
+                     account in the window (docs/benchmark.md); beside them the absolute cycles per \
+                     message, the messages per second and the sampled latency."
+                }
+                @for f in files {
+                    @let rows: Vec<&crate::results::ResultEntry> = f.doc.results.iter().filter(|r| has(r)).collect();
+                    @if !rows.is_empty() {
+                        h3 { (f.label) }
+                        div.wide {
+                            table.data {
+                                thead { tr {
+                                    th { "function" } th { "size" } th { "build c/op" }
+                                    th { "enqueue c/op" } th { "dequeue c/op" } th { "empty polls/op" }
+                                    th { "abs. c/message" } th { "messages/s" }
+                                    th { "latency p50 (ns)" } th { "latency p99 (ns)" }
+                                } }
+                                tbody {
+                                    @for r in rows {
+                                        @let m = &r.metrics;
+                                        tr {
+                                            td { (r.label()) }
+                                            (size_cell(r))
+                                            (cell(m.offload_build_cycles_per_op))
+                                            (cell(m.offload_enqueue_cycles_per_op))
+                                            (cell(m.offload_dequeue_cycles_per_op))
+                                            (cell(m.offload_empty_polls_per_op))
+                                            (cell(m.absolute_cycles_per_message))
+                                            (cell(known(m.messages_per_second)))
+                                            (cell(m.latency_p50_ns))
+                                            (cell(m.latency_p99_ns))
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn scenario_section(files: &[Loaded]) -> Markup {
     html! {
         section #scenario {
@@ -955,6 +1008,7 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                 (net_section(&options.net))
                 (compare_section(&options.compare))
                 (baseline_section(files))
+                (offload_section(files))
                 (host_section(files))
                 (scenario_section(files))
                 (results_section(files))
