@@ -291,7 +291,12 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
         pkg_config: &["libdpdk"],
         header: "rte_cryptodev.h",
         header_roots: &["/usr/include"],
-        header_subdirs: &[],
+        // Without libdpdk.pc the header alone is found here, but the shim then misses the
+        // machine-specific rte_config.h and does not compile: the backend says `not built`, why.
+        header_subdirs: &[HeaderSubdir {
+            dir: "dpdk",
+            link: "rte_cryptodev",
+        }],
         include_as: None,
         shim: &["csrc/dpdk_shim.c"],
         cpp: false,

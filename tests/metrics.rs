@@ -433,9 +433,18 @@ fn the_offload_account_is_summed_ticks_per_summed_op_in_reference_cycles() {
     let m = compute(&run(vec![a.clone(), b.clone()]), c).metrics;
     // f = ctx's reference rate; ticks at 1 GHz are nanoseconds.
     let per_op = |ticks: f64| ticks / 1e9 * c.f / 4000.0;
-    assert!(close(m.offload_build_cycles_per_op.unwrap(), per_op(400_000.0)));
-    assert!(close(m.offload_enqueue_cycles_per_op.unwrap(), per_op(40_000.0)));
-    assert!(close(m.offload_dequeue_cycles_per_op.unwrap(), per_op(2_000_000.0)));
+    assert!(close(
+        m.offload_build_cycles_per_op.unwrap(),
+        per_op(400_000.0)
+    ));
+    assert!(close(
+        m.offload_enqueue_cycles_per_op.unwrap(),
+        per_op(40_000.0)
+    ));
+    assert!(close(
+        m.offload_dequeue_cycles_per_op.unwrap(),
+        per_op(2_000_000.0)
+    ));
     assert!(close(m.offload_empty_polls_per_op.unwrap(), 0.01));
     b.offload = None;
     let m = compute(&run(vec![a, b]), c).metrics;

@@ -598,7 +598,13 @@ mod tests {
             assert_eq!(text.parse::<Dispatch>().unwrap().to_string(), text);
         }
         for bad in [
-            "burst:0", "burst:257", "inflight", "burst:x", "many", "stream:4", "all:4",
+            "burst:0",
+            "burst:257",
+            "inflight",
+            "burst:x",
+            "many",
+            "stream:4",
+            "all:4",
         ] {
             assert!(bad.parse::<Dispatch>().is_err(), "{bad}");
         }
@@ -632,7 +638,11 @@ mod tests {
         lp.run(&mut mac, 250).unwrap();
         assert_eq!(mac.bursts, vec![100, 100, 50]);
         assert_eq!(mac.seen.len(), 250);
-        assert!(mac.seen.iter().enumerate().all(|(i, &(_, len))| len == 10 + i % 7));
+        assert!(mac
+            .seen
+            .iter()
+            .enumerate()
+            .all(|(i, &(_, len))| len == 10 + i % 7));
     }
 
     #[test]
