@@ -3,7 +3,11 @@
 //! The rules, for every file macbench writes (`run --json/--csv`, `model --json/--csv`, `report -o`,
 //! `report --png`, `net --json/--csv`, `compare` and `diff --json/--csv`):
 //!
-//! - `-` is standard output.
+//! - `-` is standard output, and so is any path that names it (`/dev/stdout`, `/dev/fd/1`,
+//!   `/proc/self/fd/1`) or is the very file it has open (`--json so.json > so.json`): such an output is
+//!   written to descriptor 1 itself, once, at the end, and never replaced by a rename — a rename would
+//!   put the results on a new inode the shell's descriptor no longer points to (they were lost), and
+//!   `>>`'s earlier contents with them. Likewise `/dev/fd/N` is descriptor N of this process.
 //! - A regular file, or a path that does not exist yet, is written to a temporary sibling and renamed
 //!   into place: a reader (or a crash) never sees half a file.
 //! - Anything else is written *through*, never replaced: a character device (`/dev/null`, `/dev/full`) or
@@ -92,7 +96,14 @@ pub fn is_stdout(path: &Path) -> bool {
 /// document, at the end (a rewrite after every scenario would concatenate documents), and no sibling
 /// file is derived from its name (`--csv /dev/null` must not create `/dev/null-threads`).
 pub fn is_stream(path: &Path) -> bool {
-    is_stdout(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    match kind(path) {
+        Ok(Kind::Descriptor(_)) => true,
+        // A dangling link is written through, creating a file: not a stream.
+        Ok(Kind::Through(target)) => {
+            std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        }
+        _ => false,
+    }
 }
 
 /// How a path is to be written.
@@ -101,12 +112,61 @@ enum Kind {
     Replace(PathBuf),
     /// Open this existing non-regular file and write into it.
     Through(PathBuf),
-    Stdout,
+    /// A descriptor this process already has open (1 for standard output): written through that
+    /// descriptor, so its offset and `O_APPEND` are the ones the shell set up.
+    Descriptor(i32),
+}
+
+/// The descriptor of this process that `path` names, if it names one: `/dev/stdin`, `/dev/stdout`,
+/// `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/thread-self/fd/N`, `/proc/PID/fd/N` with
+/// this process's PID, or a symbolic link to any of them. Read from the names, not by opening: the
+/// kernel's `/proc/self/fd/N` links resolve to the file itself, and a rename over that file is what
+/// lost the results.
+fn named_descriptor(path: &Path) -> Option<i32> {
+    let own = format!("/proc/{}/fd/", std::process::id());
+    let mut current = path.to_path_buf();
+    // At most as many links as the kernel follows (40): a loop of links names no descriptor.
+    for _ in 0..40 {
+        let text = current.to_string_lossy();
+        let text = text.trim_end_matches('/');
+        match text {
+            "/dev/stdin" => return Some(0),
+            "/dev/stdout" => return Some(1),
+            "/dev/stderr" => return Some(2),
+            _ => {}
+        }
+        let number = [
+            "/dev/fd/",
+            "/proc/self/fd/",
+            "/proc/thread-self/fd/",
+            own.as_str(),
+        ]
+        .iter()
+        .find_map(|prefix| text.strip_prefix(prefix));
+        if let Some(fd) = number.and_then(|n| n.parse::<i32>().ok()) {
+            return Some(fd);
+        }
+        let link = std::fs::read_link(&current).ok()?;
+        current = if link.is_absolute() {
+            link
+        } else {
+            parent_of(&current).join(link)
+        };
+    }
+    None
 }
 
 fn kind(path: &Path) -> std::io::Result<Kind> {
     if is_stdout(path) {
-        return Ok(Kind::Stdout);
+        return Ok(Kind::Descriptor(1));
+    }
+    if let Some(fd) = named_descriptor(path) {
+        return Ok(Kind::Descriptor(fd));
+    }
+    // The file standard output has open, by its own name (`--json so.json > so.json`): replacing it
+    // would leave the shell's descriptor on the old inode.
+    if is_standard_output(path) {
+        return Ok(Kind::Descriptor(1));
     }
     let target = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
@@ -142,8 +202,16 @@ fn parent_of(path: &Path) -> &Path {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let shown = |e: std::io::Error| format!("{}: {e}", path.display());
     match kind(path).map_err(shown)? {
-        Kind::Stdout => {
+        Kind::Descriptor(1) => {
             crate::stdio::write_stdout(bytes).map_err(|e| format!("standard output: {e}"))
+        }
+        Kind::Descriptor(fd) => {
+            let result = (|| {
+                let mut f = File::from(crate::system::kernel::duplicate_fd(fd)?);
+                f.write_all(bytes)?;
+                f.flush()
+            })();
+            result.map_err(shown)
         }
         Kind::Through(target) => {
             let result = (|| {
@@ -230,12 +298,12 @@ fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
 enum Identity {
     Inode(u64, u64),
     Name(PathBuf),
-    Stdout,
+    Descriptor(i32),
 }
 
 fn identity(path: &Path) -> Identity {
-    if is_stdout(path) {
-        return Identity::Stdout;
+    if let Ok(Kind::Descriptor(fd)) = kind(path) {
+        return Identity::Descriptor(fd);
     }
     if let Ok(m) = std::fs::metadata(path) {
         return Identity::Inode(m.dev(), m.ino());
@@ -345,13 +413,15 @@ pub fn prepare(
             reason: e.to_string(),
         };
         match kind(path) {
-            Ok(Kind::Stdout) => crate::stdio::take_stdout(),
-            Ok(Kind::Through(target)) => {
-                // `/dev/stdout` (or `/proc/self/fd/1`) is standard output by another name: printed
-                // lines move to standard error as for `-`, or the document would be mixed with them.
-                if is_standard_output(&target) {
+            Ok(Kind::Descriptor(fd)) => {
+                // Standard output by any name: printed lines move to standard error, or the document
+                // would be mixed with them.
+                if fd == 1 {
                     crate::stdio::take_stdout();
                 }
+                crate::system::kernel::fd_writable(fd).map_err(not_writable)?;
+            }
+            Ok(Kind::Through(target)) => {
                 if std::fs::metadata(&target).is_ok() {
                     // Devices and FIFOs: only ask; opening a FIFO would wait for a reader.
                     access_write(&target).map_err(not_writable)?;
