@@ -386,3 +386,66 @@ fn every_test_the_robustness_table_names_exists() {
         );
     }
 }
+
+/// Issue 47, C7, H10 and M42: whatever sits at an output's lock path and is not a macbench lock — a
+/// user's file (it was deleted as a stale lock), a symbolic link (unlinked), a FIFO (the open blocked
+/// forever, deaf to Ctrl-C) or a directory (reported as the output's fault) — is refused in one line
+/// naming the lock, before anything runs, and left as it was.
+#[test]
+fn a_lock_path_holding_anything_but_a_macbench_lock_is_refused_and_left() {
+    use std::os::unix::fs::FileTypeExt;
+    let line = "run --alg hmac-sha256 --sizes 64 --sessions 1 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness --json x.json";
+    let cases: [(&str, fn(&Path)); 4] = [
+        ("a file holding something else", |p| {
+            std::fs::write(p, "mine\n").unwrap()
+        }),
+        ("a symbolic link", |p| {
+            std::os::unix::fs::symlink("elsewhere", p).unwrap()
+        }),
+        ("a FIFO", |p| {
+            let made = std::process::Command::new("mkfifo").arg(p).status();
+            assert!(made.unwrap().success(), "mkfifo (coreutils)");
+        }),
+        ("a directory", |p| std::fs::create_dir(p).unwrap()),
+    ];
+    for (what, make) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join(".x.json.lock");
+        make(&lock);
+        let out = common::fake_run(line)
+            .current_dir(dir.path())
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, ".x.json.lock");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(what), "{what}: {err}");
+        let kind = std::fs::symlink_metadata(&lock).unwrap().file_type();
+        let kept = match what {
+            "a symbolic link" => kind.is_symlink(),
+            "a FIFO" => kind.is_fifo(),
+            "a directory" => kind.is_dir(),
+            _ => std::fs::read(&lock).unwrap() == b"mine\n",
+        };
+        assert!(kept, "{what} was not left as it was");
+        assert!(!dir.path().join("x.json").exists(), "{what}: ran anyway");
+    }
+}
+
+/// A lock left by a macbench killed outright (empty, as older versions left it, or marked) is stale
+/// and taken over; the run writes its results and removes the lock.
+#[test]
+fn a_stale_macbench_lock_is_taken_over_and_removed() {
+    let line = "run --alg hmac-sha256 --sizes 64 --sessions 1 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness --json x.json";
+    for stale in ["", "macbench lock 4242\n"] {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join(".x.json.lock");
+        std::fs::write(&lock, stale).unwrap();
+        let out = common::fake_run(line)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        common::ran(&out, &common::results_at(&dir.path().join("x.json")));
+        assert!(!lock.exists(), "{stale:?}: the lock was left");
+    }
+}

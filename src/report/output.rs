@@ -84,6 +84,38 @@ pub enum OutputError {
         path: String,
         lock: String,
     },
+    /// Something that is not a macbench lock sits where the lock goes: taken over it would be deleted
+    /// when the lock is released (a user's file), or block (a FIFO), or lock nothing (a link).
+    #[error("{flag} {path}: its lock {lock} is {what}, not a macbench lock file; it is left as it is: move it away")]
+    NotALock {
+        flag: String,
+        path: String,
+        lock: String,
+        what: String,
+    },
+}
+
+/// What a macbench lock file holds once taken: a stale one (left by a process killed with SIGKILL)
+/// is recognised by it and taken over; any other content is a user's file and is never deleted.
+const LOCK_MARK: &str = "macbench lock";
+
+/// What the file at `path` is, for a refusal, when it is anything but a regular file.
+fn not_regular(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_symlink() {
+        Some("a symbolic link")
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("a device")
+    }
 }
 
 /// Whether `path` means standard output.
@@ -338,13 +370,46 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
         // said twice.
         reason: e.to_string(),
     };
+    let not_a_lock = |what: &str| OutputError::NotALock {
+        flag: flag.to_string(),
+        path: target.display().to_string(),
+        lock: lock_path.display().to_string(),
+        what: what.to_string(),
+    };
     loop {
-        let file = OpenOptions::new()
+        // Looked at before opening: a FIFO there would block the open, a link would lock its target.
+        match std::fs::symlink_metadata(&lock_path) {
+            Ok(meta) => {
+                if let Some(what) = not_regular(&meta) {
+                    return Err(not_a_lock(what));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(not_writable(e)),
+        }
+        // O_NOFOLLOW and O_NONBLOCK again, for what may have been put there since the look.
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = match OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&lock_path)
-            .map_err(not_writable)?;
+        {
+            Ok(file) => file,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(not_a_lock("a symbolic link"))
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(not_a_lock("a FIFO")),
+            Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+                return Err(not_a_lock("a directory"))
+            }
+            Err(e) => return Err(not_writable(e)),
+        };
+        if let Some(what) = file.metadata().ok().as_ref().and_then(not_regular) {
+            return Err(not_a_lock(what));
+        }
         if let Err(e) = crate::system::kernel::try_lock_exclusive(&file) {
             if e.kind() == std::io::ErrorKind::WouldBlock {
                 return Err(OutputError::Locked {
@@ -357,8 +422,16 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
         }
         // The holder before us may have removed the file after we opened it: then lock the new one.
         let held = file.metadata().map_err(not_writable)?;
-        match std::fs::metadata(&lock_path) {
+        match std::fs::symlink_metadata(&lock_path) {
             Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                // Held, and no other macbench holds it: empty (just made, or a stale lock of an older
+                // macbench) or marked is a lock to take over; anything else is a user's file that the
+                // release would delete.
+                let mut file = file;
+                if !is_lock_content(&mut file).map_err(not_writable)? {
+                    return Err(not_a_lock("a file holding something else"));
+                }
+                mark_lock(&mut file).map_err(not_writable)?;
                 // Ours now: a signal that ends this process removes it.
                 live(&lock_path);
                 return Ok(OutputLock {
@@ -369,6 +442,23 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
             _ => continue,
         }
     }
+}
+
+/// Whether an open lock file is empty or holds [`LOCK_MARK`] (at most a short line is read).
+fn is_lock_content(file: &mut File) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    Read::by_ref(file).take(256).read_to_end(&mut head)?;
+    Ok(head.is_empty() || head.starts_with(LOCK_MARK.as_bytes()))
+}
+
+/// Write [`LOCK_MARK`] and this process's id into a held lock file, so that if this process is
+/// killed outright the file left behind is known for a stale lock.
+fn mark_lock(file: &mut File) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.set_len(0)?;
+    file.seek(SeekFrom::Start(0))?;
+    writeln!(file, "{LOCK_MARK} {}", std::process::id())
 }
 
 /// What [`prepare`] returns: keep it alive for as long as the outputs are being written.
