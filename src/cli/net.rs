@@ -325,6 +325,13 @@ fn cancel_flag() -> Arc<AtomicBool> {
         CANCEL.store(true, Ordering::SeqCst);
         handler_flag.store(true, Ordering::SeqCst);
     });
+    // `net … | head -1`: a closed standard output is an interrupt too, so namespaces and locks are
+    // removed and finished results kept.
+    let closed_flag = flag.clone();
+    crate::stdio::interrupt_on_closed_stdout(move || {
+        CANCEL.store(true, Ordering::SeqCst);
+        closed_flag.store(true, Ordering::SeqCst);
+    });
     flag
 }
 

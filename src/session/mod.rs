@@ -594,6 +594,9 @@ pub fn run_sweep(
     let outputs = report::output::run_outputs(request.json, request.csv, true);
     // Set before the outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    // `run … | head -1`: a closed standard output stops the sweep as Ctrl-C does, so what finished
+    // is kept in the named files and the locks are removed.
+    crate::stdio::interrupt_on_closed_stdout(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let borrowed: Vec<(&str, &Path)> = outputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
     let _locked =
         report::output::prepare(&borrowed, &[]).map_err(|e| SessionError::usage(e.to_string()))?;
