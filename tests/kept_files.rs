@@ -449,3 +449,57 @@ fn a_stale_macbench_lock_is_taken_over_and_removed() {
         assert!(!lock.exists(), "{stale:?}: the lock was left");
     }
 }
+
+/// Issue 47, C6: `report r.json -o x.html --png A/figures` silently replaced a reproduction's
+/// `cpb-absolute.png` and friends, and `report B --png B` wrote among its own inputs. `--png DIR`
+/// follows `run -o DIR`'s rule: a PNG it would replace, or a directory it reads, is refused before
+/// anything is written.
+#[test]
+fn report_png_refuses_figures_it_would_replace_and_its_input_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(), dir.path().join("r.json")).unwrap();
+    std::fs::create_dir_all(dir.path().join("A/figures")).unwrap();
+    std::fs::write(
+        dir.path().join("A/figures/cpb-absolute.png"),
+        "a study's figure",
+    )
+    .unwrap();
+    refused_untouched(
+        dir.path(),
+        "report r.json -o x.html --png A/figures",
+        &["--png A/figures: already holds A/figures/cpb-absolute.png, which this report would replace"],
+    );
+    std::fs::create_dir(dir.path().join("B")).unwrap();
+    std::fs::copy(fixture(), dir.path().join("B/r.json")).unwrap();
+    refused_untouched(
+        dir.path(),
+        "report B -o x.html --png B",
+        &["--png B: is B, a directory this command reads"],
+    );
+    // Elsewhere, the PNGs are written.
+    let out = macbench()
+        .current_dir(dir.path())
+        .args("report r.json -o x.html --png new".split_whitespace())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("new/cpb-absolute.png").is_file());
+}
+
+/// Issue 47, M37: `report --png DIR` where DIR cannot be made exited 1 after the work; it is bad
+/// input, refused as `run -o`'s is (exit 2, one line).
+#[test]
+fn report_png_into_a_directory_that_cannot_be_made_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(), dir.path().join("r.json")).unwrap();
+    std::fs::write(dir.path().join("afile"), "keep").unwrap();
+    refused_untouched(
+        dir.path(),
+        "report r.json -o x.html --png afile/png",
+        &["--png afile/png: cannot make the directory"],
+    );
+}

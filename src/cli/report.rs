@@ -203,13 +203,14 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     // that looks complete (it used to be written, then the command failed).
     let mut pngs = Vec::new();
     if let Some(dir) = &args.png {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::failure(format!("--png {}: {e}", dir.display())))?;
         let paths: Vec<PathBuf> = built
             .figures
             .iter()
             .map(|f| dir.join(format!("{}.png", f.id)))
             .collect();
+        // As `run -o DIR`: no file replaced unannounced, nothing written among the inputs, and a
+        // directory that cannot be made or written is bad input (exit 2), not a late failure.
+        crate::report::output::png_dir(dir, &paths, &args.files).map_err(CliError::usage)?;
         let outputs: Vec<(&str, &std::path::Path)> =
             paths.iter().map(|p| ("--png", p.as_path())).collect();
         let _png_locked = super::files::prepare(&outputs, &inputs)?;

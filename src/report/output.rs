@@ -697,6 +697,32 @@ pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(
     Ok(())
 }
 
+/// `--png DIR` of `report`, by `run -o`'s rule: refused when DIR is a directory the command reads, or
+/// already holds a file among `names` (a reproduction's `figures/`, an earlier report's PNGs), which
+/// would be replaced without a word; then made and proved writable. Exit 2, one line, before anything
+/// is written.
+pub fn png_dir(dir: &Path, names: &[PathBuf], inputs: &[PathBuf]) -> Result<(), String> {
+    let shown = dir.display();
+    if let Ok(canonical) = std::fs::canonicalize(dir) {
+        let read = directories_read(inputs)
+            .into_iter()
+            .find(|d| std::fs::canonicalize(d).is_ok_and(|d| d == canonical));
+        if let Some(read) = read {
+            return Err(format!(
+                "--png {shown}: is {}, a directory this command reads; give another directory for the PNG files",
+                read.display()
+            ));
+        }
+    }
+    if let Some(taken) = names.iter().find(|p| std::fs::symlink_metadata(p).is_ok()) {
+        return Err(format!(
+            "--png {shown}: already holds {}, which this report would replace; give another directory or move it away",
+            taken.display()
+        ));
+    }
+    output_dir("--png", dir, "the PNG files")
+}
+
 /// An output directory (`run -o`, `reproduce -o`, `--resume`): made if missing, and proved writable
 /// before anything runs. Every refusal is exit 2 and one line naming the flag and the directory once
 /// (a read-only directory used to be exit 1 when it had to be made and exit 2, with its path twice,
