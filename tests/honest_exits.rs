@@ -541,3 +541,23 @@ fn a_closed_stdout_interrupts_a_run_and_keeps_what_finished() {
     left.sort();
     assert_eq!(left, ["sp-threads.csv", "sp.csv", "sp.json"], "left behind");
 }
+
+/// Issue 47, M37: `list --json ro/l.json` ran seven seconds of self-tests before refusing the path.
+/// `list` and `selftest` now check and lock `--json` first: exit 2, one line naming the directory.
+#[test]
+fn list_and_selftest_refuse_an_unwritable_json_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["list", "selftest"] {
+        let out = macbench()
+            .current_dir(dir.path())
+            .args([command, "--json", "missing/l.json"])
+            .output()
+            .unwrap();
+        one_line_error(
+            &out,
+            2,
+            "--json missing/l.json: directory missing does not exist",
+        );
+        assert!(out.stdout.is_empty(), "{command} printed a table");
+    }
+}

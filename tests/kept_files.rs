@@ -503,3 +503,73 @@ fn report_png_into_a_directory_that_cannot_be_made_is_a_usage_error() {
         &["--png afile/png: cannot make the directory"],
     );
 }
+
+/// Make a FIFO at `path` (coreutils' mkfifo).
+fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.unwrap().success(), "mkfifo (coreutils)");
+}
+
+/// Issue 47, M35: `reproduce --resume D` with a FIFO at `D/claims.json` ran every step and then
+/// failed writing it, naming the path twice. Refused up front, the file named once.
+#[test]
+fn resume_refuses_a_claims_file_that_is_not_regular_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("A")).unwrap();
+    mkfifo(&dir.path().join("A/claims.json"));
+    let out = macbench()
+        .current_dir(dir.path())
+        .args("reproduce mac-speeds-thread --budget 5 --resume A".split_whitespace())
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "--resume A: A/claims.json is a FIFO, not a regular file; a reproduction rewrites it",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("A/claims.json").count(), 1, "{err}");
+    assert_eq!(std::fs::read_dir(dir.path().join("A")).unwrap().count(), 1);
+}
+
+/// Issue 47, M41: a second `reproduce --resume D` while one runs exited 1 after its steps failed
+/// their locks. The directory is locked for the whole reproduction; a second one is refused up front
+/// (exit 2, one line). The test holds the lock as a running reproduction would.
+#[test]
+fn a_concurrent_resume_is_refused_up_front() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("A")).unwrap();
+    let lock = std::fs::File::create(dir.path().join("A/.claims.json.lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread --budget 5 --resume A",
+        &["--resume A: another macbench is running this reproduction"],
+    );
+    drop(lock);
+}
+
+/// Issue 47, M43: bare `macbench` with a FIFO at its default output ran the whole sweep, then failed
+/// waiting for a reader. Refused before anything runs; `--json FIFO` stays a choice the user makes.
+#[test]
+fn bare_macbench_refuses_a_default_output_that_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("macbench-results.json"));
+    let out = common::macbench()
+        .current_dir(dir.path())
+        .env(common::FAKE_ENGINE, "valid")
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "macbench-results.json: a FIFO, not a regular file; bare `macbench` writes its results to a regular file",
+    );
+    assert!(out.stdout.is_empty(), "it ran");
+}
