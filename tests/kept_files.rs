@@ -395,7 +395,8 @@ fn every_test_the_robustness_table_names_exists() {
 fn a_lock_path_holding_anything_but_a_macbench_lock_is_refused_and_left() {
     use std::os::unix::fs::FileTypeExt;
     let line = "run --alg hmac-sha256 --sizes 64 --sessions 1 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness --json x.json";
-    let cases: [(&str, fn(&Path)); 4] = [
+    type Make = fn(&Path);
+    let cases: [(&str, Make); 4] = [
         ("a file holding something else", |p| {
             std::fs::write(p, "mine\n").unwrap()
         }),
@@ -541,11 +542,9 @@ fn a_concurrent_resume_is_refused_up_front() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("A")).unwrap();
     let lock = std::fs::File::create(dir.path().join("A/.claims.json.lock")).unwrap();
-    // SAFETY: flock on a descriptor this test owns.
-    assert_eq!(
-        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
+    // SAFETY: flock on a descriptor this test owns; no memory is shared with the kernel.
+    let held = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(held, 0);
     refused_untouched(
         dir.path(),
         "reproduce mac-speeds-thread --budget 5 --resume A",
