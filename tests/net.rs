@@ -737,3 +737,26 @@ fn a_closed_stdout_interrupts_net_and_removes_its_namespaces() {
     assert!(!doc["results"].as_array().unwrap().is_empty());
     assert!(!dir.path().join(".n.json.lock").exists(), "lock left");
 }
+
+/// Issue 47, H8: `net --rate 1e9 --duration 100ms` said "up to ~100 ms", then prepared 10⁸ tags for
+/// most of a minute, deaf to Ctrl-C. The plan now counts each trial's preparation, and a trial one
+/// core cannot prepare within 10 × its length (and 30 s) is refused up front: here 10⁹ tags of
+/// 1518-byte datagrams, hundreds of times over that bound on any core. (The cancel flag checked
+/// while preparing is pinned in `net::sender`'s unit tests.)
+#[test]
+fn a_trial_one_core_cannot_prepare_in_time_is_refused_and_the_plan_counts_preparation() {
+    assert_usage_error(
+        &common::words("net --alg hmac-sha256 --sizes 1518 --no-null --rate 1e9 --duration 1s"),
+        "tags before its clock starts",
+    );
+    let out = macbench()
+        .args(
+            "net --alg hmac-sha256 --sizes 64 --no-null --rate 1e7 --duration 100ms"
+                .split_whitespace(),
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("preparing its tags"), "{stderr}");
+}
