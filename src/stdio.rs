@@ -7,6 +7,13 @@
 //! quietly. Every line macbench prints goes through [`outln!`](crate::outln)/[`out!`](crate::out), and
 //! every note or warning on standard error through [`errln!`](crate::errln), which never panics.
 //!
+//! A command that stops at a safe point (`run`, `net`, `reproduce`) takes a closed standard output as an
+//! interrupt instead: `run --json sp.json | head -1` used to die at its second printed line, with a
+//! finished scenario never written to `sp.json` and its `.lock` files left behind (and `net --netns`
+//! left its namespaces). Such a command names what stops it ([`interrupt_on_closed_stdout`]); the
+//! closed pipe sets it, later printed lines are dropped, the command keeps what finished and removes
+//! what it made, and only then does the process end by SIGPIPE ([`stdout_closed`]).
+//!
 //! When a results file is written to standard output (`--json -`), the human-readable lines move to
 //! standard error so that the document on standard output stays parseable: see [`take_stdout`].
 
@@ -14,6 +21,42 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static STDOUT_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Standard output was found closed and the command was asked to stop (see the module docs).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// What a closed standard output does instead of ending the process at once: the running command's
+/// stop (it sets its cancel flags), or the removal of its files before the SIGPIPE death.
+type OnClosed = Box<dyn Fn() + Send>;
+static ON_CLOSED: std::sync::Mutex<Option<OnClosed>> = std::sync::Mutex::new(None);
+
+/// From now on a closed standard output calls `stop` (once) instead of ending the process. If `stop`
+/// returns, printed lines are dropped and the command is expected to end as interrupted; the caller
+/// of the command then ends the process by SIGPIPE ([`stdout_closed`]). Replaces an earlier `stop`.
+pub fn interrupt_on_closed_stdout(stop: impl Fn() + Send + 'static) {
+    if let Ok(mut slot) = ON_CLOSED.lock() {
+        *slot = Some(Box::new(stop));
+    }
+}
+
+/// Whether standard output was closed while a command that stops at a safe point ran: it has kept
+/// what finished, and the process should now end by SIGPIPE as a pipeline expects.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::SeqCst)
+}
+
+/// Standard output is a closed pipe: stop the command (once) if it asked to be stopped, else end the
+/// process by SIGPIPE.
+fn found_closed() {
+    if STDOUT_CLOSED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let stop = ON_CLOSED.lock().ok().and_then(|mut slot| slot.take());
+    match stop {
+        Some(stop) => stop(),
+        None => closed_stdout(),
+    }
+}
 
 /// The first error writing a printed line to standard output (a full disk, an I/O error), kept so that
 /// the command ends with exit 1 naming it instead of exit 0 with its output lost: see [`stdout_error`].
@@ -47,11 +90,18 @@ pub fn closed_stdout() -> ! {
     crate::system::kernel::die_by_sigpipe()
 }
 
-/// Write bytes to standard output and flush; a closed pipe ends the process quietly.
+/// Write bytes to standard output and flush; a closed pipe ends the process quietly (or, for a
+/// command that stops at a safe point, stops it: the document has no reader left).
 pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    if stdout_closed() {
+        return Ok(());
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => closed_stdout(),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            found_closed();
+            Ok(())
+        }
         other => other,
     }
 }
@@ -65,13 +115,15 @@ pub fn print_fmt(args: std::fmt::Arguments<'_>) {
         let _ = std::io::stderr().lock().write_fmt(args);
         return;
     }
-    if STDOUT_ERROR.get().is_some() {
+    if STDOUT_ERROR.get().is_some() || stdout_closed() {
         return;
     }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            closed_stdout();
+            drop(out);
+            found_closed();
+            return;
         }
         let _ = STDOUT_ERROR.set(format!("standard output: {e}"));
     }

@@ -235,3 +235,74 @@ fn negative_values_of_the_new_flags_are_named() {
         common::fails_with(macbench().args(&args).write_stdin("x"), 2, needle);
     }
 }
+
+/// Issue 47, H9: an input that is a FIFO nobody writes (`tag f`, `tag --key-file f`, `run --sizes
+/// f.csv`, `model --sizes f.csv`, `net --sizes f.pcap`) blocked in open(2) for ever. Now each gives up
+/// after its documented wait with one line naming the file (exit 2). The five run at once, so the test
+/// takes one wait, not five; it asserts no duration.
+#[test]
+fn a_fifo_input_without_a_writer_is_refused_after_its_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["f", "f.csv", "f.pcap"] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(name))
+            .status();
+        assert!(made.unwrap().success(), "mkfifo (coreutils)");
+    }
+    let lines = [
+        ("tag --alg hmac-sha256 --key 00 f", "f: a FIFO"),
+        ("tag --alg hmac-sha256 --key-file f", "--key-file f: a FIFO"),
+        ("run --alg hmac-sha256 --sizes f.csv --json o.json", "f.csv"),
+        ("model --sizes f.csv", "f.csv"),
+        ("net --alg hmac-sha256 --sizes f.pcap --no-null", "f.pcap"),
+    ];
+    let children: Vec<_> = lines
+        .iter()
+        .map(|(line, _)| {
+            common::macbench_process()
+                .args(line.split_whitespace())
+                .env(common::FAKE_ENGINE, "valid")
+                .current_dir(dir.path())
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (child, (line, needle)) in children.into_iter().zip(lines) {
+        let out = child.wait_with_output().unwrap();
+        common::one_line_error(&out, 2, needle);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("a FIFO no process opened for writing within 10 s"),
+            "{line}: {err}"
+        );
+    }
+}
+
+/// A pipe that has its writer — bash's process substitution `<(…)` — is read as before, for the
+/// message and for the key.
+#[test]
+fn process_substitution_inputs_are_read() {
+    let exe = env!("CARGO_BIN_EXE_macbench");
+    let script = format!(
+        "{exe} tag --alg hmac-sha256 --key 00 <(printf abc) && {exe} tag --alg hmac-sha256 --key-file <(printf '\\000') <(printf abc) && printf abc | {exe} tag --alg hmac-sha256 --key 00"
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output();
+    let Ok(out) = out else {
+        common::skip("bash", "bash is not installed");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let tags: Vec<&str> = text.lines().collect();
+    assert_eq!(tags.len(), 3, "{text}");
+    assert!(tags.iter().all(|t| *t == tags[0]), "{text}");
+}

@@ -490,3 +490,74 @@ fn compare_refuses_more_than_24_hours_in_all() {
         "--rounds 100 × --duration 86400 s × 2 sides × 1 algorithm(s) × 1 size(s) is ~4800.0 h of runs, more than the 24 h a comparison may take",
     );
 }
+
+/// Issue 47, L6: `run … --json sp.json --csv sp.csv | head -1` died at its next printed line, with a
+/// finished scenario written nowhere and three `.lock` files left. A closed standard output is now an
+/// interrupt: the run stops at its safe point, keeps what finished in the named files (marked
+/// partial), removes its locks, and only then ends by SIGPIPE as a pipeline expects.
+#[test]
+fn a_closed_stdout_interrupts_a_run_and_keeps_what_finished() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Twenty scenarios: far more than can finish between the test reading a row and closing the pipe.
+    let sizes: Vec<String> = (1..=20).map(|i| (i * 64).to_string()).collect();
+    let mut child = macbench()
+        .current_dir(dir.path())
+        .env(common::FAKE_ENGINE, "valid")
+        .args("run --alg hmac-sha256 --sessions 1 --cores 0 --duration 200ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness --json sp.json --csv sp.csv".split_whitespace())
+        .args(["--sizes", &sizes.join(",")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The table's header, then the first row (printed once the first scenario finished); then the
+    // reader goes away, as `head -2` would.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for _ in 0..2 {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "ended early");
+    }
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGPIPE),
+        "{:?}: {err}",
+        out.status
+    );
+    assert!(err.contains("interrupted"), "{err}");
+    let doc = common::results_at(&dir.path().join("sp.json"));
+    let kept = doc["results"].as_array().unwrap().len();
+    assert!((1..20).contains(&kept), "{kept} results kept");
+    assert_eq!(doc["partial"], true);
+    let csv = std::fs::read_to_string(dir.path().join("sp.csv")).unwrap();
+    assert_eq!(csv.lines().count(), kept + 1, "{csv}");
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["sp-threads.csv", "sp.csv", "sp.json"], "left behind");
+}
+
+/// Issue 47, M37: `list --json ro/l.json` ran seven seconds of self-tests before refusing the path.
+/// `list` and `selftest` now check and lock `--json` first: exit 2, one line naming the directory.
+#[test]
+fn list_and_selftest_refuse_an_unwritable_json_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in ["list", "selftest"] {
+        let out = macbench()
+            .current_dir(dir.path())
+            .args([command, "--json", "missing/l.json"])
+            .output()
+            .unwrap();
+        one_line_error(
+            &out,
+            2,
+            "--json missing/l.json: directory missing does not exist",
+        );
+        assert!(out.stdout.is_empty(), "{command} printed a table");
+    }
+}

@@ -386,3 +386,189 @@ fn every_test_the_robustness_table_names_exists() {
         );
     }
 }
+
+/// Issue 47, C7, H10 and M42: whatever sits at an output's lock path and is not a macbench lock — a
+/// user's file (it was deleted as a stale lock), a symbolic link (unlinked), a FIFO (the open blocked
+/// forever, deaf to Ctrl-C) or a directory (reported as the output's fault) — is refused in one line
+/// naming the lock, before anything runs, and left as it was.
+#[test]
+fn a_lock_path_holding_anything_but_a_macbench_lock_is_refused_and_left() {
+    use std::os::unix::fs::FileTypeExt;
+    let line = "run --alg hmac-sha256 --sizes 64 --sessions 1 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness --json x.json";
+    type Make = fn(&Path);
+    let cases: [(&str, Make); 4] = [
+        ("a file holding something else", |p| {
+            std::fs::write(p, "mine\n").unwrap()
+        }),
+        ("a symbolic link", |p| {
+            std::os::unix::fs::symlink("elsewhere", p).unwrap()
+        }),
+        ("a FIFO", |p| {
+            let made = std::process::Command::new("mkfifo").arg(p).status();
+            assert!(made.unwrap().success(), "mkfifo (coreutils)");
+        }),
+        ("a directory", |p| std::fs::create_dir(p).unwrap()),
+    ];
+    for (what, make) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join(".x.json.lock");
+        make(&lock);
+        let out = common::fake_run(line)
+            .current_dir(dir.path())
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, ".x.json.lock");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(what), "{what}: {err}");
+        let kind = std::fs::symlink_metadata(&lock).unwrap().file_type();
+        let kept = match what {
+            "a symbolic link" => kind.is_symlink(),
+            "a FIFO" => kind.is_fifo(),
+            "a directory" => kind.is_dir(),
+            _ => std::fs::read(&lock).unwrap() == b"mine\n",
+        };
+        assert!(kept, "{what} was not left as it was");
+        assert!(!dir.path().join("x.json").exists(), "{what}: ran anyway");
+    }
+}
+
+/// A lock left by a macbench killed outright (empty, as older versions left it, or marked) is stale
+/// and taken over; the run writes its results and removes the lock.
+#[test]
+fn a_stale_macbench_lock_is_taken_over_and_removed() {
+    let line = "run --alg hmac-sha256 --sizes 64 --sessions 1 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness --json x.json";
+    for stale in ["", "macbench lock 4242\n"] {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join(".x.json.lock");
+        std::fs::write(&lock, stale).unwrap();
+        let out = common::fake_run(line)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        common::ran(&out, &common::results_at(&dir.path().join("x.json")));
+        assert!(!lock.exists(), "{stale:?}: the lock was left");
+    }
+}
+
+/// Issue 47, C6: `report r.json -o x.html --png A/figures` silently replaced a reproduction's
+/// `cpb-absolute.png` and friends, and `report B --png B` wrote among its own inputs. `--png DIR`
+/// follows `run -o DIR`'s rule: a PNG it would replace, or a directory it reads, is refused before
+/// anything is written.
+#[test]
+fn report_png_refuses_figures_it_would_replace_and_its_input_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(), dir.path().join("r.json")).unwrap();
+    std::fs::create_dir_all(dir.path().join("A/figures")).unwrap();
+    std::fs::write(
+        dir.path().join("A/figures/cpb-absolute.png"),
+        "a study's figure",
+    )
+    .unwrap();
+    refused_untouched(
+        dir.path(),
+        "report r.json -o x.html --png A/figures",
+        &["--png A/figures: already holds A/figures/cpb-absolute.png, which this report would replace"],
+    );
+    std::fs::create_dir(dir.path().join("B")).unwrap();
+    std::fs::copy(fixture(), dir.path().join("B/r.json")).unwrap();
+    refused_untouched(
+        dir.path(),
+        "report B -o x.html --png B",
+        &["--png B: is B, a directory this command reads"],
+    );
+    // Elsewhere, the PNGs are written.
+    let out = macbench()
+        .current_dir(dir.path())
+        .args("report r.json -o x.html --png new".split_whitespace())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("new/cpb-absolute.png").is_file());
+}
+
+/// Issue 47, M37: `report --png DIR` where DIR cannot be made exited 1 after the work; it is bad
+/// input, refused as `run -o`'s is (exit 2, one line).
+#[test]
+fn report_png_into_a_directory_that_cannot_be_made_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(), dir.path().join("r.json")).unwrap();
+    std::fs::write(dir.path().join("afile"), "keep").unwrap();
+    refused_untouched(
+        dir.path(),
+        "report r.json -o x.html --png afile/png",
+        &["--png afile/png: cannot make the directory"],
+    );
+}
+
+/// Make a FIFO at `path` (coreutils' mkfifo).
+fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.unwrap().success(), "mkfifo (coreutils)");
+}
+
+/// Issue 47, M35: `reproduce --resume D` with a FIFO at `D/claims.json` ran every step and then
+/// failed writing it, naming the path twice. Refused up front, the file named once.
+#[test]
+fn resume_refuses_a_claims_file_that_is_not_regular_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("A")).unwrap();
+    mkfifo(&dir.path().join("A/claims.json"));
+    let out = macbench()
+        .current_dir(dir.path())
+        .args("reproduce mac-speeds-thread --budget 5 --resume A".split_whitespace())
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "--resume A: A/claims.json is a FIFO, not a regular file; a reproduction rewrites it",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("A/claims.json").count(), 1, "{err}");
+    assert_eq!(std::fs::read_dir(dir.path().join("A")).unwrap().count(), 1);
+}
+
+/// Issue 47, M41: a second `reproduce --resume D` while one runs exited 1 after its steps failed
+/// their locks. The directory is locked for the whole reproduction; a second one is refused up front
+/// (exit 2, one line). The test holds the lock as a running reproduction would.
+#[test]
+fn a_concurrent_resume_is_refused_up_front() {
+    use std::os::fd::AsRawFd;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("A")).unwrap();
+    let lock = std::fs::File::create(dir.path().join("A/.claims.json.lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns; no memory is shared with the kernel.
+    let held = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(held, 0);
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread --budget 5 --resume A",
+        &["--resume A: another macbench is running this reproduction"],
+    );
+    drop(lock);
+}
+
+/// Issue 47, M43: bare `macbench` with a FIFO at its default output ran the whole sweep, then failed
+/// waiting for a reader. Refused before anything runs; `--json FIFO` stays a choice the user makes.
+#[test]
+fn bare_macbench_refuses_a_default_output_that_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("macbench-results.json"));
+    let out = common::macbench()
+        .current_dir(dir.path())
+        .env(common::FAKE_ENGINE, "valid")
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "macbench-results.json: a FIFO, not a regular file; bare `macbench` writes its results to a regular file",
+    );
+    assert!(out.stdout.is_empty(), "it ran");
+}

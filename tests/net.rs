@@ -664,3 +664,99 @@ fn send_to_a_closed_port_fails_in_one_line() {
     assert!(stderr.contains("no receiver answers"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1);
 }
+
+/// Issue 47, L6: `net --netns … | head -1` died of SIGPIPE and left its namespaces
+/// `macbench-PID-tx/-rx`. A closed standard output is now an interrupt: the trial stops, the
+/// namespaces and the lock are removed, finished results are kept (partial), then SIGPIPE.
+#[test]
+fn a_closed_stdout_interrupts_net_and_removes_its_namespaces() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let has_ip = std::process::Command::new("ip").arg("-V").output().is_ok();
+    if common::skip_unless(
+        root && has_ip,
+        "netns",
+        "the trial between namespaces needs root and `ip`",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Forty results: far more than can finish between the test reading a row and closing the pipe.
+    let sizes: Vec<String> = (1..=20).map(|i| (i * 64).to_string()).collect();
+    let mut child = common::macbench_process()
+        .current_dir(dir.path())
+        .args("net --netns --alg hmac-sha256,siphash-2-4 --no-null --rate 2000 --trial 0.2s --json n.json".split_whitespace())
+        .args(["--sizes", &sizes.join(",")])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The transport line (naming the namespaces), the header and the first row; then the reader goes.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        lines.push(line);
+    }
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if lines.len() < 3 && err.contains("--netns") {
+        common::skip(
+            "netns",
+            "root without CAP_SYS_ADMIN cannot create namespaces",
+        );
+        return;
+    }
+    assert_eq!(lines.len(), 3, "{lines:?}: {err}");
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGPIPE),
+        "{:?}: {err}",
+        out.status
+    );
+    let ns = lines[0]
+        .split_whitespace()
+        .find(|w| w.starts_with("macbench-"))
+        .unwrap()
+        .trim_end_matches("-tx")
+        .to_string();
+    let list = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(!list.contains(&ns), "namespaces {ns}-* left behind: {list}");
+    let doc = json(&dir.path().join("n.json"));
+    assert_eq!(doc["partial"], true);
+    assert!(!doc["results"].as_array().unwrap().is_empty());
+    assert!(!dir.path().join(".n.json.lock").exists(), "lock left");
+}
+
+/// Issue 47, H8: `net --rate 1e9 --duration 100ms` said "up to ~100 ms", then prepared 10⁸ tags for
+/// most of a minute, deaf to Ctrl-C. The plan now counts each trial's preparation, and a trial one
+/// core cannot prepare within 10 × its length (and 30 s) is refused up front: here 10⁹ tags of
+/// 1518-byte datagrams, hundreds of times over that bound on any core. (The cancel flag checked
+/// while preparing is pinned in `net::sender`'s unit tests.)
+#[test]
+fn a_trial_one_core_cannot_prepare_in_time_is_refused_and_the_plan_counts_preparation() {
+    assert_usage_error(
+        &common::words("net --alg hmac-sha256 --sizes 1518 --no-null --rate 1e9 --duration 1s"),
+        "tags before its clock starts",
+    );
+    let out = macbench()
+        .args(
+            "net --alg hmac-sha256 --sizes 64 --no-null --rate 1e7 --duration 100ms"
+                .split_whitespace(),
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("preparing its tags"), "{stderr}");
+}

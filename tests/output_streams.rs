@@ -196,3 +196,85 @@ fn compare_writes_json_and_csv() {
     assert_eq!(rows[0]["size"], 64);
     assert!(rows[0]["ratio"].as_f64().unwrap() > 0.0, "{rows:?}");
 }
+
+/// `macbench` with standard output sent to `stdout` (a file the test opened), on the fake engine.
+fn to_file(line: &str, stdout: std::fs::File) -> std::process::Output {
+    common::macbench_process()
+        .args(line.split_whitespace())
+        .env(common::FAKE_ENGINE, "valid")
+        .stdout(stdout)
+        .output()
+        .unwrap()
+}
+
+/// Issue 47, C5: `--json /dev/stdout > so.json` renamed a temporary file over so.json at the first
+/// rewrite, so every later result (and the table) went to the unlinked inode the shell still held:
+/// exit 0 with 1 of 3 results and `"partial": true`. Every name of standard output, and so.json's own
+/// name, now writes descriptor 1 once at the end: the file the shell made holds every result.
+#[test]
+fn an_output_naming_standard_output_redirected_to_a_file_keeps_every_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let so = dir.path().join("so.json");
+    let own_name = so.to_str().unwrap().to_string();
+    let line = "run --alg hmac-sha256 --sizes 64,128,256 --sessions 1 --cores 0 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness -q";
+    for name in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", &own_name] {
+        let file = std::fs::File::create(&so).unwrap();
+        let out = to_file(&format!("{line} --json {name}"), file);
+        let doc = common::results_at(&so);
+        common::ran(&out, &doc);
+        assert_eq!(doc["results"].as_array().unwrap().len(), 3, "{name}");
+        assert_eq!(doc["partial"], false, "{name}");
+    }
+    // --csv by the same rule: one document, its three rows, no per-thread sibling of /dev/stdout.
+    let csv = dir.path().join("so.csv");
+    let out = to_file(
+        &format!("{line} --csv /dev/stdout"),
+        std::fs::File::create(&csv).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 4, "a header and three rows: {text}");
+}
+
+/// Issue 47, C5: with `>>`, `export … -o /dev/stdout` replaced the file and its earlier contents were
+/// gone. Every command that writes an output now writes through the shell's descriptor, which
+/// appends: the earlier bytes stay, the document follows them, and the file is the same inode.
+#[test]
+fn appending_to_standard_output_keeps_the_earlier_bytes_for_every_command() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("r.json");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/results-ecda402.json"),
+        &results,
+    )
+    .unwrap();
+    let r = results.to_str().unwrap();
+    let run = "run --alg hmac-sha256 --sizes 64,128 --sessions 1 --cores 0 --duration 30ms --repeat 1 --max-repeat 1 --target-ci 0 --no-harness -q";
+    let lines = [
+        format!("export --format lava {r} -o /dev/stdout"),
+        format!("diff {r} {r} --json /dev/fd/1"),
+        format!("report {r} -o /proc/self/fd/1"),
+        "model --models imix --json /dev/stdout".to_string(),
+        "selftest --alg hmac-sha256 --json /dev/stdout".to_string(),
+        "list --json /dev/stdout".to_string(),
+        format!("{run} --json /dev/stdout"),
+        format!("{run} --csv /dev/fd/1"),
+        "net --alg siphash-2-4 --sizes 128 --trial 0.1s --resolution 25% --no-null --json /dev/stdout"
+            .to_string(),
+    ];
+    for line in &lines {
+        let log = dir.path().join("log");
+        std::fs::write(&log, "previous\n").unwrap();
+        let inode = std::fs::metadata(&log).unwrap().ino();
+        let append = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let out = to_file(line, append);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{line}: {err}");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(text.starts_with("previous\n"), "{line}: {text:.200}");
+        assert!(text.len() > "previous\n".len() + 10, "{line}: {text:.200}");
+        assert_eq!(std::fs::metadata(&log).unwrap().ino(), inode, "{line}");
+    }
+}

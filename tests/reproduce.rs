@@ -559,6 +559,21 @@ fn resume_keeps_complete_steps_and_judges_them() {
     assert_eq!(again.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--resume"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    // A second --resume rewrites the reproduction's own figures (`report --png` refuses only a
+    // user's): it succeeds, and the figures are there.
+    let figures = std::fs::read_dir(out.join("figures")).unwrap().count();
+    assert!(figures > 0, "no figures written");
+    let again = macbench()
+        .args("reproduce mac-speeds-thread --budget 5 --resume".split_whitespace())
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(out.join("figures")).unwrap().count(),
+        figures
+    );
 }
 
 #[test]

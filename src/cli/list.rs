@@ -46,15 +46,24 @@ struct ListOutput {
     functions: Vec<ListRow>,
 }
 
+/// `--json`, checked and locked before the self-tests run (an unwritable path was refused only after
+/// seconds of them): the guard to hold until [`write_json`].
+fn prepare_json(
+    path: Option<&std::path::Path>,
+) -> Result<Option<crate::report::output::Prepared>, CliError> {
+    path.map(|p| super::files::prepare(&[("--json", p)], &[]))
+        .transpose()
+}
+
 /// `--json`: standard output for `-`, else a file written by the output rules (atomic for regular
 /// files, written through for devices, never an input).
 fn write_json<T: Serialize>(path: &std::path::Path, value: &T) -> Result<(), CliError> {
     let bytes = crate::stdio::pretty_json(value).map_err(CliError::failure)?;
-    let _locked = super::files::prepare(&[("--json", path)], &[])?;
     crate::report::write_atomic(path, &bytes).map_err(CliError::failure)
 }
 
 pub fn list(args: &ListArgs) -> Result<(), CliError> {
+    let _locked = prepare_json(args.json.as_deref())?;
     // The look-aside device starts first, so the facts name its driver (or say why it did not start).
     let _ = crate::mac::dpdk::start();
     let host = crate::isolate::with_children(
@@ -111,6 +120,7 @@ pub fn list(args: &ListArgs) -> Result<(), CliError> {
 
 pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
     let only = crate::spec::selection(args.alg.as_deref(), args.backend.as_deref())?;
+    let _locked = prepare_json(args.json.as_deref())?;
     let mut results = Vec::new();
     let mut skipped = Vec::new();
     for f in mac::functions() {

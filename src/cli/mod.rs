@@ -181,6 +181,16 @@ fn exit_on_signal_unless_cooperative(command: &Option<Command>) {
             Command::Run(_) | Command::Net(_) | Command::Reproduce(_) | Command::Child { .. }
         )
     );
+    if matches!(command, Some(Command::Child { .. })) {
+        return;
+    }
+    // A closed standard output ends the command at once, as SIGPIPE would, but after removing its
+    // lock and temporary files; `run`, `net` and `reproduce` replace this with their own stop once
+    // they hold something to keep.
+    crate::stdio::interrupt_on_closed_stdout(|| {
+        crate::report::output::remove_live_files();
+        crate::stdio::closed_stdout();
+    });
     if cooperative {
         return;
     }
@@ -240,6 +250,19 @@ pub fn main() -> i32 {
         }
         None => run::run(&run::RunArgs::default()),
     };
+    // Standard output closed under a command that stopped at a safe point: it kept what finished and
+    // removed its files; say what it kept, then end as a pipeline expects of a tool whose reader left.
+    if crate::stdio::stdout_closed() {
+        if let Err(e) = &result {
+            let _ = writeln!(
+                std::io::stderr(),
+                "macbench: {}",
+                cut_echoed_input(&e.message)
+            );
+        }
+        crate::report::output::remove_live_files();
+        crate::stdio::closed_stdout();
+    }
     // Printed output that could not be written (a full disk) is a failure, not exit 0 with it lost.
     let result = match (result, crate::stdio::stdout_error()) {
         (Ok(()), Some(lost)) => Err(CliError::failure(lost)),

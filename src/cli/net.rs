@@ -277,6 +277,19 @@ fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
     // anything runs (each trial checks its own again).
     let largest =
         crate::net::sender::packets_for(rate, crate::net::trial::DEFAULT_UNTHROTTLED_PPS, trial);
+    let preparation_s = preparation_seconds(&functions, &sizes, tag_len, largest, o.inject_bad);
+    let bound = (crate::net::sender::MAX_PREPARATION_MULTIPLE * trial.as_secs_f64())
+        .max(crate::net::sender::MIN_PREPARATION_BOUND_S);
+    if preparation_s > bound {
+        return Err(CliError::usage(format!(
+            "{}a {:.3} s trial prepares {largest} tags before its clock starts, {} on one core here, more than {} × the trial (or {} s); give a lower --rate or a shorter --duration",
+            rate.map(|r| format!("--rate {r}: ")).unwrap_or_default(),
+            trial.as_secs_f64(),
+            super::human_duration(preparation_s),
+            crate::net::sender::MAX_PREPARATION_MULTIPLE,
+            crate::net::sender::MIN_PREPARATION_BOUND_S
+        )));
+    }
     crate::net::sender::check_memory(largest, trial, tag_len, o.inject_bad)
         .map_err(|e| CliError::usage(e.to_string()))?;
     let search = SearchConfig {
@@ -308,6 +321,7 @@ fn plan(o: &NetOptions) -> Result<NetPlan, CliError> {
             gro: offloads.gro,
         },
         offloads: offloads.description,
+        preparation_s,
         search,
         sender_core,
         receiver_core,
@@ -324,6 +338,13 @@ fn cancel_flag() -> Arc<AtomicBool> {
     let _ = ctrlc::set_handler(move || {
         CANCEL.store(true, Ordering::SeqCst);
         handler_flag.store(true, Ordering::SeqCst);
+    });
+    // `net … | head -1`: a closed standard output is an interrupt too, so namespaces and locks are
+    // removed and finished results kept.
+    let closed_flag = flag.clone();
+    crate::stdio::interrupt_on_closed_stdout(move || {
+        CANCEL.store(true, Ordering::SeqCst);
+        closed_flag.store(true, Ordering::SeqCst);
     });
     flag
 }
@@ -360,14 +381,45 @@ pub fn net(args: &NetArgs) -> Result<(), CliError> {
     }
 }
 
+/// Seconds the slowest of `functions` takes to prepare `packets` tags (and the bad packets'
+/// forged ones) at the largest of `sizes`, measured on a short burst; 0 when none can be measured.
+fn preparation_seconds(
+    functions: &[crate::mac::Function],
+    sizes: &[crate::net::sender::SizeSpec],
+    tag_len: usize,
+    packets: u64,
+    inject_bad: u32,
+) -> f64 {
+    // The datagram's length bounds what the MAC covers (its header and payload).
+    let largest = sizes
+        .iter()
+        .filter_map(|s| s.bytes.or_else(|| s.sequence.iter().copied().max()))
+        .max()
+        .unwrap_or(0) as usize;
+    let ns = functions
+        .iter()
+        .filter_map(|f| crate::net::sender::tag_ns(f, largest, tag_len))
+        .fold(0.0, f64::max);
+    ns * packets as f64 * (1.0 + f64::from(inject_bad) / 1000.0) / 1e9
+}
+
 /// Say up front how long the run can take (the default search runs for many minutes); returns the
 /// number of results.
 fn expected_duration(plan: &NetPlan, trial_s: f64) -> usize {
     let (results, trials) = (plan.results(), plan.trials());
+    // Each trial's tags are computed before its clock starts: that time is part of the wait.
+    let preparing = if plan.preparation_s >= 0.01 {
+        format!(
+            ", each trial after up to {} preparing its tags",
+            super::human_duration(plan.preparation_s)
+        )
+    } else {
+        String::new()
+    };
     crate::errln!(
-        "macbench net: {results} result(s) × up to {trials} trial(s) of {:.3} s: up to {}",
+        "macbench net: {results} result(s) × up to {trials} trial(s) of {:.3} s{preparing}: up to {}",
         trial_s,
-        super::human_duration((results * trials) as f64 * trial_s)
+        super::human_duration((results * trials) as f64 * (trial_s + plan.preparation_s))
     );
     results
 }

@@ -21,6 +21,10 @@ pub struct ReportArgs {
     /// Also write every figure as a PNG into this directory (created if missing).
     #[arg(long, value_name = "DIR")]
     pub png: Option<PathBuf>,
+    /// The PNGs already in `--png` are this command's own and may be replaced: a reproduction's
+    /// `figures/`, which `--resume` rewrites. Never set from the command line.
+    #[arg(skip)]
+    pub replaces_own_figures: bool,
 }
 
 /// Read every file, with the one-line error of the first bad one (exit 2: bad input). Each is labelled
@@ -203,13 +207,19 @@ pub fn report(args: &ReportArgs) -> Result<(), CliError> {
     // that looks complete (it used to be written, then the command failed).
     let mut pngs = Vec::new();
     if let Some(dir) = &args.png {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::failure(format!("--png {}: {e}", dir.display())))?;
         let paths: Vec<PathBuf> = built
             .figures
             .iter()
             .map(|f| dir.join(format!("{}.png", f.id)))
             .collect();
+        // As `run -o DIR`: no file replaced unannounced, nothing written among the inputs, and a
+        // directory that cannot be made or written is bad input (exit 2), not a late failure.
+        let replaced: &[PathBuf] = if args.replaces_own_figures {
+            &[]
+        } else {
+            &paths
+        };
+        crate::report::output::png_dir(dir, replaced, &args.files).map_err(CliError::usage)?;
         let outputs: Vec<(&str, &std::path::Path)> =
             paths.iter().map(|p| ("--png", p.as_path())).collect();
         let _png_locked = super::files::prepare(&outputs, &inputs)?;

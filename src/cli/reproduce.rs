@@ -77,6 +77,23 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     let dir = directory::output_dir(study, args.resume.as_deref(), args.output.as_deref())
         .map_err(CliError::usage)?;
     directory::check_step_files(study, &dir).map_err(CliError::usage)?;
+    // One reproduction per directory at a time, refused up front as any output another macbench
+    // writes is (a second `--resume` used to run, fail its steps' locks and end with exit 1).
+    let flag = if args.resume.is_some() {
+        "--resume"
+    } else {
+        "-o"
+    };
+    let claims_path = dir.join(crate::results::claims::CLAIMS_FILE);
+    let _held = crate::report::output::prepare(&[(flag, claims_path.as_path())], &[]).map_err(
+        |e| match e {
+            crate::report::output::OutputError::Locked { lock, .. } => CliError::usage(format!(
+                "{flag} {}: another macbench is running this reproduction (lock {lock} is held); wait for it to end",
+                dir.display()
+            )),
+            other => CliError::usage(other.to_string()),
+        },
+    )?;
     let budgets = reproduce::step_budgets(study, budget_s);
     let one_core = *crate::system::online_cpus()
         .last()
@@ -201,6 +218,8 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
         output: dir.join(REPORT),
         scenario: None,
         png: Some(dir.join(FIGURES)),
+        // `output_dir` refused a user's figures up front; what is there now is this reproduction's.
+        replaces_own_figures: true,
     };
     super::report::report(&report)?;
     crate::outln!(

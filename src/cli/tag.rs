@@ -159,7 +159,7 @@ fn read_message(file: Option<&std::path::Path>) -> Result<Vec<u8>, CliError> {
         None => read_bounded("standard input", std::io::stdin().lock()),
         Some(p) if p.as_os_str() == "-" => read_bounded("standard input", std::io::stdin().lock()),
         Some(p) => {
-            let f = std::fs::File::open(p)
+            let f = crate::system::input::open_input(p)
                 .map_err(|e| CliError::usage(format!("{}: {e}", p.display())))?;
             // A directory opens but cannot be read: bad input like a missing file (exit 2), not a
             // failure while reading (it was exit 1).
@@ -201,7 +201,7 @@ pub const MAX_KEY_FILE: u64 = 64 << 10;
 fn read_key_file(path: &std::path::Path) -> Result<Vec<u8>, CliError> {
     let shown =
         |e: &dyn std::fmt::Display| CliError::usage(format!("--key-file {}: {e}", path.display()));
-    let file = std::fs::File::open(path).map_err(|e| shown(&e))?;
+    let file = crate::system::input::open_input(path).map_err(|e| shown(&e))?;
     let mut key = Vec::new();
     file.take(MAX_KEY_FILE + 1)
         .read_to_end(&mut key)

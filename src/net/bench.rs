@@ -87,6 +87,9 @@ pub struct NetPlan {
     pub receiver_core: Option<usize>,
     /// Which UDP offloads are on, and why the others are off.
     pub offloads: String,
+    /// Seconds the slowest function takes to prepare the tags of the largest trial, before that
+    /// trial's clock starts (`sender::tag_ns` × its packets); 0 when unknown.
+    pub preparation_s: f64,
 }
 
 impl NetPlan {

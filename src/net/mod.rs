@@ -71,6 +71,7 @@ impl From<sender::PrepareError> for NetError {
         match e {
             sender::PrepareError::Memory { .. } => NetError::Usage(e.to_string()),
             sender::PrepareError::Refused(r) => NetError::Failure(format!("sender: {r}")),
+            sender::PrepareError::Cancelled => NetError::Failure(e.to_string()),
         }
     }
 }

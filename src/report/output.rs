@@ -3,7 +3,11 @@
 //! The rules, for every file macbench writes (`run --json/--csv`, `model --json/--csv`, `report -o`,
 //! `report --png`, `net --json/--csv`, `compare` and `diff --json/--csv`):
 //!
-//! - `-` is standard output.
+//! - `-` is standard output, and so is any path that names it (`/dev/stdout`, `/dev/fd/1`,
+//!   `/proc/self/fd/1`) or is the very file it has open (`--json so.json > so.json`): such an output is
+//!   written to descriptor 1 itself, once, at the end, and never replaced by a rename — a rename would
+//!   put the results on a new inode the shell's descriptor no longer points to (they were lost), and
+//!   `>>`'s earlier contents with them. Likewise `/dev/fd/N` is descriptor N of this process.
 //! - A regular file, or a path that does not exist yet, is written to a temporary sibling and renamed
 //!   into place: a reader (or a crash) never sees half a file.
 //! - Anything else is written *through*, never replaced: a character device (`/dev/null`, `/dev/full`) or
@@ -80,6 +84,38 @@ pub enum OutputError {
         path: String,
         lock: String,
     },
+    /// Something that is not a macbench lock sits where the lock goes: taken over it would be deleted
+    /// when the lock is released (a user's file), or block (a FIFO), or lock nothing (a link).
+    #[error("{flag} {path}: its lock {lock} is {what}, not a macbench lock file; it is left as it is: move it away")]
+    NotALock {
+        flag: String,
+        path: String,
+        lock: String,
+        what: String,
+    },
+}
+
+/// What a macbench lock file holds once taken: a stale one (left by a process killed with SIGKILL)
+/// is recognised by it and taken over; any other content is a user's file and is never deleted.
+const LOCK_MARK: &str = "macbench lock";
+
+/// What the file at `path` is, for a refusal, when it is anything but a regular file.
+fn not_regular(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_symlink() {
+        Some("a symbolic link")
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else {
+        Some("a device")
+    }
 }
 
 /// Whether `path` means standard output.
@@ -92,7 +128,14 @@ pub fn is_stdout(path: &Path) -> bool {
 /// document, at the end (a rewrite after every scenario would concatenate documents), and no sibling
 /// file is derived from its name (`--csv /dev/null` must not create `/dev/null-threads`).
 pub fn is_stream(path: &Path) -> bool {
-    is_stdout(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+    match kind(path) {
+        Ok(Kind::Descriptor(_)) => true,
+        // A dangling link is written through, creating a file: not a stream.
+        Ok(Kind::Through(target)) => {
+            std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        }
+        _ => false,
+    }
 }
 
 /// How a path is to be written.
@@ -101,12 +144,61 @@ enum Kind {
     Replace(PathBuf),
     /// Open this existing non-regular file and write into it.
     Through(PathBuf),
-    Stdout,
+    /// A descriptor this process already has open (1 for standard output): written through that
+    /// descriptor, so its offset and `O_APPEND` are the ones the shell set up.
+    Descriptor(i32),
+}
+
+/// The descriptor of this process that `path` names, if it names one: `/dev/stdin`, `/dev/stdout`,
+/// `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/thread-self/fd/N`, `/proc/PID/fd/N` with
+/// this process's PID, or a symbolic link to any of them. Read from the names, not by opening: the
+/// kernel's `/proc/self/fd/N` links resolve to the file itself, and a rename over that file is what
+/// lost the results.
+fn named_descriptor(path: &Path) -> Option<i32> {
+    let own = format!("/proc/{}/fd/", std::process::id());
+    let mut current = path.to_path_buf();
+    // At most as many links as the kernel follows (40): a loop of links names no descriptor.
+    for _ in 0..40 {
+        let text = current.to_string_lossy();
+        let text = text.trim_end_matches('/');
+        match text {
+            "/dev/stdin" => return Some(0),
+            "/dev/stdout" => return Some(1),
+            "/dev/stderr" => return Some(2),
+            _ => {}
+        }
+        let number = [
+            "/dev/fd/",
+            "/proc/self/fd/",
+            "/proc/thread-self/fd/",
+            own.as_str(),
+        ]
+        .iter()
+        .find_map(|prefix| text.strip_prefix(prefix));
+        if let Some(fd) = number.and_then(|n| n.parse::<i32>().ok()) {
+            return Some(fd);
+        }
+        let link = std::fs::read_link(&current).ok()?;
+        current = if link.is_absolute() {
+            link
+        } else {
+            parent_of(&current).join(link)
+        };
+    }
+    None
 }
 
 fn kind(path: &Path) -> std::io::Result<Kind> {
     if is_stdout(path) {
-        return Ok(Kind::Stdout);
+        return Ok(Kind::Descriptor(1));
+    }
+    if let Some(fd) = named_descriptor(path) {
+        return Ok(Kind::Descriptor(fd));
+    }
+    // The file standard output has open, by its own name (`--json so.json > so.json`): replacing it
+    // would leave the shell's descriptor on the old inode.
+    if is_standard_output(path) {
+        return Ok(Kind::Descriptor(1));
     }
     let target = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
@@ -142,8 +234,16 @@ fn parent_of(path: &Path) -> &Path {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let shown = |e: std::io::Error| format!("{}: {e}", path.display());
     match kind(path).map_err(shown)? {
-        Kind::Stdout => {
+        Kind::Descriptor(1) => {
             crate::stdio::write_stdout(bytes).map_err(|e| format!("standard output: {e}"))
+        }
+        Kind::Descriptor(fd) => {
+            let result = (|| {
+                let mut f = File::from(crate::system::kernel::duplicate_fd(fd)?);
+                f.write_all(bytes)?;
+                f.flush()
+            })();
+            result.map_err(shown)
         }
         Kind::Through(target) => {
             let result = (|| {
@@ -230,12 +330,12 @@ fn replace(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
 enum Identity {
     Inode(u64, u64),
     Name(PathBuf),
-    Stdout,
+    Descriptor(i32),
 }
 
 fn identity(path: &Path) -> Identity {
-    if is_stdout(path) {
-        return Identity::Stdout;
+    if let Ok(Kind::Descriptor(fd)) = kind(path) {
+        return Identity::Descriptor(fd);
     }
     if let Ok(m) = std::fs::metadata(path) {
         return Identity::Inode(m.dev(), m.ino());
@@ -270,13 +370,46 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
         // said twice.
         reason: e.to_string(),
     };
+    let not_a_lock = |what: &str| OutputError::NotALock {
+        flag: flag.to_string(),
+        path: target.display().to_string(),
+        lock: lock_path.display().to_string(),
+        what: what.to_string(),
+    };
     loop {
-        let file = OpenOptions::new()
+        // Looked at before opening: a FIFO there would block the open, a link would lock its target.
+        match std::fs::symlink_metadata(&lock_path) {
+            Ok(meta) => {
+                if let Some(what) = not_regular(&meta) {
+                    return Err(not_a_lock(what));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(not_writable(e)),
+        }
+        // O_NOFOLLOW and O_NONBLOCK again, for what may have been put there since the look.
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = match OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&lock_path)
-            .map_err(not_writable)?;
+        {
+            Ok(file) => file,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(not_a_lock("a symbolic link"))
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(not_a_lock("a FIFO")),
+            Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+                return Err(not_a_lock("a directory"))
+            }
+            Err(e) => return Err(not_writable(e)),
+        };
+        if let Some(what) = file.metadata().ok().as_ref().and_then(not_regular) {
+            return Err(not_a_lock(what));
+        }
         if let Err(e) = crate::system::kernel::try_lock_exclusive(&file) {
             if e.kind() == std::io::ErrorKind::WouldBlock {
                 return Err(OutputError::Locked {
@@ -289,8 +422,16 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
         }
         // The holder before us may have removed the file after we opened it: then lock the new one.
         let held = file.metadata().map_err(not_writable)?;
-        match std::fs::metadata(&lock_path) {
+        match std::fs::symlink_metadata(&lock_path) {
             Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                // Held, and no other macbench holds it: empty (just made, or a stale lock of an older
+                // macbench) or marked is a lock to take over; anything else is a user's file that the
+                // release would delete.
+                let mut file = file;
+                if !is_lock_content(&mut file).map_err(not_writable)? {
+                    return Err(not_a_lock("a file holding something else"));
+                }
+                mark_lock(&mut file).map_err(not_writable)?;
                 // Ours now: a signal that ends this process removes it.
                 live(&lock_path);
                 return Ok(OutputLock {
@@ -301,6 +442,23 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
             _ => continue,
         }
     }
+}
+
+/// Whether an open lock file is empty or holds [`LOCK_MARK`] (at most a short line is read).
+fn is_lock_content(file: &mut File) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    Read::by_ref(file).take(256).read_to_end(&mut head)?;
+    Ok(head.is_empty() || head.starts_with(LOCK_MARK.as_bytes()))
+}
+
+/// Write [`LOCK_MARK`] and this process's id into a held lock file, so that if this process is
+/// killed outright the file left behind is known for a stale lock.
+fn mark_lock(file: &mut File) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.set_len(0)?;
+    file.seek(SeekFrom::Start(0))?;
+    writeln!(file, "{LOCK_MARK} {}", std::process::id())
 }
 
 /// What [`prepare`] returns: keep it alive for as long as the outputs are being written.
@@ -345,13 +503,15 @@ pub fn prepare(
             reason: e.to_string(),
         };
         match kind(path) {
-            Ok(Kind::Stdout) => crate::stdio::take_stdout(),
-            Ok(Kind::Through(target)) => {
-                // `/dev/stdout` (or `/proc/self/fd/1`) is standard output by another name: printed
-                // lines move to standard error as for `-`, or the document would be mixed with them.
-                if is_standard_output(&target) {
+            Ok(Kind::Descriptor(fd)) => {
+                // Standard output by any name: printed lines move to standard error, or the document
+                // would be mixed with them.
+                if fd == 1 {
                     crate::stdio::take_stdout();
                 }
+                crate::system::kernel::fd_writable(fd).map_err(not_writable)?;
+            }
+            Ok(Kind::Through(target)) => {
                 if std::fs::metadata(&target).is_ok() {
                     // Devices and FIFOs: only ask; opening a FIFO would wait for a reader.
                     access_write(&target).map_err(not_writable)?;
@@ -535,6 +695,32 @@ pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(
         }
     }
     Ok(())
+}
+
+/// `--png DIR` of `report`, by `run -o`'s rule: refused when DIR is a directory the command reads, or
+/// already holds a file among `names` (a reproduction's `figures/`, an earlier report's PNGs), which
+/// would be replaced without a word; then made and proved writable. Exit 2, one line, before anything
+/// is written.
+pub fn png_dir(dir: &Path, names: &[PathBuf], inputs: &[PathBuf]) -> Result<(), String> {
+    let shown = dir.display();
+    if let Ok(canonical) = std::fs::canonicalize(dir) {
+        let read = directories_read(inputs)
+            .into_iter()
+            .find(|d| std::fs::canonicalize(d).is_ok_and(|d| d == canonical));
+        if let Some(read) = read {
+            return Err(format!(
+                "--png {shown}: is {}, a directory this command reads; give another directory for the PNG files",
+                read.display()
+            ));
+        }
+    }
+    if let Some(taken) = names.iter().find(|p| std::fs::symlink_metadata(p).is_ok()) {
+        return Err(format!(
+            "--png {shown}: already holds {}, which this report would replace; give another directory or move it away",
+            taken.display()
+        ));
+    }
+    output_dir("--png", dir, "the PNG files")
 }
 
 /// An output directory (`run -o`, `reproduce -o`, `--resume`): made if missing, and proved writable

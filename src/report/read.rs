@@ -44,13 +44,24 @@ pub enum ReadError {
 /// blocks until a writer comes, forever if none does), a device (`/dev/zero` reads without end), a
 /// socket — before it is opened. A path that does not exist passes: opening it says so.
 pub fn regular_file(path: &Path) -> Result<(), ReadError> {
-    use std::os::unix::fs::FileTypeExt;
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(());
     };
-    let t = meta.file_type();
-    let kind = if t.is_file() {
+    if meta.is_file() {
         return Ok(());
+    }
+    Err(ReadError::NotRegular {
+        path: path.display().to_string(),
+        kind: file_kind(&meta),
+    })
+}
+
+/// What a file is, as an error says it: "a FIFO", "a directory", "a regular file" …
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_file() {
+        "a regular file"
     } else if t.is_dir() {
         "a directory"
     } else if t.is_fifo() {
@@ -63,11 +74,7 @@ pub fn regular_file(path: &Path) -> Result<(), ReadError> {
         "a socket"
     } else {
         "a special file"
-    };
-    Err(ReadError::NotRegular {
-        path: path.display().to_string(),
-        kind,
-    })
+    }
 }
 
 /// A results file as loaded, with a short label for legends (the file stem).

@@ -346,9 +346,19 @@ impl ResultsFiles {
 /// The earlier results at `path`, if any, or why they may not be replaced.
 fn previous_results(path: &Path) -> Result<Option<Previous>, SessionError> {
     use crate::report::read::{self, ReadError};
-    // Nothing there yet, or not a regular file (a device, a FIFO): the output rules apply as for --json.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    // Nothing there yet: a new file.
+    let Ok(meta) = std::fs::metadata(path) else {
         return Ok(None);
+    };
+    // A FIFO, a device or a directory the user did not name: bare `macbench` would run its whole
+    // sweep and then wait on it or fail (a FIFO without a reader failed only at the end). Refused
+    // before anything runs; `--json` names such a file on purpose.
+    if !meta.is_file() {
+        return Err(SessionError::usage(format!(
+            "{}: {}, not a regular file; bare `macbench` writes its results to a regular file here: move it away, or give --json FILE",
+            path.display(),
+            read::file_kind(&meta)
+        )));
     }
     match read::read(path) {
         Err(
@@ -594,6 +604,9 @@ pub fn run_sweep(
     let outputs = report::output::run_outputs(request.json, request.csv, true);
     // Set before the outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    // `run … | head -1`: a closed standard output stops the sweep as Ctrl-C does, so what finished
+    // is kept in the named files and the locks are removed.
+    crate::stdio::interrupt_on_closed_stdout(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let borrowed: Vec<(&str, &Path)> = outputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
     let _locked =
         report::output::prepare(&borrowed, &[]).map_err(|e| SessionError::usage(e.to_string()))?;

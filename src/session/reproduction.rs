@@ -58,6 +58,7 @@ pub fn output_dir(
                 study.id
             ));
         }
+        own_files_are_regular(dir)?;
         output::output_dir("--resume", dir, "the reproduction's files")?;
         return Ok(dir.to_path_buf());
     }
@@ -116,6 +117,26 @@ pub fn output_dir(
     Ok(dir)
 }
 
+/// The files `--resume` rewrites at the end (`claims.md`, `claims.json`, `report.html`) must be
+/// regular files if they are there: a FIFO would make the last write wait for a reader after every
+/// step had run, and fail. Refused up front, one line naming the file once.
+fn own_files_are_regular(dir: &Path) -> Result<(), String> {
+    for name in ["claims.md", CLAIMS_FILE, REPORT] {
+        let path = dir.join(name);
+        if let Ok(meta) = std::fs::metadata(&path) {
+            if !meta.is_file() {
+                return Err(format!(
+                    "--resume {}: {} is {}, not a regular file; a reproduction rewrites it: move it away",
+                    dir.display(),
+                    path.display(),
+                    read::file_kind(&meta)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every step file already in `dir` (`--resume`) must be one this macbench can read: a file that is
 /// not regular (a FIFO would block the read for ever, `/dev/zero` would run the step for its whole
 /// budget before failing), or one it cannot read — truncated, `NaN`, `"results": "oops"`, a newer
@@ -166,10 +187,8 @@ pub fn complete(path: &Path) -> bool {
 /// Write the claims table (`claims.md`) and its JSON (`claims.json`) into the reproduction's
 /// directory, each by the output rules.
 pub fn write_claims(dir: &Path, table: &str, claims: &impl serde::Serialize) -> Result<(), String> {
-    let write = |name: &str, bytes: &[u8]| {
-        output::write_atomic(&dir.join(name), bytes)
-            .map_err(|e| format!("{}: {e}", dir.join(name).display()))
-    };
+    // The output rules' error names the file already (it was said twice).
+    let write = |name: &str, bytes: &[u8]| output::write_atomic(&dir.join(name), bytes);
     write("claims.md", table.as_bytes())?;
     let text = serde_json::to_string_pretty(claims).map_err(|e| e.to_string())?;
     write(CLAIMS_FILE, text.as_bytes())

@@ -323,16 +323,49 @@ pub fn try_lock_exclusive(file: &impl AsRawFd) -> io::Result<()> {
 
 /// The device and inode of what standard output is, if it is open.
 pub fn stdout_identity() -> Option<(u64, u64)> {
-    // SAFETY: fstat on descriptor 1 writes only into the zeroed plain-data struct it is given.
+    fd_identity(1)
+}
+
+/// The device and inode of what descriptor `fd` of this process has open, if it is open.
+pub fn fd_identity(fd: i32) -> Option<(u64, u64)> {
+    // SAFETY: fstat on a descriptor number writes only into the zeroed plain-data struct it is given;
+    // a number that is not open is EBADF, not undefined behaviour.
     let st = unsafe {
         let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstat(1, &mut st) != 0 {
+        if libc::fstat(fd, &mut st) != 0 {
             return None;
         }
         st
     };
     #[allow(clippy::unnecessary_cast)]
     Some((st.st_dev as u64, st.st_ino as u64))
+}
+
+/// Whether descriptor `fd` of this process is open for writing (`O_WRONLY` or `O_RDWR`).
+pub fn fd_writable(fd: i32) -> io::Result<()> {
+    // SAFETY: F_GETFL reads the flags of a descriptor number; one not open is EBADF.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    match flags & libc::O_ACCMODE {
+        libc::O_WRONLY | libc::O_RDWR => Ok(()),
+        _ => Err(io::Error::other(format!(
+            "descriptor {fd} is open for reading only"
+        ))),
+    }
+}
+
+/// A duplicate of descriptor `fd` (close-on-exec), to write through without closing the original:
+/// it shares the open file description, so its offset and `O_APPEND` are the ones the shell set.
+pub fn duplicate_fd(fd: i32) -> io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC makes a new descriptor number; nothing else is touched.
+    let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    if dup < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `dup` was just returned by the kernel and is owned by no one else.
+    Ok(unsafe { OwnedFd::from_raw_fd(dup) })
 }
 
 /// `secs` since the epoch in local time: year, month (1–12), day, hour, minute, second.

@@ -1,7 +1,8 @@
 //! What macbench asks of the operating system and the CPU: which CPUs are online and how CPU lists are
 //! written ([`cpus`]), what kind of core each is ([`topology`]), binding threads to them ([`affinity`]),
 //! the clocks ([`clock`]), what could disturb a run ([`conditions`]), children that must end with
-//! macbench ([`lifetime`]), and every other call into the kernel, each a safe function ([`kernel`]).
+//! macbench ([`lifetime`]), opening inputs without waiting forever on a FIFO ([`input`]), and every other
+//! call into the kernel, each a safe function ([`kernel`]).
 //!
 //! Why a module of its own: these are services that several layers need — the engine pins sessions and
 //! reads clocks, `net` pins its sender and receiver, the CLI parses `--cores`, host facts list the
@@ -14,6 +15,7 @@ pub mod affinity;
 pub mod clock;
 pub mod conditions;
 pub mod cpus;
+pub mod input;
 pub mod kernel;
 pub mod lifetime;
 pub mod topology;

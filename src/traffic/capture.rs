@@ -322,7 +322,7 @@ pub fn read_capture(path: &Path) -> Result<Capture, CaptureError> {
         path: path.to_path_buf(),
         kind,
     };
-    let file = std::fs::File::open(path).map_err(|e| err(CaptureErrorKind::Io(e)))?;
+    let file = crate::system::input::open_input(path).map_err(|e| err(CaptureErrorKind::Io(e)))?;
     let file_len = file.metadata().map(|m| m.len()).ok();
     read_capture_from(path, file, file_len)
 }

@@ -88,7 +88,7 @@ pub fn read_csv(path: &Path) -> Result<SizeDistribution, CsvError> {
     use std::io::Read;
     let err = |line, kind| CsvError::at(path, line, kind);
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
+    crate::system::input::open_input(path)
         .and_then(|f| f.take(MAX_CSV_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| err(1, CsvErrorKind::Io(e)))?;
     if bytes.len() as u64 > MAX_CSV_BYTES {
