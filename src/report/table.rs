@@ -154,7 +154,7 @@ pub fn offload_matrix(doc: &Document, style: Style) -> Option<String> {
         ))
     };
     let rows = cells(doc, cell, false);
-    (rows.1.len() > 0).then(|| {
+    (!rows.1.is_empty()).then(|| {
         render_matrix(
             "CPU cycles per op on the device's submitting core: build+enqueue+dequeue \
              (the driver's account, polls included; docs/benchmark.md)",
