@@ -61,6 +61,7 @@
 #define DPDK_ERR_STREAM (-7)
 #define DPDK_ERR_STUCK (-8)
 #define DPDK_ERR_EMPTY (-9)
+#define DPDK_ERR_LCORE (-10)
 
 /* Ops a context may have at once: the most a call takes (MACBENCH_SHIM's max for this shim), and
  * as many again prebuilt. */
@@ -311,6 +312,30 @@ typedef struct {
 
 static uint64_t now(void) { return rte_rdtsc(); }
 
+/* DPDK's drivers keep per-lcore state (crypto_aesni_mb's Intel ipsec-mb managers), and a thread EAL
+ * did not start has no lcore: two such threads would share one. So each thread that calls into the
+ * device registers as an lcore first (a TLS read once registered), and gives its lcore back when it
+ * ends (a pthread key's destructor): macbench starts session threads run after run. */
+static pthread_key_t lcore_key;
+static pthread_once_t lcore_key_once = PTHREAD_ONCE_INIT;
+
+static void unregister_lcore(void *unused) {
+    (void)unused;
+    rte_thread_unregister();
+}
+
+static void make_lcore_key(void) { pthread_key_create(&lcore_key, unregister_lcore); }
+
+static int as_lcore(void) {
+    if (rte_lcore_id() != LCORE_ID_ANY)
+        return 0;
+    pthread_once(&lcore_key_once, make_lcore_key);
+    if (rte_thread_register() != 0)
+        return -1;
+    pthread_setspecific(lcore_key, (void *)1);
+    return 0;
+}
+
 /* One op over `msg`: an mbuf pointing at the caller's bytes (no copy), the session, offsets, the
  * digest into the op's private area, the IV (GMAC's nonce) beside it. */
 static struct rte_crypto_op *build(dpdk_ctx *c, const uint8_t *nonce, const uint8_t *msg, size_t len) {
@@ -435,6 +460,8 @@ static int batch_of(dpdk_ctx *c, size_t n, const uint8_t *const *msgs, const siz
 static int dpdk_tag(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
                     uint8_t *tag, size_t tag_len) {
     dpdk_ctx *c = ctx;
+    if (as_lcore() != 0)
+        return DPDK_ERR_LCORE;
     if (c->iv_len && nonce_len != c->iv_len)
         return DPDK_ERR_NONCE;
     return batch_of(c, 1, &msg, &len, nonce, nonce_len, tag, tag_len);
@@ -443,6 +470,8 @@ static int dpdk_tag(void *ctx, const uint8_t *nonce, size_t nonce_len, const uin
 static int dpdk_tag_batch(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
                           const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
     dpdk_ctx *c = ctx;
+    if (as_lcore() != 0)
+        return DPDK_ERR_LCORE;
     if (c->iv_len && nonce_len != c->iv_len)
         return DPDK_ERR_NONCE;
     return batch_of(c, n, msgs, lens, nonces, nonce_len, tags, tag_len);
@@ -453,6 +482,8 @@ static int dpdk_tag_inflight(void *ctx, size_t n, const uint8_t *const *msgs, co
                              const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
                              size_t depth) {
     dpdk_ctx *c = ctx;
+    if (as_lcore() != 0)
+        return DPDK_ERR_LCORE;
     if (c->iv_len && nonce_len != c->iv_len)
         return DPDK_ERR_NONCE;
     if (depth == 0)
@@ -526,6 +557,8 @@ static void patch(dpdk_ctx *c, struct rte_crypto_op *op, const uint8_t *nonce, c
 static int dpdk_tag_prebuilt(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
                              const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
     dpdk_ctx *c = ctx;
+    if (as_lcore() != 0)
+        return DPDK_ERR_LCORE;
     if (c->iv_len && nonce_len != c->iv_len)
         return DPDK_ERR_NONCE;
     if (n > DPDK_MAX_BATCH)
@@ -541,6 +574,12 @@ static int dpdk_tag_prebuilt(void *ctx, size_t n, const uint8_t *const *msgs, co
 }
 
 static void shim_destroy(void *ctx);
+
+static void give_back(int qp) {
+    pthread_mutex_lock(&setup_lock);
+    qp_used[qp] = 0;
+    pthread_mutex_unlock(&setup_lock);
+}
 
 static int shim_create(const char *algorithm, int level, const uint8_t *key, size_t key_len,
                        size_t tag_len, void **out, char *why, size_t why_len) {
@@ -603,7 +642,17 @@ static int shim_create(const char *algorithm, int level, const uint8_t *key, siz
         return -1;
     }
     unsigned serial = context_serial++;
+    /* Claimed now, under the lock: sessions key at once, and two contexts on one queue pair would
+     * enqueue and dequeue on it from two threads (crypto_aesni_mb then crashes in ipsec-mb). */
+    qp_used[qp] = 1;
     pthread_mutex_unlock(&setup_lock);
+    if (as_lcore() != 0) {
+        snprintf(why, why_len, "device %s: no lcore left for this thread (rte_thread_register)",
+                 device_name);
+        give_back(qp);
+        free(c);
+        return -1;
+    }
 
     c->iv_len = choice.iv_len;
     c->refuse_empty = strncmp(algorithm, "hmac-", 5) == 0 && strcmp(driver_name, "crypto_aesni_mb") == 0;
@@ -637,12 +686,10 @@ static int shim_create(const char *algorithm, int level, const uint8_t *key, siz
                  rte_strerror(rte_errno));
         rte_mempool_free(c->ops);
         rte_mempool_free(c->mbufs);
+        give_back(qp);
         free(c);
         return -1;
     }
-    pthread_mutex_lock(&setup_lock);
-    qp_used[qp] = 1;
-    pthread_mutex_unlock(&setup_lock);
     c->qp = (uint16_t)qp;
     /* Dispatch all's ready ops, built now (key setup, outside every window); not counted. */
     for (size_t i = 0; i < DPDK_MAX_BATCH; i++) {
@@ -665,6 +712,7 @@ static void shim_destroy(void *ctx) {
     dpdk_ctx *c = ctx;
     if (!c)
         return;
+    as_lcore();
     /* Nothing is left on the queue after a call returns, unless a call gave up (stuck): drain what
      * comes back, bounded. */
     struct rte_crypto_op *done[32];
@@ -727,6 +775,10 @@ static void shim_reason(const void *ctx, int status, char *out, size_t out_len) 
     case DPDK_ERR_EMPTY:
         why = "crypto_aesni_mb returns a wrong HMAC for an empty message (the Intel ipsec-mb job under "
               "it takes none): refused";
+        break;
+    case DPDK_ERR_LCORE:
+        why = "no lcore left for this thread (rte_thread_register: RTE_MAX_LCORE threads use the "
+              "device at once)";
         break;
     case DPDK_ERR_STREAM:
         why = "a cryptodev op is one whole message: no streaming";

@@ -357,3 +357,24 @@ fn without_the_backend_by_name_an_unserved_device_skips_its_rows() {
     assert!(!backends.contains(&"dpdk"), "{backends:?}");
     assert!(!backends.is_empty());
 }
+
+/// Sessions key at once, each on its own queue pair: two contexts claiming one queue pair would
+/// drive it from two threads (crypto_aesni_mb crashed so, before the claim moved under the lock).
+#[test]
+fn concurrent_sessions_each_drive_their_own_queue_pair() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let out = common::succeeds(
+        common::macbench_process().args(
+            "run --backend dpdk --alg cmac-aes128,hmac-sha1 --sizes 64 --dispatch single,all \
+             --sessions 4 --duration 30ms --repeat 2 -q --json -"
+                .split_whitespace(),
+        ),
+    );
+    let doc = common::stdout_doc(&out);
+    let results = doc["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    assert!(results.iter().all(|r| r["failed"] == false), "{doc}");
+}
