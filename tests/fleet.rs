@@ -463,6 +463,130 @@ fn every_reader_refuses_results_that_break_their_invariants() {
             "results[0].metrics.absolute_cycles_per_byte: invalid type: string \"9.7\"",
         ),
     ];
+    refused_by_every_reader(cases);
+}
+
+/// Issue 47 (N24–N27): results no run can write, each read as measured by every reader before. Now
+/// the same one check refuses them, naming the field; the checks that need a measured result's
+/// intervals out of the way take them away, so each case meets the refusal it is about.
+#[test]
+fn every_reader_refuses_impossible_results() {
+    type Edit = fn(&mut Value);
+    /// The first result without its intervals and spreads (still a valid file with 2 repeats).
+    fn bare(d: &mut Value) -> &mut Value {
+        let r = &mut d["results"][0];
+        r.as_object_mut().unwrap().remove("ci95");
+        r.as_object_mut().unwrap().remove("spread");
+        r
+    }
+    let cases: &[(&str, Edit, &str)] = &[
+        (
+            "spread-without-its-median",
+            |d| {
+                d["results"][0]["spread"]["absolute_cycles_per_byte"] =
+                    serde_json::json!({"min": 100.0, "max": 200.0});
+            },
+            "results[0].spread.absolute_cycles_per_byte: [100, 200] does not hold the median",
+        ),
+        (
+            "repeats-1001",
+            |d| d["results"][0]["repeats"] = Value::from(1001),
+            "results[0].repeats: 1001; a run makes at most 1000 repeats",
+        ),
+        (
+            // Huge enough that the interval's allowance would hold any median.
+            "repeats-1e15",
+            |d| {
+                d["results"][0]["repeats"] = Value::from(1_000_000_000_000_000_u64);
+                d["results"][0]["ci95"]["absolute_cycles_per_byte"] =
+                    serde_json::json!({"low": 100.0, "high": 200.0});
+            },
+            "results[0].repeats: 1000000000000000",
+        ),
+        (
+            "every-cost-0",
+            |d| {
+                let r = bare(d);
+                for c in [
+                    "absolute_cycles_per_byte",
+                    "apparent_cycles_per_byte",
+                    "absolute_cycles_per_message",
+                    "apparent_cycles_per_message",
+                ] {
+                    r["metrics"][c] = Value::from(0.0);
+                }
+            },
+            "results[0].metrics: every cost 0 over 106560 messages",
+        ),
+        (
+            "bytes-not-messages-times-size",
+            |d| d["results"][0]["metrics"]["bytes"] = Value::from(12345),
+            "results[0].metrics.bytes: 12345 is not messages × size",
+        ),
+        (
+            "no-throughput-beside-a-cost",
+            |d| bare(d)["metrics"]["bytes_per_second"] = Value::from(0.0),
+            "results[0].metrics.bytes_per_second: 0 beside a cost",
+        ),
+        (
+            "median-latency-above-p99",
+            |d| d["results"][0]["metrics"]["latency_p50_ns"] = Value::from(500.0),
+            "results[0].metrics.latency_p50_ns: 500 is above latency_p99_ns",
+        ),
+        (
+            "fairness-5",
+            |d| d["results"][0]["metrics"]["fairness"] = Value::from(5.0),
+            "results[0].metrics.fairness: 5;",
+        ),
+        (
+            "utilisation-50",
+            |d| d["results"][0]["metrics"]["cpu_utilisation"] = Value::from(50.0),
+            "results[0].metrics.cpu_utilisation: 50;",
+        ),
+        (
+            "window-0",
+            |d| d["results"][0]["metrics"]["window_seconds"] = Value::from(0.0),
+            "results[0].metrics.window_seconds: 0 in a result that measured",
+        ),
+        (
+            "ten-million-sessions",
+            |d| d["results"][0]["sessions"] = Value::from(10_000_000),
+            "results[0].sessions: 10000000; a run has at most 1000000 sessions",
+        ),
+        (
+            "no-interval-beside-3-repeats",
+            |d| {
+                d["results"][0]["repeats"] = Value::from(3);
+                d["results"][0]["ci95"] = serde_json::json!({});
+            },
+            "results[0].ci95: no interval beside 3 repeats",
+        ),
+        (
+            "one-scenario-twice",
+            |d| {
+                let again = d["results"][0].clone();
+                d["results"].as_array_mut().unwrap().push(again);
+            },
+            "results[4]: the scenario hmac-sha256/openssl/hw@64/1 again (first at results[0])",
+        ),
+        (
+            "unknown-backend",
+            |d| d["results"][0]["backend"] = Value::from("opensssl"),
+            "results[0].backend: \"opensssl\" is no backend",
+        ),
+        (
+            "unknown-acceleration",
+            |d| d["results"][0]["accel"] = Value::from("turbo"),
+            "results[0].accel: \"turbo\" is no acceleration",
+        ),
+    ];
+    refused_by_every_reader(cases);
+}
+
+/// Each case's edit of the fixture, refused by every reader: `validate` lists the problem naming
+/// the field (exit 1), every other reader refuses in one line naming it (exit 2), writes nothing
+/// and leaves the file as it was.
+fn refused_by_every_reader(cases: &[(&str, fn(&mut Value), &str)]) {
     let tmp = tempfile::tempdir().unwrap();
     let good = tmp.path().join("good.json");
     results_file(&good, "a", |_| {});
