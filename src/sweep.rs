@@ -891,7 +891,7 @@ fn account(doc: &Document, budget: &BudgetClock, host: stats::HostSpread) -> Swe
     let widths: Vec<f64> = doc
         .results
         .iter()
-        .filter(|r| !r.failed)
+        .filter(|r| r.measured())
         .filter_map(|r| r.ci95.precision(&r.metrics))
         .collect();
     let mut repeats: Vec<usize> = doc.results.iter().map(|r| r.raw.len()).collect();

@@ -653,6 +653,79 @@ fn refused_by_every_reader(cases: &[(&str, fn(&mut Value), &str)]) {
     }
 }
 
+/// Issue 47 (N28): a result with a fatal warning but `"failed": false` and a cost of 1e300 was
+/// exported as LAVA `pass` with a 301-digit value and BMF `1e+300`, drawn by `report` and called
+/// "slower" by `diff`. A fatal warning fails a result for every consumer (`ResultEntry::measured`, the
+/// notion `results::check` holds the numbers of).
+#[test]
+fn a_fatal_warning_fails_a_result_for_every_consumer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = tmp.path().join("good.json");
+    results_file(&good, "a", |_| {});
+    let bad = tmp.path().join("warned.json");
+    results_file(&bad, "a", |d| {
+        let r = &mut d["results"][0];
+        r["failed"] = Value::from(false);
+        r["metrics"]["absolute_cycles_per_byte"] = Value::from(1e300);
+        r["warnings"] = serde_json::json!([{
+            "code": "starvation", "message": "no session tagged a message in the window", "fatal": true
+        }]);
+    });
+    let name = "hmac-sha256/openssl/hw@64/1";
+    let export = |format: &str| {
+        let out = macbench()
+            .args(["export", "--format", format])
+            .arg(&bad)
+            .output()
+            .unwrap();
+        common::exited_0(&out);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let lava = export("lava");
+    assert!(
+        lava.contains("hmac-sha256_openssl_hw_64_1 fail 0 cycles/B"),
+        "{lava}"
+    );
+    assert!(!lava.contains("1000000000"), "{lava}");
+    let bmf: Value = serde_json::from_str(&export("bmf")).unwrap();
+    assert!(bmf.get(name).is_none(), "{bmf}");
+    let benchstat = export("benchstat");
+    assert!(
+        !benchstat.contains("alg=hmac-sha256/backend=openssl/accel=hw/size=64/sessions=1 "),
+        "{benchstat}"
+    );
+    // diff: no change, the reason instead.
+    let out = macbench()
+        .args(["diff", "--json", "-"])
+        .arg(&good)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let diff: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = diff.to_string();
+    assert!(
+        text.contains("NEW result failed its validity checks"),
+        "{text}"
+    );
+    // report: the row marked failed, and its cost in no figure.
+    let html = tmp.path().join("r.html");
+    let out = macbench()
+        .arg("report")
+        .arg(&bad)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    common::exited_0(&out);
+    let page = std::fs::read_to_string(&html).unwrap();
+    // One row in the results table, one in the warnings table.
+    assert_eq!(page.matches("<tr class=\"failed\">").count(), 2);
+    assert!(page.contains(">FAILED<"), "no FAILED status");
+    // Listed in "All results" with its numbers, but in no figure (nor the table behind one).
+    let figures = &page[..page.find("<section id=\"results\"").unwrap()];
+    assert!(!figures.contains("1e300"), "a figure drew the cost");
+}
+
 /// What `run` writes for a scenario it did not time (a refused job, a starved window: `failed`, a
 /// fatal warning, null costs, no repeats) is still read by every reader, and `validate` calls it
 /// failed with its reason, not malformed.

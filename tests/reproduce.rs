@@ -31,6 +31,8 @@ fn document(entries: &[(&str, &str, u64, f64)]) -> Document {
             r.accel = accel.to_string();
             r.size = SizeLabel::Bytes(u32::try_from(size).unwrap());
             r.mean_message_bytes = size as f64;
+            // Every message of a fixed size has that size (a reader refuses other bytes).
+            r.metrics.bytes = r.metrics.messages * size;
             r.metrics.absolute_cycles_per_byte = Some(cpb);
             r.metrics.apparent_cycles_per_byte = Some(cpb);
             // The template's intervals and spreads belong to its own medians, not to `cpb`: a

@@ -225,7 +225,8 @@ impl Exporter for ScenarioCsv {
                 row.push(cell(&ci[name]["low"]));
                 row.push(cell(&ci[name]["high"]));
             }
-            row.push(r.failed.to_string());
+            // Whether it measured, as every consumer judges it (a fatal warning fails it too).
+            row.push((!r.measured()).to_string());
             row.push(warning_list(r, |w| w.code.as_str(), ";"));
             row.push(warning_list(r, |w| &w.message, "; "));
             if energy {

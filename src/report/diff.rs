@@ -249,10 +249,10 @@ fn row_without_changes(r: &ResultEntry, note: &str) -> DiffRow {
 /// The row of an old result `o` and its partner `n`: both metrics' changes, judged by the two runs'
 /// 95 % intervals (or, in files without them, their repeats' spread), and what to keep in mind.
 fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
-    if o.failed {
+    if !o.measured() {
         return row_without_changes(o, "OLD result failed its validity checks");
     }
-    if n.failed {
+    if !n.measured() {
         return row_without_changes(o, "NEW result failed its validity checks");
     }
     let intervals = o.ci95.absolute().is_some() && n.ci95.absolute().is_some();

@@ -707,7 +707,7 @@ fn scenario_section(files: &[Loaded]) -> Markup {
 
 /// A result's status cell: failed, ok, or the codes of its warnings.
 fn status(r: &crate::results::ResultEntry) -> String {
-    if r.failed {
+    if !r.measured() {
         "FAILED".to_string()
     } else if r.warnings.is_empty() {
         "ok".to_string()
@@ -748,7 +748,7 @@ fn results_section(files: &[Loaded]) -> Markup {
                         @for f in files {
                             @for r in &f.doc.results {
                                 @let m = &r.metrics;
-                                tr class=[r.failed.then_some("failed")] {
+                                tr class=[(!r.measured()).then_some("failed")] {
                                     td { (f.label) }
                                     td { (r.label()) }
                                     (size_cell(r))

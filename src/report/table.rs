@@ -93,7 +93,7 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
     let m = &r.metrics;
     // Counted by code ("starvation×98"): at 1000 sessions a line per thread would bury the result.
     let mut flags = crate::metrics::summarise(&r.warnings);
-    if r.failed {
+    if !r.measured() {
         flags = format!("FAILED {flags}");
     }
     let mut cells = vec![
@@ -161,7 +161,7 @@ pub fn matrix(
                         .results
                         .iter()
                         .find(|r| &r.label() == f && &r.size.to_string() == s)
-                        .and_then(|r| if r.failed { None } else { metric(r) });
+                        .and_then(|r| if r.measured() { metric(r) } else { None });
                     num(v)
                 }))
                 .collect()

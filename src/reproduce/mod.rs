@@ -286,7 +286,7 @@ impl Evidence {
             .map(|d| {
                 d.results
                     .iter()
-                    .filter(|r| !r.failed && r.metrics.absolute_cycles_per_byte.is_some())
+                    .filter(|r| r.measured() && r.metrics.absolute_cycles_per_byte.is_some())
                     .collect()
             })
             .unwrap_or_default()
@@ -630,7 +630,7 @@ impl Moved {
                 r.raw.clear();
             }
             for (j, r) in doc.results.iter().enumerate() {
-                if r.failed || r.metrics.absolute_cycles_per_byte.is_none() {
+                if !r.measured() || r.metrics.absolute_cycles_per_byte.is_none() {
                     continue;
                 }
                 for cost in [Cost::Absolute, Cost::Apparent] {

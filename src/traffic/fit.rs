@@ -86,7 +86,7 @@ pub fn analyse(
         }
         let mine: Vec<&ResultEntry> = results
             .iter()
-            .filter(|r| key_of(r) == key && !r.failed)
+            .filter(|r| key_of(r) == key && r.measured())
             .collect();
         let points: Vec<CostPoint> = mine
             .iter()
