@@ -726,6 +726,71 @@ fn a_fatal_warning_fails_a_result_for_every_consumer() {
     assert!(!figures.contains("1e300"), "a figure drew the cost");
 }
 
+/// Issue 47 (N29): results of `MACBENCH_FAKE_ENGINE=valid` carried no mark and passed `validate
+/// --strict`; a value that was not UTF-8 silently timed the real machine. Now the file says
+/// `"fake_engine": "valid"`, `validate` notes it (`--strict`: a problem), `export` refuses it,
+/// `report` says so at the top, and a bad value is refused before anything runs.
+#[test]
+fn results_of_the_fake_engine_are_marked_and_never_pass_for_measurements() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("fake.json");
+    let out = null_run(&["--sizes", "64", "--duration", "50ms", "--repeat", "1", "-q"])
+        .arg("--json")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let doc = common::results_at(&file);
+    common::ran(&out, &doc);
+    assert_eq!(doc["fake_engine"], "valid");
+    let note = "made up by the fake engine (MACBENCH_FAKE_ENGINE=valid), not measured";
+    let out = macbench().arg("validate").arg(&file).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(note), "{stdout}");
+    let out = macbench()
+        .args(["validate", "--strict"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(note), "{stdout}");
+    for format in ["bmf", "benchstat", "lava"] {
+        let out = macbench()
+            .args(["export", "--format", format])
+            .arg(&file)
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, note);
+        assert!(out.stdout.is_empty(), "{format}");
+    }
+    let html = tmp.path().join("r.html");
+    let out = macbench()
+        .arg("report")
+        .arg(&file)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    common::exited_0(&out);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Not measured: </strong>fake"), "no note");
+    // A value the fake does not take, or not UTF-8: refused before anything, even a report.
+    use std::os::unix::ffi::OsStrExt;
+    for value in [std::ffi::OsStr::from_bytes(b"val\xffid"), "yes".as_ref()] {
+        let out = macbench()
+            .arg("report")
+            .arg(&file)
+            .arg("-o")
+            .arg(tmp.path().join("other.html"))
+            .env(common::FAKE_ENGINE, value)
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "MACBENCH_FAKE_ENGINE=");
+        assert!(!tmp.path().join("other.html").exists());
+    }
+}
+
 /// What `run` writes for a scenario it did not time (a refused job, a starved window: `failed`, a
 /// fatal warning, null costs, no repeats) is still read by every reader, and `validate` calls it
 /// failed with its reason, not malformed.

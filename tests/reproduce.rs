@@ -98,6 +98,31 @@ fn resume_refused(dir: &Path, case: &str) -> String {
     stderr
 }
 
+/// Issue 47 (N29): a reproduction's claims "held" on counters the fake engine made up. A claim that
+/// reads a step marked `fake_engine` cannot be tested, with the reason; the same step unmarked holds.
+#[test]
+fn claims_on_the_fake_engines_results_cannot_be_tested() {
+    let mut evidence = Evidence::default();
+    let mut made_up = hmacs_only();
+    made_up.fake_engine = Some("valid".into());
+    evidence.steps.insert("lengths".into(), made_up);
+    let outcomes = reproduce::evaluate(&mac_speeds::STUDY, &evidence);
+    let verdict = verdict_of(&outcomes, "per-message-overhead");
+    assert!(matches!(verdict, Verdict::CannotTest(_)), "{verdict:?}");
+    assert!(
+        verdict
+            .detail()
+            .contains("step lengths's results were made up by the fake engine"),
+        "{verdict:?}"
+    );
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| !matches!(o.verdict, Verdict::Holds(_) | Verdict::DoesNotHold(_))),
+        "{outcomes:?}"
+    );
+}
+
 #[test]
 fn claims_hold_fail_or_cannot_be_tested_on_constructed_results() {
     let mut evidence = Evidence::default();

@@ -909,6 +909,14 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                     " (see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all \
                      sessions together (docs/methodology.md §3). Failed results are listed but not plotted."
                 }
+                // A page drawn from made-up counters says so before anything else (issue 47 N29).
+                @for f in files.iter().filter(|f| f.doc.fake_engine.is_some()) {
+                    p.note.fake-engine {
+                        strong { "Not measured: " } (f.label) "'s results were made up by the fake engine \
+                        (MACBENCH_FAKE_ENGINE=" (f.doc.fake_engine.as_deref().unwrap_or_default())
+                        "), which macbench's own tests use; its numbers describe no machine."
+                    }
+                }
                 nav {
                     ul {
                         @if !options.reproductions.is_empty() {

@@ -538,6 +538,12 @@ pub struct Document {
     /// files and in files of other commands).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepAccount>,
+    /// `valid` or `starved` when the counters were made up by the fake engine
+    /// (`MACBENCH_FAKE_ENGINE`, for macbench's own tests), absent for a real measurement: a made-up
+    /// file must never pass for one (`validate --strict`, `report`, the exporters and a
+    /// reproduction's claims refuse or flag it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fake_engine: Option<String>,
 }
 
 /// A sweep's account of itself, written when it ends: how much of its time measured, and the host's
