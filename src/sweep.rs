@@ -346,11 +346,13 @@ impl SweepSpec {
             .unwrap_or(0)
     }
 
-    /// The share of a run its window covers, from the default run length (the window may be in
-    /// percent).
+    /// The share of a run its window covers (the window may be in percent), over `--duration` when
+    /// given, else the default run length: a window in seconds is checked against the run it was
+    /// given for (`--duration 1s --window 0.2..0.9` was refused as outside a 0.15 s run).
     pub fn window_fraction(&self) -> Result<f64, SpecError> {
-        let (a, b) = self.window_in(DEFAULT_DURATION)?;
-        Ok((b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64())
+        let run = self.duration.unwrap_or(DEFAULT_DURATION);
+        let (a, b) = self.window_in(run)?;
+        Ok((b - a).as_secs_f64() / run.as_secs_f64())
     }
 }
 
