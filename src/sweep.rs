@@ -94,9 +94,19 @@ impl SweepSpec {
         let mut notes = Vec::new();
         let (duration, budget, repeats) = self.run_duration(&mut notes)?;
         let (window_start, window_end) = self.window_in(duration)?;
-        let tick = self
-            .tick
-            .unwrap_or_else(|| auto_tick(window_end - window_start));
+        let window = window_end - window_start;
+        // A tick given longer than the window samples nothing inside it: no series and no batch
+        // means, so the run's own interval cannot be formed (issue 47 N33: `--tick 1s` in a 20 ms
+        // run was accepted silently).
+        if let Some(tick) = self.tick.filter(|t| *t > window) {
+            return Err(SpecError::new(format!(
+                "--tick {} s is longer than the {} s measurement window of a {} s run: no sample would fall inside it; give a tick of at most the window, a longer --duration, or --tick auto",
+                crate::number::compact(tick.as_secs_f64()),
+                crate::number::compact(window.as_secs_f64()),
+                crate::number::compact(duration.as_secs_f64())
+            )));
+        }
+        let tick = self.tick.unwrap_or_else(|| auto_tick(window));
         self.load_notes(window_end - window_start, tick, &mut notes);
         let mut scenarios = Vec::with_capacity(self.scenario_count());
         // Per length rule, the fixed sizes a function does not take (the 3GPP functions' bounded

@@ -1,5 +1,5 @@
 //! Inputs that used to hang or end in exit 0 with nothing done, each now one line and a code a script
-//! can use: `tag --key-file /dev/zero` read without bound; `--max-repeat 4294967295 --target-ci 1e-300`
+//! can use: `tag --key-file /dev/zero` read without bound; `--max-repeat 4294967295 --target-ci 0.01`
 //! never ended; `report` of a file without results and `diff` of files with nothing in common exited 0.
 
 #![allow(clippy::unwrap_used)]
@@ -23,7 +23,7 @@ fn a_key_file_without_end_is_refused_at_its_bound() {
 #[test]
 fn repeats_are_bounded() {
     common::fails_with(
-        macbench_line("run --alg null --sizes 64 --max-repeat 4294967295 --target-ci 1e-300")
+        macbench_line("run --alg null --sizes 64 --max-repeat 4294967295 --target-ci 0.01")
             .timeout(std::time::Duration::from_secs(60)),
         2,
         "--max-repeat: 4294967295 is more than the maximum 1000",

@@ -101,7 +101,9 @@ fn check_duration(
 /// `--fail-on-regression`): `5`, `5%`, `2.5 %`. Not a finite number (`1e309` reads as infinity,
 /// `nan`) is refused; each flag checks its own range.
 pub fn parse_percent(text: &str) -> Result<f64, String> {
-    let number = text.trim().trim_end_matches('%').trim_end();
+    // One `%` at most: `5%%` is a typo, not five percent (issue 47 N33).
+    let trimmed = text.trim();
+    let number = trimmed.strip_suffix('%').unwrap_or(trimmed).trim_end();
     match number.parse::<f64>() {
         Ok(p) if p.is_finite() => Ok(p),
         Ok(_) => Err(format!(
