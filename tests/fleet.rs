@@ -791,6 +791,31 @@ fn results_of_the_fake_engine_are_marked_and_never_pass_for_measurements() {
     }
 }
 
+/// Issue 47 (M34): a measured cost of 1e300 went to LAVA as 301 digits; now as `1e300`, which the
+/// definition's pattern takes.
+#[test]
+fn lava_prints_a_huge_cost_compactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("huge.json");
+    results_file(&file, "a", |d| {
+        let r = d["results"][0].as_object_mut().unwrap();
+        r.remove("ci95");
+        r.remove("spread");
+        r["metrics"]["absolute_cycles_per_byte"] = Value::from(1e300);
+    });
+    let out = macbench()
+        .args(["export", "--format", "lava"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    common::exited_0(&out);
+    let lava = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        lava.contains("hmac-sha256_openssl_hw_64_1 pass 1e300 cycles/B\n"),
+        "{lava}"
+    );
+}
+
 /// What `run` writes for a scenario it did not time (a refused job, a starved window: `failed`, a
 /// fatal warning, null costs, no repeats) is still read by every reader, and `validate` calls it
 /// failed with its reason, not malformed.

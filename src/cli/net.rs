@@ -382,7 +382,8 @@ fn execute(o: &NetOptions, plan: NetPlan, path: Path) -> Result<(), CliError> {
         if plan.search.acceptable_loss == 0.0 {
             "0".to_string()
         } else {
-            format!("{}%", plan.search.acceptable_loss * 100.0)
+            // Compact: `--loss 1e-300` printed three hundred zeros (issue 47 M34).
+            format!("{}%", crate::number::compact(plan.search.acceptable_loss * 100.0))
         },
         report::SIZE_DEFINITION
     );
