@@ -377,3 +377,31 @@ fn model_with_nothing_fitted_fails_and_reject_size_starts_at_1() {
         "--reject-size 0: a forged packet carries at least 1 byte",
     );
 }
+
+/// Issue 47 (M40): `model --json` wrote no `tool`, so `validate` called macbench's own file "not a
+/// macbench results file". It now says `"tool": "macbench", "kind": "model"`, and every reader names
+/// it for what it is.
+#[test]
+fn a_model_report_says_it_is_macbenchs_and_readers_name_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("model.json");
+    common::exits_0(
+        macbench()
+            .args(["model", "--sizes", "64", "--json"])
+            .arg(&json),
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!((&doc["tool"], &doc["kind"]), (&json!("macbench"), &json!("model")));
+    let named = "a `macbench model` report (Γ, fits and predictions), not results";
+    let out = macbench().arg("validate").arg(&json).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(named), "{stdout}");
+    let out = macbench()
+        .args(["export", "--format", "bmf"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    common::one_line_error(&out, 2, named);
+}

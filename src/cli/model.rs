@@ -212,6 +212,8 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
     let nothing_fitted = fits.is_empty() && !measured_docs.is_empty();
 
     let output = traffic::fit::ModelReport {
+        tool: traffic::fit::MODEL_TOOL,
+        kind: traffic::fit::MODEL_KIND,
         models: rows,
         fits,
         predictions,

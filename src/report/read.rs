@@ -34,6 +34,8 @@ pub enum ReadError {
     },
     #[error("{path}: {kind}, not a run's results; `validate` and `report` read it, this command reads the results `run` and `reproduce` write")]
     OtherKind { path: String, kind: &'static str },
+    #[error("{path}: a `macbench model` report (Γ, fits and predictions), not results; validate, report or diff the results it was made from")]
+    ModelReport { path: String },
     #[error("{path}: malformed macbench results: {reason}")]
     Malformed { path: String, reason: String },
     #[error("{path}: {kind}, not a regular file; results and claims are read from regular files")]
@@ -238,6 +240,9 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
             },
         }
     })?;
+    if crate::traffic::fit::is_model_report(&value) {
+        return Err(ReadError::ModelReport { path });
+    }
     if let Some(kind) = FileKind::of(&value) {
         return Err(ReadError::OtherKind {
             path,
