@@ -353,7 +353,12 @@ fn model_with_nothing_fitted_fails_and_reject_size_starts_at_1() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("model.json");
     let out = macbench()
-        .args(["model", "--results", "tests/fixtures/results-ecda402.json", "--json"])
+        .args([
+            "model",
+            "--results",
+            "tests/fixtures/results-ecda402.json",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
@@ -365,7 +370,11 @@ fn model_with_nothing_fitted_fails_and_reject_size_starts_at_1() {
             && last.ends_with("nothing fitted"),
         "{err}"
     );
-    assert_eq!(err.matches("no function in the results").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("no function in the results").count(),
+        1,
+        "{err}"
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("imix"));
     assert!(json.exists(), "the Γ table is written");
     common::one_line_error(
@@ -392,7 +401,10 @@ fn a_model_report_says_it_is_macbenchs_and_readers_name_it() {
     );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!((&doc["tool"], &doc["kind"]), (&json!("macbench"), &json!("model")));
+    assert_eq!(
+        (&doc["tool"], &doc["kind"]),
+        (&json!("macbench"), &json!("model"))
+    );
     let named = "a `macbench model` report (Γ, fits and predictions), not results";
     let out = macbench().arg("validate").arg(&json).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

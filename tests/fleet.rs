@@ -583,10 +583,13 @@ fn every_reader_refuses_impossible_results() {
     refused_by_every_reader(cases);
 }
 
+/// A case of [`refused_by_every_reader`]: its name, its edit of the fixture, and what the refusal says.
+type Case<'a> = (&'a str, fn(&mut Value), &'a str);
+
 /// Each case's edit of the fixture, refused by every reader: `validate` lists the problem naming
 /// the field (exit 1), every other reader refuses in one line naming it (exit 2), writes nothing
 /// and leaves the file as it was.
-fn refused_by_every_reader(cases: &[(&str, fn(&mut Value), &str)]) {
+fn refused_by_every_reader(cases: &[Case]) {
     let tmp = tempfile::tempdir().unwrap();
     let good = tmp.path().join("good.json");
     results_file(&good, "a", |_| {});

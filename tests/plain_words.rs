@@ -93,7 +93,10 @@ fn ticks_and_targets_no_run_can_use_are_refused() {
             "run --alg null --sizes 64 --duration 20ms --tick 1s",
             "s measurement window of a 0.02 s run: no sample would fall inside it",
         ),
-        ("run --alg null --target-ci 5%%", "\"5%%\" is not a percentage"),
+        (
+            "run --alg null --target-ci 5%%",
+            "\"5%%\" is not a percentage",
+        ),
         (
             "run --alg null --target-ci 1e-300",
             "--target-ci 1e-300: below 0.01 %",

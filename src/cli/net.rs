@@ -383,7 +383,10 @@ fn execute(o: &NetOptions, plan: NetPlan, path: Path) -> Result<(), CliError> {
             "0".to_string()
         } else {
             // Compact: `--loss 1e-300` printed three hundred zeros (issue 47 M34).
-            format!("{}%", crate::number::compact(plan.search.acceptable_loss * 100.0))
+            format!(
+                "{}%",
+                crate::number::compact(plan.search.acceptable_loss * 100.0)
+            )
         },
         report::SIZE_DEFINITION
     );

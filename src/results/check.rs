@@ -116,7 +116,10 @@ fn check_written(value: &Value) -> Result<(), Invalid> {
             if let Some(x) = v.as_f64().filter(|x| *x < 0.0) {
                 return Err(invalid(
                     at(&format!("metrics.{key}")),
-                    format!("{}; a measured cost, rate or count is 0 or more", compact(x)),
+                    format!(
+                        "{}; a measured cost, rate or count is 0 or more",
+                        compact(x)
+                    ),
                 ));
             }
         }
@@ -253,10 +256,7 @@ fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
     if r.sessions > MAX_SESSIONS {
         return Err(invalid(
             "sessions",
-            format!(
-                "{}; a run has at most {MAX_SESSIONS} sessions",
-                r.sessions
-            ),
+            format!("{}; a run has at most {MAX_SESSIONS} sessions", r.sessions),
         ));
     }
     // Before the intervals: their median check widens with the repeats, so a made-up count
@@ -264,7 +264,10 @@ fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
     if r.repeats > MAX_REPEAT {
         return Err(invalid(
             "repeats",
-            format!("{}; a run makes at most {MAX_REPEAT} repeats (--repeat, --max-repeat)", r.repeats),
+            format!(
+                "{}; a run makes at most {MAX_REPEAT} repeats (--repeat, --max-repeat)",
+                r.repeats
+            ),
         ));
     }
     if let SizeLabel::Model(name) = &r.size {
@@ -369,7 +372,10 @@ fn check_possible(r: &ResultEntry, measured: bool) -> Result<(), Invalid> {
     if let Some(fairness) = m.fairness.filter(|f| *f > 1.0 + 1e-9) {
         return Err(invalid(
             "metrics.fairness",
-            format!("{}; Jain's index runs from 1/sessions to 1", compact(fairness)),
+            format!(
+                "{}; Jain's index runs from 1/sessions to 1",
+                compact(fairness)
+            ),
         ));
     }
     // Each session is one thread, so the sessions' CPU time is at most `sessions` × the window
@@ -462,8 +468,6 @@ fn check_possible(r: &ResultEntry, measured: bool) -> Result<(), Invalid> {
     }
     Ok(())
 }
-
-
 
 /// Both ends finite and in order.
 fn check_interval(field: &str, low: f64, high: f64, lo: &str, hi: &str) -> Result<(), Invalid> {
