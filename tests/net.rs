@@ -541,6 +541,15 @@ fn assert_usage_error(args: &[&str], needle: &str) {
     assert!(!j.exists(), "no output file on bad input");
 }
 
+/// Issue 47 (N32): `net send --receiver-core 1` was accepted and ignored (the receiver is the peer's).
+#[test]
+fn net_send_refuses_a_receiver_core_it_would_ignore() {
+    assert_usage_error(
+        &common::words("net send --to 127.0.0.1:9 --alg hmac-sha256 --receiver-core 0"),
+        "--receiver-core 0: `net send` runs no receiver here",
+    );
+}
+
 #[test]
 fn bad_command_lines_are_one_line_usage_errors() {
     assert_usage_error(

@@ -332,6 +332,13 @@ pub fn net(args: &NetArgs) -> Result<(), CliError> {
     match &args.mode {
         Some(NetMode::Receive(r)) => receive(r),
         Some(NetMode::Send(s)) => {
+            // The receiver runs on the peer (`net receive --cores`), so a receiver core here would be
+            // ignored; refused rather than accepted in silence (issue 47 N32).
+            if let Some(core) = s.options.receiver_core {
+                return Err(CliError::usage(format!(
+                    "--receiver-core {core}: `net send` runs no receiver here; pin the peer's with `macbench net receive --cores N`, and leave --receiver-core out"
+                )));
+            }
             let to = parse_addr("--to", &s.to)?;
             let plan = plan(&s.options)?;
             let cancel = cancel_flag();
