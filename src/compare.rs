@@ -734,7 +734,7 @@ impl Sides<'_> {
             &CANCEL,
         )
         .map_err(|e| SessionError::failure(e.to_string()))?;
-        let (ours, note) = if entry.failed {
+        let (ours, note) = if !entry.measured() {
             (
                 None,
                 Some("our result failed its validity checks".to_string()),

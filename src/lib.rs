@@ -20,6 +20,7 @@ pub mod isolate;
 pub mod mac;
 pub mod metrics;
 pub mod net;
+pub mod number;
 pub mod peers;
 pub mod report;
 pub mod reproduce;

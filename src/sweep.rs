@@ -94,9 +94,19 @@ impl SweepSpec {
         let mut notes = Vec::new();
         let (duration, budget, repeats) = self.run_duration(&mut notes)?;
         let (window_start, window_end) = self.window_in(duration)?;
-        let tick = self
-            .tick
-            .unwrap_or_else(|| auto_tick(window_end - window_start));
+        let window = window_end - window_start;
+        // A tick given longer than the window samples nothing inside it: no series and no batch
+        // means, so the run's own interval cannot be formed (issue 47 N33: `--tick 1s` in a 20 ms
+        // run was accepted silently).
+        if let Some(tick) = self.tick.filter(|t| *t > window) {
+            return Err(SpecError::new(format!(
+                "--tick {} s is longer than the {} s measurement window of a {} s run: no sample would fall inside it; give a tick of at most the window, a longer --duration, or --tick auto",
+                crate::number::compact(tick.as_secs_f64()),
+                crate::number::compact(window.as_secs_f64()),
+                crate::number::compact(duration.as_secs_f64())
+            )));
+        }
+        let tick = self.tick.unwrap_or_else(|| auto_tick(window));
         self.load_notes(window_end - window_start, tick, &mut notes);
         let mut scenarios = Vec::with_capacity(self.scenario_count());
         // Per length rule, the fixed sizes a function does not take (the 3GPP functions' bounded
@@ -346,11 +356,13 @@ impl SweepSpec {
             .unwrap_or(0)
     }
 
-    /// The share of a run its window covers, from the default run length (the window may be in
-    /// percent).
+    /// The share of a run its window covers (the window may be in percent), over `--duration` when
+    /// given, else the default run length: a window in seconds is checked against the run it was
+    /// given for (`--duration 1s --window 0.2..0.9` was refused as outside a 0.15 s run).
     pub fn window_fraction(&self) -> Result<f64, SpecError> {
-        let (a, b) = self.window_in(DEFAULT_DURATION)?;
-        Ok((b - a).as_secs_f64() / DEFAULT_DURATION.as_secs_f64())
+        let run = self.duration.unwrap_or(DEFAULT_DURATION);
+        let (a, b) = self.window_in(run)?;
+        Ok((b - a).as_secs_f64() / run.as_secs_f64())
     }
 }
 
@@ -891,7 +903,7 @@ fn account(doc: &Document, budget: &BudgetClock, host: stats::HostSpread) -> Swe
     let widths: Vec<f64> = doc
         .results
         .iter()
-        .filter(|r| !r.failed)
+        .filter(|r| r.measured())
         .filter_map(|r| r.ci95.precision(&r.metrics))
         .collect();
     let mut repeats: Vec<usize> = doc.results.iter().map(|r| r.raw.len()).collect();

@@ -1,5 +1,5 @@
 //! Inputs that used to hang or end in exit 0 with nothing done, each now one line and a code a script
-//! can use: `tag --key-file /dev/zero` read without bound; `--max-repeat 4294967295 --target-ci 1e-300`
+//! can use: `tag --key-file /dev/zero` read without bound; `--max-repeat 4294967295 --target-ci 0.01`
 //! never ended; `report` of a file without results and `diff` of files with nothing in common exited 0.
 
 #![allow(clippy::unwrap_used)]
@@ -23,7 +23,7 @@ fn a_key_file_without_end_is_refused_at_its_bound() {
 #[test]
 fn repeats_are_bounded() {
     common::fails_with(
-        macbench_line("run --alg null --sizes 64 --max-repeat 4294967295 --target-ci 1e-300")
+        macbench_line("run --alg null --sizes 64 --max-repeat 4294967295 --target-ci 0.01")
             .timeout(std::time::Duration::from_secs(60)),
         2,
         "--max-repeat: 4294967295 is more than the maximum 1000",
@@ -141,7 +141,7 @@ fn diff_summarises_and_fails_on_a_regression_beyond_noise() {
             .args(["diff", "--fail-on-regression", "50", old])
             .arg(&new),
         1,
-        "1 result(s) slower beyond noise by more than 50 %: hmac-sha256/openssl/hw 64: +100.0 %",
+        "1 result(s) slower beyond noise by more than 50 %, the worst first: hmac-sha256/openssl/hw 64: +100.0 %",
     );
     let out = macbench()
         .args(["diff", "--fail-on-regression", "150", old])
@@ -152,6 +152,71 @@ fn diff_summarises_and_fails_on_a_regression_beyond_noise() {
         out.status.success(),
         "a 100 % regression passes a 150 % gate"
     );
+}
+
+/// Issue 47: `diff --fail-on-regression` put every regressed cell on its one line (144 cells: ~7,000
+/// characters). Now the count, the worst ten (worst first), and how many more `--json` lists.
+#[test]
+fn fail_on_regression_names_the_worst_ten_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("tests/fixtures/results-ecda402.json").unwrap(),
+    )
+    .unwrap();
+    // Twelve sizes of one function; in NEW, size k is (2 + k/10)× slower, its intervals moved along.
+    let sweep = |slower: bool| {
+        let mut doc = fixture.clone();
+        let template = doc["results"][0].clone();
+        let results: Vec<serde_json::Value> = (1..=12u64)
+            .map(|k| {
+                let mut r = template.clone();
+                let size = 64 * k;
+                r["size"] = serde_json::json!(size);
+                r["mean_message_bytes"] = serde_json::json!(size as f64);
+                r["scenario"]["size"]["size"] = serde_json::json!(size);
+                let messages = r["metrics"]["messages"].as_u64().unwrap();
+                r["metrics"]["bytes"] = serde_json::json!(messages * size);
+                let factor = if slower { 2.0 + k as f64 / 10.0 } else { 1.0 };
+                for metric in ["absolute_cycles_per_byte", "apparent_cycles_per_byte"] {
+                    let v = r["metrics"][metric].as_f64().unwrap();
+                    r["metrics"][metric] = serde_json::json!(v * factor);
+                    for end in ["low", "high"] {
+                        let x = r["ci95"][metric][end].as_f64().unwrap();
+                        r["ci95"][metric][end] = serde_json::json!(x * factor);
+                    }
+                    for end in ["min", "max"] {
+                        let x = r["spread"][metric][end].as_f64().unwrap();
+                        r["spread"][metric][end] = serde_json::json!(x * factor);
+                    }
+                }
+                r
+            })
+            .collect();
+        doc["results"] = serde_json::json!(results);
+        doc
+    };
+    let old = dir.path().join("old.json");
+    let new = dir.path().join("new.json");
+    std::fs::write(&old, sweep(false).to_string()).unwrap();
+    std::fs::write(&new, sweep(true).to_string()).unwrap();
+    let out = macbench()
+        .args(["diff", "--fail-on-regression", "50"])
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    common::fails_with(
+        macbench()
+            .args(["diff", "--fail-on-regression", "50"])
+            .arg(&old)
+            .arg(&new),
+        1,
+        "12 result(s) slower beyond noise by more than 50 %, the worst first: hmac-sha256/openssl/hw 768: +220.0 %; hmac-sha256/openssl/hw 704: +210.0 %;",
+    );
+    assert!(err.trim_end().ends_with("; and 2 more (--json)"), "{err}");
+    assert_eq!(err.matches("hmac-sha256/openssl/hw").count(), 10, "{err}");
+    assert!(!err.contains(" 64: ") && !err.contains(" 128: "), "{err}");
 }
 
 /// An error line repeats at most 100 characters of any one input token (a 5,000-character `--alg`

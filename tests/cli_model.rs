@@ -343,3 +343,77 @@ fn flags_model_would_ignore_are_refused() {
         common::one_line_error(&macbench().args(args).output().unwrap(), 2, needle);
     }
 }
+
+/// Issue 47 (N10, N6): `model --results` on results with no size sweep printed "no function … to
+/// fit" and exited 0; `--reject-size 0` sized the rejection capacity of a packet with nothing in it.
+/// Now nothing fitted is exit 1 in one line (the Γ table still printed and written), and a reject
+/// size of 0 is refused, exit 2.
+#[test]
+fn model_with_nothing_fitted_fails_and_reject_size_starts_at_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("model.json");
+    let out = macbench()
+        .args([
+            "model",
+            "--results",
+            "tests/fixtures/results-ecda402.json",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let last = err.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("macbench: no function in the results has a size sweep to fit")
+            && last.ends_with("nothing fitted"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("no function in the results").count(),
+        1,
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("imix"));
+    assert!(json.exists(), "the Γ table is written");
+    common::one_line_error(
+        &macbench()
+            .args(["model", "--measure", "--reject-size", "0"])
+            .output()
+            .unwrap(),
+        2,
+        "--reject-size 0: a forged packet carries at least 1 byte",
+    );
+}
+
+/// Issue 47 (M40): `model --json` wrote no `tool`, so `validate` called macbench's own file "not a
+/// macbench results file". It now says `"tool": "macbench", "kind": "model"`, and every reader names
+/// it for what it is.
+#[test]
+fn a_model_report_says_it_is_macbenchs_and_readers_name_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("model.json");
+    common::exits_0(
+        macbench()
+            .args(["model", "--sizes", "64", "--json"])
+            .arg(&json),
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        (&doc["tool"], &doc["kind"]),
+        (&json!("macbench"), &json!("model"))
+    );
+    let named = "a `macbench model` report (Γ, fits and predictions), not results";
+    let out = macbench().arg("validate").arg(&json).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(named), "{stdout}");
+    let out = macbench()
+        .args(["export", "--format", "bmf"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    common::one_line_error(&out, 2, named);
+}

@@ -463,6 +463,133 @@ fn every_reader_refuses_results_that_break_their_invariants() {
             "results[0].metrics.absolute_cycles_per_byte: invalid type: string \"9.7\"",
         ),
     ];
+    refused_by_every_reader(cases);
+}
+
+/// Issue 47 (N24–N27): results no run can write, each read as measured by every reader before. Now
+/// the same one check refuses them, naming the field; the checks that need a measured result's
+/// intervals out of the way take them away, so each case meets the refusal it is about.
+#[test]
+fn every_reader_refuses_impossible_results() {
+    type Edit = fn(&mut Value);
+    /// The first result without its intervals and spreads (still a valid file with 2 repeats).
+    fn bare(d: &mut Value) -> &mut Value {
+        let r = &mut d["results"][0];
+        r.as_object_mut().unwrap().remove("ci95");
+        r.as_object_mut().unwrap().remove("spread");
+        r
+    }
+    let cases: &[(&str, Edit, &str)] = &[
+        (
+            "spread-without-its-median",
+            |d| {
+                d["results"][0]["spread"]["absolute_cycles_per_byte"] =
+                    serde_json::json!({"min": 100.0, "max": 200.0});
+            },
+            "results[0].spread.absolute_cycles_per_byte: [100, 200] does not hold the median",
+        ),
+        (
+            "repeats-1001",
+            |d| d["results"][0]["repeats"] = Value::from(1001),
+            "results[0].repeats: 1001; a run makes at most 1000 repeats",
+        ),
+        (
+            // Huge enough that the interval's allowance would hold any median.
+            "repeats-1e15",
+            |d| {
+                d["results"][0]["repeats"] = Value::from(1_000_000_000_000_000_u64);
+                d["results"][0]["ci95"]["absolute_cycles_per_byte"] =
+                    serde_json::json!({"low": 100.0, "high": 200.0});
+            },
+            "results[0].repeats: 1000000000000000",
+        ),
+        (
+            "every-cost-0",
+            |d| {
+                let r = bare(d);
+                for c in [
+                    "absolute_cycles_per_byte",
+                    "apparent_cycles_per_byte",
+                    "absolute_cycles_per_message",
+                    "apparent_cycles_per_message",
+                ] {
+                    r["metrics"][c] = Value::from(0.0);
+                }
+            },
+            "results[0].metrics: every cost 0 over 106560 messages",
+        ),
+        (
+            "bytes-not-messages-times-size",
+            |d| d["results"][0]["metrics"]["bytes"] = Value::from(12345),
+            "results[0].metrics.bytes: 12345 is not messages × size",
+        ),
+        (
+            "no-throughput-beside-a-cost",
+            |d| bare(d)["metrics"]["bytes_per_second"] = Value::from(0.0),
+            "results[0].metrics.bytes_per_second: 0 beside a cost",
+        ),
+        (
+            "median-latency-above-p99",
+            |d| d["results"][0]["metrics"]["latency_p50_ns"] = Value::from(500.0),
+            "results[0].metrics.latency_p50_ns: 500 is above latency_p99_ns",
+        ),
+        (
+            "fairness-5",
+            |d| d["results"][0]["metrics"]["fairness"] = Value::from(5.0),
+            "results[0].metrics.fairness: 5;",
+        ),
+        (
+            "utilisation-50",
+            |d| d["results"][0]["metrics"]["cpu_utilisation"] = Value::from(50.0),
+            "results[0].metrics.cpu_utilisation: 50;",
+        ),
+        (
+            "window-0",
+            |d| d["results"][0]["metrics"]["window_seconds"] = Value::from(0.0),
+            "results[0].metrics.window_seconds: 0 in a result that measured",
+        ),
+        (
+            "ten-million-sessions",
+            |d| d["results"][0]["sessions"] = Value::from(10_000_000),
+            "results[0].sessions: 10000000; a run has at most 1000000 sessions",
+        ),
+        (
+            "no-interval-beside-3-repeats",
+            |d| {
+                d["results"][0]["repeats"] = Value::from(3);
+                d["results"][0]["ci95"] = serde_json::json!({});
+            },
+            "results[0].ci95: no interval beside 3 repeats",
+        ),
+        (
+            "one-scenario-twice",
+            |d| {
+                let again = d["results"][0].clone();
+                d["results"].as_array_mut().unwrap().push(again);
+            },
+            "results[4]: the scenario hmac-sha256/openssl/hw@64/1 again (first at results[0])",
+        ),
+        (
+            "unknown-backend",
+            |d| d["results"][0]["backend"] = Value::from("opensssl"),
+            "results[0].backend: \"opensssl\" is no backend",
+        ),
+        (
+            "unknown-acceleration",
+            |d| d["results"][0]["accel"] = Value::from("turbo"),
+            "results[0].accel: \"turbo\" is no acceleration",
+        ),
+    ];
+    refused_by_every_reader(cases);
+}
+
+/// A case of [`refused_by_every_reader`]: its name, its edit of the fixture, and what the refusal says.
+type Case<'a> = (&'a str, fn(&mut Value), &'a str);
+
+/// Each case's edit of the fixture, refused by every reader: `validate` lists the problem naming
+/// the field (exit 1), every other reader refuses in one line naming it (exit 2), writes nothing
+/// and leaves the file as it was.
+fn refused_by_every_reader(cases: &[Case]) {
     let tmp = tempfile::tempdir().unwrap();
     let good = tmp.path().join("good.json");
     results_file(&good, "a", |_| {});
@@ -527,6 +654,169 @@ fn every_reader_refuses_results_that_break_their_invariants() {
             "{name}: the file changed"
         );
     }
+}
+
+/// Issue 47 (N28): a result with a fatal warning but `"failed": false` and a cost of 1e300 was
+/// exported as LAVA `pass` with a 301-digit value and BMF `1e+300`, drawn by `report` and called
+/// "slower" by `diff`. A fatal warning fails a result for every consumer (`ResultEntry::measured`, the
+/// notion `results::check` holds the numbers of).
+#[test]
+fn a_fatal_warning_fails_a_result_for_every_consumer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = tmp.path().join("good.json");
+    results_file(&good, "a", |_| {});
+    let bad = tmp.path().join("warned.json");
+    results_file(&bad, "a", |d| {
+        let r = &mut d["results"][0];
+        r["failed"] = Value::from(false);
+        r["metrics"]["absolute_cycles_per_byte"] = Value::from(1e300);
+        r["warnings"] = serde_json::json!([{
+            "code": "starvation", "message": "no session tagged a message in the window", "fatal": true
+        }]);
+    });
+    let name = "hmac-sha256/openssl/hw@64/1";
+    let export = |format: &str| {
+        let out = macbench()
+            .args(["export", "--format", format])
+            .arg(&bad)
+            .output()
+            .unwrap();
+        common::exited_0(&out);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let lava = export("lava");
+    assert!(
+        lava.contains("hmac-sha256_openssl_hw_64_1 fail 0 cycles/B"),
+        "{lava}"
+    );
+    assert!(!lava.contains("1000000000"), "{lava}");
+    let bmf: Value = serde_json::from_str(&export("bmf")).unwrap();
+    assert!(bmf.get(name).is_none(), "{bmf}");
+    let benchstat = export("benchstat");
+    assert!(
+        !benchstat.contains("alg=hmac-sha256/backend=openssl/accel=hw/size=64/sessions=1 "),
+        "{benchstat}"
+    );
+    // diff: no change, the reason instead.
+    let out = macbench()
+        .args(["diff", "--json", "-"])
+        .arg(&good)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let diff: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = diff.to_string();
+    assert!(
+        text.contains("NEW result failed its validity checks"),
+        "{text}"
+    );
+    // report: the row marked failed, and its cost in no figure.
+    let html = tmp.path().join("r.html");
+    let out = macbench()
+        .arg("report")
+        .arg(&bad)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    common::exited_0(&out);
+    let page = std::fs::read_to_string(&html).unwrap();
+    // One row in the results table, one in the warnings table.
+    assert_eq!(page.matches("<tr class=\"failed\">").count(), 2);
+    assert!(page.contains(">FAILED<"), "no FAILED status");
+    // Listed in "All results" with its numbers, but in no figure (nor the table behind one).
+    let figures = &page[..page.find("<section id=\"results\"").unwrap()];
+    assert!(!figures.contains("1e300"), "a figure drew the cost");
+}
+
+/// Issue 47 (N29): results of `MACBENCH_FAKE_ENGINE=valid` carried no mark and passed `validate
+/// --strict`; a value that was not UTF-8 silently timed the real machine. Now the file says
+/// `"fake_engine": "valid"`, `validate` notes it (`--strict`: a problem), `export` refuses it,
+/// `report` says so at the top, and a bad value is refused before anything runs.
+#[test]
+fn results_of_the_fake_engine_are_marked_and_never_pass_for_measurements() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("fake.json");
+    let out = null_run(&["--sizes", "64", "--duration", "50ms", "--repeat", "1", "-q"])
+        .arg("--json")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let doc = common::results_at(&file);
+    common::ran(&out, &doc);
+    assert_eq!(doc["fake_engine"], "valid");
+    let note = "made up by the fake engine (MACBENCH_FAKE_ENGINE=valid), not measured";
+    let out = macbench().arg("validate").arg(&file).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(note), "{stdout}");
+    let out = macbench()
+        .args(["validate", "--strict"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(note), "{stdout}");
+    for format in ["bmf", "benchstat", "lava"] {
+        let out = macbench()
+            .args(["export", "--format", format])
+            .arg(&file)
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, note);
+        assert!(out.stdout.is_empty(), "{format}");
+    }
+    let html = tmp.path().join("r.html");
+    let out = macbench()
+        .arg("report")
+        .arg(&file)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    common::exited_0(&out);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Not measured: </strong>fake"), "no note");
+    // A value the fake does not take, or not UTF-8: refused before anything, even a report.
+    use std::os::unix::ffi::OsStrExt;
+    for value in [std::ffi::OsStr::from_bytes(b"val\xffid"), "yes".as_ref()] {
+        let out = macbench()
+            .arg("report")
+            .arg(&file)
+            .arg("-o")
+            .arg(tmp.path().join("other.html"))
+            .env(common::FAKE_ENGINE, value)
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "MACBENCH_FAKE_ENGINE=");
+        assert!(!tmp.path().join("other.html").exists());
+    }
+}
+
+/// Issue 47 (M34): a measured cost of 1e300 went to LAVA as 301 digits; now as `1e300`, which the
+/// definition's pattern takes.
+#[test]
+fn lava_prints_a_huge_cost_compactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("huge.json");
+    results_file(&file, "a", |d| {
+        let r = d["results"][0].as_object_mut().unwrap();
+        r.remove("ci95");
+        r.remove("spread");
+        r["metrics"]["absolute_cycles_per_byte"] = Value::from(1e300);
+    });
+    let out = macbench()
+        .args(["export", "--format", "lava"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    common::exited_0(&out);
+    let lava = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        lava.contains("hmac-sha256_openssl_hw_64_1 pass 1e300 cycles/B\n"),
+        "{lava}"
+    );
 }
 
 /// What `run` writes for a scenario it did not time (a refused job, a starved window: `failed`, a

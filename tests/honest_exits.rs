@@ -561,3 +561,28 @@ fn list_and_selftest_refuse_an_unwritable_json_up_front() {
         assert!(out.stdout.is_empty(), "{command} printed a table");
     }
 }
+
+/// Issue 47 (M32): `run --duration 1s --window 0.2..0.9` was refused "must lie inside the run
+/// (0..0.15 s)": the window was checked against the default run length before `--duration` was read.
+/// Now against the run it was given for; a window beyond that run is still refused.
+#[test]
+fn a_window_in_seconds_is_checked_against_the_given_duration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("r.json");
+    let window = |window: &str| {
+        common::null_run(&["--sizes", "64", "--repeat", "1", "-q", "--duration", "1s"])
+            .args(["--window", window, "--json"])
+            .arg(&json)
+            .output()
+            .unwrap()
+    };
+    let out = window("0.2..0.9");
+    let doc = common::results_at(&json);
+    common::ran(&out, &doc);
+    let scenario = &doc["results"][0]["scenario"];
+    assert_eq!(
+        (&scenario["window_start_s"], &scenario["window_end_s"]),
+        (&serde_json::json!(0.2), &serde_json::json!(0.9))
+    );
+    one_line_error(&window("0.2..1.5"), 2, "must lie inside the run (0..1 s)");
+}

@@ -310,6 +310,7 @@ fn fake_sweep_on(
         partial: false,
         conditions: None,
         sweep: None,
+        fake_engine: None,
     }
 }
 

@@ -244,11 +244,12 @@ fn reproduce_output_dir_refuses_a_users_report_and_figures() {
     );
     std::fs::remove_file(d.join("report.html")).unwrap();
     std::fs::create_dir(d.join("figures")).unwrap();
-    std::fs::write(d.join("figures/plot.png"), "my figure").unwrap();
+    // Issue 47 (M39): not "holiday.png, which a reproduction writes" — it writes into figures/.
+    std::fs::write(d.join("figures/holiday.png"), "my figure").unwrap();
     refused_untouched(
         dir.path(),
         "reproduce mac-speeds-thread --budget 5 -o d",
-        &["-o d: already holds d/figures/plot.png, which a reproduction writes"],
+        &["-o d: already holds d/figures/holiday.png, in d/figures, the directory a reproduction writes its figures into"],
     );
 }
 

@@ -356,6 +356,23 @@ fn cli_fixed_rate_run_with_injection_writes_json_and_csv() {
     assert!(page.contains("hmac-sha256/openssl/hw") && page.contains("imix"));
 }
 
+/// Issue 47 (M34): `--loss 1e-300` was echoed in the plan as three hundred zeros; now compactly.
+#[test]
+fn a_tiny_acceptable_loss_is_printed_compactly() {
+    let out = macbench()
+        .args("net --alg siphash-2-4 --sizes 128 --trial 0.1s".split_whitespace())
+        .args("--resolution 50% --loss 1e-300 --no-null".split_whitespace())
+        .output()
+        .unwrap();
+    common::exited_0(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.lines().next().unwrap_or_default();
+    // The loss as a percentage (×100 in floating point): its shortest digits, in scientific form.
+    let loss = first.split("acceptable loss ").nth(1).unwrap_or_default();
+    let loss = loss.split(';').next().unwrap_or_default();
+    assert!(loss.ends_with("e-298%") && loss.len() < 30, "{first}");
+}
+
 #[test]
 fn cli_search_runs_and_reports_its_trials() {
     let dir = tempfile::tempdir().unwrap();
@@ -522,6 +539,15 @@ fn assert_usage_error(args: &[&str], needle: &str) {
     assert!(!stderr.contains("panicked"));
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr:?}");
     assert!(!j.exists(), "no output file on bad input");
+}
+
+/// Issue 47 (N32): `net send --receiver-core 1` was accepted and ignored (the receiver is the peer's).
+#[test]
+fn net_send_refuses_a_receiver_core_it_would_ignore() {
+    assert_usage_error(
+        &common::words("net send --to 127.0.0.1:9 --alg hmac-sha256 --receiver-core 0"),
+        "--receiver-core 0: `net send` runs no receiver here",
+    );
 }
 
 #[test]

@@ -83,6 +83,38 @@ fn percentages_take_one_form_everywhere_and_must_be_finite() {
     }
 }
 
+/// Issue 47 (N33, M34): `--tick 1s` in a 20 ms run, `--target-ci 5%%` and `--target-ci 1e-300` were
+/// accepted silently (the last only spent --max-repeat repeats on every scenario), and `--target-ci
+/// 1e308` was echoed as 309 digits. Each is refused in one line, its number in a compact form.
+#[test]
+fn ticks_and_targets_no_run_can_use_are_refused() {
+    for (args, needle) in [
+        (
+            "run --alg null --sizes 64 --duration 20ms --tick 1s",
+            "s measurement window of a 0.02 s run: no sample would fall inside it",
+        ),
+        (
+            "run --alg null --target-ci 5%%",
+            "\"5%%\" is not a percentage",
+        ),
+        (
+            "run --alg null --target-ci 1e-300",
+            "--target-ci 1e-300: below 0.01 %",
+        ),
+        (
+            "run --alg null --target-ci 1e308",
+            "--target-ci 1e308: give a percentage between 0 (off) and 100",
+        ),
+    ] {
+        let out = macbench()
+            .args(args.split_whitespace())
+            .env(common::FAKE_ENGINE, "valid")
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, needle);
+    }
+}
+
 /// `compare --rounds -1` said "give a whole number, 0 or more", and then 0 was refused.
 #[test]
 fn counts_that_start_at_1_say_so() {

@@ -31,6 +31,8 @@ fn document(entries: &[(&str, &str, u64, f64)]) -> Document {
             r.accel = accel.to_string();
             r.size = SizeLabel::Bytes(u32::try_from(size).unwrap());
             r.mean_message_bytes = size as f64;
+            // Every message of a fixed size has that size (a reader refuses other bytes).
+            r.metrics.bytes = r.metrics.messages * size;
             r.metrics.absolute_cycles_per_byte = Some(cpb);
             r.metrics.apparent_cycles_per_byte = Some(cpb);
             // The template's intervals and spreads belong to its own medians, not to `cpb`: a
@@ -94,6 +96,31 @@ fn resume_refused(dir: &Path, case: &str) -> String {
     assert_eq!(out.status.code(), Some(2), "{case}: {stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{case}: {stderr}");
     stderr
+}
+
+/// Issue 47 (N29): a reproduction's claims "held" on counters the fake engine made up. A claim that
+/// reads a step marked `fake_engine` cannot be tested, with the reason; the same step unmarked holds.
+#[test]
+fn claims_on_the_fake_engines_results_cannot_be_tested() {
+    let mut evidence = Evidence::default();
+    let mut made_up = hmacs_only();
+    made_up.fake_engine = Some("valid".into());
+    evidence.steps.insert("lengths".into(), made_up);
+    let outcomes = reproduce::evaluate(&mac_speeds::STUDY, &evidence);
+    let verdict = verdict_of(&outcomes, "per-message-overhead");
+    assert!(matches!(verdict, Verdict::CannotTest(_)), "{verdict:?}");
+    assert!(
+        verdict
+            .detail()
+            .contains("step lengths's results were made up by the fake engine"),
+        "{verdict:?}"
+    );
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| !matches!(o.verdict, Verdict::Holds(_) | Verdict::DoesNotHold(_))),
+        "{outcomes:?}"
+    );
 }
 
 #[test]

@@ -91,10 +91,17 @@ pub fn diff(args: &DiffArgs) -> Result<(), CliError> {
     if let Some(percent) = args.fail_on_regression {
         let slower = diff::regressions(&rows, percent);
         if !slower.is_empty() {
+            // One line a reader can take in: the count and the worst ten (144 cells made one line of
+            // ~7,000 characters); every row is in the table and in `--json`.
+            const NAMED: usize = 10;
+            let more = match slower.len().saturating_sub(NAMED) {
+                0 => String::new(),
+                n => format!("; and {n} more (--json)"),
+            };
             return Err(CliError::failure(format!(
-                "{} result(s) slower beyond noise by more than {percent} %: {}",
+                "{} result(s) slower beyond noise by more than {percent} %, the worst first: {}{more}",
                 slower.len(),
-                slower.join("; ")
+                slower[..slower.len().min(NAMED)].join("; ")
             )));
         }
     }

@@ -23,6 +23,17 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
     let inputs = super::report::expand(&args.paths)?;
     let files = super::report::load_all(&inputs.results)?;
     let docs: Vec<&crate::results::Document> = files.iter().map(|f| &f.doc).collect();
+    // What an exporter writes is kept as measurements (a tracker's history, a LAVA verdict): counters
+    // the fake engine made up must never get there.
+    if let Some((file, verdict)) = files
+        .iter()
+        .find_map(|f| Some((&f.path, f.doc.fake_engine.as_ref()?)))
+    {
+        return Err(CliError::usage(format!(
+            "{}: made up by the fake engine (MACBENCH_FAKE_ENGINE={verdict}), not measured; export takes measurements only",
+            file.display()
+        )));
+    }
     if docs
         .iter()
         .all(|d| d.results.iter().all(|r| r.usable().is_none()))

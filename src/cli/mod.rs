@@ -232,6 +232,13 @@ pub fn main() -> i32 {
         }
     }
     exit_on_signal_unless_cooperative(&cli.command);
+    // The fake engine's switch is read where a run starts, which may be after minutes of other
+    // work, or never (a report): a value it does not take, or one that is not UTF-8, is refused here,
+    // before anything, so a misspelt switch neither times the real machine nor fails late.
+    if let Err(e) = crate::engine::fake::chosen() {
+        let _ = writeln!(std::io::stderr(), "macbench: {e}");
+        return EXIT_USAGE;
+    }
     let result = match cli.command {
         Some(Command::List(args)) => list::list(&args),
         Some(Command::Selftest(args)) => list::selftest(&args),

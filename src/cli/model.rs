@@ -103,8 +103,16 @@ fn reject_size(args: &ModelArgs) -> Result<u32, CliError> {
     let Some(text) = &args.reject_size else {
         return Ok(64);
     };
-    crate::spec::parse_whole::<u32>(text)
-        .map_err(|e| CliError::usage(format!("--reject-size: {e} (a message size in bytes)")))
+    let size = crate::spec::parse_whole::<u32>(text)
+        .map_err(|e| CliError::usage(format!("--reject-size: {e} (a message size in bytes)")))?;
+    // A forged packet has something to authenticate: at 0 bytes the "capacity" is the fit's
+    // intercept alone, a packet no receiver gets (issue 47 N6).
+    if size == 0 {
+        return Err(CliError::usage(
+            "--reject-size 0: a forged packet carries at least 1 byte; give its size in bytes, 1 or more (default 64)",
+        ));
+    }
+    Ok(size)
 }
 
 /// What `--measure` runs, every flag checked before anything is printed.
@@ -198,17 +206,23 @@ pub fn model(args: &ModelArgs) -> Result<(), CliError> {
             "{}",
             traffic::fit::fits_text(&fits, &predictions, reject_size, Style::detect())
         );
-    } else if !measured_docs.is_empty() {
-        crate::errln!(
-            "macbench: no function in the results has a size sweep to fit (need ≥ 2 fixed sizes)"
-        );
     }
+    // Results given (or measured) and nothing fitted is a failure of what was asked, not exit 0
+    // (issue 47 N10); the Γ table printed and written is still right, so it is kept.
+    let nothing_fitted = fits.is_empty() && !measured_docs.is_empty();
 
     let output = traffic::fit::ModelReport {
+        tool: traffic::fit::MODEL_TOOL,
+        kind: traffic::fit::MODEL_KIND,
         models: rows,
         fits,
         predictions,
     };
     crate::session::write_model_report(&output, args.json.as_deref(), args.csv.as_deref())?;
+    if nothing_fitted {
+        return Err(CliError::failure(
+            "no function in the results has a size sweep to fit (need ≥ 2 fixed sizes with different block counts): nothing fitted",
+        ));
+    }
     Ok(())
 }

@@ -353,6 +353,13 @@ pub fn net(args: &NetArgs) -> Result<(), CliError> {
     match &args.mode {
         Some(NetMode::Receive(r)) => receive(r),
         Some(NetMode::Send(s)) => {
+            // The receiver runs on the peer (`net receive --cores`), so a receiver core here would be
+            // ignored; refused rather than accepted in silence (issue 47 N32).
+            if let Some(core) = s.options.receiver_core {
+                return Err(CliError::usage(format!(
+                    "--receiver-core {core}: `net send` runs no receiver here; pin the peer's with `macbench net receive --cores N`, and leave --receiver-core out"
+                )));
+            }
             let to = parse_addr("--to", &s.to)?;
             let plan = plan(&s.options)?;
             let cancel = cancel_flag();
@@ -434,7 +441,11 @@ fn execute(o: &NetOptions, plan: NetPlan, path: Path) -> Result<(), CliError> {
         if plan.search.acceptable_loss == 0.0 {
             "0".to_string()
         } else {
-            format!("{}%", plan.search.acceptable_loss * 100.0)
+            // Compact: `--loss 1e-300` printed three hundred zeros (issue 47 M34).
+            format!(
+                "{}%",
+                crate::number::compact(plan.search.acceptable_loss * 100.0)
+            )
         },
         report::SIZE_DEFINITION
     );

@@ -13,6 +13,11 @@ use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
 use std::path::PathBuf;
 
+/// The finest `--target-ci` taken, percent: the host's own repeat-to-repeat spread (docs/methodology.md,
+/// "The host's floor") keeps intervals at a few tenths of a percent at best, so a finer target only
+/// runs every scenario to --max-repeat.
+pub const MIN_TARGET_CI_PERCENT: f64 = 0.01;
+
 /// Default `--target-ci`, percent: see docs/benchmark.md's figures for how it was chosen.
 pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
 /// Default `--max-repeat`: room for the budget's extra repeats where intervals are wide (the budget
@@ -200,10 +205,19 @@ pub(super) fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         return Err(CliError::usage("--rekey must be at least 1 message"));
     }
     spec::check_count("--repeat", args.repeats(), spec::values::MAX_REPEAT)?;
-    if !(0.0..=100.0).contains(&args.target_ci_percent()) {
+    let target = args.target_ci_percent();
+    if !(0.0..=100.0).contains(&target) {
         return Err(CliError::usage(format!(
             "--target-ci {}: give a percentage between 0 (off) and 100",
-            args.target_ci_percent()
+            crate::number::compact(target)
+        )));
+    }
+    // A target no run reaches would only spend --max-repeat repeats on every scenario, silently
+    // (issue 47 N33: `--target-ci 1e-300`); the finest a run can hope for is well above this.
+    if target > 0.0 && target < MIN_TARGET_CI_PERCENT {
+        return Err(CliError::usage(format!(
+            "--target-ci {}: below {MIN_TARGET_CI_PERCENT} %, finer than any run's interval gets (it would only spend --max-repeat repeats on every scenario); give 0 (off) or {MIN_TARGET_CI_PERCENT} to 100",
+            crate::number::compact(target)
         )));
     }
     // One cap for both: a target no run can reach (`--target-ci 1e-300`) still ends.
@@ -511,7 +525,7 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
             ),
         });
     }
-    let failed = doc.results.iter().filter(|r| r.failed).count();
+    let failed = doc.results.iter().filter(|r| !r.measured()).count();
     if failed > 0 {
         return Err(CliError::failure(format!(
             "{failed} result(s) failed their validity checks"

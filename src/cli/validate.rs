@@ -92,6 +92,18 @@ fn check_results(file: &Path, strict: bool, problems: &mut Vec<String>) -> usize
         "a partial run (interrupted, or still running): {n} result(s) of an unfinished plan"
     );
     check_finished(file, doc.partial.then_some(partial), n, problems);
+    // Counters the fake engine made up are complete but not measured: a problem where only
+    // measurements may pass (`--strict`), a note otherwise (macbench's own tests gate on them).
+    if let Some(verdict) = &doc.fake_engine {
+        let made_up = format!(
+            "{shown}: made up by the fake engine (MACBENCH_FAKE_ENGINE={verdict}), not measured"
+        );
+        if strict {
+            problems.push(made_up);
+        } else {
+            crate::outln!("{made_up}");
+        }
+    }
     for r in &doc.results {
         let fatal: Vec<&str> = r
             .warnings

@@ -57,10 +57,25 @@ impl Verdict {
 /// misspelt switch cannot quietly time the machine.
 pub fn chosen() -> Result<Option<Verdict>, EngineError> {
     match std::env::var(FAKE_ENGINE_VAR) {
-        Err(_) => Ok(None),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        // Set, but not Unicode: set on purpose all the same, so it is no reason to time the real
+        // machine (it once did, silently).
+        Err(std::env::VarError::NotUnicode(raw)) => Err(EngineError::FakeEngine(format!(
+            "{FAKE_ENGINE_VAR}={raw:?} is not UTF-8: expected \"valid\" or \"starved\", or leave it unset"
+        ))),
         Ok(value) => Verdict::parse(&value)
             .map(Some)
             .map_err(EngineError::FakeEngine),
+    }
+}
+
+impl Verdict {
+    /// How results files record it ([`crate::results::Document::fake_engine`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Valid => "valid",
+            Verdict::Starved => "starved",
+        }
     }
 }
 

@@ -57,10 +57,16 @@ pub const MAX_TICK: Duration = Duration::from_secs(1);
 /// stays near 1 % of a core at any scale (10,000 sessions: 100 ms ticks).
 pub const TICK_PER_SESSION: Duration = Duration::from_micros(10);
 
+/// The most concurrent sessions (threads) a run may ask for (`--sessions`): a bound on the number
+/// itself, so no allocation is sized by a typo, and the most a results file may claim. Whether this
+/// machine may run that many threads is checked separately against its real limits
+/// ([`check_limits`]: RLIMIT_NPROC, threads-max, max_map_count, pids.max, memory), before anything runs.
+pub const MAX_SESSIONS: usize = 1_000_000;
+
 /// The tick a run uses: the requested one, or longer for many sessions (see [`TICK_PER_SESSION`]), up to
 /// [`MAX_TICK`].
 pub fn effective_tick(requested: Duration, sessions: usize) -> Duration {
-    let per_session = TICK_PER_SESSION * sessions.min(1_000_000) as u32;
+    let per_session = TICK_PER_SESSION * sessions.min(MAX_SESSIONS) as u32;
     requested.max(per_session.min(MAX_TICK))
 }
 

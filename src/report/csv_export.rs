@@ -225,7 +225,8 @@ impl Exporter for ScenarioCsv {
                 row.push(cell(&ci[name]["low"]));
                 row.push(cell(&ci[name]["high"]));
             }
-            row.push(r.failed.to_string());
+            // Whether it measured, as every consumer judges it (a fatal warning fails it too).
+            row.push((!r.measured()).to_string());
             row.push(warning_list(r, |w| w.code.as_str(), ";"));
             row.push(warning_list(r, |w| &w.message, "; "));
             if energy {
@@ -293,8 +294,8 @@ mod tests {
         let doc = crate::report::read::parse(
             "x",
             r#"{"tool":"macbench","schema_version":1,"results":[
-            {"algorithm":"hmac-sha256","backend":"b","accel":"hw","size":64,"mean_message_bytes":64,"sessions":1,"metrics":{"absolute_cycles_per_byte":5.0}},
-            {"algorithm":"hmac-sha256","backend":"b","accel":"hw","size":"imix","mean_message_bytes":340.5,"sessions":1,"metrics":{"absolute_cycles_per_byte":5.0}}]}"#,
+            {"algorithm":"hmac-sha256","backend":"openssl","accel":"hw","size":64,"mean_message_bytes":64,"sessions":1,"metrics":{"absolute_cycles_per_byte":5.0}},
+            {"algorithm":"hmac-sha256","backend":"openssl","accel":"hw","size":"imix","mean_message_bytes":340.5,"sessions":1,"metrics":{"absolute_cycles_per_byte":5.0}}]}"#,
         )
         .unwrap();
         let csv = String::from_utf8(ScenarioCsv.serialize(&doc).unwrap()).unwrap();

@@ -136,7 +136,7 @@ fn change_z(c: &Change) -> Option<f64> {
 /// `diff --fail-on-regression PCT` fails on. Slower beyond noise, flagged or not: the change's z
 /// (from the two intervals) exceeds [`family_z`] of every comparison made, so that an identical pair
 /// fails the gate at most [`FAMILY_ALPHA`] of the time however many cells it holds. Each as
-/// `function size: +12.3 %`.
+/// `function size: +12.3 %`, the worst first (a gate's message names the worst few of many).
 pub fn regressions(rows: &[DiffRow], percent: f64) -> Vec<String> {
     let judged = |c: &&Change| change_z(c).is_some();
     let m = rows
@@ -145,7 +145,8 @@ pub fn regressions(rows: &[DiffRow], percent: f64) -> Vec<String> {
         .filter(judged)
         .count();
     let z = family_z(m);
-    rows.iter()
+    let mut slower: Vec<(f64, String)> = rows
+        .iter()
         .filter_map(|r| {
             let worst = r
                 .absolute
@@ -154,9 +155,11 @@ pub fn regressions(rows: &[DiffRow], percent: f64) -> Vec<String> {
                 .filter(|c| change_z(c).is_some_and(|cz| cz > z))
                 .map(|c| (c.ratio - 1.0) * 100.0)
                 .fold(f64::NEG_INFINITY, f64::max);
-            (worst > percent).then(|| format!("{} {}: +{worst:.1} %", r.function, r.size))
+            (worst > percent).then(|| (worst, format!("{} {}: +{worst:.1} %", r.function, r.size)))
         })
-        .collect()
+        .collect();
+    slower.sort_by(|a, b| b.0.total_cmp(&a.0));
+    slower.into_iter().map(|(_, line)| line).collect()
 }
 
 fn change(
@@ -249,10 +252,10 @@ fn row_without_changes(r: &ResultEntry, note: &str) -> DiffRow {
 /// The row of an old result `o` and its partner `n`: both metrics' changes, judged by the two runs'
 /// 95 % intervals (or, in files without them, their repeats' spread), and what to keep in mind.
 fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
-    if o.failed {
+    if !o.measured() {
         return row_without_changes(o, "OLD result failed its validity checks");
     }
-    if n.failed {
+    if !n.measured() {
         return row_without_changes(o, "NEW result failed its validity checks");
     }
     let intervals = o.ci95.absolute().is_some() && n.ci95.absolute().is_some();

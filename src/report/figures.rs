@@ -87,7 +87,7 @@ const SIZE_AXIS: &str = "message size (bytes, log₂ scale)";
 pub const MAX_SESSIONS_FOR_BARS: usize = 32;
 
 fn usable(r: &ResultEntry) -> bool {
-    !r.failed
+    r.measured()
 }
 
 /// A metric drawn against message size, with where its uncertainty is recorded.

@@ -177,7 +177,11 @@ pub fn lava(docs: &[&Document]) -> String {
                 })
                 .collect();
             match r.usable().and_then(|m| m.absolute_cycles_per_byte) {
-                Some(v) if v.is_finite() => out.push_str(&format!("{id} pass {v} cycles/B\n")),
+                // Compact (the pattern takes `1e300`): `{v}` wrote 301 digits (issue 47 M34).
+                Some(v) if v.is_finite() => out.push_str(&format!(
+                    "{id} pass {} cycles/B\n",
+                    crate::number::compact(v)
+                )),
                 _ => out.push_str(&format!("{id} fail 0 cycles/B\n")),
             }
         }

@@ -760,7 +760,7 @@ fn scenario_section(files: &[Loaded]) -> Markup {
 
 /// A result's status cell: failed, ok, or the codes of its warnings.
 fn status(r: &crate::results::ResultEntry) -> String {
-    if r.failed {
+    if !r.measured() {
         "FAILED".to_string()
     } else if r.warnings.is_empty() {
         "ok".to_string()
@@ -801,7 +801,7 @@ fn results_section(files: &[Loaded]) -> Markup {
                         @for f in files {
                             @for r in &f.doc.results {
                                 @let m = &r.metrics;
-                                tr class=[r.failed.then_some("failed")] {
+                                tr class=[(!r.measured()).then_some("failed")] {
                                     td { (f.label) }
                                     td { (r.label()) }
                                     (size_cell(r))
@@ -961,6 +961,14 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
                     ". Cycles are reference cycles at each file's " em { "f" }
                     " (see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all \
                      sessions together (docs/methodology.md §3). Failed results are listed but not plotted."
+                }
+                // A page drawn from made-up counters says so before anything else (issue 47 N29).
+                @for f in files.iter().filter(|f| f.doc.fake_engine.is_some()) {
+                    p.note.fake-engine {
+                        strong { "Not measured: " } (f.label) "'s results were made up by the fake engine \
+                        (MACBENCH_FAKE_ENGINE=" (f.doc.fake_engine.as_deref().unwrap_or_default())
+                        "), which macbench's own tests use; its numbers describe no machine."
+                    }
                 }
                 nav {
                     ul {

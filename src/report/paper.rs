@@ -172,7 +172,10 @@ fn unusable(evidence: &Evidence, step: &str, point: &Point) -> String {
     };
     let at = format!("{}/{} at {}", point.algorithm, point.accel, point.size);
     let failed = doc.results.iter().find(|r| {
-        r.failed && r.algorithm == point.algorithm && r.accel == point.accel && r.size == point.size
+        !r.measured()
+            && r.algorithm == point.algorithm
+            && r.accel == point.accel
+            && r.size == point.size
     });
     match failed {
         Some(r) => {

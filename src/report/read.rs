@@ -34,6 +34,8 @@ pub enum ReadError {
     },
     #[error("{path}: {kind}, not a run's results; `validate` and `report` read it, this command reads the results `run` and `reproduce` write")]
     OtherKind { path: String, kind: &'static str },
+    #[error("{path}: a `macbench model` report (Γ, fits and predictions), not results; validate, report or diff the results it was made from")]
+    ModelReport { path: String },
     #[error("{path}: malformed macbench results: {reason}")]
     Malformed { path: String, reason: String },
     #[error("{path}: {kind}, not a regular file; results and claims are read from regular files")]
@@ -245,6 +247,9 @@ pub fn parse(path: &str, text: &str) -> Result<Document, ReadError> {
             },
         }
     })?;
+    if crate::traffic::fit::is_model_report(&value) {
+        return Err(ReadError::ModelReport { path });
+    }
     if let Some(kind) = FileKind::of(&value) {
         return Err(ReadError::OtherKind {
             path,
@@ -342,10 +347,10 @@ mod tests {
     fn minimal_file_reads() {
         let doc = parse(
             "x",
-            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"hmac-sha256","backend":"b","accel":"hw","size":64,"sessions":1,"cores":"0-3","metrics":{"absolute_cycles_per_byte":5.0}}]}"#,
+            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"hmac-sha256","backend":"openssl","accel":"hw","size":64,"sessions":1,"cores":"0-3","metrics":{"absolute_cycles_per_byte":5.0}}]}"#,
         )
         .unwrap();
-        assert_eq!(doc.results[0].scenario_key(), "hmac-sha256/b/hw@64");
+        assert_eq!(doc.results[0].scenario_key(), "hmac-sha256/openssl/hw@64");
         assert_eq!(doc.results[0].core_count(), 4);
         // What an older file lacks is missing, not zero.
         assert_eq!(
@@ -360,7 +365,7 @@ mod tests {
         // `null` is how serde_json writes a non-finite number; a warning code from a newer build.
         let doc = parse(
             "x",
-            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"hmac-sha256","backend":"b","accel":"hw","size":"imix","sessions":1,
+            r#"{"tool":"macbench","schema_version":1,"results":[{"algorithm":"hmac-sha256","backend":"openssl","accel":"hw","size":"imix","sessions":1,
             "metrics":{"bytes_per_second":null,"messages":7,"absolute_cycles_per_message":3.0},"threads":[{"session":3}],
             "warnings":[{"code":"from-the-future","message":"m"},{"code":"noisy"}]}]}"#,
         )
@@ -372,9 +377,9 @@ mod tests {
         assert_eq!(r.size.bytes(), None);
         let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
         assert_eq!(codes, ["unknown", "noisy"]);
-        assert_eq!(r.function().to_string(), "hmac-sha256/b/hw");
+        assert_eq!(r.function().to_string(), "hmac-sha256/openssl/hw");
         assert_eq!(
-            "hmac-sha256/b/hw".parse::<crate::mac::FunctionId>(),
+            "hmac-sha256/openssl/hw".parse::<crate::mac::FunctionId>(),
             Ok(r.function())
         );
         assert!("a/b".parse::<crate::mac::FunctionId>().is_err());
@@ -382,7 +387,7 @@ mod tests {
 
     fn entry_json(size_fields: &str) -> String {
         format!(
-            r#"{{"tool":"macbench","schema_version":1,"results":[{{"algorithm":"hmac-sha256","backend":"b","accel":"hw",{size_fields},"sessions":1,"metrics":{{"absolute_cycles_per_message":1.0}}}}]}}"#
+            r#"{{"tool":"macbench","schema_version":1,"results":[{{"algorithm":"hmac-sha256","backend":"openssl","accel":"hw",{size_fields},"sessions":1,"metrics":{{"absolute_cycles_per_message":1.0}}}}]}}"#
         )
     }
 
@@ -418,7 +423,7 @@ mod tests {
         .unwrap();
         let r = &doc.results[0];
         assert_eq!(r.size, crate::results::SizeLabel::Model("imix".into()));
-        assert_eq!(r.scenario_key(), "hmac-sha256/b/hw@imix");
+        assert_eq!(r.scenario_key(), "hmac-sha256/openssl/hw@imix");
         let v = serde_json::to_value(r).unwrap();
         assert!(v["size"].is_null(), "{}", v["size"]);
         assert_eq!(v["size_model"], "imix");

@@ -93,7 +93,7 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
     let m = &r.metrics;
     // Counted by code ("starvation×98"): at 1000 sessions a line per thread would bury the result.
     let mut flags = crate::metrics::summarise(&r.warnings);
-    if r.failed {
+    if !r.measured() {
         flags = format!("FAILED {flags}");
     }
     let mut cells = vec![
@@ -192,7 +192,7 @@ fn cells(
                     doc.results
                         .iter()
                         .find(|r| &r.label() == f && &r.size.to_string() == s)
-                        .and_then(|r| if r.failed { None } else { cell(r) })
+                        .and_then(|r| if r.measured() { cell(r) } else { None })
                 })
                 .collect();
             (keep_empty || values.iter().any(Option::is_some)).then(|| {

@@ -286,7 +286,7 @@ impl Evidence {
             .map(|d| {
                 d.results
                     .iter()
-                    .filter(|r| !r.failed && r.metrics.absolute_cycles_per_byte.is_some())
+                    .filter(|r| r.measured() && r.metrics.absolute_cycles_per_byte.is_some())
                     .collect()
             })
             .unwrap_or_default()
@@ -470,7 +470,17 @@ pub fn evaluate(study: &Study, evidence: &Evidence) -> Vec<Outcome> {
             evidence.read.borrow_mut().clear();
             let nominal = (c.check)(evidence, c.tolerance);
             let read: Vec<String> = evidence.read.borrow().iter().cloned().collect();
+            // Counters the fake engine made up test nothing (issue 47 N29: the claims "held" on them).
+            let fake = read
+                .iter()
+                .find(|step| evidence.steps.get(*step).is_some_and(|d| d.fake_engine.is_some()));
             let verdict = match nominal {
+                Verdict::Holds(_) | Verdict::DoesNotHold(_) if fake.is_some() => {
+                    Verdict::CannotTest(format!(
+                        "step {}'s results were made up by the fake engine (MACBENCH_FAKE_ENGINE), not measured",
+                        fake.map_or("", |s| s.as_str())
+                    ))
+                }
                 Verdict::Holds(_) | Verdict::DoesNotHold(_) => {
                     let flags = evidence.flags_of(&read);
                     let turns = moved.turns(c, &nominal, &read);
@@ -630,7 +640,7 @@ impl Moved {
                 r.raw.clear();
             }
             for (j, r) in doc.results.iter().enumerate() {
-                if r.failed || r.metrics.absolute_cycles_per_byte.is_none() {
+                if !r.measured() || r.metrics.absolute_cycles_per_byte.is_none() {
                     continue;
                 }
                 for cost in [Cost::Absolute, Cost::Apparent] {

@@ -282,8 +282,8 @@ pub fn ratio_of(r: &ResultEntry, all: &[ResultEntry], row: &BaselineRow) -> Base
             note: Some(IS_BASELINE.to_string()),
         };
     }
-    if r.failed || base.failed {
-        let which = if r.failed {
+    if !r.measured() || !base.measured() {
+        let which = if !r.measured() {
             "this row"
         } else {
             "the baseline row"

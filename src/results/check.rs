@@ -7,14 +7,21 @@
 //! says it measured (issue 34: `validate` called such files "complete and measured", and `export`
 //! turned them into `{}`). The rule drawn from what `run` writes ([`crate::bench`]):
 //!
-//! - **Every result** has a known algorithm, at least one session, a `metrics` object, no cost beside
-//!   zero messages (`messages: 0` and a positive cost contradict each other), and ordered intervals and
-//!   spreads (`low ≤ high`, `min ≤ max`, finite).
-//! - **A measured result** (not `failed`, no fatal warning) also has at least one repeat, at least one
-//!   cost, the cost its size calls for (per byte, or per message for empty messages) not `null`, and a
-//!   95 % interval that holds its median. The interval is centred on the repeats' mean, the metric is
-//!   their median, and |median − mean| ≤ σ ≤ half-width · √(r − 1) / 1.96 (the interval uses at least
-//!   t ≥ 1.96 over s/√r), so the check allows that much and no more: up to 4 repeats the interval itself.
+//! - **Every result** has a known algorithm, backend and acceleration, 1 to `engine::MAX_SESSIONS`
+//!   sessions, at most `MAX_REPEAT` repeats (what `--repeat` allows), a `metrics` object, no cost
+//!   beside zero messages (`messages: 0` and a positive cost contradict each other), ordered intervals
+//!   and spreads (`low ≤ high`, `min ≤ max`, finite), and figures that can be: latency p50 ≤ p99,
+//!   fairness ≤ 1, parallelism and utilisation within what its sessions (one thread each) can use.
+//!   A file holds each scenario ([`super::ScenarioKey`]) once.
+//! - **A measured result** ([`ResultEntry::measured`]: not `failed`, no fatal warning) also has at
+//!   least one repeat, at least one cost, the cost its size calls for (per byte, or per message for
+//!   empty messages) not `null`, a window of some length, not every cost 0 over its messages,
+//!   `bytes` = messages × size for a fixed size, a rate beside its cost, intervals when it has 3
+//!   repeats or more, spreads that hold its medians, and a 95 % interval that holds its median. The
+//!   interval is centred on the repeats' mean, the metric is their median, and |median − mean| ≤ σ ≤
+//!   half-width · √(r − 1) / 1.96 (the interval uses at least t ≥ 1.96 over s/√r), so the check allows
+//!   that much and no more: up to 4 repeats the interval itself (which is why the repeats are bounded
+//!   first: 10¹⁵ of them would allow anything).
 //! - **A result that did not measure** (`failed`, or a fatal warning: a refused job, a starved window,
 //!   a wrong tag) may hold nulls and zeros — `run` writes it so, with its reason — and is read.
 //!
@@ -23,8 +30,10 @@
 //! refusal names its field as a path (`results[0].ci95.absolute_cycles_per_byte`), and serde's own
 //! errors are given the same path ([`parse`]).
 
-use super::{Document, ResultEntry, SizeLabel, SCHEMA_VERSION};
+use super::{Document, ResultEntry, SizeLabel, MAX_REPEAT, SCHEMA_VERSION};
+use crate::engine::MAX_SESSIONS;
 use crate::metrics::Metrics;
+use crate::number::compact;
 use crate::stats::Interval;
 use serde_json::Value;
 
@@ -107,7 +116,10 @@ fn check_written(value: &Value) -> Result<(), Invalid> {
             if let Some(x) = v.as_f64().filter(|x| *x < 0.0) {
                 return Err(invalid(
                     at(&format!("metrics.{key}")),
-                    format!("{x}; a measured cost, rate or count is 0 or more"),
+                    format!(
+                        "{}; a measured cost, rate or count is 0 or more",
+                        compact(x)
+                    ),
                 ));
             }
         }
@@ -118,7 +130,7 @@ fn check_written(value: &Value) -> Result<(), Invalid> {
                     at(&format!("metrics.{name}")),
                     format!(
                         "{} over 0 messages (\"messages\": 0); a cost needs messages measured",
-                        cost(name).unwrap_or_default()
+                        compact(cost(name).unwrap_or_default())
                     ),
                 ));
             }
@@ -131,6 +143,18 @@ fn check_written(value: &Value) -> Result<(), Invalid> {
                 at("repeats"),
                 "0 in a result that measured; it has 1 repeat or more (one that ran none is \"failed\": true, with its reason)",
             ));
+        }
+        // Two finite repeats of a metric make an interval (`stats::confidence_interval`), and
+        // bytes/s is finite in every measured repeat: a written `ci95` with none beside 3 repeats
+        // or more was emptied by hand. (A file without `ci95` predates it and is read.)
+        let repeats = r.get("repeats").and_then(Value::as_u64).unwrap_or(0);
+        if let Some(Value::Object(ci95)) = r.get("ci95") {
+            if repeats >= 3 && ci95.values().all(Value::is_null) {
+                return Err(invalid(
+                    at("ci95"),
+                    format!("no interval beside {repeats} repeats; a measured result of 2 repeats or more has its 95 % intervals"),
+                ));
+            }
         }
         if COSTS.iter().all(|c| cost(c).is_none()) {
             return Err(invalid(
@@ -174,11 +198,23 @@ pub fn check(doc: &Document) -> Result<(), Invalid> {
             ),
         ));
     }
+    // A file holds each scenario once: every reader pairs, names and plots results by their key,
+    // so a second one would silently replace or shadow the first.
+    let mut seen = std::collections::HashMap::new();
     for (i, r) in doc.results.iter().enumerate() {
         check_result(r).map_err(|e| Invalid {
             field: format!("results[{i}].{}", e.field),
             why: e.why,
         })?;
+        if let Some(first) = seen.insert(r.key(), i) {
+            return Err(invalid(
+                format!("results[{i}]"),
+                format!(
+                    "the scenario {} again (first at results[{first}]); a results file holds each scenario once",
+                    r.key()
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -194,15 +230,52 @@ fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
             ),
         ));
     }
+    if crate::mac::backend(&r.backend).is_none() {
+        return Err(invalid(
+            "backend",
+            format!(
+                "{:?} is no backend this macbench knows (`macbench list` names them)",
+                r.backend
+            ),
+        ));
+    }
+    if crate::mac::Accel::from_name(&r.accel).is_none() {
+        let names: Vec<&str> = crate::mac::Accel::ALL.iter().map(|a| a.name()).collect();
+        return Err(invalid(
+            "accel",
+            format!(
+                "{:?} is no acceleration this macbench knows ({})",
+                r.accel,
+                names.join(", ")
+            ),
+        ));
+    }
     if r.sessions == 0 {
         return Err(invalid("sessions", "0; a result has 1 session or more"));
+    }
+    if r.sessions > MAX_SESSIONS {
+        return Err(invalid(
+            "sessions",
+            format!("{}; a run has at most {MAX_SESSIONS} sessions", r.sessions),
+        ));
+    }
+    // Before the intervals: their median check widens with the repeats, so a made-up count
+    // (10¹⁵) would switch it off.
+    if r.repeats > MAX_REPEAT {
+        return Err(invalid(
+            "repeats",
+            format!(
+                "{}; a run makes at most {MAX_REPEAT} repeats (--repeat, --max-repeat)",
+                r.repeats
+            ),
+        ));
     }
     if let SizeLabel::Model(name) = &r.size {
         if name.trim().is_empty() {
             return Err(invalid("size_model", "empty; a size model has a name"));
         }
     }
-    let measured = !r.failed && !r.warnings.iter().any(|w| w.fatal);
+    let measured = r.measured();
     let m = &r.metrics;
     let cis: [(&str, Option<Interval>, Option<f64>); 5] = [
         (
@@ -252,10 +325,148 @@ fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
     ];
     for (name, spread) in spreads {
         if let Some(s) = spread {
-            check_interval(&format!("spread.{name}"), s.min, s.max, "min", "max")?;
+            let field = format!("spread.{name}");
+            check_interval(&field, s.min, s.max, "min", "max")?;
+            // The spread is the repeats' range and the metric their median: inside it, always.
+            let median = match name {
+                "absolute_cycles_per_byte" => m.absolute_cycles_per_byte,
+                "apparent_cycles_per_byte" => m.apparent_cycles_per_byte,
+                _ => crate::metrics::known(m.bytes_per_second),
+            };
+            if let (true, Some(median)) = (measured, median) {
+                let slack = 1e-9 * s.max.abs().max(median.abs());
+                if median < s.min - slack || median > s.max + slack {
+                    return Err(invalid(
+                        field,
+                        format!(
+                            "[{}, {}] does not hold the median {}; the spread is the range of the repeats the median is taken from",
+                            compact(s.min),
+                            compact(s.max),
+                            compact(median)
+                        ),
+                    ));
+                }
+            }
         }
     }
-    check_metric_values(m)
+    check_metric_values(m)?;
+    check_possible(r, measured)
+}
+
+/// What no run can measure, whatever the machine: each bound follows from how `metrics::compute`
+/// derives the figure (Jain's index ≤ 1, a session is one thread, p50 ≤ p99 of one sample).
+fn check_possible(r: &ResultEntry, measured: bool) -> Result<(), Invalid> {
+    let m = &r.metrics;
+    if let (Some(p50), Some(p99)) = (m.latency_p50_ns, m.latency_p99_ns) {
+        if p50 > p99 {
+            return Err(invalid(
+                "metrics.latency_p50_ns",
+                format!(
+                    "{} is above latency_p99_ns {}; the 50th percentile of a sample is at most its 99th",
+                    compact(p50),
+                    compact(p99)
+                ),
+            ));
+        }
+    }
+    if let Some(fairness) = m.fairness.filter(|f| *f > 1.0 + 1e-9) {
+        return Err(invalid(
+            "metrics.fairness",
+            format!(
+                "{}; Jain's index runs from 1/sessions to 1",
+                compact(fairness)
+            ),
+        ));
+    }
+    // Each session is one thread, so the sessions' CPU time is at most `sessions` × the window
+    // (10 % allowed for the snapshots of CPU and wall time not being simultaneous): utilisation
+    // (over the core set) at most sessions / cores, parallelism at most sessions.
+    let sessions = r.sessions as f64;
+    if let Some(p) = m.parallelism.filter(|p| *p > 1.1 * sessions) {
+        return Err(invalid(
+            "metrics.parallelism",
+            format!(
+                "{}; {} session(s) keep at most {} cores busy",
+                compact(p),
+                r.sessions,
+                r.sessions
+            ),
+        ));
+    }
+    let cores = r.core_count();
+    if let Some(u) = crate::metrics::known(m.cpu_utilisation)
+        .filter(|u| cores > 0 && *u > 1.1 * sessions / cores as f64)
+    {
+        return Err(invalid(
+            "metrics.cpu_utilisation",
+            format!(
+                "{}; {} session(s) on {cores} core(s) use at most {} of the core set's time",
+                compact(u),
+                r.sessions,
+                compact(sessions / cores as f64)
+            ),
+        ));
+    }
+    if !measured {
+        return Ok(());
+    }
+    if crate::metrics::known(m.window_seconds) == Some(0.0) {
+        return Err(invalid(
+            "metrics.window_seconds",
+            "0 in a result that measured; its costs and rates are taken over a window of some length",
+        ));
+    }
+    if m.messages == 0 {
+        return Ok(());
+    }
+    let costs = [
+        m.absolute_cycles_per_byte,
+        m.apparent_cycles_per_byte,
+        m.absolute_cycles_per_message,
+        m.apparent_cycles_per_message,
+    ];
+    let present: Vec<f64> = costs.into_iter().flatten().collect();
+    if !present.is_empty() && present.iter().all(|c| *c == 0.0) {
+        return Err(invalid(
+            "metrics",
+            format!(
+                "every cost 0 over {} messages; tagging a message takes time",
+                m.messages
+            ),
+        ));
+    }
+    if let SizeLabel::Bytes(size) = r.size {
+        // Medians of an even number of repeats are means of the middle two, each rounded down to a
+        // whole count: off by less than one message's bytes.
+        let expected = m.messages as f64 * f64::from(size);
+        if (m.bytes as f64 - expected).abs() > f64::from(size) + 1e-9 * expected {
+            return Err(invalid(
+                "metrics.bytes",
+                format!(
+                    "{} is not messages × size ({} × {size} = {}); every message of a fixed size has that size",
+                    m.bytes,
+                    m.messages,
+                    compact(expected)
+                ),
+            ));
+        }
+    }
+    // The rate of what the messages carry: bytes, or messages when they are empty.
+    let (rate_name, rate) = if r.size.bytes() == Some(0) {
+        ("messages_per_second", m.messages_per_second)
+    } else {
+        ("bytes_per_second", m.bytes_per_second)
+    };
+    if crate::metrics::known(rate) == Some(0.0) && present.iter().any(|c| *c > 0.0) {
+        return Err(invalid(
+            format!("metrics.{rate_name}"),
+            format!(
+                "0 beside a cost over {} messages; what was tagged in a window took some time",
+                m.messages
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Both ends finite and in order.
@@ -263,14 +474,20 @@ fn check_interval(field: &str, low: f64, high: f64, lo: &str, hi: &str) -> Resul
     if !low.is_finite() || !high.is_finite() {
         return Err(invalid(
             field,
-            format!("{lo} {low}, {hi} {high}; both ends are finite numbers"),
+            format!(
+                "{lo} {}, {hi} {}; both ends are finite numbers",
+                compact(low),
+                compact(high)
+            ),
         ));
     }
     if low > high {
         return Err(invalid(
             field,
             format!(
-                "{lo} {low} is above {hi} {high}; an interval runs from its {lo} up to its {hi}"
+                "{lo} {} is above {hi} {}; an interval runs from its {lo} up to its {hi}",
+                compact(low),
+                compact(high)
             ),
         ));
     }
@@ -296,8 +513,10 @@ fn check_holds_median(
         return Err(invalid(
             field,
             format!(
-                "[{}, {}] does not hold the median {median}; a 95 % interval holds the result it belongs to",
-                ci.low, ci.high
+                "[{}, {}] does not hold the median {}; a 95 % interval holds the result it belongs to",
+                compact(ci.low),
+                compact(ci.high),
+                compact(median)
             ),
         ));
     }
@@ -317,7 +536,7 @@ fn check_metric_values(m: &Metrics) -> Result<(), Invalid> {
         if let Some(x) = value.filter(|x| !x.is_finite() || *x < 0.0) {
             return Err(invalid(
                 format!("metrics.{name}"),
-                format!("{x}; a cost is a finite number, 0 or more"),
+                format!("{}; a cost is a finite number, 0 or more", compact(x)),
             ));
         }
     }

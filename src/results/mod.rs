@@ -25,6 +25,12 @@ use serde::{Deserialize, Serialize};
 /// Version of the results JSON layout; bumped on incompatible change. Readers reject newer ones.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The most repeats per scenario, `--repeat` and `--max-repeat` alike: each repeat keeps its raw
+/// counters in the results file, and a target no run can reach (`--target-ci 1e-300`) still ends. A
+/// file claiming more is refused ([`check`]): the interval check widens with the repeats, so a
+/// made-up count would switch it off.
+pub const MAX_REPEAT: usize = 1_000;
+
 /// A message size as reported: bytes, or the name of a size model (imix, a CSV, a capture, …).
 ///
 /// In a result's JSON it is two fields, flattened into the entry: `"size"`, the fixed size in bytes or
@@ -236,9 +242,17 @@ impl ResultEntry {
         crate::host::parse_cpu_list(&self.cores).map_or(0, |c| c.len())
     }
 
-    /// Metrics that may be used: `None` for a failed result.
+    /// Whether this result measured: not `failed` and no fatal warning. The one notion every consumer
+    /// uses (exporters, `report`, `diff`, claims) and [`check`] holds the numbers of: a fatal warning
+    /// fails a result whatever its `failed` says (a hand-edited or foreign file may disagree), so
+    /// its numbers are never exported as a pass, drawn or compared.
+    pub fn measured(&self) -> bool {
+        !self.failed && !self.warnings.iter().any(|w| w.fatal)
+    }
+
+    /// Metrics that may be used: `None` for a result that did not measure ([`ResultEntry::measured`]).
     pub fn usable(&self) -> Option<&Metrics> {
-        (!self.failed).then_some(&self.metrics)
+        self.measured().then_some(&self.metrics)
     }
 }
 
@@ -524,6 +538,12 @@ pub struct Document {
     /// files and in files of other commands).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepAccount>,
+    /// `valid` or `starved` when the counters were made up by the fake engine
+    /// (`MACBENCH_FAKE_ENGINE`, for macbench's own tests), absent for a real measurement: a made-up
+    /// file must never pass for one (`validate --strict`, `report`, the exporters and a
+    /// reproduction's claims refuse or flag it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fake_engine: Option<String>,
 }
 
 /// A sweep's account of itself, written when it ends: how much of its time measured, and the host's

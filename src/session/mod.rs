@@ -76,6 +76,12 @@ pub fn new_document(
         partial: true,
         conditions: None,
         sweep: None,
+        // Marked when the fake engine makes the counters; a bad value has been refused up front
+        // (cli::main), so here it reads as unset.
+        fake_engine: crate::engine::fake::chosen()
+            .ok()
+            .flatten()
+            .map(|v| v.name().to_string()),
     }
 }
 

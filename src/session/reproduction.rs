@@ -107,8 +107,18 @@ pub fn output_dir(
         .into_iter()
         .find(|p| std::fs::symlink_metadata(p).is_ok())
     {
+        // Any file in figures/ is in the way, but only report.html is one a reproduction writes by
+        // name: "holiday.png, which a reproduction writes" was untrue (issue 47 M39).
+        let why = if file == dir.join(REPORT) {
+            "which a reproduction writes".to_string()
+        } else {
+            format!(
+                "in {}, the directory a reproduction writes its figures into",
+                figures.display()
+            )
+        };
         return Err(format!(
-            "-o {}: already holds {}, which a reproduction writes; give another -o or move it away",
+            "-o {}: already holds {}, {why}; give another -o or move it away",
             dir.display(),
             file.display()
         ));

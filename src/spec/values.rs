@@ -12,14 +12,11 @@ use std::time::Duration;
 pub const MIN_DURATION: Duration = Duration::from_millis(10);
 /// The longest duration any flag accepts (one day): longer is almost certainly a typo (`1000h`).
 pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
-/// The most repeats per scenario, `--repeat` and `--max-repeat` alike: each repeat keeps its raw
-/// counters in the results file, and a target no run can reach (`--target-ci 1e-300`) still ends.
-pub const MAX_REPEAT: usize = 1_000;
-/// The most concurrent sessions (threads) a run may ask for on the command line: a bound on the
-/// number itself, so no allocation is sized by a typo. Whether this machine may run that many threads
-/// is checked separately against its real limits (`engine::check_limits`: RLIMIT_NPROC, threads-max,
-/// max_map_count, pids.max, memory), before anything runs.
-pub const MAX_SESSIONS: usize = 1_000_000;
+// The bounds of `--repeat`/`--max-repeat` and `--sessions` live with what they bound — a result's
+// repeats in `results`, the engine's sessions in `engine` — so the results check refuses a file
+// beyond them by the same numbers without calling up into this layer.
+pub use crate::engine::MAX_SESSIONS;
+pub use crate::results::MAX_REPEAT;
 
 fn human(d: Duration) -> String {
     let s = d.as_secs_f64();
@@ -104,7 +101,9 @@ fn check_duration(
 /// `--fail-on-regression`): `5`, `5%`, `2.5 %`. Not a finite number (`1e309` reads as infinity,
 /// `nan`) is refused; each flag checks its own range.
 pub fn parse_percent(text: &str) -> Result<f64, String> {
-    let number = text.trim().trim_end_matches('%').trim_end();
+    // One `%` at most: `5%%` is a typo, not five percent (issue 47 N33).
+    let trimmed = text.trim();
+    let number = trimmed.strip_suffix('%').unwrap_or(trimmed).trim_end();
     match number.parse::<f64>() {
         Ok(p) if p.is_finite() => Ok(p),
         Ok(_) => Err(format!(

@@ -86,7 +86,7 @@ pub fn analyse(
         }
         let mine: Vec<&ResultEntry> = results
             .iter()
-            .filter(|r| key_of(r) == key && !r.failed)
+            .filter(|r| key_of(r) == key && r.measured())
             .collect();
         let points: Vec<CostPoint> = mine
             .iter()
@@ -144,9 +144,25 @@ pub fn analyse(
 /// fit and its predictions. `--json` takes all three; `--csv` the predictions, or the Γ table without.
 #[derive(Debug, serde::Serialize)]
 pub struct ModelReport {
+    /// Always [`MODEL_TOOL`]: the file is macbench's, so `validate` and the readers name it as
+    /// a model report instead of disowning it (issue 47 M40).
+    pub tool: &'static str,
+    /// Always [`MODEL_KIND`]: which of macbench's files this is.
+    pub kind: &'static str,
     pub models: Vec<super::ModelRow>,
     pub fits: Vec<FitRow>,
     pub predictions: Vec<PredictionRow>,
+}
+
+/// The `tool` of a model report, as of every file macbench writes.
+pub const MODEL_TOOL: &str = "macbench";
+/// The `kind` of a model report.
+pub const MODEL_KIND: &str = "model";
+
+/// Whether `value` is a model report `model --json` wrote (since it says so).
+pub fn is_model_report(value: &serde_json::Value) -> bool {
+    value.get("tool").and_then(|t| t.as_str()) == Some(MODEL_TOOL)
+        && value.get("kind").and_then(|k| k.as_str()) == Some(MODEL_KIND)
 }
 
 impl ModelReport {

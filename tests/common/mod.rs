@@ -283,6 +283,10 @@ pub fn constructed_steps(
                             Err(_) => SizeLabel::Model(size.to_string()),
                         };
                         r.mean_message_bytes = size.parse().unwrap_or(600.0);
+                        // Every message of a fixed size has that size (a reader refuses other bytes).
+                        if let SizeLabel::Bytes(bytes) = r.size {
+                            r.metrics.bytes = r.metrics.messages * u64::from(bytes);
+                        }
                         r.sessions = sessions;
                         r.scenario.sessions = sessions;
                         r.scenario.dispatch = dispatch.parse().unwrap();
