@@ -394,14 +394,39 @@ static int take(dpdk_ctx *c, struct rte_crypto_op *op, uint8_t *tag, size_t tag_
     return 0;
 }
 
-/* Enqueue ops[0..n) and poll until all n returned, each returned op's digest into its tag (ops carry
- * their index in the private area, set_index). `keep` leaves the ops allocated (prebuilt). */
+/* One dequeue call for up to `want` ops: each returned op's digest into its tag (the op carries its
+ * index in the private area, set_index), the first failed status kept in *status, and the op freed
+ * unless `keep` (ready ops). Returns how many came back, or -1 when the device has returned nothing
+ * for MAX_EMPTY_POLLS polls in a row. */
+static int poll_once(dpdk_ctx *c, size_t want, uint8_t *tags, size_t tag_len, int keep, int *status,
+                     uint32_t *empty) {
+    struct rte_crypto_op *done[DPDK_MAX_BATCH];
+    uint64_t t0 = now();
+    uint16_t got = rte_cryptodev_dequeue_burst(dev_id, c->qp, done,
+                                               (uint16_t)RTE_MIN(want, (size_t)DPDK_MAX_BATCH));
+    c->counters[C_DEQUEUE] += now() - t0;
+    if (got == 0) {
+        c->counters[C_EMPTY_POLLS]++;
+        return ++*empty > MAX_EMPTY_POLLS ? -1 : 0;
+    }
+    *empty = 0;
+    for (uint16_t j = 0; j < got; j++) {
+        size_t i = index_of(done[j]);
+        int s = take(c, done[j], tags + i * tag_len, tag_len);
+        if (s && !*status)
+            *status = s;
+        if (!keep)
+            release(done[j]);
+    }
+    return got;
+}
+
+/* Enqueue ops[0..n) and poll until all n returned. `keep` leaves the ops allocated (ready ops). */
 static int run_ops(dpdk_ctx *c, struct rte_crypto_op **ops, size_t n, uint8_t *tags, size_t tag_len,
                    int keep) {
     size_t sent = 0, back = 0;
     uint32_t empty = 0;
     int status = 0;
-    struct rte_crypto_op *done[DPDK_MAX_BATCH];
     while (back < n) {
         if (sent < n) {
             uint64_t t0 = now();
@@ -409,25 +434,10 @@ static int run_ops(dpdk_ctx *c, struct rte_crypto_op **ops, size_t n, uint8_t *t
             c->counters[C_ENQUEUE] += now() - t0;
             sent += k;
         }
-        uint64_t t0 = now();
-        uint16_t got = rte_cryptodev_dequeue_burst(dev_id, c->qp, done, (uint16_t)(sent - back));
-        c->counters[C_DEQUEUE] += now() - t0;
-        if (got == 0) {
-            c->counters[C_EMPTY_POLLS]++;
-            if (++empty > MAX_EMPTY_POLLS)
-                return DPDK_ERR_STUCK;
-            continue;
-        }
-        empty = 0;
-        for (uint16_t j = 0; j < got; j++) {
-            size_t i = index_of(done[j]);
-            int s = take(c, done[j], tags + i * tag_len, tag_len);
-            if (s && !status)
-                status = s;
-            if (!keep)
-                release(done[j]);
-        }
-        back += got;
+        int got = poll_once(c, sent - back, tags, tag_len, keep, &status, &empty);
+        if (got < 0)
+            return DPDK_ERR_STUCK;
+        back += (size_t)got;
     }
     c->counters[C_OPS] += n;
     return status;
@@ -488,14 +498,15 @@ static int dpdk_tag_inflight(void *ctx, size_t n, const uint8_t *const *msgs, co
         return DPDK_ERR_NONCE;
     if (depth == 0)
         depth = 1;
+    /* Every message checked before the first op is queued: a refusal leaves nothing in flight. */
+    for (size_t i = 0; i < n; i++)
+        if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty))
+            return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
     size_t next = 0, back = 0, queued = 0;
     uint32_t empty = 0;
     int status = 0;
-    struct rte_crypto_op *done[DPDK_MAX_BATCH];
     while (back < n) {
         while (next < n && queued < depth) {
-            if (lens[next] > UINT16_MAX || (lens[next] == 0 && c->refuse_empty))
-                return lens[next] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
             uint64_t t0 = now();
             struct rte_crypto_op *op = build(c, nonces + next * nonce_len, msgs[next], lens[next]);
             c->counters[C_BUILD] += now() - t0;
@@ -512,25 +523,11 @@ static int dpdk_tag_inflight(void *ctx, size_t n, const uint8_t *const *msgs, co
             next++;
             queued++;
         }
-        uint64_t t0 = now();
-        uint16_t got = rte_cryptodev_dequeue_burst(dev_id, c->qp, done, (uint16_t)queued);
-        c->counters[C_DEQUEUE] += now() - t0;
-        if (got == 0) {
-            c->counters[C_EMPTY_POLLS]++;
-            if (++empty > MAX_EMPTY_POLLS)
-                return DPDK_ERR_STUCK;
-            continue;
-        }
-        empty = 0;
-        for (uint16_t j = 0; j < got; j++) {
-            size_t i = index_of(done[j]);
-            int s = take(c, done[j], tags + i * tag_len, tag_len);
-            if (s && !status)
-                status = s;
-            release(done[j]);
-        }
-        back += got;
-        queued -= got;
+        int got = poll_once(c, queued, tags, tag_len, 0, &status, &empty);
+        if (got < 0)
+            return DPDK_ERR_STUCK;
+        back += (size_t)got;
+        queued -= (size_t)got;
     }
     c->counters[C_OPS] += n;
     return status;

@@ -269,8 +269,8 @@ fn dispatch_modes_are_scenarios_of_their_own() {
     assert_eq!(doc["scenario"]["dispatch"], "single,burst:4");
     usage_error_line("run --alg null --dispatch single,,burst:4", "empty item");
     usage_error_line(
-        "run --alg null --dispatch single,burst:17",
-        "N from 1 to 16",
+        "run --alg null --dispatch single,burst:257",
+        "N from 1 to 256",
     );
 }
 

@@ -141,7 +141,7 @@ fn bad_flags_are_usage_errors() {
         vec!["compare", "--against", "openssl", "--accel", "avx2"],
         vec!["compare", "--against", "ipsecmb", "--accel", "sw"],
         vec!["compare", "--against", "ipsecmb", "--accel", "avx3"],
-        vec!["compare", "--against", "ipsecmb", "--dispatch", "burst:99"],
+        vec!["compare", "--against", "ipsecmb", "--dispatch", "burst:257"],
     ] {
         common::macbench().args(&args).assert().code(2);
     }
