@@ -132,6 +132,8 @@ typedef struct {
     } checked[IMB_SHIM_CHECKED_SHAPES];
     size_t checked_count; /* entries of checked[] in use */
     size_t checked_next;  /* the entry the next accepted shape replaces once all are in use */
+    /* IMB_FLUSH_JOB calls that handed a job back, since the context was made (imb_shim_flushes). */
+    uint64_t flushes;
 } imb_shim_mac;
 
 /* The CPU flags (IMB_CPUFLAGS_*) a level's init_mb_mgr_* needs; 0 for an unknown level. */
@@ -747,6 +749,7 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
             if (job == NULL) {
                 break;
             }
+            m->flushes += 1;
             retire(m, job, &done, &in_flight, &ret);
             while ((job = IMB_GET_COMPLETED_JOB(m->mgr)) != NULL) {
                 retire(m, job, &done, &in_flight, &ret);
@@ -754,6 +757,7 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
         }
     }
     while ((job = IMB_FLUSH_JOB(m->mgr)) != NULL) {
+        m->flushes += 1;
         retire(m, job, &done, &in_flight, &ret);
         while ((job = IMB_GET_COMPLETED_JOB(m->mgr)) != NULL) {
             retire(m, job, &done, &in_flight, &ret);
@@ -895,6 +899,14 @@ const char *imb_shim_errno_string(int errnum) {
 int imb_shim_used_arch(const void *handle) {
     const imb_shim_mac *m = handle;
     return (int)m->mgr->used_arch;
+}
+
+/* How many IMB_FLUSH_JOB calls have handed a job back on this context: jobs that were still in the
+ * manager's lanes when a call had to return every tag. ipsec_perf's job loop never flushes before its
+ * run ends, so `compare` asks this of one call before pairing the two (src/compare.rs). */
+uint64_t imb_shim_flushes(const void *handle) {
+    const imb_shim_mac *m = handle;
+    return m->flushes;
 }
 
 /* The table of csrc/macbench_shim.h. Levels are IMB_ARCH_* values (2 sse … 5 avx512), which the Rust
