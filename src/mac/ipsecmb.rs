@@ -16,10 +16,20 @@
 //!   packet in hand would. The multi-buffer code then runs with one lane busy, so a message costs at
 //!   least what a single-buffer implementation costs, plus the job bookkeeping.
 //! - `tag_batch` (the engine's hot loop, up to [`super::MAX_BATCH`] messages) submits every message of
-//!   the batch as its own job and flushes only after the last. The manager queues jobs until a SIMD
+//!   the batch as its own job and flushes only after the last (at most 16 a shim call,
+//!   `MACBENCH_SHIM_MAX_BATCH`: a larger batch is submitted and drained 16 at a time). The manager queues jobs until a SIMD
 //!   lane set is full (4 to 16 lanes depending on the path and the hash) and computes those messages
 //!   side by side: what makes ipsec-mb fast for a gateway that has many packets in flight. Jobs may come
-//!   back out of order; each carries its index and writes into its own scratch slot.
+//!   back out of order; each carries its index and writes its tag into its own slot.
+//!
+//! Either way every tag is back when the call returns, so the jobs still in the lanes after the last
+//! submit come back through `IMB_FLUSH_JOB` (the drain: 15 of a 16-job CMAC burst on the 16-lane
+//! AVX-512 path), which Intel's `ipsec_perf`, submitting jobs back to back, pays once a run;
+//! [`flushes_per_call`] counts them for `compare`. The library's job check (`IMB_SUBMIT_JOB`) runs on
+//! the first job of each shape (length and nonce length; every other field is fixed at key setup) a
+//! context sees; later jobs of a shape it accepted go through `IMB_SUBMIT_JOB_NOCHECK`, as
+//! `ipsec_perf` submits, so a refused length is still refused with the library's reason and the timed
+//! jobs, whose lengths the pre-flight has sent through first, do not pay the check each.
 //!
 //! Two gaps of the 1.3 job API, worked around in the shim: an XCBC job writes only the 12-byte tag
 //! (any other `auth_tag_output_len_in_bytes` is rejected), so this backend implements
