@@ -20,7 +20,9 @@
  * Per message a job is filled in (pointers and lengths only) and submitted; imb_shim_tag flushes at
  * once (one message), imb_shim_tag_batch submits up to MAX_BATCH jobs before flushing, so the manager
  * can run them side by side in its SIMD lanes. Jobs may complete out of order; each carries its index
- * in user_data and writes its full tag into a per-index scratch slot, copied out (truncated) at the end.
+ * in user_data and writes its full tag into the caller's slot (or, for a truncated tag, a per-index
+ * scratch slot copied out at the end). The library's job check runs once per job shape a context sees
+ * (tag_jobs); later jobs of an accepted shape are submitted unchecked, as ipsec_perf submits them.
  *
  * The manager's code path: `level` 0 is the library's own choice (init_mb_mgr_auto, macbench's `hw`);
  * IMB_ARCH_SSE … IMB_ARCH_AVX512 ask for that path (init_mb_mgr_sse/avx/avx2/avx512, the ISA levels).
@@ -39,6 +41,8 @@
 
 #define IMB_SHIM_MAX_BATCH 16
 #define IMB_SHIM_MAX_TAG 64
+/* Job shapes remembered as accepted by the library's job check, per context (see shape_checked). */
+#define IMB_SHIM_CHECKED_SHAPES 8
 
 enum {
     IMB_SHIM_ERR_UNKNOWN_ALGORITHM = -1,
@@ -120,6 +124,16 @@ typedef struct {
     int last_error;  /* imb_errno / job status of the last failure, for imb_shim_strerror */
     int job_errno;   /* imb_errno right after the submit that queued a refused job (its job check) */
     gpp_lanes *gpp;  /* the 3GPP functions only; NULL otherwise */
+    /* The job shapes IMB_SUBMIT_JOB's check accepted on this context (shape_checked): a job of one of
+     * them goes through IMB_SUBMIT_JOB_NOCHECK. */
+    struct {
+        uint64_t len; /* msg_len_to_hash_in_bytes, or in bits for the bit-length functions */
+        size_t nonce_len;
+    } checked[IMB_SHIM_CHECKED_SHAPES];
+    size_t checked_count; /* entries of checked[] in use */
+    size_t checked_next;  /* the entry the next accepted shape replaces once all are in use */
+    /* IMB_FLUSH_JOB calls that handed a job back, since the context was made (imb_shim_flushes). */
+    uint64_t flushes;
 } imb_shim_mac;
 
 /* The CPU flags (IMB_CPUFLAGS_*) a level's init_mb_mgr_* needs; 0 for an unknown level. */
@@ -542,9 +556,10 @@ static int hmac_empty(imb_shim_mac *m, uint8_t *out) {
     return 0;
 }
 
-/* Fill in one job: message index i of the batch, its nonce (GMAC's IV) and message. */
+/* Fill in one job: message index i of the batch, its nonce (GMAC's IV) and message; the job writes
+ * the construction's whole tag to out. */
 static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *nonce, size_t nonce_len,
-                     const uint8_t *msg, size_t len) {
+                     const uint8_t *msg, size_t len, uint8_t *out) {
     job->cipher_mode = IMB_CIPHER_NULL;
     job->cipher_direction = IMB_DIR_ENCRYPT;
     job->chain_order = IMB_ORDER_HASH_CIPHER;
@@ -555,7 +570,7 @@ static void fill_job(imb_shim_mac *m, IMB_JOB *job, size_t i, const uint8_t *non
     job->cipher_start_src_offset_in_bytes = 0;
     job->hash_start_src_offset_in_bytes = 0;
     job->msg_len_to_hash_in_bytes = len;
-    job->auth_tag_output = m->scratch[i];
+    job->auth_tag_output = out;
     job->auth_tag_output_len_in_bytes = m->full_len;
     job->user_data = (void *)(uintptr_t)i;
     switch (m->kind) {
@@ -592,9 +607,10 @@ static uint64_t bits_of(const uint64_t *bits, const size_t *lens, size_t i) {
     return bits != NULL ? bits[i] : (uint64_t)lens[i] * 8;
 }
 
-/* A job the manager handed back: remember a failure, mark its slot done. */
-static void retire(imb_shim_mac *m, IMB_JOB *job, uint32_t *done, int *ret) {
+/* A job the manager handed back: one fewer in flight; remember a failure, mark its slot done. */
+static void retire(imb_shim_mac *m, IMB_JOB *job, uint32_t *done, size_t *in_flight, int *ret) {
     size_t i = (size_t)(uintptr_t)job->user_data;
+    *in_flight -= 1;
     if (job->status != IMB_STATUS_COMPLETED) {
         m->last_error = (int)job->status;
         *ret = IMB_SHIM_ERR_JOB;
@@ -605,18 +621,53 @@ static void retire(imb_shim_mac *m, IMB_JOB *job, uint32_t *done, int *ret) {
     }
 }
 
+/* Whether the library's job check has accepted a job of this shape on this context. Every other
+ * field a job of the context gets is the same for all its jobs (fill_job: the hash, the key material,
+ * the tag length, a null cipher; src, the tag output and, for GMAC and the 3GPP functions, the IV
+ * point into the caller's buffers or the context and are never NULL), so what the check decides
+ * depends on the message length (in bits for the bit-length functions) and the nonce length alone. */
+static int shape_checked(const imb_shim_mac *m, uint64_t len, size_t nonce_len) {
+    size_t k;
+    for (k = 0; k < m->checked_count; k++) {
+        if (m->checked[k].len == len && m->checked[k].nonce_len == nonce_len) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Remember a shape the check accepted, replacing the oldest once IMB_SHIM_CHECKED_SHAPES are kept. */
+static void remember_shape(imb_shim_mac *m, uint64_t len, size_t nonce_len) {
+    size_t k = m->checked_count < IMB_SHIM_CHECKED_SHAPES ? m->checked_count++ : m->checked_next;
+    m->checked[k].len = len;
+    m->checked[k].nonce_len = nonce_len;
+    m->checked_next = (k + 1) % IMB_SHIM_CHECKED_SHAPES;
+}
+
 /* Tag n messages (n <= 16): msgs[i] of lens[i] bytes, nonce i at nonces + i * nonce_len, tag i at
  * tags + i * tag_len, keeping at most `depth` jobs in the manager: when that many are in flight, one
  * flush forces the oldest out before the next is submitted ("inflight:N"). depth >= n submits every
  * job, then flushes until each is back ("burst:N"). bits: message lengths in bits for the 3GPP
- * functions' bit-length vectors, or NULL for 8 * lens[i]. */
+ * functions' bit-length vectors, or NULL for 8 * lens[i].
+ *
+ * The library's job check (IMB_SUBMIT_JOB) runs on the first job of each shape a context sees
+ * (shape_checked); later jobs of a shape it accepted go through IMB_SUBMIT_JOB_NOCHECK ("submit job
+ * for processing without validating", the header's faster variant), as ipsec_perf submits in its
+ * release build (perf/ipsec_perf.c, do_test). So a
+ * length the library refuses is still refused with its own reason, and a timed loop, whose lengths
+ * the pre-flight has already sent through here, does not pay for the check on every job (in 1.3,
+ * is_job_invalid copies two 48-entry tables onto the stack per call: ~20 cycles a job).
+ *
+ * When the caller's tag is the construction's whole tag the jobs write it in place; otherwise into
+ * the context's scratch slots, copied out truncated at the end. */
 static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const size_t *lens,
                     const uint64_t *bits, const uint8_t *nonces, size_t nonce_len, uint8_t *tags,
                     size_t tag_len, size_t depth) {
     uint32_t done = 0;
-    uint32_t submitted = 0;
     uint32_t all;
+    size_t in_flight = 0;
     int ret = 0;
+    int direct;
     size_t i;
     IMB_JOB *job;
     if (depth == 0) {
@@ -636,10 +687,14 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
                                 nonce_len != required_nonce_len(m->kind))) {
         return IMB_SHIM_ERR_NONCE_LENGTH;
     }
+    direct = tag_len == m->full_len;
     all = (1u << n) - 1u;
     for (i = 0; i < n; i++) {
+        uint8_t *out = direct ? tags + i * tag_len : m->scratch[i];
+        uint64_t shape;
+        IMB_JOB *mine;
         if (lens[i] == 0 && m->kind == KIND_HMAC) {
-            int err = hmac_empty(m, m->scratch[i]);
+            int err = hmac_empty(m, out);
             if (err != 0) {
                 return err;
             }
@@ -647,8 +702,7 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
             continue;
         }
         if (m->kind == KIND_UIA1) {
-            int err = uia1_tag(m, nonces + i * nonce_len, msgs[i], bits_of(bits, lens, i),
-                               m->scratch[i]);
+            int err = uia1_tag(m, nonces + i * nonce_len, msgs[i], bits_of(bits, lens, i), out);
             if (err != 0) {
                 m->last_error = err;
                 ret = err;
@@ -657,43 +711,56 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
             }
             continue;
         }
-        job = IMB_GET_NEXT_JOB(m->mgr);
-        fill_job(m, job, i, nonces + i * nonce_len, nonce_len, msgs[i], lens[i]);
+        mine = IMB_GET_NEXT_JOB(m->mgr);
+        fill_job(m, mine, i, nonces + i * nonce_len, nonce_len, msgs[i], lens[i], out);
         if (is_3gpp(m->kind)) {
-            int err = fill_3gpp_job(m, job, i, nonces + i * nonce_len, msgs[i], bits_of(bits, lens, i));
+            int err = fill_3gpp_job(m, mine, i, nonces + i * nonce_len, msgs[i], bits_of(bits, lens, i));
             if (err != 0) {
                 /* Not submitted: the manager hands the same job out again next time. */
                 m->last_error = err;
                 ret = err;
                 continue;
             }
+            shape = mine->msg_len_to_hash_in_bits;
+        } else {
+            shape = lens[i];
         }
-        job = IMB_SUBMIT_JOB(m->mgr);
-        /* The job check sets imb_errno in this call; later calls reset it, so keep the first here. */
-        if (m->job_errno == 0) {
-            m->job_errno = imb_get_errno(m->mgr);
+        if (shape_checked(m, shape, nonce_len)) {
+            job = IMB_SUBMIT_JOB_NOCHECK(m->mgr);
+        } else {
+            job = IMB_SUBMIT_JOB(m->mgr);
+            /* The job check sets imb_errno in this call; later calls reset it, so keep the first
+             * here. A refused job is marked at once and comes back with that status. */
+            if (m->job_errno == 0) {
+                m->job_errno = imb_get_errno(m->mgr);
+            }
+            if (mine->status != IMB_STATUS_INVALID_ARGS) {
+                remember_shape(m, shape, nonce_len);
+            }
         }
-        submitted |= 1u << i;
+        in_flight += 1;
         while (job != NULL) {
-            retire(m, job, &done, &ret);
+            retire(m, job, &done, &in_flight, &ret);
             job = IMB_GET_COMPLETED_JOB(m->mgr);
         }
-        /* In flight: submitted and not yet back. At the bound, flush the oldest out. */
-        while ((size_t)__builtin_popcount(submitted & ~done) >= depth) {
+        /* At the bound, flush the oldest out. */
+        while (in_flight >= depth) {
             job = IMB_FLUSH_JOB(m->mgr);
             if (job == NULL) {
                 break;
             }
-            retire(m, job, &done, &ret);
+            m->flushes += 1;
+            retire(m, job, &done, &in_flight, &ret);
             while ((job = IMB_GET_COMPLETED_JOB(m->mgr)) != NULL) {
-                retire(m, job, &done, &ret);
+                retire(m, job, &done, &in_flight, &ret);
             }
         }
     }
     while ((job = IMB_FLUSH_JOB(m->mgr)) != NULL) {
-        retire(m, job, &done, &ret);
+        m->flushes += 1;
+        retire(m, job, &done, &in_flight, &ret);
         while ((job = IMB_GET_COMPLETED_JOB(m->mgr)) != NULL) {
-            retire(m, job, &done, &ret);
+            retire(m, job, &done, &in_flight, &ret);
         }
     }
     if (ret == 0 && done != all) {
@@ -706,8 +773,10 @@ static int tag_jobs(imb_shim_mac *m, size_t n, const uint8_t *const *msgs, const
         }
         return ret;
     }
-    for (i = 0; i < n; i++) {
-        memcpy(tags + i * tag_len, m->scratch[i], tag_len);
+    if (!direct) {
+        for (i = 0; i < n; i++) {
+            memcpy(tags + i * tag_len, m->scratch[i], tag_len);
+        }
     }
     return 0;
 }
@@ -830,6 +899,14 @@ const char *imb_shim_errno_string(int errnum) {
 int imb_shim_used_arch(const void *handle) {
     const imb_shim_mac *m = handle;
     return (int)m->mgr->used_arch;
+}
+
+/* How many IMB_FLUSH_JOB calls have handed a job back on this context: jobs that were still in the
+ * manager's lanes when a call had to return every tag. ipsec_perf's job loop never flushes before its
+ * run ends, so `compare` asks this of one call before pairing the two (src/compare.rs). */
+uint64_t imb_shim_flushes(const void *handle) {
+    const imb_shim_mac *m = handle;
+    return m->flushes;
 }
 
 /* The table of csrc/macbench_shim.h. Levels are IMB_ARCH_* values (2 sse … 5 avx512), which the Rust

@@ -408,3 +408,54 @@ fn jobs_kept_in_flight_give_the_tags_of_one_job_at_a_time() {
         }
     }
 }
+
+/// The job check runs once per job shape and later jobs of an accepted shape go unchecked (the shim's
+/// `tag_jobs`): a length the library refuses is still refused with its reason after other lengths
+/// were accepted, again on a second try (a refused shape is never remembered), and the accepted
+/// length still tags.
+#[test]
+fn a_refused_length_stays_refused_after_accepted_ones() {
+    if skip_unless_built() {
+        return;
+    }
+    let f = functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "cmac-aes128" && f.accel == Accel::Hw)
+        .unwrap();
+    let key = bytes(3, f.algorithm.default_key_len);
+    let mut k = macbench::isolate::key(&f, &key, KeyParams::default()).unwrap();
+    let mut tag = [0u8; MAX_TAG_LEN];
+    let tag = &mut tag[..f.algorithm.tag_len];
+    let short = bytes(4, 64);
+    let long = bytes(5, ipsecmb::JOB_MAX_LEN16 as usize + 1);
+    k.tag_into(&[], &short, tag).unwrap();
+    let first = tag.to_vec();
+    for _ in 0..2 {
+        let e = k.tag_into(&[], &long, tag).unwrap_err().to_string();
+        assert!(e.contains("IMB_STATUS_INVALID_ARGS"), "{e}");
+        k.tag_into(&[], &short, tag).unwrap();
+        assert_eq!(tag, &first[..]);
+    }
+}
+
+/// What `compare --against ipsecmb` asks before pairing with `ipsec_perf`: how many jobs of one call
+/// came back through `IMB_FLUSH_JOB`. A burst of CMAC jobs fills the manager's lanes, and each call
+/// must hand every tag back, so at least the last job needs a flush and never more than the burst.
+#[test]
+fn a_burst_of_multi_buffer_jobs_is_drained_by_flushes() {
+    if skip_unless_built() {
+        return;
+    }
+    for n in [1, 4, 16] {
+        let flushes = ipsecmb::flushes_per_call("cmac-aes128", Accel::Hw, 64, n, None).unwrap();
+        assert!(
+            (1..=n as u64).contains(&flushes),
+            "{n} jobs: {flushes} flushes"
+        );
+        let flushes = ipsecmb::flushes_per_call("cmac-aes128", Accel::Hw, 64, n, Some(2)).unwrap();
+        assert!(
+            (1..=n as u64).contains(&flushes),
+            "{n} jobs, 2 in flight: {flushes} flushes"
+        );
+    }
+}

@@ -16,10 +16,20 @@
 //!   packet in hand would. The multi-buffer code then runs with one lane busy, so a message costs at
 //!   least what a single-buffer implementation costs, plus the job bookkeeping.
 //! - `tag_batch` (the engine's hot loop, up to [`super::MAX_BATCH`] messages) submits every message of
-//!   the batch as its own job and flushes only after the last. The manager queues jobs until a SIMD
+//!   the batch as its own job and flushes only after the last (at most 16 a shim call,
+//!   `MACBENCH_SHIM_MAX_BATCH`: a larger batch is submitted and drained 16 at a time). The manager queues jobs until a SIMD
 //!   lane set is full (4 to 16 lanes depending on the path and the hash) and computes those messages
 //!   side by side: what makes ipsec-mb fast for a gateway that has many packets in flight. Jobs may come
-//!   back out of order; each carries its index and writes into its own scratch slot.
+//!   back out of order; each carries its index and writes its tag into its own slot.
+//!
+//! Either way every tag is back when the call returns, so the jobs still in the lanes after the last
+//! submit come back through `IMB_FLUSH_JOB` (the drain: 15 of a 16-job CMAC burst on the 16-lane
+//! AVX-512 path), which Intel's `ipsec_perf`, submitting jobs back to back, pays once a run;
+//! [`flushes_per_call`] counts them for `compare`. The library's job check (`IMB_SUBMIT_JOB`) runs on
+//! the first job of each shape (length and nonce length; every other field is fixed at key setup) a
+//! context sees; later jobs of a shape it accepted go through `IMB_SUBMIT_JOB_NOCHECK`, as
+//! `ipsec_perf` submits, so a refused length is still refused with the library's reason and the timed
+//! jobs, whose lengths the pre-flight has sent through first, do not pay the check each.
 //!
 //! Two gaps of the 1.3 job API, worked around in the shim: an XCBC job writes only the 12-byte tag
 //! (any other `auth_tag_output_len_in_bytes` is rejected), so this backend implements
@@ -434,8 +444,50 @@ fn new(
     Ok(Box::new(mac))
 }
 
+/// How many of `n` messages of `size` bytes, tagged in one call (`depth` `None`: `tag_batch`, all
+/// submitted then flushed, as `burst:N` and, with `n` 1, `single`; `Some(d)`: `tag_inflight` with at
+/// most `d` in the manager), came back only through `IMB_FLUSH_JOB`: jobs still in the manager's
+/// lanes when the call had to return every tag. A fresh context at `level`'s path with a fixed key;
+/// nothing is timed. `compare --against ipsecmb` asks it before pairing our figure with
+/// `ipsec_perf`'s, whose job loop never flushes before its run ends.
+pub fn flushes_per_call(
+    algorithm: &'static str,
+    level: Accel,
+    size: usize,
+    n: usize,
+    depth: Option<usize>,
+) -> Result<u64, String> {
+    let table = shim().ok_or_else(|| match availability() {
+        Availability::Unavailable(why) => why,
+        Availability::Available => "not built".to_string(),
+    })?;
+    let alg = super::algorithm(algorithm).ok_or("not a registered algorithm")?;
+    let key = vec![0x5a; alg.default_key_len];
+    let mut mac = super::shim::create(table, algorithm, level_arch(level).unwrap_or(0), &key)
+        .map_err(|f| f.why)?;
+    let message = vec![0xa5u8; size];
+    let msgs = vec![&message[..]; n.max(1)];
+    let nonce_len = alg.nonce_len.unwrap_or(0);
+    let nonces = vec![0u8; msgs.len() * nonce_len];
+    let mut tags = vec![0u8; msgs.len() * alg.tag_len];
+    let mut batch = super::Batch {
+        msgs: &msgs,
+        nonces: &nonces,
+        nonce_len,
+        tags: &mut tags,
+        tag_len: alg.tag_len,
+    };
+    let before = imp::flushes(&mac);
+    match depth {
+        None => mac.tag_batch(&mut batch),
+        Some(d) => mac.tag_inflight(&mut batch, d),
+    }
+    .map_err(|r| r.to_string())?;
+    Ok(imp::flushes(&mac) - before)
+}
+
 /// The library's entry points beyond the shim table: what only ipsec-mb has (levels, features, the
-/// HMAC-MD5 empty tag).
+/// HMAC-MD5 empty tag, the flush count).
 #[cfg(have_ipsecmb)]
 mod imp {
     use super::{level_arch, Accel};
@@ -447,6 +499,7 @@ mod imp {
     extern "C" {
         fn imb_shim_set_empty_tag(handle: *mut c_void, tag: *const u8, len: size_t) -> c_int;
         fn imb_shim_used_arch(handle: *const c_void) -> c_int;
+        fn imb_shim_flushes(handle: *const c_void) -> u64;
         fn imb_shim_probe(
             level: c_int,
             features: *mut u64,
@@ -461,6 +514,12 @@ mod imp {
     pub fn used_arch(mac: &ShimMac) -> i32 {
         // SAFETY: mac's handle is a live ipsec-mb context (made through this backend's table).
         unsafe { imb_shim_used_arch(mac.handle()) }
+    }
+
+    /// `IMB_FLUSH_JOB` calls that handed a job back on the context since it was made.
+    pub fn flushes(mac: &ShimMac) -> u64 {
+        // SAFETY: mac's handle is a live ipsec-mb context (made through this backend's table).
+        unsafe { imb_shim_flushes(mac.handle()) }
     }
 
     /// Hand HMAC-MD5's empty-message tag (computed at key setup) to the context.
@@ -536,6 +595,10 @@ mod imp {
     }
 
     pub fn used_arch(_: &ShimMac) -> i32 {
+        0
+    }
+
+    pub fn flushes(_: &ShimMac) -> u64 {
         0
     }
 
