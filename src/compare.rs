@@ -456,6 +456,8 @@ fn job_stream_unlike(function: Function, dispatch: Dispatch, size: u32) -> Optio
     let (n, depth) = match dispatch {
         Dispatch::Single => (1, None),
         Dispatch::Burst(n) => (n, None),
+        // A library has no descriptors: `all` is a burst of the depth the hot loop gives it.
+        Dispatch::All => (crate::engine::hot_loop::all_len(size as usize), None),
         Dispatch::Inflight(n) => (n, Some(n)),
         // Streams are refused by this backend and reported where they run.
         Dispatch::Stream => return None,
