@@ -110,6 +110,14 @@ fn ctrl_c_before_any_net_result_keeps_an_existing_file() {
     let status = wait_bounded(&mut child, Duration::from_secs(60));
     assert_eq!(status.code(), Some(130));
     assert_eq!(std::fs::read(&json).unwrap(), b"{\"kept\": true}");
+    // Issue 47, M1: it said "0 finished result(s) kept" though it kept nothing.
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(
+        stderr.contains("interrupted before any result finished: nothing kept"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("0 finished result(s) kept"), "{stderr}");
 }
 
 #[test]

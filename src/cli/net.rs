@@ -472,13 +472,12 @@ fn execute(o: &NetOptions, plan: NetPlan, path: Path) -> Result<(), CliError> {
         pb.finish_and_clear();
     }
     if outcome? {
-        return Err(CliError {
-            code: 130,
-            message: format!(
-                "interrupted: {} finished result(s) kept, marked \"partial\": true",
-                doc.results.len()
-            ),
-        });
+        // Issue 47, M1: with nothing finished, nothing was kept; the files are as they were.
+        let message = match doc.results.len() {
+            0 => "interrupted before any result finished: nothing kept, the output files are as they were".to_string(),
+            n => format!("interrupted: {n} finished result(s) kept, marked \"partial\": true"),
+        };
+        return Err(CliError { code: 130, message });
     }
     Ok(())
 }
