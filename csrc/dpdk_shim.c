@@ -338,6 +338,27 @@ static int as_lcore(void) {
 
 /* One op over `msg`: an mbuf pointing at the caller's bytes (no copy), the session, offsets, the
  * digest into the op's private area, the IV (GMAC's nonce) beside it. */
+/* What differs per message in an op (its address, length and IV), written into `op`: by build for a
+ * new op, and for a ready op by dispatch all. */
+static void patch(dpdk_ctx *c, struct rte_crypto_op *op, const uint8_t *nonce, const uint8_t *msg,
+                  size_t len) {
+    /* An empty message still gets a real address (a caller's empty slice may be dangling). */
+    static const uint8_t empty[1];
+    if (len == 0)
+        msg = empty;
+    /* The message is the mbuf's whole buffer: IOVA as VA, so its address is its IOVA. */
+    struct rte_mbuf *m = op->sym->m_src;
+    m->buf_addr = (void *)(uintptr_t)msg;
+    m->buf_iova = (rte_iova_t)(uintptr_t)msg;
+    m->buf_len = (uint16_t)len; /* admit refuses len > UINT16_MAX first */
+    m->data_len = (uint16_t)len;
+    m->pkt_len = (uint32_t)len;
+    op->sym->auth.data.length = (uint32_t)len;
+    op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
+    if (c->iv_len && nonce)
+        memcpy(rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET), nonce, c->iv_len);
+}
+
 static struct rte_crypto_op *build(dpdk_ctx *c, const uint8_t *nonce, const uint8_t *msg, size_t len) {
     struct rte_crypto_op *op = rte_crypto_op_alloc(c->ops, RTE_CRYPTO_OP_TYPE_SYMMETRIC);
     if (!op)
@@ -347,27 +368,14 @@ static struct rte_crypto_op *build(dpdk_ctx *c, const uint8_t *nonce, const uint
         rte_crypto_op_free(op);
         return NULL;
     }
-    /* An empty message still gets a real address (a caller's empty slice may be dangling). */
-    static const uint8_t empty[1];
-    if (len == 0)
-        msg = empty;
-    /* The message is the mbuf's whole buffer: IOVA as VA, so its address is its IOVA. */
-    m->buf_addr = (void *)(uintptr_t)msg;
-    m->buf_iova = (rte_iova_t)(uintptr_t)msg;
-    m->buf_len = (uint16_t)len; /* callers refuse len > UINT16_MAX first */
     m->data_off = 0;
-    m->data_len = (uint16_t)len;
-    m->pkt_len = (uint32_t)len;
     rte_crypto_op_attach_sym_session(op, c->session);
     struct rte_crypto_sym_op *sym = op->sym;
     sym->m_src = m;
     sym->auth.data.offset = 0;
-    sym->auth.data.length = (uint32_t)len;
-    uint8_t *priv = rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET);
-    sym->auth.digest.data = priv + MAX_IV;
+    sym->auth.digest.data = rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET + MAX_IV);
     sym->auth.digest.phys_addr = rte_crypto_op_ctophys_offset(op, IV_OFFSET + MAX_IV);
-    if (c->iv_len && nonce)
-        memcpy(priv, nonce, c->iv_len);
+    patch(c, op, nonce, msg, len);
     c->counters[C_BUILT]++;
     return op;
 }
@@ -386,11 +394,10 @@ static void release(struct rte_crypto_op *op) {
 }
 
 /* The digest of a returned op into `tag` (the first tag_len bytes); non-zero if the device failed it. */
-static int take(dpdk_ctx *c, struct rte_crypto_op *op, uint8_t *tag, size_t tag_len) {
+static int take(struct rte_crypto_op *op, uint8_t *tag, size_t tag_len) {
     if (op->status != RTE_CRYPTO_OP_STATUS_SUCCESS)
         return DPDK_ERR_OP;
-    memcpy(tag, rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET + MAX_IV), tag_len);
-    (void)c;
+    memcpy(tag, op->sym->auth.digest.data, tag_len);
     return 0;
 }
 
@@ -412,7 +419,7 @@ static int poll_once(dpdk_ctx *c, size_t want, uint8_t *tags, size_t tag_len, in
     *empty = 0;
     for (uint16_t j = 0; j < got; j++) {
         size_t i = index_of(done[j]);
-        int s = take(c, done[j], tags + i * tag_len, tag_len);
+        int s = take(done[j], tags + i * tag_len, tag_len);
         if (s && !*status)
             *status = s;
         if (!keep)
@@ -443,18 +450,28 @@ static int run_ops(dpdk_ctx *c, struct rte_crypto_op **ops, size_t n, uint8_t *t
     return status;
 }
 
+/* Whether a call of n messages may go to the device: this thread has an lcore, the IV is the
+ * algorithm's, n fits one call, and every length fits one mbuf segment (and is not the empty HMAC
+ * message crypto_aesni_mb gets wrong). Checked before the first op is built, so a refusal leaves
+ * nothing allocated or in flight. */
+static int admit(dpdk_ctx *c, size_t n, const size_t *lens, size_t nonce_len) {
+    if (as_lcore() != 0)
+        return DPDK_ERR_LCORE;
+    if (c->iv_len && nonce_len != c->iv_len)
+        return DPDK_ERR_NONCE;
+    if (n > DPDK_MAX_BATCH)
+        return DPDK_ERR_LENGTH;
+    for (size_t i = 0; i < n; i++)
+        if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty))
+            return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
+    return 0;
+}
+
 static int batch_of(dpdk_ctx *c, size_t n, const uint8_t *const *msgs, const size_t *lens,
                     const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
     struct rte_crypto_op *ops[DPDK_MAX_BATCH];
-    if (n > DPDK_MAX_BATCH)
-        return DPDK_ERR_LENGTH;
     uint64_t t0 = now();
     for (size_t i = 0; i < n; i++) {
-        if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty)) {
-            for (size_t j = 0; j < i; j++)
-                release(ops[j]);
-            return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
-        }
         ops[i] = build(c, nonces + i * nonce_len, msgs[i], lens[i]);
         if (!ops[i]) {
             for (size_t j = 0; j < i; j++)
@@ -470,20 +487,18 @@ static int batch_of(dpdk_ctx *c, size_t n, const uint8_t *const *msgs, const siz
 static int dpdk_tag(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg, size_t len,
                     uint8_t *tag, size_t tag_len) {
     dpdk_ctx *c = ctx;
-    if (as_lcore() != 0)
-        return DPDK_ERR_LCORE;
-    if (c->iv_len && nonce_len != c->iv_len)
-        return DPDK_ERR_NONCE;
+    int refused = admit(c, 1, &len, nonce_len);
+    if (refused)
+        return refused;
     return batch_of(c, 1, &msg, &len, nonce, nonce_len, tag, tag_len);
 }
 
 static int dpdk_tag_batch(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
                           const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
     dpdk_ctx *c = ctx;
-    if (as_lcore() != 0)
-        return DPDK_ERR_LCORE;
-    if (c->iv_len && nonce_len != c->iv_len)
-        return DPDK_ERR_NONCE;
+    int refused = admit(c, n, lens, nonce_len);
+    if (refused)
+        return refused;
     return batch_of(c, n, msgs, lens, nonces, nonce_len, tags, tag_len);
 }
 
@@ -492,16 +507,11 @@ static int dpdk_tag_inflight(void *ctx, size_t n, const uint8_t *const *msgs, co
                              const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len,
                              size_t depth) {
     dpdk_ctx *c = ctx;
-    if (as_lcore() != 0)
-        return DPDK_ERR_LCORE;
-    if (c->iv_len && nonce_len != c->iv_len)
-        return DPDK_ERR_NONCE;
+    int refused = admit(c, n, lens, nonce_len);
+    if (refused)
+        return refused;
     if (depth == 0)
         depth = 1;
-    /* Every message checked before the first op is queued: a refusal leaves nothing in flight. */
-    for (size_t i = 0; i < n; i++)
-        if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty))
-            return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
     size_t next = 0, back = 0, queued = 0;
     uint32_t empty = 0;
     int status = 0;
@@ -533,37 +543,14 @@ static int dpdk_tag_inflight(void *ctx, size_t n, const uint8_t *const *msgs, co
     return status;
 }
 
-/* Patch a ready op for `msg`: what differs per message (address, length, IV). */
-static void patch(dpdk_ctx *c, struct rte_crypto_op *op, const uint8_t *nonce, const uint8_t *msg,
-                  size_t len) {
-    static const uint8_t empty[1];
-    if (len == 0)
-        msg = empty;
-    struct rte_mbuf *m = op->sym->m_src;
-    m->buf_addr = (void *)(uintptr_t)msg;
-    m->buf_iova = (rte_iova_t)(uintptr_t)msg;
-    m->buf_len = (uint16_t)len;
-    m->data_len = (uint16_t)len;
-    m->pkt_len = (uint32_t)len;
-    op->sym->auth.data.length = (uint32_t)len;
-    op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
-    if (c->iv_len)
-        memcpy(rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET), nonce, c->iv_len);
-}
-
 static int dpdk_tag_prebuilt(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
                              const uint8_t *nonces, size_t nonce_len, uint8_t *tags, size_t tag_len) {
     dpdk_ctx *c = ctx;
-    if (as_lcore() != 0)
-        return DPDK_ERR_LCORE;
-    if (c->iv_len && nonce_len != c->iv_len)
-        return DPDK_ERR_NONCE;
-    if (n > DPDK_MAX_BATCH)
-        return DPDK_ERR_LENGTH;
+    int refused = admit(c, n, lens, nonce_len);
+    if (refused)
+        return refused;
     uint64_t t0 = now();
     for (size_t i = 0; i < n; i++) {
-        if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty))
-            return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
         patch(c, c->ready[i], nonces + i * nonce_len, msgs[i], lens[i]);
     }
     c->counters[C_BUILD] += now() - t0;

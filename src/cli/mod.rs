@@ -302,8 +302,10 @@ pub fn functions(
     for u in &resolved.unavailable {
         let _ = writeln!(std::io::stderr(), "macbench: unavailable, skipped: {u}");
     }
-    let named = backend.is_some_and(|b| b.split(',').any(|b| b.trim() == "dpdk"))
-        || std::env::var_os("MACBENCH_DPDK_DEVICE").is_some();
+    let named = backend.is_some_and(|b| {
+        b.split(',')
+            .any(|b| b.trim() == crate::mac::dpdk::BACKEND.name)
+    }) || std::env::var_os("MACBENCH_DPDK_DEVICE").is_some();
     on_the_device(resolved.functions, named)
 }
 
@@ -316,7 +318,7 @@ fn on_the_device(
     functions: Vec<crate::mac::Function>,
     named: bool,
 ) -> Result<Vec<crate::mac::Function>, CliError> {
-    if !functions.iter().any(|f| f.backend.name == "dpdk") {
+    if !functions.iter().any(crate::mac::dpdk::drives) {
         return Ok(functions);
     }
     let refuse = |why: String| -> Result<(), CliError> {
@@ -333,12 +335,12 @@ fn on_the_device(
         refuse(why)?;
         return Ok(functions
             .into_iter()
-            .filter(|f| f.backend.name != "dpdk")
+            .filter(|f| !crate::mac::dpdk::drives(f))
             .collect());
     }
     let mut kept = Vec::with_capacity(functions.len());
     for f in functions {
-        if f.backend.name == "dpdk" {
+        if crate::mac::dpdk::drives(&f) {
             let key = vec![0x5a; f.algorithm.default_key_len];
             if let Err(e) = f.with_key(&key, crate::mac::KeyParams::default()) {
                 refuse(e.to_string())?;

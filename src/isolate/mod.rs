@@ -286,7 +286,7 @@ pub fn host_for_functions(functions: &[Function]) -> Host {
     accels.dedup();
     // A look-aside device starts before the facts are read, so they name its driver (a device that
     // does not start says why there, and its functions' key setup refuses with the same reason).
-    if functions.iter().any(|f| f.backend.name == "dpdk") {
+    if functions.iter().any(crate::mac::dpdk::drives) {
         let _ = crate::mac::dpdk::start();
     }
     with_children(detect_host(), &accels)

@@ -207,6 +207,12 @@ impl KeyedMac for WithEmptyTag {
     }
 }
 
+/// Whether `function` runs on the look-aside device (this backend's), so that callers ask by the
+/// registry's own value rather than by name.
+pub fn drives(function: &super::Function) -> bool {
+    std::ptr::eq(function.backend, &BACKEND)
+}
+
 /// Start DPDK's EAL and the device now, as the first key setup would: `list` and a run of dpdk
 /// functions do, so that their host facts name the driver. `Err` with the reason it did not start;
 /// `Ok` when the backend is not built (nothing to start).
