@@ -894,12 +894,12 @@ fn account(doc: &Document, budget: &BudgetClock, host: stats::HostSpread) -> Swe
         (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
         _ => 0.0,
     };
+    // A fold from +0: `sum` of no f64 is -0.0, which printed "-0 %" for a sweep that measured nothing.
     let window_seconds: f64 = doc
         .results
         .iter()
         .flat_map(|r| &r.raw)
-        .map(|r| r.window_wall_ns as f64 / 1e9)
-        .sum();
+        .fold(0.0, |total, r| total + r.window_wall_ns as f64 / 1e9);
     let widths: Vec<f64> = doc
         .results
         .iter()
