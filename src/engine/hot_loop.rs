@@ -85,6 +85,16 @@ pub fn all_len(mean_len: usize) -> usize {
     (ALL_BYTES / mean_len.max(1)).clamp(1, crate::mac::MAX_DEPTH)
 }
 
+/// Messages per call of `dispatch` for messages of `mean_len` bytes: the depth the mode fixes, else
+/// `all`'s or the one-at-a-time loop's batch. The hot loop and the pre-flight both take it, so the
+/// pre-flight checks the batches the loop times.
+pub fn messages_per_call(dispatch: Dispatch, mean_len: usize) -> usize {
+    match dispatch {
+        Dispatch::All => all_len(mean_len),
+        other => other.depth().unwrap_or_else(|| batch_len(mean_len)),
+    }
+}
+
 /// Messages per batch for messages of `mean_len` bytes.
 pub fn batch_len(mean_len: usize) -> usize {
     (BATCH_BYTES / mean_len.max(1)).clamp(1, MAX_BATCH)

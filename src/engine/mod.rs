@@ -251,10 +251,10 @@ pub enum Dispatch {
     Burst(usize),
     /// N messages kept in the backend's queue, one submitted as each completes ("n + 1").
     Inflight(usize),
-    /// The embedded study's "all at once": each message's descriptor built before the window (a
-    /// device driver keeps the descriptor of every message it has seen), batches of up to
-    /// [`crate::mac::MAX_DEPTH`] dispatched as fast as the device takes them
-    /// ([`crate::mac::KeyedMac::tag_prebuilt`]). A library has no descriptors: it is then
+    /// The embedded study's "all at once": a device driver's descriptors built at key setup, before
+    /// any window, and per message only patched (address, length, IV), batches of up to
+    /// [`crate::mac::MAX_DEPTH`] messages ([`hot_loop::all_len`]) dispatched as fast as the device
+    /// takes them ([`crate::mac::KeyedMac::tag_prebuilt`]). A library has no descriptors: it is then
     /// `burst` at that depth.
     All,
     /// Each message is the next update (chunk) of one long message, finalised once per
@@ -1143,10 +1143,7 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         next: start_slot(ctx.session, ctx.sessions, slots),
         nonce_len: nonce.len(),
         tag_len,
-        batch: match ctx.dispatch {
-            Dispatch::All => hot_loop::all_len(wl.mean_len()),
-            _ => hot_loop::batch_len(wl.mean_len()),
-        },
+        batch: hot_loop::messages_per_call(ctx.dispatch, wl.mean_len()),
         dispatch: ctx.dispatch,
         latency: &mut latency,
         verify: ctx.verify,

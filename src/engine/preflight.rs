@@ -57,13 +57,8 @@ pub fn check(s: &Scenario, workload: &Workload, key: &[u8]) -> Result<Preflight,
         .nonce_len
         .unwrap_or(0)
         .min(hot_loop::MAX_NONCE_LEN);
-    let batch_len = match s.dispatch {
-        super::Dispatch::All => hot_loop::all_len(workload.mean_len()),
-        other => other
-            .depth()
-            .unwrap_or_else(|| hot_loop::batch_len(workload.mean_len())),
-    }
-    .clamp(1, mac::MAX_DEPTH);
+    let batch_len =
+        hot_loop::messages_per_call(s.dispatch, workload.mean_len()).clamp(1, mac::MAX_DEPTH);
     let slots = batches(&workload.schedule, batch_len);
     let key_error = |e: mac::MacError| EngineError::Key(e.to_string());
     let mut timed = function.with_key(key, params).map_err(key_error)?;
