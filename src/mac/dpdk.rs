@@ -56,7 +56,7 @@ pub const MAX_MESSAGE: u64 = (1 << 16) - 2;
 fn length_limit(_algorithm: &str) -> Option<super::LengthLimit> {
     Some(super::LengthLimit {
         max_bytes: MAX_MESSAGE,
-        source: "one mbuf segment per op (16-bit data length), and crypto_aesni_mb's Intel ipsec-mb \
+        source: "one mbuf segment per op (16-bit data length), and crypto_aesni_mb's ipsec-mb \
                  job check (2^16 - 2 bytes); longer messages would need chained mbufs",
     })
 }
