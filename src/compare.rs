@@ -371,7 +371,7 @@ fn cases(inputs: &Inputs, version: &str) -> Vec<Case> {
     let mut out = Vec::new();
     for (&alg, &function) in inputs.algorithms.iter().zip(&inputs.functions) {
         for (size, peer_size, label) in &sizes {
-            let theirs = peer.quantity(version, *size);
+            let theirs = peer.quantity(version, *size, device_test(inputs, *size));
             let (dispatch, ours, why) = our_quantity(inputs, function, theirs, *size);
             let library = peer.same_library_backend();
             let unlike = if function.backend.name != library {
@@ -432,6 +432,23 @@ fn our_quantity(
             inputs.dispatch,
             quantity(inputs.dispatch, 0),
             format!("--dispatch {} as given", inputs.dispatch),
+        ),
+        // A device's drained rings are our `all` at the same depth ([`device_test`] sets theirs to it).
+        Quantity::Drained { .. } if inputs.dispatch == Dispatch::All => {
+            (inputs.dispatch, theirs, String::new())
+        }
+        Quantity::Drained { .. } => (
+            inputs.dispatch,
+            quantity(inputs.dispatch, 0),
+            format!("--dispatch {} as given", inputs.dispatch),
+        ),
+        Quantity::Undrained { .. } => (
+            inputs.dispatch,
+            quantity(inputs.dispatch, 0),
+            format!(
+                "each of our {} calls returns every tag it was given, the device drained at the call's end, while the tool enqueues its next burst without waiting for the last (on crypto_aesni_mb: ipsec-mb's lanes flushed half empty at each of our calls' ends, never in its run)",
+                inputs.dispatch
+            ),
         ),
         Quantity::JobStream => {
             let ours = quantity(inputs.dispatch, 0);
@@ -579,6 +596,25 @@ fn group_request(cases: &[Case], group: &[usize]) -> (Vec<&'static str>, Vec<u32
     (algorithms, sizes)
 }
 
+/// What `dpdk-test-crypto-perf` runs beside our dispatch at `size` (`None` for the other peers):
+/// rings of our `all` batch, drained ([`Quantity::Drained`]), beside `all`; its throughput test in
+/// bursts of our depth (one for `single`) beside the others.
+fn device_test(inputs: &Inputs, size: u32) -> Option<compare::DeviceTest> {
+    if inputs.peer != Peer::Dpdk {
+        return None;
+    }
+    let depth = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Some(match inputs.dispatch {
+        Dispatch::All => compare::DeviceTest::Drained {
+            depth: depth(crate::engine::hot_loop::all_len(size as usize)),
+        },
+        Dispatch::Burst(n) | Dispatch::Inflight(n) => {
+            compare::DeviceTest::Bursts { burst: depth(n) }
+        }
+        Dispatch::Single | Dispatch::Stream => compare::DeviceTest::Bursts { burst: 1 },
+    })
+}
+
 /// What the peer's tool is asked for one group.
 fn request<'a>(
     inputs: &Inputs,
@@ -594,6 +630,8 @@ fn request<'a>(
         accel: inputs.accel,
         core: Some(inputs.core),
         basis: inputs.basis,
+        // A dpdk group is one algorithm at one size (`Invocation::EachAlgorithmAndSize`).
+        device: sizes.first().and_then(|&size| device_test(inputs, size)),
     }
 }
 
@@ -632,6 +670,9 @@ struct OurRound {
     ours: Option<f64>,
     label: String,
     note: Option<String>,
+    /// On a device, our submitting core's account per op (build, enqueue, dequeue), said beside the
+    /// tool's own split.
+    offload: Option<String>,
 }
 
 /// Each case's rounds so far: (theirs, ours) pairs and every figure of either side.
@@ -687,6 +728,9 @@ impl Sides<'_> {
                         Some(unlike) => format!("{}; {note}", unlike.note()),
                         None => note,
                     };
+                }
+                if let Some(offload) = &ours[k].offload {
+                    row.note = format!("{}; {offload}", row.note);
                 }
                 tally.ours.extend(ours[k].ours);
                 tally.theirs.extend(theirs.theirs[k]);
@@ -802,11 +846,23 @@ impl Sides<'_> {
                 },
             }
         };
+        let m = &entry.metrics;
+        let offload = match (
+            m.offload_build_cycles_per_op,
+            m.offload_enqueue_cycles_per_op,
+            m.offload_dequeue_cycles_per_op,
+        ) {
+            (Some(build), Some(enqueue), Some(dequeue)) => Some(format!(
+                "ours: build {build:.1} + enqueue {enqueue:.1} + dequeue {dequeue:.1} cycles/op (our build, patching a prebuilt op, is inside our figure)"
+            )),
+            _ => None,
+        };
         Ok(OurRound {
             ours,
             // Named as every result is (`hmac-sha256/ipsecmb/sse burst:16`).
             label: entry.label(),
             note,
+            offload,
         })
     }
 }

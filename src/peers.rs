@@ -22,9 +22,17 @@
 //!   hand every tag back and so drains it: where that takes `IMB_FLUSH_JOB` (a multi-buffer function
 //!   with jobs left in its lanes) the row gets no verdict, with the flushes named.
 //!
+//! - `dpdk-test-crypto-perf` (DPDK's own cryptodev benchmark) on the device our `dpdk` backend drives:
+//!   `pmd-cyclecount` beside our `all` (ops built in advance, dispatched at once, drained), and
+//!   `throughput`, which never waits for a burst to come back, beside our bursts (no verdict):
+//!   [`crypto_perf`].
+//!
 //! A peer that is not installed becomes a row that says so and how to install it: never an invented number.
 
 use std::process::Command;
+
+pub mod crypto_perf;
+pub use crypto_perf::DeviceTest;
 
 use crate::mac::Accel;
 use crate::table::{Style, Table};
@@ -36,6 +44,7 @@ pub enum Peer {
     Cryptopp,
     Botan,
     IpsecMb,
+    Dpdk,
 }
 
 /// What a cycles/byte figure divides by. The peers differ: `openssl speed` counts user CPU time
@@ -51,7 +60,8 @@ pub enum Basis {
     User,
     /// CPU time, user + system (macbench's absolute cycles; `cryptest b2`'s `clock()`).
     Cpu,
-    /// Wall time (`openssl speed -elapsed`, `botan speed`, `ipsec_perf`'s TSC).
+    /// Wall time (`openssl speed -elapsed`, `botan speed`, `ipsec_perf`'s and
+    /// `dpdk-test-crypto-perf`'s TSC).
     Wall,
 }
 
@@ -86,6 +96,14 @@ pub enum Quantity {
     /// must return every tag drain the manager (`IMB_FLUSH_JOB`) at each call's end, which this
     /// figure leaves out; where no job of a call needs a flush the two are the same figure.
     JobStream,
+    /// Whole messages as ops on a device, `depth` of them built before the clock, enqueued at once
+    /// and drained before the next (`dpdk-test-crypto-perf --ptest pmd-cyclecount` with its ring
+    /// and burst at `depth`; our `--dispatch all`).
+    Drained { depth: u32 },
+    /// Whole messages as ops on a device, enqueued `burst` at a time while earlier ones complete,
+    /// never waiting for a burst to come back; drained once at the run's end
+    /// (`dpdk-test-crypto-perf --ptest throughput`).
+    Undrained { burst: u32 },
 }
 
 impl Quantity {
@@ -97,6 +115,12 @@ impl Quantity {
             Quantity::JobStream => {
                 "whole messages as a job stream never drained between jobs".to_string()
             }
+            Quantity::Drained { depth } => {
+                format!("whole messages as ops, {depth} built in advance, dispatched at once and drained")
+            }
+            Quantity::Undrained { burst } => format!(
+                "whole messages as ops in bursts of {burst}, never waiting for a burst to come back"
+            ),
         }
     }
 }
@@ -143,7 +167,13 @@ impl Unlike {
 }
 
 impl Peer {
-    pub const ALL: [Peer; 4] = [Peer::Openssl, Peer::Cryptopp, Peer::Botan, Peer::IpsecMb];
+    pub const ALL: [Peer; 5] = [
+        Peer::Openssl,
+        Peer::Cryptopp,
+        Peer::Botan,
+        Peer::IpsecMb,
+        Peer::Dpdk,
+    ];
 
     pub fn parse(name: &str) -> Option<Peer> {
         match name {
@@ -151,6 +181,7 @@ impl Peer {
             "cryptopp" | "crypto++" | "cryptest" => Some(Peer::Cryptopp),
             "botan" => Some(Peer::Botan),
             "ipsecmb" | "ipsec-mb" | "ipsec_perf" => Some(Peer::IpsecMb),
+            "dpdk" | "dpdk-test-crypto-perf" => Some(Peer::Dpdk),
             _ => None,
         }
     }
@@ -161,6 +192,7 @@ impl Peer {
             Peer::Cryptopp => "cryptopp",
             Peer::Botan => "botan",
             Peer::IpsecMb => "ipsecmb",
+            Peer::Dpdk => "dpdk",
         }
     }
 
@@ -171,6 +203,7 @@ impl Peer {
             Peer::Cryptopp => "MACBENCH_CRYPTEST",
             Peer::Botan => "MACBENCH_BOTAN",
             Peer::IpsecMb => "MACBENCH_IPSEC_PERF",
+            Peer::Dpdk => "MACBENCH_DPDK_CRYPTO_PERF",
         }
     }
 
@@ -180,6 +213,7 @@ impl Peer {
             Peer::Cryptopp => "cryptest",
             Peer::Botan => "botan",
             Peer::IpsecMb => "ipsec_perf",
+            Peer::Dpdk => "dpdk-test-crypto-perf",
         }
     }
 
@@ -197,6 +231,7 @@ impl Peer {
             Peer::Openssl => "apt-get install openssl",
             Peer::Cryptopp => "apt-get install libcrypto++-utils",
             Peer::Botan => "apt-get install botan",
+            Peer::Dpdk => "apt-get install dpdk",
             // No Debian package ships it: it is built from the library's own source package.
             Peer::IpsecMb => {
                 "tools/build-ipsec-perf (Debian's intel-ipsec-mb source package, nasm, make)"
@@ -209,7 +244,7 @@ impl Peer {
         match self {
             Peer::Openssl => &[Basis::User, Basis::Wall],
             Peer::Cryptopp => &[Basis::Cpu],
-            Peer::Botan | Peer::IpsecMb => &[Basis::Wall],
+            Peer::Botan | Peer::IpsecMb | Peer::Dpdk => &[Basis::Wall],
         }
     }
 
@@ -222,10 +257,15 @@ impl Peer {
     /// `ipsec_perf` whole messages as jobs submitted back to back and never drained before the run
     /// ends ([`Quantity::JobStream`]: perf/ipsec_perf.c, `do_test`); `botan speed` 1.x and 2.x
     /// stream `--buf-size` updates into one MAC and finalise once (botan 3 finalises per message);
-    /// `cryptest b2` streams 2 KiB updates, whatever the size asked.
-    pub fn quantity(self, version: &str, size: u32) -> Quantity {
+    /// `cryptest b2` streams 2 KiB updates, whatever the size asked; `dpdk-test-crypto-perf` what its
+    /// test times (`device`, decided from our dispatch; its own default is a throughput test in
+    /// bursts of 32).
+    pub fn quantity(self, version: &str, size: u32, device: Option<DeviceTest>) -> Quantity {
         match self {
             Peer::Openssl => Quantity::Messages,
+            Peer::Dpdk => device
+                .unwrap_or(DeviceTest::Bursts { burst: 32 })
+                .quantity(),
             Peer::IpsecMb => Quantity::JobStream,
             Peer::Botan if botan_streams(version) => Quantity::Stream { chunk: size },
             Peer::Botan => Quantity::Messages,
@@ -242,6 +282,7 @@ impl Peer {
             Peer::Cryptopp => "cryptopp",
             Peer::Botan => "botan",
             Peer::IpsecMb => "ipsecmb",
+            Peer::Dpdk => "dpdk",
         }
     }
 
@@ -293,6 +334,7 @@ impl Peer {
                 ("uia2-snow3g", "snow3g-uia2"),
                 ("uia1-kasumi", "kasumi-uia1"),
             ],
+            Peer::Dpdk => crypto_perf::ALGORITHMS,
             Peer::Cryptopp => &[
                 ("hmac-sha1", "HMAC(SHA-1)"),
                 ("hmac-sha256", "HMAC(SHA-256)"),
@@ -319,7 +361,7 @@ impl Peer {
                 let ticks = crate::system::kernel::clock_ticks_per_second().unwrap_or(100.0);
                 Some(1.0 / ticks)
             }
-            Peer::Cryptopp | Peer::Botan | Peer::IpsecMb => None,
+            Peer::Cryptopp | Peer::Botan | Peer::IpsecMb | Peer::Dpdk => None,
         }
     }
 
@@ -683,11 +725,14 @@ pub enum ProbeFailure {
 /// Check the peer's binary and ask its version.
 pub fn probe(peer: Peer) -> Result<String, ProbeFailure> {
     let binary = peer.binary();
+    if peer == Peer::Dpdk {
+        return crypto_perf::probe(&binary);
+    }
     let args: Vec<String> = match peer {
         Peer::Openssl | Peer::Botan => vec!["version".into()],
         Peer::Cryptopp => vec!["V".into()],
         // No version flag: its usage text proves it runs; the versions come with the results.
-        Peer::IpsecMb => vec!["-h".into()],
+        Peer::IpsecMb | Peer::Dpdk => vec!["-h".into()],
     };
     match run_tool(&binary, &args) {
         Ok(_) if peer == Peer::IpsecMb => Ok("ipsec_perf".to_string()),
@@ -712,7 +757,8 @@ impl Peer {
     /// What one run of the tool covers.
     pub fn invocation(self) -> Invocation {
         match self {
-            Peer::Openssl => Invocation::EachAlgorithmAndSize,
+            // dpdk: its ring and burst follow the size (our `all` batch).
+            Peer::Openssl | Peer::Dpdk => Invocation::EachAlgorithmAndSize,
             Peer::IpsecMb => Invocation::EachAlgorithm,
             Peer::Botan | Peer::Cryptopp => Invocation::All,
         }
@@ -720,8 +766,9 @@ impl Peer {
 
     /// Seconds one run of the tool takes on `algorithms` × `sizes` at `seconds` per measurement,
     /// where its arguments fix it (`openssl speed -seconds`, `botan speed --msec` per algorithm
-    /// and size, plus its start); `None` where only a timed run tells: `cryptest b2` times ~100
-    /// algorithms in a doubling loop, `ipsec_perf` runs its own iteration counts ([`calibrate`]).
+    /// and size, plus its start; `dpdk-test-crypto-perf`'s op count, sized from its last run to
+    /// take `seconds`, plus EAL's start); `None` where only a timed run tells: `cryptest b2` times
+    /// ~100 algorithms in a doubling loop, `ipsec_perf` runs its own iteration counts ([`calibrate`]).
     pub fn run_seconds(self, algorithms: usize, sizes: usize, seconds: u32) -> Option<f64> {
         // Starting the tool and its key setups: measured at 0.03–0.15 s on the 2-core VM.
         const START_S: f64 = 0.1;
@@ -729,6 +776,8 @@ impl Peer {
         match self {
             Peer::Openssl => Some(measurements * (f64::from(seconds) + START_S)),
             Peer::Botan => Some(measurements * f64::from(seconds) + START_S),
+            // EAL's start without hugepages and the device's: measured at 0.2–0.3 s on the 2-core VM.
+            Peer::Dpdk => Some(measurements * (f64::from(seconds) + 0.3)),
             Peer::Cryptopp | Peer::IpsecMb => None,
         }
     }
@@ -776,6 +825,8 @@ pub struct PeerRequest<'a> {
     pub core: Option<usize>,
     /// What its figures divide by: one of [`Peer::bases`].
     pub basis: Basis,
+    /// What `dpdk-test-crypto-perf` runs (the others take `None`).
+    pub device: Option<DeviceTest>,
 }
 
 /// Run the peer's benchmark once on the request's algorithms and sizes; `version` is what [`probe`]
@@ -811,18 +862,20 @@ pub fn run_peer(peer: Peer, request: &PeerRequest<'_>, version: String) -> PeerR
         accel: request.accel,
         core: request.core,
         basis: request.basis,
+        device: request.device,
     };
     match peer {
         Peer::Openssl => run_openssl_speed(&job, version),
         Peer::Botan => run_botan_speed(&job, version),
         Peer::IpsecMb => run_ipsec_perf(&job),
         Peer::Cryptopp => run_cryptest_b2(&job, version),
+        Peer::Dpdk => crypto_perf::run(&job, version),
     }
 }
 
 /// What a peer's tool is asked to run: the tool, our algorithms each with the tool's name for it, the
 /// sizes, the seconds per measurement (at least 1), our reference rate, the acceleration asked for, the
-/// core to pin it to and the basis to measure on.
+/// core to pin it to, the basis to measure on and the device test.
 struct PeerJob<'a> {
     binary: &'a str,
     names: &'a [(&'a str, &'a str)],
@@ -832,6 +885,7 @@ struct PeerJob<'a> {
     accel: Accel,
     core: Option<usize>,
     basis: Basis,
+    device: Option<DeviceTest>,
 }
 
 /// The arguments of one `openssl speed -mr` measurement: one algorithm (`-hmac` or `-cmac` by our

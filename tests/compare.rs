@@ -108,6 +108,7 @@ fn missing_peer_is_a_row_and_exit_1() {
         ),
         ("openssl", "MACBENCH_OPENSSL", "apt-get install openssl"),
         ("ipsecmb", "MACBENCH_IPSEC_PERF", "tools/build-ipsec-perf"),
+        ("dpdk", "MACBENCH_DPDK_CRYPTO_PERF", "apt-get install dpdk"),
     ] {
         common::macbench()
             .env(var, "/nonexistent/peer-binary")
@@ -734,20 +735,20 @@ fn unlike_rows_show_their_ratio_but_no_verdict_and_are_counted_apart() {
 fn each_peer_says_what_quantity_it_times() {
     use compare::Quantity;
     assert_eq!(
-        Peer::Openssl.quantity("OpenSSL 3.0.22", 64),
+        Peer::Openssl.quantity("OpenSSL 3.0.22", 64, None),
         Quantity::Messages
     );
     assert_eq!(
-        Peer::IpsecMb.quantity("ipsec_perf", 64),
+        Peer::IpsecMb.quantity("ipsec_perf", 64, None),
         Quantity::JobStream
     );
     assert_eq!(
-        Peer::Botan.quantity("2.19.3", 64),
+        Peer::Botan.quantity("2.19.3", 64, None),
         Quantity::Stream { chunk: 64 }
     );
-    assert_eq!(Peer::Botan.quantity("3.2.0", 64), Quantity::Messages);
+    assert_eq!(Peer::Botan.quantity("3.2.0", 64, None), Quantity::Messages);
     assert_eq!(
-        Peer::Cryptopp.quantity("8.7", 64),
+        Peer::Cryptopp.quantity("8.7", 64, None),
         Quantity::Stream {
             chunk: compare::CRYPTEST_CHUNK
         }
@@ -757,4 +758,145 @@ fn each_peer_says_what_quantity_it_times() {
     assert_eq!(Peer::Botan.run_seconds(2, 3, 1), Some(6.1));
     assert_eq!(Peer::Cryptopp.run_seconds(2, 1, 1), None);
     assert_eq!(Peer::IpsecMb.run_seconds(2, 1, 1), None);
+}
+
+/// `dpdk-test-crypto-perf --csv-friendly` as DPDK 22.11.11 prints it (captured on the 2-core Xeon
+/// VM, `crypto_aesni_mb`, HMAC-SHA-256 at 64 and 1024 B): the throughput test's cycles per buffer,
+/// and pmd-cyclecount's enqueue + dequeue with its build cost kept apart.
+#[test]
+fn parses_dpdk_crypto_perf_throughput_and_pmd_cyclecount() {
+    use compare::crypto_perf::parse;
+    let points = parse(&data("dpdk-crypto-perf-throughput.txt")).unwrap();
+    assert_eq!(
+        points.iter().map(|p| (p.size, p.burst)).collect::<Vec<_>>(),
+        [(64, 32), (1024, 32)]
+    );
+    assert_eq!(points[0].cycles, 845.388);
+    assert_eq!(points[0].split, None);
+    let points = parse(&data("dpdk-crypto-perf-pmd-cyclecount.txt")).unwrap();
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[0].split, Some([10.507, 2.043, 1121.821]));
+    assert!((points[0].cycles - (2.043 + 1121.821)).abs() < 1e-9);
+    assert_eq!(points[1].size, 1024);
+}
+
+#[test]
+fn malformed_dpdk_crypto_perf_output_is_an_error() {
+    use compare::crypto_perf::parse;
+    let header = "#lcore id,Buffer Size(B),Burst Size,Enqueued,Dequeued,Failed Enq,Failed Deq,Ops(Millions),Throughput(Gbps),Cycles/Buf\n";
+    for (text, says) in [
+        ("", "no result line"),
+        ("1,64,32,100,100,0,0,2.7,1.3,845.3\n", "before its header"),
+        (
+            &format!("{header}1,64,32,100,99,0,0,2.7,1.3,845.3\n"),
+            "99 of 100 ops came back",
+        ),
+        (
+            &format!("{header}1,64,32,100,100,0,0,2.7,1.3\n"),
+            "9 values for 10 columns",
+        ),
+        (
+            &format!("{header}1,64,32,100,100,0,0,2.7,1.3,nan\n"),
+            "bad Cycles/Buf",
+        ),
+        (
+            &format!("{header}1,64,32,100,100,0,0,2.7,1.3,0\n"),
+            "0 cycles per op",
+        ),
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.contains(says), "{text:?}: {err}");
+    }
+}
+
+/// What the tool is asked: the device's driver, the algorithm's key, tag and IV lengths, our `all`
+/// batch as pmd-cyclecount's ring and burst, or the throughput test's burst; its two lcores on two
+/// CPUs, the worker on ours; op counts a whole number of rings.
+#[test]
+fn dpdk_crypto_perf_is_asked_for_our_device_algorithm_and_batch() {
+    use compare::crypto_perf::{self as cperf, DeviceTest, Run};
+    let run = Run {
+        ours: "gmac-aes256",
+        name: "aes-gmac",
+        size: 1024,
+        test: DeviceTest::Drained { depth: 256 },
+        ops: 2560,
+    };
+    let args = cperf::args(&run, "crypto_aesni_mb", 1, 0)
+        .unwrap()
+        .join(" ");
+    for part in [
+        "--lcores=0@1,1@0",
+        "--vdev=crypto_aesni_mb",
+        "--devtype crypto_aesni_mb",
+        "--auth-algo aes-gmac",
+        "--auth-key-sz 32",
+        "--digest-sz 16",
+        "--auth-iv-sz 12",
+        "--buffer-sz 1024",
+        "--total-ops 2560",
+        "--ptest pmd-cyclecount --desc-nb 256 --burst-sz 256",
+    ] {
+        assert!(args.contains(part), "{part:?} not in {args}");
+    }
+    let run = Run {
+        ours: "hmac-sha256",
+        name: "sha2-256-hmac",
+        size: 64,
+        test: DeviceTest::Bursts { burst: 32 },
+        ops: 1000,
+    };
+    let args = cperf::args(&run, "crypto_aesni_mb0,max_nb_queue_pairs=2", 0, 1)
+        .unwrap()
+        .join(" ");
+    assert!(args.contains("--ptest throughput --burst-sz 32"), "{args}");
+    assert!(args.contains("--devtype crypto_aesni_mb "), "{args}");
+    assert!(!args.contains("--auth-iv-sz"), "{args}");
+    assert!(cperf::devtype("0000:3d:00.0").is_err());
+    assert_eq!(cperf::main_lcore_cpu(1, &[0, 1]), Ok(0));
+    assert!(cperf::main_lcore_cpu(0, &[0])
+        .unwrap_err()
+        .contains("only one online"));
+    for (test, ring) in [
+        (DeviceTest::Drained { depth: 256 }, 256),
+        (DeviceTest::Bursts { burst: 7 }, 7),
+    ] {
+        for cycles in [1.0, 300.0, 1e7] {
+            let ops = cperf::total_ops(test, 1.0, 2.3e9, cycles);
+            assert_eq!(ops % ring, 0, "{test:?} {cycles}");
+            assert!((1000..=100_000_000 + ring).contains(&ops), "{ops}");
+        }
+    }
+    // A slower device gets fewer ops; pmd-cyclecount's three passes a third of throughput's.
+    let drained = cperf::total_ops(DeviceTest::Drained { depth: 1 }, 1.0, 2.3e9, 300.0);
+    let bursts = cperf::total_ops(DeviceTest::Bursts { burst: 1 }, 1.0, 2.3e9, 300.0);
+    assert!(
+        drained * 3 <= bursts + 3 && drained * 3 + 3 >= bursts,
+        "{drained} {bursts}"
+    );
+}
+
+/// The dpdk peer's figure is what its test times: drained rings beside our `all`, an undrained
+/// stream of bursts otherwise.
+#[test]
+fn the_dpdk_peer_times_drained_rings_or_undrained_bursts() {
+    use compare::{DeviceTest, Quantity};
+    assert_eq!(
+        Peer::Dpdk.quantity(
+            "DPDK 22.11.11",
+            64,
+            Some(DeviceTest::Drained { depth: 256 })
+        ),
+        Quantity::Drained { depth: 256 }
+    );
+    assert_eq!(
+        Peer::Dpdk.quantity("DPDK 22.11.11", 64, None),
+        Quantity::Undrained { burst: 32 }
+    );
+    assert_eq!(Peer::parse("dpdk-test-crypto-perf"), Some(Peer::Dpdk));
+    assert_eq!(
+        Peer::Dpdk.algorithm_name("xcbc-aes128-96"),
+        Some("aes-xcbc-mac")
+    );
+    assert_eq!(Peer::Dpdk.algorithm_name("poly1305"), None);
 }

@@ -412,3 +412,57 @@ fn concurrent_sessions_each_drive_their_own_queue_pair() {
         assert!(r["metrics"]["messages"].as_u64() > Some(0), "{r}");
     }
 }
+
+/// `compare --against dpdk` on `crypto_aesni_mb`: beside our `all`, DPDK's own pmd-cyclecount with
+/// the same ring, so five rounds give a verdict (whichever it is: no timing threshold), both
+/// sides' per-op accounts in the note and no runtime directory left; beside a burst, its throughput
+/// test, which never waits for a burst, so a ratio and no verdict. CI installs Debian's `dpdk`.
+#[test]
+fn compare_against_dpdk_judges_like_with_like_and_only_that() {
+    if skip_unless_built() {
+        return;
+    }
+    let binary = std::env::var("MACBENCH_DPDK_CRYPTO_PERF")
+        .unwrap_or_else(|_| "dpdk-test-crypto-perf".into());
+    let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .any(|dir| dir.join(&binary).is_file())
+        || std::path::Path::new(&binary).is_file();
+    if common::skip_unless(
+        found && macbench::system::online_cpus().len() >= 2,
+        "dpdk-test-crypto-perf",
+        "dpdk-test-crypto-perf missing (apt-get install dpdk) or fewer than two CPUs online",
+    ) {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("c.json");
+    common::exits_0(
+        common::macbench_line("compare --against dpdk --alg cmac-aes128 --sizes 64 --rounds 5")
+            .args(["--json", json.to_str().unwrap()]),
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let row = &file["rows"][0];
+    assert_eq!(row["ours_function"], "cmac-aes128/dpdk/hw all", "{row}");
+    assert!(
+        row["theirs_cycles_per_byte"].as_f64().unwrap() > 0.0,
+        "{row}"
+    );
+    assert!(row["verdict"].is_string(), "{row}");
+    assert!(row["no_verdict_because"].is_null(), "{row}");
+    let note = row["note"].as_str().unwrap();
+    assert!(
+        note.contains("pmd-cyclecount") && note.contains("ours: build"),
+        "{note}"
+    );
+    assert!(litter().is_empty(), "{:?}", litter());
+
+    let out = common::stdout_of(&mut common::macbench_line(
+        "compare --against dpdk --alg cmac-aes128 --sizes 64 --rounds 1 --dispatch burst:32",
+    ));
+    let row = out.lines().find(|l| l.starts_with("dpdk")).unwrap();
+    assert!(row.contains("no verdict: different quantity"), "{row}");
+    assert!(row.contains("never waiting for a burst"), "{row}");
+    assert!(litter().is_empty(), "{:?}", litter());
+}

@@ -10,10 +10,12 @@ use crate::spec::resolve_algorithms;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
-    /// Reference tool: openssl (`openssl speed`), cryptopp (`cryptest b2`), botan (`botan speed`) or
-    /// ipsecmb (Intel ipsec-mb's `ipsec_perf`, built from source: docs/backends.md "Intel ipsec-mb"). Binaries
-    /// come from PATH or $MACBENCH_OPENSSL, $MACBENCH_CRYPTEST, $MACBENCH_BOTAN, $MACBENCH_IPSEC_PERF.
-    #[arg(long, value_name = "openssl|cryptopp|botan|ipsecmb")]
+    /// Reference tool: openssl (`openssl speed`), cryptopp (`cryptest b2`), botan (`botan speed`),
+    /// ipsecmb (Intel ipsec-mb's `ipsec_perf`, built from source: docs/backends.md "Intel ipsec-mb") or
+    /// dpdk (`dpdk-test-crypto-perf` on the device of --dpdk-device). Binaries come from PATH or
+    /// $MACBENCH_OPENSSL, $MACBENCH_CRYPTEST, $MACBENCH_BOTAN, $MACBENCH_IPSEC_PERF,
+    /// $MACBENCH_DPDK_CRYPTO_PERF.
+    #[arg(long, value_name = "openssl|cryptopp|botan|ipsecmb|dpdk")]
     pub against: String,
     /// Algorithms, comma-separated (only those the peer's benchmark offers are compared).
     #[arg(long, default_value = "hmac-sha256,cmac-aes128")]
@@ -50,8 +52,9 @@ pub struct CompareArgs {
     /// run as installed, so only `hw` pairs with them.
     #[arg(long, value_enum, default_value = "hw")]
     pub accel: Accel,
-    /// How our side hands messages over (`single`, `burst:N`, `inflight:N`, `stream`); default: as
-    /// the peer does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `stream`
+    /// How our side hands messages over (`single`, `burst:N`, `inflight:N`, `all`, `stream`); default:
+    /// as the peer does, `burst:16` against ipsecmb (ipsec_perf keeps the job manager full), `all`
+    /// against dpdk (beside crypto-perf's pmd-cyclecount; other modes run its throughput test), `stream`
     /// against a peer that streams (botan 2.x, cryptest b2) where our function can, `single` otherwise.
     #[arg(long, allow_hyphen_values = true)]
     pub dispatch: Option<String>,
@@ -92,7 +95,7 @@ fn basis(args: &CompareArgs, peer: Peer) -> Result<Basis, CliError> {
 fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
     let peer = Peer::parse(&args.against).ok_or_else(|| {
         CliError::usage(format!(
-            "--against: {:?} is not a known peer; valid: openssl, cryptopp, botan, ipsecmb",
+            "--against: {:?} is not a known peer; valid: openssl, cryptopp, botan, ipsecmb, dpdk",
             args.against
         ))
     })?;
@@ -123,8 +126,14 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
             }
         },
         None if peer == Peer::IpsecMb => Dispatch::Burst(crate::mac::MAX_BATCH),
+        None if peer == Peer::Dpdk => Dispatch::All,
         None => Dispatch::Single,
     };
+    if peer == Peer::Dpdk && dispatch == Dispatch::Stream {
+        return Err(CliError::usage(
+            "--dispatch stream: a device takes whole messages as ops; against dpdk give single, burst:N, inflight:N or all",
+        ));
+    }
     let basis = basis(args, peer)?;
     let rounds = crate::spec::check_count("--rounds", args.rounds, MAX_ROUNDS)?;
     let algorithms = resolve_algorithms(&args.alg)?;
@@ -162,6 +171,11 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         Some(c) => crate::spec::parse_one_cpu("--cores", c, &online)?,
         None => online.first().copied().unwrap_or(0),
     };
+    if peer == Peer::Dpdk {
+        // Refused before anything runs: the tool's two lcores, and a device it can be told by name.
+        peers::crypto_perf::main_lcore_cpu(core, &online).map_err(CliError::usage)?;
+        peers::crypto_perf::devtype(&peers::crypto_perf::device()).map_err(CliError::usage)?;
+    }
     Ok(Inputs {
         peer,
         algorithms,
