@@ -466,3 +466,40 @@ fn compare_against_dpdk_judges_like_with_like_and_only_that() {
     assert!(row.contains("never waiting for a burst"), "{row}");
     assert!(litter().is_empty(), "{:?}", litter());
 }
+
+/// What `compare --against dpdk` cannot pair is refused before either side runs: a stream (a device
+/// takes whole messages), a PCI device (the tool is told a driver, not an address), a device that
+/// does not start or does not serve the function. One line each, exit 2, nothing left behind.
+#[test]
+fn compare_against_dpdk_refuses_what_it_cannot_pair_up_front() {
+    if skip_unless_built() {
+        return;
+    }
+    for (line, says) in [
+        (
+            "compare --against dpdk --dispatch stream",
+            "a device takes whole messages",
+        ),
+        (
+            "--dpdk-device 0000:3d:00.0 compare --against dpdk",
+            "runs software devices named by their driver",
+        ),
+        (
+            "--dpdk-device crypto_bogus compare --against dpdk",
+            "no DPDK crypto driver is named crypto_bogus",
+        ),
+        (
+            "--dpdk-device crypto_null compare --against dpdk --alg cmac-aes128",
+            "does not list cmac-aes128 among its capabilities",
+        ),
+    ] {
+        let out = common::macbench_line(&format!("{line} --sizes 64 --rounds 1"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{line}: {err}");
+        assert_eq!(err.lines().count(), 1, "{line}: {err}");
+        assert!(err.contains(says), "{line}: {err}");
+    }
+    assert!(litter().is_empty(), "{:?}", litter());
+}

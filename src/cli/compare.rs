@@ -176,6 +176,8 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
         peers::crypto_perf::main_lcore_cpu(core, &online).map_err(CliError::usage)?;
         peers::crypto_perf::devtype(&peers::crypto_perf::device()).map_err(CliError::usage)?;
     }
+    // A device that cannot start or serve a function is refused before either side runs (exit 2).
+    let functions = super::on_the_device(functions, true)?;
     Ok(Inputs {
         peer,
         algorithms,
