@@ -503,3 +503,29 @@ fn compare_against_dpdk_refuses_what_it_cannot_pair_up_front() {
     }
     assert!(litter().is_empty(), "{:?}", litter());
 }
+
+/// More sessions than the device has queue pairs (each session keys its own) is refused before the
+/// plan or the table: one line naming the device's count, exit 2.
+#[test]
+fn more_sessions_than_queue_pairs_is_refused_before_anything_runs() {
+    if skip_unless_built() {
+        return;
+    }
+    let out = common::macbench_line(
+        "run --backend dpdk --alg cmac-aes128 --sizes 64 --sessions 20 --repeat 1 --duration 50ms",
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let line = err.lines().last().unwrap();
+    assert!(
+        line.contains("--sessions 20: the dpdk device has") && line.contains("queue pairs"),
+        "{err}"
+    );
+}

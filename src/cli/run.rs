@@ -201,6 +201,15 @@ pub(super) fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
         args.sessions.unwrap_or(cores.len().max(1)),
         spec::values::MAX_SESSIONS,
     )?;
+    // Each session keys its own queue pair on a device: more sessions than it has would fail at the
+    // first key setup past them, after the plan and the table's header; refused here instead.
+    if let Some(pairs) = crate::mac::dpdk::queue_pairs()
+        .filter(|&pairs| sessions > pairs && functions.iter().any(crate::mac::dpdk::drives))
+    {
+        return Err(CliError::usage(format!(
+            "--sessions {sessions}: the dpdk device has {pairs} queue pairs and macbench gives each session its own (at most --sessions {pairs}, or a device with more queue pairs)"
+        )));
+    }
     if args.rekey == Some(0) {
         return Err(CliError::usage("--rekey must be at least 1 message"));
     }

@@ -240,6 +240,12 @@ mod imp {
     }
 }
 
+/// The device's queue pairs, once it has started ([`start`]): at most that many sessions each key
+/// their own. `None` when the backend is not built or the device did not start.
+pub fn queue_pairs() -> Option<usize> {
+    shim()?.fact("queue_pairs")?.parse().ok()
+}
+
 /// `DPDK 22.11.11 (device crypto_aesni_mb, driver crypto_aesni_mb, 8 queue pairs)`, or the reason
 /// the device did not start.
 pub fn version() -> String {
