@@ -66,7 +66,9 @@
 /* Ops a context may have at once: the most a call takes (MACBENCH_SHIM's max for this shim), and
  * as many again prebuilt. */
 #define DPDK_MAX_BATCH 256
-/* Descriptors per queue pair: enough for a whole batch. */
+/* Descriptors per queue pair unless MACBENCH_DPDK_QUEUE_DEPTH (set by --dpdk-queue-depth, checked
+ * there: a power of two from 32 to 32768) says otherwise: enough for a whole batch. A queue shorter
+ * than a batch takes it in parts, the dispatch loops enqueueing what it accepts as ops come back. */
 #define QP_DESCRIPTORS 2048
 /* Polls that return nothing before a call gives up: a device that never answers is refused, not
  * waited for forever (at ~100 ns a poll, tens of seconds). */
@@ -91,6 +93,14 @@ static char device_name[128];
 static char driver_name[64];
 static uint8_t dev_id;
 static uint16_t queue_pairs;
+static uint32_t queue_depth;
+
+/* The descriptors each queue pair is set up with. */
+static uint32_t wanted_queue_depth(void) {
+    const char *d = getenv("MACBENCH_DPDK_QUEUE_DEPTH");
+    unsigned long n = (d && *d) ? strtoul(d, NULL, 10) : 0;
+    return (n >= 32 && n <= 32768 && (n & (n - 1)) == 0) ? (uint32_t)n : QP_DESCRIPTORS;
+}
 static unsigned char qp_used[256];
 static struct rte_mempool *session_pool;
 static unsigned context_serial;
@@ -277,8 +287,9 @@ static int setup_device(void) {
         fail_setup("%s: no session pool (%s)", device, rte_strerror(rte_errno));
         return -1;
     }
+    queue_depth = wanted_queue_depth();
     for (uint16_t q = 0; q < queue_pairs; q++) {
-        struct rte_cryptodev_qp_conf qp = {.nb_descriptors = QP_DESCRIPTORS,
+        struct rte_cryptodev_qp_conf qp = {.nb_descriptors = queue_depth,
                                            .mp_session = session_pool};
         if (rte_cryptodev_queue_pair_setup(dev_id, q, &qp, socket) < 0) {
             fail_setup("%s: queue pair setup refused (%s)", device, rte_strerror(rte_errno));
@@ -797,8 +808,10 @@ static void shim_describe(char *out, size_t out_len) {
         snprintf(out, out_len, "version=%s\ndevice=%s\nstate=not started in this process\n",
                  rte_version(), wanted_device());
     } else if (up > 0) {
-        int k = snprintf(out, out_len, "version=%s\ndevice=%s\ndriver=%s\nqueue_pairs=%u\n",
-                         rte_version(), device_name, driver_name, (unsigned)queue_pairs);
+        int k = snprintf(out, out_len,
+                         "version=%s\ndevice=%s\ndriver=%s\nqueue_pairs=%u\nqueue_depth=%u\n",
+                         rte_version(), device_name, driver_name, (unsigned)queue_pairs,
+                         (unsigned)queue_depth);
         /* The key lengths the device lists per function: `key.hmac-md5=1-64` (the registry's key
          * limit; a function the device lacks has no line). */
         for (size_t i = 0; i < sizeof auth_table / sizeof auth_table[0] && k > 0 && (size_t)k < out_len; i++) {

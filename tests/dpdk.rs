@@ -529,3 +529,44 @@ fn more_sessions_than_queue_pairs_is_refused_before_anything_runs() {
         "{err}"
     );
 }
+
+/// `--dpdk-queue-depth`: the device's queue depth is a flag, recorded with the device in the results;
+/// a queue of 32 takes batches of 256 (`all`) and 64 (`inflight:64`) in parts, and the pre-flight's
+/// tags at those modes still equal another library's. A depth DPDK cannot make is one line, exit 2.
+#[test]
+fn the_queue_depth_is_a_flag_recorded_with_the_device_and_a_short_queue_takes_a_batch_in_parts() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    let out = common::macbench_line(
+        "--dpdk-queue-depth 32 run --backend dpdk --alg cmac-aes128 --sizes 64,1024 \
+         --dispatch all,inflight:64 --sessions 1 --duration 30ms --repeat 1 --json -",
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Exit 1 is a validity check failing on a busy host; a tag that differs is exit 2.
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{err}");
+    assert!(err.contains("checked against another backend"), "{err}");
+    let doc = common::stdout_doc(&out);
+    assert_eq!(doc["results"].as_array().unwrap().len(), 4);
+    let versions = doc["host"]["library_versions"].to_string();
+    assert!(
+        versions.contains("queue pairs of 32 descriptors"),
+        "{versions}"
+    );
+    for bad in ["0", "100", "65536", "x", "-5"] {
+        let out = common::macbench()
+            .args(["--dpdk-queue-depth", bad, "list"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert_eq!(err.lines().count(), 1, "{bad}: {err}");
+        assert!(
+            err.contains("give a power of two from 32 to 32768"),
+            "{bad}: {err}"
+        );
+    }
+}

@@ -100,6 +100,25 @@ pub struct Cli {
     /// hugepages and the EAL options in MACBENCH_DPDK_EAL; docs/backends.md).
     #[arg(long, global = true, value_name = "DEVICE")]
     pub dpdk_device: Option<String>,
+    /// Descriptors in each of the device's queue pairs (its queue depth): a power of two from 32 to
+    /// 32768; default 2048. A queue shorter than a batch takes it in parts. Recorded in every
+    /// results file with the device (`library_versions`).
+    #[arg(long, global = true, value_name = "N", allow_hyphen_values = true)]
+    pub dpdk_queue_depth: Option<String>,
+}
+
+/// `--dpdk-queue-depth`: checked, then handed to the `dpdk` backend through the environment the shim
+/// reads, as `--dpdk-device` is.
+fn choose_dpdk_queue_depth(text: &str) -> Result<(), CliError> {
+    let depth = text.trim().parse::<u32>().ok();
+    if !depth.is_some_and(|n| (32..=32768).contains(&n) && n.is_power_of_two()) {
+        return Err(CliError::usage(format!(
+            "--dpdk-queue-depth {:?}: give a power of two from 32 to 32768 (descriptors per queue pair; DPDK's queues are rings of a power-of-two size)",
+            crate::stdio::cut_echoed_input(text)
+        )));
+    }
+    std::env::set_var("MACBENCH_DPDK_QUEUE_DEPTH", text.trim());
+    Ok(())
 }
 
 /// `--dpdk-device`: checked, then handed to the `dpdk` backend (and the switched children) through
@@ -231,6 +250,12 @@ pub fn main() -> i32 {
             return e.code;
         }
     }
+    if let Some(depth) = &cli.dpdk_queue_depth {
+        if let Err(e) = choose_dpdk_queue_depth(depth) {
+            let _ = writeln!(std::io::stderr(), "macbench: {}", e.message);
+            return e.code;
+        }
+    }
     exit_on_signal_unless_cooperative(&cli.command);
     // The fake engine's switch is read where a run starts, which may be after minutes of other
     // work, or never (a report): a value it does not take, or one that is not UTF-8, is refused here,
@@ -305,7 +330,8 @@ pub fn functions(
     let named = backend.is_some_and(|b| {
         b.split(',')
             .any(|b| b.trim() == crate::mac::dpdk::BACKEND.name)
-    }) || std::env::var_os("MACBENCH_DPDK_DEVICE").is_some();
+    }) || std::env::var_os("MACBENCH_DPDK_DEVICE").is_some()
+        || std::env::var_os("MACBENCH_DPDK_QUEUE_DEPTH").is_some();
     on_the_device(resolved.functions, named)
 }
 

@@ -246,15 +246,17 @@ pub fn queue_pairs() -> Option<usize> {
     shim()?.fact("queue_pairs")?.parse().ok()
 }
 
-/// `DPDK 22.11.11 (device crypto_aesni_mb, driver crypto_aesni_mb, 8 queue pairs)`, or the reason
+/// `DPDK 22.11.11 (device crypto_aesni_mb, driver crypto_aesni_mb, 8 queue pairs of 2048
+/// descriptors)`, or the reason
 /// the device did not start.
 pub fn version() -> String {
     super::shim::version(shim(), "DPDK", |s| {
         let device = s.fact("device").unwrap_or_default();
         match (s.fact("driver"), s.fact("error")) {
             (Some(driver), _) => Some(format!(
-                "device {device}, driver {driver}, {} queue pairs",
-                s.fact("queue_pairs").unwrap_or_default()
+                "device {device}, driver {driver}, {} queue pairs of {} descriptors",
+                s.fact("queue_pairs").unwrap_or_default(),
+                s.fact("queue_depth").unwrap_or_default()
             )),
             (None, Some(error)) => Some(format!("device {device} did not start: {error}")),
             (None, None) if s.fact("state").is_some() => Some(format!(
