@@ -306,8 +306,8 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             "-Wno-deprecated-declarations",
         ],
         declares: Declares {
-            algorithms: 11,
-            entries: 11,
+            algorithms: 13,
+            entries: 13,
         },
         aarch64_ci: false,
     },

@@ -62,6 +62,8 @@
 #define DPDK_ERR_STUCK (-8)
 #define DPDK_ERR_EMPTY (-9)
 #define DPDK_ERR_LCORE (-10)
+#define DPDK_ERR_BITS (-11)
+#define DPDK_ERR_BITS_RANGE (-12)
 
 /* Ops a context may have at once: the most a call takes (MACBENCH_SHIM's max for this shim), and
  * as many again prebuilt. */
@@ -73,7 +75,7 @@
 /* Polls that return nothing before a call gives up: a device that never answers is refused, not
  * waited for forever (at ~100 ns a poll, tens of seconds). */
 #define MAX_EMPTY_POLLS (1u << 28)
-/* Longest IV an auth algorithm takes here (AES-GMAC's 12; ZUC's 25 is not offered). */
+/* Longest IV an auth algorithm takes here (the 3GPP functions' 16; ZUC-256's 25 is not offered). */
 #define MAX_IV 16
 #define DIGEST_ROOM 64
 /* Where the IV and the digest live in each op: its private area, after the symmetric op. */
@@ -105,38 +107,88 @@ static unsigned char qp_used[256];
 static struct rte_mempool *session_pool;
 static unsigned context_serial;
 
+/* How a function's nonce becomes the op's IV. The 3GPP functions take their 16-byte IV in the form
+ * their specifications build from COUNT, BEARER/FRESH and DIRECTION (what Intel ipsec-mb's
+ * zuc_eia3_iv_gen and snow3g_f9_iv_gen give, and DPDK's own ZUC and SNOW 3G test vectors use). */
+enum iv_form {
+    IV_NONE,
+    IV_AS_IS, /* GMAC: the nonce is the IV */
+    IV_EIA3,  /* nonce COUNT(4) BEARER(1) DIRECTION(1) */
+    IV_UIA2,  /* nonce COUNT-I(4) FRESH(4) DIRECTION(1) */
+};
+
 typedef struct {
     enum rte_crypto_auth_algorithm algo;
-    uint16_t iv_len;
+    uint16_t iv_len;    /* the device's IV */
+    uint16_t nonce_len; /* the function's nonce */
+    enum iv_form form;
+    int in_bits; /* the op's data length is in bits (the 3GPP functions), else in bytes */
+    /* Their specifications' longest message in bits (0: no limit but the mbuf's): crypto_aesni_mb
+     * submits its jobs unchecked, so past it the device would return a tag for a message the
+     * algorithm does not define (EIA3: 65,504 bits, ipsec-mb's ZUC_MAX_BITLEN). */
+    uint32_t max_bits;
 } auth_choice;
 
 static const struct {
     const char *name;
-    enum rte_crypto_auth_algorithm algo;
-    uint16_t iv_len;
+    auth_choice choice;
 } auth_table[] = {
-    {"hmac-md5", RTE_CRYPTO_AUTH_MD5_HMAC, 0},
-    {"hmac-sha1", RTE_CRYPTO_AUTH_SHA1_HMAC, 0},
-    {"hmac-sha224", RTE_CRYPTO_AUTH_SHA224_HMAC, 0},
-    {"hmac-sha256", RTE_CRYPTO_AUTH_SHA256_HMAC, 0},
-    {"hmac-sha384", RTE_CRYPTO_AUTH_SHA384_HMAC, 0},
-    {"hmac-sha512", RTE_CRYPTO_AUTH_SHA512_HMAC, 0},
-    {"cmac-aes128", RTE_CRYPTO_AUTH_AES_CMAC, 0},
-    {"xcbc-aes128-96", RTE_CRYPTO_AUTH_AES_XCBC_MAC, 0},
-    {"gmac-aes128", RTE_CRYPTO_AUTH_AES_GMAC, 12},
-    {"gmac-aes192", RTE_CRYPTO_AUTH_AES_GMAC, 12},
-    {"gmac-aes256", RTE_CRYPTO_AUTH_AES_GMAC, 12},
+    {"hmac-md5", {RTE_CRYPTO_AUTH_MD5_HMAC, 0, 0, IV_NONE, 0, 0}},
+    {"hmac-sha1", {RTE_CRYPTO_AUTH_SHA1_HMAC, 0, 0, IV_NONE, 0, 0}},
+    {"hmac-sha224", {RTE_CRYPTO_AUTH_SHA224_HMAC, 0, 0, IV_NONE, 0, 0}},
+    {"hmac-sha256", {RTE_CRYPTO_AUTH_SHA256_HMAC, 0, 0, IV_NONE, 0, 0}},
+    {"hmac-sha384", {RTE_CRYPTO_AUTH_SHA384_HMAC, 0, 0, IV_NONE, 0, 0}},
+    {"hmac-sha512", {RTE_CRYPTO_AUTH_SHA512_HMAC, 0, 0, IV_NONE, 0, 0}},
+    {"cmac-aes128", {RTE_CRYPTO_AUTH_AES_CMAC, 0, 0, IV_NONE, 0, 0}},
+    {"xcbc-aes128-96", {RTE_CRYPTO_AUTH_AES_XCBC_MAC, 0, 0, IV_NONE, 0, 0}},
+    {"gmac-aes128", {RTE_CRYPTO_AUTH_AES_GMAC, 12, 12, IV_AS_IS, 0, 0}},
+    {"gmac-aes192", {RTE_CRYPTO_AUTH_AES_GMAC, 12, 12, IV_AS_IS, 0, 0}},
+    {"gmac-aes256", {RTE_CRYPTO_AUTH_AES_GMAC, 12, 12, IV_AS_IS, 0, 0}},
+    {"eia3-zuc128", {RTE_CRYPTO_AUTH_ZUC_EIA3, 16, 6, IV_EIA3, 1, 65504}},
+    {"uia2-snow3g", {RTE_CRYPTO_AUTH_SNOW3G_UIA2, 16, 9, IV_UIA2, 1, 0}},
 };
 
 static int choose(const char *algorithm, auth_choice *out) {
     for (size_t i = 0; i < sizeof auth_table / sizeof auth_table[0]; i++) {
         if (strcmp(auth_table[i].name, algorithm) == 0) {
-            out->algo = auth_table[i].algo;
-            out->iv_len = auth_table[i].iv_len;
+            *out = auth_table[i].choice;
             return 0;
         }
     }
     return -1;
+}
+
+/* The op's IV from the function's nonce (its length checked by admit). 128-EIA3 (ETSI/SAGE
+ * 128-EEA3 & 128-EIA3 Document 1, 4.3): IV0..3 = COUNT, IV4 = BEARER << 3, IV5..7 = 0, IV8 = COUNT0
+ * ^ DIRECTION << 7, IV9..11 = COUNT1..3, IV12..15 = IV4..7 with IV14 ^= DIRECTION << 7. UIA2
+ * (ETSI/SAGE UEA2 & UIA2 Document 1, 4.4): the 32-bit words COUNT-I, FRESH, DIRECTION << 31 ^
+ * COUNT-I, FRESH ^ DIRECTION << 15, big-endian. */
+static void write_iv(enum iv_form form, uint8_t *iv, const uint8_t *nonce, size_t nonce_len) {
+    switch (form) {
+    case IV_NONE:
+        return;
+    case IV_AS_IS:
+        memcpy(iv, nonce, nonce_len);
+        return;
+    case IV_EIA3: {
+        uint8_t dir = (uint8_t)((nonce[5] & 1) << 7);
+        memcpy(iv, nonce, 4);
+        iv[4] = (uint8_t)((nonce[4] & 0x1f) << 3);
+        iv[5] = iv[6] = iv[7] = 0;
+        memcpy(iv + 8, iv, 8);
+        iv[8] ^= dir;
+        iv[14] ^= dir;
+        return;
+    }
+    case IV_UIA2: {
+        uint8_t dir = (uint8_t)((nonce[8] & 1) << 7);
+        memcpy(iv, nonce, 8);
+        memcpy(iv + 8, nonce, 8);
+        iv[8] ^= dir;
+        iv[14] ^= dir;
+        return;
+    }
+    }
 }
 
 /* The device macbench drives: MACBENCH_DPDK_DEVICE (set by --dpdk-device), else crypto_aesni_mb. */
@@ -307,7 +359,10 @@ static int setup_device(void) {
 typedef struct {
     void *session;
     uint16_t qp;
-    uint16_t iv_len;
+    uint16_t nonce_len;
+    enum iv_form form;
+    int in_bits;
+    uint32_t max_bits;
     size_t tag_len;
     /* An empty message is refused: crypto_aesni_mb returns a wrong HMAC for one (measured: HMAC-SHA-256
      * of "" with a 16-byte key came back b9ec0ca0…, not RFC 2104's 07eff8b3…), because the Intel
@@ -364,10 +419,10 @@ static void patch(dpdk_ctx *c, struct rte_crypto_op *op, const uint8_t *nonce, c
     m->buf_len = (uint16_t)len; /* admit refuses len > UINT16_MAX first */
     m->data_len = (uint16_t)len;
     m->pkt_len = (uint32_t)len;
-    op->sym->auth.data.length = (uint32_t)len;
+    op->sym->auth.data.length = (uint32_t)(c->in_bits ? len * 8 : len);
     op->status = RTE_CRYPTO_OP_STATUS_NOT_PROCESSED;
-    if (c->iv_len && nonce)
-        memcpy(rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET), nonce, c->iv_len);
+    if (nonce)
+        write_iv(c->form, rte_crypto_op_ctod_offset(op, uint8_t *, IV_OFFSET), nonce, c->nonce_len);
 }
 
 static struct rte_crypto_op *build(dpdk_ctx *c, const uint8_t *nonce, const uint8_t *msg, size_t len) {
@@ -461,6 +516,11 @@ static int run_ops(dpdk_ctx *c, struct rte_crypto_op **ops, size_t n, uint8_t *t
     return status;
 }
 
+/* The 3GPP functions take 1 bit up to their specification's longest message. */
+static int bits_admitted(const dpdk_ctx *c, uint64_t bits) {
+    return bits >= 1 && (c->max_bits == 0 || bits <= c->max_bits);
+}
+
 /* Whether a call of n messages may go to the device: this thread has an lcore, the IV is the
  * algorithm's, n fits one call, and every length fits one mbuf segment (and is not the empty HMAC
  * message crypto_aesni_mb gets wrong). Checked before the first op is built, so a refusal leaves
@@ -468,13 +528,16 @@ static int run_ops(dpdk_ctx *c, struct rte_crypto_op **ops, size_t n, uint8_t *t
 static int admit(dpdk_ctx *c, size_t n, const size_t *lens, size_t nonce_len) {
     if (as_lcore() != 0)
         return DPDK_ERR_LCORE;
-    if (c->iv_len && nonce_len != c->iv_len)
+    if (c->nonce_len && nonce_len != c->nonce_len)
         return DPDK_ERR_NONCE;
     if (n > DPDK_MAX_BATCH)
         return DPDK_ERR_LENGTH;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (lens[i] > UINT16_MAX || (lens[i] == 0 && c->refuse_empty))
             return lens[i] ? DPDK_ERR_LENGTH : DPDK_ERR_EMPTY;
+        if (c->in_bits && !bits_admitted(c, (uint64_t)lens[i] * 8))
+            return DPDK_ERR_BITS_RANGE;
+    }
     return 0;
 }
 
@@ -502,6 +565,30 @@ static int dpdk_tag(void *ctx, const uint8_t *nonce, size_t nonce_len, const uin
     if (refused)
         return refused;
     return batch_of(c, 1, &msg, &len, nonce, nonce_len, tag, tag_len);
+}
+
+/* A message of `bits` bits (the 3GPP functions' known answers, whose lengths need not be whole
+ * bytes): one op whose data length is in bits, over the ceil(bits / 8) bytes that hold them. A
+ * function whose op counts bytes takes whole bytes only. */
+static int dpdk_tag_bits(void *ctx, const uint8_t *nonce, size_t nonce_len, const uint8_t *msg,
+                         uint64_t bits, uint8_t *tag, size_t tag_len) {
+    dpdk_ctx *c = ctx;
+    size_t len = (size_t)((bits + 7) / 8);
+    if (!c->in_bits && bits % 8 == 0)
+        return dpdk_tag(ctx, nonce, nonce_len, msg, len, tag, tag_len);
+    if (!c->in_bits)
+        return DPDK_ERR_BITS;
+    if (!bits_admitted(c, bits))
+        return DPDK_ERR_BITS_RANGE;
+    int refused = admit(c, 1, &len, nonce_len);
+    if (refused)
+        return refused;
+    struct rte_crypto_op *op = build(c, nonce, msg, len);
+    if (!op)
+        return DPDK_ERR_ALLOC;
+    op->sym->auth.data.length = (uint32_t)bits;
+    set_index(op, 0);
+    return run_ops(c, &op, 1, tag, tag_len, 0);
 }
 
 static int dpdk_tag_batch(void *ctx, size_t n, const uint8_t *const *msgs, const size_t *lens,
@@ -649,7 +736,10 @@ static int shim_create(const char *algorithm, int level, const uint8_t *key, siz
         return -1;
     }
 
-    c->iv_len = choice.iv_len;
+    c->nonce_len = choice.nonce_len;
+    c->form = choice.form;
+    c->in_bits = choice.in_bits;
+    c->max_bits = choice.max_bits;
     c->refuse_empty = strncmp(algorithm, "hmac-", 5) == 0 && strcmp(driver_name, "crypto_aesni_mb") == 0;
     c->tag_len = tag_len;
     int socket = rte_cryptodev_socket_id(dev_id);
@@ -765,7 +855,13 @@ static void shim_reason(const void *ctx, int status, char *out, size_t out_len) 
         why = "an mbuf holds at most 65,535 bytes (one segment); longer messages are not offered";
         break;
     case DPDK_ERR_NONCE:
-        why = "the IV must be the algorithm's 12 bytes";
+        why = "the nonce must be the algorithm's length (GMAC 12 bytes, EIA3 6, UIA2 9)";
+        break;
+    case DPDK_ERR_BITS:
+        why = "a length in bits is for the 3GPP functions; this one takes whole bytes";
+        break;
+    case DPDK_ERR_BITS_RANGE:
+        why = "outside the algorithm's lengths (EIA3: 1 to 65,504 bits; UIA2: 1 bit or more)";
         break;
     case DPDK_ERR_EMPTY:
         why = "crypto_aesni_mb returns a wrong HMAC for an empty message (the Intel ipsec-mb job under "
@@ -816,7 +912,7 @@ static void shim_describe(char *out, size_t out_len) {
          * limit; a function the device lacks has no line). */
         for (size_t i = 0; i < sizeof auth_table / sizeof auth_table[0] && k > 0 && (size_t)k < out_len; i++) {
             struct rte_cryptodev_sym_capability_idx idx = {.type = RTE_CRYPTO_SYM_XFORM_AUTH,
-                                                           .algo.auth = auth_table[i].algo};
+                                                           .algo.auth = auth_table[i].choice.algo};
             const struct rte_cryptodev_symmetric_capability *cap =
                 rte_cryptodev_sym_capability_get(dev_id, &idx);
             if (cap)
@@ -842,6 +938,7 @@ const macbench_shim macbench_shim_dpdk = {
     .create = shim_create,
     .destroy = shim_destroy,
     .tag = dpdk_tag,
+    .tag_bits = dpdk_tag_bits,
     .begin = no_begin,
     .update = no_update,
     .finish = no_finish,

@@ -120,9 +120,13 @@ fn backends_agree_at_block_boundaries() {
     let key: Vec<u8> = (0..64u8).collect();
     let nonce: Vec<u8> = (0xa0..0xb0u8).collect();
     let compared = all_agree(BOUNDARY_LENGTHS, &key, &nonce, |i| (i * 7 + 3) as u8);
-    // Every algorithm two available backends declare was compared at every length.
+    // Every algorithm two available backends declare was compared at every length it takes (the
+    // 3GPP functions take no empty message).
     for a in multi_backend_algorithms() {
         for &len in BOUNDARY_LENGTHS {
+            if !a.message_bits.accepts_bytes(len as u64) {
+                continue;
+            }
             assert!(compared.contains(&(a.name, len)), "{} at {len}", a.name);
         }
     }

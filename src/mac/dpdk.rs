@@ -45,6 +45,8 @@ pub static BACKEND: Backend = Backend {
         "cmac-aes128",
         "xcbc-aes128-96",
         GMAC_AES,
+        "eia3-zuc128",
+        "uia2-snow3g",
     ],
     ..Backend::DEFAULT_FACTS
 };
