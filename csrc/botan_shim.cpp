@@ -231,8 +231,9 @@ extern const macbench_shim macbench_shim_botan = {
     nullptr,           nullptr,     nullptr,
     /* software_only: Botan 2 has no run-time switch to name here */
     nullptr,
-    /* max_batch (the default), tag_prebuilt, counters: no descriptors, no device */
-    0, nullptr, nullptr,
+    /* max_batch (the default), tag_prebuilt, counters: no descriptors, no device; rekey: a new
+     * context per key */
+    0, nullptr, nullptr, nullptr,
 };
 
 } // extern "C"

@@ -398,8 +398,9 @@ extern const macbench_shim macbench_shim_cryptopp = {
     nullptr,           nullptr,
     /* software_only: Crypto++'s switch is its process-wide globals, cleared by the Rust side */
     nullptr,
-    /* max_batch (the default), tag_prebuilt, counters: no descriptors, no device */
-    0, nullptr, nullptr,
+    /* max_batch (the default), tag_prebuilt, counters: no descriptors, no device; rekey: a new
+     * context per key */
+    0, nullptr, nullptr, nullptr,
 };
 
 } // extern "C"

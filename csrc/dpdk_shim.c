@@ -64,6 +64,7 @@
 #define DPDK_ERR_LCORE (-10)
 #define DPDK_ERR_BITS (-11)
 #define DPDK_ERR_BITS_RANGE (-12)
+#define DPDK_ERR_SESSION (-13)
 
 /* Ops a context may have at once: the most a call takes (MACBENCH_SHIM's max for this shim), and
  * as many again prebuilt. */
@@ -363,6 +364,9 @@ typedef struct {
     enum iv_form form;
     int in_bits;
     uint32_t max_bits;
+    /* What a session is made of besides its key (a new key makes a new session). */
+    enum rte_crypto_auth_algorithm algo;
+    uint16_t iv_len;
     size_t tag_len;
     /* An empty message is refused: crypto_aesni_mb returns a wrong HMAC for one (measured: HMAC-SHA-256
      * of "" with a 16-byte key came back b9ec0ca0…, not RFC 2104's 07eff8b3…), because the Intel
@@ -663,6 +667,39 @@ static void give_back(int qp) {
     pthread_mutex_unlock(&setup_lock);
 }
 
+/* A session of the context's function under `key`: DPDK copies the key (and the driver derives its
+ * schedule) at creation. */
+static void *new_session(const dpdk_ctx *c, const uint8_t *key, size_t key_len) {
+    struct rte_crypto_sym_xform x;
+    memset(&x, 0, sizeof x);
+    x.type = RTE_CRYPTO_SYM_XFORM_AUTH;
+    x.auth.op = RTE_CRYPTO_AUTH_OP_GENERATE;
+    x.auth.algo = c->algo;
+    x.auth.key.data = (uint8_t *)(uintptr_t)key;
+    x.auth.key.length = (uint16_t)key_len;
+    x.auth.digest_length = (uint16_t)c->tag_len;
+    x.auth.iv.offset = IV_OFFSET;
+    x.auth.iv.length = c->iv_len;
+    return rte_cryptodev_sym_session_create(dev_id, &x, session_pool);
+}
+
+/* A new key, as a device changes keys: a new session in place of the old, the queue pair and the
+ * descriptors kept (dispatch all's ready ops attached to it). On failure the old session stays. */
+static int dpdk_rekey(void *ctx, const uint8_t *key, size_t key_len) {
+    dpdk_ctx *c = ctx;
+    if (as_lcore() != 0)
+        return DPDK_ERR_LCORE;
+    void *session = new_session(c, key, key_len);
+    if (!session)
+        return DPDK_ERR_SESSION;
+    rte_cryptodev_sym_session_free(dev_id, c->session);
+    c->session = session;
+    for (size_t i = 0; i < DPDK_MAX_BATCH; i++)
+        if (c->ready[i])
+            rte_crypto_op_attach_sym_session(c->ready[i], session);
+    return 0;
+}
+
 static int shim_create(const char *algorithm, int level, const uint8_t *key, size_t key_len,
                        size_t tag_len, void **out, char *why, size_t why_len) {
     *out = NULL;
@@ -753,18 +790,10 @@ static int shim_create(const char *algorithm, int level, const uint8_t *key, siz
                                        OP_PRIV, socket);
     snprintf(name, sizeof name, "mbm%u", serial);
     c->mbufs = rte_pktmbuf_pool_create(name, DPDK_MAX_BATCH * 3, 0, 0, 0, socket);
-    struct rte_crypto_sym_xform x;
-    memset(&x, 0, sizeof x);
-    x.type = RTE_CRYPTO_SYM_XFORM_AUTH;
-    x.auth.op = RTE_CRYPTO_AUTH_OP_GENERATE;
-    x.auth.algo = choice.algo;
-    x.auth.key.data = key;
-    x.auth.key.length = (uint16_t)key_len;
-    x.auth.digest_length = (uint16_t)tag_len;
-    x.auth.iv.offset = IV_OFFSET;
-    x.auth.iv.length = choice.iv_len;
+    c->algo = choice.algo;
+    c->iv_len = choice.iv_len;
     if (c->ops && c->mbufs)
-        c->session = rte_cryptodev_sym_session_create(dev_id, &x, session_pool);
+        c->session = new_session(c, key, key_len);
     if (!c->ops || !c->mbufs || !c->session) {
         snprintf(why, why_len, "device %s: %s (%s)", device_name,
                  !c->ops ? "no op pool" : !c->mbufs ? "no mbuf pool" : "session create refused",
@@ -860,6 +889,9 @@ static void shim_reason(const void *ctx, int status, char *out, size_t out_len) 
     case DPDK_ERR_BITS:
         why = "a length in bits is for the 3GPP functions; this one takes whole bytes";
         break;
+    case DPDK_ERR_SESSION:
+        why = "the device refused a session for the new key (rte_cryptodev_sym_session_create)";
+        break;
     case DPDK_ERR_BITS_RANGE:
         why = "outside the algorithm's lengths (EIA3: 1 to 65,504 bits; UIA2: 1 bit or more)";
         break;
@@ -950,4 +982,5 @@ const macbench_shim macbench_shim_dpdk = {
     .max_batch = DPDK_MAX_BATCH,
     .tag_prebuilt = dpdk_tag_prebuilt,
     .counters = shim_counters,
+    .rekey = dpdk_rekey,
 };

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* Bumped when the table changes shape; src/mac/shim.rs refuses a table of another ABI. */
-#define MACBENCH_SHIM_ABI 3
+#define MACBENCH_SHIM_ABI 4
 
 typedef struct macbench_shim {
     unsigned abi;
@@ -87,6 +87,10 @@ typedef struct macbench_shim {
     /* What a context's calls cost the submitting core so far (a device driver's account): up to n
      * counters into out, in the order of src/mac/shim.rs's `OffloadCounters`; returns how many. */
     size_t (*counters)(const void *ctx, uint64_t *out, size_t n);
+    /* Replace the key of a keyed context in place, as its library or device does it (a device's
+     * session); NULL: a new context is keyed instead. Non-zero: the context keeps its old key and
+     * `reason` says why. */
+    int (*rekey)(void *ctx, const uint8_t *key, size_t key_len);
 } macbench_shim;
 
 /* The most messages one tag_batch / tag_inflight call takes. */

@@ -572,3 +572,86 @@ fn the_queue_depth_is_a_flag_recorded_with_the_device_and_a_short_queue_takes_a_
         );
     }
 }
+
+/// A new key in place (`--rekey`, the study's key per op): the device's session is replaced on the
+/// same queue pair, every dispatch mode's next tags are the new key's (dispatch `all`'s ready ops
+/// included), the empty HMAC message's constant follows the key, and the driver's account goes on.
+#[test]
+fn a_new_key_replaces_the_session_in_place_and_every_mode_tags_with_it() {
+    if skip_unless_built() {
+        return;
+    }
+    let _device = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+    for name in ["hmac-sha256", "cmac-aes128", "gmac-aes128"] {
+        let f = functions()
+            .into_iter()
+            .find(|f| f.algorithm.name == name)
+            .unwrap();
+        let (a, tag_len) = (f.algorithm, f.algorithm.tag_len);
+        let (old_key, new_key) = (bytes(21, a.default_key_len), bytes(22, a.default_key_len));
+        let nonce_len = a.nonce_len.unwrap_or(0);
+        let msgs: Vec<Vec<u8>> = [1usize, 64, 1000]
+            .iter()
+            .map(|&n| bytes(23 + n as u64, n))
+            .collect();
+        let nonces = bytes(24, nonce_len * msgs.len());
+        let mut reference =
+            macbench::isolate::key(&reference(&f), &new_key, KeyParams::default()).unwrap();
+        let mut want = Vec::new();
+        for (i, m) in msgs.iter().enumerate() {
+            want.extend(common::tag_of(
+                reference.as_mut(),
+                tag_len,
+                &nonces[i * nonce_len..(i + 1) * nonce_len],
+                m,
+            ));
+        }
+        let mut keyed = macbench::isolate::key(&f, &old_key, KeyParams::default()).unwrap();
+        let slices: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
+        // The old key's tags first, so that the ready ops hold the old session.
+        let mut tags = vec![0u8; tag_len * msgs.len()];
+        let mut batch = Batch {
+            msgs: &slices,
+            nonces: &nonces,
+            nonce_len,
+            tags: &mut tags,
+            tag_len,
+        };
+        keyed.tag_prebuilt(&mut batch).unwrap();
+        assert_ne!(tags, want, "{name}: the old key's tags");
+        let before = keyed.offload().unwrap().ops;
+        keyed
+            .rekey(&new_key)
+            .expect("the device changes keys in place")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for mode in ["single", "burst", "inflight", "all"] {
+            let mut tags = vec![0u8; tag_len * msgs.len()];
+            let mut batch = Batch {
+                msgs: &slices,
+                nonces: &nonces,
+                nonce_len,
+                tags: &mut tags,
+                tag_len,
+            };
+            match mode {
+                "single" => keyed.tag_each(&mut batch),
+                "burst" => keyed.tag_batch(&mut batch),
+                "inflight" => keyed.tag_inflight(&mut batch, 2),
+                _ => keyed.tag_prebuilt(&mut batch),
+            }
+            .unwrap_or_else(|e| panic!("{name} {mode}: {e}"));
+            assert_eq!(tags, want, "{name} {mode}: the new key's tags");
+        }
+        assert_eq!(
+            keyed.offload().unwrap().ops,
+            before + 4 * msgs.len() as u64,
+            "{name}"
+        );
+        if name.starts_with("hmac-") {
+            let (mut got, mut expected) = (vec![0u8; tag_len], vec![0u8; tag_len]);
+            keyed.tag_into(&[], &[], &mut got).unwrap();
+            reference.tag_into(&[], &[], &mut expected).unwrap();
+            assert_eq!(got, expected, "{name}: the empty message under the new key");
+        }
+    }
+}

@@ -1158,11 +1158,15 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         stream: hot_loop::Stream::default(),
     };
     let mut rekeys = 0u64;
+    // Keyed objects replaced (a backend without an in-place rekey): each starts its driver account
+    // again.
+    let mut replaced = 0u64;
     let mut since_rekey = 0u64;
     let mut refused = None;
     let limit = ctx.rekey_every.unwrap_or(NO_LIMIT);
-    // A device driver's counters at the window's start (with the rekey count then: a new keyed
-    // object starts its counters again, so a window with a rekey in it has no account).
+    // A device driver's counters at the window's start (with the count of replaced objects then: a
+    // new keyed object starts its counters again, so a window with a replacement in it has no
+    // account; a key changed in place keeps it).
     let mut offload_start = None;
     let mut offload = None;
     let mut window_ended = false;
@@ -1174,13 +1178,13 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
             publish_cpu(ctx.slot);
             ctx.slot.publish_rusage(phase);
             if phase == coordinator::PHASE_WINDOW_START {
-                offload_start = mac.offload().map(|c| (c, rekeys));
+                offload_start = mac.offload().map(|c| (c, replaced));
             } else if !window_ended
                 && (phase == coordinator::PHASE_WINDOW_END || phase == coordinator::PHASE_STOP)
             {
                 window_ended = true;
                 offload = match (offload_start, mac.offload()) {
-                    (Some((start, at)), Some(end)) if at == rekeys => Some(start.until(&end)),
+                    (Some((start, at)), Some(end)) if at == replaced => Some(start.until(&end)),
                     _ => None,
                 };
             }
@@ -1198,13 +1202,25 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         }
         since_rekey += work.messages - before;
         if since_rekey >= limit {
-            mac = ctx
-                .function
-                .with_key(ctx.key, ctx.params)
-                .map_err(|e| e.to_string())?;
+            // In place where the backend changes keys so (a device's new session on the same queue
+            // pair), else a new keyed object.
+            match mac.rekey(ctx.key) {
+                Some(Ok(())) => {}
+                Some(Err(why)) => {
+                    refused = Some(why.to_string());
+                    break;
+                }
+                None => {
+                    mac = ctx
+                        .function
+                        .with_key(ctx.key, ctx.params)
+                        .map_err(|e| e.to_string())?;
+                    replaced += 1;
+                }
+            }
             rekeys += 1;
             since_rekey = 0;
-            // A new keyed object has no stream open.
+            // A new key has no stream open.
             work.stream = hot_loop::Stream::default();
         }
     }

@@ -114,11 +114,10 @@ crate::c_backend!(
     missing: "MACBENCH_DPDK_MISSING",
 );
 
-/// Key setup through the shim; for HMAC also the tag of the empty message, through RustCrypto:
-/// `crypto_aesni_mb` returns a wrong HMAC for it (the shim refuses the empty message on that driver,
-/// [`WithEmptyTag`]). As ipsec-mb's HMAC-MD5 does, the empty message is then a constant of the key,
-/// computed at key setup outside any window; every non-empty message is the device's work, and the
-/// engine never times an empty one.
+/// Key setup through the shim; for HMAC the tag of the empty message comes from RustCrypto when
+/// asked for: `crypto_aesni_mb` returns a wrong HMAC for it (the shim refuses the empty message on
+/// that driver, [`WithEmptyTag`]). As ipsec-mb's HMAC-MD5 does, the empty message is then a constant
+/// of the key; every non-empty message is the device's work, and the engine never times an empty one.
 fn new(
     algorithm: &'static str,
     key: &[u8],
@@ -128,52 +127,61 @@ fn new(
     if !algorithm.starts_with("hmac-") {
         return Ok(device);
     }
-    let reference = super::rustcrypto::BACKEND
-        .entries
-        .iter()
-        .find(|e| e.algorithm == algorithm && e.accel == super::Accel::Hw)
-        .ok_or_else(|| MacError::Backend {
-            backend: "dpdk",
-            algorithm,
-            reason: "no RustCrypto HMAC for the empty message's tag".to_string(),
-        })?;
+    let with = WithEmptyTag {
+        device,
+        algorithm,
+        key: key.to_vec(),
+    };
+    // The reference is checked at key setup, so a missing one is said here, not at the first
+    // empty message.
     let mut tag = [0u8; super::MAX_TAG_LEN];
     let len = super::algorithm(algorithm).map_or(super::MAX_TAG_LEN, |a| a.tag_len);
-    (reference.new)(key, params)?
-        .tag_into(&[], &[], &mut tag[..len])
-        .map_err(|e| MacError::Backend {
-            backend: "dpdk",
-            algorithm,
-            reason: format!("the empty message's tag: {e}"),
-        })?;
-    Ok(Box::new(WithEmptyTag {
-        device,
-        empty: tag[..len].to_vec(),
-    }))
+    with.empty_tag(params, &mut tag[..len])?;
+    Ok(Box::new(with))
 }
 
-/// A device's keyed object with the empty message's tag at hand: `tag_into` (known answers, `tag`,
-/// verification) answers an empty message the device refuses with it (the shim's refusal on
-/// `crypto_aesni_mb`); every other message, and every batch the engine times, goes to the device.
+/// A device's keyed HMAC object with its key at hand: `tag_into` (known answers, `tag`,
+/// verification) answers an empty message the device refuses with the key's constant, computed
+/// through RustCrypto when asked; every other message, and every batch the engine times, goes to
+/// the device. A new key ([`KeyedMac::rekey`]) replaces the device's session and the key kept here.
 struct WithEmptyTag {
     device: Box<dyn KeyedMac>,
-    empty: Vec<u8>,
+    algorithm: &'static str,
+    key: Vec<u8>,
 }
 
 impl WithEmptyTag {
-    /// The empty message's tag into `tag` (a prefix for a shorter tag).
-    fn empty_tag(&self, tag: &mut [u8]) {
-        let n = tag.len().min(self.empty.len());
-        tag[..n].copy_from_slice(&self.empty[..n]);
+    /// The empty message's tag under the current key into `tag` (a prefix for a shorter tag).
+    fn empty_tag(&self, params: KeyParams<'_>, tag: &mut [u8]) -> Result<(), MacError> {
+        let algorithm = self.algorithm;
+        let reference = super::rustcrypto::BACKEND
+            .entries
+            .iter()
+            .find(|e| e.algorithm == algorithm && e.accel == super::Accel::Hw)
+            .ok_or_else(|| MacError::Backend {
+                backend: "dpdk",
+                algorithm,
+                reason: "no RustCrypto HMAC for the empty message's tag".to_string(),
+            })?;
+        (reference.new)(&self.key, params)?
+            .tag_into(&[], &[], tag)
+            .map_err(|e| MacError::Backend {
+                backend: "dpdk",
+                algorithm,
+                reason: format!("the empty message's tag: {e}"),
+            })
     }
 }
 
 impl KeyedMac for WithEmptyTag {
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         match self.device.tag_into(nonce, msg, tag) {
-            Err(_) if msg.is_empty() => {
-                self.empty_tag(tag);
-                Ok(())
+            Err(refused) if msg.is_empty() => {
+                self.empty_tag(KeyParams::default(), tag)
+                    .map_err(|e| Refused {
+                        what: refused.what,
+                        reason: e.to_string(),
+                    })
             }
             other => other,
         }
@@ -199,6 +207,16 @@ impl KeyedMac for WithEmptyTag {
 
     fn offload(&self) -> Option<super::OffloadCounters> {
         self.device.offload()
+    }
+
+    fn rekey(&mut self, key: &[u8]) -> Option<Result<(), Refused>> {
+        let done = self.device.rekey(key)?;
+        if done.is_ok() {
+            // No allocation once the capacity is there: the engine rekeys with keys of one length.
+            self.key.clear();
+            self.key.extend_from_slice(key);
+        }
+        Some(done)
     }
 }
 

@@ -335,6 +335,13 @@ pub trait KeyedMac: Send {
     fn offload(&self) -> Option<OffloadCounters> {
         None
     }
+
+    /// Take a new key in place, the way the backend changes keys (a device replaces its session and
+    /// keeps its queue pair and descriptors); `None` where the backend has no such way, and the
+    /// caller keys a new object (`--rekey`, the study's key per op against per session).
+    fn rekey(&mut self, _key: &[u8]) -> Option<Result<(), Refused>> {
+        None
+    }
 }
 
 /// A device driver's account of what its calls cost the submitting core, cumulative since key

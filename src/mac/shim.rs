@@ -19,7 +19,7 @@ use libc::{c_char, c_int, c_uint, c_void, size_t};
 use std::ffi::{CStr, CString};
 
 /// `MACBENCH_SHIM_ABI` in `csrc/macbench_shim.h`.
-pub const ABI: c_uint = 3;
+pub const ABI: c_uint = 4;
 
 /// `macbench_shim` of `csrc/macbench_shim.h`, field for field.
 #[repr(C)]
@@ -72,6 +72,8 @@ pub struct ShimTable {
     pub tag_prebuilt: Option<TagBatchFn>,
     pub counters:
         Option<unsafe extern "C" fn(ctx: *const c_void, out: *mut u64, n: size_t) -> size_t>,
+    pub rekey:
+        Option<unsafe extern "C" fn(ctx: *mut c_void, key: *const u8, key_len: size_t) -> c_int>,
 }
 
 /// The table's `tag_batch` entry.
@@ -458,6 +460,20 @@ impl KeyedMac for ShimMac {
             Some(prebuilt) => self.tag_jobs(batch, Submit::All(prebuilt)),
             None => self.tag_batch(batch),
         }
+    }
+
+    fn rekey(&mut self, key: &[u8]) -> Option<Result<(), Refused>> {
+        let rekey = self.shim.rekey?;
+        // SAFETY: handle is a live context of this shim; key is valid for its length.
+        let status = unsafe { rekey(self.handle, key.as_ptr(), key.len()) };
+        Some(if status == 0 {
+            Ok(())
+        } else {
+            Err(Refused {
+                what: format!("a new {}-byte key", key.len()),
+                reason: self.reason(status),
+            })
+        })
     }
 
     fn offload(&self) -> Option<super::OffloadCounters> {
