@@ -195,11 +195,11 @@ pub fn complete(path: &Path) -> bool {
 }
 
 /// Write the claims table (`claims.md`) and its JSON (`claims.json`) into the reproduction's
-/// directory, each by the output rules.
+/// directory, each by the output rules; the JSON as every other macbench document is
+/// ([`crate::stdio::pretty_json`]: it ended without a newline when written apart).
 pub fn write_claims(dir: &Path, table: &str, claims: &impl serde::Serialize) -> Result<(), String> {
     // The output rules' error names the file already (it was said twice).
     let write = |name: &str, bytes: &[u8]| output::write_atomic(&dir.join(name), bytes);
     write("claims.md", table.as_bytes())?;
-    let text = serde_json::to_string_pretty(claims).map_err(|e| e.to_string())?;
-    write(CLAIMS_FILE, text.as_bytes())
+    write(CLAIMS_FILE, &crate::stdio::pretty_json(claims)?)
 }
