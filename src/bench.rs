@@ -1,6 +1,8 @@
-//! A sweep: scenarios run one after another, each repeated `r` times, reduced to medians, checked and —
-//! with `--auto` — adjusted and re-run (Rashwan et al.'s Fig. 3 workflow). Produces the results document that
-//! every exporter writes; the document's shape is `results`'.
+//! One scenario from its runs to its result ([`Pending`]): each run's counters turned into metrics, the
+//! repeats reduced to medians and 95 % intervals (with the sweep's pooled host spread as a floor),
+//! checked and — with `--auto` — adjusted and re-run (Rashwan et al.'s Fig. 3 workflow). The sweep
+//! (`sweep`) decides which scenario runs next, interleaved or one after another, and gathers the
+//! [`ResultEntry`]s into the results document; the entry's shape is `results`'.
 
 use crate::engine::{self, clock::ClockInfo, RawRun, Scenario};
 use crate::isolate;
@@ -306,7 +308,8 @@ impl Pending {
         };
         Pending {
             // Switched functions (`sw`, a masked ISA level) run in their acceleration's child, the
-            // same engine there; chosen once, here, for every repeat and adjustment.
+            // same engine there; chosen here, once for every repeat and adjustment of this scenario
+            // (the sweep's energy windows choose theirs by the same `runner_for`).
             runner: isolate::runner_for(&scenario),
             scenario,
             ctx,

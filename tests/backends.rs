@@ -201,7 +201,7 @@ fn an_isa_level_a_backend_lacks_is_listed_unavailable_with_its_reason() {
 
 /// The first-column names of the `| backend | library | covers |` table in the book's chapter
 /// "Functions" (docs/functions.md).
-fn readme_backends() -> Vec<String> {
+fn documented_backends() -> Vec<String> {
     let chapter = read("docs/functions.md");
     let mut lines = chapter
         .lines()
@@ -222,7 +222,7 @@ fn readme_backends() -> Vec<String> {
 
 #[test]
 fn the_documented_backend_table_names_every_backend_and_nothing_else() {
-    let listed = readme_backends();
+    let listed = documented_backends();
     let unique: BTreeSet<_> = listed.iter().map(String::as_str).collect();
     assert_eq!(unique.len(), listed.len(), "a backend twice: {listed:?}");
     let registered: BTreeSet<_> = BACKENDS.iter().map(|b| b.name).collect();
