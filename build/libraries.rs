@@ -2,7 +2,8 @@
 //!
 //! Pure data, no dependencies: `build.rs` drives detection, compilation and linking from it, and
 //! `tests/backends.rs` includes this same file to check every row against `Cargo.toml`, `csrc/`,
-//! `src/mac/`, the registry, the README and `.ci/run`.
+//! `src/mac/`, the registry, the docs' install lines and `.ci/run`, and `tests/deploy.rs` against the
+//! deploy recipes' package lists.
 //!
 //! For a row named `x` the build script emits `cfg(have_x)` when the library was found and its shim
 //! compiled, `MACBENCH_X_FOUND` (how it was found) or `MACBENCH_X_MISSING` (the reason `macbench list`
