@@ -2,7 +2,8 @@
 //!
 //! Pure data, no dependencies: `build.rs` drives detection, compilation and linking from it, and
 //! `tests/backends.rs` includes this same file to check every row against `Cargo.toml`, `csrc/`,
-//! `src/mac/`, the registry, the README and `.ci/run`.
+//! `src/mac/`, the registry, the docs' install lines and `.ci/run`, and `tests/deploy.rs` against the
+//! deploy recipes' package lists.
 //!
 //! For a row named `x` the build script emits `cfg(have_x)` when the library was found and its shim
 //! compiled, `MACBENCH_X_FOUND` (how it was found) or `MACBENCH_X_MISSING` (the reason `macbench list`
@@ -52,6 +53,11 @@ pub struct SystemLibrary {
     /// package is not installed beside the x86-64 one there).
     #[allow(dead_code)]
     pub aarch64_ci: bool,
+    /// Whether Debian and Ubuntu build `package` for x86-64 only (intel-ipsec-mb's source package
+    /// says `Architecture: amd64`): the deploy recipes install it on x86-64 hosts only, and
+    /// `tests/deploy.rs` checks they do. Read by that test only.
+    #[allow(dead_code)]
+    pub package_x86_64_only: bool,
 }
 
 /// What a library's backend registers, pinned beside its row so that entries cannot vanish in
@@ -100,6 +106,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 156,
         },
         aarch64_ci: true,
+        package_x86_64_only: false,
     },
     SystemLibrary {
         name: "mbedtls",
@@ -127,6 +134,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 13,
         },
         aarch64_ci: true,
+        package_x86_64_only: false,
     },
     // Nettle ≥ 3.5 (CMAC-AES); the header tested is UMAC's, which every 3.x has.
     SystemLibrary {
@@ -151,6 +159,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 22,
         },
         aarch64_ci: true,
+        package_x86_64_only: false,
     },
     // Intel ipsec-mb ≥ 1.0 (the job API with IMB_* names, init_mb_mgr_auto); Debian ships no .pc file,
     // and the header sits directly in the include root.
@@ -176,6 +185,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 85,
         },
         aarch64_ci: false,
+        package_x86_64_only: true,
     },
     // libsodium ≥ 1.0.12 (crypto_generichash_blake2b with a key, crypto_shorthash_siphash24); Debian's
     // libsodium-dev ships a .pc file.
@@ -201,6 +211,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 5,
         },
         aarch64_ci: true,
+        package_x86_64_only: false,
     },
     // Botan 2 (Debian's libbotan-2-dev, with a .pc file); the headers live in `botan-2/botan/`.
     SystemLibrary {
@@ -225,6 +236,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 22,
         },
         aarch64_ci: false,
+        package_x86_64_only: false,
     },
     // libgcrypt ≥ 1.9 (HMAC-SHA-512/224 and /256 in gcry_mac); Debian's libgcrypt20-dev ships a .pc
     // file, and the header sits directly in the include root.
@@ -250,6 +262,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 44,
         },
         aarch64_ci: true,
+        package_x86_64_only: false,
     },
     // wolfSSL 5.x (wolfCrypt's CMAC, GMAC, Poly1305 and its AES-GCM stream API); Debian's
     // libwolfssl-dev ships a .pc file. The shim includes <wolfssl/options.h> first, the build's
@@ -276,6 +289,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 17,
         },
         aarch64_ci: true,
+        package_x86_64_only: false,
     },
     // DPDK ≥ 22.11 cryptodev (Debian's libdpdk-dev, with libdpdk.pc). Found through pkg-config only:
     // the shim needs several of DPDK's libraries (EAL, mempool, mbuf, cryptodev) and the
@@ -310,6 +324,7 @@ pub const SYSTEM_LIBRARIES: &[SystemLibrary] = &[
             entries: 13,
         },
         aarch64_ci: false,
+        package_x86_64_only: false,
     },
 ];
 

@@ -3,8 +3,9 @@
  * Why one face: each shim used to have its own entry points, prefix and status words, so each backend
  * repeated the same Rust glue (an extern block, a wrapper, version and error plumbing). Now a shim
  * fills one table, `const macbench_shim macbench_shim_<backend>`, and src/mac/shim.rs wraps every table
- * the same way: a C backend is its shim, one row in build/libraries.rs, one module listing its
- * registry entries, one CI package.
+ * the same way: a C backend is its shim, one row in build/libraries.rs (from which build.rs compiles
+ * the shim and registers the backend, and CI takes the package to install), one module listing its
+ * registry entries, and its feature in Cargo.toml.
  *
  * The contract, for every entry point:
  * - Status: 0 is done; anything else is "refused, no tag", and `reason` puts that status in the

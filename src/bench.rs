@@ -1,6 +1,8 @@
-//! A sweep: scenarios run one after another, each repeated `r` times, reduced to medians, checked and —
-//! with `--auto` — adjusted and re-run (Rashwan et al.'s Fig. 3 workflow). Produces the results document that
-//! every exporter writes; the document's shape is `results`'.
+//! One scenario from its runs to its result ([`Pending`]): each run's counters turned into metrics, the
+//! repeats reduced to medians and 95 % intervals (with the sweep's pooled host spread as a floor),
+//! checked and — with `--auto` — adjusted and re-run (Rashwan et al.'s Fig. 3 workflow). The sweep
+//! (`sweep`) decides which scenario runs next, interleaved or one after another, and gathers the
+//! [`ResultEntry`]s into the results document; the entry's shape is `results`'.
 
 use crate::engine::{self, clock::ClockInfo, RawRun, Scenario};
 use crate::isolate;
@@ -182,6 +184,14 @@ impl Repeats {
         }
     }
 
+    /// Keep one run: its counters, their metrics and within-run uncertainty at `ctx`.
+    fn keep(&mut self, raw: RawRun, ctx: Context) {
+        self.computed.push(metrics::compute(&raw, ctx));
+        self.within.push(metrics::uncertainty(&raw, ctx.f));
+        self.interrupted |= raw.interrupted;
+        self.raws.push(raw);
+    }
+
     fn metrics(&self) -> Vec<Metrics> {
         self.computed.iter().map(|c| c.metrics.clone()).collect()
     }
@@ -306,7 +316,8 @@ impl Pending {
         };
         Pending {
             // Switched functions (`sw`, a masked ISA level) run in their acceleration's child, the
-            // same engine there; chosen once, here, for every repeat and adjustment.
+            // same engine there; chosen here, once for every repeat and adjustment of this scenario
+            // (the sweep's energy windows choose theirs by the same `runner_for`).
             runner: isolate::runner_for(&scenario),
             scenario,
             ctx,
@@ -437,12 +448,7 @@ impl Pending {
         if self.fit_window(&raw) {
             return Ok(());
         }
-        self.runs.computed.push(metrics::compute(&raw, self.ctx));
-        self.runs
-            .within
-            .push(metrics::uncertainty(&raw, self.ctx.f));
-        self.runs.interrupted |= raw.interrupted;
-        self.runs.raws.push(raw);
+        self.runs.keep(raw, self.ctx);
         Ok(())
     }
 
@@ -550,13 +556,16 @@ impl Pending {
                 None => {}
             }
         }
-        self.result = Some(entry(
-            &self.scenario,
-            runs,
+        let reduction = Reduction {
             all,
             median,
             ci95,
             median_index,
+        };
+        self.result = Some(entry(
+            &self.scenario,
+            runs,
+            reduction,
             warnings,
             std::mem::take(&mut self.adjustments),
         ));
@@ -606,16 +615,7 @@ pub fn reduce_runs(
     );
     pending.set_host_spread(host);
     for raw in runs {
-        pending
-            .runs
-            .computed
-            .push(metrics::compute(&raw, pending.ctx));
-        pending
-            .runs
-            .within
-            .push(metrics::uncertainty(&raw, pending.ctx.f));
-        pending.runs.interrupted |= raw.interrupted;
-        pending.runs.raws.push(raw);
+        pending.runs.keep(raw, pending.ctx);
     }
     pending.settle();
     pending.take()
@@ -638,30 +638,38 @@ fn untimed_entry(scenario: &Scenario, code: WarningCode, why: String) -> ResultE
         fatal: true,
         ..Warning::new(code, why)
     };
-    entry(
-        scenario,
-        runs,
-        vec![Metrics::default()],
-        Metrics::default(),
-        Ci95Set::default(),
-        0,
-        vec![warning],
-        Vec::new(),
-    )
+    let nothing = Reduction {
+        all: vec![Metrics::default()],
+        median: Metrics::default(),
+        ci95: Ci95Set::default(),
+        median_index: 0,
+    };
+    entry(scenario, runs, nothing, vec![warning], Vec::new())
 }
 
-/// The reported result of a scenario from its runs.
-#[allow(clippy::too_many_arguments)]
-fn entry(
-    scenario: &Scenario,
-    mut runs: Repeats,
+/// A scenario's runs reduced: every run's metrics, their median, the 95 % intervals, and the run
+/// nearest the median (it supplies the series and the per-thread view).
+struct Reduction {
     all: Vec<Metrics>,
     median: Metrics,
     ci95: Ci95Set,
     median_index: usize,
+}
+
+/// The reported result of a scenario from its runs.
+fn entry(
+    scenario: &Scenario,
+    mut runs: Repeats,
+    reduction: Reduction,
     warnings: Vec<Warning>,
     adjustments: Vec<String>,
 ) -> ResultEntry {
+    let Reduction {
+        all,
+        median,
+        ci95,
+        median_index,
+    } = reduction;
     let failed = warnings.iter().any(|w| w.fatal);
     let f = scenario.function;
     let (size, mean) = match &scenario.size {

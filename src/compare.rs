@@ -1,9 +1,10 @@
 //! `macbench compare --against PEER`: our single-session numbers beside the peer's own benchmark, as a
-//! value below the command line. The CLI parses the flags into [`Inputs`] and prints the [`Outcome`];
-//! this room decides what is measured (the cases: each algorithm at each size, what quantity each side
-//! times and whether that is like with like), plans it (how long the peer's tool runs, calibrated where
-//! its arguments do not fix it), measures it in alternating rounds pinned to one core, and builds the
-//! rows and the results file ([`crate::results::compare`]).
+//! value below the command line. The CLI parses the flags into [`Inputs`], then prints the [`Outcome`]
+//! and writes its files (`--json`, `--csv`); this room decides what is measured (the cases: each
+//! algorithm at each size, what quantity each side times and whether that is like with like), plans it
+//! (how long the peer's tool runs, calibrated where its arguments do not fix it), measures it in
+//! alternating rounds pinned to one core, and builds the rows and the results document
+//! ([`crate::results::compare`]).
 //!
 //! Why above the session: a comparison is a measuring command like `run`, and shares its session's
 //! rules for the machine before and after (`session::machine_before`, `machine_after`); it drives

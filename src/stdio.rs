@@ -4,8 +4,12 @@
 //! SIGPIPE ignored — the `net` control connection and the `--accel sw` child talk over sockets and pipes
 //! whose peer may vanish, and those must stay errors, not silent deaths — and instead handle a closed
 //! *standard output* the way Unix tools are seen to: [`closed_stdout`] ends the process by SIGPIPE,
-//! quietly. Every line macbench prints goes through [`outln!`](crate::outln)/[`out!`](crate::out), and
-//! every note or warning on standard error through [`errln!`](crate::errln), which never panics.
+//! quietly. Every line macbench prints for its user goes through [`outln!`](crate::outln)/
+//! [`out!`](crate::out), and every note or warning on standard error through [`errln!`](crate::errln),
+//! which never panics. Two kinds of writing bypass them on purpose: `cli::main`'s last word (the error
+//! line, `interrupted`), written straight to standard error and ignoring a failure, since nothing
+//! follows it; and the switched children's answers to their parent on standard output (`isolate`), a
+//! protocol, not text.
 //!
 //! A command that stops at a safe point (`run`, `net`, `reproduce`) takes a closed standard output as an
 //! interrupt instead: `run --json sp.json | head -1` used to die at its second printed line, with a
@@ -229,8 +233,9 @@ pub fn one_line_usage_error(text: &str) -> String {
     format!("{line}; see --help")
 }
 
-/// A JSON document as macbench writes every one (results, net, list, compare, model): pretty-printed,
-/// ending in one newline. Here, at the bottom of the layers, so every writer can reach it.
+/// A JSON document as macbench writes every one (results, net, list, compare, model, a reproduction's
+/// claims, export's BMF): pretty-printed, ending in one newline. Here, at the bottom of the layers, so
+/// every writer can reach it.
 pub fn pretty_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, String> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| e.to_string())?;
     bytes.push(b'\n');

@@ -4,8 +4,10 @@
 //! command line or among the exporters: turning the user's choices into validated scenarios (with the
 //! load-fitted duration and the warnings said *before* a run), the one-pinned-session scenario the
 //! harness, model and comparison runs use, the harness measurement, and the loop that runs scenarios,
-//! keeps only finished ones when cancelled and hands each result to an [`Observer`] (which prints it and
-//! rewrites the output files). Nothing here parses text or prints; `spec` parses, `cli` prints.
+//! keeps only finished ones when cancelled and hands each result to an [`Observer`] (the session's, which
+//! rewrites the output files and shows the result through the command's display). Nothing here prints;
+//! the one text read here is `--window`'s, by `spec::parse_window`, since a window in percent becomes
+//! times only once a run's duration is planned. Otherwise `spec` parses and `cli` prints.
 
 use crate::bench::{self, AutoPolicy};
 use crate::energy::{self, method::Observed, Energy, Meter, Round, Window};
@@ -610,7 +612,8 @@ pub fn measure_cache_hot(
     bench::run_scenario(scenario, repeats, AutoPolicy::default(), clock, cancel)
 }
 
-/// Told about each step of a sweep; the command line prints and rewrites its files here.
+/// Told about each step of a sweep: the session's observer rewrites the results files and passes
+/// each step on to the command's display (`session::SweepDisplay`), which prints.
 pub trait Observer {
     /// A scenario is about to run.
     fn starting(&mut self, _scenario: &Scenario) {}

@@ -199,9 +199,78 @@ fn an_isa_level_a_backend_lacks_is_listed_unavailable_with_its_reason() {
     assert!(checked > 0, "no backend without levels to check");
 }
 
+/// Packages the install lines of the docs name beside the rows' that are no library row: what builds
+/// and tests macbench itself (OpenSSL is a crate's system library, not a row).
+const BUILD_TOOLS: &[&str] = &[
+    "pkg-config",
+    "libssl-dev",
+    "openssl",
+    "python3",
+    "g++",
+    "gcc-aarch64-linux-gnu",
+    "g++-aarch64-linux-gnu",
+    "qemu-user",
+    "qemu-user-binfmt",
+    "libc6-dev:arm64",
+    "libssl-dev:arm64",
+];
+
+/// The packages of the install line in `doc` that starts at `start`, up to `end`, less
+/// [`BUILD_TOOLS`]: the library packages it names, in its order.
+fn installed_libraries(doc: &str, start: &str, end: char) -> Vec<String> {
+    let text = read(doc);
+    let from = text
+        .find(start)
+        .unwrap_or_else(|| panic!("{doc}: no install line starting `{start}`"));
+    let line = &text[from + start.len()..];
+    let line = &line[..line.find(end).unwrap_or(line.len())];
+    line.split_whitespace()
+        .filter(|p| !BUILD_TOOLS.contains(p))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Issue 46: the docs' install lines named some of the rows' packages (the Raspberry Pi line 3 of
+/// 9, the cross-build line 3 of the 6 CI installs for arm64). Each now names, in the rows' order:
+/// the README's for a fresh Debian machine every row's package; the native ARM build's every package
+/// Debian builds for arm64; the cross build's those CI installs for arm64 (`aarch64_ci`).
+#[test]
+fn the_docs_install_lines_name_the_rows_packages() {
+    let every: Vec<String> = SYSTEM_LIBRARIES
+        .iter()
+        .map(|l| l.package.to_string())
+        .collect();
+    let arm64: Vec<String> = SYSTEM_LIBRARIES
+        .iter()
+        .filter(|l| !l.package_x86_64_only)
+        .map(|l| l.package.to_string())
+        .collect();
+    let cross: Vec<String> = SYSTEM_LIBRARIES
+        .iter()
+        .filter(|l| l.aarch64_ci)
+        .map(|l| format!("{}:arm64", l.package))
+        .collect();
+    assert!(every.len() > arm64.len() && arm64.len() > cross.len());
+    assert_eq!(
+        installed_libraries("README.md", "`apt-get install -y ", '`'),
+        every,
+        "README.md's install line for a fresh Debian machine"
+    );
+    assert_eq!(
+        installed_libraries("docs/platforms.md", "sudo apt-get install -y ", '\n'),
+        arm64,
+        "docs/platforms.md's native ARM build"
+    );
+    assert_eq!(
+        installed_libraries("docs/platforms.md", "`gcc-aarch64-linux-gnu ", '`'),
+        cross,
+        "docs/platforms.md's cross build (what .ci/run installs for arm64)"
+    );
+}
+
 /// The first-column names of the `| backend | library | covers |` table in the book's chapter
 /// "Functions" (docs/functions.md).
-fn readme_backends() -> Vec<String> {
+fn documented_backends() -> Vec<String> {
     let chapter = read("docs/functions.md");
     let mut lines = chapter
         .lines()
@@ -222,7 +291,7 @@ fn readme_backends() -> Vec<String> {
 
 #[test]
 fn the_documented_backend_table_names_every_backend_and_nothing_else() {
-    let listed = readme_backends();
+    let listed = documented_backends();
     let unique: BTreeSet<_> = listed.iter().map(String::as_str).collect();
     assert_eq!(unique.len(), listed.len(), "a backend twice: {listed:?}");
     let registered: BTreeSet<_> = BACKENDS.iter().map(|b| b.name).collect();

@@ -2,12 +2,18 @@
 //! on an inventory of two hosts that are this machine, the GitHub Actions workflow against the
 //! workflow schema (check-jsonschema), and the LAVA test definition's parse pattern on what
 //! `macbench export --format lava` prints. Each skips with its reason where its tool is missing; CI
-//! installs them and requires them.
+//! installs them and requires them. The packages the Ansible and GitHub recipes install are checked
+//! against build/libraries.rs's rows, which need no tool.
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
+#[path = "../build/libraries.rs"]
+#[allow(dead_code)]
+mod libraries;
+
+use libraries::SYSTEM_LIBRARIES;
 use std::path::Path;
 use std::process::Command;
 
@@ -169,6 +175,88 @@ fn the_ansible_playbook_fetches_a_host_whose_run_exits_1_and_keeps_results_on_ex
     let log = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{log}");
     assert_eq!(std::fs::read(&kept).unwrap(), before, "{log}");
+}
+
+/// The rows' packages in their order: those Debian builds for every architecture, then those it
+/// builds for x86-64 only.
+fn row_packages() -> (Vec<&'static str>, Vec<&'static str>) {
+    let (x86_64_only, everywhere): (Vec<_>, Vec<_>) =
+        SYSTEM_LIBRARIES.iter().partition(|l| l.package_x86_64_only);
+    let packages = |rows: Vec<&libraries::SystemLibrary>| rows.iter().map(|l| l.package).collect();
+    (packages(everywhere), packages(x86_64_only))
+}
+
+/// The words of the one line of `recipe` that starts with `key` (after indentation), between
+/// `open` and the line's end less `close`, split at commas and spaces.
+fn listed(recipe: &str, key: &str, open: &str, close: &str) -> Vec<String> {
+    let text = read(recipe);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(&format!("{key}{open}")))
+        .collect();
+    assert_eq!(lines.len(), 1, "{recipe}: one line `{key}{open}…` wanted");
+    let value = lines[0].trim_start()[key.len() + open.len()..].trim_end();
+    let value = value.strip_suffix(close).unwrap_or_else(|| {
+        panic!("{recipe}: `{key}` does not end in `{close}`: {value}");
+    });
+    value
+        .split([',', ' '])
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Issue 46: the recipes named 5 of the 8 system libraries' packages (the Ansible list also lacked
+/// ipsec-mb), so a binary built with Botan, libgcrypt or wolfSSL did not load on a host they set up.
+/// Each recipe now lists every row's package, in the rows' order, the x86-64-only ones apart, and
+/// installs both lists.
+#[test]
+fn the_deploy_recipes_install_exactly_the_packages_of_the_library_rows() {
+    let (everywhere, x86_64_only) = row_packages();
+    assert!(
+        !everywhere.is_empty() && !x86_64_only.is_empty(),
+        "both kinds of row are checked"
+    );
+    let ansible = "deploy/ansible/macbench.yml";
+    assert_eq!(
+        listed(ansible, "library_packages", ": [", "]"),
+        everywhere,
+        "{ansible}: library_packages against build/libraries.rs's rows"
+    );
+    assert_eq!(
+        listed(ansible, "library_packages_x86_64", ": [", "]"),
+        x86_64_only,
+        "{ansible}: library_packages_x86_64 against build/libraries.rs's rows"
+    );
+    assert!(
+        read(ansible).contains(
+            "name: \"{{ build_packages + library_packages + (library_packages_x86_64 if ansible_architecture == 'x86_64' else []) }}\""
+        ),
+        "{ansible}: the apt task installs both lists, the second on x86-64 only"
+    );
+    let github = "deploy/github-actions/macbench.yml";
+    assert_eq!(
+        listed(github, "LIBRARY_PACKAGES", ": ", ""),
+        everywhere,
+        "{github}: LIBRARY_PACKAGES against build/libraries.rs's rows"
+    );
+    assert_eq!(
+        listed(github, "LIBRARY_PACKAGES_X86_64", ": ", ""),
+        x86_64_only,
+        "{github}: LIBRARY_PACKAGES_X86_64 against build/libraries.rs's rows"
+    );
+    let workflow = read(github);
+    assert!(
+        workflow.contains("if [ \"$(uname -m)\" != x86_64 ]; then LIBRARY_PACKAGES_X86_64=; fi")
+            && workflow.contains(
+                "sudo apt-get install -y $BUILD_PACKAGES $LIBRARY_PACKAGES $LIBRARY_PACKAGES_X86_64"
+            ),
+        "{github}: the measuring job installs both lists, the second on x86-64 only"
+    );
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap()
 }
 
 #[test]

@@ -945,3 +945,36 @@ fn a_step_gets_the_window_its_sessions_and_messages_need() {
     );
     assert_eq!(refused.lines().count(), 1);
 }
+
+/// Issue 46: `claims.json` was the one JSON document written apart from the shared writer, and ended
+/// without a newline. It is written as every other one now (pretty, one final newline) and still by
+/// the output rules: a new file renamed over the old, so a reader never sees half of it and another
+/// name for the old file (a hard link here) keeps the old content.
+#[test]
+fn claims_json_ends_in_a_newline_and_replaces_the_old_file_whole() {
+    use macbench::results::claims::CLAIMS_FILE;
+    let dir = tempfile::tempdir().unwrap();
+    let claims_path = dir.path().join(CLAIMS_FILE);
+    std::fs::write(&claims_path, "old").unwrap();
+    let other_name = dir.path().join("kept-link.json");
+    std::fs::hard_link(&claims_path, &other_name).unwrap();
+    let claims = serde_json::json!({"study": "rashwan", "outcomes": [{"verdict": "holds"}]});
+    macbench::session::reproduction::write_claims(dir.path(), "| claim |\n", &claims).unwrap();
+    let text = std::fs::read_to_string(&claims_path).unwrap();
+    assert!(text.ends_with("}\n") && !text.ends_with("\n\n"), "{text:?}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        claims
+    );
+    assert_eq!(std::fs::read_to_string(&other_name).unwrap(), "old");
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["claims.json", "claims.md", "kept-link.json"],
+        "no temporary left"
+    );
+}

@@ -407,9 +407,6 @@ pub fn say(progress: Option<&indicatif::ProgressBar>, line: &str) {
 /// An expected duration as a person reads it (`~40 s`).
 pub use crate::stdio::human_duration;
 
-/// The machine's state before and after a measuring command (`compare` uses them as `run` does).
-pub use crate::session::{machine_after, machine_before};
-
 impl From<crate::session::SessionError> for CliError {
     fn from(e: crate::session::SessionError) -> CliError {
         if e.usage {

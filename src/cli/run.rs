@@ -1,5 +1,6 @@
-//! `macbench run` (and `macbench` with no arguments): parse a sweep, validate all of it before starting,
-//! run scenario after scenario, print a line per scenario, rewrite the JSON/CSV after each one.
+//! `macbench run` (and `macbench` with no arguments): the flags turned into a sweep, checked whole
+//! before anything starts, and handed to the session (`session::run_sweep`), which runs it and rewrites
+//! the JSON/CSV after each scenario; this file prints a line per scenario as it comes, and the tables.
 
 use super::CliError;
 use crate::bench::AutoPolicy;
@@ -140,7 +141,7 @@ pub struct RunArgs {
     /// ≥ 30 s for a battery). Refused, with each meter's reason, where none is readable.
     #[arg(long)]
     pub energy: bool,
-    /// In what order repeats run: `interleaved` (one repeat of each scenario in a span of about 2 s
+    /// In what order repeats run: `interleaved` (one repeat of each scenario in a span of about 20 s
     /// of runs, then the next …: a neighbour's burst is spread over scenarios rather than sinking
     /// one, and a slow drift stays out of each scenario's repeats) or `sequential` (each scenario's
     /// repeats back to back) [default: interleaved when --repeat > 1].

@@ -440,6 +440,135 @@ impl CoordinatorReport {
     }
 }
 
+/// What the coordinator gathers while a scenario runs: the series, the sessions' counts at the
+/// three marks, and its own wake-ups.
+struct Gathered {
+    series: Series,
+    /// Per-session series, kept only for up to [`THREAD_SERIES_MAX_SESSIONS`] sessions.
+    thread_series: bool,
+    per_thread: ThreadSeries,
+    marks: Vec<[Sample; 3]>,
+    mark_ns: [u64; 3],
+    marks_disturbance: [DisturbanceMark; 3],
+    lateness: Vec<u64>,
+    full_pass_max_ns: u64,
+    interrupted: bool,
+}
+
+impl Gathered {
+    /// Nothing gathered yet for `sessions` sessions and a schedule of `points` wake-ups.
+    fn new(plan: &Plan, sessions: usize, points: usize) -> Gathered {
+        let thread_series = sessions <= THREAD_SERIES_MAX_SESSIONS;
+        let kept = if thread_series { sessions } else { 0 };
+        Gathered {
+            series: Series {
+                tick_ns: plan.tick.as_nanos() as u64,
+                ..Series::default()
+            },
+            thread_series,
+            per_thread: ThreadSeries {
+                every_ticks: THREAD_SERIES_EVERY_TICKS,
+                bytes: vec![Vec::new(); kept],
+                cpu_ns: vec![Vec::new(); kept],
+                ..ThreadSeries::default()
+            },
+            marks: vec![[Sample::default(); 3]; sessions],
+            mark_ns: [0; 3],
+            marks_disturbance: [DisturbanceMark::default(); 3],
+            lateness: Vec::with_capacity(points),
+            full_pass_max_ns: 0,
+            interrupted: false,
+        }
+    }
+
+    /// Mark `m` (window start, middle, end) at `woke`: every session sampled in a full pass, the
+    /// disturbance read at the window's ends, and where the window lies in the series. Returns the
+    /// sums of the pass.
+    fn mark(
+        &mut self,
+        m: usize,
+        woke: u64,
+        (slots, sizes): (&[SessionSlot], &ScheduleBytes),
+        probe: &crate::system::conditions::Probe,
+        cores: &[usize],
+    ) -> (u64, u64) {
+        self.mark_ns[m] = woke;
+        let sums = full_pass(slots, sizes, &mut self.marks, m);
+        self.full_pass_max_ns = self.full_pass_max_ns.max(clock::wall_ns() - woke);
+        if m != 1 {
+            // After the full pass, so the window's own marks stay exact.
+            self.marks_disturbance[m] = DisturbanceMark::read(probe, cores, slots);
+        }
+        if m == 0 {
+            self.series.window_first = self.series.t_ns.len();
+        } else if m == 2 {
+            self.series.window_last = self.series.t_ns.len();
+        }
+        sums
+    }
+
+    /// What disturbed the window (nothing known of an interrupted run), with the core clock
+    /// estimated before and after.
+    fn disturbance(&self, core_hz_before: Option<f64>, core_hz_after: Option<f64>) -> Disturbance {
+        let (steal_ticks, interrupts, run_delay_ns, involuntary_switches) = if self.interrupted {
+            (None, None, None, None)
+        } else {
+            self.marks_disturbance[0].until(self.marks_disturbance[2])
+        };
+        Disturbance {
+            core_hz_before,
+            core_hz_after,
+            steal_ns: steal_ticks.map(|t| t * NS_PER_USER_HZ_TICK),
+            interrupts,
+            run_delay_ns,
+            involuntary_switches,
+        }
+    }
+}
+
+/// The sessions' CPU time together now: each session's clock read from outside where there are
+/// few enough ([`PRECISE_CPU_MAX_SESSIONS`]) and each has one, else the process's less this
+/// thread's.
+fn sessions_cpu_now(slots: &[SessionSlot]) -> u64 {
+    let sessions_cpu = if slots.len() <= PRECISE_CPU_MAX_SESSIONS {
+        sessions_cpu_ns(slots)
+    } else {
+        None
+    };
+    sessions_cpu.unwrap_or_else(|| {
+        let own = clock::thread_cpu_ns();
+        clock::process_cpu_ns().saturating_sub(own)
+    })
+}
+
+/// The coordinator's account of itself: where it ran, its tick, its wake-ups (`gathered`), and
+/// its share of a core over `wall_ns` (`own_cpu_ns` of CPU time).
+fn coordinator_report(
+    plan: &Plan,
+    scheduling: String,
+    cpus_ok: bool,
+    gathered: &Gathered,
+    (wall_ns, own_cpu_ns): (u64, u64),
+) -> CoordinatorReport {
+    CoordinatorReport {
+        scheduling,
+        cpus: if cpus_ok {
+            super::format_cpu_list(&plan.cores)
+        } else {
+            "unbound (affinity refused)".to_string()
+        },
+        tick_requested_ns: plan.requested_tick.as_nanos() as u64,
+        tick_ns: plan.tick.as_nanos() as u64,
+        full_pass_max_ns: gathered.full_pass_max_ns,
+        cpu_share: if wall_ns > 0 {
+            own_cpu_ns as f64 / wall_ns as f64
+        } else {
+            0.0
+        },
+        ..CoordinatorReport::from_lateness(&gathered.lateness)
+    }
+}
+
 /// Run the clock of one scenario: open the gate, tick, mark the window, stop the sessions.
 pub fn coordinate(
     plan: &Plan,
@@ -451,27 +580,9 @@ pub fn coordinate(
 ) -> Outcome {
     let cpus_ok = super::affinity::bind_current_thread(&plan.cores).is_ok();
     let scheduling = raise_priority();
-    let n = slots.len();
     let points = schedule(plan);
-    let thread_series = n <= THREAD_SERIES_MAX_SESSIONS;
-    let mut series = Series {
-        tick_ns: plan.tick.as_nanos() as u64,
-        ..Series::default()
-    };
-    let mut per_thread = ThreadSeries {
-        every_ticks: THREAD_SERIES_EVERY_TICKS,
-        bytes: vec![Vec::new(); if thread_series { n } else { 0 }],
-        cpu_ns: vec![Vec::new(); if thread_series { n } else { 0 }],
-        ..ThreadSeries::default()
-    };
-    let mut marks = vec![[Sample::default(); 3]; n];
-    let mut mark_ns = [0u64; 3];
-    let mut lateness = Vec::with_capacity(points.len());
-    let mut full_pass_max_ns = 0u64;
-    let mut interrupted = false;
-
+    let mut run = Gathered::new(plan, slots.len(), points.len());
     let probe = crate::system::conditions::Probe::system();
-    let mut marks_disturbance = [DisturbanceMark::default(); 3];
     let core_clock = || {
         plan.core_clock
             .then(|| clock::estimate_core_hz(CLOCK_CHAIN_SPAN))
@@ -485,81 +596,42 @@ pub fn coordinate(
         let deadline = t0 + at;
         sleep_until(deadline);
         let woke = clock::wall_ns();
-        lateness.push(woke.saturating_sub(deadline));
+        run.lateness.push(woke.saturating_sub(deadline));
         if cancel.load(Ordering::Relaxed) {
-            interrupted = true;
+            run.interrupted = true;
             break;
         }
         let (messages, bytes) = match point {
             Point::Mark(m) => {
                 phase.fetch_add(1, Ordering::AcqRel);
-                mark_ns[m] = woke;
-                let sums = full_pass(slots, sizes, &mut marks, m);
-                full_pass_max_ns = full_pass_max_ns.max(clock::wall_ns() - woke);
-                if m != 1 {
-                    // After the full pass, so the window's own marks stay exact.
-                    marks_disturbance[m] = DisturbanceMark::read(&probe, &plan.cores, slots);
-                }
-                if m == 0 {
-                    series.window_first = series.t_ns.len();
-                } else if m == 2 {
-                    series.window_last = series.t_ns.len();
-                }
-                sums
+                run.mark(m, woke, (slots, sizes), &probe, &plan.cores)
             }
             Point::Tick | Point::End => counts_pass(slots, sizes),
         };
-        let sessions_cpu = if n <= PRECISE_CPU_MAX_SESSIONS {
-            sessions_cpu_ns(slots)
-        } else {
-            None
-        };
-        let cpu = sessions_cpu.unwrap_or_else(|| {
-            let own = clock::thread_cpu_ns();
-            clock::process_cpu_ns().saturating_sub(own)
-        });
-        series.push_point(woke - t0, messages, bytes, cpu);
-        if thread_series && (k % THREAD_SERIES_EVERY_TICKS == 0 || point == Point::End) {
-            per_thread.push_point(woke - t0, slots, sizes);
+        let cpu = sessions_cpu_now(slots);
+        run.series.push_point(woke - t0, messages, bytes, cpu);
+        if run.thread_series && (k % THREAD_SERIES_EVERY_TICKS == 0 || point == Point::End) {
+            run.per_thread.push_point(woke - t0, slots, sizes);
         }
     }
     phase.store(PHASE_STOP, Ordering::Release);
     let wall = clock::wall_ns() - t0;
     let own_cpu = clock::thread_cpu_ns() - own_cpu_start;
-    let (steal_ticks, interrupts, run_delay_ns, involuntary_switches) = if interrupted {
-        (None, None, None, None)
-    } else {
-        marks_disturbance[0].until(marks_disturbance[2])
-    };
-    let disturbance = Disturbance {
-        core_hz_before,
-        // The sessions have seen the stop; the chain runs while they wind down (a batch at most).
-        core_hz_after: core_clock(),
-        steal_ns: steal_ticks.map(|t| t * NS_PER_USER_HZ_TICK),
-        interrupts,
-        run_delay_ns,
-        involuntary_switches,
-    };
+    // The sessions have seen the stop; the chain runs while they wind down (a batch at most).
+    let disturbance = run.disturbance(core_hz_before, core_clock());
+    let report = coordinator_report(plan, scheduling, cpus_ok, &run, (wall, own_cpu));
+    let Gathered {
+        mut series,
+        thread_series,
+        per_thread,
+        marks,
+        mark_ns,
+        interrupted,
+        ..
+    } = run;
     if thread_series {
         series.threads = Some(per_thread);
     }
-    let report = CoordinatorReport {
-        scheduling,
-        cpus: if cpus_ok {
-            super::format_cpu_list(&plan.cores)
-        } else {
-            "unbound (affinity refused)".to_string()
-        },
-        tick_requested_ns: plan.requested_tick.as_nanos() as u64,
-        tick_ns: plan.tick.as_nanos() as u64,
-        full_pass_max_ns,
-        cpu_share: if wall > 0 {
-            own_cpu as f64 / wall as f64
-        } else {
-            0.0
-        },
-        ..CoordinatorReport::from_lateness(&lateness)
-    };
     Outcome {
         t0_ns: t0,
         marks,

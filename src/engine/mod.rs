@@ -799,7 +799,12 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
         let guard = GateGuard(&gate);
         let spawn_start = clock::wall_ns();
         // On an error the guard stops the threads already waiting at the gate; the scope joins them.
-        let handles = spawn_sessions(scope, s, &keys, &workload, &slots, &gate, &phase)?;
+        let meeting = Rendezvous {
+            slots: &slots,
+            gate: &gate,
+            phase: &phase,
+        };
+        let handles = spawn_sessions(scope, s, &keys, &workload, meeting)?;
         let spawned_ns = clock::wall_ns() - spawn_start;
         if !gate.wait_arrivals(s.sessions, cancel) {
             drop(guard);
@@ -850,6 +855,15 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
 
 type SessionHandle<'scope> = std::thread::ScopedJoinHandle<'scope, Result<SessionEnd, String>>;
 
+/// What the sessions and the coordinator meet at during a run: each session's slot (its counters,
+/// which the coordinator samples), the start gate and the phase word.
+#[derive(Clone, Copy)]
+struct Rendezvous<'a> {
+    slots: &'a [SessionSlot],
+    gate: &'a StartGate,
+    phase: &'a AtomicU32,
+}
+
 /// Start one thread per session (each binds, keys itself and waits at the gate), pinned as the
 /// scenario says; an error names the session whose thread could not be created.
 fn spawn_sessions<'scope, 'env>(
@@ -857,10 +871,9 @@ fn spawn_sessions<'scope, 'env>(
     s: &'env Scenario,
     keys: &'env [Vec<u8>],
     workload: &'env Workload,
-    slots: &'env [SessionSlot],
-    gate: &'env StartGate,
-    phase: &'env AtomicU32,
+    meeting: Rendezvous<'env>,
 ) -> Result<Vec<SessionHandle<'scope>>, EngineError> {
+    let Rendezvous { slots, gate, phase } = meeting;
     let mut handles = Vec::with_capacity(s.sessions);
     for (session, key) in keys.iter().enumerate() {
         let allowed = match s.pinning {

@@ -18,8 +18,9 @@
 //! declare their switch as data on [`mac::Backend`], and a switched function keys itself only in the
 //! process switched to its acceleration (the registry records that fact when this layer's child has
 //! applied its switches). Callers that key any function — the self-test, `tag`, the tests — go through
-//! [`key`]; nothing is installed before `main`. The engine does not call this layer either: the sweep
-//! picks each scenario's [`Runner`] where it plans it ([`runner_for`]: [`InProcess`] or [`InChild`]);
+//! [`key`]; nothing is installed before `main`. The engine does not call this layer either: a
+//! scenario's [`Runner`] ([`runner_for`]: [`InProcess`] or [`InChild`]) is chosen once for all its
+//! repeats when `bench::Pending` takes the scenario on, and again by the sweep's energy windows;
 //! `engine::run` given a switched scenario in the parent would have timed pipe round trips, so the
 //! registry refuses to key one there.
 //!
@@ -103,7 +104,8 @@ pub fn key(
 }
 
 /// Where a scenario runs: this process's engine, or the engine of its acceleration's child. Chosen
-/// once per scenario where the sweep plans it ([`runner_for`]); both give the same [`RawRun`].
+/// by [`runner_for`] once per scenario, when `bench::Pending` takes it on (and by the sweep's energy
+/// windows); both give the same [`RawRun`].
 pub trait Runner: Sync {
     fn run(&self, scenario: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError>;
     /// Where it runs, for people and tests: `this process` or `child`.

@@ -482,7 +482,13 @@ pub fn serve(
             next_id += 1;
             let state = Arc::new(ConnState::new());
             connections.push((next_id, state.clone()));
-            spawn_connection(scope, &shared, events.clone(), stream, peer, next_id, state);
+            let accepted = Accepted {
+                stream,
+                peer,
+                id: next_id,
+                state,
+            };
+            spawn_connection(scope, &shared, events.clone(), accepted);
         }
         shared.shutdown.store(true, Ordering::Relaxed);
         outcome
@@ -503,16 +509,28 @@ fn evicted_count(connections: &[(u64, Arc<ConnState>)]) -> usize {
         .count()
 }
 
+/// A control connection just accepted: its socket, the sender's address, its id among the
+/// connections and the state the accept loop watches it by.
+struct Accepted {
+    stream: TcpStream,
+    peer: SocketAddr,
+    id: u64,
+    state: Arc<ConnState>,
+}
+
 /// Serve one accepted connection on its own thread of `scope`, reporting to `events`.
 fn spawn_connection<'scope, 'env>(
     scope: &'scope std::thread::Scope<'scope, 'env>,
     shared: &'scope Shared<'env>,
     events: mpsc::Sender<Event>,
-    stream: TcpStream,
-    peer: SocketAddr,
-    id: u64,
-    state: Arc<ConnState>,
+    accepted: Accepted,
 ) {
+    let Accepted {
+        stream,
+        peer,
+        id,
+        state,
+    } = accepted;
     scope.spawn(move || {
         let _ = events.send(Event::Log(format!("sender {peer} connected")));
         let mut trials = 0;

@@ -920,14 +920,7 @@ fn labelled_svg(fig: &Figure) -> Result<PreEscaped<String>, ReportError> {
 pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, ReportError> {
     let set = figures(files, options)?;
     let rows = paper_rows(files, &options.reproductions);
-    let paper: Vec<Figure> = rows
-        .iter()
-        .flat_map(|r| &r.hosts)
-        .filter_map(|(_, d)| match d {
-            Drawn::Figure(f) => Some(f.clone()),
-            _ => None,
-        })
-        .collect();
+    let paper = drawn_figures(&rows);
     let paper_svgs = paper
         .iter()
         .map(labelled_svg)
@@ -945,74 +938,13 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
     let page = html! {
         (DOCTYPE) "\n"
         html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { "macbench report: " (labels) }
-                // The style sheet is a constant of this file, not data, and `<style>` is raw text in which
-                // an entity such as `&gt;` would not be decoded: escaping it would break a selector, not
-                // protect anything.
-                style { (PreEscaped(STYLE)) }
-            }
+            (page_head(&labels))
             body {
-                h1 { "macbench report" }
-                p {
-                    (files.len()) " results file(s): " (labels)
-                    ". Cycles are reference cycles at each file's " em { "f" }
-                    " (see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all \
-                     sessions together (docs/methodology.md §3). Failed results are listed but not plotted."
-                }
-                // A page drawn from made-up counters says so before anything else (issue 47 N29).
-                @for f in files.iter().filter(|f| f.doc.fake_engine.is_some()) {
-                    p.note.fake-engine {
-                        strong { "Not measured: " } (f.label) "'s results were made up by the fake engine \
-                        (MACBENCH_FAKE_ENGINE=" (f.doc.fake_engine.as_deref().unwrap_or_default())
-                        "), which macbench's own tests use; its numbers describe no machine."
-                    }
-                }
-                nav {
-                    ul {
-                        @if !options.reproductions.is_empty() {
-                            li { a href="#claims" { "Claims" } }
-                        }
-                        @for r in &rows {
-                            li { a href={ "#" (r.decl.id) } { (r.decl.paper) ": " (r.decl.title) } }
-                        }
-                        @for f in &set.figures {
-                            li { a href={ "#" (f.id) } { (f.title) } }
-                        }
-                        li { a href="#hosts" { "Hosts and clocks" } }
-                        @if files.iter().flat_map(|f| &f.doc.results).any(|r| r.baseline.is_some()) {
-                            li { a href="#baseline" { "Ratios to the baseline row" } }
-                        }
-                        li { a href="#scenario" { "Scenario" } }
-                        li { a href="#results" { "All results" } }
-                        li { a href="#warnings" { "Warnings" } }
-                    }
-                }
+                (introduction(files, &labels))
+                (contents(files, options, &rows, &set))
                 (claims_section(&options.reproductions))
                 (paper_section(&rows, &paper_svgs))
-                section #figures {
-                    h2 { "Figures" }
-                    @for n in &set.notes {
-                        p.note { (n) }
-                    }
-                    @for (i, (f, svg)) in set.figures.iter().zip(&svgs).enumerate() {
-                        figure id=(f.id) class="plot" {
-                            (svg)
-                            figcaption {
-                                "Figure " (i + 1) ": " (f.title) "."
-                                @for n in &f.notes {
-                                    span class="figure-note" { " " (n) }
-                                }
-                            }
-                            details open {
-                                summary { "Numbers behind figure " (i + 1) }
-                                (figure_table(f))
-                            }
-                        }
-                    }
-                }
+                (figures_section(&set, &svgs))
                 (net_section(&options.net))
                 (compare_section(&options.compare))
                 (baseline_section(files))
@@ -1033,6 +965,111 @@ pub fn build(files: &[Loaded], options: &ReportOptions) -> Result<Report, Report
         figures: all,
         notes: set.notes,
     })
+}
+
+/// The paper figures the hosts' results could draw, row by row.
+fn drawn_figures(rows: &[PaperRow]) -> Vec<Figure> {
+    rows.iter()
+        .flat_map(|r| &r.hosts)
+        .filter_map(|(_, d)| match d {
+            Drawn::Figure(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The page's head: its title names the results' labels.
+fn page_head(labels: &str) -> Markup {
+    html! {
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            title { "macbench report: " (labels) }
+            // The style sheet is a constant of this file, not data, and `<style>` is raw text in which
+            // an entity such as `&gt;` would not be decoded: escaping it would break a selector, not
+            // protect anything.
+            style { (PreEscaped(STYLE)) }
+        }
+    }
+}
+
+/// The heading, what the page's numbers are, and a warning for each file of made-up counters.
+fn introduction(files: &[Loaded], labels: &str) -> Markup {
+    html! {
+        h1 { "macbench report" }
+        p {
+            (files.len()) " results file(s): " (labels)
+            ". Cycles are reference cycles at each file's " em { "f" }
+            " (see Hosts). Absolute = CPU time of the sessions; apparent = window wall time, all \
+             sessions together (docs/methodology.md §3). Failed results are listed but not plotted."
+        }
+        // A page drawn from made-up counters says so before anything else (issue 47 N29).
+        @for f in files.iter().filter(|f| f.doc.fake_engine.is_some()) {
+            p.note.fake-engine {
+                strong { "Not measured: " } (f.label) "'s results were made up by the fake engine \
+                (MACBENCH_FAKE_ENGINE=" (f.doc.fake_engine.as_deref().unwrap_or_default())
+                "), which macbench's own tests use; its numbers describe no machine."
+            }
+        }
+    }
+}
+
+/// The table of contents: the sections this page has, in its order.
+fn contents(
+    files: &[Loaded],
+    options: &ReportOptions,
+    rows: &[PaperRow],
+    set: &FigureSet,
+) -> Markup {
+    html! {
+        nav {
+            ul {
+                @if !options.reproductions.is_empty() {
+                    li { a href="#claims" { "Claims" } }
+                }
+                @for r in rows {
+                    li { a href={ "#" (r.decl.id) } { (r.decl.paper) ": " (r.decl.title) } }
+                }
+                @for f in &set.figures {
+                    li { a href={ "#" (f.id) } { (f.title) } }
+                }
+                li { a href="#hosts" { "Hosts and clocks" } }
+                @if files.iter().flat_map(|f| &f.doc.results).any(|r| r.baseline.is_some()) {
+                    li { a href="#baseline" { "Ratios to the baseline row" } }
+                }
+                li { a href="#scenario" { "Scenario" } }
+                li { a href="#results" { "All results" } }
+                li { a href="#warnings" { "Warnings" } }
+            }
+        }
+    }
+}
+
+/// The report's own figures (`svgs`, rendered from `set`), each with its notes and its numbers.
+fn figures_section(set: &FigureSet, svgs: &[PreEscaped<String>]) -> Markup {
+    html! {
+        section #figures {
+            h2 { "Figures" }
+            @for n in &set.notes {
+                p.note { (n) }
+            }
+            @for (i, (f, svg)) in set.figures.iter().zip(svgs).enumerate() {
+                figure id=(f.id) class="plot" {
+                    (svg)
+                    figcaption {
+                        "Figure " (i + 1) ": " (f.title) "."
+                        @for n in &f.notes {
+                            span class="figure-note" { " " (n) }
+                        }
+                    }
+                    details open {
+                        summary { "Numbers behind figure " (i + 1) }
+                        (figure_table(f))
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

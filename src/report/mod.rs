@@ -1,7 +1,10 @@
-//! Exporters: one trait, one implementation per format (hyperfine's shape). Files are written by the rules
-//! of [`output`] (temporary sibling and rename for regular files, write-through for devices and links, `-`
-//! for standard output), and the sweep rewrites its files after every scenario so an interrupted run keeps
-//! what finished.
+//! Everything made from results: the terminal's tables, the HTML report and its figures, `diff`, and the
+//! exporters. One results document becomes a file through [`Exporter`], one implementation per format
+//! (JSON, the scenario and thread CSVs: hyperfine's shape); the formats over many documents (BMF,
+//! benchstat, LAVA) are functions in [`history`]. Files are written by the rules of [`output`]
+//! (temporary sibling and rename for regular files, write-through for devices and links, `-` for
+//! standard output), and a run's session rewrites its files after every scenario so an interrupted run
+//! keeps what finished.
 
 pub mod csv_export;
 pub mod diff;

@@ -24,22 +24,33 @@ pub enum Drawn {
     CannotDraw(String),
 }
 
+/// One paper figure being drawn: its declaration, the host's steps it reads, and its id.
+struct Drawing<'a> {
+    decl: &'a PaperFigure,
+    evidence: &'a Evidence,
+    id: &'a str,
+}
+
 /// `decl` drawn from `evidence` (one host's steps), its figure given the id `id`.
 pub fn draw(decl: &PaperFigure, evidence: &Evidence, id: &str) -> Drawn {
+    let drawing = Drawing { decl, evidence, id };
     let drawn = match &decl.plot {
         Plot::AgainstSize {
             step,
             metric,
             accel,
             functions,
-        } => against_size(decl, evidence, id, step, *metric, accel, functions),
+        } => against_size(&drawing, step, *metric, accel, functions),
         Plot::PerThread {
             step,
             algorithm,
             accel,
             size,
             min_cpus,
-        } => per_thread(decl, evidence, id, step, algorithm, accel, *size, *min_cpus),
+        } => {
+            let point = Point::new(algorithm, accel, SizeLabel::Bytes(*size));
+            per_thread(&drawing, step, &point, *min_cpus)
+        }
         Plot::Table { build, .. } => build(evidence).map(Drawn::Table),
     };
     drawn.unwrap_or_else(Drawn::CannotDraw)
@@ -52,14 +63,13 @@ fn missing(evidence: &Evidence, step: &str) -> String {
 
 /// A line per function (and dispatch mode, where there are several) of `metric` against size.
 fn against_size(
-    decl: &PaperFigure,
-    evidence: &Evidence,
-    id: &str,
+    drawing: &Drawing,
     step: &str,
     metric: crate::reproduce::Metric,
     accel: &str,
     functions: &[&str],
 ) -> Result<Drawn, String> {
+    let Drawing { decl, evidence, id } = *drawing;
     let results = evidence.results(step);
     if results.is_empty() {
         return Err(missing(evidence, step));
@@ -196,17 +206,41 @@ fn unusable(evidence: &Evidence, step: &str, point: &Point) -> String {
 }
 
 /// Bars per thread: each session's wall-clock, absolute and apparent cycles/byte.
-#[allow(clippy::too_many_arguments)]
 fn per_thread(
-    decl: &PaperFigure,
-    evidence: &Evidence,
-    id: &str,
+    drawing: &Drawing,
     step: &str,
-    algorithm: &str,
-    accel: &str,
-    size: u32,
+    point: &Point,
     min_cpus: usize,
 ) -> Result<Drawn, String> {
+    let r = per_thread_result(drawing.evidence, step, point, min_cpus)?;
+    Ok(Drawn::Figure(Figure {
+        id: drawing.id.into(),
+        title: format!("{} — {}", drawing.decl.paper, drawing.decl.title),
+        subtitle: format!(
+            "from the {step} step: {}, {} sessions on cores {}",
+            r.scenario_key(),
+            r.sessions,
+            r.cores
+        ),
+        x_label: "thread (session)".into(),
+        y_label: "cycles/byte".into(),
+        kind: Kind::Bars,
+        series: per_thread_series(r),
+        references: aggregate_references(r),
+        notes: per_thread_notes(r),
+        statistics: vec![],
+    }))
+}
+
+/// The result of `step` at `point` that a per-thread figure draws: refused on a host with fewer
+/// than `min_cpus` online CPUs, where it would be the one-core figure again, and when the result
+/// is missing or records no per-thread numbers.
+fn per_thread_result<'e>(
+    evidence: &'e Evidence,
+    step: &str,
+    point: &Point,
+    min_cpus: usize,
+) -> Result<&'e ResultEntry, String> {
     if let Some(doc) = evidence.steps.get(step) {
         let cpus = doc.host.online_cpus.len();
         if cpus > 0 && cpus < min_cpus {
@@ -215,9 +249,8 @@ fn per_thread(
             ));
         }
     }
-    let point = Point::new(algorithm, accel, SizeLabel::Bytes(size));
-    let Some(r) = evidence.find_point(step, &point) else {
-        return Err(unusable(evidence, step, &point));
+    let Some(r) = evidence.find_point(step, point) else {
+        return Err(unusable(evidence, step, point));
     };
     if r.threads.is_empty() {
         return Err(format!(
@@ -225,13 +258,19 @@ fn per_thread(
             r.scenario_key()
         ));
     }
+    Ok(r)
+}
+
+/// One series per cost of a session (wall-clock, absolute, apparent cycles/byte), a bar per
+/// session that has it.
+fn per_thread_series(r: &ResultEntry) -> Vec<Series> {
     type PerThread = fn(&ThreadMetrics) -> Option<f64>;
     let metrics: [(&str, PerThread); 3] = [
         ("wall-clock (f·W / b_i)", |t| t.wall_clock_cycles_per_byte),
         ("absolute (f·c_i / b_i)", |t| t.absolute_cycles_per_byte),
         ("apparent (f·W / (n·b_i))", |t| t.apparent_cycles_per_byte),
     ];
-    let series = metrics
+    metrics
         .iter()
         .enumerate()
         .map(|(i, (name, value))| {
@@ -245,8 +284,12 @@ fn per_thread(
                 i,
             )
         })
-        .collect();
-    let references = [
+        .collect()
+}
+
+/// The result's aggregate absolute and apparent cycles/byte, as lines across the bars.
+fn aggregate_references(r: &ResultEntry) -> Vec<Reference> {
+    [
         ("aggregate absolute", r.metrics.absolute_cycles_per_byte),
         ("aggregate apparent", r.metrics.apparent_cycles_per_byte),
     ]
@@ -257,7 +300,12 @@ fn per_thread(
             y,
         })
     })
-    .collect();
+    .collect()
+}
+
+/// What to read the bars with: the axis and the fairness, the result's warnings, and the sessions
+/// without a bar.
+fn per_thread_notes(r: &ResultEntry) -> Vec<String> {
     let fairness = r
         .metrics
         .fairness
@@ -285,21 +333,5 @@ fn per_thread(
             r.threads.len()
         ));
     }
-    Ok(Drawn::Figure(Figure {
-        id: id.into(),
-        title: format!("{} — {}", decl.paper, decl.title),
-        subtitle: format!(
-            "from the {step} step: {}, {} sessions on cores {}",
-            r.scenario_key(),
-            r.sessions,
-            r.cores
-        ),
-        x_label: "thread (session)".into(),
-        y_label: "cycles/byte".into(),
-        kind: Kind::Bars,
-        series,
-        references,
-        notes,
-        statistics: vec![],
-    }))
+    notes
 }

@@ -340,25 +340,11 @@ impl Evidence {
     /// every step, as a sentence for the claims table, or `None` when no result carries one. Verdicts
     /// rest on these results, so the reader is told what disturbed them.
     pub fn caveat(&self) -> Option<String> {
-        let mut by_code: BTreeMap<String, usize> = BTreeMap::new();
-        let (mut used, mut warned) = (0, 0);
-        for step in self.steps.keys() {
-            for r in self.results(step) {
-                used += 1;
-                warned += usize::from(!r.warnings.is_empty());
-                // Results per code, as the verdicts count them.
-                let mine: std::collections::BTreeSet<&'static str> =
-                    r.warnings.iter().map(|w| w.code.as_str()).collect();
-                for code in mine {
-                    *by_code.entry(code.to_string()).or_default() += 1;
-                }
-            }
-        }
-        (warned > 0).then(|| {
-            let codes: Vec<String> = by_code.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+        let every_step: Vec<String> = self.steps.keys().cloned().collect();
+        self.flags_of(&every_step).map(|f| {
             format!(
-                "{warned} of the {used} results the claims read carry validity warnings ({}): the verdicts rest on them; see `warnings` in the steps' JSON, and rerun on a quiet machine for firmer ones",
-                codes.join(", ")
+                "{} of the {} results the claims read carry validity warnings ({}): the verdicts rest on them; see `warnings` in the steps' JSON, and rerun on a quiet machine for firmer ones",
+                f.flagged, f.used, f.codes
             )
         })
     }

@@ -522,7 +522,8 @@ pub struct Document {
     pub host: Host,
     #[serde(default)]
     pub clock: ClockInfo,
-    /// The sweep's options as given (common to all results).
+    /// What every result shares: the options of the `run` that wrote it (as given, and what they
+    /// resolved to), or the object another command records instead ([`Header`]).
     #[serde(default)]
     pub scenario: Header,
     pub harness: Option<Harness>,

@@ -26,42 +26,54 @@ pub fn output_dir(
     resume: Option<&Path>,
     output: Option<&Path>,
 ) -> Result<PathBuf, String> {
-    if let Some(dir) = resume {
-        match std::fs::metadata(dir) {
-            Err(_) => {
-                return Err(format!(
-                    "--resume {}: no such directory",
-                    dir.display()
-                ))
-            }
-            Ok(m) if !m.is_dir() => {
-                return Err(format!(
-                    "--resume {}: {}; give the directory a reproduction was written to (`reproduce -o DIR`)",
-                    dir.display(),
-                    if m.is_file() {
-                        "is a file, not a directory"
-                    } else {
-                        "is not a directory"
-                    }
-                ))
-            }
-            Ok(_) => {}
-        }
-        if let Some(other) = held_study(dir).filter(|held| held.id != study.id) {
-            return Err(format!(
-                "--resume {}: holds a reproduction of {}, not {}: `macbench reproduce {} --resume {}` continues it, or give {} another directory",
-                dir.display(),
-                other.id,
-                study.id,
-                other.id,
-                dir.display(),
-                study.id
-            ));
-        }
-        own_files_are_regular(dir)?;
-        output::output_dir("--resume", dir, "the reproduction's files")?;
-        return Ok(dir.to_path_buf());
+    match resume {
+        Some(dir) => resumed_dir(study, dir),
+        None => fresh_dir(study, output),
     }
+}
+
+/// `--resume DIR`: a directory, holding this study's reproduction if any, whose files a
+/// reproduction rewrites are regular files.
+fn resumed_dir(study: &Study, dir: &Path) -> Result<PathBuf, String> {
+    match std::fs::metadata(dir) {
+        Err(_) => {
+            return Err(format!(
+                "--resume {}: no such directory",
+                dir.display()
+            ))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(format!(
+                "--resume {}: {}; give the directory a reproduction was written to (`reproduce -o DIR`)",
+                dir.display(),
+                if m.is_file() {
+                    "is a file, not a directory"
+                } else {
+                    "is not a directory"
+                }
+            ))
+        }
+        Ok(_) => {}
+    }
+    if let Some(other) = held_study(dir).filter(|held| held.id != study.id) {
+        return Err(format!(
+            "--resume {}: holds a reproduction of {}, not {}: `macbench reproduce {} --resume {}` continues it, or give {} another directory",
+            dir.display(),
+            other.id,
+            study.id,
+            other.id,
+            dir.display(),
+            study.id
+        ));
+    }
+    own_files_are_regular(dir)?;
+    output::output_dir("--resume", dir, "the reproduction's files")?;
+    Ok(dir.to_path_buf())
+}
+
+/// `-o DIR` or `reproduce-STUDY`: a directory (or none yet) holding no reproduction and no file a
+/// reproduction would write.
+fn fresh_dir(study: &Study, output: Option<&Path>) -> Result<PathBuf, String> {
     let dir = output
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(format!("reproduce-{}", study.id)));
@@ -93,6 +105,13 @@ pub fn output_dir(
             dir.display()
         ));
     }
+    no_report_in_the_way(&dir)?;
+    output::output_dir("-o", &dir, "the reproduction's files")?;
+    Ok(dir)
+}
+
+/// `report.html` or anything in `figures/` already in `dir`: a reproduction would write over it.
+fn no_report_in_the_way(dir: &Path) -> Result<(), String> {
     let figures = dir.join(FIGURES);
     let written = [dir.join(REPORT)].into_iter().chain(
         std::fs::read_dir(&figures)
@@ -123,8 +142,7 @@ pub fn output_dir(
             file.display()
         ));
     }
-    output::output_dir("-o", &dir, "the reproduction's files")?;
-    Ok(dir)
+    Ok(())
 }
 
 /// The files `--resume` rewrites at the end (`claims.md`, `claims.json`, `report.html`) must be
@@ -195,11 +213,11 @@ pub fn complete(path: &Path) -> bool {
 }
 
 /// Write the claims table (`claims.md`) and its JSON (`claims.json`) into the reproduction's
-/// directory, each by the output rules.
+/// directory, each by the output rules; the JSON as every other macbench document is
+/// ([`crate::stdio::pretty_json`]: it ended without a newline when written apart).
 pub fn write_claims(dir: &Path, table: &str, claims: &impl serde::Serialize) -> Result<(), String> {
     // The output rules' error names the file already (it was said twice).
     let write = |name: &str, bytes: &[u8]| output::write_atomic(&dir.join(name), bytes);
     write("claims.md", table.as_bytes())?;
-    let text = serde_json::to_string_pretty(claims).map_err(|e| e.to_string())?;
-    write(CLAIMS_FILE, text.as_bytes())
+    write(CLAIMS_FILE, &crate::stdio::pretty_json(claims)?)
 }
