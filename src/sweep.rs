@@ -798,32 +798,8 @@ pub fn run(
         // Planned repeats: interleaved, one run of each scenario in turn; sequential, back to back.
         let mut round = 0;
         while !cancel.load(Ordering::SeqCst) {
-            // A budget is kept: a further round of planned repeats runs only if it leaves time for
-            // one run of every scenario after the span. When it does not, the costliest scenarios
-            // that have their [`MIN_PLANNED`] repeats stop first (a window fitted for 64 KiB of a
-            // slow cipher costs 30 × a 64-byte one's), so the cheap ones still get theirs; when
-            // none can stop, the span keeps the repeats it has.
-            if round > 0 {
-                while !budget.holds_another_round(&pending[emitted..end], &pending[end..]) {
-                    let costliest = (emitted..end)
-                        .filter(|&i| pending[i].needs_base() && pending[i].runs() >= MIN_PLANNED)
-                        .max_by(|&a, &b| {
-                            let cost = |i: usize| budget.expected(pending[i].scenario());
-                            cost(a).cmp(&cost(b))
-                        });
-                    match costliest {
-                        Some(i) => pending[i].cap_planned_repeats(),
-                        None => {
-                            for p in &mut pending[emitted..end] {
-                                p.cap_planned_repeats();
-                            }
-                            break;
-                        }
-                    }
-                }
-                if !pending[emitted..end].iter().any(bench::Pending::needs_base) {
-                    break;
-                }
+            if round > 0 && !keep_to_budget(&budget, &mut pending, emitted..end) {
+                break;
             }
             let mut ran = false;
             for i in round_order(&groups[emitted..end], round) {
@@ -889,6 +865,38 @@ pub fn run(
     // Once, at the end: the session writes the file again after the sweep returns.
     doc.sweep = Some(account(doc, &budget, kept_spread));
     Ok(cancel.load(Ordering::SeqCst))
+}
+
+/// A budget is kept: a further round of planned repeats of the span runs only if it leaves time for
+/// one run of every scenario after the span. When it does not, the costliest scenarios that have
+/// their [`MIN_PLANNED`] repeats stop first (a window fitted for 64 KiB of a slow cipher costs 30 × a
+/// 64-byte one's), so the cheap ones still get theirs; when none can stop, the span keeps the
+/// repeats it has. Whether any scenario of the span still needs a planned repeat.
+fn keep_to_budget(
+    budget: &BudgetClock,
+    pending: &mut [bench::Pending],
+    span: std::ops::Range<usize>,
+) -> bool {
+    let end = span.end;
+    while !budget.holds_another_round(&pending[span.clone()], &pending[end..]) {
+        let costliest = span
+            .clone()
+            .filter(|&i| pending[i].needs_base() && pending[i].runs() >= MIN_PLANNED)
+            .max_by(|&a, &b| {
+                let cost = |i: usize| budget.expected(pending[i].scenario());
+                cost(a).cmp(&cost(b))
+            });
+        match costliest {
+            Some(i) => pending[i].cap_planned_repeats(),
+            None => {
+                for p in &mut pending[span.clone()] {
+                    p.cap_planned_repeats();
+                }
+                break;
+            }
+        }
+    }
+    pending[span].iter().any(bench::Pending::needs_base)
 }
 
 /// Where the sweep's time went so far and the host's spread ([`SweepAccount`]).

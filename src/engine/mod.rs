@@ -1127,8 +1127,7 @@ fn publish_cpu(slot: &SessionSlot) {
 /// One session: bind, key, publish its clock, wait at the gate, run until stopped, verify kept tags.
 fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
     // Any failure must still count itself in at the gate, or the coordinator would wait forever.
-    let prepared = prepare_session(&ctx);
-    let (mut mac, key_setup_cpu_ns, expected, counter) = match prepared {
+    let (mut mac, key_setup_cpu_ns, expected, counter) = match prepare_session(&ctx) {
         Ok(p) => p,
         Err(e) => {
             ctx.gate.arrive_failed(ctx.sessions);
@@ -1170,19 +1169,9 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         verify_failures: 0,
         stream: hot_loop::Stream::default(),
     };
-    let mut rekeys = 0u64;
-    // Keyed objects replaced (a backend without an in-place rekey): each starts its driver account
-    // again.
-    let mut replaced = 0u64;
-    let mut since_rekey = 0u64;
+    let mut keys = Keying::every(ctx.rekey_every);
+    let mut account = DriverAccount::default();
     let mut refused = None;
-    let limit = ctx.rekey_every.unwrap_or(NO_LIMIT);
-    // A device driver's counters at the window's start (with the count of replaced objects then: a
-    // new keyed object starts its counters again, so a window with a replacement in it has no
-    // account; a key changed in place keeps it).
-    let mut offload_start = None;
-    let mut offload = None;
-    let mut window_ended = false;
     loop {
         let phase = ctx.phase.load(Ordering::Acquire);
         if phase != work.seen {
@@ -1190,49 +1179,25 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
             // (the coordinator samples the rest).
             publish_cpu(ctx.slot);
             ctx.slot.publish_rusage(phase);
-            if phase == coordinator::PHASE_WINDOW_START {
-                offload_start = mac.offload().map(|c| (c, replaced));
-            } else if !window_ended
-                && (phase == coordinator::PHASE_WINDOW_END || phase == coordinator::PHASE_STOP)
-            {
-                window_ended = true;
-                offload = match (offload_start, mac.offload()) {
-                    (Some((start, at)), Some(end)) if at == replaced => Some(start.until(&end)),
-                    _ => None,
-                };
-            }
+            account.mark(phase, mac.as_ref(), keys.replaced);
             work.seen = phase;
             if phase == coordinator::PHASE_STOP {
                 break;
             }
         }
         let before = work.messages;
-        if let Err(why) = work.run(mac.as_mut(), limit - since_rekey) {
+        if let Err(why) = work.run(mac.as_mut(), keys.every - keys.since) {
             // Stop tagging: nothing after a refusal is work. The coordinator finishes its window and
             // the join fails the scenario with this reason.
             refused = Some(why.to_string());
             break;
         }
-        since_rekey += work.messages - before;
-        if since_rekey >= limit {
-            // In place where the backend changes keys so (a device's new session on the same queue
-            // pair), else a new keyed object.
-            match mac.rekey(ctx.key) {
-                Some(Ok(())) => {}
-                Some(Err(why)) => {
-                    refused = Some(why.to_string());
-                    break;
-                }
-                None => {
-                    mac = ctx
-                        .function
-                        .with_key(ctx.key, ctx.params)
-                        .map_err(|e| e.to_string())?;
-                    replaced += 1;
-                }
+        keys.since += work.messages - before;
+        if keys.since >= keys.every {
+            if let Some(why) = keys.renew(&ctx, &mut mac)? {
+                refused = Some(why);
+                break;
             }
-            rekeys += 1;
-            since_rekey = 0;
             // A new key has no stream open.
             work.stream = hot_loop::Stream::default();
         }
@@ -1250,12 +1215,85 @@ fn session_thread(ctx: SessionContext<'_>) -> Result<SessionEnd, String> {
         verified_after,
         verify_after_failures,
         total_messages: messages,
-        rekeys,
+        rekeys: keys.rekeys,
         started_ns,
         latency_ns: latency,
         refused,
-        offload,
+        offload: account.taken,
     })
+}
+
+/// A session's keys over its run (`--rekey`): due every `every` messages, `since` the last.
+#[derive(Default)]
+struct Keying {
+    every: u64,
+    since: u64,
+    rekeys: u64,
+    /// Keyed objects replaced (a backend without an in-place rekey): each starts its driver
+    /// account again.
+    replaced: u64,
+}
+
+impl Keying {
+    /// A new key every `every` messages (`--rekey`), or never.
+    fn every(every: Option<u64>) -> Keying {
+        Keying {
+            every: every.unwrap_or(NO_LIMIT),
+            ..Keying::default()
+        }
+    }
+
+    /// A new key: in place where the backend changes keys so (a device's new session on the same
+    /// queue pair), else a new keyed object. `Ok(Some(why))` when the backend refused it (the
+    /// session stops tagging); `Err` when a new object could not be keyed.
+    fn renew(
+        &mut self,
+        ctx: &SessionContext<'_>,
+        mac: &mut Box<dyn crate::mac::KeyedMac>,
+    ) -> Result<Option<String>, String> {
+        match mac.rekey(ctx.key) {
+            Some(Ok(())) => {}
+            Some(Err(why)) => return Ok(Some(why.to_string())),
+            None => {
+                *mac = ctx
+                    .function
+                    .with_key(ctx.key, ctx.params)
+                    .map_err(|e| e.to_string())?;
+                self.replaced += 1;
+            }
+        }
+        self.rekeys += 1;
+        self.since = 0;
+        Ok(None)
+    }
+}
+
+/// A device driver's account of the window: its counters at the window's start (with the count
+/// of replaced keyed objects then: a new object starts its counters again, so a window with a
+/// replacement in it has no account; a key changed in place keeps it), and the difference taken
+/// at its end.
+#[derive(Default)]
+struct DriverAccount {
+    start: Option<(crate::mac::OffloadCounters, u64)>,
+    taken: Option<crate::mac::OffloadCounters>,
+    closed: bool,
+}
+
+impl DriverAccount {
+    /// At a phase mark of the coordinator.
+    fn mark(&mut self, phase: u32, mac: &dyn crate::mac::KeyedMac, replaced: u64) {
+        if phase == coordinator::PHASE_WINDOW_START {
+            self.start = mac.offload().map(|c| (c, replaced));
+        } else if !self.closed
+            && (phase == coordinator::PHASE_WINDOW_END || phase == coordinator::PHASE_STOP)
+        {
+            self.closed = true;
+            self.taken = match (self.start, mac.offload()) {
+                (Some((start, at)), Some(end)) if at == replaced => Some(start.until(&end)),
+                _ => None,
+            };
+        }
+    }
 }
 
 type Prepared = (
