@@ -524,11 +524,19 @@ fn the_plan_scales_to_the_budget_with_a_floor_per_step() {
     let study = &rashwan::STUDY;
     let shares: f64 = study.steps.iter().map(|s| s.share).sum();
     assert!((shares - 1.0).abs() < 1e-9, "shares sum to {shares}");
-    let b = reproduce::step_budgets(study, 300.0);
-    assert_eq!(b, vec![180.0, 60.0, 60.0]);
-    assert_eq!(b.iter().sum::<f64>(), 300.0);
-    // Too small a budget: each step still gets the floor.
-    let tiny = reproduce::step_budgets(study, 6.0);
+    let floors = vec![Some(reproduce::MIN_STEP_BUDGET_S); 3];
+    let b = reproduce::step_budgets(study, 300.0, &floors);
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    assert!(close(&b, &[180.0, 60.0, 60.0]), "{b:?}");
+    // A step whose minimum is above its share gets its minimum; the others share the rest in
+    // proportion, and the budget still holds (issue 47 N31: plan with each step's real minimum).
+    let b = reproduce::step_budgets(study, 300.0, &[Some(5.0), Some(100.0), Some(5.0)]);
+    assert!(close(&b, &[150.0, 100.0, 50.0]), "{b:?}");
+    // A step that does not run (kept, refused) gets nothing; the running ones share the budget.
+    let b = reproduce::step_budgets(study, 300.0, &[Some(5.0), None, Some(5.0)]);
+    assert!(close(&b, &[225.0, 0.0, 75.0]), "{b:?}");
+    // Too small a budget (the CLI refuses it): each step still gets its minimum.
+    let tiny = reproduce::step_budgets(study, 6.0, &floors);
     assert!(
         tiny.iter().all(|&s| s == reproduce::MIN_STEP_BUDGET_S),
         "{tiny:?}"
@@ -544,7 +552,8 @@ fn resume_keeps_complete_steps_and_judges_them() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let doc = hmacs_only();
+    let mut doc = hmacs_only();
+    common::as_step(&mut doc, &mac_speeds::STUDY, "lengths");
     std::fs::write(
         out.join("lengths.json"),
         serde_json::to_string(&doc).unwrap(),
