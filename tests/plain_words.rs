@@ -32,9 +32,16 @@ fn a_budget_below_the_steps_minimums_is_refused_naming_it() {
         .args("reproduce deepakumara-ipsec --budget 1 -o A".split_whitespace())
         .output()
         .unwrap();
-    one_line_error(&out, 2, "--budget 1: deepakumara-ipsec's steps to run need at least");
+    one_line_error(
+        &out,
+        2,
+        "--budget 1: deepakumara-ipsec's steps to run need at least",
+    );
     let err = stderr(&out);
-    assert!(err.contains("(sweep ") && err.contains(", models "), "{err}");
+    assert!(
+        err.contains("(sweep ") && err.contains(", models "),
+        "{err}"
+    );
     // The minimum it names is taken.
     let need: String = err
         .split("give --budget ")
@@ -44,7 +51,10 @@ fn a_budget_below_the_steps_minimums_is_refused_naming_it() {
         .take_while(char::is_ascii_digit)
         .collect();
     assert!(need.parse::<u32>().unwrap() >= 10, "{err}");
-    assert!(!dir.path().join("A").exists(), "a refused reproduction left its directory");
+    assert!(
+        !dir.path().join("A").exists(),
+        "a refused reproduction left its directory"
+    );
     assert!(!err.contains("too small for"), "{err}");
 }
 

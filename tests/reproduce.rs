@@ -954,3 +954,118 @@ fn a_step_gets_the_window_its_sessions_and_messages_need() {
     );
     assert_eq!(refused.lines().count(), 1);
 }
+
+/// Issue 47 N30: `--resume` kept another run's valid results file as a step's output, and the
+/// step's claims then "could not be tested". A step file counts only when its scenarios are the
+/// step's; another run's (here the fixture: other functions, cores 0) is refused up front in one
+/// line naming the difference, and left as it is: it may be the only copy of someone's run.
+#[test]
+fn resume_refuses_another_runs_results_as_a_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let theirs = std::fs::read("tests/fixtures/results-ecda402.json").unwrap();
+    std::fs::write(out.join("lengths.json"), &theirs).unwrap();
+    let line = resume_refused(&out, "another run's results");
+    assert!(line.contains("step lengths"), "{line}");
+    assert!(line.contains("holds another run's results"), "{line}");
+    assert!(line.contains("left as it is"), "{line}");
+    assert_eq!(std::fs::read(out.join("lengths.json")).unwrap(), theirs);
+    assert!(!out.join("claims.md").exists());
+    // The step's own functions in another dispatch mode are another run's too.
+    let mut doc = hmacs_only();
+    common::as_step(&mut doc, &mac_speeds::STUDY, "lengths");
+    for r in &mut doc.results {
+        r.scenario.dispatch = "burst:4".parse().unwrap();
+    }
+    std::fs::write(
+        out.join("lengths.json"),
+        serde_json::to_string(&doc).unwrap(),
+    )
+    .unwrap();
+    let line = resume_refused(&out, "another dispatch mode");
+    assert!(
+        line.contains("dispatched burst:4: the step's are single"),
+        "{line}"
+    );
+}
+
+/// Issue 47 N31: a step that did not run (here the device step of embedded-crypto-perf, its device
+/// refused by name through `MACBENCH_DPDK_EAL`, or no `dpdk` backend in this build) made no
+/// difference to the exit: 0, its claims "cannot be tested". The other steps' claims are still
+/// judged and written, and the exit is 1 with one line naming the step and why.
+#[test]
+fn a_step_that_did_not_run_makes_the_exit_1_naming_it() {
+    let study = &macbench::reproduce::embedded::STUDY;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    for (step, mut doc) in common::constructed_steps(study) {
+        if step == "device" {
+            continue;
+        }
+        common::as_step(&mut doc, study, &step);
+        std::fs::write(
+            out.join(format!("{step}.json")),
+            serde_json::to_string(&doc).unwrap(),
+        )
+        .unwrap();
+    }
+    let run = macbench()
+        .env("MACBENCH_DPDK_EAL", "--bogus")
+        .args("reproduce embedded-crypto-perf --resume".split_whitespace())
+        .arg(&out)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.contains("step device did not run (cannot run here: dpdk"),
+        "{stderr}"
+    );
+    assert!(last.contains("its claims cannot be tested"), "{last}");
+    assert!(!out.join("device.json").exists());
+    // What ran is judged all the same.
+    assert!(out.join("claims.json").is_file(), "{stderr}");
+}
+
+/// Issue 47 M1: `reproduce` interrupted before any result finished said "what finished is kept"
+/// of a directory holding nothing. As `net` does, it says nothing was kept (exit 130).
+#[test]
+fn an_interrupt_before_any_result_says_nothing_was_kept() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("macbench"))
+        .env(common::FAKE_ENGINE, "valid")
+        .current_dir(dir.path())
+        .args("reproduce mac-speeds-thread -o D".split_whitespace())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    // The step has begun (its scenarios' repeats are interleaved over the whole sweep, so none
+    // finishes for a long while after).
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        seen.push(line.clone());
+        if line.starts_with("macbench: plan:") {
+            break;
+        }
+    }
+    // SAFETY: kill(2) with a pid of our own child and a valid signal number has no memory effects.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(rc, 0);
+    seen.extend(lines.map_while(Result::ok));
+    let status = child.wait().unwrap();
+    let stderr = seen.join("\n");
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted before any result finished: nothing kept"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("what finished is kept"), "{stderr}");
+}

@@ -321,7 +321,10 @@ fn step_lines(
 }
 
 /// The [`StepRun`] of `step` with its `run` flags `line`; `Err` inside: why it cannot run here.
-fn step_run(step: &reproduce::Step, line: Vec<String>) -> Result<Result<StepRun, String>, CliError> {
+fn step_run(
+    step: &reproduce::Step,
+    line: Vec<String>,
+) -> Result<Result<StepRun, String>, CliError> {
     let parsed = RunLine::try_parse_from(&line)
         .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
     Ok(super::run::sweep_spec(&parsed.run)
@@ -363,7 +366,11 @@ impl StepRun {
             let dispatch = dispatches(spec);
             let given = [
                 ("--alg", h.alg.as_str(), self.run.alg.as_str()),
-                ("--backend", h.backend.as_deref().unwrap_or("(default)"), self.run.backend.as_deref().unwrap_or("(default)")),
+                (
+                    "--backend",
+                    h.backend.as_deref().unwrap_or("(default)"),
+                    self.run.backend.as_deref().unwrap_or("(default)"),
+                ),
                 ("--accel", h.accel.as_str(), accel.as_str()),
                 ("--sizes", h.sizes.as_str(), self.run.sizes.as_str()),
                 ("--dispatch", h.dispatch.as_str(), dispatch.as_str()),
@@ -383,13 +390,25 @@ impl StepRun {
             } else if !sizes.contains(&r.size.to_string()) {
                 Some(format!("{at}: the step's sizes are {}", sizes.join(",")))
             } else if !spec.dispatches.contains(&r.scenario.dispatch) {
-                Some(format!("{at} dispatched {}: the step's are {}", r.scenario.dispatch, dispatches(spec)))
+                Some(format!(
+                    "{at} dispatched {}: the step's are {}",
+                    r.scenario.dispatch,
+                    dispatches(spec)
+                ))
             } else if r.sessions != s.sessions {
-                Some(format!("{at}: {} sessions, the step's {}", r.sessions, s.sessions))
+                Some(format!(
+                    "{at}: {} sessions, the step's {}",
+                    r.sessions, s.sessions
+                ))
             } else if r.cores != cores {
                 Some(format!("{at}: on cores {}, the step's {cores}", r.cores))
-            } else if (r.scenario.data, r.scenario.keys, r.scenario.verify, r.scenario.rekey_every, r.scenario.tag_len)
-                != (s.data, s.keys, s.verify, s.rekey_every, s.tag_len)
+            } else if (
+                r.scenario.data,
+                r.scenario.keys,
+                r.scenario.verify,
+                r.scenario.rekey_every,
+                r.scenario.tag_len,
+            ) != (s.data, s.keys, s.verify, s.rekey_every, s.tag_len)
             {
                 Some(format!("{at}: its data, keys, verification, re-keying or tag length are not the step's"))
             } else {
