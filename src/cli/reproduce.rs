@@ -228,15 +228,37 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             Err(e) if directory::complete(&json) => {
                 crate::errln!("reproduce: {}: {e}", step.name)
             }
-            Err(e) => not_run.push((step.name, e.to_string())),
+            // Its own results file could not be written (a full disk, issue 47 M36): the next
+            // steps and the claims could not be either, and claims on a torn step would say "all
+            // failed or unmeasured". Stop here, in one line naming the file and the reason.
+            Err(e) if e.message.contains(&json.display().to_string()) => {
+                return Err(CliError::failure(format!(
+                    "step {}: {e}; the reproduction stops there (what finished is kept in {}; `macbench reproduce {} --resume {}` continues once it can be written)",
+                    step.name,
+                    dir.display(),
+                    study.id,
+                    dir.display()
+                )));
+            }
+            Err(e) => {
+                crate::errln!("reproduce: {}: {e}", step.name);
+                not_run.push((step.name, e.to_string()));
+            }
             Ok(()) if !directory::complete(&json) => {
                 not_run.push((step.name, "it left no complete results file".to_string()))
             }
             Ok(()) => {}
         }
     }
-    conclude(study, &dir)?;
+    let concluded = conclude(study, &dir);
     drop(held);
+    if let Err(e) = concluded {
+        // The steps that did not run explain an empty reproduction.
+        for (step, why) in &not_run {
+            crate::errln!("reproduce: step {step} did not run: {why}");
+        }
+        return Err(e);
+    }
     // Issue 47 N31: a reproduction with a step that did not run is not a success, whatever its
     // other steps made of their claims (they say which ones cannot be tested).
     match not_run.as_slice() {
@@ -498,7 +520,9 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
         // `output_dir` refused a user's figures up front; what is there now is this reproduction's.
         replaces_own_figures: true,
     };
-    super::report::report(&report)?;
+    // Its steps have run by now: a report that cannot be written (a full disk) is a failure of
+    // the work, exit 1, not a refusal before any (its message names the file and the reason).
+    super::report::report(&report).map_err(|e| CliError::failure(e.message))?;
     crate::outln!(
         "reproduce: {} — claims.md, claims.json, report.html and figures/ in {}",
         study.id,
