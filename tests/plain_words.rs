@@ -201,6 +201,39 @@ fn labels_with_invisible_or_reordering_characters_are_refused() {
     }
 }
 
+/// Issue 47 N21: labels made only of combining marks, of U+3164 (Hangul filler) or of U+2800
+/// (braille blank) were taken as visible host names: a column headed by nothing. Refused like an
+/// empty label; a letter with its combining mark is a label.
+#[test]
+fn labels_with_nothing_visible_are_refused_like_an_empty_one() {
+    for label in [
+        "\u{301}\u{302}",
+        "\u{3164}",
+        "\u{2800}",
+        " \u{3164}\u{2800} ",
+        "\u{20dd}",
+    ] {
+        let out = macbench()
+            .args(["run", "--alg", "null", "--label", label])
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "--label");
+        assert!(stderr(&out).contains("one at least visible"), "{label:?}");
+        let out = macbench()
+            .args(["reproduce", "mac-speeds-thread", "--label", label])
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "--label");
+    }
+    let out = macbench()
+        .env(common::FAKE_ENGINE, "valid")
+        .args("run --alg null --sizes 64 --sessions 1 --repeat 1 --duration 30ms --target-ci 0 --no-harness".split_whitespace())
+        .args(["--label", "e\u{301}-\u{d55c}"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// `run --json /dev/stdout` put the table on the same stream as the document; as for `--json -`, the
 /// table moves to standard error and standard output is one parseable document.
 #[test]
