@@ -573,3 +573,31 @@ fn bare_macbench_refuses_a_default_output_that_is_not_a_regular_file() {
     );
     assert!(out.stdout.is_empty(), "it ran");
 }
+
+/// Issue 47 N19: `reproduce -o DIR` into a `run -o` directory mixed the two: `report DIR` then read
+/// the run's `results.json` beside the steps' results as another host's. Refused up front (also
+/// `--resume`), naming the file, the directory untouched.
+#[test]
+fn reproduce_into_a_run_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::copy(fixture(), d.join("results.json")).unwrap();
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread -o d",
+        &["-o d: holds d/results.json, a `run -o` directory's results"],
+    );
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread --resume d",
+        &["--resume d: holds d/results.json, a `run -o` directory's results"],
+    );
+    // Any other results file there would be read beside the reproduction's too.
+    std::fs::rename(d.join("results.json"), d.join("mine.json")).unwrap();
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread -o d",
+        &["-o d: holds d/mine.json, a file `report`, `validate` and `diff` of the directory would read"],
+    );
+}
