@@ -182,3 +182,74 @@ fn a_refused_stream_update_leaves_the_next_message_its_own_tag() {
         .unwrap();
     assert_eq!(tag, expected(key, b"hello"), "chunks after a refused piece");
 }
+
+/// docs/benchmark.md's "which functions stream" table, checked against the code (issue 47: it left
+/// out ring and AWS-LC, which refuse every stream, wolfSSL's GMAC, which refuses, and libgcrypt and
+/// OpenSSL 4.0, which stream everything): each backend built here is in a row; a backend whose row
+/// says "every function" streams each of its `hw` functions (`stream_begin` … `stream_finish`
+/// give a tag), one whose row says "–" streams none.
+#[test]
+fn the_streaming_table_says_what_each_backend_does() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/benchmark.md"),
+    )
+    .unwrap();
+    let table = doc
+        .split("| backend | streams | does not stream |")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap();
+    let rows: Vec<(Vec<String>, String)> = table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let names = cells[1]
+                .split(',')
+                .map(|n| n.trim().trim_matches('`').to_string())
+                .collect();
+            (names, cells[2].to_string())
+        })
+        .collect();
+    let mut checked = 0;
+    for f in macbench::mac::functions() {
+        if f.accel != macbench::mac::Accel::Hw
+            || f.availability() != macbench::mac::Availability::Available
+            || ["null", "dpdk"].contains(&f.backend.name)
+        {
+            continue;
+        }
+        let (_, streams) = rows
+            .iter()
+            .find(|(names, _)| names.iter().any(|n| n == f.backend.name))
+            .unwrap_or_else(|| {
+                panic!(
+                    "docs/benchmark.md's streaming table has no row for {}",
+                    f.backend.name
+                )
+            });
+        let key = vec![7u8; f.algorithm.default_key_len];
+        let Ok(mut mac) = f.with_key(&key, macbench::mac::KeyParams::default()) else {
+            continue;
+        };
+        let nonce = vec![1u8; f.algorithm.nonce_len.unwrap_or(0)];
+        let mut tag = vec![0u8; f.algorithm.tag_len];
+        let streamed = mac.stream_begin(&nonce).is_ok()
+            && mac.stream_update(&[b"some bytes".as_slice()]).is_ok()
+            && mac.stream_finish(&mut tag).is_ok();
+        if streams.starts_with("every function") && !streams.contains(" but ") {
+            assert!(
+                streamed,
+                "{}: the table says every function streams",
+                f.id()
+            );
+            checked += 1;
+        } else if streams == "–" {
+            assert!(!streamed, "{}: the table says none streams", f.id());
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no backend checked");
+}
