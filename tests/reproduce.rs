@@ -1154,6 +1154,7 @@ fn a_full_disk_is_one_line_naming_the_file() {
     std::fs::write(d.join("lengths.json"), serde_json::to_string(&doc).unwrap()).unwrap();
     // Leave about 24 KiB: room for claims.md, claims.json and report.html, not for the figures.
     let free = {
+        // SAFETY: statvfs is plain integers, for which all zeroes is a valid value.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
         let c = std::ffi::CString::new(disk.path().as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path and a statvfs this function owns.

@@ -89,9 +89,11 @@ unsafe extern "C" fn tag(
     out: *mut u8,
     tag_len: usize,
 ) -> c_int {
-    // SAFETY: a live context of this table; msg valid for len bytes.
+    // SAFETY: a live context of this table, used by one thread at a time.
     let ctx = unsafe { &mut *ctx.cast::<Ctx>() };
-    ctx.state = fnv(ctx.keyed, unsafe { std::slice::from_raw_parts(msg, len) });
+    // SAFETY: the caller passes msg valid for len bytes.
+    let msg = unsafe { std::slice::from_raw_parts(msg, len) };
+    ctx.state = fnv(ctx.keyed, msg);
     // SAFETY: out is writable for tag_len bytes.
     unsafe { write_tag(ctx, out, tag_len) }
 }
@@ -104,9 +106,11 @@ unsafe extern "C" fn begin(_ctx: *mut c_void, _nonce: *const u8, _nonce_len: usi
 /// Absorbs what it is given, then refuses a piece of [`REFUSED_LEN`] bytes: the refusal leaves
 /// the state changed.
 unsafe extern "C" fn update(ctx: *mut c_void, data: *const u8, len: usize) -> c_int {
-    // SAFETY: a live context of this table; data valid for len bytes.
+    // SAFETY: a live context of this table, used by one thread at a time.
     let ctx = unsafe { &mut *ctx.cast::<Ctx>() };
-    ctx.state = fnv(ctx.state, unsafe { std::slice::from_raw_parts(data, len) });
+    // SAFETY: the caller passes data valid for len bytes.
+    let data = unsafe { std::slice::from_raw_parts(data, len) };
+    ctx.state = fnv(ctx.state, data);
     if len == REFUSED_LEN {
         7
     } else {
