@@ -15,9 +15,10 @@
  *   one thread at a time and freed once with `destroy`.
  * - Tags: `tag_len` at `create` is the construction's full tag length (the registry's); the tag
  *   entry points may be given a shorter length and then write that prefix.
- * - Streaming: `begin`, any number of `update`, `finish`. `finish` is called even after a refused
- *   `update`, so the context is back in its keyed state for the next message. `streams` says whether
- *   pieces really reach the library one by one for this context (NULL: always).
+ * - Streaming: `begin`, any number of `update`, `finish`. After a refused `update` the Rust side
+ *   keys a fresh context with `create` (same algorithm, level and key) and destroys this one, so a
+ *   shim need not reset anything on a refusal (nor take a `finish` of tag length 0). `streams` says whether pieces
+ *   really reach the library one by one for this context (NULL: always).
  * - Facts: `describe` writes "key=value" lines (at least `version=`), the library's own account of
  *   itself at run time; backends read their version and limits from it, not from tables of their own.
  *

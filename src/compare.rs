@@ -50,21 +50,51 @@ pub struct Inputs {
 
 /// The whole comparison bounded as one run is ([`crate::spec::values::MAX_DURATION`], 24 h): each
 /// flag within its own bound could still multiply to months (`--rounds 100 --duration 86400` is
-/// 4800 h). Refused before anything runs; exit 2.
+/// 4800 h). Refused before anything runs; exit 2. Counted as each peer's tool runs: `cryptest b2`
+/// takes no sizes (our side measures one stream row per algorithm) and times every algorithm it
+/// knows ([`compare::CRYPTEST_ALGORITHMS`]) for a tenth of `--duration` each, once a round, so
+/// `--sizes` does not multiply it and its own algorithms do (issue 47 M38: it was counted as
+/// algorithms × sizes × 2 × `--duration`). Its span per algorithm is the least it takes (its
+/// doubling loop may take up to twice that): a comparison is refused only when it surely exceeds.
 pub fn check_total_time(
+    peer: Peer,
     algorithms: usize,
     sizes: usize,
     rounds: usize,
     seconds: u32,
 ) -> Result<(), SessionError> {
-    let total_s = (algorithms * sizes * rounds * 2) as f64 * f64::from(seconds);
     let max = crate::spec::values::MAX_DURATION.as_secs_f64();
-    if total_s > max {
-        return Err(SessionError::usage(format!(
-            "--rounds {rounds} × --duration {seconds} s × 2 sides × {algorithms} algorithm(s) × {sizes} size(s) is {} of runs, more than the {:.0} h a comparison may take; give fewer rounds, algorithms or sizes, or a shorter --duration",
+    let refuse = |what: String, total_s: f64, fewer: &str| {
+        Err(SessionError::usage(format!(
+            "{what} is {} of runs, more than the {:.0} h a comparison may take; give {fewer}, or a shorter --duration",
             crate::stdio::human_duration(total_s),
             max / 3600.0
-        )));
+        )))
+    };
+    if peer == Peer::Cryptopp {
+        let per_algorithm = compare::cryptest_seconds_per_algorithm(seconds);
+        let theirs = compare::CRYPTEST_ALGORITHMS as f64 * per_algorithm;
+        let total_s = rounds as f64 * (algorithms as f64 * f64::from(seconds) + theirs);
+        if total_s > max {
+            return refuse(
+                format!(
+                    "--rounds {rounds} × (ours: {algorithms} algorithm(s) × --duration {seconds} s, one stream row each; cryptest b2: its {} algorithms × {} s, whatever --alg and --sizes)",
+                    compare::CRYPTEST_ALGORITHMS,
+                    crate::number::compact(per_algorithm)
+                ),
+                total_s,
+                "fewer rounds or algorithms",
+            );
+        }
+        return Ok(());
+    }
+    let total_s = (algorithms * sizes * rounds * 2) as f64 * f64::from(seconds);
+    if total_s > max {
+        return refuse(
+            format!("--rounds {rounds} × --duration {seconds} s × 2 sides × {algorithms} algorithm(s) × {sizes} size(s)"),
+            total_s,
+            "fewer rounds, algorithms or sizes",
+        );
     }
     Ok(())
 }

@@ -975,8 +975,12 @@ fn run_botan_speed(job: &PeerJob<'_>, version: String) -> PeerRun {
     PeerRun::from_points(version, run_parsed(job, &args, parse_botan_json), note)
 }
 
+/// The shared-key algorithms `cryptest b2` times (Crypto++ 8.7, Debian 12's `libcrypto++-utils`),
+/// whatever it is compared on: what a comparison's time bound counts for it.
+pub const CRYPTEST_ALGORITHMS: usize = 98;
+
 /// The seconds `cryptest b2` is given per algorithm for a `--duration` of `seconds`: b2 times every
-/// shared-key algorithm it knows (98 in Crypto++ 8.7), each until its `clock()` passes this span,
+/// shared-key algorithm it knows ([`CRYPTEST_ALGORITHMS`]), each until its `clock()` passes this span,
 /// doubling its update count as it goes (so each takes up to twice the span); a tenth of the
 /// duration keeps one run near 20 s per second of `--duration`.
 pub fn cryptest_seconds_per_algorithm(seconds: u32) -> f64 {

@@ -586,3 +586,32 @@ fn a_window_in_seconds_is_checked_against_the_given_duration() {
     );
     one_line_error(&window("0.2..1.5"), 2, "must lie inside the run (0..1 s)");
 }
+
+/// Issue 47 M38: `compare --against cryptopp`'s 24 h bound counted sizes and 2 × `--duration` per
+/// algorithm, which `cryptest b2` does not take: it times every algorithm it knows for a tenth of
+/// `--duration`, once a round, whatever `--sizes`. The bound counts that, and its refusal says so.
+#[test]
+fn the_cryptopp_bound_counts_what_cryptest_runs() {
+    use macbench::compare::check_total_time;
+    use macbench::peers::Peer;
+    // 13 sizes, 20 rounds of 300 s: 43 h as openssl runs it, 18 h as cryptest b2 does.
+    assert!(check_total_time(Peer::Openssl, 1, 13, 20, 300).is_err());
+    assert!(check_total_time(Peer::Cryptopp, 1, 13, 20, 300).is_ok());
+    // Sizes do not change it; cryptest's own algorithms do.
+    assert_eq!(
+        check_total_time(Peer::Cryptopp, 1, 1, 30, 300).is_ok(),
+        check_total_time(Peer::Cryptopp, 1, 13, 30, 300).is_ok()
+    );
+    let out = macbench()
+        .args("compare --against cryptopp --alg hmac-sha256".split_whitespace())
+        .args("--sizes 64,128 --rounds 100 --duration 86400".split_whitespace())
+        .output()
+        .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "--rounds 100 × (ours: 1 algorithm(s) × --duration 86400 s, one stream row each; cryptest b2: its 98 algorithms × 8640 s, whatever --alg and --sizes) is",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("size(s)"), "{stderr}");
+}

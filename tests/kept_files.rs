@@ -573,3 +573,62 @@ fn bare_macbench_refuses_a_default_output_that_is_not_a_regular_file() {
     );
     assert!(out.stdout.is_empty(), "it ran");
 }
+
+/// Issue 47 N19: `reproduce -o DIR` into a `run -o` directory mixed the two: `report DIR` then read
+/// the run's `results.json` beside the steps' results as another host's. Refused up front (also
+/// `--resume`), naming the file, the directory untouched.
+#[test]
+fn reproduce_into_a_run_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::copy(fixture(), d.join("results.json")).unwrap();
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread -o d",
+        &["-o d: holds d/results.json, a `run -o` directory's results"],
+    );
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread --resume d",
+        &["--resume d: holds d/results.json, a `run -o` directory's results"],
+    );
+    // Any other results file there would be read beside the reproduction's too.
+    std::fs::rename(d.join("results.json"), d.join("mine.json")).unwrap();
+    refused_untouched(
+        dir.path(),
+        "reproduce mac-speeds-thread -o d",
+        &["-o d: holds d/mine.json, a file `report`, `validate` and `diff` of the directory would read"],
+    );
+}
+
+/// Issue 47 N20: a quoted glob (`export 'd/*.json' -o d/out.json`) let an output land among its
+/// inputs: the glob read d, and the next run read the output as an input. Inputs are resolved after
+/// the glob's expansion: an output in a directory whose files it reads, or one the pattern matches,
+/// is refused up front, nothing written.
+#[test]
+fn an_output_never_lands_among_a_globs_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::copy(fixture(), d.join("r.json")).unwrap();
+    for out in ["d/out.json", "./d/out.json"] {
+        refused_untouched(
+            dir.path(),
+            &format!("export --format lava d/*.json -o {out}"),
+            &[&format!("-o {out}: the input pattern d/*.json matches it")],
+        );
+    }
+    // A pattern that matches the output by another extension too.
+    refused_untouched(
+        dir.path(),
+        "export --format lava d/* -o d/lava.txt",
+        &["-o d/lava.txt: the input pattern d/* matches it"],
+    );
+    // Its directory is read: a results-named output there is refused though the pattern misses it.
+    refused_untouched(
+        dir.path(),
+        "export --format lava d/r* -o d/bmf.json",
+        &["-o d/bmf.json: inside d, a directory this command reads"],
+    );
+}

@@ -20,25 +20,40 @@ fn stderr(out: &std::process::Output) -> String {
 }
 
 /// `reproduce --budget 12` of a study with shares 0.6/0.4 said "a budget of 12 s is too small for 2
-/// steps of at least 5 s" — two steps of 5 s fit in 12 s. It now says what is needed.
+/// steps of at least 5 s" — two steps of 5 s fit in 12 s. Issue 47 N31: `--budget 11` was then
+/// accepted, a step refused its share and its claims could not be tested, exit 0. A budget below the
+/// steps' real minimums is refused up front, in one line naming the minimum and each step's, and the
+/// directory it named is not left behind.
 #[test]
-fn a_budget_below_the_shares_says_what_is_needed() {
+fn a_budget_below_the_steps_minimums_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let a = dir.path().join("A");
-    std::fs::create_dir(&a).unwrap();
-    // Both steps complete, so nothing runs: only the plan and the claims.
-    for step in ["sweep", "models"] {
-        std::fs::copy(fixture(), a.join(format!("{step}.json"))).unwrap();
-    }
     let out = macbench()
         .current_dir(dir.path())
-        .args("reproduce deepakumara-ipsec --budget 12 --resume A".split_whitespace())
+        .args("reproduce deepakumara-ipsec --budget 1 -o A".split_whitespace())
         .output()
         .unwrap();
+    one_line_error(
+        &out,
+        2,
+        "--budget 1: deepakumara-ipsec's steps to run need at least",
+    );
     let err = stderr(&out);
     assert!(
-        err.contains("a budget of 12 s gives some step less than the 5 s a step needs, so the plan takes ≈ 12 s; --budget 13 or more keeps the study's shares"),
+        err.contains("(sweep ") && err.contains(", models "),
         "{err}"
+    );
+    // The minimum it names is taken.
+    let need: String = err
+        .split("give --budget ")
+        .nth(1)
+        .unwrap()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    assert!(need.parse::<u32>().unwrap() >= 10, "{err}");
+    assert!(
+        !dir.path().join("A").exists(),
+        "a refused reproduction left its directory"
     );
     assert!(!err.contains("too small for"), "{err}");
 }
@@ -184,6 +199,39 @@ fn labels_with_invisible_or_reordering_characters_are_refused() {
             .unwrap();
         one_line_error(&out, 2, "--label");
     }
+}
+
+/// Issue 47 N21: labels made only of combining marks, of U+3164 (Hangul filler) or of U+2800
+/// (braille blank) were taken as visible host names: a column headed by nothing. Refused like an
+/// empty label; a letter with its combining mark is a label.
+#[test]
+fn labels_with_nothing_visible_are_refused_like_an_empty_one() {
+    for label in [
+        "\u{301}\u{302}",
+        "\u{3164}",
+        "\u{2800}",
+        " \u{3164}\u{2800} ",
+        "\u{20dd}",
+    ] {
+        let out = macbench()
+            .args(["run", "--alg", "null", "--label", label])
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "--label");
+        assert!(stderr(&out).contains("one at least visible"), "{label:?}");
+        let out = macbench()
+            .args(["reproduce", "mac-speeds-thread", "--label", label])
+            .output()
+            .unwrap();
+        one_line_error(&out, 2, "--label");
+    }
+    let out = macbench()
+        .env(common::FAKE_ENGINE, "valid")
+        .args("run --alg null --sizes 64 --sessions 1 --repeat 1 --duration 30ms --target-ci 0 --no-harness".split_whitespace())
+        .args(["--label", "e\u{301}-\u{d55c}"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 /// `run --json /dev/stdout` put the table on the same stream as the document; as for `--json -`, the

@@ -243,7 +243,9 @@ fn chromium_shows_a_reproductions_claims_first_and_vmac_per_thread_bars() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    for (step, doc) in common::constructed_steps(&macbench::reproduce::rashwan::STUDY) {
+    for (step, mut doc) in common::constructed_steps(&macbench::reproduce::rashwan::STUDY) {
+        // The step's own scenarios (backend, cores, …), so `--resume` keeps the file as the step's.
+        common::as_step(&mut doc, &macbench::reproduce::rashwan::STUDY, &step);
         std::fs::write(
             out.join(format!("{step}.json")),
             serde_json::to_string(&doc).unwrap(),

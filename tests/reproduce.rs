@@ -524,11 +524,19 @@ fn the_plan_scales_to_the_budget_with_a_floor_per_step() {
     let study = &rashwan::STUDY;
     let shares: f64 = study.steps.iter().map(|s| s.share).sum();
     assert!((shares - 1.0).abs() < 1e-9, "shares sum to {shares}");
-    let b = reproduce::step_budgets(study, 300.0);
-    assert_eq!(b, vec![180.0, 60.0, 60.0]);
-    assert_eq!(b.iter().sum::<f64>(), 300.0);
-    // Too small a budget: each step still gets the floor.
-    let tiny = reproduce::step_budgets(study, 6.0);
+    let floors = vec![Some(reproduce::MIN_STEP_BUDGET_S); 3];
+    let b = reproduce::step_budgets(study, 300.0, &floors);
+    let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    assert!(close(&b, &[180.0, 60.0, 60.0]), "{b:?}");
+    // A step whose minimum is above its share gets its minimum; the others share the rest in
+    // proportion, and the budget still holds (issue 47 N31: plan with each step's real minimum).
+    let b = reproduce::step_budgets(study, 300.0, &[Some(5.0), Some(100.0), Some(5.0)]);
+    assert!(close(&b, &[150.0, 100.0, 50.0]), "{b:?}");
+    // A step that does not run (kept, refused) gets nothing; the running ones share the budget.
+    let b = reproduce::step_budgets(study, 300.0, &[Some(5.0), None, Some(5.0)]);
+    assert!(close(&b, &[225.0, 0.0, 75.0]), "{b:?}");
+    // Too small a budget (the CLI refuses it): each step still gets its minimum.
+    let tiny = reproduce::step_budgets(study, 6.0, &floors);
     assert!(
         tiny.iter().all(|&s| s == reproduce::MIN_STEP_BUDGET_S),
         "{tiny:?}"
@@ -544,7 +552,8 @@ fn resume_keeps_complete_steps_and_judges_them() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let doc = hmacs_only();
+    let mut doc = hmacs_only();
+    common::as_step(&mut doc, &mac_speeds::STUDY, "lengths");
     std::fs::write(
         out.join("lengths.json"),
         serde_json::to_string(&doc).unwrap(),
@@ -977,4 +986,224 @@ fn claims_json_ends_in_a_newline_and_replaces_the_old_file_whole() {
         ["claims.json", "claims.md", "kept-link.json"],
         "no temporary left"
     );
+}
+
+/// Issue 47 N30: `--resume` kept another run's valid results file as a step's output, and the
+/// step's claims then "could not be tested". A step file counts only when its scenarios are the
+/// step's; another run's (here the fixture: other functions, cores 0) is refused up front in one
+/// line naming the difference, and left as it is: it may be the only copy of someone's run.
+#[test]
+fn resume_refuses_another_runs_results_as_a_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let theirs = std::fs::read("tests/fixtures/results-ecda402.json").unwrap();
+    std::fs::write(out.join("lengths.json"), &theirs).unwrap();
+    let line = resume_refused(&out, "another run's results");
+    assert!(line.contains("step lengths"), "{line}");
+    assert!(line.contains("holds another run's results"), "{line}");
+    assert!(line.contains("left as it is"), "{line}");
+    assert_eq!(std::fs::read(out.join("lengths.json")).unwrap(), theirs);
+    assert!(!out.join("claims.md").exists());
+    // The step's own functions in another dispatch mode are another run's too.
+    let mut doc = hmacs_only();
+    common::as_step(&mut doc, &mac_speeds::STUDY, "lengths");
+    for r in &mut doc.results {
+        r.scenario.dispatch = "burst:4".parse().unwrap();
+    }
+    std::fs::write(
+        out.join("lengths.json"),
+        serde_json::to_string(&doc).unwrap(),
+    )
+    .unwrap();
+    let line = resume_refused(&out, "another dispatch mode");
+    assert!(
+        line.contains("dispatched burst:4: the step's are single"),
+        "{line}"
+    );
+}
+
+/// Issue 47 N31: a step that did not run (here the device step of embedded-crypto-perf, its device
+/// refused by name through `MACBENCH_DPDK_EAL`, or no `dpdk` backend in this build) made no
+/// difference to the exit: 0, its claims "cannot be tested". The other steps' claims are still
+/// judged and written, and the exit is 1 with one line naming the step and why.
+#[test]
+fn a_step_that_did_not_run_makes_the_exit_1_naming_it() {
+    let study = &macbench::reproduce::embedded::STUDY;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    for (step, mut doc) in common::constructed_steps(study) {
+        if step == "device" {
+            continue;
+        }
+        common::as_step(&mut doc, study, &step);
+        std::fs::write(
+            out.join(format!("{step}.json")),
+            serde_json::to_string(&doc).unwrap(),
+        )
+        .unwrap();
+    }
+    let run = macbench()
+        .env("MACBENCH_DPDK_EAL", "--bogus")
+        .args("reproduce embedded-crypto-perf --resume".split_whitespace())
+        .arg(&out)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.contains("step device did not run (cannot run here: dpdk"),
+        "{stderr}"
+    );
+    assert!(last.contains("its claims cannot be tested"), "{last}");
+    assert!(!out.join("device.json").exists());
+    // What ran is judged all the same.
+    assert!(out.join("claims.json").is_file(), "{stderr}");
+}
+
+/// Issue 47 M1: `reproduce` interrupted before any result finished said "what finished is kept"
+/// of a directory holding nothing. As `net` does, it says nothing was kept (exit 130).
+#[test]
+fn an_interrupt_before_any_result_says_nothing_was_kept() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("macbench"))
+        .env(common::FAKE_ENGINE, "valid")
+        .current_dir(dir.path())
+        .args("reproduce mac-speeds-thread -o D".split_whitespace())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    // The step has begun (its scenarios' repeats are interleaved over the whole sweep, so none
+    // finishes for a long while after).
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        seen.push(line.clone());
+        if line.starts_with("macbench: plan:") {
+            break;
+        }
+    }
+    // SAFETY: kill(2) with a pid of our own child and a valid signal number has no memory effects.
+    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(rc, 0);
+    seen.extend(lines.map_while(Result::ok));
+    let status = child.wait().unwrap();
+    let stderr = seen.join("\n");
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted before any result finished: nothing kept"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("what finished is kept"), "{stderr}");
+}
+
+/// A small tmpfs mounted on a temporary directory for the life of the value (root only): a full
+/// disk on demand.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    /// `None` (the test skipped, saying why) when not root or when the mount fails.
+    fn mount(size: &str) -> Option<SmallDisk> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            common::skip("root", "mounting a small tmpfs (a full disk) needs root");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status();
+        if !mounted.is_ok_and(|s| s.success()) {
+            common::skip(
+                "root",
+                "mount -t tmpfs failed here (a container without it?)",
+            );
+            return None;
+        }
+        Some(SmallDisk { dir })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+/// The one line a full disk gives: the file and the system's reason, no `Debug` chain.
+fn says_the_disk_is_full(out: &std::process::Output, file: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(last.contains("No space left on device"), "{stderr}");
+    assert!(last.contains(file), "{stderr}");
+    for debug in ["Caused by", "Custom {", "IoError(", "ImageError("] {
+        assert!(!stderr.contains(debug), "{debug}: {stderr}");
+    }
+}
+
+/// Issue 47 M36: on a full disk a reproduction judged its torn step files ("all failed or
+/// unmeasured") and printed the figure writer's raw `Debug` chain. A step file that cannot be
+/// written stops the reproduction in one line naming it and "No space left on device" (exit 1); a
+/// figure that cannot be written says the same of its PNG.
+#[test]
+fn a_full_disk_is_one_line_naming_the_file() {
+    let Some(disk) = SmallDisk::mount("200k") else {
+        return;
+    };
+    // A step's results file: the runs go on while the first rewrites fail.
+    let out = macbench()
+        .env(common::FAKE_ENGINE, "valid")
+        .args("reproduce deepakumara-ipsec --budget 10 -o".split_whitespace())
+        .arg(disk.path().join("d"))
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    says_the_disk_is_full(&out, "sweep.json");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("all failed or unmeasured"), "{stderr}");
+    assert!(!disk.path().join("d/claims.json").exists());
+    std::fs::remove_dir_all(disk.path().join("d")).unwrap();
+    // A figure: the step is complete, the claims fit, the PNGs do not.
+    let d = disk.path().join("e");
+    std::fs::create_dir(&d).unwrap();
+    let mut doc = hmacs_only();
+    common::as_step(&mut doc, &mac_speeds::STUDY, "lengths");
+    std::fs::write(d.join("lengths.json"), serde_json::to_string(&doc).unwrap()).unwrap();
+    // Leave about 24 KiB: room for claims.md, claims.json and report.html, not for the figures.
+    let free = {
+        // SAFETY: statvfs is plain integers, for which all zeroes is a valid value.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        let c = std::ffi::CString::new(disk.path().as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path and a statvfs this function owns.
+        assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
+        st.f_bavail as usize * st.f_frsize as usize
+    };
+    std::fs::write(
+        disk.path().join("filler"),
+        vec![0u8; free.saturating_sub(24 * 1024)],
+    )
+    .unwrap();
+    let out = macbench()
+        .args("reproduce mac-speeds-thread --resume".split_whitespace())
+        .arg(&d)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    says_the_disk_is_full(&out, ".png");
 }

@@ -160,7 +160,7 @@ fn inputs(args: &CompareArgs) -> Result<Inputs, CliError> {
             peer.name()
         )));
     }
-    crate::compare::check_total_time(algorithms.len(), sizes.len(), rounds, seconds)?;
+    crate::compare::check_total_time(peer, algorithms.len(), sizes.len(), rounds, seconds)?;
     if let Some(b) = &args.backend {
         crate::spec::resolve_backend(b)?;
     }

@@ -145,7 +145,8 @@ pub fn selftest(args: &SelftestArgs) -> Result<(), CliError> {
             .iter()
             .map(|r| {
                 let chunked = if r.chunked {
-                    ", streamed in chunks"
+                    // `tag_chunks`, not `--dispatch stream` (docs/benchmark.md "Streaming").
+                    ", fed in pieces"
                 } else {
                     ""
                 };

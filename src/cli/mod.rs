@@ -12,6 +12,8 @@ mod model;
 mod net;
 mod report;
 mod reproduce;
+/// What a reproduction step runs here (tests construct step files from it).
+pub use reproduce::step_sweep;
 pub mod run;
 mod tag;
 mod validate;

@@ -64,16 +64,26 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     }
     let id = args.study.as_deref().unwrap_or_default();
     let study = reproduce::study(id).map_err(CliError::usage)?;
-    let budget_s = match &args.budget {
-        Some(text) => parse_duration("--budget", text)
-            .map_err(|e| CliError::usage(e.to_string()))?
-            .as_secs_f64(),
-        None => study.default_budget_s,
+    let given_budget_s = match &args.budget {
+        Some(text) => Some(
+            parse_duration("--budget", text)
+                .map_err(|e| CliError::usage(e.to_string()))?
+                .as_secs_f64(),
+        ),
+        None => None,
     };
     super::run::check_label(args.label.as_deref())?;
     if args.energy {
         super::run::check_energy_meter()?;
     }
+    // Whether the directory was there before: one this reproduction makes and then refuses to
+    // fill is taken away again.
+    let existed = args.resume.is_some()
+        || args
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("reproduce-{}", study.id)))
+            .exists();
     let dir = directory::output_dir(study, args.resume.as_deref(), args.output.as_deref())
         .map_err(CliError::usage)?;
     directory::check_step_files(study, &dir).map_err(CliError::usage)?;
@@ -85,7 +95,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         "-o"
     };
     let claims_path = dir.join(crate::results::claims::CLAIMS_FILE);
-    let _held = crate::report::output::prepare(&[(flag, claims_path.as_path())], &[]).map_err(
+    let held = crate::report::output::prepare(&[(flag, claims_path.as_path())], &[]).map_err(
         |e| match e {
             crate::report::output::OutputError::Locked { lock, .. } => CliError::usage(format!(
                 "{flag} {}: another macbench is running this reproduction (lock {lock} is held); wait for it to end",
@@ -94,15 +104,104 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             other => CliError::usage(other.to_string()),
         },
     )?;
-    let budgets = reproduce::step_budgets(study, budget_s);
     let one_core = *crate::system::online_cpus()
         .last()
         .ok_or_else(|| CliError::failure("no online CPU".to_string()))?;
-    let plans = plan_steps(study, &budgets, one_core, args)?;
-    print_plan(study, &plans, budget_s, &dir, one_core);
-    for (step, plan) in study.steps.iter().zip(&plans) {
+    let lines = step_lines(study, one_core, args)?;
+    // Issue 47 N30: a step file counts as the step's only when its scenarios are the step's;
+    // another run's results there (valid, but of other functions, sizes, sessions, cores …) were
+    // kept as the step's output and its claims then "could not be tested". Such a file is not this
+    // reproduction's to overwrite (it may be the only copy of someone's run), so it is refused up
+    // front, left as it is, as an unreadable step file is.
+    let mut pending = Vec::with_capacity(study.steps.len());
+    for (step, line) in study.steps.iter().zip(&lines) {
         let json = directory::step_file(&dir, step.name);
-        if directory::complete(&json) {
+        if let (Ok(loaded), Ok(line)) = (crate::report::read::read(&json), line) {
+            if let Err(why) = line.holds_the_steps(&loaded.doc) {
+                drop(held);
+                return Err(CliError::usage(format!(
+                    "--resume: step {}: {} {why}; left as it is (move it away to run the step again)",
+                    step.name,
+                    json.display()
+                )));
+            }
+        }
+        pending.push(!directory::complete(&json));
+    }
+    // Issue 47 N31: each step's real minimum (its shortest runs that hold its window, and at least
+    // MIN_STEP_BUDGET_S), and a budget below their sum refused up front rather than stretched in
+    // silence, or its steps refused their share one by one.
+    let planner = Planner::new();
+    let minimums: Vec<Option<f64>> = lines
+        .iter()
+        .zip(&pending)
+        .map(|(line, &pending)| match line {
+            Ok(line) if pending => planner
+                .plan(line, 0.0)
+                .ok()
+                .map(|p| p.seconds.max(reproduce::MIN_STEP_BUDGET_S)),
+            _ => None,
+        })
+        .collect();
+    let needed: f64 = minimums.iter().flatten().sum();
+    // Whole seconds, rounded up, so the budget the refusal names is one that is taken.
+    let needed_s = (needed - 1e-9).ceil().max(0.0);
+    let budget_s = match given_budget_s {
+        Some(b) if b < needed_s => {
+            drop(held);
+            if !existed {
+                // Nothing was written: the directory this refused reproduction made goes too.
+                let _ = std::fs::remove_dir(&dir);
+            }
+            let each: Vec<String> = study
+                .steps
+                .iter()
+                .zip(&minimums)
+                .filter_map(|(s, m)| m.map(|m| format!("{} {m:.0} s", s.name)))
+                .collect();
+            return Err(CliError::usage(format!(
+                "--budget {}: {}'s steps to run need at least {needed_s:.0} s here ({}: each step's shortest runs that hold its window, at least {:.0} s a step); give --budget {needed_s:.0} or more",
+                args.budget.as_deref().unwrap_or_default(),
+                study.id,
+                each.join(", "),
+                reproduce::MIN_STEP_BUDGET_S
+            )));
+        }
+        Some(b) => b,
+        // The study's default, for the steps still to run, or what they need where that is more.
+        None => {
+            let shares: f64 = study
+                .steps
+                .iter()
+                .zip(&pending)
+                .filter(|(_, &p)| p)
+                .map(|(s, _)| s.share)
+                .sum();
+            (study.default_budget_s * shares).max(needed_s)
+        }
+    };
+    let budgets = reproduce::step_budgets(study, budget_s, &minimums);
+    let plans: Vec<StepLine> = lines
+        .iter()
+        .zip(&budgets)
+        .map(|(line, budget)| {
+            let line = line.as_ref().map_err(Clone::clone)?;
+            let plan = planner.plan(line, *budget)?;
+            let mut run = line.args.clone();
+            run.extend([
+                "--duration".to_string(),
+                format!("{}ms", plan.duration.as_millis()),
+            ]);
+            Ok((run, plan))
+        })
+        .collect();
+    let raised = given_budget_s.is_none() && budget_s > study.default_budget_s * 1.001;
+    print_plan(study, &plans, &pending, budget_s, raised, &dir, one_core);
+    // The steps that did not run, and why: each makes the exit 1 once the claims are written.
+    let mut not_run: Vec<(&str, String)> = Vec::new();
+    for ((step, plan), &pending) in study.steps.iter().zip(&plans).zip(&pending) {
+        let json = directory::step_file(&dir, step.name);
+        if !pending {
             crate::errln!("reproduce: {}: kept ({})", step.name, json.display());
             continue;
         }
@@ -110,7 +209,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             Ok(p) => p,
             // Refused up front with its reason (in the plan): never run starved. Its claims say
             // its results are missing.
-            Err(_) => continue,
+            Err(why) => {
+                not_run.push((step.name, why.clone()));
+                continue;
+            }
         };
         crate::errln!("reproduce: {}: {}", step.name, step.what);
         let mut line = line.clone();
@@ -119,20 +221,96 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
         let outcome = super::run::run(&run.run);
         if super::run::cancelled() {
-            return Err(CliError::interrupted(format!(
-                "interrupted in step {}; what finished is kept in {} and `macbench reproduce {} --resume {}` continues",
-                step.name,
-                dir.display(),
-                study.id,
-                dir.display()
-            )));
+            return Err(interrupted(study, &dir, step.name));
         }
-        // A failed result fails its claims (they say which), not the whole reproduction.
-        if let Err(e) = outcome {
-            crate::errln!("reproduce: {}: {e}", step.name);
+        match outcome {
+            // A failed result fails its claims (they say which), not the whole reproduction.
+            Err(e) if directory::complete(&json) => {
+                crate::errln!("reproduce: {}: {e}", step.name)
+            }
+            // Its own results file could not be written (a full disk, issue 47 M36): the next
+            // steps and the claims could not be either, and claims on a torn step would say "all
+            // failed or unmeasured". Stop here, in one line naming the file and the reason.
+            Err(e) if e.message.contains(&json.display().to_string()) => {
+                return Err(CliError::failure(format!(
+                    "step {}: {e}; the reproduction stops there (what finished is kept in {}; `macbench reproduce {} --resume {}` continues once it can be written)",
+                    step.name,
+                    dir.display(),
+                    study.id,
+                    dir.display()
+                )));
+            }
+            Err(e) => {
+                crate::errln!("reproduce: {}: {e}", step.name);
+                not_run.push((step.name, e.to_string()));
+            }
+            Ok(()) if !directory::complete(&json) => {
+                not_run.push((step.name, "it left no complete results file".to_string()))
+            }
+            Ok(()) => {}
         }
     }
-    conclude(study, &dir)
+    let concluded = conclude(study, &dir);
+    drop(held);
+    if let Err(e) = concluded {
+        // The steps that did not run explain an empty reproduction.
+        for (step, why) in &not_run {
+            crate::errln!("reproduce: step {step} did not run: {why}");
+        }
+        return Err(e);
+    }
+    // Issue 47 N31: a reproduction with a step that did not run is not a success, whatever its
+    // other steps made of their claims (they say which ones cannot be tested).
+    match not_run.as_slice() {
+        [] => Ok(()),
+        [(step, why)] => Err(CliError::failure(format!(
+            "step {step} did not run ({why}); its claims cannot be tested"
+        ))),
+        several => {
+            for (step, why) in several {
+                crate::errln!("reproduce: step {step} did not run: {why}");
+            }
+            let names: Vec<&str> = several.iter().map(|(s, _)| *s).collect();
+            Err(CliError::failure(format!(
+                "{} steps did not run ({}); their claims cannot be tested",
+                several.len(),
+                names.join(", ")
+            )))
+        }
+    }
+}
+
+/// The error of a reproduction interrupted in `step`: what was kept, or — issue 47 M1, as `net`
+/// says it — that nothing was, rather than "what finished is kept" of a directory holding nothing.
+fn interrupted(study: &Study, dir: &Path, step: &str) -> CliError {
+    let kept = study.steps.iter().any(|s| {
+        crate::report::read::read(&directory::step_file(dir, s.name))
+            .is_ok_and(|l| !l.doc.results.is_empty())
+    });
+    if kept {
+        CliError::interrupted(format!(
+            "interrupted in step {step}; what finished is kept in {} and `macbench reproduce {} --resume {}` continues",
+            dir.display(),
+            study.id,
+            dir.display()
+        ))
+    } else {
+        CliError::interrupted(format!(
+            "interrupted before any result finished: nothing kept (step {step} had not finished a scenario); `macbench reproduce {} --resume {}` starts it again",
+            study.id,
+            dir.display()
+        ))
+    }
+}
+
+/// A step's `run` line (its flags, the label, energy and `--target-ci 0`; the plan adds
+/// `--duration`), the sweep it describes, and what that sweep runs, as its results record it.
+#[derive(Clone)]
+pub struct StepRun {
+    args: Vec<String>,
+    run: super::run::RunArgs,
+    spec: sweep::SweepSpec,
+    max_cycles_per_byte: f64,
 }
 
 /// Each step's `run` line and run plan, or why it is refused: its share of the budget, with runs
@@ -140,48 +318,169 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
 /// messages there (`sweep::plan_runs`), each run's duration given as `--duration`.
 type StepLine = Result<(Vec<String>, sweep::RunPlan), String>;
 
-fn plan_steps(
+/// Each step's [`StepRun`], or why it cannot run here (a backend not built, a device that cannot
+/// serve: `run` would refuse it the same way): that step is refused in the plan, the others run.
+fn step_lines(
     study: &Study,
-    budgets: &[f64],
     one_core: usize,
     args: &ReproduceArgs,
-) -> Result<Vec<StepLine>, CliError> {
-    let slice = crate::bench::scheduling_slice();
-    // Cycles per byte are reference cycles: f converts a step's slowest cost into time.
-    let (reference_hz, _) =
-        crate::system::clock::calibrate_reference(std::time::Duration::from_millis(30));
-    let mut plans = Vec::with_capacity(study.steps.len());
-    for (step, budget) in study.steps.iter().zip(budgets) {
-        let mut line = reproduce::step_args(step, one_core);
-        if let Some(label) = &args.label {
-            line.extend(["--label".to_string(), label.clone()]);
-        }
-        if args.energy {
-            line.push("--energy".to_string());
-        }
-        line.extend(["--target-ci".to_string(), "0".to_string()]);
-        let parsed = RunLine::try_parse_from(&line)
-            .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
-        let load = super::run::sweep_spec(&parsed.run)
-            .and_then(|spec| spec.load().map_err(CliError::from))
-            .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
-        let plan = sweep::plan_runs(
-            *budget,
-            &load,
-            step.max_cycles_per_byte / reference_hz,
-            slice,
-        )
-        .map(|plan| {
-            line.extend([
-                "--duration".to_string(),
-                format!("{}ms", plan.duration.as_millis()),
-            ]);
-            (line, plan)
+) -> Result<Vec<Result<StepRun, String>>, CliError> {
+    study
+        .steps
+        .iter()
+        .map(|step| {
+            let mut line = reproduce::step_args(step, one_core);
+            if let Some(label) = &args.label {
+                line.extend(["--label".to_string(), label.clone()]);
+            }
+            if args.energy {
+                line.push("--energy".to_string());
+            }
+            line.extend(["--target-ci".to_string(), "0".to_string()]);
+            step_run(step, line)
         })
-        .map_err(|why| format!("{}: refused: {why}", step.name));
-        plans.push(plan);
+        .collect()
+}
+
+/// The [`StepRun`] of `step` with its `run` flags `line`; `Err` inside: why it cannot run here.
+fn step_run(
+    step: &reproduce::Step,
+    line: Vec<String>,
+) -> Result<Result<StepRun, String>, CliError> {
+    let parsed = RunLine::try_parse_from(&line)
+        .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
+    Ok(super::run::sweep_spec(&parsed.run)
+        .map(|spec| StepRun {
+            args: line,
+            run: parsed.run,
+            spec,
+            max_cycles_per_byte: step.max_cycles_per_byte,
+        })
+        .map_err(|e| format!("cannot run here: {e}")))
+}
+
+/// What step `name` of `study` runs on this machine when "one core" is `one_core`: its sweep
+/// (functions with their backends, sizes, dispatch modes, sessions and cores), as `reproduce`
+/// plans it. For tests that construct a step's results file, which must hold the step's scenarios
+/// to count as the step's (issue 47 N30).
+pub fn step_sweep(study: &Study, name: &str, one_core: usize) -> Result<sweep::SweepSpec, String> {
+    let step = study
+        .steps
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("{} has no step {name}", study.id))?;
+    let mut line = reproduce::step_args(step, one_core);
+    line.extend(["--target-ci".to_string(), "0".to_string()]);
+    step_run(step, line).map_err(|e| e.message)?.map(|s| s.spec)
+}
+
+impl StepRun {
+    /// Whether `doc` holds this step's results: every result one of the step's scenarios (its
+    /// functions, sizes, dispatch modes, sessions, cores, data, keys, verification, re-keying, tag
+    /// length), and the header, which every `run` writes, naming the step's `--alg`, `--backend`,
+    /// `--accel`, `--sizes` and `--dispatch`: a file of another run with a subset of the step's
+    /// scenarios is not the step's either. `Err`: the first difference, as words.
+    fn holds_the_steps(&self, doc: &crate::results::Document) -> Result<(), String> {
+        let spec = &self.spec;
+        let other = |what: String| Err(format!("holds another run's results ({what})"));
+        if let crate::results::Header::Sweep(h) = &doc.scenario {
+            let accel = crate::spec::accel_list(&self.run.accel);
+            let dispatch = dispatches(spec);
+            let given = [
+                ("--alg", h.alg.as_str(), self.run.alg.as_str()),
+                (
+                    "--backend",
+                    h.backend.as_deref().unwrap_or("(default)"),
+                    self.run.backend.as_deref().unwrap_or("(default)"),
+                ),
+                ("--accel", h.accel.as_str(), accel.as_str()),
+                ("--sizes", h.sizes.as_str(), self.run.sizes.as_str()),
+                ("--dispatch", h.dispatch.as_str(), dispatch.as_str()),
+            ];
+            if let Some((flag, theirs, ours)) = given.iter().find(|(_, a, b)| a != b) {
+                return other(format!("{flag} {theirs}; the step runs {flag} {ours}"));
+            }
+        }
+        let cores = crate::engine::format_cpu_list(&spec.scenario.cores);
+        let sizes: Vec<String> = spec.sizes.iter().map(|s| s.label()).collect();
+        let functions: Vec<String> = spec.functions.iter().map(|f| f.id().to_string()).collect();
+        let s = &spec.scenario;
+        for r in &doc.results {
+            let at = format!("{}@{}", r.function(), r.size);
+            let differs = if !functions.contains(&r.function().to_string()) {
+                Some(format!("{at}: the step runs {}", functions.join(", ")))
+            } else if !sizes.contains(&r.size.to_string()) {
+                Some(format!("{at}: the step's sizes are {}", sizes.join(",")))
+            } else if !spec.dispatches.contains(&r.scenario.dispatch) {
+                Some(format!(
+                    "{at} dispatched {}: the step's are {}",
+                    r.scenario.dispatch,
+                    dispatches(spec)
+                ))
+            } else if r.sessions != s.sessions {
+                Some(format!(
+                    "{at}: {} sessions, the step's {}",
+                    r.sessions, s.sessions
+                ))
+            } else if r.cores != cores {
+                Some(format!("{at}: on cores {}, the step's {cores}", r.cores))
+            } else if (
+                r.scenario.data,
+                r.scenario.keys,
+                r.scenario.verify,
+                r.scenario.rekey_every,
+                r.scenario.tag_len,
+            ) != (s.data, s.keys, s.verify, s.rekey_every, s.tag_len)
+            {
+                Some(format!("{at}: its data, keys, verification, re-keying or tag length are not the step's"))
+            } else {
+                None
+            };
+            if let Some(what) = differs {
+                return other(what);
+            }
+        }
+        Ok(())
     }
-    Ok(plans)
+}
+
+/// The dispatch modes of `spec`, as a results header writes them.
+fn dispatches(spec: &sweep::SweepSpec) -> String {
+    spec.dispatches
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Sizes a step's runs (`sweep::plan_runs`) on this machine's scheduler and clock.
+struct Planner {
+    slice: std::time::Duration,
+    reference_hz: f64,
+}
+
+impl Planner {
+    fn new() -> Planner {
+        // Cycles per byte are reference cycles: f converts a step's slowest cost into time.
+        let (reference_hz, _) =
+            crate::system::clock::calibrate_reference(std::time::Duration::from_millis(30));
+        Planner {
+            slice: crate::bench::scheduling_slice(),
+            reference_hz,
+        }
+    }
+
+    /// The runs of `step` within `budget` seconds, or why it is refused.
+    fn plan(&self, step: &StepRun, budget: f64) -> Result<sweep::RunPlan, String> {
+        let load = step.spec.load().map_err(|e| e.to_string())?;
+        sweep::plan_runs(
+            budget,
+            &load,
+            step.max_cycles_per_byte / self.reference_hz,
+            self.slice,
+        )
+        .map_err(|why| format!("refused: {why}"))
+    }
 }
 
 /// Judge the claims on the steps' files and write the claims table, its JSON and the report.
@@ -221,7 +520,9 @@ fn conclude(study: &Study, dir: &Path) -> Result<(), CliError> {
         // `output_dir` refused a user's figures up front; what is there now is this reproduction's.
         replaces_own_figures: true,
     };
-    super::report::report(&report)?;
+    // Its steps have run by now: a report that cannot be written (a full disk) is a failure of
+    // the work, exit 1, not a refusal before any (its message names the file and the reason).
+    super::report::report(&report).map_err(|e| CliError::failure(e.message))?;
     crate::outln!(
         "reproduce: {} — claims.md, claims.json, report.html and figures/ in {}",
         study.id,
@@ -247,7 +548,16 @@ fn print_list() {
     }
 }
 
-fn print_plan(study: &Study, plans: &[StepLine], budget_s: f64, dir: &Path, one_core: usize) {
+#[allow(clippy::too_many_arguments)]
+fn print_plan(
+    study: &Study,
+    plans: &[StepLine],
+    pending: &[bool],
+    budget_s: f64,
+    raised: bool,
+    dir: &Path,
+    one_core: usize,
+) {
     crate::errln!(
         "reproduce: {} — {}, \"{}\"",
         study.id,
@@ -255,41 +565,34 @@ fn print_plan(study: &Study, plans: &[StepLine], budget_s: f64, dir: &Path, one_
         study.title
     );
     let mut total = 0.0;
-    let mut lengthened = false;
-    for (step, plan) in study.steps.iter().zip(plans) {
+    for ((step, plan), &pending) in study.steps.iter().zip(plans).zip(pending) {
         match plan {
+            _ if !pending => crate::errln!(
+                "reproduce:   {:<14} kept: its results file is complete ({})",
+                step.name,
+                directory::step_file(dir, step.name).display()
+            ),
             Ok((_, p)) => {
                 total += p.seconds;
-                lengthened |= p.lengthened();
                 crate::errln!(
-                    "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core}); runs of {:.2} s, window ≥ {:.2} s: {}{}",
+                    "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core}); runs of {:.2} s, window ≥ {:.2} s: {}",
                     step.name,
                     p.seconds,
                     step.what,
                     p.duration.as_secs_f64(),
                     p.minimum_window.as_secs_f64(),
                     p.why,
-                    if p.lengthened() {
-                        format!(" (more than its share, {:.0} s)", p.share_s)
-                    } else {
-                        String::new()
-                    }
                 );
             }
-            Err(why) => crate::errln!("reproduce:   {why}"),
+            Err(why) => crate::errln!("reproduce:   {}: {why}", step.name),
         }
     }
-    if lengthened {
-        // Said as what is needed: a window too short measures nothing, so the step takes longer.
+    if raised {
+        // The default is a wish; what the steps need is a floor (docs/methodology.md §2).
         crate::errln!(
-            "reproduce: a budget of {budget_s:.0} s cannot give every step the window its sessions and messages need (docs/methodology.md §2), so the plan takes ≈ {total:.0} s"
-        );
-    } else if total > budget_s * 1.01 {
-        // Said as what is needed: the shares of a budget below this leave some step under its floor.
-        crate::errln!(
-            "reproduce: a budget of {budget_s:.0} s gives some step less than the {:.0} s a step needs, so the plan takes ≈ {total:.0} s; --budget {:.0} or more keeps the study's shares",
-            reproduce::MIN_STEP_BUDGET_S,
-            (reproduce::budget_for_shares(study) - 1e-9).ceil()
+            "reproduce: the steps need ≈ {budget_s:.0} s here, more than {}'s default budget of {:.0} s, so the plan takes that (--budget below it is refused)",
+            study.id,
+            study.default_budget_s
         );
     }
     crate::errln!(

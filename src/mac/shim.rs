@@ -241,6 +241,50 @@ impl ShimTable {
 pub struct ShimMac {
     handle: *mut c_void,
     shim: &'static ShimTable,
+    /// What keyed it (`create`'s arguments), to key a fresh context after a refused stream update.
+    keyed: Keyed,
+}
+
+/// `create`'s arguments, kept by the context they made.
+struct Keyed {
+    algorithm: CString,
+    level: c_int,
+    key: Vec<u8>,
+    tag_len: size_t,
+}
+
+impl Keyed {
+    /// A new context of the shim keyed as this one was: `Err` with the shim's status and words.
+    fn create(&self, shim: &'static ShimTable) -> Result<*mut c_void, CreateFailure> {
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        let mut status = 0;
+        let why = c_text::<512>(|why, why_len| {
+            // SAFETY: algorithm is NUL-terminated, key valid for its length, handle writable, why
+            // has why_len bytes; on success the shim has put a new context in handle, which the
+            // caller owns.
+            status = unsafe {
+                (shim.create)(
+                    self.algorithm.as_ptr(),
+                    self.level,
+                    self.key.as_ptr(),
+                    self.key.len(),
+                    self.tag_len,
+                    &mut handle,
+                    why,
+                    why_len,
+                )
+            };
+        });
+        if status != 0 || handle.is_null() {
+            let why = if why.is_empty() {
+                "no context".to_string()
+            } else {
+                why
+            };
+            return Err(CreateFailure { status, why });
+        }
+        Ok(handle)
+    }
 }
 
 impl ShimMac {
@@ -259,6 +303,22 @@ impl ShimMac {
 }
 
 impl ShimMac {
+    /// Put the context back in its keyed state after a refused stream update, by keying a fresh one
+    /// the way this one was keyed. The header's contract was "finish after a refused update resets",
+    /// called with a tag length of 0; the gcrypt, nettle, openssl4, sodium and wolfSSL shims refuse
+    /// that length before resetting anything, and nettle's and wolfSSL's HMAC `begin` do not reset,
+    /// so the next message was tagged on top of the refused one's bytes (issue 47). A fresh context
+    /// is a reset whatever the shim does; where even that fails the old one stays, and the refusal
+    /// already returned says the message was not tagged.
+    fn reset(&mut self) {
+        if let Ok(fresh) = self.keyed.create(self.shim) {
+            // SAFETY: the old handle came from this shim's create and is freed exactly once; the
+            // fresh one replaces it.
+            unsafe { (self.shim.destroy)(self.handle) };
+            self.handle = fresh;
+        }
+    }
+
     /// A streaming call's status as a result; `len` is the piece it was given.
     fn stream_status(&self, status: c_int, len: usize) -> Result<(), Refused> {
         if status == 0 {
@@ -373,7 +433,10 @@ impl KeyedMac for ShimMac {
         };
         if status != 0 {
             let len = chunks.iter().map(|c| c.len()).sum();
-            return Err(Refused::message(len, self.reason(status)));
+            let refused = Refused::message(len, self.reason(status));
+            // Whatever state the refusal left, the next message starts from the key.
+            self.reset();
+            return Err(refused);
         }
         Ok(())
     }
@@ -392,12 +455,10 @@ impl KeyedMac for ShimMac {
             // SAFETY: handle is a live context with a message begun; c is valid for its length.
             let status = unsafe { (self.shim.update)(self.handle, c.as_ptr(), c.len()) };
             if status != 0 {
-                // The contract: finish after a refused update puts the context back in its
-                // keyed state; the tag is thrown away.
-                let mut scratch = [0u8; super::MAX_TAG_LEN];
-                // SAFETY: as above; scratch is writable for its length.
-                unsafe { (self.shim.finish)(self.handle, scratch.as_mut_ptr(), 0) };
-                return self.stream_status(status, c.len());
+                // The words first (the reason may read the context), then a fresh keyed context.
+                let refused = self.stream_status(status, c.len());
+                self.reset();
+                return refused;
             }
         }
         Ok(())
@@ -467,6 +528,9 @@ impl KeyedMac for ShimMac {
         // SAFETY: handle is a live context of this shim; key is valid for its length.
         let status = unsafe { rekey(self.handle, key.as_ptr(), key.len()) };
         Some(if status == 0 {
+            // A fresh context after a refused stream update is keyed with the key it has now.
+            self.keyed.key.clear();
+            self.keyed.key.extend_from_slice(key);
             Ok(())
         } else {
             Err(Refused {
@@ -550,34 +614,18 @@ pub fn create(
     let tag_len = super::algorithm(algorithm)
         .map(|a| a.tag_len)
         .ok_or_else(|| fail("not a registered algorithm".to_string()))?;
-    let name = CString::new(algorithm).map_err(|e| fail(e.to_string()))?;
-    let mut handle: *mut c_void = std::ptr::null_mut();
-    let mut status = 0;
-    let why = c_text::<512>(|why, why_len| {
-        // SAFETY: name is NUL-terminated, key valid for its length, handle writable, why has
-        // why_len bytes; on success the shim has put a new context in handle, which ShimMac owns.
-        status = unsafe {
-            (shim.create)(
-                name.as_ptr(),
-                level,
-                key.as_ptr(),
-                key.len(),
-                tag_len,
-                &mut handle,
-                why,
-                why_len,
-            )
-        };
-    });
-    if status != 0 || handle.is_null() {
-        let why = if why.is_empty() {
-            "no context".to_string()
-        } else {
-            why
-        };
-        return Err(CreateFailure { status, why });
-    }
-    Ok(ShimMac { handle, shim })
+    let keyed = Keyed {
+        algorithm: CString::new(algorithm).map_err(|e| fail(e.to_string()))?,
+        level,
+        key: key.to_vec(),
+        tag_len,
+    };
+    let handle = keyed.create(shim)?;
+    Ok(ShimMac {
+        handle,
+        shim,
+        keyed,
+    })
 }
 
 /// A C-library backend's availability: available when its shim was built in, else the reason

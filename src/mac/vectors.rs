@@ -356,7 +356,9 @@ pub fn self_test(function: &Function, key_setup: KeySetup) -> SelfTest {
                         .map_or_else(String::new, |n| format!(", {}-byte nonce", n.len())),
                     v.tag.len(),
                     if chunked {
-                        ", also streamed in chunks"
+                        // Through `tag_chunks`: the library's incremental interface, which is not
+                        // `--dispatch stream` (ring and AWS-LC take pieces here and refuse that).
+                        ", also fed in pieces"
                     } else {
                         ""
                     }

@@ -649,15 +649,36 @@ pub fn json_files_in(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// The quoted glob patterns among `paths` (a path that does not exist and holds `*`, `?` or `[`),
+/// as the readers expand them.
+fn glob_patterns(paths: &[PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .filter(|p| !p.exists())
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|t| t.contains(['*', '?', '[']))
+        .collect()
+}
+
 /// The directories among `paths` as `report`, `diff`, `validate` and `export` read them: those named,
-/// and those a quoted glob matches.
+/// those a quoted glob matches, and those holding the files a quoted glob matches (`'d/*.json'`
+/// reads d as surely as `d` does: issue 47 N20, `export 'd/*.json' -o d/out.json` wrote into it).
 fn directories_read(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for path in paths {
         let text = path.to_string_lossy();
         if !path.exists() && text.contains(['*', '?', '[']) {
             if let Ok(matches) = glob::glob(&text) {
-                dirs.extend(matches.filter_map(Result::ok).filter(|m| m.is_dir()));
+                for m in matches.filter_map(Result::ok) {
+                    let dir = if m.is_dir() {
+                        m
+                    } else {
+                        parent_of(&m).to_path_buf()
+                    };
+                    if !dirs.contains(&dir) {
+                        dirs.push(dir);
+                    }
+                }
             }
         } else if path.is_dir() {
             dirs.push(path.clone());
@@ -675,8 +696,27 @@ pub fn not_into_inputs(outputs: &[(&str, &Path)], paths: &[PathBuf]) -> Result<(
         .into_iter()
         .filter_map(|d| Some((std::fs::canonicalize(&d).ok()?, d)))
         .collect();
+    let patterns: Vec<(glob::Pattern, String)> = glob_patterns(paths)
+        .into_iter()
+        .filter_map(|t| Some((glob::Pattern::new(&t).ok()?, t)))
+        .collect();
     for (flag, path) in outputs {
-        if is_stream(path) || path.extension().is_none_or(|x| x != "json") {
+        if is_stream(path) {
+            continue;
+        }
+        // An output a quoted input pattern matches is an input of the next run of the same command,
+        // or already one: never written (issue 47 N20).
+        let plain = path.strip_prefix(".").unwrap_or(path);
+        if let Some((_, text)) = patterns
+            .iter()
+            .find(|(p, _)| p.matches_path(path) || p.matches_path(plain))
+        {
+            return Err(format!(
+                "{flag} {}: the input pattern {text} matches it, so it would be read as an input; write it elsewhere",
+                path.display()
+            ));
+        }
+        if path.extension().is_none_or(|x| x != "json") {
             continue;
         }
         let parent = path

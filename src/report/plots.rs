@@ -349,27 +349,31 @@ pub fn render_svg(fig: &Figure) -> Result<String, PlotError> {
 
 /// Render a figure as a PNG file of [`WIDTH`] × [`HEIGHT`] pixels.
 ///
-/// The bitmap backend only writes to a named file, so it renders to a temporary sibling whose bytes are
-/// then written by the one output rule ([`super::write_atomic`]): a link or device at `path` is written
-/// through, a regular file replaced whole.
+/// Drawn into memory and encoded here, then written by the one output rule ([`super::write_atomic`]:
+/// a link or device at `path` is written through, a regular file replaced whole). The bitmap
+/// backend's own file output failed on a full disk with a `Debug` chain for a message
+/// ("ImageError(IoError(Custom { … }))", issue 47 M36); the output rule names the file and the
+/// system's reason ("No space left on device").
 pub fn render_png(fig: &Figure, path: &Path) -> Result<(), PlotError> {
     register_fonts();
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // The backend picks the format from the extension, so the temporary name ends in .png.
-    let tmp = dir.join(format!(".{}.{}.tmp.png", fig.id, std::process::id()));
-    let rendered = (|| {
-        let root = BitMapBackend::new(&tmp, (WIDTH, HEIGHT)).into_drawing_area();
+    let mut rgb = vec![0u8; WIDTH as usize * HEIGHT as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (WIDTH, HEIGHT)).into_drawing_area();
         draw(fig, &root)?;
-        root.present()
-            .map_err(|e| err(fig, format!("{}: {e}", path.display())))?;
-        drop(root);
-        std::fs::read(&tmp).map_err(|e| err(fig, format!("{}: {e}", path.display())))
-    })();
-    let _ = std::fs::remove_file(&tmp);
-    super::write_atomic(path, &rendered?).map_err(|e| err(fig, e))
+        root.present().map_err(|e| err(fig, e))?;
+    }
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, WIDTH, HEIGHT);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .and_then(|mut w| {
+            w.write_image_data(&rgb)?;
+            w.finish()
+        })
+        .map_err(|e| err(fig, format!("{}: encoding the PNG: {e}", path.display())))?;
+    super::write_atomic(path, &bytes).map_err(|e| err(fig, e))
 }
 
 /// The chart every figure is drawn on: both axes f64 with the ticks given ([`TickedAxis`]).

@@ -399,25 +399,42 @@ pub fn study(id: &str) -> Result<&'static Study, String> {
     Err(format!("unknown study {id:?}; known: {}", known.join(", ")))
 }
 
-/// Each step's budget in seconds for a total of `budget_s`: its share, at least
-/// [`MIN_STEP_BUDGET_S`]. The sum may exceed a budget too small for the study (the CLI says so).
-pub fn step_budgets(study: &Study, budget_s: f64) -> Vec<f64> {
-    study
-        .steps
-        .iter()
-        .map(|s| (budget_s * s.share).max(MIN_STEP_BUDGET_S))
-        .collect()
-}
-
-/// The smallest total budget, seconds, whose shares give every step of `study` at least
-/// [`MIN_STEP_BUDGET_S`]: below it [`step_budgets`] raises some step to the floor.
-pub fn budget_for_shares(study: &Study) -> f64 {
+/// Each step's budget in seconds for a total of `budget_s`, given each step's minimum (`None`: a
+/// step that does not run, kept or refused, which gets 0): `max(minimum, λ · share)` with λ such
+/// that they add up to `budget_s`, so a step gets its share where that holds its minimum and the
+/// others share what is left in proportion. A budget below the minimums' sum (the CLI refuses
+/// one) gives each step its minimum.
+pub fn step_budgets(study: &Study, budget_s: f64, minimums: &[Option<f64>]) -> Vec<f64> {
+    let budgets = |lambda: f64| -> Vec<f64> {
+        study
+            .steps
+            .iter()
+            .zip(minimums)
+            .map(|(s, m)| m.map_or(0.0, |m| m.max(lambda * s.share)))
+            .collect()
+    };
+    let floor: f64 = minimums.iter().flatten().sum();
+    if budget_s <= floor {
+        return budgets(0.0);
+    }
+    // Σ max(mᵢ, λ sᵢ) grows with λ; at λ = budget / (smallest running share) it is above budget.
     let smallest = study
         .steps
         .iter()
-        .map(|s| s.share)
+        .zip(minimums)
+        .filter(|(_, m)| m.is_some())
+        .map(|(s, _)| s.share)
         .fold(f64::INFINITY, f64::min);
-    MIN_STEP_BUDGET_S / smallest
+    let (mut low, mut high) = (0.0, budget_s / smallest.max(1e-9));
+    for _ in 0..100 {
+        let mid = (low + high) / 2.0;
+        if budgets(mid).iter().sum::<f64>() > budget_s {
+            high = mid;
+        } else {
+            low = mid;
+        }
+    }
+    budgets(low)
 }
 
 /// A step's `run` flags with [`ONE_CORE`] replaced by `one_core`.

@@ -67,6 +67,7 @@ fn resumed_dir(study: &Study, dir: &Path) -> Result<PathBuf, String> {
         ));
     }
     own_files_are_regular(dir)?;
+    no_other_results("--resume", study, dir)?;
     output::output_dir("--resume", dir, "the reproduction's files")?;
     Ok(dir.to_path_buf())
 }
@@ -106,6 +107,7 @@ fn fresh_dir(study: &Study, output: Option<&Path>) -> Result<PathBuf, String> {
         ));
     }
     no_report_in_the_way(&dir)?;
+    no_other_results("-o", study, &dir)?;
     output::output_dir("-o", &dir, "the reproduction's files")?;
     Ok(dir)
 }
@@ -143,6 +145,42 @@ fn no_report_in_the_way(dir: &Path) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A reproduction's directory holds its steps' results and its claims, nothing else a reader of the
+/// directory would take for results: `report DIR` reads every `*.json` there, so a `run -o`
+/// directory's `results.json` (or any other results file) would be mixed into the reproduction's
+/// report and hosts (issue 47 N19). Refused up front, naming the file.
+fn no_other_results(flag: &str, study: &Study, dir: &Path) -> Result<(), String> {
+    let own: Vec<PathBuf> = study
+        .steps
+        .iter()
+        .map(|s| step_file(dir, s.name))
+        .chain([dir.join(CLAIMS_FILE)])
+        .collect();
+    let run_csv = dir.join(crate::session::RESULTS_CSV);
+    let other = output::json_files_in(dir)
+        .into_iter()
+        .find(|p| !own.contains(p))
+        .or_else(|| {
+            std::fs::symlink_metadata(&run_csv)
+                .is_ok()
+                .then_some(run_csv)
+        });
+    let Some(file) = other else { return Ok(()) };
+    let run = file
+        .file_name()
+        .is_some_and(|n| n == crate::session::RESULTS_JSON || n == crate::session::RESULTS_CSV);
+    Err(format!(
+        "{flag} {}: holds {}, {}; a reproduction's results would be mixed with it: give the reproduction a directory of its own",
+        dir.display(),
+        file.display(),
+        if run {
+            "a `run -o` directory's results"
+        } else {
+            "a file `report`, `validate` and `diff` of the directory would read beside the reproduction's results"
+        }
+    ))
 }
 
 /// The files `--resume` rewrites at the end (`claims.md`, `claims.json`, `report.html`) must be

@@ -164,16 +164,39 @@ pub fn parse_one_cpu(flag: &str, text: &str, online: &[usize]) -> Result<usize, 
 /// A `--label` must name a host in a table cell and a legend: one line of printable text, short.
 pub fn check_label(label: Option<&str>) -> Result<(), SpecError> {
     let Some(label) = label else { return Ok(()) };
-    if label.trim().is_empty()
+    if !label.chars().any(is_visible)
         || label.chars().count() > 64
         || label.chars().any(|c| c.is_control() || is_format_char(c))
     {
         return Err(SpecError::new(format!(
-            "--label {}: give a host name of 1 to 64 printable characters (no control or invisible formatting characters)",
+            "--label {}: give a host name of 1 to 64 printable characters, one at least visible (no control or invisible formatting characters; combining marks and blanks such as U+3164 or U+2800 alone show nothing)",
             label.escape_debug()
         )));
     }
     Ok(())
+}
+
+/// Whether `c` shows as a mark of its own: not white space, control or format, not a combining mark
+/// (it draws on the character before it, so a label made only of them shows nothing, or a mark on
+/// the table's border), and not one of the letters and symbols that draw as blanks — Hangul
+/// fillers (U+115F, U+1160, U+3164, U+FFA0), the braille blank (U+2800), the combining grapheme
+/// joiner and the variation selectors. A label with none is refused like an empty one (issue 47
+/// N21: "\u{3164}", "\u{2800}" and "\u{301}\u{302}" were taken as visible names).
+fn is_visible(c: char) -> bool {
+    !(c.is_whitespace()
+        || c.is_control()
+        || is_format_char(c)
+        || matches!(c as u32,
+            // Combining marks of the scripts most often met, and the blocks of them.
+            0x0300..=0x036F | 0x0483..=0x0489 | 0x0591..=0x05BD | 0x05BF | 0x05C1..=0x05C2
+            | 0x05C4..=0x05C5 | 0x05C7 | 0x0610..=0x061A | 0x064B..=0x065F | 0x0670
+            | 0x06D6..=0x06DC | 0x06DF..=0x06E4 | 0x06E7..=0x06E8 | 0x06EA..=0x06ED
+            | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0E31 | 0x0E34..=0x0E3A | 0x0E47..=0x0E4E
+            | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0x302A..=0x302F
+            | 0x3099..=0x309A | 0xFE20..=0xFE2F
+            // Blanks that are letters or symbols, and the invisible joiners and selectors.
+            | 0x115F | 0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F | 0x2800 | 0x3164
+            | 0xFE00..=0xFE0F | 0xFFA0 | 0xE0100..=0xE01EF))
 }
 
 /// Unicode's invisible format characters (general category Cf) and line/paragraph separators: a

@@ -462,3 +462,52 @@ pub fn keyed_with(f: &macbench::mac::Function, seed: u64) -> Box<dyn macbench::m
     macbench::isolate::key(f, &key, macbench::mac::KeyParams::default())
         .unwrap_or_else(|e| panic!("{}: {e}", f.id()))
 }
+
+/// `doc` made the results file of step `step` of `study` as this machine's reproduction would write
+/// it (issue 47 N30: `--resume` keeps a step file only when its scenarios are the step's): its
+/// header names the step's `--alg`, `--backend`, `--accel`, `--sizes` and `--dispatch`, and each
+/// result runs on the step's backend for its algorithm, sessions, cores and settings. The results'
+/// functions, sizes and numbers stay the caller's.
+pub fn as_step(
+    doc: &mut macbench::results::Document,
+    study: &macbench::reproduce::Study,
+    step: &str,
+) {
+    let one_core = *macbench::system::online_cpus().last().unwrap();
+    // A step that cannot run here (its backend not built) is not checked against its file.
+    let Ok(spec) = macbench::cli::step_sweep(study, step, one_core) else {
+        return;
+    };
+    let args = macbench::reproduce::step_args(
+        study.steps.iter().find(|s| s.name == step).unwrap(),
+        one_core,
+    );
+    let flag = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
+    if let macbench::results::Header::Sweep(h) = &mut doc.scenario {
+        h.alg = flag("--alg").unwrap();
+        h.backend = flag("--backend");
+        h.accel = flag("--accel").unwrap_or_else(|| "hw".into());
+        h.sizes = flag("--sizes").unwrap();
+        h.dispatch = flag("--dispatch").unwrap_or_else(|| "single".into());
+    }
+    let cores = macbench::engine::format_cpu_list(&spec.scenario.cores);
+    for r in &mut doc.results {
+        if let Some(f) = spec
+            .functions
+            .iter()
+            .find(|f| f.algorithm.name == r.algorithm && f.accel.name() == r.accel)
+        {
+            r.backend = f.backend.name.to_string();
+        }
+        r.sessions = spec.scenario.sessions;
+        r.cores = cores.clone();
+        let s = &mut r.scenario;
+        s.sessions = spec.scenario.sessions;
+        s.cores = spec.scenario.cores.clone();
+        s.data = spec.scenario.data;
+        s.keys = spec.scenario.keys;
+        s.verify = spec.scenario.verify;
+        s.rekey_every = spec.scenario.rekey_every;
+        s.tag_len = spec.scenario.tag_len;
+    }
+}
