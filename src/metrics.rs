@@ -5,6 +5,11 @@
 //! passed in; `W` is the coordinator's window wall time; per thread `c_i` is CPU time, `b_i` bytes, `m_i`
 //! messages between the coordinator's samples of that thread at the window's start and end. The tick
 //! series adds the trend test and the batch means behind the confidence intervals (`stats`).
+//!
+//! The headline metrics are described once ([`Headline`], the list [`HEADLINE`]): key, labels, unit,
+//! direction, format, interval and spread, and how to read each. The tables, the exporters, the
+//! checks and `diff` walk that list, and the per-metric sets a result records ([`Ci95Set`],
+//! [`SpreadSet`], [`RunUncertainty`]) are generated from it, so none of them names a metric.
 
 use crate::engine::{RawRun, Series, ThreadCounters};
 use crate::stats::{self, BatchEstimate, Trend};
@@ -18,7 +23,8 @@ pub const MIN_WINDOW_MESSAGES: u64 = 1000;
 /// This one type is written to the results JSON and read back from it (`report::read`); fields missing
 /// in older files take their default. Adding a metric touches this file only — a field here, its
 /// formula in [`compute`]; its median over repeats ([`Metrics::median`]), the JSON, the CSV columns
-/// and every reader follow from serde.
+/// and every reader follow from serde. A headline metric also gets its descriptor ([`HEADLINE`]),
+/// which puts it in the tables, exporters and checks, and with an interval its per-batch formula.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Metrics {
