@@ -119,9 +119,12 @@ fn cores(e: &Energy) -> Option<&Energy> {
         .find(|p| p.scope == crate::energy::Scope::Cores)
 }
 
+/// An energy column: its name and its cell for a result that has energy.
+type EnergyColumn = (&'static str, fn(&Energy) -> String);
+
 /// The energy columns (`run --energy`), named after the JSON's `energy` fields, each with its cell
 /// for a result that has energy: one list, so a column and its value cannot drift apart.
-const ENERGY_COLUMNS: &[(&str, fn(&Energy) -> String)] = &[
+const ENERGY_COLUMNS: &[EnergyColumn] = &[
     ("energy_meter", |e| e.meter.clone()),
     ("energy_scope", |e| e.scope.to_string()),
     ("energy_resolution_j", |e| e.resolution_j.to_string()),
