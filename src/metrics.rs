@@ -859,9 +859,13 @@ pub enum Format {
 pub struct Headline {
     /// The key in the results JSON (`metrics`, `ci95`, `spread`) and the CSV columns.
     pub key: &'static str,
+    /// What its value counts (`cycles/B`, as LAVA's lines write it).
     pub unit: &'static str,
+    /// Whether a smaller or a larger value is the better one.
     pub better: Better,
+    /// A cost, a rate or a ratio, and per what: the checks' rules follow it.
     pub kind: Kind,
+    /// How the terminal tables write it.
     pub format: Format,
     /// The terminal scenario table's column: header and minimum width; `None`: not shown there.
     pub column: Option<(&'static str, usize)>,
@@ -1193,5 +1197,52 @@ impl SpreadSet {
             *slot = Spread::of(&values);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(v: serde_json::Value) -> Vec<String> {
+        let mut keys: Vec<String> = v
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        keys.sort();
+        keys
+    }
+
+    /// Each descriptor names a field of [`Metrics`] and has a per-batch formula exactly when it has
+    /// an interval, and the generated sets hold exactly the descriptors that ask for them.
+    #[test]
+    fn the_descriptors_and_the_sets_they_key_agree() {
+        let fields = keys(serde_json::to_value(Metrics::default()).unwrap());
+        for h in HEADLINE {
+            assert!(fields.iter().any(|k| k == h.key), "{} is no metric", h.key);
+            assert_eq!(h.batch.is_some(), h.interval, "{}", h.key);
+        }
+        let wanted = |f: fn(&Headline) -> bool| {
+            let mut keys: Vec<String> = HEADLINE
+                .iter()
+                .filter(|h| f(h))
+                .map(|h| h.key.to_string())
+                .collect();
+            keys.sort();
+            keys
+        };
+        let ci95 = keys(serde_json::to_value(Ci95Set::default()).unwrap());
+        assert_eq!(ci95, wanted(|h| h.interval));
+        let spread = keys(serde_json::to_value(SpreadSet::default()).unwrap());
+        assert_eq!(spread, wanted(|h| h.spread));
+        for h in HEADLINE {
+            assert_eq!(
+                Ci95Set::default().slot(h).is_some(),
+                h.interval,
+                "{}",
+                h.key
+            );
+            assert_eq!(RunUncertainty::default().slot(h).is_some(), h.interval);
+        }
     }
 }
