@@ -7,7 +7,7 @@
 use crate::engine::{self, clock::ClockInfo, RawRun, Scenario};
 use crate::isolate;
 use crate::metrics::{
-    self, Context, Metrics, RunUncertainty, Spread, Warning, WarningCode, MIN_WINDOW_MESSAGES,
+    self, Context, Metrics, RunUncertainty, Warning, WarningCode, MIN_WINDOW_MESSAGES,
 };
 use crate::results::{Ci95Set, ResultEntry, SizeLabel, SpreadSet};
 use crate::stats::HostSpread;
@@ -157,13 +157,6 @@ pub fn fitted_duration(
 /// from round to round.
 pub fn rounds_in_window(window: Duration, sessions: usize, cores: usize, slice: Duration) -> f64 {
     window.as_secs_f64() / (f64::from(per_core(sessions, cores)) * slice.as_secs_f64())
-}
-
-fn spread(values: &[f64]) -> Option<Spread> {
-    Some(Spread {
-        min: values.iter().copied().reduce(f64::min)?,
-        max: values.iter().copied().reduce(f64::max)?,
-    })
 }
 
 /// The runs of one scenario: raw counters, their metrics and within-run uncertainty, in order.
@@ -683,8 +676,6 @@ fn entry(
         .get(median_index)
         .map(|r| r.series.clone())
         .unwrap_or_default();
-    let pick =
-        |g: &dyn Fn(&Metrics) -> Option<f64>| spread(&all.iter().filter_map(g).collect::<Vec<_>>());
     ResultEntry {
         algorithm: f.algorithm.name.to_string(),
         backend: f.backend.name.to_string(),
@@ -695,11 +686,7 @@ fn entry(
         cores: engine::format_cpu_list(&scenario.cores),
         repeats: runs.raws.len(),
         metrics: median,
-        spread: SpreadSet {
-            absolute_cycles_per_byte: pick(&|m| m.absolute_cycles_per_byte),
-            apparent_cycles_per_byte: pick(&|m| m.apparent_cycles_per_byte),
-            bytes_per_second: pick(&|m| Some(m.bytes_per_second)),
-        },
+        spread: SpreadSet::from_runs(&all),
         ci95,
         series,
         threads: runs.computed.swap_remove(median_index).threads,

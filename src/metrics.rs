@@ -5,6 +5,11 @@
 //! passed in; `W` is the coordinator's window wall time; per thread `c_i` is CPU time, `b_i` bytes, `m_i`
 //! messages between the coordinator's samples of that thread at the window's start and end. The tick
 //! series adds the trend test and the batch means behind the confidence intervals (`stats`).
+//!
+//! The headline metrics are described once ([`Headline`], the list [`HEADLINE`]): key, labels, unit,
+//! direction, format, interval and spread, and how to read each. The tables, the exporters, the
+//! checks and `diff` walk that list, and the per-metric sets a result records ([`Ci95Set`],
+//! [`SpreadSet`], [`RunUncertainty`]) are generated from it, so none of them names a metric.
 
 use crate::engine::{RawRun, Series, ThreadCounters};
 use crate::stats::{self, BatchEstimate, Trend};
@@ -18,7 +23,8 @@ pub const MIN_WINDOW_MESSAGES: u64 = 1000;
 /// This one type is written to the results JSON and read back from it (`report::read`); fields missing
 /// in older files take their default. Adding a metric touches this file only — a field here, its
 /// formula in [`compute`]; its median over repeats ([`Metrics::median`]), the JSON, the CSV columns
-/// and every reader follow from serde.
+/// and every reader follow from serde. A headline metric also gets its descriptor ([`HEADLINE`]),
+/// which puts it in the tables, exporters and checks, and with an interval its per-batch formula.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Metrics {
@@ -698,34 +704,24 @@ fn steadiness_warning(raw: &RawRun) -> Option<Warning> {
     })
 }
 
-/// Within-run uncertainty of each headline metric of one run, from batch means.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RunUncertainty {
-    pub absolute_cycles_per_byte: Option<BatchEstimate>,
-    pub apparent_cycles_per_byte: Option<BatchEstimate>,
-    pub absolute_cycles_per_message: Option<BatchEstimate>,
-    pub apparent_cycles_per_message: Option<BatchEstimate>,
-    pub bytes_per_second: Option<BatchEstimate>,
-}
-
-/// Batch-means standard errors of one run's headline metrics.
+/// Batch-means standard errors of one run's headline metrics: each metric with an interval, from its
+/// descriptor's per-batch formula ([`Headline::batch`]).
 pub fn uncertainty(raw: &RawRun, f: f64) -> RunUncertainty {
     let b = batches(&raw.series);
-    let est = |g: &dyn Fn(&Batch) -> Option<f64>| {
-        let v: Vec<f64> = b.iter().filter_map(g).collect();
-        if v.len() == b.len() {
+    let mut out = RunUncertainty::default();
+    for h in HEADLINE {
+        let (Some(per_batch), Some(slot)) = (h.batch, out.slot(h)) else {
+            continue;
+        };
+        let v: Vec<f64> = b.iter().filter_map(|x| per_batch(x, f)).collect();
+        // A batch without bytes has no cycles/byte: no interval rather than a biased one.
+        *slot = if v.len() == b.len() {
             BatchEstimate::from_batches(&v)
         } else {
-            None // a batch without bytes has no cycles/byte: no interval rather than a biased one
-        }
-    };
-    RunUncertainty {
-        absolute_cycles_per_byte: est(&|x| ratio(f * x.cpu_s, x.bytes as f64)),
-        apparent_cycles_per_byte: est(&|x| ratio(f * x.wall_s, x.bytes as f64)),
-        absolute_cycles_per_message: est(&|x| ratio(f * x.cpu_s, x.messages as f64)),
-        apparent_cycles_per_message: est(&|x| ratio(f * x.wall_s, x.messages as f64)),
-        bytes_per_second: est(&|x| ratio(x.bytes as f64, x.wall_s)),
+            None
+        };
     }
+    out
 }
 
 /// Warnings summarised by code with counts, for one terminal line: "starvation×98, not-steady".
@@ -775,6 +771,14 @@ pub struct Spread {
 }
 
 impl Spread {
+    /// The [min, max] of `values`; `None` when there are none.
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        Some(Spread {
+            min: values.iter().copied().reduce(f64::min)?,
+            max: values.iter().copied().reduce(f64::max)?,
+        })
+    }
+
     /// Whether two [min, max] intervals share any point.
     pub fn overlaps(&self, other: &Spread) -> bool {
         self.min <= other.max && other.min <= self.max
@@ -805,4 +809,440 @@ pub fn user_share(raw: &RawRun) -> Option<f64> {
         total += du + ds;
     }
     (total > 0).then(|| user as f64 / total as f64)
+}
+
+// The headline metrics: one descriptor each (hyperfine's `Metric`, STYLE §14). Every table, exporter,
+// check and the diff walks [`HEADLINE`] instead of naming metrics, and the sets a result records per
+// metric — its 95 % interval ([`Ci95Set`]), its spread over repeats ([`SpreadSet`]) and one run's
+// batch-means uncertainty ([`RunUncertainty`]) — are generated from the same entries, keyed by them.
+// Adding a headline metric is its field in [`Metrics`], its formula in [`compute`] and its entry in
+// `headline_metrics!` below (with `ci95`, its per-batch formula too): this file only.
+
+/// Which way a headline metric improves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// What a cost is paid per, or a rate counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    Byte,
+    Message,
+}
+
+/// What a headline metric is: the checks treat costs and rates by what they count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Reference cycles per byte or per message.
+    Cost(Per),
+    /// Bytes or messages per second.
+    Rate(Per),
+    /// A dimensionless figure (parallelism, fairness, utilisation).
+    Ratio,
+}
+
+/// How a terminal table writes a metric's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Three significant figures at most, `-` when missing.
+    Number,
+    /// Human bytes/second: `812 MB/s`.
+    BytesPerSecond,
+    /// Human count per second: `1.23M`, `-` when not measured.
+    PerSecond,
+}
+
+/// One headline metric: its JSON key and how each output names, formats and reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct Headline {
+    /// The key in the results JSON (`metrics`, `ci95`, `spread`) and the CSV columns.
+    pub key: &'static str,
+    /// What its value counts (`cycles/B`, as LAVA's lines write it).
+    pub unit: &'static str,
+    /// Whether a smaller or a larger value is the better one.
+    pub better: Better,
+    /// A cost, a rate or a ratio, and per what: the checks' rules follow it.
+    pub kind: Kind,
+    /// How the terminal tables write it.
+    pub format: Format,
+    /// The terminal scenario table's column: header and minimum width; `None`: not shown there.
+    pub column: Option<(&'static str, usize)>,
+    /// The title of its functions × sizes matrix at the end of a run; `None`: no matrix.
+    pub matrix: Option<&'static str>,
+    /// The name in the HTML report's results table and `diff`'s columns; `None`: not shown there.
+    pub label: Option<&'static str>,
+    /// The unit in Go's benchmark format (`abs-cycles/B`); `Some` also puts the metric in BMF, under
+    /// its key in kebab case.
+    pub history: Option<&'static str>,
+    /// Whether a result records its 95 % interval (`ci95`).
+    pub interval: bool,
+    /// Whether a result records its spread over repeats (`spread`).
+    pub spread: bool,
+    /// Its value in a result's metrics: `None` when missing or not finite where a missing value
+    /// reads as NaN.
+    pub value: fn(&Metrics) -> Option<f64>,
+    /// Its value in one batch of a run's window at reference rate `f`, for the within-run
+    /// uncertainty; present exactly for a metric with an interval.
+    pub batch: Option<fn(&Batch, f64) -> Option<f64>>,
+}
+
+impl Headline {
+    /// The BMF measure name: the key in kebab case.
+    pub fn bmf_name(&self) -> String {
+        self.key.replace('_', "-")
+    }
+}
+
+/// Declares the headline descriptors and the per-metric sets keyed by them. An entry is
+/// `CONST key [flags] { fields }`, flags `ci95` (a 95 % interval, so also a per-batch formula)
+/// and `spread` (min/max over repeats); the sets' fields, and so their JSON, follow the entries' order.
+macro_rules! headline_metrics {
+    (@munch [$($ci:ident)*] [$($sp:ident)*] [$($all:ident)*]) => {
+        /// Every headline metric, in the order every output lists them.
+        pub const HEADLINE: &[Headline] = &[$($all),*];
+
+        /// 95 % confidence intervals of the headline metrics that have one; `None` where a run was
+        /// too short to batch (and in files written before they existed).
+        #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+        #[serde(default)]
+        pub struct Ci95Set {
+            $(pub $ci: Option<stats::Interval>,)*
+        }
+
+        impl Ci95Set {
+            /// The interval of `h`; `None` also for a metric without one.
+            pub fn get(&self, h: &Headline) -> Option<stats::Interval> {
+                $(if h.key == stringify!($ci) { return self.$ci; })*
+                None
+            }
+
+            fn slot(&mut self, h: &Headline) -> Option<&mut Option<stats::Interval>> {
+                $(if h.key == stringify!($ci) { return Some(&mut self.$ci); })*
+                None
+            }
+        }
+
+        /// Min/max over repeats of the headline metrics that record it.
+        #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+        #[serde(default)]
+        pub struct SpreadSet {
+            $(pub $sp: Option<Spread>,)*
+        }
+
+        impl SpreadSet {
+            /// The spread of `h`; `None` also for a metric without one.
+            pub fn get(&self, h: &Headline) -> Option<Spread> {
+                $(if h.key == stringify!($sp) { return self.$sp; })*
+                None
+            }
+
+            fn slot(&mut self, h: &Headline) -> Option<&mut Option<Spread>> {
+                $(if h.key == stringify!($sp) { return Some(&mut self.$sp); })*
+                None
+            }
+        }
+
+        /// Within-run uncertainty of each headline metric with an interval, of one run, from batch
+        /// means ([`uncertainty`]).
+        #[derive(Debug, Clone, Copy, Default, PartialEq)]
+        pub struct RunUncertainty {
+            $(pub $ci: Option<BatchEstimate>,)*
+        }
+
+        impl RunUncertainty {
+            /// The estimate of `h`; `None` also for a metric without an interval.
+            pub fn get(&self, h: &Headline) -> Option<BatchEstimate> {
+                $(if h.key == stringify!($ci) { return self.$ci; })*
+                None
+            }
+
+            fn slot(&mut self, h: &Headline) -> Option<&mut Option<BatchEstimate>> {
+                $(if h.key == stringify!($ci) { return Some(&mut self.$ci); })*
+                None
+            }
+        }
+    };
+    (@munch [$($ci:ident)*] [$($sp:ident)*] [$($all:ident)*]
+        $(#[doc = $doc:literal])* $c:ident $key:ident [ci95 spread] { $($body:tt)* } $($rest:tt)*) => {
+        headline_metrics!(@one $c $key true true [$($doc)*] { $($body)* });
+        headline_metrics!(@munch [$($ci)* $key] [$($sp)* $key] [$($all)* $c] $($rest)*);
+    };
+    (@munch [$($ci:ident)*] [$($sp:ident)*] [$($all:ident)*]
+        $(#[doc = $doc:literal])* $c:ident $key:ident [ci95] { $($body:tt)* } $($rest:tt)*) => {
+        headline_metrics!(@one $c $key true false [$($doc)*] { $($body)* });
+        headline_metrics!(@munch [$($ci)* $key] [$($sp)*] [$($all)* $c] $($rest)*);
+    };
+    (@munch [$($ci:ident)*] [$($sp:ident)*] [$($all:ident)*]
+        $(#[doc = $doc:literal])* $c:ident $key:ident [spread] { $($body:tt)* } $($rest:tt)*) => {
+        headline_metrics!(@one $c $key false true [$($doc)*] { $($body)* });
+        headline_metrics!(@munch [$($ci)*] [$($sp)* $key] [$($all)* $c] $($rest)*);
+    };
+    (@munch [$($ci:ident)*] [$($sp:ident)*] [$($all:ident)*]
+        $(#[doc = $doc:literal])* $c:ident $key:ident [] { $($body:tt)* } $($rest:tt)*) => {
+        headline_metrics!(@one $c $key false false [$($doc)*] { $($body)* });
+        headline_metrics!(@munch [$($ci)*] [$($sp)*] [$($all)* $c] $($rest)*);
+    };
+    (@one $c:ident $key:ident $interval:literal $spread:literal [$($doc:literal)*] { $($body:tt)* }) => {
+        $(#[doc = $doc])*
+        pub const $c: Headline = Headline {
+            key: stringify!($key),
+            interval: $interval,
+            spread: $spread,
+            $($body)*
+        };
+    };
+    ($($entries:tt)*) => {
+        headline_metrics!(@munch [] [] [] $($entries)*);
+    };
+}
+
+headline_metrics! {
+    /// f·Σc_i / Σb_i: the CPU time a byte costs.
+    ABSOLUTE_CYCLES_PER_BYTE absolute_cycles_per_byte [ci95 spread] {
+        unit: "cycles/B",
+        better: Better::Lower,
+        kind: Kind::Cost(Per::Byte),
+        format: Format::Number,
+        column: Some(("abs c/B", 8)),
+        matrix: Some("absolute cycles/byte (CPU time; median of repeats)"),
+        label: Some("absolute c/B"),
+        history: Some("abs-cycles/B"),
+        value: |m| m.absolute_cycles_per_byte,
+        batch: Some(|x, f| ratio(f * x.cpu_s, x.bytes as f64)),
+    }
+    /// f·W / Σb_i: the wall-clock time a byte costs, all sessions together.
+    APPARENT_CYCLES_PER_BYTE apparent_cycles_per_byte [ci95 spread] {
+        unit: "cycles/B",
+        better: Better::Lower,
+        kind: Kind::Cost(Per::Byte),
+        format: Format::Number,
+        column: Some(("app c/B", 8)),
+        matrix: Some("apparent cycles/byte (wall clock, all sessions together)"),
+        label: Some("apparent c/B"),
+        history: Some("app-cycles/B"),
+        value: |m| m.apparent_cycles_per_byte,
+        batch: Some(|x, f| ratio(f * x.wall_s, x.bytes as f64)),
+    }
+    /// f·Σc_i / Σm_i: the CPU time a message costs.
+    ABSOLUTE_CYCLES_PER_MESSAGE absolute_cycles_per_message [ci95] {
+        unit: "cycles/message",
+        better: Better::Lower,
+        kind: Kind::Cost(Per::Message),
+        format: Format::Number,
+        column: Some(("abs c/msg", 11)),
+        matrix: None,
+        label: Some("abs. c/message"),
+        history: Some("abs-cycles/msg"),
+        value: |m| m.absolute_cycles_per_message,
+        batch: Some(|x, f| ratio(f * x.cpu_s, x.messages as f64)),
+    }
+    /// f·W / Σm_i: the wall-clock time a message costs, all sessions together.
+    APPARENT_CYCLES_PER_MESSAGE apparent_cycles_per_message [ci95] {
+        unit: "cycles/message",
+        better: Better::Lower,
+        kind: Kind::Cost(Per::Message),
+        format: Format::Number,
+        column: None,
+        matrix: None,
+        label: None,
+        history: None,
+        value: |m| m.apparent_cycles_per_message,
+        batch: Some(|x, f| ratio(f * x.wall_s, x.messages as f64)),
+    }
+    /// Σb_i / W: throughput.
+    BYTES_PER_SECOND bytes_per_second [ci95 spread] {
+        unit: "B/s",
+        better: Better::Higher,
+        kind: Kind::Rate(Per::Byte),
+        format: Format::BytesPerSecond,
+        column: Some(("throughput", 13)),
+        matrix: None,
+        label: Some("throughput (B/s)"),
+        history: Some("B/s"),
+        value: |m| known(m.bytes_per_second),
+        batch: Some(|x, _| ratio(x.bytes as f64, x.wall_s)),
+    }
+    /// Σm_i / W.
+    MESSAGES_PER_SECOND messages_per_second [] {
+        unit: "messages/s",
+        better: Better::Higher,
+        kind: Kind::Rate(Per::Message),
+        format: Format::PerSecond,
+        column: Some(("msg/s", 8)),
+        matrix: None,
+        label: None,
+        history: None,
+        value: |m| known(m.messages_per_second),
+        batch: None,
+    }
+    /// absolute / apparent ≈ cores effectively used.
+    PARALLELISM parallelism [] {
+        unit: "cores",
+        better: Better::Higher,
+        kind: Kind::Ratio,
+        format: Format::Number,
+        column: Some(("par", 5)),
+        matrix: None,
+        label: Some("parallelism"),
+        history: None,
+        value: |m| m.parallelism,
+        batch: None,
+    }
+    /// Jain's index of the sessions' bytes.
+    FAIRNESS fairness [] {
+        unit: "Jain's index",
+        better: Better::Higher,
+        kind: Kind::Ratio,
+        format: Format::Number,
+        column: Some(("fair", 5)),
+        matrix: None,
+        label: Some("fairness"),
+        history: None,
+        value: |m| m.fairness,
+        batch: None,
+    }
+    /// Share of the core set's time spent in session threads.
+    CPU_UTILISATION cpu_utilisation [] {
+        unit: "share of the core set",
+        better: Better::Higher,
+        kind: Kind::Ratio,
+        format: Format::Number,
+        column: None,
+        matrix: None,
+        label: Some("CPU use"),
+        history: None,
+        value: |m| known(m.cpu_utilisation),
+        batch: None,
+    }
+}
+
+impl Ci95Set {
+    /// From each repeat's metrics and within-run uncertainty.
+    pub fn from_runs(all: &[Metrics], within: &[RunUncertainty]) -> Ci95Set {
+        let mut out = Ci95Set::default();
+        for h in HEADLINE {
+            let Some(slot) = out.slot(h) else { continue };
+            let runs: Vec<(f64, Option<BatchEstimate>)> = all
+                .iter()
+                .zip(within)
+                .filter_map(|(m, u)| Some(((h.value)(m)?, u.get(h))))
+                .collect();
+            *slot = stats::confidence_interval(&runs);
+        }
+        out
+    }
+
+    /// Each interval widened to at least what the host's pooled repeat-to-repeat spread implies for
+    /// `repeats` runs about the median ([`stats::HostSpread::floor`]).
+    pub fn with_host_floor(
+        mut self,
+        median: &Metrics,
+        host: &stats::HostSpread,
+        repeats: usize,
+    ) -> Ci95Set {
+        for h in HEADLINE {
+            let centre = (h.value)(median);
+            if let (Some(slot), Some(c)) = (self.slot(h), centre) {
+                *slot = slot.map(|ci| host.floor(ci, c, repeats));
+            }
+        }
+        self
+    }
+
+    /// The widest relative half-width of the cycles figures (per byte, or per message when the
+    /// messages are empty), against the medians: what `--target-ci` is compared with. `None` when no
+    /// interval could be formed.
+    pub fn precision(&self, median: &Metrics) -> Option<f64> {
+        let per = if median.bytes > 0 {
+            Per::Byte
+        } else {
+            Per::Message
+        };
+        let mut widest: Option<f64> = None;
+        for h in HEADLINE
+            .iter()
+            .filter(|h| h.interval && h.kind == Kind::Cost(per))
+        {
+            let w = self.get(h)?.relative_half_width((h.value)(median)?)?;
+            widest = Some(widest.map_or(w, |x: f64| x.max(w)));
+        }
+        widest
+    }
+
+    /// The interval of `h` as a [min, max] range, for the same overlap test as a spread.
+    pub fn range(&self, h: &Headline) -> Option<Spread> {
+        self.get(h).map(Spread::from)
+    }
+
+    /// The absolute cycles/byte interval as a [min, max] range.
+    pub fn absolute(&self) -> Option<Spread> {
+        self.range(&ABSOLUTE_CYCLES_PER_BYTE)
+    }
+
+    /// The apparent cycles/byte interval as a [min, max] range.
+    pub fn apparent(&self) -> Option<Spread> {
+        self.range(&APPARENT_CYCLES_PER_BYTE)
+    }
+}
+
+impl SpreadSet {
+    /// The [min, max] over `all` repeats of each metric that records its spread.
+    pub fn from_runs(all: &[Metrics]) -> SpreadSet {
+        let mut out = SpreadSet::default();
+        for h in HEADLINE {
+            let Some(slot) = out.slot(h) else { continue };
+            let values: Vec<f64> = all.iter().filter_map(h.value).collect();
+            *slot = Spread::of(&values);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(v: serde_json::Value) -> Vec<String> {
+        let mut keys: Vec<String> = v
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        keys.sort();
+        keys
+    }
+
+    /// Each descriptor names a field of [`Metrics`] and has a per-batch formula exactly when it has
+    /// an interval, and the generated sets hold exactly the descriptors that ask for them.
+    #[test]
+    fn the_descriptors_and_the_sets_they_key_agree() {
+        let fields = keys(serde_json::to_value(Metrics::default()).unwrap());
+        for h in HEADLINE {
+            assert!(fields.iter().any(|k| k == h.key), "{} is no metric", h.key);
+            assert_eq!(h.batch.is_some(), h.interval, "{}", h.key);
+        }
+        let wanted = |f: fn(&Headline) -> bool| {
+            let mut keys: Vec<String> = HEADLINE
+                .iter()
+                .filter(|h| f(h))
+                .map(|h| h.key.to_string())
+                .collect();
+            keys.sort();
+            keys
+        };
+        let ci95 = keys(serde_json::to_value(Ci95Set::default()).unwrap());
+        assert_eq!(ci95, wanted(|h| h.interval));
+        let spread = keys(serde_json::to_value(SpreadSet::default()).unwrap());
+        assert_eq!(spread, wanted(|h| h.spread));
+        for h in HEADLINE {
+            assert_eq!(
+                Ci95Set::default().slot(h).is_some(),
+                h.interval,
+                "{}",
+                h.key
+            );
+            assert_eq!(RunUncertainty::default().slot(h).is_some(), h.interval);
+        }
+    }
 }

@@ -9,6 +9,8 @@
 //! numeric (empty for a size model, whose name is in `size_model`): the JSON's two fields, cell for cell.
 
 use super::Exporter;
+use crate::energy::method::Estimate;
+use crate::energy::Energy;
 use crate::metrics::Warning;
 use crate::results::{Document, ResultEntry};
 use serde_json::Value;
@@ -92,67 +94,73 @@ fn finish(w: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, String> {
     w.into_inner().map_err(|e| e.to_string())
 }
 
-/// The energy columns (`run --energy`), named after the JSON's `energy` fields.
-pub const ENERGY_COLUMNS: &[&str] = &[
-    "energy_meter",
-    "energy_scope",
-    "energy_resolution_j",
-    "energy_observed_step_j",
-    "energy_observed_update_s",
-    "energy_window_s",
-    "nj_per_byte",
-    "nj_per_byte_ci95_low",
-    "nj_per_byte_ci95_high",
-    "uj_per_message",
-    "uj_per_message_ci95_low",
-    "uj_per_message_ci95_high",
-    "energy_idle_w",
-    "energy_mac_w",
-    "energy_meter_steps",
-    "energy_few_steps",
-    "cores_nj_per_byte",
-    "cores_uj_per_message",
+/// A number's cell: blank when there is none.
+fn number(v: Option<f64>) -> String {
+    v.map_or(String::new(), |x| x.to_string())
+}
+
+/// An energy figure's median and 95 % interval ends, for its three columns.
+fn median(v: Option<Estimate>) -> Option<f64> {
+    v.map(|e| e.median)
+}
+
+fn low(v: Option<Estimate>) -> Option<f64> {
+    v.and_then(|e| e.ci95).map(|i| i.low)
+}
+
+fn high(v: Option<Estimate>) -> Option<f64> {
+    v.and_then(|e| e.ci95).map(|i| i.high)
+}
+
+/// The core domain's reading, where the meter has one beside the package.
+fn cores(e: &Energy) -> Option<&Energy> {
+    e.parts
+        .iter()
+        .find(|p| p.scope == crate::energy::Scope::Cores)
+}
+
+/// An energy column: its name and its cell for a result that has energy.
+type EnergyColumn = (&'static str, fn(&Energy) -> String);
+
+/// The energy columns (`run --energy`), named after the JSON's `energy` fields, each with its cell
+/// for a result that has energy: one list, so a column and its value cannot drift apart.
+const ENERGY_COLUMNS: &[EnergyColumn] = &[
+    ("energy_meter", |e| e.meter.clone()),
+    ("energy_scope", |e| e.scope.to_string()),
+    ("energy_resolution_j", |e| e.resolution_j.to_string()),
+    ("energy_observed_step_j", |e| {
+        number(e.observed.map(|o| o.step_j))
+    }),
+    ("energy_observed_update_s", |e| {
+        number(e.observed.and_then(|o| o.update_s))
+    }),
+    ("energy_window_s", |e| e.window_s.to_string()),
+    ("nj_per_byte", |e| number(median(e.nj_per_byte))),
+    ("nj_per_byte_ci95_low", |e| number(low(e.nj_per_byte))),
+    ("nj_per_byte_ci95_high", |e| number(high(e.nj_per_byte))),
+    ("uj_per_message", |e| number(median(e.uj_per_message))),
+    ("uj_per_message_ci95_low", |e| number(low(e.uj_per_message))),
+    ("uj_per_message_ci95_high", |e| {
+        number(high(e.uj_per_message))
+    }),
+    ("energy_idle_w", |e| number(e.idle_w)),
+    ("energy_mac_w", |e| number(e.mac_w)),
+    ("energy_meter_steps", |e| number(e.meter_steps)),
+    ("energy_few_steps", |e| e.few_steps.to_string()),
+    ("cores_nj_per_byte", |e| {
+        number(median(cores(e).and_then(|c| c.nj_per_byte)))
+    }),
+    ("cores_uj_per_message", |e| {
+        number(median(cores(e).and_then(|c| c.uj_per_message)))
+    }),
 ];
 
 /// A result's cells under [`ENERGY_COLUMNS`]; blank when it has no energy.
-fn energy_cells(energy: Option<&crate::energy::Energy>) -> Vec<String> {
-    let Some(e) = energy else {
-        return vec![String::new(); ENERGY_COLUMNS.len()];
-    };
-    let number = |v: Option<f64>| v.map_or(String::new(), |x| x.to_string());
-    let estimate = |v: Option<crate::energy::method::Estimate>| {
-        [
-            number(v.map(|e| e.median)),
-            number(v.and_then(|e| e.ci95).map(|i| i.low)),
-            number(v.and_then(|e| e.ci95).map(|i| i.high)),
-        ]
-    };
-    let mut cells = vec![
-        e.meter.clone(),
-        e.scope.to_string(),
-        e.resolution_j.to_string(),
-        number(e.observed.map(|o| o.step_j)),
-        number(e.observed.and_then(|o| o.update_s)),
-        e.window_s.to_string(),
-    ];
-    cells.extend(estimate(e.nj_per_byte));
-    cells.extend(estimate(e.uj_per_message));
-    cells.extend([
-        number(e.idle_w),
-        number(e.mac_w),
-        number(e.meter_steps),
-        e.few_steps.to_string(),
-    ]);
-    // The core domain, where the meter has one read beside it.
-    let cores = e
-        .parts
+fn energy_cells(energy: Option<&Energy>) -> Vec<String> {
+    ENERGY_COLUMNS
         .iter()
-        .find(|p| p.scope == crate::energy::Scope::Cores);
-    cells.push(number(cores.and_then(|c| c.nj_per_byte).map(|x| x.median)));
-    cells.push(number(
-        cores.and_then(|c| c.uj_per_message).map(|x| x.median),
-    ));
-    cells
+        .map(|(_, cell)| energy.map_or(String::new(), cell))
+        .collect()
 }
 
 /// The columns of a ratio to the baseline row (`run --baseline`), named after the JSON's
@@ -208,7 +216,7 @@ impl Exporter for ScenarioCsv {
         // Energy columns only when some result was measured with a meter: files without stay as before.
         let energy = doc.results.iter().any(|r| r.energy.is_some());
         if energy {
-            header.extend(ENERGY_COLUMNS.iter().map(|s| s.to_string()));
+            header.extend(ENERGY_COLUMNS.iter().map(|(name, _)| name.to_string()));
         }
         // Likewise the ratios to a baseline row (`run --baseline`).
         let baseline = doc.results.iter().any(|r| r.baseline.is_some());

@@ -16,7 +16,11 @@
 //! comparisons (Bonferroni), its z taken from the two intervals ([`family_z`]).
 
 use super::rows::Records;
-use crate::metrics::Spread;
+use crate::metrics::{Headline, Spread, ABSOLUTE_CYCLES_PER_BYTE, APPARENT_CYCLES_PER_BYTE};
+
+/// The metrics a diff judges, [`DiffRow::absolute`] and [`DiffRow::apparent`]: the two cycles/byte
+/// figures, named in its columns as their descriptors label them.
+const JUDGED: [&Headline; 2] = [&ABSOLUTE_CYCLES_PER_BYTE, &APPARENT_CYCLES_PER_BYTE];
 use crate::results::{Document, ResultEntry};
 use crate::table::{Style, Table};
 
@@ -258,35 +262,19 @@ fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
     if !n.measured() {
         return row_without_changes(o, "NEW result failed its validity checks");
     }
-    let intervals = o.ci95.absolute().is_some() && n.ci95.absolute().is_some();
-    let (oa, na, op, np) = if intervals {
-        (
-            o.ci95.absolute(),
-            n.ci95.absolute(),
-            o.ci95.apparent(),
-            n.ci95.apparent(),
-        )
-    } else {
-        (
-            o.spread.absolute_cycles_per_byte,
-            n.spread.absolute_cycles_per_byte,
-            o.spread.apparent_cycles_per_byte,
-            n.spread.apparent_cycles_per_byte,
-        )
+    let [absolute, apparent] = JUDGED;
+    let intervals = o.ci95.range(absolute).is_some() && n.ci95.range(absolute).is_some();
+    let judged = |h: &Headline| {
+        let (oi, ni) = if intervals {
+            (o.ci95.range(h), n.ci95.range(h))
+        } else {
+            (o.spread.get(h), n.spread.get(h))
+        };
+        change((h.value)(&o.metrics), (h.value)(&n.metrics), oi, ni)
     };
     let mut row = row_without_changes(o, "");
-    row.absolute = change(
-        o.metrics.absolute_cycles_per_byte,
-        n.metrics.absolute_cycles_per_byte,
-        oa,
-        na,
-    );
-    row.apparent = change(
-        o.metrics.apparent_cycles_per_byte,
-        n.metrics.apparent_cycles_per_byte,
-        op,
-        np,
-    );
+    row.absolute = judged(absolute);
+    row.apparent = judged(apparent);
     let mut notes = Vec::new();
     row.energy = energy_change(o, n, &mut notes);
     if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
@@ -384,10 +372,10 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
         .left("function")
         .right("size")
         .right("n")
-        .right("absolute c/B")
+        .right(JUDGED[0].label.unwrap_or(JUDGED[0].key))
         .right("ratio")
         .right("sig")
-        .right("apparent c/B")
+        .right(JUDGED[1].label.unwrap_or(JUDGED[1].key))
         .right("ratio")
         .right("sig");
     if energy {
@@ -423,23 +411,25 @@ pub fn render(rows: &[DiffRow], style: Style) -> String {
     out
 }
 
-/// `diff --json` and `--csv`'s columns, in order.
-const COLUMNS: &[&str] = &[
-    "function",
-    "size",
-    "size_label",
-    "sessions",
-    "old_absolute_cycles_per_byte",
-    "new_absolute_cycles_per_byte",
-    "absolute_ratio",
-    "absolute_significant",
-    "old_apparent_cycles_per_byte",
-    "new_apparent_cycles_per_byte",
-    "apparent_ratio",
-    "apparent_significant",
-    "verdict",
-    "note",
-];
+/// `diff --json` and `--csv`'s columns, in order: the row's names, then per judged metric its old and
+/// new value under its key and its ratio and significance under the key's first word
+/// (`absolute_ratio`), then the verdict and the note.
+fn columns() -> Vec<String> {
+    let mut out: Vec<String> = ["function", "size", "size_label", "sessions"]
+        .map(String::from)
+        .into();
+    for h in JUDGED {
+        let short = h.key.split('_').next().unwrap_or(h.key);
+        out.extend([
+            format!("old_{}", h.key),
+            format!("new_{}", h.key),
+            format!("{short}_ratio"),
+            format!("{short}_significant"),
+        ]);
+    }
+    out.extend(["verdict", "note"].map(String::from));
+    out
+}
 
 /// The energy columns of `diff --json`/`--csv`, added only when some row compares energy.
 const ENERGY_COLUMNS: &[&str] = &[
@@ -463,7 +453,8 @@ pub fn records(rows: &[DiffRow]) -> Records {
         None => [Value::Null, Value::Null, Value::Null, Value::Null],
     };
     let energy = rows.iter().any(|r| r.energy.is_some());
-    let mut out = Records::new(COLUMNS);
+    let mut out = Records::new(&[]);
+    out.columns = columns();
     if energy {
         out.columns
             .extend(ENERGY_COLUMNS.iter().map(|c| c.to_string()));

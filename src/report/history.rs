@@ -62,30 +62,11 @@ pub fn bmf(docs: &[&Document]) -> Value {
     for (name, r) in named(docs) {
         let m = &r.metrics;
         let ci = &r.ci95;
-        let measures: Map<String, Value> = [
-            (
-                "absolute-cycles-per-byte",
-                bmf_metric(m.absolute_cycles_per_byte, ci.absolute_cycles_per_byte),
-            ),
-            (
-                "apparent-cycles-per-byte",
-                bmf_metric(m.apparent_cycles_per_byte, ci.apparent_cycles_per_byte),
-            ),
-            (
-                "absolute-cycles-per-message",
-                bmf_metric(
-                    m.absolute_cycles_per_message,
-                    ci.absolute_cycles_per_message,
-                ),
-            ),
-            (
-                "bytes-per-second",
-                bmf_metric(Some(m.bytes_per_second), ci.bytes_per_second),
-            ),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| Some((k.to_string(), v?)))
-        .collect();
+        let measures: Map<String, Value> = metrics::HEADLINE
+            .iter()
+            .filter(|h| h.history.is_some())
+            .filter_map(|h| Some((h.bmf_name(), bmf_metric((h.value)(m), ci.get(h))?)))
+            .collect();
         out.insert(name, Value::Object(measures));
     }
     Value::Object(out)
@@ -136,13 +117,9 @@ fn benchstat_lines(doc: &Document, r: &ResultEntry, name: &str) -> Vec<String> {
     runs.into_iter()
         .map(|(messages, m)| {
             let mut line = format!("{name} {}", messages.max(1));
-            for (value, unit) in [
-                (m.absolute_cycles_per_byte, "abs-cycles/B"),
-                (m.apparent_cycles_per_byte, "app-cycles/B"),
-                (m.absolute_cycles_per_message, "abs-cycles/msg"),
-                (Some(m.bytes_per_second), "B/s"),
-            ] {
-                if let Some(v) = value.filter(|v| v.is_finite()) {
+            for h in metrics::HEADLINE {
+                let Some(unit) = h.history else { continue };
+                if let Some(v) = (h.value)(&m).filter(|v| v.is_finite()) {
                     line.push_str(&format!(" {v} {unit}"));
                 }
             }
@@ -176,13 +153,14 @@ pub fn lava(docs: &[&Document]) -> String {
                     }
                 })
                 .collect();
-            match r.usable().and_then(|m| m.absolute_cycles_per_byte) {
+            let passed = &metrics::ABSOLUTE_CYCLES_PER_BYTE;
+            let unit = passed.unit;
+            match r.usable().and_then(passed.value) {
                 // Compact (the pattern takes `1e300`): `{v}` wrote 301 digits (issue 47 M34).
-                Some(v) if v.is_finite() => out.push_str(&format!(
-                    "{id} pass {} cycles/B\n",
-                    crate::number::compact(v)
-                )),
-                _ => out.push_str(&format!("{id} fail 0 cycles/B\n")),
+                Some(v) if v.is_finite() => {
+                    out.push_str(&format!("{id} pass {} {unit}\n", crate::number::compact(v)))
+                }
+                _ => out.push_str(&format!("{id} fail 0 {unit}\n")),
             }
         }
     }

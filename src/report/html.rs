@@ -16,7 +16,7 @@
 use super::paper::Drawn;
 use super::plots::{self, Annotation, BarKind, Figure, Kind, XScale};
 use super::read::Loaded;
-use crate::metrics::{known, Spread};
+use crate::metrics::{known, Headline, Per, Spread, HEADLINE};
 use crate::results::SizeLabel;
 use maud::{html, Escaper, Markup, PreEscaped, DOCTYPE};
 use std::fmt::Write as _;
@@ -770,37 +770,77 @@ fn status(r: &crate::results::ResultEntry) -> String {
     }
 }
 
+/// One metric cell of the results table: a headline metric's value, or the 95 % interval or spread
+/// of one (a per-byte cost's, after the per-byte costs).
+enum MetricCell {
+    Value(&'static Headline),
+    Interval(&'static Headline),
+    Spread(&'static Headline),
+}
+
+/// The results table's metric cells, from the headline descriptors the report labels: their values
+/// in order, with the per-byte costs' intervals, then their spreads, right after the last of them.
+fn metric_cells() -> Vec<MetricCell> {
+    let shown: Vec<&'static Headline> = HEADLINE.iter().filter(|h| h.label.is_some()).collect();
+    let per_byte: Vec<&'static Headline> = shown
+        .iter()
+        .copied()
+        .filter(|h| h.kind == crate::metrics::Kind::Cost(Per::Byte))
+        .collect();
+    let after = shown
+        .iter()
+        .rposition(|h| h.kind == crate::metrics::Kind::Cost(Per::Byte))
+        .map_or(0, |i| i + 1);
+    let mut cells: Vec<MetricCell> = shown.iter().map(|h| MetricCell::Value(h)).collect();
+    let ranges = per_byte
+        .iter()
+        .filter(|h| h.interval)
+        .map(|h| MetricCell::Interval(h))
+        .chain(
+            per_byte
+                .iter()
+                .filter(|h| h.spread)
+                .map(|h| MetricCell::Spread(h)),
+        );
+    cells.splice(after..after, ranges);
+    cells
+}
+
+impl MetricCell {
+    fn heading(&self) -> String {
+        match self {
+            MetricCell::Value(h) => h.label.unwrap_or(h.key).to_string(),
+            MetricCell::Interval(h) => format!("{} 95 % CI", h.label.unwrap_or(h.key)),
+            MetricCell::Spread(h) => format!("{} min…max", h.label.unwrap_or(h.key)),
+        }
+    }
+
+    fn cell(&self, r: &crate::results::ResultEntry) -> Markup {
+        match self {
+            MetricCell::Value(h) => cell((h.value)(&r.metrics)),
+            MetricCell::Interval(h) => spread_cell(r.ci95.range(h)),
+            MetricCell::Spread(h) => spread_cell(r.spread.get(h)),
+        }
+    }
+}
+
 fn results_section(files: &[Loaded]) -> Markup {
-    const HEADINGS: [&str; 18] = [
-        "file",
-        "function",
-        "size",
-        "sessions",
-        "cores",
-        "repeats",
-        "absolute c/B",
-        "apparent c/B",
-        "absolute c/B 95 % CI",
-        "apparent c/B 95 % CI",
-        "absolute c/B min…max",
-        "apparent c/B min…max",
-        "abs. c/message",
-        "throughput (B/s)",
-        "parallelism",
-        "fairness",
-        "CPU use",
-        "status",
-    ];
+    let metrics = metric_cells();
+    let headings: Vec<String> = ["file", "function", "size", "sessions", "cores", "repeats"]
+        .into_iter()
+        .map(String::from)
+        .chain(metrics.iter().map(MetricCell::heading))
+        .chain(["status".to_string()])
+        .collect();
     html! {
         section #results {
             h2 { "All results" }
             div.wide {
                 table.data #results-table {
-                    thead { tr { @for h in HEADINGS { th { (h) } } } }
+                    thead { tr { @for h in &headings { th { (h) } } } }
                     tbody {
                         @for f in files {
                             @for r in &f.doc.results {
-                                @let m = &r.metrics;
                                 tr class=[(!r.measured()).then_some("failed")] {
                                     td { (f.label) }
                                     td { (r.label()) }
@@ -808,17 +848,7 @@ fn results_section(files: &[Loaded]) -> Markup {
                                     td.n { (r.sessions) }
                                     td { (r.cores) }
                                     td.n { (r.repeats) }
-                                    (cell(m.absolute_cycles_per_byte))
-                                    (cell(m.apparent_cycles_per_byte))
-                                    (spread_cell(r.ci95.absolute()))
-                                    (spread_cell(r.ci95.apparent()))
-                                    (spread_cell(r.spread.absolute_cycles_per_byte))
-                                    (spread_cell(r.spread.apparent_cycles_per_byte))
-                                    (cell(m.absolute_cycles_per_message))
-                                    (cell(known(m.bytes_per_second)))
-                                    (cell(m.parallelism))
-                                    (cell(m.fairness))
-                                    (cell(known(m.cpu_utilisation)))
+                                    @for c in &metrics { (c.cell(r)) }
                                     td { (status(r)) }
                                 }
                             }

@@ -12,26 +12,16 @@ use std::path::Path;
 pub fn run_summary(doc: &Document, json: Option<&Path>, csv: Option<&Path>) -> String {
     let mut out = String::new();
     out.push('\n');
-    let _ = writeln!(
-        out,
-        "{}",
-        table::matrix(
-            doc,
-            "absolute cycles/byte (CPU time; median of repeats)",
-            |r| r.metrics.absolute_cycles_per_byte,
-            Style::detect()
-        )
-    );
-    let _ = writeln!(
-        out,
-        "{}",
-        table::matrix(
-            doc,
-            "apparent cycles/byte (wall clock, all sessions together)",
-            |r| r.metrics.apparent_cycles_per_byte,
-            Style::detect()
-        )
-    );
+    // A matrix of each headline metric that asks for one.
+    for h in crate::metrics::HEADLINE {
+        if let Some(title) = h.matrix {
+            let _ = writeln!(
+                out,
+                "{}",
+                table::matrix(doc, title, |r| (h.value)(&r.metrics), Style::detect())
+            );
+        }
+    }
     // A look-aside device's driver: what each op cost the submitting core, split.
     if let Some(t) = table::offload_matrix(doc, Style::detect()) {
         let _ = writeln!(out, "{t}");

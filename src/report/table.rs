@@ -1,5 +1,6 @@
 //! Terminal output: a line per scenario as it finishes, then a functions × sizes matrix to read at a glance.
 
+use crate::metrics::{self, Format, Headline, Kind, Metrics, Per};
 use crate::results::{Document, ResultEntry};
 use crate::table::{Style, Table};
 
@@ -52,31 +53,49 @@ pub fn scenario_table_with_energy(style: Style) -> Table {
         .left("flags")
 }
 
+/// The header of the interval column, which follows the per-byte costs ([`columns`]).
+const PRECISION_COLUMN: (&str, usize) = ("±95%", 5);
+
+/// The scenario table's metric columns: each headline metric the table shows
+/// ([`metrics::Headline::column`]), in their order, with the 95 % half-width (`None`) right after
+/// the last per-byte cost, whose interval it sums up ([`precision`]).
+fn columns() -> Vec<Option<&'static Headline>> {
+    let shown: Vec<&Headline> = metrics::HEADLINE
+        .iter()
+        .filter(|h| h.column.is_some())
+        .collect();
+    let after = shown
+        .iter()
+        .rposition(|h| h.kind == Kind::Cost(Per::Byte))
+        .map_or(0, |i| i + 1);
+    let mut out: Vec<Option<&Headline>> = shown.into_iter().map(Some).collect();
+    out.insert(after, None);
+    out
+}
+
 /// The columns every scenario table has, up to the flags.
 fn scenario_columns(style: Style) -> Table {
-    Table::new(style)
+    let mut table = Table::new(style)
         .left("function")
         .min_width(30)
         .right("size")
-        .min_width(8)
-        .right("abs c/B")
-        .min_width(8)
-        .right("app c/B")
-        .min_width(8)
-        .right("±95%")
-        .min_width(5)
-        .right("abs c/msg")
-        .min_width(11)
-        .right("throughput")
-        .min_width(13)
-        .right("msg/s")
-        .min_width(8)
-        .right("par")
-        .min_width(5)
-        .right("fair")
-        .min_width(5)
-        .right("lat p50/p99")
-        .min_width(13)
+        .min_width(8);
+    for column in columns() {
+        let (header, width) = column.and_then(|h| h.column).unwrap_or(PRECISION_COLUMN);
+        table = table.right(header).min_width(width);
+    }
+    table.right("lat p50/p99").min_width(13)
+}
+
+/// A metric's value as the scenario table writes it ([`metrics::Format`]).
+fn formatted(h: &Headline, m: &Metrics) -> String {
+    let v = (h.value)(m);
+    match h.format {
+        Format::Number => num(v),
+        // A rate a file does not hold reads as NaN, written as it always was.
+        Format::BytesPerSecond => rate(v.unwrap_or(f64::NAN)),
+        Format::PerSecond => messages_per_second(v.unwrap_or(f64::NAN)),
+    }
 }
 
 /// The 95 % interval's half-width in percent of the median cycles/byte: "2.1%", or "-".
@@ -96,19 +115,12 @@ pub fn line(table: &Table, r: &ResultEntry) -> String {
     if !r.measured() {
         flags = format!("FAILED {flags}");
     }
-    let mut cells = vec![
-        r.label(),
-        r.size.to_string(),
-        num(m.absolute_cycles_per_byte),
-        num(m.apparent_cycles_per_byte),
-        precision(r),
-        num(m.absolute_cycles_per_message),
-        rate(m.bytes_per_second),
-        messages_per_second(m.messages_per_second),
-        num(m.parallelism),
-        num(m.fairness),
-        latency(m.latency_p50_ns, m.latency_p99_ns),
-    ];
+    let mut cells = vec![r.label(), r.size.to_string()];
+    cells.extend(columns().into_iter().map(|column| match column {
+        Some(h) => formatted(h, m),
+        None => precision(r),
+    }));
+    cells.push(latency(m.latency_p50_ns, m.latency_p99_ns));
     if table.has_column(ENERGY_COLUMN) {
         cells.push(r.energy.as_ref().map_or("-".to_string(), |e| e.cell()));
     }
@@ -134,7 +146,7 @@ fn latency(p50_ns: Option<f64>, p99_ns: Option<f64>) -> String {
 pub fn matrix(
     doc: &Document,
     title: &str,
-    metric: fn(&ResultEntry) -> Option<f64>,
+    metric: impl Fn(&ResultEntry) -> Option<f64>,
     style: Style,
 ) -> String {
     let rows = cells(doc, |r| Some(num(metric(r))), true);

@@ -32,7 +32,7 @@
 
 use super::{Document, ResultEntry, SizeLabel, MAX_REPEAT, SCHEMA_VERSION};
 use crate::engine::MAX_SESSIONS;
-use crate::metrics::Metrics;
+use crate::metrics::{Headline, Kind, Metrics, Per, HEADLINE};
 use crate::number::compact;
 use crate::stats::Interval;
 use serde_json::Value;
@@ -53,13 +53,17 @@ fn invalid(field: impl Into<String>, why: impl Into<String>) -> Invalid {
     }
 }
 
-/// The headline costs: what a measured result reports, by their JSON names.
-const COSTS: [&str; 4] = [
-    "absolute_cycles_per_byte",
-    "apparent_cycles_per_byte",
-    "absolute_cycles_per_message",
-    "apparent_cycles_per_message",
-];
+/// The headline costs (`metrics::Kind::Cost`): what a measured result reports, by their JSON names.
+fn costs() -> impl Iterator<Item = &'static Headline> {
+    HEADLINE.iter().filter(|h| matches!(h.kind, Kind::Cost(_)))
+}
+
+/// The headline costs paid `per` byte or message, by their JSON names.
+fn costs_per(per: Per) -> impl Iterator<Item = &'static str> {
+    costs()
+        .filter(move |h| h.kind == Kind::Cost(per))
+        .map(|h| h.key)
+}
 
 /// The document in `value` (a JSON object whose `tool` and `schema_version` the reader has checked),
 /// typed and checked: every invariant above, serde's errors named by their path.
@@ -125,7 +129,10 @@ fn check_written(value: &Value) -> Result<(), Invalid> {
         }
         let cost = |name: &str| metrics.get(name).and_then(Value::as_f64);
         if metrics.get("messages").and_then(Value::as_u64) == Some(0) {
-            if let Some(name) = COSTS.into_iter().find(|c| cost(c).is_some_and(|x| x > 0.0)) {
+            if let Some(name) = costs()
+                .map(|h| h.key)
+                .find(|c| cost(c).is_some_and(|x| x > 0.0))
+            {
                 return Err(invalid(
                     at(&format!("metrics.{name}")),
                     format!(
@@ -156,22 +163,19 @@ fn check_written(value: &Value) -> Result<(), Invalid> {
                 ));
             }
         }
-        if COSTS.iter().all(|c| cost(c).is_none()) {
+        if costs().all(|h| cost(h.key).is_none()) {
             return Err(invalid(
                 at("metrics"),
                 format!(
                     "no cost ({}) in a result that measured; one without is \"failed\": true, with its reason",
-                    COSTS.join(", ")
+                    costs().map(|h| h.key).collect::<Vec<_>>().join(", ")
                 ),
             ));
         }
         // The cost its size calls for, written as null: per byte, or per message for empty messages.
         let empty = r.get("size").and_then(Value::as_u64) == Some(0);
-        let needed: &[&str] = if empty { &COSTS[2..] } else { &COSTS[..2] };
-        if let Some(name) = needed
-            .iter()
-            .find(|c| metrics.get(**c).is_some_and(Value::is_null))
-        {
+        let per = if empty { Per::Message } else { Per::Byte };
+        if let Some(name) = costs_per(per).find(|c| metrics.get(*c).is_some_and(Value::is_null)) {
             let size = r.get("size").map_or_else(String::new, |s| match s {
                 Value::Null => r
                     .get("size_model")
@@ -277,63 +281,20 @@ fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
     }
     let measured = r.measured();
     let m = &r.metrics;
-    let cis: [(&str, Option<Interval>, Option<f64>); 5] = [
-        (
-            "absolute_cycles_per_byte",
-            r.ci95.absolute_cycles_per_byte,
-            m.absolute_cycles_per_byte,
-        ),
-        (
-            "apparent_cycles_per_byte",
-            r.ci95.apparent_cycles_per_byte,
-            m.apparent_cycles_per_byte,
-        ),
-        (
-            "absolute_cycles_per_message",
-            r.ci95.absolute_cycles_per_message,
-            m.absolute_cycles_per_message,
-        ),
-        (
-            "apparent_cycles_per_message",
-            r.ci95.apparent_cycles_per_message,
-            m.apparent_cycles_per_message,
-        ),
-        (
-            "bytes_per_second",
-            r.ci95.bytes_per_second,
-            crate::metrics::known(m.bytes_per_second),
-        ),
-    ];
-    for (name, ci, median) in cis {
-        let Some(ci) = ci else { continue };
-        let field = format!("ci95.{name}");
+    for h in HEADLINE {
+        let Some(ci) = r.ci95.get(h) else { continue };
+        let field = format!("ci95.{}", h.key);
         check_interval(&field, ci.low, ci.high, "low", "high")?;
-        if let (true, Some(median)) = (measured, median) {
+        if let (true, Some(median)) = (measured, (h.value)(m)) {
             check_holds_median(&field, ci, median, r.repeats)?;
         }
     }
-    let spreads = [
-        (
-            "absolute_cycles_per_byte",
-            r.spread.absolute_cycles_per_byte,
-        ),
-        (
-            "apparent_cycles_per_byte",
-            r.spread.apparent_cycles_per_byte,
-        ),
-        ("bytes_per_second", r.spread.bytes_per_second),
-    ];
-    for (name, spread) in spreads {
-        if let Some(s) = spread {
-            let field = format!("spread.{name}");
+    for h in HEADLINE {
+        if let Some(s) = r.spread.get(h) {
+            let field = format!("spread.{}", h.key);
             check_interval(&field, s.min, s.max, "min", "max")?;
             // The spread is the repeats' range and the metric their median: inside it, always.
-            let median = match name {
-                "absolute_cycles_per_byte" => m.absolute_cycles_per_byte,
-                "apparent_cycles_per_byte" => m.apparent_cycles_per_byte,
-                _ => crate::metrics::known(m.bytes_per_second),
-            };
-            if let (true, Some(median)) = (measured, median) {
+            if let (true, Some(median)) = (measured, (h.value)(m)) {
                 let slack = 1e-9 * s.max.abs().max(median.abs());
                 if median < s.min - slack || median > s.max + slack {
                     return Err(invalid(
@@ -419,13 +380,7 @@ fn check_possible(r: &ResultEntry, measured: bool) -> Result<(), Invalid> {
     if m.messages == 0 {
         return Ok(());
     }
-    let costs = [
-        m.absolute_cycles_per_byte,
-        m.apparent_cycles_per_byte,
-        m.absolute_cycles_per_message,
-        m.apparent_cycles_per_message,
-    ];
-    let present: Vec<f64> = costs.into_iter().flatten().collect();
+    let present: Vec<f64> = costs().filter_map(|h| (h.value)(m)).collect();
     if !present.is_empty() && present.iter().all(|c| *c == 0.0) {
         return Err(invalid(
             "metrics",
@@ -452,14 +407,18 @@ fn check_possible(r: &ResultEntry, measured: bool) -> Result<(), Invalid> {
         }
     }
     // The rate of what the messages carry: bytes, or messages when they are empty.
-    let (rate_name, rate) = if r.size.bytes() == Some(0) {
-        ("messages_per_second", m.messages_per_second)
+    let per = if r.size.bytes() == Some(0) {
+        Per::Message
     } else {
-        ("bytes_per_second", m.bytes_per_second)
+        Per::Byte
     };
-    if crate::metrics::known(rate) == Some(0.0) && present.iter().any(|c| *c > 0.0) {
+    let rates = HEADLINE.iter().filter(|h| h.kind == Kind::Rate(per));
+    if let Some(rate) = rates
+        .filter(|h| (h.value)(m) == Some(0.0))
+        .find(|_| present.iter().any(|c| *c > 0.0))
+    {
         return Err(invalid(
-            format!("metrics.{rate_name}"),
+            format!("metrics.{}", rate.key),
             format!(
                 "0 beside a cost over {} messages; what was tagged in a window took some time",
                 m.messages
@@ -526,16 +485,10 @@ fn check_holds_median(
 /// Metrics that are numbers are finite (serde_json reads no NaN; a number too large for f64 is not
 /// read as one either, but a reader may be handed a document built in memory).
 fn check_metric_values(m: &Metrics) -> Result<(), Invalid> {
-    let costs = [
-        ("absolute_cycles_per_byte", m.absolute_cycles_per_byte),
-        ("apparent_cycles_per_byte", m.apparent_cycles_per_byte),
-        ("absolute_cycles_per_message", m.absolute_cycles_per_message),
-        ("apparent_cycles_per_message", m.apparent_cycles_per_message),
-    ];
-    for (name, value) in costs {
-        if let Some(x) = value.filter(|x| !x.is_finite() || *x < 0.0) {
+    for h in costs() {
+        if let Some(x) = (h.value)(m).filter(|x| !x.is_finite() || *x < 0.0) {
             return Err(invalid(
-                format!("metrics.{name}"),
+                format!("metrics.{}", h.key),
                 format!("{}; a cost is a finite number, 0 or more", compact(x)),
             ));
         }

@@ -19,8 +19,7 @@ pub mod net;
 use crate::engine::{self, clock::ClockInfo, RawRun, Series};
 use crate::host::Host;
 use crate::mac::FunctionId;
-use crate::metrics::{Metrics, RunUncertainty, Spread, ThreadMetrics, Warning};
-use crate::stats::{self, BatchEstimate, Interval};
+use crate::metrics::{Metrics, ThreadMetrics, Warning};
 use serde::{Deserialize, Serialize};
 /// Version of the results JSON layout; bumped on incompatible change. Readers reject newer ones.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -375,133 +374,9 @@ impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
-#[serde(default)]
-pub struct SpreadSet {
-    pub absolute_cycles_per_byte: Option<Spread>,
-    pub apparent_cycles_per_byte: Option<Spread>,
-    pub bytes_per_second: Option<Spread>,
-}
-
-/// 95 % confidence intervals of the headline metrics; `None` where a run was too short to batch (and
-/// in files written before they existed).
-#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
-#[serde(default)]
-pub struct Ci95Set {
-    pub absolute_cycles_per_byte: Option<Interval>,
-    pub apparent_cycles_per_byte: Option<Interval>,
-    pub absolute_cycles_per_message: Option<Interval>,
-    pub apparent_cycles_per_message: Option<Interval>,
-    pub bytes_per_second: Option<Interval>,
-}
-
-impl Ci95Set {
-    /// From each repeat's metrics and within-run uncertainty.
-    pub fn from_runs(all: &[Metrics], within: &[RunUncertainty]) -> Ci95Set {
-        let ci = |value: &dyn Fn(&Metrics) -> Option<f64>,
-                  se: &dyn Fn(&RunUncertainty) -> Option<BatchEstimate>| {
-            let runs: Vec<(f64, Option<BatchEstimate>)> = all
-                .iter()
-                .zip(within)
-                .filter_map(|(m, u)| Some((value(m)?, se(u))))
-                .collect();
-            stats::confidence_interval(&runs)
-        };
-        Ci95Set {
-            absolute_cycles_per_byte: ci(&|m| m.absolute_cycles_per_byte, &|u| {
-                u.absolute_cycles_per_byte
-            }),
-            apparent_cycles_per_byte: ci(&|m| m.apparent_cycles_per_byte, &|u| {
-                u.apparent_cycles_per_byte
-            }),
-            absolute_cycles_per_message: ci(&|m| m.absolute_cycles_per_message, &|u| {
-                u.absolute_cycles_per_message
-            }),
-            apparent_cycles_per_message: ci(&|m| m.apparent_cycles_per_message, &|u| {
-                u.apparent_cycles_per_message
-            }),
-            bytes_per_second: ci(&|m| Some(m.bytes_per_second), &|u| u.bytes_per_second),
-        }
-    }
-
-    /// Each interval widened to at least what the host's pooled repeat-to-repeat spread implies for
-    /// `repeats` runs about the median ([`stats::HostSpread::floor`]).
-    pub fn with_host_floor(
-        self,
-        median: &Metrics,
-        host: &stats::HostSpread,
-        repeats: usize,
-    ) -> Ci95Set {
-        let floor = |ci: Option<Interval>, centre: Option<f64>| match (ci, centre) {
-            (Some(ci), Some(c)) => Some(host.floor(ci, c, repeats)),
-            (ci, _) => ci,
-        };
-        Ci95Set {
-            absolute_cycles_per_byte: floor(
-                self.absolute_cycles_per_byte,
-                median.absolute_cycles_per_byte,
-            ),
-            apparent_cycles_per_byte: floor(
-                self.apparent_cycles_per_byte,
-                median.apparent_cycles_per_byte,
-            ),
-            absolute_cycles_per_message: floor(
-                self.absolute_cycles_per_message,
-                median.absolute_cycles_per_message,
-            ),
-            apparent_cycles_per_message: floor(
-                self.apparent_cycles_per_message,
-                median.apparent_cycles_per_message,
-            ),
-            bytes_per_second: floor(self.bytes_per_second, Some(median.bytes_per_second)),
-        }
-    }
-
-    /// The widest relative half-width of the cycles figures (per byte, or per message when the
-    /// messages are empty), against the medians: what `--target-ci` is compared with. `None` when no
-    /// interval could be formed.
-    pub fn precision(&self, median: &Metrics) -> Option<f64> {
-        let pairs = if median.bytes > 0 {
-            [
-                (
-                    self.absolute_cycles_per_byte,
-                    median.absolute_cycles_per_byte,
-                ),
-                (
-                    self.apparent_cycles_per_byte,
-                    median.apparent_cycles_per_byte,
-                ),
-            ]
-        } else {
-            [
-                (
-                    self.absolute_cycles_per_message,
-                    median.absolute_cycles_per_message,
-                ),
-                (
-                    self.apparent_cycles_per_message,
-                    median.apparent_cycles_per_message,
-                ),
-            ]
-        };
-        let mut widest: Option<f64> = None;
-        for (ci, value) in pairs {
-            let w = ci?.relative_half_width(value?)?;
-            widest = Some(widest.map_or(w, |x: f64| x.max(w)));
-        }
-        widest
-    }
-
-    /// The absolute cycles/byte interval as a [min, max] range, for the same overlap test as a spread.
-    pub fn absolute(&self) -> Option<Spread> {
-        self.absolute_cycles_per_byte.map(Spread::from)
-    }
-
-    /// The apparent cycles/byte interval as a [min, max] range.
-    pub fn apparent(&self) -> Option<Spread> {
-        self.apparent_cycles_per_byte.map(Spread::from)
-    }
-}
+/// A result's per-metric sets, keyed by the headline descriptors (`metrics::HEADLINE`): the 95 %
+/// intervals (`ci95`) and the spreads over repeats (`spread`).
+pub use crate::metrics::{Ci95Set, SpreadSet};
 
 /// Harness cost: the null function's cycles per message in one pinned session.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
