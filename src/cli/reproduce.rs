@@ -84,50 +84,12 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             .clone()
             .unwrap_or_else(|| PathBuf::from(format!("reproduce-{}", study.id)))
             .exists();
-    let dir = directory::output_dir(study, args.resume.as_deref(), args.output.as_deref())
-        .map_err(CliError::usage)?;
-    directory::check_step_files(study, &dir).map_err(CliError::usage)?;
-    // One reproduction per directory at a time, refused up front as any output another macbench
-    // writes is (a second `--resume` used to run, fail its steps' locks and end with exit 1).
-    let flag = if args.resume.is_some() {
-        "--resume"
-    } else {
-        "-o"
-    };
-    let claims_path = dir.join(crate::results::claims::CLAIMS_FILE);
-    let held = crate::report::output::prepare(&[(flag, claims_path.as_path())], &[]).map_err(
-        |e| match e {
-            crate::report::output::OutputError::Locked { lock, .. } => CliError::usage(format!(
-                "{flag} {}: another macbench is running this reproduction (lock {lock} is held); wait for it to end",
-                dir.display()
-            )),
-            other => CliError::usage(other.to_string()),
-        },
-    )?;
+    let (dir, held) = locked_dir(study, args)?;
     let one_core = *crate::system::online_cpus()
         .last()
         .ok_or_else(|| CliError::failure("no online CPU".to_string()))?;
     let lines = step_lines(study, one_core, args)?;
-    // Issue 47 N30: a step file counts as the step's only when its scenarios are the step's;
-    // another run's results there (valid, but of other functions, sizes, sessions, cores …) were
-    // kept as the step's output and its claims then "could not be tested". Such a file is not this
-    // reproduction's to overwrite (it may be the only copy of someone's run), so it is refused up
-    // front, left as it is, as an unreadable step file is.
-    let mut pending = Vec::with_capacity(study.steps.len());
-    for (step, line) in study.steps.iter().zip(&lines) {
-        let json = directory::step_file(&dir, step.name);
-        if let (Ok(loaded), Ok(line)) = (crate::report::read::read(&json), line) {
-            if let Err(why) = line.holds_the_steps(&loaded.doc) {
-                drop(held);
-                return Err(CliError::usage(format!(
-                    "--resume: step {}: {} {why}; left as it is (move it away to run the step again)",
-                    step.name,
-                    json.display()
-                )));
-            }
-        }
-        pending.push(!directory::complete(&json));
-    }
+    let pending = pending_steps(study, &dir, &lines)?;
     // Issue 47 N31: each step's real minimum (its shortest runs that hold its window, and at least
     // MIN_STEP_BUDGET_S), and a budget below their sum refused up front rather than stretched in
     // silence, or its steps refused their share one by one.
@@ -143,41 +105,15 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             _ => None,
         })
         .collect();
-    let needed: f64 = minimums.iter().flatten().sum();
-    // Whole seconds, rounded up, so the budget the refusal names is one that is taken.
-    let needed_s = (needed - 1e-9).ceil().max(0.0);
-    let budget_s = match given_budget_s {
-        Some(b) if b < needed_s => {
+    let budget_s = match budget(study, args, given_budget_s, &minimums, &pending) {
+        Ok(b) => b,
+        Err(refusal) => {
             drop(held);
             if !existed {
                 // Nothing was written: the directory this refused reproduction made goes too.
                 let _ = std::fs::remove_dir(&dir);
             }
-            let each: Vec<String> = study
-                .steps
-                .iter()
-                .zip(&minimums)
-                .filter_map(|(s, m)| m.map(|m| format!("{} {m:.0} s", s.name)))
-                .collect();
-            return Err(CliError::usage(format!(
-                "--budget {}: {}'s steps to run need at least {needed_s:.0} s here ({}: each step's shortest runs that hold its window, at least {:.0} s a step); give --budget {needed_s:.0} or more",
-                args.budget.as_deref().unwrap_or_default(),
-                study.id,
-                each.join(", "),
-                reproduce::MIN_STEP_BUDGET_S
-            )));
-        }
-        Some(b) => b,
-        // The study's default, for the steps still to run, or what they need where that is more.
-        None => {
-            let shares: f64 = study
-                .steps
-                .iter()
-                .zip(&pending)
-                .filter(|(_, &p)| p)
-                .map(|(s, _)| s.share)
-                .sum();
-            (study.default_budget_s * shares).max(needed_s)
+            return Err(CliError::usage(refusal));
         }
     };
     let budgets = reproduce::step_budgets(study, budget_s, &minimums);
@@ -197,10 +133,130 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         .collect();
     let raised = given_budget_s.is_none() && budget_s > study.default_budget_s * 1.001;
     print_plan(study, &plans, &pending, budget_s, raised, &dir, one_core);
-    // The steps that did not run, and why: each makes the exit 1 once the claims are written.
+    let not_run = run_steps(study, &dir, &plans, &pending)?;
+    let concluded = conclude(study, &dir);
+    drop(held);
+    if let Err(e) = concluded {
+        // The steps that did not run explain an empty reproduction.
+        for (step, why) in &not_run {
+            crate::errln!("reproduce: step {step} did not run: {why}");
+        }
+        return Err(e);
+    }
+    steps_not_run(&not_run)
+}
+
+/// The reproduction's directory ([`directory::output_dir`]), its step files checked, and held: one
+/// reproduction per directory at a time, refused up front as any output another macbench writes
+/// is (a second `--resume` used to run, fail its steps' locks and end with exit 1).
+fn locked_dir(
+    study: &Study,
+    args: &ReproduceArgs,
+) -> Result<(PathBuf, crate::report::output::Prepared), CliError> {
+    let dir = directory::output_dir(study, args.resume.as_deref(), args.output.as_deref())
+        .map_err(CliError::usage)?;
+    directory::check_step_files(study, &dir).map_err(CliError::usage)?;
+    let flag = if args.resume.is_some() {
+        "--resume"
+    } else {
+        "-o"
+    };
+    let claims_path = dir.join(crate::results::claims::CLAIMS_FILE);
+    let held = crate::report::output::prepare(&[(flag, claims_path.as_path())], &[]).map_err(
+        |e| match e {
+            crate::report::output::OutputError::Locked { lock, .. } => CliError::usage(format!(
+                "{flag} {}: another macbench is running this reproduction (lock {lock} is held); wait for it to end",
+                dir.display()
+            )),
+            other => CliError::usage(other.to_string()),
+        },
+    )?;
+    Ok((dir, held))
+}
+
+/// Which steps still have to run: those without a complete results file. Issue 47 N30: a step file
+/// counts as the step's only when its scenarios are the step's; another run's results there (valid,
+/// but of other functions, sizes, sessions, cores …) were kept as the step's output and its claims
+/// then "could not be tested". Such a file is not this reproduction's to overwrite (it may be the
+/// only copy of someone's run), so it is refused up front, left as it is, as an unreadable step
+/// file is.
+fn pending_steps(
+    study: &Study,
+    dir: &Path,
+    lines: &[Result<StepRun, String>],
+) -> Result<Vec<bool>, CliError> {
+    let mut pending = Vec::with_capacity(study.steps.len());
+    for (step, line) in study.steps.iter().zip(lines) {
+        let json = directory::step_file(dir, step.name);
+        if let (Ok(loaded), Ok(line)) = (crate::report::read::read(&json), line) {
+            if let Err(why) = line.holds_the_steps(&loaded.doc) {
+                return Err(CliError::usage(format!(
+                    "--resume: step {}: {} {why}; left as it is (move it away to run the step again)",
+                    step.name,
+                    json.display()
+                )));
+            }
+        }
+        pending.push(!directory::complete(&json));
+    }
+    Ok(pending)
+}
+
+/// The reproduction's budget in seconds: `--budget` if it holds the steps still to run (each its
+/// `minimums`), else the refusal's words; without one, the study's default for those steps, or
+/// what they need where that is more.
+fn budget(
+    study: &Study,
+    args: &ReproduceArgs,
+    given_s: Option<f64>,
+    minimums: &[Option<f64>],
+    pending: &[bool],
+) -> Result<f64, String> {
+    let needed: f64 = minimums.iter().flatten().sum();
+    // Whole seconds, rounded up, so the budget the refusal names is one that is taken.
+    let needed_s = (needed - 1e-9).ceil().max(0.0);
+    match given_s {
+        Some(b) if b < needed_s => {
+            let each: Vec<String> = study
+                .steps
+                .iter()
+                .zip(minimums)
+                .filter_map(|(s, m)| m.map(|m| format!("{} {m:.0} s", s.name)))
+                .collect();
+            Err(format!(
+                "--budget {}: {}'s steps to run need at least {needed_s:.0} s here ({}: each step's shortest runs that hold its window, at least {:.0} s a step); give --budget {needed_s:.0} or more",
+                args.budget.as_deref().unwrap_or_default(),
+                study.id,
+                each.join(", "),
+                reproduce::MIN_STEP_BUDGET_S
+            ))
+        }
+        Some(b) => Ok(b),
+        None => {
+            let shares: f64 = study
+                .steps
+                .iter()
+                .zip(pending)
+                .filter(|(_, &p)| p)
+                .map(|(s, _)| s.share)
+                .sum();
+            Ok((study.default_budget_s * shares).max(needed_s))
+        }
+    }
+}
+
+/// Run the steps still `pending`, each as `run` with its planned line and its own results file; the
+/// steps that did not run, and why (each makes the exit 1 once the claims are written). An
+/// interrupt, or a step whose own file could not be written, ends the reproduction there.
+fn run_steps<'s>(
+    study: &'s Study,
+    dir: &Path,
+    plans: &[StepLine],
+    pending: &[bool],
+) -> Result<Vec<(&'s str, String)>, CliError> {
     let mut not_run: Vec<(&str, String)> = Vec::new();
-    for ((step, plan), &pending) in study.steps.iter().zip(&plans).zip(&pending) {
-        let json = directory::step_file(&dir, step.name);
+    for ((step, plan), &pending) in study.steps.iter().zip(plans).zip(pending) {
+        let json = directory::step_file(dir, step.name);
         if !pending {
             crate::errln!("reproduce: {}: kept ({})", step.name, json.display());
             continue;
@@ -221,7 +277,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
         let outcome = super::run::run(&run.run);
         if super::run::cancelled() {
-            return Err(interrupted(study, &dir, step.name));
+            return Err(interrupted(study, dir, step.name));
         }
         match outcome {
             // A failed result fails its claims (they say which), not the whole reproduction.
@@ -250,18 +306,13 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             Ok(()) => {}
         }
     }
-    let concluded = conclude(study, &dir);
-    drop(held);
-    if let Err(e) = concluded {
-        // The steps that did not run explain an empty reproduction.
-        for (step, why) in &not_run {
-            crate::errln!("reproduce: step {step} did not run: {why}");
-        }
-        return Err(e);
-    }
-    // Issue 47 N31: a reproduction with a step that did not run is not a success, whatever its
-    // other steps made of their claims (they say which ones cannot be tested).
-    match not_run.as_slice() {
+    Ok(not_run)
+}
+
+/// Issue 47 N31: a reproduction with a step that did not run is not a success, whatever its other
+/// steps made of their claims (they say which ones cannot be tested).
+fn steps_not_run(not_run: &[(&str, String)]) -> Result<(), CliError> {
+    match not_run {
         [] => Ok(()),
         [(step, why)] => Err(CliError::failure(format!(
             "step {step} did not run ({why}); its claims cannot be tested"

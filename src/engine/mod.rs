@@ -760,23 +760,9 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     }
     let workload = Workload::build(s);
     let keys = session_keys(s);
-    // What does not change between a scenario's repeats is found out once per process: the checks
-    // against the machine, the pre-flight's tags and the key-setup cost. The first run records them
-    // (its `preflight`); a later one reuses them, so its time goes to its window (issue 44: set-up was
-    // ~4 ms of every ~80 ms run).
     let prepared = match known {
         Some(known) => known,
-        None => {
-            // Tags at the lengths and in the dispatch mode about to be timed, checked before any timing.
-            let preflight = preflight::check(s, &workload, &keys[0])?;
-            let key_setup_ns = measure_key_setup(s)?;
-            prepared::remember(s, key_setup_ns);
-            prepared::Prepared {
-                key_setup_ns,
-                preflight: Some(preflight),
-                first: true,
-            }
-        }
+        None => prepare_first(s, &workload, &keys[0])?,
     };
     let (key_setup_ns, preflight) = (prepared.key_setup_ns, prepared.preflight);
     let slots: Vec<SessionSlot> = (0..s.sessions)
@@ -850,6 +836,26 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             preflight,
             disturbance: Some(outcome.disturbance),
         })
+    })
+}
+
+/// What does not change between a scenario's repeats is found out once per process: the checks
+/// against the machine, the pre-flight's tags and the key-setup cost. The first run records them
+/// (its `preflight`); a later one reuses them ([`prepared::recall`]), so its time goes to its window
+/// (issue 44: set-up was ~4 ms of every ~80 ms run).
+fn prepare_first(
+    s: &Scenario,
+    workload: &Workload,
+    key: &[u8],
+) -> Result<prepared::Prepared, EngineError> {
+    // Tags at the lengths and in the dispatch mode about to be timed, checked before any timing.
+    let preflight = preflight::check(s, workload, key)?;
+    let key_setup_ns = measure_key_setup(s)?;
+    prepared::remember(s, key_setup_ns);
+    Ok(prepared::Prepared {
+        key_setup_ns,
+        preflight: Some(preflight),
+        first: true,
     })
 }
 

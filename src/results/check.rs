@@ -317,6 +317,16 @@ fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
 /// What no run can measure, whatever the machine: each bound follows from how `metrics::compute`
 /// derives the figure (Jain's index ≤ 1, a session is one thread, p50 ≤ p99 of one sample).
 fn check_possible(r: &ResultEntry, measured: bool) -> Result<(), Invalid> {
+    check_bounds(r)?;
+    if !measured {
+        return Ok(());
+    }
+    check_measured(r)
+}
+
+/// What holds of any result, measured or not: percentiles in order, Jain's index at most 1, no more
+/// cores kept busy than there are sessions.
+fn check_bounds(r: &ResultEntry) -> Result<(), Invalid> {
     let m = &r.metrics;
     if let (Some(p50), Some(p99)) = (m.latency_p50_ns, m.latency_p99_ns) {
         if p50 > p99 {
@@ -368,9 +378,13 @@ fn check_possible(r: &ResultEntry, measured: bool) -> Result<(), Invalid> {
             ),
         ));
     }
-    if !measured {
-        return Ok(());
-    }
+    Ok(())
+}
+
+/// What holds of a result that measured: a window of some length, costs that are not all 0,
+/// bytes that are messages × size, and no zero rate beside a cost.
+fn check_measured(r: &ResultEntry) -> Result<(), Invalid> {
+    let m = &r.metrics;
     if crate::metrics::known(m.window_seconds) == Some(0.0) {
         return Err(invalid(
             "metrics.window_seconds",
