@@ -241,3 +241,11 @@ pub fn pretty_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, S
     bytes.push(b'\n');
     Ok(bytes)
 }
+
+/// One file format: the bytes it makes of `D`, what it is made from (a results document;
+/// `[&Document]` for the formats over many, `report::history`'s; `net`'s document for its own).
+/// Adding a format is one implementation, and every writer goes through `report::export`. Drawn
+/// here, below every room that has a format, so that `net` names it without naming `report`.
+pub trait Exporter<D: ?Sized> {
+    fn serialize(&self, doc: &D) -> Result<Vec<u8>, String>;
+}

@@ -49,12 +49,10 @@ pub fn export(args: &ExportArgs) -> Result<(), CliError> {
         .collect();
     super::files::not_into_inputs(&[("-o", args.output.as_path())], &args.paths)?;
     let _locked = super::files::prepare(&[("-o", args.output.as_path())], &read)?;
-    let bytes = match args.format {
-        Format::Bmf => {
-            crate::stdio::pretty_json(&history::bmf(&docs)).map_err(CliError::failure)?
-        }
-        Format::Benchstat => history::benchstat(&docs).into_bytes(),
-        Format::Lava => history::lava(&docs).into_bytes(),
+    let exporter: &dyn crate::report::Exporter<[&crate::results::Document]> = match args.format {
+        Format::Bmf => &history::Bmf,
+        Format::Benchstat => &history::Benchstat,
+        Format::Lava => &history::Lava,
     };
-    crate::report::write_atomic(&args.output, &bytes).map_err(CliError::failure)
+    crate::report::export(exporter, &docs[..], &args.output).map_err(CliError::failure)
 }

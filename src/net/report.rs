@@ -228,8 +228,22 @@ pub struct NetDocument {
 /// `receiver_handle_ns_per_packet` (the CSV's column of that name).
 pub const SCHEMA: &str = "macbench-net/4";
 
-pub fn to_json(doc: &NetDocument) -> Result<Vec<u8>, String> {
-    crate::stdio::pretty_json(doc)
+/// `net --json`'s format.
+pub struct NetJson;
+
+impl crate::stdio::Exporter<NetDocument> for NetJson {
+    fn serialize(&self, doc: &NetDocument) -> Result<Vec<u8>, String> {
+        crate::stdio::pretty_json(doc)
+    }
+}
+
+/// `net --csv`'s format: one row per result.
+pub struct NetCsv;
+
+impl crate::stdio::Exporter<NetDocument> for NetCsv {
+    fn serialize(&self, doc: &NetDocument) -> Result<Vec<u8>, String> {
+        to_csv(doc)
+    }
 }
 
 pub const CSV_HEADER: &[&str] = &[
@@ -268,7 +282,7 @@ pub const CSV_HEADER: &[&str] = &[
 ];
 
 /// One row per result.
-pub fn to_csv(doc: &NetDocument) -> Result<Vec<u8>, String> {
+fn to_csv(doc: &NetDocument) -> Result<Vec<u8>, String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_HEADER).map_err(|e| e.to_string())?;
     let opt = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();

@@ -197,7 +197,7 @@ fn baseline_cells(b: Option<&crate::results::baseline::BaselineRatio>) -> Vec<St
 /// One row per scenario.
 pub struct ScenarioCsv;
 
-impl Exporter for ScenarioCsv {
+impl Exporter<Document> for ScenarioCsv {
     fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String> {
         let metric_names = object_keys(
             &serde_json::to_value(crate::metrics::Metrics::default()).map_err(|e| e.to_string())?,
@@ -252,7 +252,7 @@ impl Exporter for ScenarioCsv {
 /// One row per thread per scenario.
 pub struct ThreadsCsv;
 
-impl Exporter for ThreadsCsv {
+impl Exporter<Document> for ThreadsCsv {
     fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String> {
         let mut w = csv::Writer::from_writer(Vec::new());
         let mut thread_names: Option<Vec<String>> = None;

@@ -54,6 +54,29 @@ fn bmf_metric(value: Option<f64>, interval: Option<Interval>) -> Option<Value> {
     })
 }
 
+/// The formats over many documents, as [`super::Exporter`]s of them (`macbench export --format`).
+pub struct Bmf;
+pub struct Benchstat;
+pub struct Lava;
+
+impl<'a> super::Exporter<[&'a Document]> for Bmf {
+    fn serialize(&self, docs: &[&'a Document]) -> Result<Vec<u8>, String> {
+        crate::stdio::pretty_json(&bmf(docs))
+    }
+}
+
+impl<'a> super::Exporter<[&'a Document]> for Benchstat {
+    fn serialize(&self, docs: &[&'a Document]) -> Result<Vec<u8>, String> {
+        Ok(benchstat(docs).into_bytes())
+    }
+}
+
+impl<'a> super::Exporter<[&'a Document]> for Lava {
+    fn serialize(&self, docs: &[&'a Document]) -> Result<Vec<u8>, String> {
+        Ok(lava(docs).into_bytes())
+    }
+}
+
 /// Bencher Metric Format: `{ benchmark: { measure: { value, lower_value, upper_value } } }`, measures
 /// named as the results JSON names the metrics. Later results of the same name (a second file of one
 /// host) replace earlier ones, as a tracker keeps one value per benchmark and run.

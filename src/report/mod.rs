@@ -1,7 +1,7 @@
 //! Everything made from results: the terminal's tables, the HTML report and its figures, `diff`, and the
-//! exporters. One results document becomes a file through [`Exporter`], one implementation per format
-//! (JSON, the scenario and thread CSVs: hyperfine's shape); the formats over many documents (BMF,
-//! benchstat, LAVA) are functions in [`history`]. Files are written by the rules of [`output`]
+//! exporters. Every file format is an [`Exporter`] of what it is made from: one results document
+//! (JSON, the scenario and thread CSVs: hyperfine's shape), many ([`history`]'s BMF, benchstat and
+//! LAVA), or a `net` document (its JSON and CSV, in `net::report`); [`export`] writes any of them. Files are written by the rules of [`output`]
 //! (temporary sibling and rename for regular files, write-through for devices and links, `-` for
 //! standard output), and a run's session rewrites its files after every scenario so an interrupted run
 //! keeps what finished.
@@ -25,20 +25,17 @@ use std::path::Path;
 
 pub use output::write_atomic;
 
-/// Turns a results document into bytes.
-pub trait Exporter {
-    fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String>;
-}
+pub use crate::stdio::Exporter;
 
 pub struct JsonExporter;
 
-impl Exporter for JsonExporter {
+impl Exporter<Document> for JsonExporter {
     fn serialize(&self, doc: &Document) -> Result<Vec<u8>, String> {
         crate::stdio::pretty_json(doc)
     }
 }
 
-/// Export with `exporter` to `path`.
-pub fn export(exporter: &dyn Exporter, doc: &Document, path: &Path) -> Result<(), String> {
+/// Export `doc` with `exporter` to `path` (by the rules of [`output`]).
+pub fn export<D: ?Sized>(exporter: &dyn Exporter<D>, doc: &D, path: &Path) -> Result<(), String> {
     write_atomic(path, &exporter.serialize(doc)?)
 }

@@ -17,7 +17,7 @@ use crate::host::Host;
 use crate::net::bench::NetPlan;
 use crate::net::report::{NetDocument, NetResult};
 use crate::net::NetError;
-use crate::report::{self, csv_export, Exporter, JsonExporter};
+use crate::report::{self, csv_export, JsonExporter};
 use crate::results::{self, Document, Harness, Header};
 use crate::sweep;
 use crate::system::conditions::{Probe, Recorder, RunConditions, BEFORE_SAMPLE, BUSY_SHARE};
@@ -339,11 +339,12 @@ impl ResultsFiles {
             if report::output::is_stream(path) {
                 return Ok(());
             }
-            let threads = csv_export::ThreadsCsv
-                .serialize(doc)
-                .map_err(SessionError::failure)?;
-            report::write_atomic(&csv_export::threads_path(path), &threads)
-                .map_err(SessionError::failure)?;
+            report::export(
+                &csv_export::ThreadsCsv,
+                doc,
+                &csv_export::threads_path(path),
+            )
+            .map_err(SessionError::failure)?;
         }
         Ok(())
     }
@@ -446,12 +447,10 @@ impl NetFiles<'_> {
     fn write(&self, doc: &NetDocument, last: bool) -> Result<(), NetError> {
         use crate::report::output::write_now;
         if let Some(p) = self.json.filter(|p| write_now(p, last)) {
-            let bytes = crate::net::report::to_json(doc).map_err(NetError::Failure)?;
-            report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
+            report::export(&crate::net::report::NetJson, doc, p).map_err(NetError::Failure)?;
         }
         if let Some(p) = self.csv.filter(|p| write_now(p, last)) {
-            let bytes = crate::net::report::to_csv(doc).map_err(NetError::Failure)?;
-            report::write_atomic(p, &bytes).map_err(NetError::Failure)?;
+            report::export(&crate::net::report::NetCsv, doc, p).map_err(NetError::Failure)?;
         }
         Ok(())
     }
