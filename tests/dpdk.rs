@@ -49,6 +49,25 @@ fn reference(f: &mac::Function) -> mac::Function {
         .unwrap_or_else(|| panic!("no reference for {}", f.id()))
 }
 
+/// The device's four ways of handing ops over, by name: one at a time, a burst, at most `depth`
+/// queued, or ops built at key setup (dispatch `all`).
+const MODES: [&str; 4] = ["single", "burst", "inflight", "all"];
+
+/// `batch`'s tags through `keyed` by one of [`MODES`].
+fn tag_by(
+    keyed: &mut dyn mac::KeyedMac,
+    mode: &str,
+    batch: &mut Batch<'_>,
+    depth: usize,
+) -> Result<(), mac::Refused> {
+    match mode {
+        "single" => keyed.tag_each(batch),
+        "burst" => keyed.tag_batch(batch),
+        "inflight" => keyed.tag_inflight(batch, depth),
+        _ => keyed.tag_prebuilt(batch),
+    }
+}
+
 /// Lengths across the op's range: 1 byte, block edges, and the longest one mbuf segment takes.
 const LENGTHS: &[usize] = &[1, 15, 16, 17, 63, 64, 65, 1000, 1500, 16384, 65534];
 
@@ -80,7 +99,7 @@ fn every_dispatch_tags_like_another_library_and_the_driver_counts_every_op() {
             want.extend(common::tag_of(reference.as_mut(), tag_len, nonce, m));
         }
         let slices: Vec<&[u8]> = msgs.iter().map(|m| m.as_slice()).collect();
-        for mode in ["single", "burst", "inflight", "all"] {
+        for mode in MODES {
             let mut keyed = macbench::isolate::key(&f, &key, KeyParams::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", f.id()));
             let mut tags = vec![0u8; tag_len * msgs.len()];
@@ -91,13 +110,8 @@ fn every_dispatch_tags_like_another_library_and_the_driver_counts_every_op() {
                 tags: &mut tags,
                 tag_len,
             };
-            match mode {
-                "single" => keyed.tag_each(&mut batch),
-                "burst" => keyed.tag_batch(&mut batch),
-                "inflight" => keyed.tag_inflight(&mut batch, 4),
-                _ => keyed.tag_prebuilt(&mut batch),
-            }
-            .unwrap_or_else(|e| panic!("{} {mode}: {e}", f.id()));
+            tag_by(keyed.as_mut(), mode, &mut batch, 4)
+                .unwrap_or_else(|e| panic!("{} {mode}: {e}", f.id()));
             assert_eq!(tags, want, "{} {mode}", f.id());
             let account = keyed.offload().expect("the driver keeps an account");
             assert_eq!(account.ops, msgs.len() as u64, "{} {mode}", f.id());
@@ -624,7 +638,7 @@ fn a_new_key_replaces_the_session_in_place_and_every_mode_tags_with_it() {
             .rekey(&new_key)
             .expect("the device changes keys in place")
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        for mode in ["single", "burst", "inflight", "all"] {
+        for mode in MODES {
             let mut tags = vec![0u8; tag_len * msgs.len()];
             let mut batch = Batch {
                 msgs: &slices,
@@ -633,13 +647,8 @@ fn a_new_key_replaces_the_session_in_place_and_every_mode_tags_with_it() {
                 tags: &mut tags,
                 tag_len,
             };
-            match mode {
-                "single" => keyed.tag_each(&mut batch),
-                "burst" => keyed.tag_batch(&mut batch),
-                "inflight" => keyed.tag_inflight(&mut batch, 2),
-                _ => keyed.tag_prebuilt(&mut batch),
-            }
-            .unwrap_or_else(|e| panic!("{name} {mode}: {e}"));
+            tag_by(keyed.as_mut(), mode, &mut batch, 2)
+                .unwrap_or_else(|e| panic!("{name} {mode}: {e}"));
             assert_eq!(tags, want, "{name} {mode}: the new key's tags");
         }
         assert_eq!(
