@@ -845,17 +845,15 @@ impl Sides<'_> {
     /// Our side once on one case: one cache-hot run of one session on the core, on the basis.
     fn our_round(&self, case: &Case) -> Result<OurRound, SessionError> {
         let inputs = self.inputs;
-        let entry = crate::sweep::measure_cache_hot(
-            case.function,
-            case.size,
-            f64::from(inputs.seconds),
-            inputs.core,
-            case.dispatch,
-            1,
-            self.clock,
-            &CANCEL,
-        )
-        .map_err(|e| SessionError::failure(e.to_string()))?;
+        let what = crate::sweep::CacheHot {
+            function: case.function,
+            size: case.size,
+            seconds: f64::from(inputs.seconds),
+            core: inputs.core,
+            dispatch: case.dispatch,
+        };
+        let entry = crate::sweep::measure_cache_hot(what, 1, self.clock, &CANCEL)
+            .map_err(|e| SessionError::failure(e.to_string()))?;
         let (ours, note) = if !entry.measured() {
             (
                 None,

@@ -585,29 +585,34 @@ pub fn measure_harness(
     })
 }
 
-/// Our side of a comparison with a library's own benchmark: one session on `core`, one cache-hot
+/// One cache-hot measurement of our side of a comparison: `function` on messages of `size` bytes
+/// handed over by `dispatch`, one session on `core` for `seconds`.
+pub struct CacheHot {
+    pub function: Function,
+    pub size: u32,
+    pub seconds: f64,
+    pub core: usize,
+    pub dispatch: engine::Dispatch,
+}
+
+/// Our side of a comparison with a library's own benchmark: one session on its core, one cache-hot
 /// buffer (the peers hash one buffer over and over; so do we here, or the comparison would measure our
 /// cache misses rather than the library), median of `repeats`.
-#[allow(clippy::too_many_arguments)]
 pub fn measure_cache_hot(
-    function: Function,
-    size: u32,
-    seconds: f64,
-    core: usize,
-    dispatch: engine::Dispatch,
+    what: CacheHot,
     repeats: usize,
     clock: &ClockInfo,
     cancel: &AtomicBool,
 ) -> Result<ResultEntry, engine::EngineError> {
-    let duration = Duration::from_secs_f64(seconds.max(0.02));
+    let duration = Duration::from_secs_f64(what.seconds.max(0.02));
     let mut scenario = one_session(
-        function,
-        SizeSource::Fixed { size },
-        core,
+        what.function,
+        SizeSource::Fixed { size: what.size },
+        what.core,
         duration,
         DataMode::Same,
     );
-    scenario.dispatch = dispatch;
+    scenario.dispatch = what.dispatch;
     engine::validate(&scenario, &crate::system::online_cpus())?;
     bench::run_scenario(scenario, repeats, AutoPolicy::default(), clock, cancel)
 }

@@ -132,7 +132,11 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         })
         .collect();
     let raised = given_budget_s.is_none() && budget_s > study.default_budget_s * 1.001;
-    print_plan(study, &plans, &pending, budget_s, raised, &dir, one_core);
+    let said = PlanBudget {
+        seconds: budget_s,
+        raised,
+    };
+    print_plan(study, &plans, &pending, said, &dir, one_core);
     let not_run = run_steps(study, &dir, &plans, &pending)?;
     let concluded = conclude(study, &dir);
     drop(held);
@@ -599,16 +603,25 @@ fn print_list() {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The budget the plan takes, in seconds, and whether it is more than the study's default because
+/// its steps need that (no `--budget` given).
+struct PlanBudget {
+    seconds: f64,
+    raised: bool,
+}
+
 fn print_plan(
     study: &Study,
     plans: &[StepLine],
     pending: &[bool],
-    budget_s: f64,
-    raised: bool,
+    budget: PlanBudget,
     dir: &Path,
     one_core: usize,
 ) {
+    let PlanBudget {
+        seconds: budget_s,
+        raised,
+    } = budget;
     crate::errln!(
         "reproduce: {} — {}, \"{}\"",
         study.id,
