@@ -899,4 +899,27 @@ fn the_dpdk_peer_times_drained_rings_or_undrained_bursts() {
         Some("aes-xcbc-mac")
     );
     assert_eq!(Peer::Dpdk.algorithm_name("poly1305"), None);
+    // The 3GPP functions: the tool is told of the 16-byte IV the device gets, not our nonce.
+    assert_eq!(
+        Peer::Dpdk.algorithm_name("uia2-snow3g"),
+        Some("snow3g-uia2")
+    );
+    let run = compare::crypto_perf::Run {
+        ours: "eia3-zuc128",
+        name: "zuc-eia3",
+        size: 64,
+        test: DeviceTest::Drained { depth: 256 },
+        ops: 1024,
+    };
+    let args = compare::crypto_perf::args(&run, "crypto_aesni_mb", 1, 0)
+        .unwrap()
+        .join(" ");
+    for part in [
+        "--auth-algo zuc-eia3",
+        "--auth-iv-sz 16",
+        "--auth-key-sz 16",
+        "--digest-sz 4",
+    ] {
+        assert!(args.contains(part), "{part:?} not in {args}");
+    }
 }

@@ -39,8 +39,8 @@ impl DeviceTest {
     }
 }
 
-/// `dpdk-test-crypto-perf --auth-algo` names of our algorithms (DPDK 22.11), with the auth IV
-/// GMAC needs (its 12-byte nonce).
+/// `dpdk-test-crypto-perf --auth-algo` names of our algorithms (DPDK 22.11); the IV each takes is
+/// [`iv_len`].
 pub const ALGORITHMS: &[(&str, &str)] = &[
     ("hmac-md5", "md5-hmac"),
     ("hmac-sha1", "sha1-hmac"),
@@ -53,7 +53,20 @@ pub const ALGORITHMS: &[(&str, &str)] = &[
     ("gmac-aes128", "aes-gmac"),
     ("gmac-aes192", "aes-gmac"),
     ("gmac-aes256", "aes-gmac"),
+    // Lengths in bits: the tool gives the op its buffer size × 8, as our backend does.
+    ("eia3-zuc128", "zuc-eia3"),
+    ("uia2-snow3g", "snow3g-uia2"),
 ];
+
+/// The auth IV the tool is told of for `ours`: GMAC's nonce is its IV (12 bytes); the 3GPP
+/// functions take the 16-byte IV their specifications build from COUNT, BEARER or FRESH and
+/// DIRECTION (our nonce of 6 or 9 bytes becomes that IV in the device's shim); the others none.
+pub fn iv_len(ours: &str) -> Option<usize> {
+    match ours {
+        "eia3-zuc128" | "uia2-snow3g" => Some(16),
+        _ => crate::mac::algorithm(ours)?.nonce_len,
+    }
+}
 
 /// One line of the tool's `--csv-friendly` output.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,7 +256,7 @@ pub fn args(
         "--total-ops".into(),
         run.ops.to_string(),
     ];
-    if let Some(iv) = algorithm.nonce_len {
+    if let Some(iv) = iv_len(run.ours) {
         args.extend(["--auth-iv-sz".into(), iv.to_string()]);
     }
     match run.test {
