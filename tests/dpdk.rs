@@ -512,10 +512,7 @@ fn compare_against_dpdk_refuses_what_it_cannot_pair_up_front() {
         let out = common::macbench_line(&format!("{line} --sizes 64 --rounds 1"))
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{line}: {err}");
-        assert_eq!(err.lines().count(), 1, "{line}: {err}");
-        assert!(err.contains(says), "{line}: {err}");
+        common::one_line_error(&out, 2, says);
     }
     assert!(litter().is_empty(), "{:?}", litter());
 }
@@ -532,17 +529,12 @@ fn more_sessions_than_queue_pairs_is_refused_before_anything_runs() {
     )
     .output()
     .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    common::one_line_error(&out, 2, "--sessions 20: the dpdk device has");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("queue pairs"));
     assert!(
         out.stdout.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stdout)
-    );
-    let line = err.lines().last().unwrap();
-    assert!(
-        line.contains("--sessions 20: the dpdk device has") && line.contains("queue pairs"),
-        "{err}"
     );
 }
 
@@ -577,13 +569,7 @@ fn the_queue_depth_is_a_flag_recorded_with_the_device_and_a_short_queue_takes_a_
             .args(["--dpdk-queue-depth", bad, "list"])
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
-        assert_eq!(err.lines().count(), 1, "{bad}: {err}");
-        assert!(
-            err.contains("give a power of two from 32 to 32768"),
-            "{bad}: {err}"
-        );
+        common::one_line_error(&out, 2, "give a power of two from 32 to 32768");
     }
 }
 
