@@ -121,23 +121,28 @@ crate::c_backend!(
 fn new(
     algorithm: &'static str,
     key: &[u8],
-    params: KeyParams<'_>,
+    // No function of a device takes parameters (KMAC's are the only ones).
+    _params: KeyParams<'_>,
 ) -> Result<Box<dyn KeyedMac>, MacError> {
     let device = super::shim::keyed(shim(), "dpdk", availability, algorithm, key)?;
     if !algorithm.starts_with("hmac-") {
         return Ok(device);
     }
-    let with = WithEmptyTag {
+    // Found at key setup, so a missing reference is said here, not at the first empty message.
+    let reference = super::rustcrypto::BACKEND
+        .entries
+        .iter()
+        .find(|e| e.algorithm == algorithm && e.accel == super::Accel::Hw)
+        .ok_or_else(|| MacError::Backend {
+            backend: "dpdk",
+            algorithm,
+            reason: "no RustCrypto HMAC for the empty message's tag".to_string(),
+        })?;
+    Ok(Box::new(WithEmptyTag {
         device,
-        algorithm,
+        reference,
         key: key.to_vec(),
-    };
-    // The reference is checked at key setup, so a missing one is said here, not at the first
-    // empty message.
-    let mut tag = [0u8; super::MAX_TAG_LEN];
-    let len = super::algorithm(algorithm).map_or(super::MAX_TAG_LEN, |a| a.tag_len);
-    with.empty_tag(params, &mut tag[..len])?;
-    Ok(Box::new(with))
+    }))
 }
 
 /// A device's keyed HMAC object with its key at hand: `tag_into` (known answers, `tag`,
@@ -146,24 +151,16 @@ fn new(
 /// the device. A new key ([`KeyedMac::rekey`]) replaces the device's session and the key kept here.
 struct WithEmptyTag {
     device: Box<dyn KeyedMac>,
-    algorithm: &'static str,
+    /// RustCrypto's HMAC of the same algorithm.
+    reference: &'static super::Entry,
     key: Vec<u8>,
 }
 
 impl WithEmptyTag {
     /// The empty message's tag under the current key into `tag` (a prefix for a shorter tag).
-    fn empty_tag(&self, params: KeyParams<'_>, tag: &mut [u8]) -> Result<(), MacError> {
-        let algorithm = self.algorithm;
-        let reference = super::rustcrypto::BACKEND
-            .entries
-            .iter()
-            .find(|e| e.algorithm == algorithm && e.accel == super::Accel::Hw)
-            .ok_or_else(|| MacError::Backend {
-                backend: "dpdk",
-                algorithm,
-                reason: "no RustCrypto HMAC for the empty message's tag".to_string(),
-            })?;
-        (reference.new)(&self.key, params)?
+    fn empty_tag(&self, tag: &mut [u8]) -> Result<(), MacError> {
+        let algorithm = self.reference.algorithm;
+        (self.reference.new)(&self.key, KeyParams::default())?
             .tag_into(&[], &[], tag)
             .map_err(|e| MacError::Backend {
                 backend: "dpdk",
@@ -177,7 +174,7 @@ impl KeyedMac for WithEmptyTag {
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         match self.device.tag_into(nonce, msg, tag) {
             Err(refused) if msg.is_empty() => {
-                self.empty_tag(KeyParams::default(), tag)
+                self.empty_tag(tag)
                     .map_err(|e| Refused {
                         what: refused.what,
                         reason: e.to_string(),
