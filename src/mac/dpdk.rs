@@ -173,13 +173,10 @@ impl WithEmptyTag {
 impl KeyedMac for WithEmptyTag {
     fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
         match self.device.tag_into(nonce, msg, tag) {
-            Err(refused) if msg.is_empty() => {
-                self.empty_tag(tag)
-                    .map_err(|e| Refused {
-                        what: refused.what,
-                        reason: e.to_string(),
-                    })
-            }
+            Err(refused) if msg.is_empty() => self.empty_tag(tag).map_err(|e| Refused {
+                what: refused.what,
+                reason: e.to_string(),
+            }),
             other => other,
         }
     }
