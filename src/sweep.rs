@@ -13,7 +13,7 @@ use crate::bench::{self, AutoPolicy};
 use crate::energy::{self, method::Observed, Energy, Meter, Round, Window};
 use crate::engine::{self, clock::ClockInfo, DataMode, Scenario, ScenarioSpec, SizeSource};
 use crate::mac::{self, Function};
-use crate::results::{Document, Harness, ResultEntry, SweepAccount};
+use crate::results::{Document, Harness, ResultEntry, RunOptions, SweepAccount};
 use crate::spec::{self, SpecError};
 use crate::stats;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,7 +22,9 @@ use std::time::Duration;
 /// Default run duration per scenario when sessions do not outnumber cores.
 pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
 
-/// What the user chose for a sweep, typed (values already parsed by `spec`).
+/// A run's options resolved into a sweep ([`SweepSpec::new`], the one place that does it): the
+/// functions `--alg`/`--backend`/`--accel` name on this build, the sizes read, what every scenario
+/// shares, and the timing choices the plan resolves. Tests build one directly.
 #[derive(Debug, Clone)]
 pub struct SweepSpec {
     pub functions: Vec<Function>,
@@ -91,6 +93,49 @@ fn left_out_notes(left_out: &[(String, Vec<u32>)]) -> Vec<String> {
 }
 
 impl SweepSpec {
+    /// The sweep a run's options describe, their `functions` resolved (`--alg`/`--backend`/`--accel`,
+    /// which the caller says are unavailable), the sizes read (a size model's file included) and every
+    /// rule between options checked ([`RunOptions::check`]): the one place options become a sweep.
+    pub fn new(options: &RunOptions, functions: Vec<Function>) -> Result<SweepSpec, SpecError> {
+        options.check().map_err(SpecError::new)?;
+        // Each session keys its own queue pair on a device: more sessions than it has would fail at
+        // the first key setup past them, after the plan and the table's header; refused here instead.
+        if let Some(pairs) = mac::dpdk::queue_pairs()
+            .filter(|&pairs| options.sessions > pairs && functions.iter().any(mac::dpdk::drives))
+        {
+            return Err(SpecError::new(format!(
+                "--sessions {}: the dpdk device has {pairs} queue pairs and macbench gives each session its own (at most --sessions {pairs}, or a device with more queue pairs)",
+                options.sessions
+            )));
+        }
+        let timing = &options.timing;
+        Ok(SweepSpec {
+            functions,
+            sizes: spec::parse_sizes(&options.sizes, options.seed)?,
+            scenario: ScenarioSpec {
+                cores: options.cores.clone(),
+                sessions: options.sessions,
+                pinning: options.pinning,
+                data: options.data,
+                keys: options.keys,
+                verify: options.verify,
+                rekey_every: options.rekey_every,
+                seed: options.seed,
+                tag_len: options.tag_len,
+                // Size, dispatch mode, duration and window are each scenario's own (`plan`).
+                ..ScenarioSpec::default()
+            },
+            duration: timing.duration,
+            budget: timing.budget.clone(),
+            window: timing.window.clone(),
+            tick: timing.tick,
+            repeat: options.repeats(),
+            fill_budget: options.fills_budget(),
+            max_repeat: options.max_repeats(),
+            dispatches: options.dispatch.clone(),
+        })
+    }
+
     /// Scenarios for every function × size × dispatch mode, validated against the machine (cores, window, limits).
     pub fn plan(&self, online: &[usize]) -> Result<Plan, SpecError> {
         let mut notes = Vec::new();
@@ -506,7 +551,7 @@ pub fn plan_runs(
 pub const MIN_PLANNED: usize = 3;
 
 /// `--window` and `--tick`'s default: chosen by the planner.
-pub const AUTO: &str = "auto";
+pub use crate::results::options::AUTO;
 /// What the sessions run before the window opens, with `--window auto` and no more sessions than
 /// cores. Measured on the 2-core development VM (hmac-sha256, cmac-aes128, poly1305, hmac-sha512 at
 /// 64, 1024 and 16384 B, 1 ms ticks from the gate): the first millisecond after the gate ran at 106 %

@@ -541,8 +541,8 @@ fn the_plan_scales_to_the_budget_with_a_floor_per_step() {
         tiny.iter().all(|&s| s == reproduce::MIN_STEP_BUDGET_S),
         "{tiny:?}"
     );
-    let args = reproduce::step_args(&study.steps[0], 7);
-    assert!(args.windows(2).any(|w| w == ["--cores", "7"]), "{args:?}");
+    // "One core" is the CPU the caller names.
+    assert_eq!(study.steps[0].options(7).cores, vec![7]);
 }
 
 /// A reproduction whose step file is complete is not run again: `--resume` judges the kept file and
@@ -1206,4 +1206,44 @@ fn a_full_disk_is_one_line_naming_the_file() {
         .output()
         .unwrap();
     says_the_disk_is_full(&out, ".png");
+}
+
+/// Issue 46: a reproduction step is a value, not a command line written as text and parsed half-way
+/// through a reproduction. Every step of every study is a run this build can plan: its options
+/// pass the rules between options, its algorithms and sizes resolve, and its sweep plans here —
+/// unless its backend is not built or its device cannot start, the one reason a step may be
+/// refused in a reproduction's plan (and then that backend is named).
+#[test]
+fn every_step_of_every_study_is_a_run_this_build_can_plan() {
+    let one_core = *macbench::system::online_cpus().last().unwrap();
+    let mut planned = 0;
+    for study in reproduce::STUDIES {
+        for step in study.steps {
+            let at = format!("{} step {}", study.id, step.name);
+            let options = step.options(one_core);
+            options.check().unwrap_or_else(|e| panic!("{at}: {e}"));
+            assert!(
+                macbench::spec::resolve_algorithms(&options.alg).is_ok(),
+                "{at}: --alg {}",
+                options.alg
+            );
+            macbench::spec::parse_sizes(&options.sizes, options.seed)
+                .unwrap_or_else(|e| panic!("{at}: --sizes {}: {e}", options.sizes));
+            match macbench::cli::step_sweep(study, step.name, one_core) {
+                Ok(sweep) => {
+                    let plan = sweep.plan(&macbench::system::online_cpus());
+                    assert!(plan.is_ok(), "{at}: {:?}", plan.err());
+                    planned += 1;
+                }
+                Err(why) => {
+                    let backend = step.run.backend.unwrap_or_else(|| panic!("{at}: {why}"));
+                    assert!(
+                        why.contains(backend),
+                        "{at}: refused without naming {backend}: {why}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(planned > 10, "only {planned} steps planned");
 }

@@ -8,10 +8,10 @@
 
 use super::CliError;
 use crate::reproduce::{self, Evidence, Study};
+use crate::results::RunOptions;
 use crate::session::reproduction::{self as directory, FIGURES, REPORT};
 use crate::spec::values::parse_duration;
 use crate::sweep;
-use clap::Parser;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -49,14 +49,6 @@ pub struct ReproduceArgs {
     pub energy: bool,
 }
 
-/// `run`'s flags parsed as `run` parses them.
-#[derive(Parser)]
-#[command(no_binary_name = true)]
-struct RunLine {
-    #[command(flatten)]
-    run: super::run::RunArgs,
-}
-
 pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     if args.list {
         print_list();
@@ -88,7 +80,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
     let one_core = *crate::system::online_cpus()
         .last()
         .ok_or_else(|| CliError::failure("no online CPU".to_string()))?;
-    let lines = step_lines(study, one_core, args)?;
+    let lines = step_sweeps(study, one_core, args);
     let pending = pending_steps(study, &dir, &lines)?;
     // Issue 47 N31: each step's real minimum (its shortest runs that hold its window, and at least
     // MIN_STEP_BUDGET_S), and a budget below their sum refused up front rather than stretched in
@@ -123,12 +115,9 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         .map(|(line, budget)| {
             let line = line.as_ref().map_err(Clone::clone)?;
             let plan = planner.plan(line, *budget)?;
-            let mut run = line.args.clone();
-            run.extend([
-                "--duration".to_string(),
-                format!("{}ms", plan.duration.as_millis()),
-            ]);
-            Ok((run, plan))
+            let mut options = line.options.clone();
+            options.timing.duration = Some(plan.duration);
+            Ok((options, plan))
         })
         .collect();
     let raised = given_budget_s.is_none() && budget_s > study.default_budget_s * 1.001;
@@ -187,7 +176,7 @@ fn locked_dir(
 fn pending_steps(
     study: &Study,
     dir: &Path,
-    lines: &[Result<StepRun, String>],
+    lines: &[Result<StepSweep, String>],
 ) -> Result<Vec<bool>, CliError> {
     let mut pending = Vec::with_capacity(study.steps.len());
     for (step, line) in study.steps.iter().zip(lines) {
@@ -265,7 +254,7 @@ fn run_steps<'s>(
             crate::errln!("reproduce: {}: kept ({})", step.name, json.display());
             continue;
         }
-        let (line, _) = match plan {
+        let (options, _) = match plan {
             Ok(p) => p,
             // Refused up front with its reason (in the plan): never run starved. Its claims say
             // its results are missing.
@@ -275,11 +264,9 @@ fn run_steps<'s>(
             }
         };
         crate::errln!("reproduce: {}: {}", step.name, step.what);
-        let mut line = line.clone();
-        line.extend(["--json".to_string(), json.display().to_string()]);
-        let run = RunLine::try_parse_from(&line)
-            .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
-        let outcome = super::run::run(&run.run);
+        let mut options = options.clone();
+        options.output.json = Some(json.clone());
+        let outcome = super::run::run_options(&options);
         if super::run::cancelled() {
             return Err(interrupted(study, dir, step.name));
         }
@@ -358,60 +345,50 @@ fn interrupted(study: &Study, dir: &Path, step: &str) -> CliError {
     }
 }
 
-/// A step's `run` line (its flags, the label, energy and `--target-ci 0`; the plan adds
-/// `--duration`), the sweep it describes, and what that sweep runs, as its results record it.
+/// A step's run options (its own, the label, energy and no `--target-ci`; the plan adds the
+/// duration), the sweep they describe, and what that sweep runs, as its results record it.
 #[derive(Clone)]
-pub struct StepRun {
-    args: Vec<String>,
-    run: super::run::RunArgs,
+pub struct StepSweep {
+    options: RunOptions,
     spec: sweep::SweepSpec,
     max_cycles_per_byte: f64,
 }
 
-/// Each step's `run` line and run plan, or why it is refused: its share of the budget, with runs
+/// Each step's options with its run plan, or why it is refused: its share of the budget, with runs
 /// long enough that every session is scheduled in the window several times and processes 1,000
-/// messages there (`sweep::plan_runs`), each run's duration given as `--duration`.
-type StepLine = Result<(Vec<String>, sweep::RunPlan), String>;
+/// messages there (`sweep::plan_runs`), each run's duration set.
+type StepLine = Result<(RunOptions, sweep::RunPlan), String>;
 
-/// Each step's [`StepRun`], or why it cannot run here (a backend not built, a device that cannot
+/// Each step's [`StepSweep`], or why it cannot run here (a backend not built, a device that cannot
 /// serve: `run` would refuse it the same way): that step is refused in the plan, the others run.
-fn step_lines(
+fn step_sweeps(
     study: &Study,
     one_core: usize,
     args: &ReproduceArgs,
-) -> Result<Vec<Result<StepRun, String>>, CliError> {
+) -> Vec<Result<StepSweep, String>> {
     study
         .steps
         .iter()
         .map(|step| {
-            let mut line = reproduce::step_args(step, one_core);
-            if let Some(label) = &args.label {
-                line.extend(["--label".to_string(), label.clone()]);
-            }
-            if args.energy {
-                line.push("--energy".to_string());
-            }
-            line.extend(["--target-ci".to_string(), "0".to_string()]);
-            step_run(step, line)
+            let mut options = step.options(one_core);
+            options.output.label = args.label.clone();
+            options.energy = args.energy;
+            // Each step's repeats are planned from its share of the budget, not a target.
+            options.timing.target_ci = Some(0.0);
+            step_sweep_of(step, options)
         })
         .collect()
 }
 
-/// The [`StepRun`] of `step` with its `run` flags `line`; `Err` inside: why it cannot run here.
-fn step_run(
-    step: &reproduce::Step,
-    line: Vec<String>,
-) -> Result<Result<StepRun, String>, CliError> {
-    let parsed = RunLine::try_parse_from(&line)
-        .map_err(|e| CliError::failure(format!("{}: {e}", step.name)))?;
-    Ok(super::run::sweep_spec(&parsed.run)
-        .map(|spec| StepRun {
-            args: line,
-            run: parsed.run,
+/// The [`StepSweep`] of `step` with its `options`; `Err`: why it cannot run here.
+fn step_sweep_of(step: &reproduce::Step, options: RunOptions) -> Result<StepSweep, String> {
+    super::run::sweep_spec(&options)
+        .map(|spec| StepSweep {
+            options,
             spec,
             max_cycles_per_byte: step.max_cycles_per_byte,
         })
-        .map_err(|e| format!("cannot run here: {e}")))
+        .map_err(|e| format!("cannot run here: {e}"))
 }
 
 /// What step `name` of `study` runs on this machine when "one core" is `one_core`: its sweep
@@ -424,12 +401,12 @@ pub fn step_sweep(study: &Study, name: &str, one_core: usize) -> Result<sweep::S
         .iter()
         .find(|s| s.name == name)
         .ok_or_else(|| format!("{} has no step {name}", study.id))?;
-    let mut line = reproduce::step_args(step, one_core);
-    line.extend(["--target-ci".to_string(), "0".to_string()]);
-    step_run(step, line).map_err(|e| e.message)?.map(|s| s.spec)
+    let mut options = step.options(one_core);
+    options.timing.target_ci = Some(0.0);
+    step_sweep_of(step, options).map(|s| s.spec)
 }
 
-impl StepRun {
+impl StepSweep {
     /// Whether `doc` holds this step's results: every result one of the step's scenarios (its
     /// functions, sizes, dispatch modes, sessions, cores, data, keys, verification, re-keying, tag
     /// length), and the header, which every `run` writes, naming the step's `--alg`, `--backend`,
@@ -439,18 +416,16 @@ impl StepRun {
         let spec = &self.spec;
         let other = |what: String| Err(format!("holds another run's results ({what})"));
         if let crate::results::Header::Sweep(h) = &doc.scenario {
-            let accel = crate::spec::accel_list(&self.run.accel);
-            let dispatch = dispatches(spec);
+            let (theirs, ours) = (&h.options, &self.options);
+            let accel = |o: &RunOptions| crate::spec::accel_list(&o.accel);
+            let dispatch = |o: &RunOptions| dispatches(&o.dispatch);
+            let backend = |o: &RunOptions| o.backend.clone().unwrap_or("(default)".to_string());
             let given = [
-                ("--alg", h.alg.as_str(), self.run.alg.as_str()),
-                (
-                    "--backend",
-                    h.backend.as_deref().unwrap_or("(default)"),
-                    self.run.backend.as_deref().unwrap_or("(default)"),
-                ),
-                ("--accel", h.accel.as_str(), accel.as_str()),
-                ("--sizes", h.sizes.as_str(), self.run.sizes.as_str()),
-                ("--dispatch", h.dispatch.as_str(), dispatch.as_str()),
+                ("--alg", theirs.alg.clone(), ours.alg.clone()),
+                ("--backend", backend(theirs), backend(ours)),
+                ("--accel", accel(theirs), accel(ours)),
+                ("--sizes", theirs.sizes.clone(), ours.sizes.clone()),
+                ("--dispatch", dispatch(theirs), dispatch(ours)),
             ];
             if let Some((flag, theirs, ours)) = given.iter().find(|(_, a, b)| a != b) {
                 return other(format!("{flag} {theirs}; the step runs {flag} {ours}"));
@@ -470,7 +445,7 @@ impl StepRun {
                 Some(format!(
                     "{at} dispatched {}: the step's are {}",
                     r.scenario.dispatch,
-                    dispatches(spec)
+                    dispatches(&spec.dispatches)
                 ))
             } else if r.sessions != s.sessions {
                 Some(format!(
@@ -499,9 +474,9 @@ impl StepRun {
     }
 }
 
-/// The dispatch modes of `spec`, as a results header writes them.
-fn dispatches(spec: &sweep::SweepSpec) -> String {
-    spec.dispatches
+/// Dispatch modes as a results header writes them.
+fn dispatches(modes: &[crate::engine::Dispatch]) -> String {
+    modes
         .iter()
         .map(|d| d.to_string())
         .collect::<Vec<_>>()
@@ -526,7 +501,7 @@ impl Planner {
     }
 
     /// The runs of `step` within `budget` seconds, or why it is refused.
-    fn plan(&self, step: &StepRun, budget: f64) -> Result<sweep::RunPlan, String> {
+    fn plan(&self, step: &StepSweep, budget: f64) -> Result<sweep::RunPlan, String> {
         let load = step.spec.load().map_err(|e| e.to_string())?;
         sweep::plan_runs(
             budget,

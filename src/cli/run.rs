@@ -3,29 +3,20 @@
 //! the JSON/CSV after each scenario; this file prints a line per scenario as it comes, and the tables.
 
 use super::CliError;
-use crate::bench::AutoPolicy;
 use crate::engine::{self, DataMode, KeyMode, Pinning, Scenario};
 use crate::mac::VerifyMode;
 use crate::report::table;
-use crate::results::{self, Document};
+use crate::results::options::{Output, Timing};
+use crate::results::{self, Document, RunOptions};
 use crate::session;
 use crate::spec;
 use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
 use std::path::PathBuf;
 
-/// The finest `--target-ci` taken, percent: the host's own repeat-to-repeat spread (docs/methodology.md,
-/// "The host's floor") keeps intervals at a few tenths of a percent at best, so a finer target only
-/// runs every scenario to --max-repeat.
-pub const MIN_TARGET_CI_PERCENT: f64 = 0.01;
-
-/// Default `--target-ci`, percent: see docs/benchmark.md's figures for how it was chosen.
-pub const DEFAULT_TARGET_CI_PERCENT: f64 = 5.0;
-/// Default `--max-repeat`: room for the budget's extra repeats where intervals are wide (the budget
-/// bounds their time).
-pub const DEFAULT_MAX_REPEAT: usize = 40;
-/// Default `--repeat`.
-pub const DEFAULT_REPEAT: usize = 3;
+pub use crate::results::options::{
+    DEFAULT_MAX_REPEAT, DEFAULT_REPEAT, DEFAULT_TARGET_CI_PERCENT, MIN_TARGET_CI_PERCENT,
+};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
@@ -190,143 +181,79 @@ pub use crate::spec::values::parse_duration;
 /// Whether a run in this process was interrupted (Ctrl-C, SIGTERM): `reproduce` stops there too.
 pub use crate::session::interrupted as cancelled;
 
-/// The sweep the flags describe, every value parsed and checked (nothing runs yet).
-pub(super) fn sweep_spec(args: &RunArgs) -> Result<SweepSpec, CliError> {
-    let functions = super::functions(&args.alg, args.backend.as_deref(), &args.accel)?;
+/// The run's options the flags give, each value parsed (nothing runs yet, and the rules between
+/// options are [`RunOptions::check`]'s, which the sweep applies): the only place that knows a
+/// flag's spelling.
+pub(super) fn options(args: &RunArgs) -> Result<RunOptions, CliError> {
     let cores = match &args.cores {
         Some(c) => spec::parse_cpus("--cores", c)?,
         None => crate::system::online_cpus(),
     };
-    let sessions = spec::check_count(
-        "--sessions",
-        args.sessions.unwrap_or(cores.len().max(1)),
-        spec::values::MAX_SESSIONS,
-    )?;
-    // Each session keys its own queue pair on a device: more sessions than it has would fail at the
-    // first key setup past them, after the plan and the table's header; refused here instead.
-    if let Some(pairs) = crate::mac::dpdk::queue_pairs()
-        .filter(|&pairs| sessions > pairs && functions.iter().any(crate::mac::dpdk::drives))
-    {
-        return Err(CliError::usage(format!(
-            "--sessions {sessions}: the dpdk device has {pairs} queue pairs and macbench gives each session its own (at most --sessions {pairs}, or a device with more queue pairs)"
-        )));
-    }
-    if args.rekey == Some(0) {
-        return Err(CliError::usage("--rekey must be at least 1 message"));
-    }
-    spec::check_count("--repeat", args.repeats(), spec::values::MAX_REPEAT)?;
-    let target = args.target_ci_percent();
-    if !(0.0..=100.0).contains(&target) {
-        return Err(CliError::usage(format!(
-            "--target-ci {}: give a percentage between 0 (off) and 100",
-            crate::number::compact(target)
-        )));
-    }
-    // A target no run reaches would only spend --max-repeat repeats on every scenario, silently
-    // (issue 47 N33: `--target-ci 1e-300`); the finest a run can hope for is well above this.
-    if target > 0.0 && target < MIN_TARGET_CI_PERCENT {
-        return Err(CliError::usage(format!(
-            "--target-ci {}: below {MIN_TARGET_CI_PERCENT} %, finer than any run's interval gets (it would only spend --max-repeat repeats on every scenario); give 0 (off) or {MIN_TARGET_CI_PERCENT} to 100",
-            crate::number::compact(target)
-        )));
-    }
-    // One cap for both: a target no run can reach (`--target-ci 1e-300`) still ends.
-    spec::check_count("--max-repeat", args.max_repeats(), spec::values::MAX_REPEAT)?;
-    // Only two numbers the user gave can contradict each other; a default yields to the other.
-    if let (Some(max), Some(repeat)) = (args.max_repeat, args.repeat) {
-        if max < repeat {
-            return Err(CliError::usage(format!(
-                "--max-repeat {max} is below --repeat {repeat}"
-            )));
-        }
-    }
-    if let (Some(budget), Some(duration)) = (&args.budget, &args.duration) {
-        return Err(CliError::usage(format!(
-            "--budget {budget} and --duration {duration}: the budget sets the duration per run; give one of them"
-        )));
-    }
     let budget = match &args.budget {
         Some(text) => Some((parse_duration("--budget", text)?, text.clone())),
         None => None,
     };
-    Ok(SweepSpec {
-        functions,
-        sizes: spec::parse_sizes(&args.sizes, args.seed)?,
-        scenario: engine::ScenarioSpec {
-            cores,
-            sessions,
-            pinning: if args.float {
-                Pinning::Float
-            } else {
-                Pinning::RoundRobin
-            },
-            data: args.data,
-            keys: args.keys,
-            verify: args.verify,
-            rekey_every: args.rekey,
-            seed: args.seed,
-            tag_len: args.tag_len,
-            // Size, dispatch mode, duration and window are each scenario's own (`SweepSpec::plan`).
-            ..engine::ScenarioSpec::default()
-        },
-        duration: args
-            .duration
-            .as_deref()
-            .map(|d| parse_duration("--duration", d))
-            .transpose()?,
-        budget,
-        window: args.window.clone(),
-        tick: match args.tick.as_str() {
-            sweep::AUTO => None,
-            text => Some(spec::parse_duration_within(
-                "--tick",
-                text,
-                engine::MIN_TICK,
-                engine::MAX_TICK,
-            )?),
-        },
-        repeat: args.repeats(),
-        fill_budget: args.repeat.is_none() && args.duration.is_none(),
-        max_repeat: args.max_repeats(),
-        dispatches: spec::parse_dispatches(&args.dispatch)?,
-    })
-}
-
-/// The results header: the sweep's options as given, with what the plan made of them.
-fn sweep_header(args: &RunArgs, spec: &SweepSpec, plan: &sweep::Plan) -> results::Header {
-    results::Header::Sweep(Box::new(results::SweepOptions {
+    let tick = match args.tick.as_str() {
+        sweep::AUTO => None,
+        text => Some(spec::parse_duration_within(
+            "--tick",
+            text,
+            engine::MIN_TICK,
+            engine::MAX_TICK,
+        )?),
+    };
+    Ok(RunOptions {
         alg: args.alg.clone(),
         backend: args.backend.clone(),
-        accel: spec::accel_list(&args.accel),
+        accel: args.accel.clone(),
         sizes: args.sizes.clone(),
-        sessions: spec.scenario.sessions,
-        cores: engine::format_cpu_list(&spec.scenario.cores),
-        pinning: spec.scenario.pinning,
-        duration_s: plan.duration.as_secs_f64(),
-        window_start_s: plan.window_start.as_secs_f64(),
-        window_end_s: plan.window_end.as_secs_f64(),
-        repeat: plan.repeats,
+        sessions: args.sessions.unwrap_or(cores.len().max(1)),
+        cores,
+        pinning: match args.float {
+            true => Pinning::Float,
+            false => Pinning::RoundRobin,
+        },
         data: args.data,
         keys: args.keys,
         verify: args.verify,
         rekey_every: args.rekey,
+        tag_len: args.tag_len,
         auto: args.auto,
         seed: args.seed,
-        tick_s: plan.tick.as_secs_f64(),
-        target_ci_percent: args.target_ci_percent(),
-        max_repeat: args.max_repeats(),
-        budget_s: plan.budget.as_secs_f64(),
-        dispatch: spec
-            .dispatches
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
+        dispatch: spec::parse_dispatches(&args.dispatch)?,
         energy: args.energy,
-        order: order(args, plan.repeats),
         baseline: args.baseline.clone(),
-        interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
-    }))
+        timing: Timing {
+            duration: args
+                .duration
+                .as_deref()
+                .map(|d| parse_duration("--duration", d))
+                .transpose()?,
+            budget,
+            window: args.window.clone(),
+            tick,
+            repeat: args.repeat,
+            target_ci: args.target_ci,
+            max_repeat: args.max_repeat,
+            order: args.order,
+        },
+        output: Output {
+            json: args.json.clone(),
+            csv: args.csv.clone(),
+            dir: args.output_dir.clone(),
+            keep_previous: args.keep_previous,
+            label: args.label.clone(),
+            quiet_check: args.quiet_check,
+            harness: !args.no_harness,
+        },
+    })
+}
+
+/// The sweep `options` describe, their functions resolved (saying on stderr which cannot run here)
+/// and every rule checked.
+pub(super) fn sweep_spec(options: &RunOptions) -> Result<SweepSpec, CliError> {
+    let functions = super::functions(&options.alg, options.backend.as_deref(), &options.accel)?;
+    Ok(SweepSpec::new(options, functions)?)
 }
 
 /// Prints a line per finished scenario, under a progress bar.
@@ -419,34 +346,38 @@ pub(super) fn check_label(label: Option<&str>) -> Result<(), CliError> {
     Ok(spec::check_label(label)?)
 }
 
-/// `args` with `-o DIR` turned into `--json DIR/results.json --csv DIR/results.csv`, DIR made
+/// `options` with `-o DIR` turned into `DIR/results.json` and `DIR/results.csv`, DIR made
 /// ([`session::output_dir_files`]: refused with exit 2 when DIR is unfit).
-fn into_output_dir(args: &RunArgs) -> Result<RunArgs, CliError> {
-    let mut args = args.clone();
-    let Some(dir) = args.output_dir.take() else {
-        return Ok(args);
+fn into_output_dir(options: &RunOptions) -> Result<RunOptions, CliError> {
+    let mut options = options.clone();
+    let Some(dir) = options.output.dir.take() else {
+        return Ok(options);
     };
     let (json, csv) = session::output_dir_files(&dir)?;
-    args.json = Some(json);
-    args.csv = Some(csv);
-    Ok(args)
+    options.output.json = Some(json);
+    options.output.csv = Some(csv);
+    Ok(options)
 }
 
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    // Parse and validate everything before anything runs or any file is written.
-    let spec = sweep_spec(args)?;
+    run_options(&options(args)?)
+}
+
+/// A run from its options: `run`'s flags converted, or a reproduction step's value.
+pub(super) fn run_options(options: &RunOptions) -> Result<(), CliError> {
+    // Check and plan everything before anything runs or any file is written.
+    let spec = sweep_spec(options)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
-    let baseline = baseline_row(args, &plan)?;
-    check_label(args.label.as_deref())?;
-    let energy = match args.energy {
+    let baseline = baseline_row(options, &plan)?;
+    check_label(options.output.label.as_deref())?;
+    let energy = match options.energy {
         true => Some(session::energy_phase(
-            args.repeats(),
+            options.repeats(),
             session::interrupt_flag(),
         )?),
         false => None,
     };
-    let args = &into_output_dir(args)?;
-    let header = sweep_header(args, &spec, &plan);
+    let options = &into_output_dir(options)?;
     let mut terminal = Terminal {
         progress: super::progress_bar(plan.scenarios.len()),
         table: match energy {
@@ -455,59 +386,25 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         },
     };
     let request = session::SweepRequest {
+        options,
         spec: &spec,
-        header,
-        label: args.label.as_deref(),
-        json: args.json.as_deref(),
-        csv: args.csv.as_deref(),
-        keep_previous: args.keep_previous,
-        window: &args.window,
-        quiet_check: args.quiet_check,
-        harness: !args.no_harness,
-        auto: AutoPolicy {
-            enabled: args.auto,
-            max_repeats: args.max_repeats(),
-            target_ci: (args.target_ci_percent() > 0.0).then_some(args.target_ci_percent() / 100.0),
-            fit_window: args.duration.is_none() && args.window == sweep::AUTO,
-            ..AutoPolicy::default()
-        },
-        repetition: sweep::Repetition {
-            repeats: plan.repeats,
-            order: order(args, plan.repeats),
-            span: sweep::INTERLEAVE_SPAN,
-            budget: Some(plan.budget),
-            paired: baseline.is_some(),
-        },
         plan,
         energy,
         baseline,
     };
     let (doc, interrupted) = session::run_sweep(request, &mut terminal)?;
-    summary(&doc, args, interrupted)
-}
-
-/// `--order`, or its default: interleaved when there are repeats to interleave or rows to pair.
-fn order(args: &RunArgs, repeats: usize) -> sweep::Order {
-    match (args.order, &args.baseline) {
-        (None, Some(_)) => sweep::Order::Interleaved,
-        (order, _) => sweep::Order::or_default(order, repeats),
-    }
+    summary(&doc, options, interrupted)
 }
 
 /// `--baseline ROW` checked against the planned rows: it names at least one, and at most one in
 /// each group; and repeats are interleaved, or no two rows' repeats would be neighbours.
 fn baseline_row(
-    args: &RunArgs,
+    options: &RunOptions,
     plan: &sweep::Plan,
 ) -> Result<Option<results::baseline::BaselineRow>, CliError> {
-    let Some(text) = &args.baseline else {
+    let Some(text) = &options.baseline else {
         return Ok(None);
     };
-    if args.order == Some(sweep::Order::Sequential) {
-        return Err(CliError::usage(format!(
-            "--baseline {text} with --order sequential: a row's repeats would all run before the next row's, so none would pair with its baseline's; leave --order out (interleaved)"
-        )));
-    }
     let row =
         results::baseline::BaselineRow::new(text).map_err(|e| CliError::usage(e.to_string()))?;
     let keys: Vec<results::ScenarioKey> = plan
@@ -521,10 +418,11 @@ fn baseline_row(
 }
 
 /// The matrices, where the results went, and the exit status.
-fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliError> {
+fn summary(doc: &Document, options: &RunOptions, interrupted: bool) -> Result<(), CliError> {
+    let output = &options.output;
     crate::out!(
         "{}",
-        crate::report::summary::run_summary(doc, args.json.as_deref(), args.csv.as_deref())
+        crate::report::summary::run_summary(doc, output.json.as_deref(), output.csv.as_deref())
     );
     if interrupted {
         return Err(CliError {
@@ -545,7 +443,7 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
     // "no energy cost". Each such result's line said why.
     let timed = doc.results.iter().filter(|r| !r.raw.is_empty());
     let without_energy = timed.clone().filter(|r| r.energy.is_none()).count();
-    if args.energy && without_energy > 0 {
+    if options.energy && without_energy > 0 {
         return Err(CliError::failure(format!(
             "--energy: {without_energy} of {} timed result(s) got no energy figure (each one's `energy:` line says why)",
             timed.count()
@@ -554,26 +452,19 @@ fn summary(doc: &Document, args: &RunArgs, interrupted: bool) -> Result<(), CliE
     Ok(())
 }
 
-impl RunArgs {
-    /// `--repeat`, or its default.
-    pub fn repeats(&self) -> usize {
-        let most = self.max_repeat.unwrap_or(DEFAULT_MAX_REPEAT);
-        self.repeat.unwrap_or(DEFAULT_REPEAT.min(most))
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// `--max-repeat`, or its default (raised to `--repeat` when that asks for more).
-    pub fn max_repeats(&self) -> usize {
-        self.max_repeat
-            .unwrap_or(DEFAULT_MAX_REPEAT.max(self.repeats()))
-    }
-
-    /// `--target-ci` in percent: as given, else off when `--repeat` was given (exactly that many
-    /// runs), else [`DEFAULT_TARGET_CI_PERCENT`].
-    pub fn target_ci_percent(&self) -> f64 {
-        match (self.target_ci, self.repeat) {
-            (Some(t), _) => t,
-            (None, Some(_)) => 0.0,
-            (None, None) => DEFAULT_TARGET_CI_PERCENT,
-        }
+    /// `run`'s flags left at their defaults give `RunOptions::default()`, the value a reproduction
+    /// step starts from: the two cannot drift apart (bare `macbench` differs only in its output).
+    #[test]
+    fn the_flags_defaults_are_the_default_options() {
+        let mut from_flags = options(&RunArgs::default()).unwrap();
+        assert_eq!(from_flags.output.json, Some(PathBuf::from(DEFAULT_RESULTS)));
+        assert!(from_flags.output.keep_previous);
+        from_flags.output.json = None;
+        from_flags.output.keep_previous = false;
+        assert_eq!(from_flags, RunOptions::default());
     }
 }

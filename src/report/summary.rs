@@ -44,7 +44,7 @@ pub fn run_summary(doc: &Document, json: Option<&Path>, csv: Option<&Path>) -> S
     }
     // `run --baseline`: each row against its group's baseline row.
     if let crate::results::Header::Sweep(options) = &doc.scenario {
-        if let Some(row) = &options.baseline {
+        if let Some(row) = &options.options.baseline {
             if let Some(t) = table::baseline_table(doc, row, Style::detect()) {
                 let _ = writeln!(out, "{t}");
             }
@@ -130,13 +130,13 @@ fn account_lines(doc: &Document) -> Vec<String> {
             width * 100.0
         );
         if let crate::results::Header::Sweep(o) = &doc.scenario {
-            let target = o.target_ci_percent / 100.0;
-            if target > 0.0 && width > target && o.budget_s > 0.0 {
+            let target = o.planned.target_ci_percent / 100.0;
+            if target > 0.0 && width > target && o.planned.budget_s > 0.0 {
                 // Half-widths shrink as 1/√repeats: (width/target)² times the repeats, and the time.
-                let needed = o.budget_s * (width / target).powi(2);
+                let needed = o.planned.budget_s * (width / target).powi(2);
                 line.push_str(&format!(
                     "; ±{:.0} % would take --budget {:.0}s or a quieter host",
-                    o.target_ci_percent,
+                    o.planned.target_ci_percent,
                     needed.ceil()
                 ));
             }

@@ -10,9 +10,8 @@
 //! among them) to fit `a + b·Nblk`, and each of the paper's four models measured directly (sizes drawn
 //! from the model) to check the prediction.
 
-use super::{
-    num, Claim, Evidence, PaperFigure, Plot, Point, Step, Study, Table, Verdict, ONE_CORE,
-};
+use super::{num, Claim, Evidence, PaperFigure, Plot, Point, Step, StepRun, Study, Table, Verdict};
+use crate::mac::Accel;
 use crate::results::{ResultEntry, SizeLabel};
 use crate::traffic::paper::{gamma_rows, CASES};
 use crate::traffic::{builtin, CostModel, CostPoint, FitWeighting};
@@ -34,36 +33,24 @@ pub static STUDY: Study = Study {
         Step {
             name: SWEEP,
             what: "four MACs hw and sw, one session on one core, the paper's sizes 40 … 1500 B (for the a + b·Nblk fit)",
-            args: &[
-                "--alg",
-                ALGS,
-                "--accel",
-                "hw,sw",
-                "--sizes",
-                "40,64,128,256,552,576,1024,1500",
-                "--sessions",
-                "1",
-                "--cores",
-                ONE_CORE,
-            ],
+            run: StepRun {
+                alg: ALGS,
+                accel: &[Accel::Hw, Accel::Sw],
+                sizes: "40,64,128,256,552,576,1024,1500",
+                ..StepRun::ONE_SESSION
+            },
             share: 0.6,
             max_cycles_per_byte: 15.0,
         },
         Step {
             name: MODELS,
             what: "the same, with sizes drawn from the paper's four models (uniform, rule-of-thumb, three-impulse, CAIDA)",
-            args: &[
-                "--alg",
-                ALGS,
-                "--accel",
-                "hw,sw",
-                "--sizes",
-                "uniform,rule-of-thumb,three-impulse,caida",
-                "--sessions",
-                "1",
-                "--cores",
-                ONE_CORE,
-            ],
+            run: StepRun {
+                alg: ALGS,
+                accel: &[Accel::Hw, Accel::Sw],
+                sizes: "uniform,rule-of-thumb,three-impulse,caida",
+                ..StepRun::ONE_SESSION
+            },
             share: 0.4,
             max_cycles_per_byte: 15.0,
         },

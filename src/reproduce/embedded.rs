@@ -12,8 +12,10 @@
 //! tolerance within which "no difference" is read.
 
 use super::{
-    num, Claim, Evidence, Metric, PaperFigure, Plot, Point, Step, Study, Verdict, ONE_CORE,
+    num, Claim, Evidence, Metric, PaperFigure, Plot, Point, Step, StepRun, Study, Verdict,
 };
+use crate::engine::{DataMode, Dispatch, KeyMode};
+use crate::mac::VerifyMode;
 use crate::results::SizeLabel;
 
 /// The plan's functions and sizes, as each step's flags give them.
@@ -22,14 +24,16 @@ const FUNCTIONS: &[&str] = &["hmac-sha256", "cmac-aes128"];
 const SIZES: &[u64] = &[64, 1024];
 
 macro_rules! variable_step {
-    ($name:literal, $what:literal, $($flag:literal),*) => {
+    ($name:literal, $what:literal $(, $field:ident: $value:expr)?) => {
         Step {
             name: $name,
             what: $what,
-            args: &[
-                "--alg", ALG, "--sizes", "64,1024", "--sessions", "1", "--cores", ONE_CORE,
-                $($flag),*
-            ],
+            run: StepRun {
+                alg: ALG,
+                sizes: "64,1024",
+                $($field: $value,)?
+                ..StepRun::ONE_SESSION
+            },
             share: 0.12,
             max_cycles_per_byte: 15.0,
         }
@@ -42,49 +46,35 @@ pub static STUDY: Study = Study {
     authors: "Embedded.com",
     default_budget_s: 300.0,
     steps: &[
-        variable_step!("baseline", "unique data, a key per session, no check, one at a time",),
-        variable_step!("same-data", "one cache-hot buffer instead of unique data", "--data", "same"),
-        variable_step!("shared-key", "one key shared by every session", "--keys", "shared"),
-        variable_step!("check-inside", "the tag compared inside the timed loop", "--verify", "inline"),
-        variable_step!("check-after", "the tags kept and checked after the window", "--verify", "after"),
-        variable_step!("rekey", "key setup before every message", "--rekey", "1"),
+        variable_step!("baseline", "unique data, a key per session, no check, one at a time"),
+        variable_step!("same-data", "one cache-hot buffer instead of unique data", data: DataMode::Same),
+        variable_step!("shared-key", "one key shared by every session", keys: KeyMode::Shared),
+        variable_step!("check-inside", "the tag compared inside the timed loop", verify: VerifyMode::Inline),
+        variable_step!("check-after", "the tags kept and checked after the window", verify: VerifyMode::After),
+        variable_step!("rekey", "key setup before every message", rekey_every: Some(1)),
         Step {
             name: "dispatch",
             what: "ipsec-mb, all at once (burst:16) against one plus n (inflight:16)",
-            args: &[
-                "--alg",
-                ALG,
-                "--backend",
-                "ipsecmb",
-                "--dispatch",
-                "burst:16,inflight:16",
-                "--sizes",
-                "64,1024",
-                "--sessions",
-                "1",
-                "--cores",
-                ONE_CORE,
-            ],
+            run: StepRun {
+                alg: ALG,
+                backend: Some("ipsecmb"),
+                sizes: "64,1024",
+                dispatch: &[Dispatch::Burst(16), Dispatch::Inflight(16)],
+                ..StepRun::ONE_SESSION
+            },
             share: 0.14,
             max_cycles_per_byte: 15.0,
         },
         Step {
             name: "device",
             what: "a look-aside device through its driver (DPDK's crypto_aesni_mb, or --dpdk-device): all at once (descriptors built before) against n + 1 (single)",
-            args: &[
-                "--alg",
-                ALG,
-                "--backend",
-                "dpdk",
-                "--dispatch",
-                "single,all",
-                "--sizes",
-                "64,256,1024,4096",
-                "--sessions",
-                "1",
-                "--cores",
-                ONE_CORE,
-            ],
+            run: StepRun {
+                alg: ALG,
+                backend: Some("dpdk"),
+                sizes: "64,256,1024,4096",
+                dispatch: &[Dispatch::Single, Dispatch::All],
+                ..StepRun::ONE_SESSION
+            },
             share: 0.14,
             max_cycles_per_byte: 80.0,
         },

@@ -5,7 +5,7 @@
 //! The plan: HMAC-MD5, HMAC-SHA1, HMAC-SHA256, CMAC-AES128, Poly1305, UMAC-64 and VMAC-AES128-64, one
 //! session on one core, at 64 B, 256 B, 2048 B (the thread's "typical packet" length) and 64 KiB.
 
-use super::{num, Claim, Evidence, Metric, PaperFigure, Plot, Step, Study, Verdict, ONE_CORE};
+use super::{num, Claim, Evidence, Metric, PaperFigure, Plot, Step, StepRun, Study, Verdict};
 
 /// The functions of the plan, in its `--alg` order.
 const FUNCTIONS: &[&str] = &[
@@ -26,16 +26,11 @@ pub static STUDY: Study = Study {
     steps: &[Step {
         name: "lengths",
         what: "seven MACs, one session on one core, 64 B, 256 B, 2048 B and 64 KiB",
-        args: &[
-            "--alg",
-            "hmac-md5,hmac-sha1,hmac-sha256,cmac-aes128,poly1305,umac64-aes128,vmac-aes128-64",
-            "--sizes",
-            "64,256,2048,65536",
-            "--sessions",
-            "1",
-            "--cores",
-            ONE_CORE,
-        ],
+        run: StepRun {
+                alg: "hmac-md5,hmac-sha1,hmac-sha256,cmac-aes128,poly1305,umac64-aes128,vmac-aes128-64",
+                sizes: "64,256,2048,65536",
+                ..StepRun::ONE_SESSION
+            },
         share: 1.0,
         max_cycles_per_byte: 15.0,
     }],

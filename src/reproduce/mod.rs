@@ -2,8 +2,8 @@
 //!
 //! A researcher who reads a paper wants to know whether its findings hold on *their* device. A
 //! [`Study`] names the paper by title and authors (users know papers, not our ids), lists the runs that
-//! reproduce its experiments ([`Step`]: the flags of one `macbench run` and its share of the time
-//! budget), and lists its claims ([`Claim`]: the claim in our own words, the tolerance, and a check that
+//! reproduce its experiments ([`Step`]: the options of one `macbench run`, a typed value
+//! ([`StepRun`]), and its share of the time budget), and lists its claims ([`Claim`]: the claim in our own words, the tolerance, and a check that
 //! reads the runs' results), and lists the paper's figures and tables it redraws ([`PaperFigure`]: the
 //! paper's number, what is plotted from which step, the claims it decides), which the report draws
 //! beside the claims. Adding a claim or a figure is one entry in the study's file.
@@ -18,9 +18,11 @@ pub mod embedded;
 pub mod mac_speeds;
 pub mod rashwan;
 
+use crate::engine::{DataMode, Dispatch, KeyMode};
+use crate::mac::{Accel, VerifyMode};
 use crate::metrics::WarningCode;
 use crate::results::claims::{ClaimRow, ClaimsFile};
-use crate::results::{Document, ResultEntry, SizeLabel};
+use crate::results::{Document, ResultEntry, RunOptions, SizeLabel};
 use std::collections::BTreeMap;
 
 /// One study: its plan and its claims.
@@ -44,8 +46,8 @@ pub struct Step {
     pub name: &'static str,
     /// What it reproduces, for the plan printed up front.
     pub what: &'static str,
-    /// `run`'s flags, but for `--budget` and the outputs. [`ONE_CORE`] stands for the last online CPU.
-    pub args: &'static [&'static str],
+    /// What it runs: `run`'s options, but for the budget and the outputs ([`Step::options`]).
+    pub run: StepRun,
     /// Its share of the budget (the shares of a study sum to 1).
     pub share: f64,
     /// The most reference cycles per byte any of its functions is expected to take (the slowest
@@ -54,9 +56,79 @@ pub struct Step {
     pub max_cycles_per_byte: f64,
 }
 
-/// Stands for one core in a step's flags: the last online CPU, so a run on one core stays off CPU 0,
-/// where interrupts land.
-pub const ONE_CORE: &str = "@one-core";
+/// What a step runs, as a value: the options of `run` a study sets (the rest are `run`'s defaults).
+/// Not a command line: a step that names an algorithm, backend or size model this build does not
+/// know fails `cargo test` (`every_step_of_every_study_is_a_run_this_build_can_plan`), not a
+/// reproduction half-way through.
+#[derive(Debug, Clone, Copy)]
+pub struct StepRun {
+    /// Algorithms, as `--alg` takes them (a list, or `paper`).
+    pub alg: &'static str,
+    pub backend: Option<&'static str>,
+    pub accel: &'static [Accel],
+    /// Sizes, as `--sizes` takes them (numbers or size models).
+    pub sizes: &'static str,
+    pub dispatch: &'static [Dispatch],
+    pub sessions: usize,
+    pub cores: StepCores,
+    pub data: DataMode,
+    pub keys: KeyMode,
+    pub verify: VerifyMode,
+    pub rekey_every: Option<u64>,
+}
+
+/// The cores a step runs on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepCores {
+    /// The last online CPU, so a run on one core stays off CPU 0, where interrupts land.
+    OneCore,
+    /// Every online CPU.
+    All,
+}
+
+impl StepRun {
+    /// The paper's nine functions, one session on one core, `run`'s defaults otherwise: a study's
+    /// steps say how they differ from it.
+    pub const ONE_SESSION: StepRun = StepRun {
+        alg: "paper",
+        backend: None,
+        accel: &[Accel::Hw],
+        sizes: "default",
+        dispatch: &[Dispatch::Single],
+        sessions: 1,
+        cores: StepCores::OneCore,
+        data: DataMode::Unique,
+        keys: KeyMode::PerSession,
+        verify: VerifyMode::None,
+        rekey_every: None,
+    };
+}
+
+impl Step {
+    /// The options of this step's run on this machine, "one core" being `one_core`; the caller sets
+    /// the budget's duration and the outputs.
+    pub fn options(&self, one_core: usize) -> RunOptions {
+        let run = &self.run;
+        let cores = match run.cores {
+            StepCores::OneCore => vec![one_core],
+            StepCores::All => crate::system::online_cpus(),
+        };
+        RunOptions {
+            alg: run.alg.to_string(),
+            backend: run.backend.map(str::to_string),
+            accel: run.accel.to_vec(),
+            sizes: run.sizes.to_string(),
+            sessions: run.sessions,
+            cores,
+            data: run.data,
+            keys: run.keys,
+            verify: run.verify,
+            rekey_every: run.rekey_every,
+            dispatch: run.dispatch.to_vec(),
+            ..RunOptions::default()
+        }
+    }
+}
 
 /// The shortest budget a step is given, seconds: below this its runs are too short to measure.
 pub const MIN_STEP_BUDGET_S: f64 = 5.0;
@@ -435,20 +507,6 @@ pub fn step_budgets(study: &Study, budget_s: f64, minimums: &[Option<f64>]) -> V
         }
     }
     budgets(low)
-}
-
-/// A step's `run` flags with [`ONE_CORE`] replaced by `one_core`.
-pub fn step_args(step: &Step, one_core: usize) -> Vec<String> {
-    step.args
-        .iter()
-        .map(|a| {
-            if *a == ONE_CORE {
-                one_core.to_string()
-            } else {
-                a.to_string()
-            }
-        })
-        .collect()
 }
 
 /// Every claim of `study` judged on `evidence`, weighing the margin: a claim is `unsure` only when

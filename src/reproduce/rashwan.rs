@@ -7,8 +7,11 @@
 //! (its apparent-against-absolute and per-thread figures). The claims are the paper's findings as we
 //! read them, each with the tolerance within which we call it held.
 
-use super::{num, Claim, Evidence, Metric, PaperFigure, Plot, Step, Study, Verdict, ONE_CORE};
+use super::{
+    num, Claim, Evidence, Metric, PaperFigure, Plot, Step, StepCores, StepRun, Study, Verdict,
+};
 use crate::mac::algorithm::PAPER_PRESET;
+use crate::mac::Accel;
 use crate::metrics::median;
 
 /// The most cycles per byte one of the nine takes, with a margin: CMAC-Serpent (hw and sw alike:
@@ -27,41 +30,37 @@ pub static STUDY: Study = Study {
         Step {
             name: "sizes",
             what: "the nine functions, hw and sw, one session on one core, 16 B … 64 KiB",
-            args: &[
-                "--alg",
-                "paper",
-                "--accel",
-                "hw,sw",
-                "--sizes",
-                "16,64,256,1024,4096,16384,65536",
-                "--sessions",
-                "1",
-                "--cores",
-                ONE_CORE,
-            ],
+            run: StepRun {
+                alg: "paper",
+                accel: &[Accel::Hw, Accel::Sw],
+                sizes: "16,64,256,1024,4096,16384,65536",
+                ..StepRun::ONE_SESSION
+            },
             share: 0.6,
             max_cycles_per_byte: SLOWEST_NINE,
         },
         Step {
             name: "one-core-100",
             what: "the nine functions (hw), 100 sessions at 1 KiB on one core",
-            args: &[
-                "--alg",
-                "paper",
-                "--sizes",
-                "1024",
-                "--sessions",
-                "100",
-                "--cores",
-                ONE_CORE,
-            ],
+            run: StepRun {
+                alg: "paper",
+                sizes: "1024",
+                sessions: 100,
+                ..StepRun::ONE_SESSION
+            },
             share: 0.2,
             max_cycles_per_byte: SLOWEST_NINE,
         },
         Step {
             name: "all-cores-100",
             what: "the nine functions (hw), 100 sessions at 1 KiB on all cores",
-            args: &["--alg", "paper", "--sizes", "1024", "--sessions", "100"],
+            run: StepRun {
+                alg: "paper",
+                sizes: "1024",
+                sessions: 100,
+                cores: StepCores::All,
+                ..StepRun::ONE_SESSION
+            },
             share: 0.2,
             max_cycles_per_byte: SLOWEST_NINE,
         },

@@ -15,6 +15,9 @@ pub mod check;
 pub mod claims;
 pub mod compare;
 pub mod net;
+pub mod options;
+
+pub use options::{Planned, RunOptions, SweepOptions};
 
 use crate::engine::{self, clock::ClockInfo, RawRun, Series};
 use crate::host::Host;
@@ -458,47 +461,6 @@ impl Default for Header {
     fn default() -> Header {
         Header::Other(serde_json::Value::Null)
     }
-}
-
-/// `run`'s options as given, with what they resolved to where that is what was run (sessions, cores,
-/// duration and window): the header of every results file a sweep writes.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SweepOptions {
-    pub alg: String,
-    pub backend: Option<String>,
-    /// Comma-separated acceleration levels.
-    pub accel: String,
-    pub sizes: String,
-    pub sessions: usize,
-    /// The core list as `0-3,6`.
-    pub cores: String,
-    pub pinning: engine::Pinning,
-    pub duration_s: f64,
-    pub window_start_s: f64,
-    pub window_end_s: f64,
-    pub repeat: usize,
-    pub data: engine::DataMode,
-    pub keys: engine::KeyMode,
-    pub verify: crate::mac::VerifyMode,
-    pub rekey_every: Option<u64>,
-    pub auto: bool,
-    pub seed: u64,
-    pub tick_s: f64,
-    pub target_ci_percent: f64,
-    pub max_repeat: usize,
-    pub budget_s: f64,
-    /// Comma-separated dispatch modes.
-    pub dispatch: String,
-    pub energy: bool,
-    pub order: Order,
-    /// `--baseline ROW` as given: each row's ratio to that row of its group (absent without it, and
-    /// in files written before it existed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline: Option<String>,
-    /// The span interleaved repeats are spread over: a constant of the build, recorded so that runs
-    /// made with another span are told apart.
-    pub interleave_span_s: f64,
 }
 
 /// In what order a sweep runs the repeats of its scenarios.

@@ -18,7 +18,7 @@ use crate::net::bench::NetPlan;
 use crate::net::report::{NetDocument, NetResult};
 use crate::net::NetError;
 use crate::report::{self, csv_export, JsonExporter};
-use crate::results::{self, Document, Harness, Header};
+use crate::results::{self, Document, Harness, Header, Planned, RunOptions, SweepOptions};
 use crate::sweep;
 use crate::system::conditions::{Probe, Recorder, RunConditions, BEFORE_SAMPLE, BUSY_SHARE};
 use std::path::{Path, PathBuf};
@@ -537,28 +537,63 @@ pub fn interrupt_flag() -> &'static AtomicBool {
     &INTERRUPTED
 }
 
-/// A sweep as the command line asked for it, every flag parsed and checked: what [`run_sweep`] runs.
+/// A sweep as its options describe it, checked and planned: what [`run_sweep`] runs.
 pub struct SweepRequest<'a> {
+    /// The run's options: recorded as the results header, and where the results go.
+    pub options: &'a RunOptions,
     pub spec: &'a sweep::SweepSpec,
     pub plan: sweep::Plan,
-    /// The results header: the sweep's options as given.
-    pub header: Header,
-    pub label: Option<&'a str>,
-    pub json: Option<&'a Path>,
-    pub csv: Option<&'a Path>,
-    /// Keep earlier results at `json` under a dated name ([`ResultsFiles::new`]).
-    pub keep_previous: bool,
-    /// `--window`, checked against the plan and the clock.
-    pub window: &'a str,
-    pub quiet_check: bool,
-    pub harness: bool,
-    pub auto: crate::bench::AutoPolicy,
-    pub repetition: sweep::Repetition,
     /// The energy phase ([`energy_phase`]), when energy is measured.
     pub energy: Option<sweep::EnergyPhase>,
     /// `--baseline ROW`, checked against the plan: each result gets its ratio to that row of its
     /// group once the sweep ends.
     pub baseline: Option<crate::results::baseline::BaselineRow>,
+}
+
+impl SweepRequest<'_> {
+    /// The results header: the options as they are, with what the plan made of them.
+    fn header(&self) -> Header {
+        let (options, plan) = (self.options, &self.plan);
+        Header::Sweep(Box::new(SweepOptions {
+            options: options.clone(),
+            planned: Planned {
+                duration_s: plan.duration.as_secs_f64(),
+                window_start_s: plan.window_start.as_secs_f64(),
+                window_end_s: plan.window_end.as_secs_f64(),
+                repeat: plan.repeats,
+                tick_s: plan.tick.as_secs_f64(),
+                target_ci_percent: options.target_ci_percent(),
+                max_repeat: options.max_repeats(),
+                budget_s: plan.budget.as_secs_f64(),
+                order: options.order(plan.repeats),
+                interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
+            },
+        }))
+    }
+
+    /// `--auto` and `--target-ci`'s bounds.
+    fn auto(&self) -> crate::bench::AutoPolicy {
+        let options = self.options;
+        let target = options.target_ci_percent();
+        crate::bench::AutoPolicy {
+            enabled: options.auto,
+            max_repeats: options.max_repeats(),
+            target_ci: (target > 0.0).then_some(target / 100.0),
+            fit_window: options.timing.duration.is_none() && options.timing.window == sweep::AUTO,
+            ..crate::bench::AutoPolicy::default()
+        }
+    }
+
+    /// How the planned repeats run.
+    fn repetition(&self) -> sweep::Repetition {
+        sweep::Repetition {
+            repeats: self.plan.repeats,
+            order: self.options.order(self.plan.repeats),
+            span: sweep::INTERLEAVE_SPAN,
+            budget: Some(self.plan.budget),
+            paired: self.baseline.is_some(),
+        }
+    }
 }
 
 /// What shows a sweep to its user (the terminal's table and progress bar): each scenario as
@@ -606,7 +641,9 @@ pub fn run_sweep(
     display: &mut dyn SweepDisplay,
 ) -> Result<(Document, bool), SessionError> {
     let cancel = &INTERRUPTED;
-    let outputs = report::output::run_outputs(request.json, request.csv, true);
+    let output = &request.options.output;
+    let (json, csv) = (output.json.as_deref(), output.csv.as_deref());
+    let outputs = report::output::run_outputs(json, csv, true);
     // Set before the outputs are locked, so no signal finds a lock without its cleanup.
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
     // `run … | head -1`: a closed standard output stops the sweep as Ctrl-C does, so what finished
@@ -615,25 +652,27 @@ pub fn run_sweep(
     let borrowed: Vec<(&str, &Path)> = outputs.iter().map(|(f, p)| (*f, p.as_path())).collect();
     let _locked =
         report::output::prepare(&borrowed, &[]).map_err(|e| SessionError::usage(e.to_string()))?;
-    let files = ResultsFiles::new(request.json, request.csv, request.keep_previous)?;
+    let files = ResultsFiles::new(json, csv, output.keep_previous)?;
     let clock = crate::engine::clock::clock_info();
     let (spec, plan) = (request.spec, &request.plan);
-    check_window(request.window, plan, &clock)?;
-    let mut conditions = machine_before(&spec.scenario.cores, request.quiet_check)?;
+    check_window(&request.options.timing.window, plan, &clock)?;
+    let mut conditions = machine_before(&spec.scenario.cores, output.quiet_check)?;
     for note in &plan.notes {
         crate::errln!("macbench: {note}");
     }
-    let mut doc = new_document(request.header, request.label, &spec.functions, &clock);
+    let (auto, repetition) = (request.auto(), request.repetition());
+    let label = output.label.as_deref();
+    let mut doc = new_document(request.header(), label, &spec.functions, &clock);
     doc.conditions = Some(conditions.conditions.clone());
-    announce(spec, plan, &request.repetition, &clock, &request.auto);
-    if request.harness {
+    announce(spec, plan, &repetition, &clock, &auto);
+    if output.harness {
         doc.harness = Some(measure_harness(spec.scenario.cores[0], &clock, cancel)?);
     }
     display.begin();
     let mut recording = Recording { display, files };
     let policy = sweep::SweepPolicy {
-        repetition: request.repetition,
-        auto: request.auto,
+        repetition,
+        auto,
         clock: &clock,
         cancel,
     };

@@ -260,20 +260,15 @@ pub fn constructed_steps(
     let template = doc.results[0].clone();
     let mut steps = std::collections::BTreeMap::new();
     for (k, step) in study.steps.iter().enumerate() {
-        let flag = |name: &str, default: &str| -> String {
-            step.args
-                .windows(2)
-                .find(|w| w[0] == name)
-                .map_or(default.to_string(), |w| w[1].to_string())
-        };
+        let run = &step.run;
         let marker = step_marker(k);
-        let sessions: usize = flag("--sessions", "1").parse().unwrap();
-        let backend = flag("--backend", &template.backend);
+        let sessions = run.sessions;
+        let backend = run.backend.unwrap_or(&template.backend).to_string();
         let mut results = Vec::new();
-        for algorithm in macbench::spec::resolve_algorithms(&flag("--alg", "")).unwrap() {
-            for accel in flag("--accel", "hw").split(',') {
-                for size in flag("--sizes", "").split(',') {
-                    for dispatch in flag("--dispatch", "single").split(',') {
+        for algorithm in macbench::spec::resolve_algorithms(run.alg).unwrap() {
+            for accel in run.accel.iter().map(|a| a.name()) {
+                for size in run.sizes.split(',') {
+                    for dispatch in run.dispatch.iter().map(|d| d.to_string()) {
                         let mut r = template.clone();
                         r.algorithm = algorithm.to_string();
                         r.backend = backend.clone();
@@ -478,17 +473,19 @@ pub fn as_step(
     let Ok(spec) = macbench::cli::step_sweep(study, step, one_core) else {
         return;
     };
-    let args = macbench::reproduce::step_args(
-        study.steps.iter().find(|s| s.name == step).unwrap(),
-        one_core,
-    );
-    let flag = |name: &str| args.windows(2).find(|w| w[0] == name).map(|w| w[1].clone());
+    let options = study
+        .steps
+        .iter()
+        .find(|s| s.name == step)
+        .unwrap()
+        .options(one_core);
     if let macbench::results::Header::Sweep(h) = &mut doc.scenario {
-        h.alg = flag("--alg").unwrap();
-        h.backend = flag("--backend");
-        h.accel = flag("--accel").unwrap_or_else(|| "hw".into());
-        h.sizes = flag("--sizes").unwrap();
-        h.dispatch = flag("--dispatch").unwrap_or_else(|| "single".into());
+        let h = &mut h.options;
+        h.alg = options.alg;
+        h.backend = options.backend;
+        h.accel = options.accel;
+        h.sizes = options.sizes;
+        h.dispatch = options.dispatch;
     }
     let cores = macbench::engine::format_cpu_list(&spec.scenario.cores);
     for r in &mut doc.results {
