@@ -876,6 +876,9 @@ pub struct Headline {
     /// The unit in Go's benchmark format (`abs-cycles/B`); `Some` also puts the metric in BMF, under
     /// its key in kebab case.
     pub history: Option<&'static str>,
+    /// Whether `diff` judges a change in it (its columns, its verdict and the regression gate):
+    /// the cycles/byte figures, whose intervals every result has.
+    pub judged: bool,
     /// Whether a result records its 95 % interval (`ci95`).
     pub interval: bool,
     /// Whether a result records its spread over repeats (`spread`).
@@ -1009,6 +1012,7 @@ headline_metrics! {
         matrix: Some("absolute cycles/byte (CPU time; median of repeats)"),
         label: Some("absolute c/B"),
         history: Some("abs-cycles/B"),
+        judged: true,
         value: |m| m.absolute_cycles_per_byte,
         batch: Some(|x, f| ratio(f * x.cpu_s, x.bytes as f64)),
     }
@@ -1022,6 +1026,7 @@ headline_metrics! {
         matrix: Some("apparent cycles/byte (wall clock, all sessions together)"),
         label: Some("apparent c/B"),
         history: Some("app-cycles/B"),
+        judged: true,
         value: |m| m.apparent_cycles_per_byte,
         batch: Some(|x, f| ratio(f * x.wall_s, x.bytes as f64)),
     }
@@ -1035,6 +1040,7 @@ headline_metrics! {
         matrix: None,
         label: Some("abs. c/message"),
         history: Some("abs-cycles/msg"),
+        judged: false,
         value: |m| m.absolute_cycles_per_message,
         batch: Some(|x, f| ratio(f * x.cpu_s, x.messages as f64)),
     }
@@ -1048,6 +1054,7 @@ headline_metrics! {
         matrix: None,
         label: None,
         history: None,
+        judged: false,
         value: |m| m.apparent_cycles_per_message,
         batch: Some(|x, f| ratio(f * x.wall_s, x.messages as f64)),
     }
@@ -1061,6 +1068,7 @@ headline_metrics! {
         matrix: None,
         label: Some("throughput (B/s)"),
         history: Some("B/s"),
+        judged: false,
         value: |m| known(m.bytes_per_second),
         batch: Some(|x, _| ratio(x.bytes as f64, x.wall_s)),
     }
@@ -1074,6 +1082,7 @@ headline_metrics! {
         matrix: None,
         label: None,
         history: None,
+        judged: false,
         value: |m| known(m.messages_per_second),
         batch: None,
     }
@@ -1087,6 +1096,7 @@ headline_metrics! {
         matrix: None,
         label: Some("parallelism"),
         history: None,
+        judged: false,
         value: |m| m.parallelism,
         batch: None,
     }
@@ -1100,6 +1110,7 @@ headline_metrics! {
         matrix: None,
         label: Some("fairness"),
         history: None,
+        judged: false,
         value: |m| m.fairness,
         batch: None,
     }
@@ -1113,6 +1124,7 @@ headline_metrics! {
         matrix: None,
         label: Some("CPU use"),
         history: None,
+        judged: false,
         value: |m| known(m.cpu_utilisation),
         batch: None,
     }

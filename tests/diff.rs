@@ -54,17 +54,49 @@ fn ratios_and_significance_from_the_spreads() {
     let rows = diff::diff(&old, &new);
     assert_eq!(rows.len(), 5);
     let faster = &rows[0];
-    let a = faster.absolute.as_ref().unwrap();
+    let a = faster
+        .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
+        .unwrap();
     assert!((a.ratio - 0.8).abs() < 1e-12);
     assert_eq!(a.significant, Some(true));
-    assert!((faster.apparent.as_ref().unwrap().ratio - 0.8).abs() < 1e-12);
+    assert!(
+        (faster
+            .change(&macbench::metrics::APPARENT_CYCLES_PER_BYTE)
+            .unwrap()
+            .ratio
+            - 0.8)
+            .abs()
+            < 1e-12
+    );
     assert_eq!(faster.verdict(), "faster");
     let noise = &rows[1];
-    assert!((noise.absolute.as_ref().unwrap().ratio - 1.02).abs() < 1e-12);
-    assert_eq!(noise.absolute.as_ref().unwrap().significant, Some(false));
+    assert!(
+        (noise
+            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
+            .unwrap()
+            .ratio
+            - 1.02)
+            .abs()
+            < 1e-12
+    );
+    assert_eq!(
+        noise
+            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
+            .unwrap()
+            .significant,
+        Some(false)
+    );
     assert_eq!(noise.verdict(), "within noise");
     assert_eq!(rows[2].verdict(), "slower");
-    assert!((rows[2].absolute.as_ref().unwrap().ratio - 1.5).abs() < 1e-12);
+    assert!(
+        (rows[2]
+            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
+            .unwrap()
+            .ratio
+            - 1.5)
+            .abs()
+            < 1e-12
+    );
     assert_eq!(
         (rows[3].function.as_str(), rows[3].note.as_str()),
         ("poly1305/openssl/hw", "only in OLD")
@@ -84,7 +116,13 @@ fn touching_intervals_overlap_and_single_repeats_are_flagged() {
         &read::parse("o", &old.to_string()).unwrap(),
         &read::parse("n", &new.to_string()).unwrap(),
     );
-    assert_eq!(rows[0].absolute.as_ref().unwrap().significant, Some(false));
+    assert_eq!(
+        rows[0]
+            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
+            .unwrap()
+            .significant,
+        Some(false)
+    );
     assert!(rows[0].note.contains("single repeat"));
 }
 
@@ -153,16 +191,27 @@ fn confidence_intervals_decide_significance_when_present() {
     let old = read::parse("old", &doc(vec![with_ci(10.0, 0.10, 1)]).to_string()).unwrap();
     let new = read::parse("new", &doc(vec![with_ci(10.5, 0.10, 1)]).to_string()).unwrap();
     let rows = diff::diff(&old, &new);
-    assert_eq!(rows[0].absolute.as_ref().unwrap().significant, Some(false));
-    assert_eq!(rows[0].apparent.as_ref().unwrap().significant, Some(false));
+    assert_eq!(
+        rows[0]
+            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
+            .unwrap()
+            .significant,
+        Some(false)
+    );
+    assert_eq!(
+        rows[0]
+            .change(&macbench::metrics::APPARENT_CYCLES_PER_BYTE)
+            .unwrap()
+            .significant,
+        Some(false)
+    );
     assert!(!rows[0].note.contains("single repeat"), "{}", rows[0].note);
     // Tight intervals: the same 5 % is significant.
     let old = read::parse("old", &doc(vec![with_ci(10.0, 0.01, 3)]).to_string()).unwrap();
     let new = read::parse("new", &doc(vec![with_ci(10.5, 0.01, 3)]).to_string()).unwrap();
     assert_eq!(
         diff::diff(&old, &new)[0]
-            .absolute
-            .as_ref()
+            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
             .unwrap()
             .significant,
         Some(true)
@@ -182,7 +231,13 @@ fn flagged_results_are_judged_by_their_intervals() {
     let new = read::parse("new", &new.to_string()).unwrap();
     let rows = diff::diff(&old, &new);
     // Row 0 is "faster" (20 % fewer cycles, tight spreads), flag or not.
-    assert_eq!(rows[0].absolute.as_ref().unwrap().significant, Some(true));
+    assert_eq!(
+        rows[0]
+            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
+            .unwrap()
+            .significant,
+        Some(true)
+    );
     assert_eq!(rows[0].verdict(), "faster");
     assert!(
         rows[0]

@@ -16,11 +16,7 @@
 //! comparisons (Bonferroni), its z taken from the two intervals ([`family_z`]).
 
 use super::rows::Records;
-use crate::metrics::{Headline, Spread, ABSOLUTE_CYCLES_PER_BYTE, APPARENT_CYCLES_PER_BYTE};
-
-/// The metrics a diff judges, [`DiffRow::absolute`] and [`DiffRow::apparent`]: the two cycles/byte
-/// figures, named in its columns as their descriptors label them.
-const JUDGED: [&Headline; 2] = [&ABSOLUTE_CYCLES_PER_BYTE, &APPARENT_CYCLES_PER_BYTE];
+use crate::metrics::{Headline, Spread, HEADLINE};
 use crate::results::{Document, ResultEntry};
 use crate::table::{Style, Table};
 
@@ -38,14 +34,20 @@ pub struct Change {
     pub new_interval: Option<Spread>,
 }
 
+/// The metrics a diff judges, in [`HEADLINE`]'s order: those whose descriptor says `judged`, named
+/// in its columns as their descriptors label them.
+pub fn judged() -> impl Iterator<Item = &'static Headline> {
+    HEADLINE.iter().filter(|h| h.judged)
+}
+
 /// One row: a function × size × sessions present in either run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffRow {
     pub function: String,
     pub size: String,
     pub sessions: usize,
-    pub absolute: Option<Change>,
-    pub apparent: Option<Change>,
+    /// Each [`judged`] metric's change, in its order; `None` where it has none.
+    pub changes: Vec<Option<Change>>,
     /// Net energy per byte (`run --energy`), when both runs measured it; not part of the verdict,
     /// which is about cycles.
     pub energy: Option<Change>,
@@ -54,6 +56,13 @@ pub struct DiffRow {
 }
 
 impl DiffRow {
+    /// The change of judged metric `h`.
+    pub fn change(&self, h: &Headline) -> Option<&Change> {
+        judged()
+            .position(|j| j.key == h.key)
+            .and_then(|i| self.changes.get(i)?.as_ref())
+    }
+
     /// Whether the row has no partner in the other run ("only in OLD", "only in NEW").
     pub fn unpaired(&self) -> bool {
         self.note.starts_with("only in")
@@ -62,7 +71,7 @@ impl DiffRow {
     /// Over both metrics: "faster" or "slower" when every significant change points that way, "mixed"
     /// when they disagree, "within noise" when none is significant, "no spread" without min/max, "-".
     pub fn verdict(&self) -> &'static str {
-        let changes: Vec<&Change> = self.absolute.iter().chain(self.apparent.iter()).collect();
+        let changes: Vec<&Change> = self.changes.iter().flatten().collect();
         if changes.is_empty() {
             return "-";
         }
@@ -145,7 +154,7 @@ pub fn regressions(rows: &[DiffRow], percent: f64) -> Vec<String> {
     let judged = |c: &&Change| change_z(c).is_some();
     let m = rows
         .iter()
-        .flat_map(|r| r.absolute.iter().chain(r.apparent.iter()))
+        .flat_map(|r| r.changes.iter().flatten())
         .filter(judged)
         .count();
     let z = family_z(m);
@@ -153,9 +162,9 @@ pub fn regressions(rows: &[DiffRow], percent: f64) -> Vec<String> {
         .iter()
         .filter_map(|r| {
             let worst = r
-                .absolute
+                .changes
                 .iter()
-                .chain(r.apparent.iter())
+                .flatten()
                 .filter(|c| change_z(c).is_some_and(|cz| cz > z))
                 .map(|c| (c.ratio - 1.0) * 100.0)
                 .fold(f64::NEG_INFINITY, f64::max);
@@ -246,8 +255,7 @@ fn row_without_changes(r: &ResultEntry, note: &str) -> DiffRow {
         function: r.label(),
         size: r.size.to_string(),
         sessions: r.sessions,
-        absolute: None,
-        apparent: None,
+        changes: judged().map(|_| None).collect(),
         energy: None,
         note: note.into(),
     }
@@ -262,8 +270,7 @@ fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
     if !n.measured() {
         return row_without_changes(o, "NEW result failed its validity checks");
     }
-    let [absolute, apparent] = JUDGED;
-    let intervals = o.ci95.range(absolute).is_some() && n.ci95.range(absolute).is_some();
+    let intervals = judged().all(|h| o.ci95.range(h).is_some() && n.ci95.range(h).is_some());
     let judged = |h: &Headline| {
         let (oi, ni) = if intervals {
             (o.ci95.range(h), n.ci95.range(h))
@@ -273,8 +280,7 @@ fn paired_row(o: &ResultEntry, n: &ResultEntry) -> DiffRow {
         change((h.value)(&o.metrics), (h.value)(&n.metrics), oi, ni)
     };
     let mut row = row_without_changes(o, "");
-    row.absolute = judged(absolute);
-    row.apparent = judged(apparent);
+    row.changes = self::judged().map(judged).collect();
     let mut notes = Vec::new();
     row.energy = energy_change(o, n, &mut notes);
     if !intervals && (o.repeats <= 1 || n.repeats <= 1) {
@@ -368,34 +374,27 @@ fn change_text(c: &Option<Change>) -> (String, String, String) {
 /// The terminal table, with what its columns mean below it; energy columns only when some row has one.
 pub fn render(rows: &[DiffRow], style: Style) -> String {
     let energy = rows.iter().any(|r| r.energy.is_some());
-    let mut table = Table::new(style)
-        .left("function")
-        .right("size")
-        .right("n")
-        .right(JUDGED[0].label.unwrap_or(JUDGED[0].key))
-        .right("ratio")
-        .right("sig")
-        .right(JUDGED[1].label.unwrap_or(JUDGED[1].key))
-        .right("ratio")
-        .right("sig");
+    let mut table = Table::new(style).left("function").right("size").right("n");
+    for h in judged() {
+        table = table
+            .right(h.label.unwrap_or(h.key))
+            .right("ratio")
+            .right("sig");
+    }
     if energy {
         table = table.right("nJ/B").right("ratio").right("sig");
     }
     let table = table.left("verdict").left("note");
     let mut out = table.render_each(rows, |r| {
-        let (a, ar, asig) = change_text(&r.absolute);
-        let (p, pr, psig) = change_text(&r.apparent);
         let mut cells = vec![
             r.function.clone(),
             r.size.to_string(),
             r.sessions.to_string(),
-            a,
-            ar,
-            asig,
-            p,
-            pr,
-            psig,
         ];
+        for c in &r.changes {
+            let (value, ratio, sig) = change_text(c);
+            cells.extend([value, ratio, sig]);
+        }
         if energy {
             let (e, er, esig) = change_text(&r.energy);
             cells.extend([e, er, esig]);
@@ -418,7 +417,7 @@ fn columns() -> Vec<String> {
     let mut out: Vec<String> = ["function", "size", "size_label", "sessions"]
         .map(String::from)
         .into();
-    for h in JUDGED {
+    for h in judged() {
         let short = h.key.split('_').next().unwrap_or(h.key);
         out.extend([
             format!("old_{}", h.key),
@@ -463,8 +462,9 @@ pub fn records(rows: &[DiffRow]) -> Records {
         let mut row = vec![Value::from(r.function.as_str())];
         row.extend(Records::size_cells(&r.size));
         row.push(Value::from(r.sessions));
-        row.extend(change(&r.absolute));
-        row.extend(change(&r.apparent));
+        for c in &r.changes {
+            row.extend(change(c));
+        }
         row.push(Value::from(r.verdict()));
         row.push(Value::from(r.note.as_str()));
         if energy {

@@ -14,8 +14,8 @@
 use super::{
     num, Claim, Evidence, Metric, PaperFigure, Plot, Point, Step, StepRun, Study, Verdict,
 };
-use crate::engine::{DataMode, Dispatch, KeyMode};
 use crate::mac::VerifyMode;
+use crate::results::options::{DataMode, Dispatch, KeyMode};
 use crate::results::SizeLabel;
 
 /// The plan's functions and sizes, as each step's flags give them.

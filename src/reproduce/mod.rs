@@ -18,10 +18,10 @@ pub mod embedded;
 pub mod mac_speeds;
 pub mod rashwan;
 
-use crate::engine::{DataMode, Dispatch, KeyMode};
 use crate::mac::{Accel, VerifyMode};
 use crate::metrics::WarningCode;
 use crate::results::claims::{ClaimRow, ClaimsFile};
+use crate::results::options::{DataMode, Dispatch, KeyMode};
 use crate::results::{Document, ResultEntry, RunOptions, SizeLabel};
 use std::collections::BTreeMap;
 

@@ -14,7 +14,9 @@
 //! results go and how the run is shown). Adding an option is its field here and its flag in
 //! `cli/run.rs`; readers get it through the same type.
 
-use crate::engine::{self, DataMode, Dispatch, KeyMode, Pinning};
+use crate::engine;
+/// The options' vocabulary, recorded in every header: readers (a study's steps) name them here.
+pub use crate::engine::{DataMode, Dispatch, KeyMode, Pinning};
 use crate::mac::{Accel, VerifyMode};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::PathBuf;
@@ -206,11 +208,7 @@ impl RunOptions {
 
     /// The rules between options, whoever built the value: one line naming the flags, else `Ok`.
     pub fn check(&self) -> Result<(), String> {
-        let count = |flag: &str, n: usize, most: usize| match n {
-            0 => Err(format!("{flag} must be at least 1")),
-            n if n > most => Err(format!("{flag} {n}: at most {most}")),
-            _ => Ok(()),
-        };
+        let count = |flag: &str, n: usize, most: usize| check_count(flag, n, most).map(|_| ());
         count("--sessions", self.sessions, engine::MAX_SESSIONS)?;
         if self.cores.is_empty() {
             return Err("--cores: no CPU given".to_string());
@@ -244,7 +242,7 @@ impl RunOptions {
         }
         if let (Some((_, budget)), Some(duration)) = (&self.timing.budget, self.timing.duration) {
             return Err(format!(
-                "--budget {budget} and --duration {}: the budget sets the duration per run; give one of them",
+                "--budget {budget} and --duration {}s: the budget sets the duration per run; give one of them",
                 crate::number::compact(duration.as_secs_f64())
             ));
         }
@@ -258,6 +256,18 @@ impl RunOptions {
         }
         Ok(())
     }
+}
+
+/// A count a flag gives (`--repeat`, `--sessions`, …): at least 1 and at most `max`, one rule for
+/// every command (`spec::check_count` is this).
+pub fn check_count(flag: &str, value: usize, max: usize) -> Result<usize, String> {
+    if value == 0 {
+        return Err(format!("{flag} must be at least 1 (and at most {max})"));
+    }
+    if value > max {
+        return Err(format!("{flag}: {value} is more than the maximum {max}"));
+    }
+    Ok(value)
 }
 
 /// What the plan made of a run's options: the header records these beside the options.
@@ -514,11 +524,11 @@ mod tests {
         let words = [
             "--rekey",
             "--max-repeat 3 is below --repeat 5",
-            "--budget 10s and --duration 0.1",
+            "--budget 10s and --duration 0.1s",
             "--baseline openssl with --order sequential",
             "--target-ci 1e-300",
             "--target-ci 101",
-            "--sessions",
+            "--sessions must be at least 1",
             "--dispatch",
         ];
         for (outcome, words) in refused.iter().zip(words) {

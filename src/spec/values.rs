@@ -115,17 +115,7 @@ pub fn parse_percent(text: &str) -> Result<f64, String> {
 
 /// Check a count against `1..=max`.
 pub fn check_count(flag: &str, value: usize, max: usize) -> Result<usize, SpecError> {
-    if value == 0 {
-        return Err(SpecError::new(format!(
-            "{flag} must be at least 1 (and at most {max})"
-        )));
-    }
-    if value > max {
-        return Err(SpecError::new(format!(
-            "{flag}: {value} is more than the maximum {max}"
-        )));
-    }
-    Ok(value)
+    crate::results::options::check_count(flag, value, max).map_err(SpecError::new)
 }
 
 /// Split a comma-separated list, trim it and drop repeated items, keeping the first occurrence's order:
