@@ -422,7 +422,8 @@ mod tests {
         }
     }
 
-    /// Every option set away from its default, the optional ones present.
+    /// Every option set away from its default, the optional ones present (a new option is set here
+    /// too, or the test below finds its key missing).
     fn unusual() -> RunOptions {
         RunOptions {
             alg: "hmac-sha256,kmac128".to_string(),
