@@ -413,7 +413,7 @@ impl SweepSpec {
     }
 }
 
-/// A sweep's load as its flags describe it: what [`plan_runs`] sizes.
+/// A sweep's load as its options describe it: what [`plan_runs`] sizes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunLoad {
     /// Scenarios × repeats ([`SweepSpec::planned_runs`]).

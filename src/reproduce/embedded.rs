@@ -18,7 +18,7 @@ use crate::mac::VerifyMode;
 use crate::results::options::{DataMode, Dispatch, KeyMode};
 use crate::results::SizeLabel;
 
-/// The plan's functions and sizes, as each step's flags give them.
+/// The plan's functions and sizes, as each step's run names them.
 const ALG: &str = "hmac-sha256,cmac-aes128";
 const FUNCTIONS: &[&str] = &["hmac-sha256", "cmac-aes128"];
 const SIZES: &[u64] = &[64, 1024];
