@@ -33,24 +33,9 @@ pub struct SweepSpec {
     /// sweep sets each scenario's size, dispatch mode, duration and window; the rest is copied, so a
     /// new setting of [`ScenarioSpec`] reaches every scenario without a line here.
     pub scenario: ScenarioSpec,
-    /// `--duration` if given: obeyed as it is.
-    pub duration: Option<Duration>,
-    /// `--budget` if given, with its text for messages: the time for the runs, extra repeats included.
-    pub budget: Option<(Duration, String)>,
-    /// `--window` text: [`AUTO`] (a short warm-up, then to the run's end), or `20%..90%` or seconds,
-    /// resolved against the duration.
-    pub window: String,
-    /// `--tick` if given; `None`: [`auto_tick`] of the window.
-    pub tick: Option<Duration>,
-    /// Planned repeats: exactly these, or at least these with [`SweepSpec::fill_budget`].
-    pub repeat: usize,
-    /// Neither `--repeat` nor `--duration` given: the planned repeats are as many as [`BASE_SHARE`]
-    /// of the budget holds at the shortest run ([`SHORTEST_WINDOW`]), up to `max_repeat`.
-    pub fill_budget: bool,
-    /// `--max-repeat`: most repeats per scenario, planned and extra.
-    pub max_repeat: usize,
-    /// `--dispatch` modes, each a scenario of its own (innermost loop: a function's modes side by side).
-    pub dispatches: Vec<engine::Dispatch>,
+    /// The options it was built from: the timing choices the plan resolves (`--duration`,
+    /// `--budget`, `--window`, `--tick`, the repeats) are read from them, never copied.
+    pub options: RunOptions,
 }
 
 /// The scenarios of a sweep and what to say about them before running.
@@ -108,7 +93,6 @@ impl SweepSpec {
                 options.sessions
             )));
         }
-        let timing = &options.timing;
         Ok(SweepSpec {
             functions,
             sizes: spec::parse_sizes(&options.sizes, options.seed)?,
@@ -125,14 +109,7 @@ impl SweepSpec {
                 // Size, dispatch mode, duration and window are each scenario's own (`plan`).
                 ..ScenarioSpec::default()
             },
-            duration: timing.duration,
-            budget: timing.budget.clone(),
-            window: timing.window.clone(),
-            tick: timing.tick,
-            repeat: options.repeats(),
-            fill_budget: options.fills_budget(),
-            max_repeat: options.max_repeats(),
-            dispatches: options.dispatch.clone(),
+            options: options.clone(),
         })
     }
 
@@ -145,7 +122,7 @@ impl SweepSpec {
         // A tick given longer than the window samples nothing inside it: no series and no batch
         // means, so the run's own interval cannot be formed (issue 47 N33: `--tick 1s` in a 20 ms
         // run was accepted silently).
-        if let Some(tick) = self.tick.filter(|t| *t > window) {
+        if let Some(tick) = self.options.timing.tick.filter(|t| *t > window) {
             return Err(SpecError::new(format!(
                 "--tick {} s is longer than the {} s measurement window of a {} s run: no sample would fall inside it; give a tick of at most the window, a longer --duration, or --tick auto",
                 crate::number::compact(tick.as_secs_f64()),
@@ -153,7 +130,11 @@ impl SweepSpec {
                 crate::number::compact(duration.as_secs_f64())
             )));
         }
-        let tick = self.tick.unwrap_or_else(|| auto_tick(window));
+        let tick = self
+            .options
+            .timing
+            .tick
+            .unwrap_or_else(|| auto_tick(window));
         self.load_notes(window_end - window_start, tick, &mut notes);
         let mut scenarios = Vec::with_capacity(self.scenario_count());
         // Per length rule, the fixed sizes a function does not take (the 3GPP functions' bounded
@@ -175,7 +156,7 @@ impl SweepSpec {
                         continue;
                     }
                 }
-                for &dispatch in &self.dispatches {
+                for &dispatch in &self.options.dispatch {
                     let scenario = Scenario {
                         function,
                         spec: ScenarioSpec {
@@ -250,7 +231,7 @@ impl SweepSpec {
 
     /// Scenarios the sweep runs, before repeats: functions × sizes × dispatch modes.
     fn scenario_count(&self) -> usize {
-        self.functions.len() * self.sizes.len() * self.dispatches.len().max(1)
+        self.functions.len() * self.sizes.len() * self.options.dispatch.len().max(1)
     }
 
     /// The window of a run `duration` long: with [`AUTO`], from the warm-up to the run's end; else
@@ -259,8 +240,8 @@ impl SweepSpec {
     /// load-fitted runs make several scheduling rounds, so every session has run before the first
     /// mark; and a fifth too in a run shorter than twice [`WARM_UP`] (an explicit `--duration`).
     pub fn window_in(&self, duration: Duration) -> Result<(Duration, Duration), SpecError> {
-        if self.window != AUTO {
-            return spec::parse_window(&self.window, duration);
+        if self.options.timing.window != AUTO {
+            return spec::parse_window(&self.options.timing.window, duration);
         }
         let start = if self.sessions_share_cores() || WARM_UP * 2 > duration {
             duration / 5
@@ -299,12 +280,12 @@ impl SweepSpec {
             fraction,
             bench::scheduling_slice(),
         );
-        if let Some(d) = self.duration {
-            let budget = match &self.budget {
+        if let Some(d) = self.options.timing.duration {
+            let budget = match &self.options.timing.budget {
                 Some((b, _)) => *b,
-                None => DEFAULT_BUDGET.max(base_time(d, self.repeat)),
+                None => DEFAULT_BUDGET.max(base_time(d, self.repeats())),
             };
-            return Ok((d, budget, self.repeat));
+            return Ok((d, budget, self.repeats()));
         }
         // The shortest run: its window SHORTEST_WINDOW, and never under a window every session is
         // scheduled in several times (a starved window measures nothing: the issue 44
@@ -322,16 +303,19 @@ impl SweepSpec {
                 Duration::ZERO
             });
         let longest = fitted.max(DEFAULT_DURATION).max(shortest);
-        let budget = match &self.budget {
+        let budget = match &self.options.timing.budget {
             Some((b, _)) => *b,
-            None => DEFAULT_BUDGET.max(base_time(shortest, self.repeat)),
+            None => DEFAULT_BUDGET.max(base_time(shortest, self.repeats())),
         };
         let share = budget.mul_f64(BASE_SHARE);
-        let repeats = if self.fill_budget {
+        let repeats = if self.options.fills_budget() {
             let fit = share.as_secs_f64() / (base_time(shortest, 1)).as_secs_f64();
-            (fit.floor() as usize).clamp(self.repeat, self.max_repeat.max(self.repeat))
+            (fit.floor() as usize).clamp(
+                self.repeats(),
+                self.options.max_repeats().max(self.repeats()),
+            )
         } else {
-            self.repeat
+            self.repeats()
         };
         // As long as the share allows for those repeats, between the shortest and the longest run;
         // all of the budget, not only its share, when even the shortest runs need more.
@@ -342,7 +326,7 @@ impl SweepSpec {
             (budget / scenarios / repeats as u32).saturating_sub(RUN_SETUP)
         };
         if per < shortest {
-            if let Some((given, text)) = &self.budget {
+            if let Some((given, text)) = &self.options.timing.budget {
                 // The load's minimum window, not the planner's shortest, is what the budget cannot
                 // hold: the runs keep that window and the budget grows, said so.
                 if scheduled > self.shortest_run()? {
@@ -370,7 +354,12 @@ impl SweepSpec {
         let chosen = per.clamp(shortest, longest);
         // Whole tenths of a millisecond, so the plan line and the results say what ran.
         let chosen = Duration::from_micros(chosen.as_micros().div_ceil(100) as u64 * 100);
-        let text = self.budget.as_ref().map_or("50s", |(_, t)| t.as_str());
+        let text = self
+            .options
+            .timing
+            .budget
+            .as_ref()
+            .map_or("50s", |(_, t)| t.as_str());
         let chosen = spec::duration_from_secs("--budget", text, chosen.as_secs_f64())?;
         notes.extend(why.filter(|_| chosen >= fitted && fitted > DEFAULT_DURATION));
         Ok((chosen, budget, repeats))
@@ -379,7 +368,7 @@ impl SweepSpec {
     /// The shortest run the planner chooses: [`SHORTEST_WINDOW`] of window after the warm-up (with
     /// a window in percent, a run whose window is that long).
     fn shortest_run(&self) -> Result<Duration, SpecError> {
-        if self.window == AUTO && !self.sessions_share_cores() {
+        if self.options.timing.window == AUTO && !self.sessions_share_cores() {
             return Ok(WARM_UP + SHORTEST_WINDOW);
         }
         Ok(SHORTEST_WINDOW.div_f64(self.window_fraction()?.max(0.01)))
@@ -388,7 +377,7 @@ impl SweepSpec {
     /// Runs the sweep plans before extra repeats: scenarios × repeats (an upper bound: a function
     /// may leave a size out).
     pub fn planned_runs(&self) -> usize {
-        self.scenario_count() * self.repeat.max(1)
+        self.scenario_count() * self.repeats().max(1)
     }
 
     /// The largest message any scenario of the sweep tags, bytes (a size model's largest draw).
@@ -407,7 +396,7 @@ impl SweepSpec {
     /// given, else the default run length: a window in seconds is checked against the run it was
     /// given for (`--duration 1s --window 0.2..0.9` was refused as outside a 0.15 s run).
     pub fn window_fraction(&self) -> Result<f64, SpecError> {
-        let run = self.duration.unwrap_or(DEFAULT_DURATION);
+        let run = self.options.timing.duration.unwrap_or(DEFAULT_DURATION);
         let (a, b) = self.window_in(run)?;
         Ok((b - a).as_secs_f64() / run.as_secs_f64())
     }
@@ -452,6 +441,11 @@ impl RunPlan {
 pub const MAX_PLANNED_RUN: Duration = bench::MAX_FITTED_DURATION;
 
 impl SweepSpec {
+    /// Planned repeats: exactly these, or at least these when the planned repeats fill the budget.
+    pub fn repeats(&self) -> usize {
+        self.options.repeats()
+    }
+
     /// Its load, for [`plan_runs`].
     pub fn load(&self) -> Result<RunLoad, SpecError> {
         Ok(RunLoad {

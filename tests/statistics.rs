@@ -435,28 +435,20 @@ fn sweep(
 ) -> macbench::sweep::SweepSpec {
     let functions: Vec<_> =
         std::iter::repeat_n(macbench::mac::null::function(), scenarios).collect();
-    macbench::sweep::SweepSpec {
-        functions,
-        sizes: vec![macbench::engine::SizeSource::Fixed { size: 64 }],
-        scenario: macbench::engine::ScenarioSpec {
-            cores: vec![0],
-            sessions: 1,
-            ..macbench::engine::ScenarioSpec::default()
-        },
-        duration: None,
-        budget: budget.map(|b| {
-            (
-                macbench::spec::values::parse_duration("--budget", b).unwrap(),
-                b.to_string(),
-            )
-        }),
-        window: macbench::sweep::AUTO.to_string(),
-        tick: None,
-        repeat: repeat.unwrap_or(3),
-        fill_budget: repeat.is_none(),
-        max_repeat: 40,
-        dispatches: vec![macbench::engine::Dispatch::Single],
-    }
+    let mut options = macbench::results::RunOptions {
+        sizes: "64".to_string(),
+        cores: vec![0],
+        sessions: 1,
+        ..macbench::results::RunOptions::default()
+    };
+    options.timing.budget = budget.map(|b| {
+        (
+            macbench::spec::values::parse_duration("--budget", b).unwrap(),
+            b.to_string(),
+        )
+    });
+    options.timing.repeat = repeat;
+    macbench::sweep::SweepSpec::new(&options, functions).unwrap()
 }
 
 #[test]

@@ -115,7 +115,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         .map(|(line, budget)| {
             let line = line.as_ref().map_err(Clone::clone)?;
             let plan = planner.plan(line, *budget)?;
-            let mut options = line.options.clone();
+            let mut options = line.spec.options.clone();
             options.timing.duration = Some(plan.duration);
             Ok((options, plan))
         })
@@ -345,11 +345,10 @@ fn interrupted(study: &Study, dir: &Path, step: &str) -> CliError {
     }
 }
 
-/// A step's run options (its own, the label, energy and no `--target-ci`; the plan adds the
-/// duration), the sweep they describe, and what that sweep runs, as its results record it.
+/// The sweep of a step's run options (its own, the label, energy and no `--target-ci`; the plan
+/// adds the duration), and what that sweep runs, as its results record it.
 #[derive(Clone)]
 pub struct StepSweep {
-    options: RunOptions,
     spec: sweep::SweepSpec,
     max_cycles_per_byte: f64,
 }
@@ -384,7 +383,6 @@ fn step_sweeps(
 fn step_sweep_of(step: &reproduce::Step, options: RunOptions) -> Result<StepSweep, String> {
     super::run::sweep_spec(&options)
         .map(|spec| StepSweep {
-            options,
             spec,
             max_cycles_per_byte: step.max_cycles_per_byte,
         })
@@ -416,7 +414,7 @@ impl StepSweep {
         let spec = &self.spec;
         let other = |what: String| Err(format!("holds another run's results ({what})"));
         if let crate::results::Header::Sweep(h) = &doc.scenario {
-            let (theirs, ours) = (&h.options, &self.options);
+            let (theirs, ours) = (&h.options, &self.spec.options);
             let accel = |o: &RunOptions| crate::spec::accel_list(&o.accel);
             let dispatch = |o: &RunOptions| dispatches(&o.dispatch);
             let backend = |o: &RunOptions| o.backend.clone().unwrap_or("(default)".to_string());
@@ -441,11 +439,11 @@ impl StepSweep {
                 Some(format!("{at}: the step runs {}", functions.join(", ")))
             } else if !sizes.contains(&r.size.to_string()) {
                 Some(format!("{at}: the step's sizes are {}", sizes.join(",")))
-            } else if !spec.dispatches.contains(&r.scenario.dispatch) {
+            } else if !spec.options.dispatch.contains(&r.scenario.dispatch) {
                 Some(format!(
                     "{at} dispatched {}: the step's are {}",
                     r.scenario.dispatch,
-                    dispatches(&spec.dispatches)
+                    dispatches(&spec.options.dispatch)
                 ))
             } else if r.sessions != s.sessions {
                 Some(format!(
