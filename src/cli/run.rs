@@ -1,6 +1,8 @@
-//! `macbench run` (and `macbench` with no arguments): the flags turned into a sweep, checked whole
-//! before anything starts, and handed to the session (`session::run_sweep`), which runs it and rewrites
-//! the JSON/CSV after each scenario; this file prints a line per scenario as it comes, and the tables.
+//! `macbench run` (and `macbench` with no arguments): the flags converted into one typed value,
+//! [`RunOptions`] ([`options`], the only place a flag's spelling is known), which becomes a sweep
+//! checked whole before anything starts ([`run_options`], which a reproduction step's value goes
+//! through too) and is handed to the session (`session::run_sweep`), which runs it and rewrites the
+//! JSON/CSV after each scenario; this file prints a line per scenario as it comes, and the tables.
 
 use super::CliError;
 use crate::engine::{self, DataMode, KeyMode, Pinning, Scenario};
@@ -13,10 +15,6 @@ use crate::spec;
 use crate::sweep::{self, SweepSpec};
 use crate::table::{Style, Table};
 use std::path::PathBuf;
-
-pub use crate::results::options::{
-    DEFAULT_MAX_REPEAT, DEFAULT_REPEAT, DEFAULT_TARGET_CI_PERCENT, MIN_TARGET_CI_PERCENT,
-};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
