@@ -22,7 +22,7 @@
 //! instructions the check passes trivially, and `hw` and `sw` run the same code. No ISA levels.
 
 use super::{
-    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedResult, MacError,
     ProcessSwitch,
 };
 
@@ -128,7 +128,7 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 }
 
 #[cfg(not(feature = "aws-lc"))]
-fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> KeyedResult {
     let Availability::Unavailable(reason) = availability() else {
         unreachable!("aws-lc is available only when built")
     };
@@ -147,11 +147,7 @@ mod imp {
 }
 
 #[cfg(feature = "aws-lc")]
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     use aws_lc_rs::{aead, cmac, hmac};
     let refused = |e: aws_lc_rs::error::Unspecified| backend_error(algorithm, e);
     Ok(match algorithm {
@@ -174,7 +170,7 @@ fn new(
 
 #[cfg(feature = "aws-lc")]
 mod imp {
-    use super::super::{KeyedMac, Refused};
+    use super::super::{KeyedMac, Refused, TagResult};
     use aws_lc_rs::{aead, cmac, error::Unspecified, hmac};
 
     /// `OpenSSL_version(OPENSSL_VERSION)`: "OpenSSL 1.1.1 (compatible; AWS-LC 5.12.0)" → "AWS-LC 5.12.0".
@@ -209,17 +205,12 @@ mod imp {
 
     impl KeyedMac for Hmac {
         #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
             tag.copy_from_slice(&hmac::sign(&self.0, msg).as_ref()[..tag.len()]);
             Ok(())
         }
 
-        fn tag_chunks(
-            &mut self,
-            _nonce: &[u8],
-            chunks: &[&[u8]],
-            tag: &mut [u8],
-        ) -> Result<(), Refused> {
+        fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
             let mut context = hmac::Context::with_key(&self.0);
             for chunk in chunks {
                 context.update(chunk);
@@ -245,18 +236,13 @@ mod imp {
 
     impl KeyedMac for Cmac {
         #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
             let full = cmac::sign(&self.0, msg).map_err(|_| refused(msg.len(), "CMAC"))?;
             tag.copy_from_slice(&full.as_ref()[..tag.len()]);
             Ok(())
         }
 
-        fn tag_chunks(
-            &mut self,
-            _nonce: &[u8],
-            chunks: &[&[u8]],
-            tag: &mut [u8],
-        ) -> Result<(), Refused> {
+        fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
             let len = chunks.iter().map(|c| c.len()).sum();
             let mut context = cmac::Context::with_key(&self.0);
             for chunk in chunks {
@@ -285,7 +271,7 @@ mod imp {
 
     impl KeyedMac for Gmac {
         #[inline]
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
             let nonce = aead::Nonce::try_assume_unique_for_key(nonce)
                 .map_err(|_| refused(msg.len(), "an IV other than 12 bytes"))?;
             let full = self
@@ -350,17 +336,12 @@ mod imp {
 
     impl KeyedMac for Poly1305 {
         #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
             self.run(&[msg], tag);
             Ok(())
         }
 
-        fn tag_chunks(
-            &mut self,
-            _nonce: &[u8],
-            chunks: &[&[u8]],
-            tag: &mut [u8],
-        ) -> Result<(), Refused> {
+        fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
             self.run(chunks, tag);
             Ok(())
         }

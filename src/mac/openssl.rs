@@ -24,8 +24,8 @@
 //! fixed size receives the discarded ciphertext.
 
 use super::{
-    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
-    ProcessSwitch, Refused,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, KeyedResult,
+    MacError, ProcessSwitch, Refused, TagResult,
 };
 use libc::{c_char, c_int, c_void, size_t};
 use openssl_sys as ffi;
@@ -62,11 +62,7 @@ pub static BACKEND: Backend = Backend {
 
 /// Key setup of one of this backend's algorithms: the `EVP_MAC` and its digest or cipher, or GMAC and
 /// CBC-MAC from the AES `EVP_CIPHER`s.
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    params: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, key: &[u8], params: KeyParams<'_>) -> KeyedResult {
     let (mac_name, setting) = match algorithm {
         "hmac-md5" => ("HMAC", Some(("digest", "MD5"))),
         "hmac-sha1" => ("HMAC", Some(("digest", "SHA1"))),
@@ -629,7 +625,7 @@ impl EvpMac {
         setting: Option<(&str, &str)>,
         key: &[u8],
         params: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
+    ) -> KeyedResult {
         let descriptor = super::algorithm(algorithm).expect("registered algorithm");
         check_customization(algorithm, params)?;
         // KMAC's output length L is a parameter of the construction (KeyParams::output_len).
@@ -727,7 +723,7 @@ impl EvpMac {
     /// Re-initialise for a new message (reusing the key), feed the pieces, write the tag. None of the
     /// `EVP_MAC` entries takes a nonce (GMAC, the one that did, is [`GcmGmac`]).
     #[inline]
-    fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
+    fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         // The common case (a full-length tag) is finalised straight into the caller's buffer; a truncated
         // tag goes through a scratch buffer, left uninitialised because OpenSSL writes it before we read.
         let mut scratch = std::mem::MaybeUninit::<[u8; super::MAX_TAG_LEN]>::uninit();
@@ -769,7 +765,7 @@ impl KeyedMac for EvpMac {
     /// key, update, final straight into the caller's buffer, one status test): this is the per-message
     /// code `compare` sets beside `openssl speed`, so anything more here reads as the library's cost.
     #[inline(always)]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         if tag.len() != self.tag_len || self.rekey_each_message.is_some() {
             return self.run(&[msg], tag);
         }
@@ -788,12 +784,7 @@ impl KeyedMac for EvpMac {
         }
     }
 
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         self.run(chunks, tag)
     }
 
@@ -801,7 +792,7 @@ impl KeyedMac for EvpMac {
         true
     }
 
-    fn stream_begin(&mut self, _nonce: &[u8]) -> Result<(), Refused> {
+    fn stream_begin(&mut self, _nonce: &[u8]) -> TagResult {
         let (key_ptr, key_len) = match &self.rekey_each_message {
             Some(k) => (k.as_ptr(), k.len()),
             None => (ptr::null(), 0),
@@ -815,7 +806,7 @@ impl KeyedMac for EvpMac {
         }
     }
 
-    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> TagResult {
         for chunk in chunks {
             // SAFETY: ctx is a valid context with a message begun; chunk is valid for its length.
             if unsafe { ffi::EVP_MAC_update(self.ctx, chunk.as_ptr(), chunk.len()) } != 1 {
@@ -825,7 +816,7 @@ impl KeyedMac for EvpMac {
         Ok(())
     }
 
-    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+    fn stream_finish(&mut self, tag: &mut [u8]) -> TagResult {
         let mut full = [0u8; super::MAX_TAG_LEN];
         let mut written: size_t = 0;
         // SAFETY: ctx is a valid context with a message begun; full holds MAX_TAG_LEN ≥ tag_len bytes.
@@ -860,7 +851,7 @@ impl Drop for CbcMac {
 }
 
 impl CbcMac {
-    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
         let algorithm = "cbcmac-aes128";
         // SAFETY: FFI calls with valid pointers; the context is freed by Drop on every path.
         unsafe {
@@ -917,7 +908,7 @@ impl CbcMac {
 }
 
 impl KeyedMac for CbcMac {
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         let iv = [0u8; 16];
         // SAFETY: restarting with NULL cipher and key keeps the key schedule and resets the IV.
         let ok = unsafe {
@@ -985,7 +976,7 @@ const GCM_TAG_LEN: usize = 16;
 const GCM_DEFAULT_IV_LEN: usize = 12;
 
 impl GcmGmac {
-    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
         // SAFETY: EVP_aes_*_gcm return static cipher descriptions.
         Self::keyed(
             "gmac-aes128",
@@ -995,7 +986,7 @@ impl GcmGmac {
         )
     }
 
-    fn new_aes192(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    fn new_aes192(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
         // SAFETY: as above.
         Self::keyed(
             "gmac-aes192",
@@ -1005,7 +996,7 @@ impl GcmGmac {
         )
     }
 
-    fn new_aes256(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    fn new_aes256(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
         // SAFETY: as above.
         Self::keyed(
             "gmac-aes256",
@@ -1021,7 +1012,7 @@ impl GcmGmac {
         cipher: *const ffi::EVP_CIPHER,
         (name, key_len): (&str, usize),
         key: &[u8],
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
+    ) -> KeyedResult {
         if key.len() != key_len {
             return Err(MacError::Backend {
                 backend: "openssl",
@@ -1051,7 +1042,7 @@ impl GcmGmac {
 
     /// Set the IV (keeping the key), feed the pieces as AAD, finish, and read the tag.
     #[inline]
-    fn run(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
+    fn run(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let len = || chunks.iter().map(|c| c.len()).sum::<usize>();
         // GCM needs a non-empty IV, and hands out at most 16 tag bytes (a prefix when fewer are asked for).
         if nonce.is_empty()
@@ -1129,17 +1120,12 @@ impl GcmGmac {
 
 impl KeyedMac for GcmGmac {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         self.run(nonce, &[msg], tag)
     }
 
     /// GCM accepts AAD in any number of updates of any length before the final.
-    fn tag_chunks(
-        &mut self,
-        nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         self.run(nonce, chunks, tag)
     }
 

@@ -11,7 +11,7 @@
 //! environment variable or other switch (ring 0.17 dropped BoringSSL's `OPENSSL_ia32cap` handling),
 //! so there is no software-only ring to run.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, KeyedResult, MacError};
 
 pub static BACKEND: Backend = Backend {
     name: "ring",
@@ -49,11 +49,7 @@ fn version() -> String {
 }
 
 #[cfg(feature = "ring")]
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     use ring::hmac;
     let which = match algorithm {
         "hmac-sha1" => hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY,
@@ -72,7 +68,7 @@ fn new(
 }
 
 #[cfg(not(feature = "ring"))]
-fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> KeyedResult {
     let Availability::Unavailable(reason) = availability() else {
         unreachable!("ring is available only when built")
     };
@@ -90,23 +86,13 @@ struct RingHmac(ring::hmac::Key);
 #[cfg(feature = "ring")]
 impl KeyedMac for RingHmac {
     #[inline]
-    fn tag_into(
-        &mut self,
-        _nonce: &[u8],
-        msg: &[u8],
-        tag: &mut [u8],
-    ) -> Result<(), super::Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> super::TagResult {
         let full = ring::hmac::sign(&self.0, msg);
         tag.copy_from_slice(&full.as_ref()[..tag.len()]);
         Ok(())
     }
 
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), super::Refused> {
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> super::TagResult {
         let mut context = ring::hmac::Context::with_key(&self.0);
         for chunk in chunks {
             context.update(chunk);
