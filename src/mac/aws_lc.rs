@@ -86,14 +86,10 @@ pub static BACKEND: Backend = Backend {
 pub const BUILT: bool = cfg!(feature = "aws-lc");
 
 fn availability() -> Availability {
-    if BUILT {
-        Availability::Available
-    } else {
-        Availability::Unavailable(
-            "not built: the `aws-lc` cargo feature is off (build with --features aws-lc; it compiles AWS-LC from source)"
-                .to_string(),
-        )
-    }
+    super::built_or(
+        BUILT,
+        "not built: the `aws-lc` cargo feature is off (build with --features aws-lc; it compiles AWS-LC from source)",
+    )
 }
 
 /// aws-lc-rs's `aead::Nonce` is 96 bits: GMAC takes 12-byte IVs only here.
@@ -129,10 +125,7 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 
 #[cfg(not(feature = "aws-lc"))]
 fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> KeyedResult {
-    let Availability::Unavailable(reason) = availability() else {
-        unreachable!("aws-lc is available only when built")
-    };
-    Err(backend_error(algorithm, reason))
+    Err(super::not_built("aws-lc", availability, algorithm))
 }
 
 #[cfg(not(feature = "aws-lc"))]
@@ -314,7 +307,7 @@ mod imp {
     }
 
     impl Poly1305 {
-        fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) {
+        fn run(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
             let mut full = [0u8; 16];
             *self.work = *self.keyed;
             for chunk in chunks {
@@ -331,23 +324,9 @@ mod imp {
             // SAFETY: as above; full has the 16 bytes finish writes.
             unsafe { aws_lc_sys::CRYPTO_poly1305_finish(&mut self.work.0, full.as_mut_ptr()) };
             tag.copy_from_slice(&full[..tag.len()]);
+            Ok(())
         }
     }
 
-    impl KeyedMac for Poly1305 {
-        #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
-            self.run(&[msg], tag);
-            Ok(())
-        }
-
-        fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
-            self.run(chunks, tag);
-            Ok(())
-        }
-
-        fn streams(&self) -> bool {
-            true
-        }
-    }
+    crate::keyed_by_pieces!(Poly1305, run);
 }

@@ -399,6 +399,67 @@ impl OffloadCounters {
     }
 }
 
+/// The [`KeyedMac`] of a type whose library takes a message in pieces in one call,
+/// `$tag(&mut self, nonce, chunks, tag) -> TagResult`: `tag_into` is that call with one piece
+/// (inlined, so the per-message path is the call itself), `tag_chunks` hands the pieces over, and
+/// `streams()` is true. `keyed_by_pieces!(GcmGmac, run)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! keyed_by_pieces {
+    ($type:ty, $tag:ident) => {
+        impl $crate::mac::KeyedMac for $type {
+            #[inline]
+            fn tag_into(
+                &mut self,
+                nonce: &[u8],
+                msg: &[u8],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
+                self.$tag(nonce, &[msg], tag)
+            }
+
+            fn tag_chunks(
+                &mut self,
+                nonce: &[u8],
+                chunks: &[&[u8]],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
+                self.$tag(nonce, chunks, tag)
+            }
+
+            fn streams(&self) -> bool {
+                true
+            }
+        }
+    };
+}
+
+/// The availability of a backend a cargo feature builds: available when `built`, else `not_built`,
+/// the reason `list` shows.
+pub fn built_or(built: bool, not_built: &str) -> Availability {
+    if built {
+        Availability::Available
+    } else {
+        Availability::Unavailable(not_built.to_string())
+    }
+}
+
+/// Key setup's error for a backend this build left out: the reason its `availability` gives.
+pub fn not_built(
+    backend: &'static str,
+    availability: fn() -> Availability,
+    algorithm: &'static str,
+) -> MacError {
+    MacError::Backend {
+        backend,
+        algorithm,
+        reason: match availability() {
+            Availability::Unavailable(why) => why,
+            Availability::Available => "not built".to_string(),
+        },
+    }
+}
+
 /// [`KeyedMac::tag_bits`] for a library that takes whole bytes only (the trait's default, and what an
 /// override without a bit-length entry point falls back to): `tag_into` when `bits` are whole bytes.
 pub fn tag_whole_bytes<M: KeyedMac + ?Sized>(

@@ -1118,21 +1118,8 @@ impl GcmGmac {
     }
 }
 
-impl KeyedMac for GcmGmac {
-    #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
-        self.run(nonce, &[msg], tag)
-    }
-
-    /// GCM accepts AAD in any number of updates of any length before the final.
-    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
-        self.run(nonce, chunks, tag)
-    }
-
-    fn streams(&self) -> bool {
-        true
-    }
-}
+// GCM accepts AAD in any number of updates of any length before the final.
+crate::keyed_by_pieces!(GcmGmac, run);
 
 /// Library facts for `list`: the version and where the providers live.
 pub fn describe() -> String {

@@ -30,13 +30,10 @@ pub static BACKEND: Backend = Backend {
 pub const BUILT: bool = cfg!(feature = "ring");
 
 fn availability() -> Availability {
-    if BUILT {
-        Availability::Available
-    } else {
-        Availability::Unavailable(
-            "not built: the `ring` cargo feature is off (build with --features ring)".to_string(),
-        )
-    }
+    super::built_or(
+        BUILT,
+        "not built: the `ring` cargo feature is off (build with --features ring)",
+    )
 }
 
 /// `ring 0.17.14`: the version Cargo.lock pins.
@@ -69,14 +66,7 @@ fn new(algorithm: &'static str, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
 
 #[cfg(not(feature = "ring"))]
 fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> KeyedResult {
-    let Availability::Unavailable(reason) = availability() else {
-        unreachable!("ring is available only when built")
-    };
-    Err(MacError::Backend {
-        backend: "ring",
-        algorithm,
-        reason,
-    })
+    Err(super::not_built("ring", availability, algorithm))
 }
 
 /// A ring HMAC key: the hashed pad states, copied into each message's context by ring itself.

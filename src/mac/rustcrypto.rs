@@ -434,32 +434,18 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> KeyedResult {
 }
 
 impl Kmac {
-    fn tag(&self, chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag(&self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let mut full = [0u8; super::MAX_TAG_LEN];
         match self {
             Kmac::V128(k) => k.tag_chunks(chunks, &mut full[..k.output_len()]),
             Kmac::V256(k) => k.tag_chunks(chunks, &mut full[..k.output_len()]),
         }
         tag.copy_from_slice(&full[..tag.len()]);
+        Ok(())
     }
 }
 
-impl KeyedMac for Kmac {
-    #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
-        self.tag(&[msg], tag);
-        Ok(())
-    }
-
-    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
-        self.tag(chunks, tag);
-        Ok(())
-    }
-
-    fn streams(&self) -> bool {
-        true
-    }
-}
+crate::keyed_by_pieces!(Kmac, tag);
 
 /// BLAKE3 keyed hash: the one-shot `keyed_hash` picks the widest SIMD path for the whole input.
 struct Blake3Keyed {

@@ -569,19 +569,14 @@ pub fn keyed(
     algorithm: &'static str,
     key: &[u8],
 ) -> KeyedResult {
-    let error = |reason: String| MacError::Backend {
+    let Some(shim) = shim else {
+        return Err(super::not_built(backend, availability, algorithm));
+    };
+    let mac = create(shim, algorithm, 0, key).map_err(|f| MacError::Backend {
         backend,
         algorithm,
-        reason,
-    };
-    let Some(shim) = shim else {
-        return Err(error(match availability() {
-            Availability::Unavailable(why) => why,
-            Availability::Available => "not built".to_string(),
-        }));
-    };
-    let mac =
-        create(shim, algorithm, 0, key).map_err(|f| error(format!("key setup: {}", f.why)))?;
+        reason: format!("key setup: {}", f.why),
+    })?;
     Ok(Box::new(mac))
 }
 
