@@ -80,9 +80,9 @@ fn new(algorithm: &'static str, key: &[u8], params: KeyParams<'_>) -> KeyedResul
         "cmac-aes192" => ("CMAC", Some(("cipher", "AES-192-CBC"))),
         "cmac-aes256" => ("CMAC", Some(("cipher", "AES-256-CBC"))),
         "cbcmac-aes128" => return CbcMac::new_aes128(key, params),
-        "gmac-aes128" => return GcmGmac::new_aes128(key, params),
-        "gmac-aes192" => return GcmGmac::new_aes192(key, params),
-        "gmac-aes256" => return GcmGmac::new_aes256(key, params),
+        "gmac-aes128" => return GcmGmac::keyed(algorithm, GCM_AES128, key),
+        "gmac-aes192" => return GcmGmac::keyed(algorithm, GCM_AES192, key),
+        "gmac-aes256" => return GcmGmac::keyed(algorithm, GCM_AES256, key),
         "poly1305" => ("POLY1305", None),
         "kmac128" => ("KMAC-128", None),
         "kmac256" => ("KMAC-256", None),
@@ -309,14 +309,20 @@ pub fn arm_software_only_env() -> String {
     )
 }
 
+/// The words after `name` (`OPENSSL_armcap=`) in a `[CPUINFO: ]name…[ env:…]` line, and the
+/// ` env:` setting if there is one: what [`ArmCap::parse`] and [`Ia32Cap::parse`] both read.
+fn capability_line<'a>(text: &'a str, name: &str) -> Option<(&'a str, Option<String>)> {
+    let rest = &text[text.find(name)? + name.len()..];
+    Some(match rest.split_once(" env:") {
+        Some((words, env)) => (words, Some(env.trim().to_string())),
+        None => (rest.trim(), None),
+    })
+}
+
 impl ArmCap {
     /// Parse `[CPUINFO: ]OPENSSL_armcap=0x…[ env:…]`.
     pub fn parse(text: &str) -> Option<ArmCap> {
-        let rest = &text[text.find("OPENSSL_armcap=")? + "OPENSSL_armcap=".len()..];
-        let (word, env) = match rest.split_once(" env:") {
-            Some((w, e)) => (w, Some(e.trim().to_string())),
-            None => (rest.trim(), None),
-        };
+        let (word, env) = capability_line(text, "OPENSSL_armcap=")?;
         Some(ArmCap {
             bits: u32::from_str_radix(word.trim().trim_start_matches("0x"), 16).ok()?,
             env,
@@ -484,11 +490,7 @@ pub fn level_availability_of(settings: Option<String>, level: Accel) -> Availabi
 impl Ia32Cap {
     /// Parse `[CPUINFO: ]OPENSSL_ia32cap=0x…:0x…[ env:…]`.
     pub fn parse(text: &str) -> Option<Ia32Cap> {
-        let rest = &text[text.find("OPENSSL_ia32cap=")? + "OPENSSL_ia32cap=".len()..];
-        let (vectors, env) = match rest.split_once(" env:") {
-            Some((v, e)) => (v, Some(e.trim().to_string())),
-            None => (rest.trim(), None),
-        };
+        let (vectors, env) = capability_line(text, "OPENSSL_ia32cap=")?;
         let mut parts = vectors.split(':');
         let hex =
             |s: Option<&str>| u64::from_str_radix(s?.trim().trim_start_matches("0x"), 16).ok();
@@ -971,48 +973,29 @@ impl Drop for GcmGmac {
     }
 }
 
+/// An AES-GCM cipher GMAC runs over: its `EVP_aes_*_gcm`, and its name and key length for the checks.
+type GcmCipher = (
+    unsafe extern "C" fn() -> *const ffi::EVP_CIPHER,
+    &'static str,
+    usize,
+);
+const GCM_AES128: GcmCipher = (ffi::EVP_aes_128_gcm, "aes-128-gcm", 16);
+const GCM_AES192: GcmCipher = (ffi::EVP_aes_192_gcm, "aes-192-gcm", 24);
+const GCM_AES256: GcmCipher = (ffi::EVP_aes_256_gcm, "aes-256-gcm", 32);
+
 /// GCM's tag size and its default IV size (SP 800-38D).
 const GCM_TAG_LEN: usize = 16;
 const GCM_DEFAULT_IV_LEN: usize = 12;
 
 impl GcmGmac {
-    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
-        // SAFETY: EVP_aes_*_gcm return static cipher descriptions.
-        Self::keyed(
-            "gmac-aes128",
-            unsafe { ffi::EVP_aes_128_gcm() },
-            ("aes-128-gcm", 16),
-            key,
-        )
-    }
-
-    fn new_aes192(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
-        // SAFETY: as above.
-        Self::keyed(
-            "gmac-aes192",
-            unsafe { ffi::EVP_aes_192_gcm() },
-            ("aes-192-gcm", 24),
-            key,
-        )
-    }
-
-    fn new_aes256(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
-        // SAFETY: as above.
-        Self::keyed(
-            "gmac-aes256",
-            unsafe { ffi::EVP_aes_256_gcm() },
-            ("aes-256-gcm", 32),
-            key,
-        )
-    }
-
     /// Key setup of GMAC over one AES-GCM cipher, named and with its key length for the checks.
     fn keyed(
         algorithm: &'static str,
-        cipher: *const ffi::EVP_CIPHER,
-        (name, key_len): (&str, usize),
+        (cipher, name, key_len): GcmCipher,
         key: &[u8],
     ) -> KeyedResult {
+        // SAFETY: EVP_aes_*_gcm return static cipher descriptions.
+        let cipher = unsafe { cipher() };
         if key.len() != key_len {
             return Err(MacError::Backend {
                 backend: "openssl",

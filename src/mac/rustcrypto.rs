@@ -58,9 +58,9 @@ pub static BACKEND: Backend = Backend {
         hw("cbcmac-aes128", cbcmac_aes128),
         hw("xcbc-aes128", xcbc_aes128),
         hw("xcbc-aes128-96", xcbc_aes128),
-        hw("gmac-aes128", gmac_aes128),
-        hw("gmac-aes192", gmac_aes192),
-        hw("gmac-aes256", gmac_aes256),
+        hw("gmac-aes128", |k, _| gmac::<aes_gcm::Aes128Gcm>("gmac-aes128", k)),
+        hw("gmac-aes192", |k, _| gmac::<Aes192Gcm>("gmac-aes192", k)),
+        hw("gmac-aes256", |k, _| gmac::<aes_gcm::Aes256Gcm>("gmac-aes256", k)),
         hw("poly1305", poly1305_new),
         hw("kmac128", |k, p| kmac(k, p, false)),
         hw("kmac256", |k, p| kmac(k, p, true)),
@@ -341,18 +341,6 @@ where
 {
     let cipher = C::new_from_slice(key).map_err(|e| backend_error(algorithm, e))?;
     Ok(Box::new(Gmac { cipher }))
-}
-
-fn gmac_aes128(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
-    gmac::<aes_gcm::Aes128Gcm>("gmac-aes128", key)
-}
-
-fn gmac_aes192(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
-    gmac::<Aes192Gcm>("gmac-aes192", key)
-}
-
-fn gmac_aes256(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
-    gmac::<aes_gcm::Aes256Gcm>("gmac-aes256", key)
 }
 
 impl<C> KeyedMac for Gmac<C>
