@@ -196,26 +196,7 @@ mod imp {
         Box::new(Hmac(hmac::Key::new(algorithm, key)))
     }
 
-    impl KeyedMac for Hmac {
-        #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
-            tag.copy_from_slice(&hmac::sign(&self.0, msg).as_ref()[..tag.len()]);
-            Ok(())
-        }
-
-        fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
-            let mut context = hmac::Context::with_key(&self.0);
-            for chunk in chunks {
-                context.update(chunk);
-            }
-            tag.copy_from_slice(&context.sign().as_ref()[..tag.len()]);
-            Ok(())
-        }
-
-        fn streams(&self) -> bool {
-            true
-        }
-    }
+    crate::ring_api_hmac!(Hmac, hmac);
 
     struct Cmac(cmac::Key);
 

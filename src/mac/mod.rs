@@ -434,6 +434,36 @@ macro_rules! keyed_by_pieces {
     };
 }
 
+/// The [`KeyedMac`] of `$name($hmac::Key)`, an HMAC key of ring's `hmac` API, which aws-lc-rs
+/// copies: one message through `$hmac::sign` (the keyed pad states copied by the library), pieces
+/// through a `$hmac::Context`. `ring_api_hmac!(RingHmac, ring::hmac)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! ring_api_hmac {
+    ($name:ident, $($hmac:ident)::+) => {
+        impl $crate::mac::KeyedMac for $name {
+            #[inline]
+            fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> $crate::mac::TagResult {
+                tag.copy_from_slice(&$($hmac)::+::sign(&self.0, msg).as_ref()[..tag.len()]);
+                Ok(())
+            }
+
+            fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> $crate::mac::TagResult {
+                let mut context = $($hmac)::+::Context::with_key(&self.0);
+                for chunk in chunks {
+                    context.update(chunk);
+                }
+                tag.copy_from_slice(&context.sign().as_ref()[..tag.len()]);
+                Ok(())
+            }
+
+            fn streams(&self) -> bool {
+                true
+            }
+        }
+    };
+}
+
 /// The availability of a backend a cargo feature builds: available when `built`, else `not_built`,
 /// the reason `list` shows.
 pub fn built_or(built: bool, not_built: &str) -> Availability {

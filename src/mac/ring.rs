@@ -11,7 +11,7 @@
 //! environment variable or other switch (ring 0.17 dropped BoringSSL's `OPENSSL_ia32cap` handling),
 //! so there is no software-only ring to run.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, KeyedResult, MacError};
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedResult, MacError};
 
 pub static BACKEND: Backend = Backend {
     name: "ring",
@@ -74,24 +74,4 @@ fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> KeyedResult {
 struct RingHmac(ring::hmac::Key);
 
 #[cfg(feature = "ring")]
-impl KeyedMac for RingHmac {
-    #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> super::TagResult {
-        let full = ring::hmac::sign(&self.0, msg);
-        tag.copy_from_slice(&full.as_ref()[..tag.len()]);
-        Ok(())
-    }
-
-    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> super::TagResult {
-        let mut context = ring::hmac::Context::with_key(&self.0);
-        for chunk in chunks {
-            context.update(chunk);
-        }
-        tag.copy_from_slice(&context.sign().as_ref()[..tag.len()]);
-        Ok(())
-    }
-
-    fn streams(&self) -> bool {
-        true
-    }
-}
+crate::ring_api_hmac!(RingHmac, ring::hmac);
