@@ -568,6 +568,17 @@ fn refused_message(len: usize) -> Refused {
     Refused::message(len, format!("EVP_MAC: {}", last_error()))
 }
 
+/// A new `EVP_CIPHER_CTX` for `algorithm`'s key setup (CBC-MAC's and GMAC's), or the error naming
+/// the call that failed. The caller owns it and frees it (their `Drop`).
+fn new_cipher_ctx(algorithm: &'static str) -> Result<*mut ffi::EVP_CIPHER_CTX, MacError> {
+    // SAFETY: EVP_CIPHER_CTX_new takes nothing and returns a new context or NULL.
+    let ctx = unsafe { ffi::EVP_CIPHER_CTX_new() };
+    if ctx.is_null() {
+        return Err(error(algorithm, "EVP_CIPHER_CTX_new"));
+    }
+    Ok(ctx)
+}
+
 /// A keyed `EVP_MAC_CTX`.
 struct EvpMac {
     ctx: *mut ffi::EVP_MAC_CTX,
@@ -857,10 +868,7 @@ impl CbcMac {
         let algorithm = "cbcmac-aes128";
         // SAFETY: FFI calls with valid pointers; the context is freed by Drop on every path.
         unsafe {
-            let ctx = ffi::EVP_CIPHER_CTX_new();
-            if ctx.is_null() {
-                return Err(error(algorithm, "EVP_CIPHER_CTX_new"));
-            }
+            let ctx = new_cipher_ctx(algorithm)?;
             let this = CbcMac {
                 ctx,
                 scratch: Box::new([0u8; CBC_SCRATCH]),
@@ -1006,10 +1014,7 @@ impl GcmGmac {
         // SAFETY: FFI calls with valid pointers (the key is 16 bytes, checked above); the context is
         // freed by Drop on every path.
         unsafe {
-            let ctx = ffi::EVP_CIPHER_CTX_new();
-            if ctx.is_null() {
-                return Err(error(algorithm, "EVP_CIPHER_CTX_new"));
-            }
+            let ctx = new_cipher_ctx(algorithm)?;
             let this = GcmGmac {
                 ctx,
                 iv_len: GCM_DEFAULT_IV_LEN,
