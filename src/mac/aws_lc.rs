@@ -22,8 +22,7 @@
 //! instructions the check passes trivially, and `hw` and `sw` run the same code. No ISA levels.
 
 use super::{
-    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedResult, MacError,
-    ProcessSwitch,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedResult, ProcessSwitch,
 };
 
 /// `sw` only: the software-only child's environment (`openssl`'s), checked by AWS-LC's own answer.
@@ -115,8 +114,9 @@ fn version() -> String {
     format!("{} ({crates})", imp::library_version())
 }
 
-fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
-    MacError::Backend {
+#[cfg(feature = "aws-lc")]
+fn backend_error(algorithm: &'static str, reason: impl ToString) -> super::MacError {
+    super::MacError::Backend {
         backend: "aws-lc",
         algorithm,
         reason: reason.to_string(),

@@ -11,7 +11,7 @@
 //! environment variable or other switch (ring 0.17 dropped BoringSSL's `OPENSSL_ia32cap` handling),
 //! so there is no software-only ring to run.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedResult, MacError};
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedResult};
 
 pub static BACKEND: Backend = Backend {
     name: "ring",
@@ -47,6 +47,7 @@ fn version() -> String {
 
 #[cfg(feature = "ring")]
 fn new(algorithm: &'static str, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
+    use super::MacError;
     use ring::hmac;
     let which = match algorithm {
         "hmac-sha1" => hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY,
