@@ -443,12 +443,23 @@ macro_rules! ring_api_hmac {
     ($name:ident, $($hmac:ident)::+) => {
         impl $crate::mac::KeyedMac for $name {
             #[inline]
-            fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> $crate::mac::TagResult {
-                tag.copy_from_slice(&$($hmac)::+::sign(&self.0, msg).as_ref()[..tag.len()]);
+            fn tag_into(
+                &mut self,
+                _nonce: &[u8],
+                msg: &[u8],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
+                let full = $($hmac)::+::sign(&self.0, msg);
+                tag.copy_from_slice(&full.as_ref()[..tag.len()]);
                 Ok(())
             }
 
-            fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> $crate::mac::TagResult {
+            fn tag_chunks(
+                &mut self,
+                _nonce: &[u8],
+                chunks: &[&[u8]],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
                 let mut context = $($hmac)::+::Context::with_key(&self.0);
                 for chunk in chunks {
                     context.update(chunk);
