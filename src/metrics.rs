@@ -898,6 +898,30 @@ impl Headline {
     }
 }
 
+/// One per-metric set of [`headline_metrics!`]: a struct with an `Option<item>` field per listed
+/// metric (named by its key), `get` by descriptor, and `slot`, the field a descriptor fills.
+macro_rules! headline_set {
+    ($(#[$attr:meta])* $name:ident of $item:ty [$($field:ident)*] #[doc = $get_doc:literal]) => {
+        $(#[$attr])*
+        pub struct $name {
+            $(pub $field: Option<$item>,)*
+        }
+
+        impl $name {
+            #[doc = $get_doc]
+            pub fn get(&self, h: &Headline) -> Option<$item> {
+                $(if h.key == stringify!($field) { return self.$field; })*
+                None
+            }
+
+            fn slot(&mut self, h: &Headline) -> Option<&mut Option<$item>> {
+                $(if h.key == stringify!($field) { return Some(&mut self.$field); })*
+                None
+            }
+        }
+    };
+}
+
 /// Declares the headline descriptors and the per-metric sets keyed by them. An entry is
 /// `CONST key [flags] { fields }`, flags `ci95` (a 95 % interval, so also a per-batch formula)
 /// and `spread` (min/max over repeats); the sets' fields, and so their JSON, follow the entries' order.
@@ -906,65 +930,29 @@ macro_rules! headline_metrics {
         /// Every headline metric, in the order every output lists them.
         pub const HEADLINE: &[Headline] = &[$($all),*];
 
-        /// 95 % confidence intervals of the headline metrics that have one; `None` where a run was
-        /// too short to batch (and in files written before they existed).
-        #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
-        #[serde(default)]
-        pub struct Ci95Set {
-            $(pub $ci: Option<stats::Interval>,)*
-        }
-
-        impl Ci95Set {
+        headline_set! {
+            /// 95 % confidence intervals of the headline metrics that have one; `None` where a run was
+            /// too short to batch (and in files written before they existed).
+            #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+            #[serde(default)]
+            Ci95Set of stats::Interval [$($ci)*]
             /// The interval of `h`; `None` also for a metric without one.
-            pub fn get(&self, h: &Headline) -> Option<stats::Interval> {
-                $(if h.key == stringify!($ci) { return self.$ci; })*
-                None
-            }
-
-            fn slot(&mut self, h: &Headline) -> Option<&mut Option<stats::Interval>> {
-                $(if h.key == stringify!($ci) { return Some(&mut self.$ci); })*
-                None
-            }
         }
 
-        /// Min/max over repeats of the headline metrics that record it.
-        #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
-        #[serde(default)]
-        pub struct SpreadSet {
-            $(pub $sp: Option<Spread>,)*
-        }
-
-        impl SpreadSet {
+        headline_set! {
+            /// Min/max over repeats of the headline metrics that record it.
+            #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+            #[serde(default)]
+            SpreadSet of Spread [$($sp)*]
             /// The spread of `h`; `None` also for a metric without one.
-            pub fn get(&self, h: &Headline) -> Option<Spread> {
-                $(if h.key == stringify!($sp) { return self.$sp; })*
-                None
-            }
-
-            fn slot(&mut self, h: &Headline) -> Option<&mut Option<Spread>> {
-                $(if h.key == stringify!($sp) { return Some(&mut self.$sp); })*
-                None
-            }
         }
 
-        /// Within-run uncertainty of each headline metric with an interval, of one run, from batch
-        /// means ([`uncertainty`]).
-        #[derive(Debug, Clone, Copy, Default, PartialEq)]
-        pub struct RunUncertainty {
-            $(pub $ci: Option<BatchEstimate>,)*
-        }
-
-        impl RunUncertainty {
+        headline_set! {
+            /// Within-run uncertainty of each headline metric with an interval, of one run, from batch
+            /// means ([`uncertainty`]).
+            #[derive(Debug, Clone, Copy, Default, PartialEq)]
+            RunUncertainty of BatchEstimate [$($ci)*]
             /// The estimate of `h`; `None` also for a metric without an interval.
-            pub fn get(&self, h: &Headline) -> Option<BatchEstimate> {
-                $(if h.key == stringify!($ci) { return self.$ci; })*
-                None
-            }
-
-            fn slot(&mut self, h: &Headline) -> Option<&mut Option<BatchEstimate>> {
-                $(if h.key == stringify!($ci) { return Some(&mut self.$ci); })*
-                None
-            }
         }
     };
     (@munch [$($ci:ident)*] [$($sp:ident)*] [$($all:ident)*]

@@ -275,15 +275,10 @@ impl Peer {
         }
     }
 
-    /// Our backend wrapping the same library, if we have one: compared by default.
+    /// Our backend wrapping the same library, if we have one: compared by default. Every peer's
+    /// library has a backend here named as the peer is.
     pub fn same_library_backend(self) -> &'static str {
-        match self {
-            Peer::Openssl => "openssl",
-            Peer::Cryptopp => "cryptopp",
-            Peer::Botan => "botan",
-            Peer::IpsecMb => "ipsecmb",
-            Peer::Dpdk => "dpdk",
-        }
+        self.name()
     }
 
     /// The peer's name for one of our algorithms, if its benchmark offers it.

@@ -868,16 +868,12 @@ pub fn run(
         }
         share_spread(&mut pending[emitted..end], kept_spread);
         if let Some(target) = auto.target_ci {
-            extra_repeats(
-                &mut pending,
-                &groups,
-                emitted..end,
-                target,
-                &mut budget,
-                &policy,
-                observer,
-                kept_spread,
-            )?;
+            let span = Span {
+                pending: &mut pending,
+                groups: &groups,
+                range: emitted..end,
+            };
+            extra_repeats(span, target, &mut budget, &policy, observer, kept_spread)?;
             share_spread(&mut pending[emitted..end], kept_spread);
         }
         for p in &mut pending[emitted..end] {
@@ -991,24 +987,34 @@ fn share_spread(span: &mut [bench::Pending], kept: stats::HostSpread) {
     }
 }
 
-/// Extra repeats for the scenarios `span` of `pending`: while its share of the budget lasts, rounds
+/// The scenarios a span of the sweep runs, `pending[range]`, and every scenario's pair group (indexed
+/// as `pending`): what [`extra_repeats`] works on.
+struct Span<'a> {
+    pending: &'a mut [bench::Pending],
+    groups: &'a [usize],
+    range: std::ops::Range<usize>,
+}
+
+/// Extra repeats for the scenarios of `span`: while its share of the budget lasts, rounds
 /// of one more run of each scenario whose interval is wider than `target` (the widest first), until
 /// every interval meets it or has `--max-repeat` runs. In rounds, like the planned repeats, so a
 /// scenario's extra repeats are spread over the time left rather than run back to back in one state
 /// of the host. With `--baseline`, a chosen row's whole group runs once more, back to back, so its
 /// rows keep equal counts of paired rounds; otherwise the group is the row alone.
-#[allow(clippy::too_many_arguments)]
 fn extra_repeats(
-    pending: &mut [bench::Pending],
-    groups: &[usize],
-    span: std::ops::Range<usize>,
+    span: Span<'_>,
     target: f64,
     budget: &mut BudgetClock,
     policy: &SweepPolicy,
     observer: &mut dyn Observer,
     kept: stats::HostSpread,
 ) -> Result<(), SweepError> {
-    let (first, end, cancel) = (span.start, span.end, policy.cancel);
+    let Span {
+        pending,
+        groups,
+        range,
+    } = span;
+    let (first, end, cancel) = (range.start, range.end, policy.cancel);
     let interleaved = policy.repetition.order == Order::Interleaved;
     let later: Duration = pending[end..]
         .iter()

@@ -647,17 +647,23 @@ pub fn coordinate(
 mod tests {
     use super::*;
 
-    #[test]
-    fn schedule_holds_every_tick_and_the_marks_once_in_order() {
-        let plan = Plan {
-            tick: Duration::from_millis(10),
-            requested_tick: Duration::from_millis(10),
-            window_start: Duration::from_millis(30),
-            window_end: Duration::from_millis(135),
-            duration: Duration::from_millis(150),
+    /// A plan on CPU 0 that ticks every `tick_ms`, with its window from `window_ms.0` to
+    /// `window_ms.1` of a run of `duration_ms` (all in milliseconds) and no core clock chain.
+    fn one_core_plan(tick_ms: u64, window_ms: (u64, u64), duration_ms: u64) -> Plan {
+        Plan {
+            tick: Duration::from_millis(tick_ms),
+            requested_tick: Duration::from_millis(tick_ms),
+            window_start: Duration::from_millis(window_ms.0),
+            window_end: Duration::from_millis(window_ms.1),
+            duration: Duration::from_millis(duration_ms),
             cores: vec![0],
             core_clock: false,
-        };
+        }
+    }
+
+    #[test]
+    fn schedule_holds_every_tick_and_the_marks_once_in_order() {
+        let plan = one_core_plan(10, (30, 135), 150);
         let s = schedule(&plan);
         assert!(s.windows(2).all(|w| w[0].0 < w[1].0), "strictly increasing");
         let marks: Vec<u64> = s
@@ -673,15 +679,7 @@ mod tests {
 
     #[test]
     fn a_window_that_ends_with_the_run_has_its_last_mark_last_and_no_cool_down() {
-        let plan = Plan {
-            tick: Duration::from_millis(5),
-            requested_tick: Duration::from_millis(5),
-            window_start: Duration::from_millis(1),
-            window_end: Duration::from_millis(21),
-            duration: Duration::from_millis(21),
-            cores: vec![0],
-            core_clock: false,
-        };
+        let plan = one_core_plan(5, (1, 21), 21);
         let s = schedule(&plan);
         assert!(s.windows(2).all(|w| w[0].0 < w[1].0), "strictly increasing");
         assert!(matches!(s.last(), Some(&(21_000_000, Point::Mark(2)))));

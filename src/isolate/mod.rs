@@ -44,7 +44,7 @@ pub use serve::Proxy;
 use crate::engine::{EngineError, RawRun, Scenario};
 use crate::host::Host;
 use crate::mac::{
-    self, Accel, Availability, Function, KeyParams, KeyedMac, MacError, ProcessSwitch,
+    self, Accel, Availability, Function, KeyParams, KeyedResult, MacError, ProcessSwitch,
 };
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -83,11 +83,7 @@ pub fn needed(s: &Scenario) -> bool {
 /// acceleration). The self-test, `tag`, and the known-answer and cross-backend tests key through
 /// here, so they exercise the real masked code paths; the engine never times a proxy (the sweep runs
 /// a switched scenario in its child through [`Runner`]).
-pub fn key(
-    function: &Function,
-    key: &[u8],
-    params: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+pub fn key(function: &Function, key: &[u8], params: KeyParams<'_>) -> KeyedResult {
     // Inside a child, the registry keys its own acceleration's functions and refuses the others.
     if !function.is_process_switched() || child_accel().is_some() {
         return function.with_key(key, params);

@@ -11,7 +11,7 @@
 //! and streams (1 byte); `TAG [id, nonce, tag length (4 bytes), chunk…]` → tag; `FREE [id]` → no reply.
 
 use super::command;
-use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError, Refused};
+use crate::mac::{self, Accel, Function, KeyParams, KeyedMac, MacError, Refused, TagResult};
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout};
@@ -249,7 +249,7 @@ impl Proxy {
         })
     }
 
-    fn tag(&self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag(&self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let id = self.id.to_le_bytes();
         let tag_len = (tag.len() as u32).to_le_bytes();
         let mut fields: Vec<&[u8]> = vec![&id, nonce, &tag_len];
@@ -287,16 +287,11 @@ impl Drop for Proxy {
 }
 
 impl KeyedMac for Proxy {
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         self.tag(nonce, &[msg], tag)
     }
 
-    fn tag_chunks(
-        &mut self,
-        nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         self.tag(nonce, chunks, tag)
     }
 

@@ -22,8 +22,7 @@
 //! instructions the check passes trivially, and `hw` and `sw` run the same code. No ISA levels.
 
 use super::{
-    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
-    ProcessSwitch,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedResult, ProcessSwitch,
 };
 
 /// `sw` only: the software-only child's environment (`openssl`'s), checked by AWS-LC's own answer.
@@ -86,14 +85,10 @@ pub static BACKEND: Backend = Backend {
 pub const BUILT: bool = cfg!(feature = "aws-lc");
 
 fn availability() -> Availability {
-    if BUILT {
-        Availability::Available
-    } else {
-        Availability::Unavailable(
-            "not built: the `aws-lc` cargo feature is off (build with --features aws-lc; it compiles AWS-LC from source)"
-                .to_string(),
-        )
-    }
+    super::built_or(
+        BUILT,
+        "not built: the `aws-lc` cargo feature is off (build with --features aws-lc; it compiles AWS-LC from source)",
+    )
 }
 
 /// aws-lc-rs's `aead::Nonce` is 96 bits: GMAC takes 12-byte IVs only here.
@@ -119,8 +114,9 @@ fn version() -> String {
     format!("{} ({crates})", imp::library_version())
 }
 
-fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
-    MacError::Backend {
+#[cfg(feature = "aws-lc")]
+fn backend_error(algorithm: &'static str, reason: impl ToString) -> super::MacError {
+    super::MacError::Backend {
         backend: "aws-lc",
         algorithm,
         reason: reason.to_string(),
@@ -128,11 +124,8 @@ fn backend_error(algorithm: &'static str, reason: impl ToString) -> MacError {
 }
 
 #[cfg(not(feature = "aws-lc"))]
-fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-    let Availability::Unavailable(reason) = availability() else {
-        unreachable!("aws-lc is available only when built")
-    };
-    Err(backend_error(algorithm, reason))
+fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> KeyedResult {
+    Err(super::not_built("aws-lc", availability, algorithm))
 }
 
 #[cfg(not(feature = "aws-lc"))]
@@ -147,11 +140,7 @@ mod imp {
 }
 
 #[cfg(feature = "aws-lc")]
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     use aws_lc_rs::{aead, cmac, hmac};
     let refused = |e: aws_lc_rs::error::Unspecified| backend_error(algorithm, e);
     Ok(match algorithm {
@@ -174,7 +163,7 @@ fn new(
 
 #[cfg(feature = "aws-lc")]
 mod imp {
-    use super::super::{KeyedMac, Refused};
+    use super::super::{KeyedMac, Refused, TagResult};
     use aws_lc_rs::{aead, cmac, error::Unspecified, hmac};
 
     /// `OpenSSL_version(OPENSSL_VERSION)`: "OpenSSL 1.1.1 (compatible; AWS-LC 5.12.0)" → "AWS-LC 5.12.0".
@@ -207,31 +196,7 @@ mod imp {
         Box::new(Hmac(hmac::Key::new(algorithm, key)))
     }
 
-    impl KeyedMac for Hmac {
-        #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
-            tag.copy_from_slice(&hmac::sign(&self.0, msg).as_ref()[..tag.len()]);
-            Ok(())
-        }
-
-        fn tag_chunks(
-            &mut self,
-            _nonce: &[u8],
-            chunks: &[&[u8]],
-            tag: &mut [u8],
-        ) -> Result<(), Refused> {
-            let mut context = hmac::Context::with_key(&self.0);
-            for chunk in chunks {
-                context.update(chunk);
-            }
-            tag.copy_from_slice(&context.sign().as_ref()[..tag.len()]);
-            Ok(())
-        }
-
-        fn streams(&self) -> bool {
-            true
-        }
-    }
+    crate::ring_api_hmac!(Hmac, hmac);
 
     struct Cmac(cmac::Key);
 
@@ -245,18 +210,13 @@ mod imp {
 
     impl KeyedMac for Cmac {
         #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
             let full = cmac::sign(&self.0, msg).map_err(|_| refused(msg.len(), "CMAC"))?;
             tag.copy_from_slice(&full.as_ref()[..tag.len()]);
             Ok(())
         }
 
-        fn tag_chunks(
-            &mut self,
-            _nonce: &[u8],
-            chunks: &[&[u8]],
-            tag: &mut [u8],
-        ) -> Result<(), Refused> {
+        fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
             let len = chunks.iter().map(|c| c.len()).sum();
             let mut context = cmac::Context::with_key(&self.0);
             for chunk in chunks {
@@ -285,7 +245,7 @@ mod imp {
 
     impl KeyedMac for Gmac {
         #[inline]
-        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+        fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
             let nonce = aead::Nonce::try_assume_unique_for_key(nonce)
                 .map_err(|_| refused(msg.len(), "an IV other than 12 bytes"))?;
             let full = self
@@ -328,7 +288,7 @@ mod imp {
     }
 
     impl Poly1305 {
-        fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) {
+        fn run(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
             let mut full = [0u8; 16];
             *self.work = *self.keyed;
             for chunk in chunks {
@@ -345,28 +305,9 @@ mod imp {
             // SAFETY: as above; full has the 16 bytes finish writes.
             unsafe { aws_lc_sys::CRYPTO_poly1305_finish(&mut self.work.0, full.as_mut_ptr()) };
             tag.copy_from_slice(&full[..tag.len()]);
+            Ok(())
         }
     }
 
-    impl KeyedMac for Poly1305 {
-        #[inline]
-        fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
-            self.run(&[msg], tag);
-            Ok(())
-        }
-
-        fn tag_chunks(
-            &mut self,
-            _nonce: &[u8],
-            chunks: &[&[u8]],
-            tag: &mut [u8],
-        ) -> Result<(), Refused> {
-            self.run(chunks, tag);
-            Ok(())
-        }
-
-        fn streams(&self) -> bool {
-            true
-        }
-    }
+    crate::keyed_by_pieces!(Poly1305, run);
 }

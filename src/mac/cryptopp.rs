@@ -23,7 +23,7 @@
 //! unavailable with the reason build.rs recorded.
 
 use super::{
-    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedMac, MacError,
+    Accel, Availability, Backend, Capability, Entry, IsaLevels, KeyParams, KeyedResult, MacError,
     ProcessSwitch,
 };
 
@@ -57,7 +57,7 @@ pub const LEVELS_NOTE: &str = "cryptopp: Crypto++ 8.7 tests AVX and AVX2 only in
      registers: its sse, avx and avx2 levels run the same code as hw (AES-NI, CLMUL, SHA-NI, SSE4.1 \
      BLAKE2); only sw differs";
 
-fn no_avx512(algorithm: &'static str) -> Result<Box<dyn KeyedMac>, MacError> {
+fn no_avx512(algorithm: &'static str) -> KeyedResult {
     Err(MacError::Backend {
         backend: "cryptopp",
         algorithm,
@@ -264,11 +264,7 @@ impl Features {
     }
 }
 
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     super::shim::keyed(shim(), "cryptopp", availability, algorithm, key)
 }
 

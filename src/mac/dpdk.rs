@@ -25,7 +25,9 @@
 //! Built only with `cfg(have_dpdk)` (build.rs found libdpdk); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-use super::{Backend, Batch, IsaLevels, KeyParams, KeyedMac, MacError, Refused};
+use super::{
+    Backend, Batch, IsaLevels, KeyParams, KeyedMac, KeyedResult, MacError, Refused, TagResult,
+};
 
 pub static BACKEND: Backend = Backend {
     name: "dpdk",
@@ -123,7 +125,7 @@ fn new(
     key: &[u8],
     // No function of a device takes parameters (KMAC's are the only ones).
     _params: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+) -> KeyedResult {
     let device = super::shim::keyed(shim(), "dpdk", availability, algorithm, key)?;
     if !algorithm.starts_with("hmac-") {
         return Ok(device);
@@ -171,7 +173,7 @@ impl WithEmptyTag {
 }
 
 impl KeyedMac for WithEmptyTag {
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         match self.device.tag_into(nonce, msg, tag) {
             Err(refused) if msg.is_empty() => self.empty_tag(tag).map_err(|e| Refused {
                 what: refused.what,
@@ -183,19 +185,19 @@ impl KeyedMac for WithEmptyTag {
 
     // Every path the engine times goes to the device, which refuses an empty HMAC message there:
     // a run of 0-byte messages is refused with that reason, never timed on the key's constant.
-    fn tag_each(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_each(&mut self, batch: &mut Batch<'_>) -> TagResult {
         self.device.tag_each(batch)
     }
 
-    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> TagResult {
         self.device.tag_batch(batch)
     }
 
-    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
+    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> TagResult {
         self.device.tag_inflight(batch, depth)
     }
 
-    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> TagResult {
         self.device.tag_prebuilt(batch)
     }
 
@@ -203,7 +205,7 @@ impl KeyedMac for WithEmptyTag {
         self.device.offload()
     }
 
-    fn rekey(&mut self, key: &[u8]) -> Option<Result<(), Refused>> {
+    fn rekey(&mut self, key: &[u8]) -> Option<TagResult> {
         let done = self.device.rekey(key)?;
         if done.is_ok() {
             // No allocation once the capacity is there: the engine rekeys with keys of one length.

@@ -91,7 +91,9 @@
 //! Built only with `cfg(have_ipsecmb)` (build.rs found the library); otherwise every entry is listed as
 //! unavailable with the reason build.rs recorded.
 
-use super::{Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{
+    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, KeyedResult, MacError,
+};
 
 /// One line per algorithm: `hw` (`init_mb_mgr_auto`) and each ISA level (see the module comment),
 /// grouped by algorithm and keyed with the level, hence not [`crate::accel_entries!`]; algorithm
@@ -402,12 +404,7 @@ const ERR_LEVEL: i32 = -8;
 
 /// Key setup through the shim's table at `level`'s path (`hw`: `init_mb_mgr_auto`), then the proof
 /// that the manager runs that path; HMAC-MD5's two whole-hash steps first (module comment).
-fn new(
-    algorithm: &'static str,
-    level: Accel,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, level: Accel, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     let Some(table) = shim() else {
         return super::shim::keyed(None, "ipsecmb", availability, algorithm, key);
     };

@@ -223,18 +223,13 @@ impl<'a> KeyParams<'a> {
 /// (docs/methodology.md §4).
 pub trait KeyedMac: Send {
     /// Compute the tag of one whole message.
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused>;
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult;
 
     /// Compute the tag of a message fed in pieces through the library's streaming interface.
     ///
     /// Backends whose API is one-shot keep the default, which joins the pieces (allocating: test use only)
     /// and reports `streams() == false` so the self-test can say the streaming path was not exercised.
-    fn tag_chunks(
-        &mut self,
-        nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let joined: Vec<u8> = chunks.concat();
         self.tag_into(nonce, &joined, tag)
     }
@@ -266,19 +261,19 @@ pub trait KeyedMac: Send {
     /// are the bulk rate a file or stream authenticator sees: many updates, one finalisation. A
     /// backend without an incremental interface keeps these defaults, which refuse: a stream is
     /// never imitated by joining pieces, and the refusal names why.
-    fn stream_begin(&mut self, nonce: &[u8]) -> Result<(), Refused> {
+    fn stream_begin(&mut self, nonce: &[u8]) -> TagResult {
         let _ = nonce;
         Err(Refused::no_stream())
     }
 
     /// Feed the next pieces of the message begun by [`KeyedMac::stream_begin`], in order.
-    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> TagResult {
         let _ = chunks;
         Err(Refused::no_stream())
     }
 
     /// Finalise the message into `tag` and return to the keyed state for the next one.
-    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+    fn stream_finish(&mut self, tag: &mut [u8]) -> TagResult {
         let _ = tag;
         Err(Refused::no_stream())
     }
@@ -299,14 +294,14 @@ pub trait KeyedMac: Send {
     /// is compiled once per backend type, so `tag_into` is a static call inside it. A multi-buffer
     /// backend (several messages in SIMD lanes) overrides this one method. A refusal of any message
     /// refuses the batch.
-    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> TagResult {
         self.tag_each(batch)
     }
 
     /// Tag a batch one message at a time, each finished before the next starts: `--dispatch single`.
     /// Provided (so compiled per backend, `tag_into` a static call inside) and not to be overridden:
     /// a multi-buffer backend overrides [`KeyedMac::tag_batch`] and keeps this one-at-a-time path.
-    fn tag_each(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_each(&mut self, batch: &mut Batch<'_>) -> TagResult {
         for i in 0..batch.msgs.len() {
             let (nonce, msg, tag) = batch.item(i);
             self.tag_into(nonce, msg, tag)?;
@@ -317,7 +312,7 @@ pub trait KeyedMac: Send {
     /// Tag a batch keeping at most `depth` messages in the backend's queue, submitting one as each
     /// completes (`--dispatch inflight:N`). Libraries that finish one message per call have no queue:
     /// the default is [`KeyedMac::tag_each`].
-    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
+    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> TagResult {
         let _ = depth;
         self.tag_each(batch)
     }
@@ -326,7 +321,7 @@ pub trait KeyedMac: Send {
     /// study's "all at once"): a device driver keeps the descriptor of each message it has seen and
     /// dispatches the batch as fast as the device takes it. A library has no descriptors to build:
     /// the default is [`KeyedMac::tag_batch`].
-    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> TagResult {
         self.tag_batch(batch)
     }
 
@@ -339,7 +334,7 @@ pub trait KeyedMac: Send {
     /// Take a new key in place, the way the backend changes keys (a device replaces its session and
     /// keeps its queue pair and descriptors); `None` where the backend has no such way, and the
     /// caller keys a new object (`--rekey`, the study's key per op against per session).
-    fn rekey(&mut self, _key: &[u8]) -> Option<Result<(), Refused>> {
+    fn rekey(&mut self, _key: &[u8]) -> Option<TagResult> {
         None
     }
 }
@@ -404,6 +399,108 @@ impl OffloadCounters {
     }
 }
 
+/// The [`KeyedMac`] of a type whose library takes a message in pieces in one call,
+/// `$tag(&mut self, nonce, chunks, tag) -> TagResult`: `tag_into` is that call with one piece
+/// (inlined, so the per-message path is the call itself), `tag_chunks` hands the pieces over, and
+/// `streams()` is true. `keyed_by_pieces!(GcmGmac, run)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! keyed_by_pieces {
+    ($type:ty, $tag:ident) => {
+        impl $crate::mac::KeyedMac for $type {
+            #[inline]
+            fn tag_into(
+                &mut self,
+                nonce: &[u8],
+                msg: &[u8],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
+                self.$tag(nonce, &[msg], tag)
+            }
+
+            fn tag_chunks(
+                &mut self,
+                nonce: &[u8],
+                chunks: &[&[u8]],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
+                self.$tag(nonce, chunks, tag)
+            }
+
+            fn streams(&self) -> bool {
+                true
+            }
+        }
+    };
+}
+
+/// The [`KeyedMac`] of `$name($hmac::Key)`, an HMAC key of ring's `hmac` API, which aws-lc-rs
+/// copies: one message through `$hmac::sign` (the keyed pad states copied by the library), pieces
+/// through a `$hmac::Context`. `ring_api_hmac!(RingHmac, ring::hmac)`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! ring_api_hmac {
+    ($name:ident, $($hmac:ident)::+) => {
+        impl $crate::mac::KeyedMac for $name {
+            #[inline]
+            fn tag_into(
+                &mut self,
+                _nonce: &[u8],
+                msg: &[u8],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
+                let full = $($hmac)::+::sign(&self.0, msg);
+                tag.copy_from_slice(&full.as_ref()[..tag.len()]);
+                Ok(())
+            }
+
+            fn tag_chunks(
+                &mut self,
+                _nonce: &[u8],
+                chunks: &[&[u8]],
+                tag: &mut [u8],
+            ) -> $crate::mac::TagResult {
+                let mut context = $($hmac)::+::Context::with_key(&self.0);
+                for chunk in chunks {
+                    context.update(chunk);
+                }
+                tag.copy_from_slice(&context.sign().as_ref()[..tag.len()]);
+                Ok(())
+            }
+
+            fn streams(&self) -> bool {
+                true
+            }
+        }
+    };
+}
+
+/// The availability of a backend a cargo feature builds: available when `built`, else `not_built`,
+/// the reason `list` shows.
+pub fn built_or(built: bool, not_built: &str) -> Availability {
+    if built {
+        Availability::Available
+    } else {
+        Availability::Unavailable(not_built.to_string())
+    }
+}
+
+/// Key setup's error for a backend this build left out: the reason its `availability` gives.
+pub fn not_built(
+    backend: &'static str,
+    availability: fn() -> Availability,
+    algorithm: &'static str,
+) -> MacError {
+    MacError::Backend {
+        backend,
+        algorithm,
+        reason: match availability() {
+            Availability::Unavailable(why) => why,
+            Availability::Available => "not built".to_string(),
+        },
+    }
+}
+
 /// [`KeyedMac::tag_bits`] for a library that takes whole bytes only (the trait's default, and what an
 /// override without a bit-length entry point falls back to): `tag_into` when `bits` are whole bytes.
 pub fn tag_whole_bytes<M: KeyedMac + ?Sized>(
@@ -464,6 +561,12 @@ impl Refused {
     }
 }
 
+/// What every message-handling call of [`KeyedMac`] returns: done, or the library's [`Refused`].
+pub type TagResult = Result<(), Refused>;
+
+/// What key setup returns: the keyed object, or why there is none.
+pub type KeyedResult = Result<Box<dyn KeyedMac>, MacError>;
+
 /// Most messages in one [`Batch`].
 pub const MAX_BATCH: usize = 16;
 
@@ -516,13 +619,12 @@ pub enum Availability {
 }
 
 /// Function that performs key setup.
-pub type KeyFn = fn(key: &[u8], params: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>;
+pub type KeyFn = fn(key: &[u8], params: KeyParams<'_>) -> KeyedResult;
 
 /// Key setup of any function, chosen by the caller: [`Function::with_key`] (this process), or the isolation
 /// layer's `isolate::key`, which also reaches a switched function's child. What the self-test takes,
 /// so the registry checks switched functions without calling up the stack.
-pub type KeySetup =
-    fn(&Function, key: &[u8], params: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>;
+pub type KeySetup = fn(&Function, key: &[u8], params: KeyParams<'_>) -> KeyedResult;
 
 /// One algorithm as one backend implements it.
 pub struct Entry {
@@ -747,11 +849,7 @@ impl Function {
     /// Key setup in this process: validate the key length, then let the backend precompute. A
     /// switched function ([`Self::is_process_switched`]) keys only in the process switched to its
     /// acceleration; `isolate::key` keys any function wherever it runs.
-    pub fn with_key(
-        &self,
-        key: &[u8],
-        params: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
+    pub fn with_key(&self, key: &[u8], params: KeyParams<'_>) -> KeyedResult {
         self.check_key_len(key.len())?;
         if self.accel.is_isa_level() && !cfg!(target_arch = "x86_64") {
             return Err(MacError::Backend {
@@ -1027,7 +1125,7 @@ fn with_level_offerers(why: &str) -> String {
 }
 
 /// Key function of the rows [`functions`] adds for variants a backend lacks.
-fn key_not_offered(_: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn key_not_offered(_: &[u8], _: KeyParams<'_>) -> KeyedResult {
     Err(MacError::Backend {
         backend: "-",
         algorithm: "-",

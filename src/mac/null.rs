@@ -2,7 +2,7 @@
 //! (docs/methodology.md §2: "Harness overhead is itself measured with a null function").
 
 use super::{
-    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError, Refused,
+    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, KeyedResult, TagResult,
 };
 
 /// Why `list` shows this backend's ISA-level rows (`sse` … `avx512`) as unavailable.
@@ -30,7 +30,7 @@ pub fn function() -> super::Function {
         .expect("the null backend is in BACKENDS and always available")
 }
 
-fn new_null(_key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new_null(_key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     Ok(Box::new(NullMac))
 }
 
@@ -38,7 +38,7 @@ struct NullMac;
 
 impl KeyedMac for NullMac {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         // Touch the first byte and the length. The result is stored into the caller's tag buffer, which
         // the optimiser must keep, so the read cannot be removed (no `black_box` needed, and it would
         // add a store-to-load round trip to every message).

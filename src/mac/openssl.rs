@@ -24,8 +24,8 @@
 //! fixed size receives the discarded ciphertext.
 
 use super::{
-    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, MacError,
-    ProcessSwitch, Refused,
+    Accel, Availability, Backend, Capability, IsaLevels, KeyParams, KeyedMac, KeyedResult,
+    MacError, ProcessSwitch, Refused, TagResult,
 };
 use libc::{c_char, c_int, c_void, size_t};
 use openssl_sys as ffi;
@@ -62,11 +62,7 @@ pub static BACKEND: Backend = Backend {
 
 /// Key setup of one of this backend's algorithms: the `EVP_MAC` and its digest or cipher, or GMAC and
 /// CBC-MAC from the AES `EVP_CIPHER`s.
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    params: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, key: &[u8], params: KeyParams<'_>) -> KeyedResult {
     let (mac_name, setting) = match algorithm {
         "hmac-md5" => ("HMAC", Some(("digest", "MD5"))),
         "hmac-sha1" => ("HMAC", Some(("digest", "SHA1"))),
@@ -84,9 +80,9 @@ fn new(
         "cmac-aes192" => ("CMAC", Some(("cipher", "AES-192-CBC"))),
         "cmac-aes256" => ("CMAC", Some(("cipher", "AES-256-CBC"))),
         "cbcmac-aes128" => return CbcMac::new_aes128(key, params),
-        "gmac-aes128" => return GcmGmac::new_aes128(key, params),
-        "gmac-aes192" => return GcmGmac::new_aes192(key, params),
-        "gmac-aes256" => return GcmGmac::new_aes256(key, params),
+        "gmac-aes128" => return GcmGmac::keyed(algorithm, GCM_AES128, key),
+        "gmac-aes192" => return GcmGmac::keyed(algorithm, GCM_AES192, key),
+        "gmac-aes256" => return GcmGmac::keyed(algorithm, GCM_AES256, key),
         "poly1305" => ("POLY1305", None),
         "kmac128" => ("KMAC-128", None),
         "kmac256" => ("KMAC-256", None),
@@ -313,14 +309,20 @@ pub fn arm_software_only_env() -> String {
     )
 }
 
+/// The words after `name` (`OPENSSL_armcap=`) in a `[CPUINFO: ]name…[ env:…]` line, and the
+/// ` env:` setting if there is one: what [`ArmCap::parse`] and [`Ia32Cap::parse`] both read.
+fn capability_line<'a>(text: &'a str, name: &str) -> Option<(&'a str, Option<String>)> {
+    let rest = &text[text.find(name)? + name.len()..];
+    Some(match rest.split_once(" env:") {
+        Some((words, env)) => (words, Some(env.trim().to_string())),
+        None => (rest.trim(), None),
+    })
+}
+
 impl ArmCap {
     /// Parse `[CPUINFO: ]OPENSSL_armcap=0x…[ env:…]`.
     pub fn parse(text: &str) -> Option<ArmCap> {
-        let rest = &text[text.find("OPENSSL_armcap=")? + "OPENSSL_armcap=".len()..];
-        let (word, env) = match rest.split_once(" env:") {
-            Some((w, e)) => (w, Some(e.trim().to_string())),
-            None => (rest.trim(), None),
-        };
+        let (word, env) = capability_line(text, "OPENSSL_armcap=")?;
         Some(ArmCap {
             bits: u32::from_str_radix(word.trim().trim_start_matches("0x"), 16).ok()?,
             env,
@@ -488,11 +490,7 @@ pub fn level_availability_of(settings: Option<String>, level: Accel) -> Availabi
 impl Ia32Cap {
     /// Parse `[CPUINFO: ]OPENSSL_ia32cap=0x…:0x…[ env:…]`.
     pub fn parse(text: &str) -> Option<Ia32Cap> {
-        let rest = &text[text.find("OPENSSL_ia32cap=")? + "OPENSSL_ia32cap=".len()..];
-        let (vectors, env) = match rest.split_once(" env:") {
-            Some((v, e)) => (v, Some(e.trim().to_string())),
-            None => (rest.trim(), None),
-        };
+        let (vectors, env) = capability_line(text, "OPENSSL_ia32cap=")?;
         let mut parts = vectors.split(':');
         let hex =
             |s: Option<&str>| u64::from_str_radix(s?.trim().trim_start_matches("0x"), 16).ok();
@@ -570,6 +568,17 @@ fn refused_message(len: usize) -> Refused {
     Refused::message(len, format!("EVP_MAC: {}", last_error()))
 }
 
+/// A new `EVP_CIPHER_CTX` for `algorithm`'s key setup (CBC-MAC's and GMAC's), or the error naming
+/// the call that failed. The caller owns it and frees it (their `Drop`).
+fn new_cipher_ctx(algorithm: &'static str) -> Result<*mut ffi::EVP_CIPHER_CTX, MacError> {
+    // SAFETY: EVP_CIPHER_CTX_new takes nothing and returns a new context or NULL.
+    let ctx = unsafe { ffi::EVP_CIPHER_CTX_new() };
+    if ctx.is_null() {
+        return Err(error(algorithm, "EVP_CIPHER_CTX_new"));
+    }
+    Ok(ctx)
+}
+
 /// A keyed `EVP_MAC_CTX`.
 struct EvpMac {
     ctx: *mut ffi::EVP_MAC_CTX,
@@ -629,7 +638,7 @@ impl EvpMac {
         setting: Option<(&str, &str)>,
         key: &[u8],
         params: KeyParams<'_>,
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
+    ) -> KeyedResult {
         let descriptor = super::algorithm(algorithm).expect("registered algorithm");
         check_customization(algorithm, params)?;
         // KMAC's output length L is a parameter of the construction (KeyParams::output_len).
@@ -727,7 +736,7 @@ impl EvpMac {
     /// Re-initialise for a new message (reusing the key), feed the pieces, write the tag. None of the
     /// `EVP_MAC` entries takes a nonce (GMAC, the one that did, is [`GcmGmac`]).
     #[inline]
-    fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
+    fn run(&mut self, chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         // The common case (a full-length tag) is finalised straight into the caller's buffer; a truncated
         // tag goes through a scratch buffer, left uninitialised because OpenSSL writes it before we read.
         let mut scratch = std::mem::MaybeUninit::<[u8; super::MAX_TAG_LEN]>::uninit();
@@ -769,7 +778,7 @@ impl KeyedMac for EvpMac {
     /// key, update, final straight into the caller's buffer, one status test): this is the per-message
     /// code `compare` sets beside `openssl speed`, so anything more here reads as the library's cost.
     #[inline(always)]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         if tag.len() != self.tag_len || self.rekey_each_message.is_some() {
             return self.run(&[msg], tag);
         }
@@ -788,12 +797,7 @@ impl KeyedMac for EvpMac {
         }
     }
 
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         self.run(chunks, tag)
     }
 
@@ -801,7 +805,7 @@ impl KeyedMac for EvpMac {
         true
     }
 
-    fn stream_begin(&mut self, _nonce: &[u8]) -> Result<(), Refused> {
+    fn stream_begin(&mut self, _nonce: &[u8]) -> TagResult {
         let (key_ptr, key_len) = match &self.rekey_each_message {
             Some(k) => (k.as_ptr(), k.len()),
             None => (ptr::null(), 0),
@@ -815,7 +819,7 @@ impl KeyedMac for EvpMac {
         }
     }
 
-    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> TagResult {
         for chunk in chunks {
             // SAFETY: ctx is a valid context with a message begun; chunk is valid for its length.
             if unsafe { ffi::EVP_MAC_update(self.ctx, chunk.as_ptr(), chunk.len()) } != 1 {
@@ -825,7 +829,7 @@ impl KeyedMac for EvpMac {
         Ok(())
     }
 
-    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+    fn stream_finish(&mut self, tag: &mut [u8]) -> TagResult {
         let mut full = [0u8; super::MAX_TAG_LEN];
         let mut written: size_t = 0;
         // SAFETY: ctx is a valid context with a message begun; full holds MAX_TAG_LEN ≥ tag_len bytes.
@@ -860,14 +864,11 @@ impl Drop for CbcMac {
 }
 
 impl CbcMac {
-    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
         let algorithm = "cbcmac-aes128";
         // SAFETY: FFI calls with valid pointers; the context is freed by Drop on every path.
         unsafe {
-            let ctx = ffi::EVP_CIPHER_CTX_new();
-            if ctx.is_null() {
-                return Err(error(algorithm, "EVP_CIPHER_CTX_new"));
-            }
+            let ctx = new_cipher_ctx(algorithm)?;
             let this = CbcMac {
                 ctx,
                 scratch: Box::new([0u8; CBC_SCRATCH]),
@@ -917,7 +918,7 @@ impl CbcMac {
 }
 
 impl KeyedMac for CbcMac {
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         let iv = [0u8; 16];
         // SAFETY: restarting with NULL cipher and key keeps the key schedule and resets the IV.
         let ok = unsafe {
@@ -980,48 +981,29 @@ impl Drop for GcmGmac {
     }
 }
 
+/// An AES-GCM cipher GMAC runs over: its `EVP_aes_*_gcm`, and its name and key length for the checks.
+type GcmCipher = (
+    unsafe extern "C" fn() -> *const ffi::EVP_CIPHER,
+    &'static str,
+    usize,
+);
+const GCM_AES128: GcmCipher = (ffi::EVP_aes_128_gcm, "aes-128-gcm", 16);
+const GCM_AES192: GcmCipher = (ffi::EVP_aes_192_gcm, "aes-192-gcm", 24);
+const GCM_AES256: GcmCipher = (ffi::EVP_aes_256_gcm, "aes-256-gcm", 32);
+
 /// GCM's tag size and its default IV size (SP 800-38D).
 const GCM_TAG_LEN: usize = 16;
 const GCM_DEFAULT_IV_LEN: usize = 12;
 
 impl GcmGmac {
-    fn new_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-        // SAFETY: EVP_aes_*_gcm return static cipher descriptions.
-        Self::keyed(
-            "gmac-aes128",
-            unsafe { ffi::EVP_aes_128_gcm() },
-            ("aes-128-gcm", 16),
-            key,
-        )
-    }
-
-    fn new_aes192(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-        // SAFETY: as above.
-        Self::keyed(
-            "gmac-aes192",
-            unsafe { ffi::EVP_aes_192_gcm() },
-            ("aes-192-gcm", 24),
-            key,
-        )
-    }
-
-    fn new_aes256(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-        // SAFETY: as above.
-        Self::keyed(
-            "gmac-aes256",
-            unsafe { ffi::EVP_aes_256_gcm() },
-            ("aes-256-gcm", 32),
-            key,
-        )
-    }
-
     /// Key setup of GMAC over one AES-GCM cipher, named and with its key length for the checks.
     fn keyed(
         algorithm: &'static str,
-        cipher: *const ffi::EVP_CIPHER,
-        (name, key_len): (&str, usize),
+        (cipher, name, key_len): GcmCipher,
         key: &[u8],
-    ) -> Result<Box<dyn KeyedMac>, MacError> {
+    ) -> KeyedResult {
+        // SAFETY: EVP_aes_*_gcm return static cipher descriptions.
+        let cipher = unsafe { cipher() };
         if key.len() != key_len {
             return Err(MacError::Backend {
                 backend: "openssl",
@@ -1032,10 +1014,7 @@ impl GcmGmac {
         // SAFETY: FFI calls with valid pointers (the key is 16 bytes, checked above); the context is
         // freed by Drop on every path.
         unsafe {
-            let ctx = ffi::EVP_CIPHER_CTX_new();
-            if ctx.is_null() {
-                return Err(error(algorithm, "EVP_CIPHER_CTX_new"));
-            }
+            let ctx = new_cipher_ctx(algorithm)?;
             let this = GcmGmac {
                 ctx,
                 iv_len: GCM_DEFAULT_IV_LEN,
@@ -1051,7 +1030,7 @@ impl GcmGmac {
 
     /// Set the IV (keeping the key), feed the pieces as AAD, finish, and read the tag.
     #[inline]
-    fn run(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> Result<(), Refused> {
+    fn run(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let len = || chunks.iter().map(|c| c.len()).sum::<usize>();
         // GCM needs a non-empty IV, and hands out at most 16 tag bytes (a prefix when fewer are asked for).
         if nonce.is_empty()
@@ -1127,26 +1106,8 @@ impl GcmGmac {
     }
 }
 
-impl KeyedMac for GcmGmac {
-    #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
-        self.run(nonce, &[msg], tag)
-    }
-
-    /// GCM accepts AAD in any number of updates of any length before the final.
-    fn tag_chunks(
-        &mut self,
-        nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
-        self.run(nonce, chunks, tag)
-    }
-
-    fn streams(&self) -> bool {
-        true
-    }
-}
+// GCM accepts AAD in any number of updates of any length before the final.
+crate::keyed_by_pieces!(GcmGmac, run);
 
 /// Library facts for `list`: the version and where the providers live.
 pub fn describe() -> String {

@@ -11,7 +11,7 @@
 //! environment variable or other switch (ring 0.17 dropped BoringSSL's `OPENSSL_ia32cap` handling),
 //! so there is no software-only ring to run.
 
-use super::{Availability, Backend, IsaLevels, KeyParams, KeyedMac, MacError};
+use super::{Availability, Backend, IsaLevels, KeyParams, KeyedResult};
 
 pub static BACKEND: Backend = Backend {
     name: "ring",
@@ -30,13 +30,10 @@ pub static BACKEND: Backend = Backend {
 pub const BUILT: bool = cfg!(feature = "ring");
 
 fn availability() -> Availability {
-    if BUILT {
-        Availability::Available
-    } else {
-        Availability::Unavailable(
-            "not built: the `ring` cargo feature is off (build with --features ring)".to_string(),
-        )
-    }
+    super::built_or(
+        BUILT,
+        "not built: the `ring` cargo feature is off (build with --features ring)",
+    )
 }
 
 /// `ring 0.17.14`: the version Cargo.lock pins.
@@ -49,11 +46,8 @@ fn version() -> String {
 }
 
 #[cfg(feature = "ring")]
-fn new(
-    algorithm: &'static str,
-    key: &[u8],
-    _: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+fn new(algorithm: &'static str, key: &[u8], _: KeyParams<'_>) -> KeyedResult {
+    use super::MacError;
     use ring::hmac;
     let which = match algorithm {
         "hmac-sha1" => hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY,
@@ -72,15 +66,8 @@ fn new(
 }
 
 #[cfg(not(feature = "ring"))]
-fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-    let Availability::Unavailable(reason) = availability() else {
-        unreachable!("ring is available only when built")
-    };
-    Err(MacError::Backend {
-        backend: "ring",
-        algorithm,
-        reason,
-    })
+fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> KeyedResult {
+    Err(super::not_built("ring", availability, algorithm))
 }
 
 /// A ring HMAC key: the hashed pad states, copied into each message's context by ring itself.
@@ -88,34 +75,4 @@ fn new(algorithm: &'static str, _: &[u8], _: KeyParams<'_>) -> Result<Box<dyn Ke
 struct RingHmac(ring::hmac::Key);
 
 #[cfg(feature = "ring")]
-impl KeyedMac for RingHmac {
-    #[inline]
-    fn tag_into(
-        &mut self,
-        _nonce: &[u8],
-        msg: &[u8],
-        tag: &mut [u8],
-    ) -> Result<(), super::Refused> {
-        let full = ring::hmac::sign(&self.0, msg);
-        tag.copy_from_slice(&full.as_ref()[..tag.len()]);
-        Ok(())
-    }
-
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), super::Refused> {
-        let mut context = ring::hmac::Context::with_key(&self.0);
-        for chunk in chunks {
-            context.update(chunk);
-        }
-        tag.copy_from_slice(&context.sign().as_ref()[..tag.len()]);
-        Ok(())
-    }
-
-    fn streams(&self) -> bool {
-        true
-    }
-}
+crate::ring_api_hmac!(RingHmac, ring::hmac);

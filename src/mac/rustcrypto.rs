@@ -6,7 +6,8 @@
 //! how the HMAC ipad/opad states and the CMAC subkeys are precomputed once. The others are one-shot APIs.
 
 use super::{
-    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, MacError, Refused,
+    Accel, Availability, Backend, Entry, IsaLevels, KeyParams, KeyedMac, KeyedResult, MacError,
+    Refused, TagResult,
 };
 use aes_gcm::aead::AeadInOut;
 use digest::{KeyInit, Mac};
@@ -57,9 +58,9 @@ pub static BACKEND: Backend = Backend {
         hw("cbcmac-aes128", cbcmac_aes128),
         hw("xcbc-aes128", xcbc_aes128),
         hw("xcbc-aes128-96", xcbc_aes128),
-        hw("gmac-aes128", gmac_aes128),
-        hw("gmac-aes192", gmac_aes192),
-        hw("gmac-aes256", gmac_aes256),
+        hw("gmac-aes128", |k, _| gmac::<aes_gcm::Aes128Gcm>("gmac-aes128", k)),
+        hw("gmac-aes192", |k, _| gmac::<Aes192Gcm>("gmac-aes192", k)),
+        hw("gmac-aes256", |k, _| gmac::<aes_gcm::Aes256Gcm>("gmac-aes256", k)),
         hw("poly1305", poly1305_new),
         hw("kmac128", |k, p| kmac(k, p, false)),
         hw("kmac256", |k, p| kmac(k, p, true)),
@@ -120,7 +121,7 @@ fn nonce_limit(algorithm: &str) -> Option<super::NonceLimit> {
     })
 }
 
-fn template<M>(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>
+fn template<M>(key: &[u8], _: KeyParams<'_>) -> KeyedResult
 where
     M: Mac + KeyInit + Clone + Send + 'static,
 {
@@ -130,19 +131,14 @@ where
 
 impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         let mut mac = self.keyed.clone();
         mac.update(msg);
         tag.copy_from_slice(&mac.finalize().into_bytes()[..tag.len()]);
         Ok(())
     }
 
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let mut mac = self.keyed.clone();
         for chunk in chunks {
             mac.update(chunk);
@@ -155,12 +151,12 @@ impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
         true
     }
 
-    fn stream_begin(&mut self, _nonce: &[u8]) -> Result<(), Refused> {
+    fn stream_begin(&mut self, _nonce: &[u8]) -> TagResult {
         self.open = Some(self.keyed.clone());
         Ok(())
     }
 
-    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> TagResult {
         let mac = self.open.as_mut().ok_or_else(not_begun)?;
         for chunk in chunks {
             mac.update(chunk);
@@ -168,7 +164,7 @@ impl<M: Mac + Clone + Send> KeyedMac for Template<M> {
         Ok(())
     }
 
-    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+    fn stream_finish(&mut self, tag: &mut [u8]) -> TagResult {
         let mac = self.open.take().ok_or_else(not_begun)?;
         tag.copy_from_slice(&mac.finalize().into_bytes()[..tag.len()]);
         Ok(())
@@ -181,7 +177,7 @@ struct Resetting<M> {
     keyed: M,
 }
 
-fn resetting<M>(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError>
+fn resetting<M>(key: &[u8], _: KeyParams<'_>) -> KeyedResult
 where
     M: Mac + KeyInit + digest::FixedOutputReset + Send + 'static,
 {
@@ -191,18 +187,13 @@ where
 
 impl<M: Mac + digest::FixedOutputReset + Send> KeyedMac for Resetting<M> {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         Mac::update(&mut self.keyed, msg);
         tag.copy_from_slice(&Mac::finalize_reset(&mut self.keyed).into_bytes()[..tag.len()]);
         Ok(())
     }
 
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         for chunk in chunks {
             Mac::update(&mut self.keyed, chunk);
         }
@@ -215,18 +206,18 @@ impl<M: Mac + digest::FixedOutputReset + Send> KeyedMac for Resetting<M> {
     }
 
     /// The keyed state is always at a message's start (every path ends in `finalize_reset`).
-    fn stream_begin(&mut self, _nonce: &[u8]) -> Result<(), Refused> {
+    fn stream_begin(&mut self, _nonce: &[u8]) -> TagResult {
         Ok(())
     }
 
-    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> TagResult {
         for chunk in chunks {
             Mac::update(&mut self.keyed, chunk);
         }
         Ok(())
     }
 
-    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+    fn stream_finish(&mut self, tag: &mut [u8]) -> TagResult {
         tag.copy_from_slice(&Mac::finalize_reset(&mut self.keyed).into_bytes()[..tag.len()]);
         Ok(())
     }
@@ -242,7 +233,7 @@ struct CbcMacAes128 {
 
 const ZERO_BLOCK: [u8; 16] = [0; 16];
 
-fn cbcmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn cbcmac_aes128(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     let keyed = <cbc_mac::CbcMac<aes::Aes128> as KeyInit>::new_from_slice(key)
         .map_err(|e| backend_error("cbcmac-aes128", e))?;
     Ok(Box::new(CbcMacAes128 {
@@ -252,17 +243,12 @@ fn cbcmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacE
 
 impl KeyedMac for CbcMacAes128 {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         let msg = if msg.is_empty() { &ZERO_BLOCK[..] } else { msg };
         self.keyed.tag_into(nonce, msg, tag)
     }
 
-    fn tag_chunks(
-        &mut self,
-        nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         if chunks.iter().all(|c| c.is_empty()) {
             self.keyed.tag_into(nonce, &ZERO_BLOCK, tag)
         } else {
@@ -286,7 +272,7 @@ struct XcbcAes128 {
     k3: [u8; 16],
 }
 
-fn xcbc_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn xcbc_aes128(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     use aes::cipher::BlockCipherEncrypt;
     let k = aes::Aes128::new_from_slice(key).map_err(|e| backend_error("xcbc-aes128", e))?;
     let derive = |byte: u8| -> [u8; 16] {
@@ -305,7 +291,7 @@ fn xcbc_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 
 impl KeyedMac for XcbcAes128 {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         use aes::cipher::BlockCipherEncrypt;
         // The last block is the final whole one when the length is a non-zero multiple of 16.
         let whole = !msg.is_empty() && msg.len() % 16 == 0;
@@ -349,7 +335,7 @@ struct Gmac<C> {
 /// AES-192-GCM, which `aes-gcm` names no alias for.
 type Aes192Gcm = aes_gcm::AesGcm<aes::Aes192, aes_gcm::aead::consts::U12>;
 
-fn gmac<C>(algorithm: &'static str, key: &[u8]) -> Result<Box<dyn KeyedMac>, MacError>
+fn gmac<C>(algorithm: &'static str, key: &[u8]) -> KeyedResult
 where
     C: AeadInOut<NonceSize = aes_gcm::aead::consts::U12> + aes_gcm::KeyInit + Send + 'static,
 {
@@ -357,24 +343,12 @@ where
     Ok(Box::new(Gmac { cipher }))
 }
 
-fn gmac_aes128(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-    gmac::<aes_gcm::Aes128Gcm>("gmac-aes128", key)
-}
-
-fn gmac_aes192(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-    gmac::<Aes192Gcm>("gmac-aes192", key)
-}
-
-fn gmac_aes256(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
-    gmac::<aes_gcm::Aes256Gcm>("gmac-aes256", key)
-}
-
 impl<C> KeyedMac for Gmac<C>
 where
     C: AeadInOut<NonceSize = aes_gcm::aead::consts::U12> + Send,
 {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         let Ok(nonce) = <&aes_gcm::Nonce<_>>::try_from(nonce) else {
             return Err(Refused::message(
                 msg.len(),
@@ -396,7 +370,7 @@ struct Poly1305Mac {
     keyed: poly1305::Poly1305,
 }
 
-fn poly1305_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn poly1305_new(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     let keyed = <poly1305::Poly1305 as poly1305::universal_hash::KeyInit>::new_from_slice(key)
         .map_err(|e| backend_error("poly1305", e))?;
     Ok(Box::new(Poly1305Mac { keyed }))
@@ -404,7 +378,7 @@ fn poly1305_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacEr
 
 impl KeyedMac for Poly1305Mac {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         let t = self.keyed.clone().compute_unpadded(msg);
         tag.copy_from_slice(&t[..tag.len()]);
         Ok(())
@@ -418,7 +392,7 @@ enum Kmac {
     V256(super::kmac::Kmac256),
 }
 
-fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMac>, MacError> {
+fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> KeyedResult {
     let default = if wide { 64 } else { 32 };
     // Output length L of the construction. KMAC binds L into its input, so a shorter tag must be the
     // truncation of the full-length output, not KMAC computed with a smaller L.
@@ -448,44 +422,25 @@ fn kmac(key: &[u8], params: KeyParams<'_>, wide: bool) -> Result<Box<dyn KeyedMa
 }
 
 impl Kmac {
-    fn tag(&self, chunks: &[&[u8]], tag: &mut [u8]) {
+    fn tag(&self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let mut full = [0u8; super::MAX_TAG_LEN];
         match self {
             Kmac::V128(k) => k.tag_chunks(chunks, &mut full[..k.output_len()]),
             Kmac::V256(k) => k.tag_chunks(chunks, &mut full[..k.output_len()]),
         }
         tag.copy_from_slice(&full[..tag.len()]);
+        Ok(())
     }
 }
 
-impl KeyedMac for Kmac {
-    #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
-        self.tag(&[msg], tag);
-        Ok(())
-    }
-
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
-        self.tag(chunks, tag);
-        Ok(())
-    }
-
-    fn streams(&self) -> bool {
-        true
-    }
-}
+crate::keyed_by_pieces!(Kmac, tag);
 
 /// BLAKE3 keyed hash: the one-shot `keyed_hash` picks the widest SIMD path for the whole input.
 struct Blake3Keyed {
     key: [u8; 32],
 }
 
-fn blake3_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn blake3_new(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     let key: [u8; 32] = key
         .try_into()
         .map_err(|_| backend_error("blake3-keyed", "key must be 32 bytes"))?;
@@ -494,17 +449,12 @@ fn blake3_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErro
 
 impl KeyedMac for Blake3Keyed {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         tag.copy_from_slice(&blake3::keyed_hash(&self.key, msg).as_bytes()[..tag.len()]);
         Ok(())
     }
 
-    fn tag_chunks(
-        &mut self,
-        _nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, _nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         let mut h = blake3::Hasher::new_keyed(&self.key);
         for chunk in chunks {
             h.update(chunk);
@@ -523,7 +473,7 @@ struct SipHash24 {
     hasher: siphasher::sip::SipHasher24,
 }
 
-fn siphash_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacError> {
+fn siphash_new(key: &[u8], _: KeyParams<'_>) -> KeyedResult {
     let key: &[u8; 16] = key
         .try_into()
         .map_err(|_| backend_error("siphash-2-4", "key must be 16 bytes"))?;
@@ -534,7 +484,7 @@ fn siphash_new(key: &[u8], _: KeyParams<'_>) -> Result<Box<dyn KeyedMac>, MacErr
 
 impl KeyedMac for SipHash24 {
     #[inline]
-    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, _nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         tag.copy_from_slice(&self.hasher.hash(msg).to_le_bytes()[..tag.len()]);
         Ok(())
     }

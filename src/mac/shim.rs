@@ -14,7 +14,7 @@
 //! the same cost as the `dyn KeyedMac` call above it (measured side by side: see the closing note of
 //! the change and docs/architecture.md).
 
-use super::{Availability, Batch, KeyedMac, MacError, Refused};
+use super::{Availability, Batch, KeyedMac, KeyedResult, MacError, Refused, TagResult};
 use libc::{c_char, c_int, c_uint, c_void, size_t};
 use std::ffi::{CStr, CString};
 
@@ -320,7 +320,7 @@ impl ShimMac {
     }
 
     /// A streaming call's status as a result; `len` is the piece it was given.
-    fn stream_status(&self, status: c_int, len: usize) -> Result<(), Refused> {
+    fn stream_status(&self, status: c_int, len: usize) -> TagResult {
         if status == 0 {
             return Ok(());
         }
@@ -332,7 +332,7 @@ impl ShimMac {
 
     /// The batch through the shim's `tag_batch` (`depth` `None`) or `tag_inflight`, at most the
     /// table's `max_batch` messages a call. A message the library refuses refuses the batch.
-    fn tag_jobs(&mut self, batch: &mut Batch<'_>, submit: Submit) -> Result<(), Refused> {
+    fn tag_jobs(&mut self, batch: &mut Batch<'_>, submit: Submit) -> TagResult {
         let most = match self.shim.max_batch {
             0 => SHIM_MAX_BATCH,
             n => n.min(LARGEST_SHIM_BATCH),
@@ -385,7 +385,7 @@ impl Drop for ShimMac {
 
 impl KeyedMac for ShimMac {
     #[inline]
-    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> Result<(), Refused> {
+    fn tag_into(&mut self, nonce: &[u8], msg: &[u8], tag: &mut [u8]) -> TagResult {
         let (n, m, t) = (nonce, msg, tag);
         // SAFETY: handle is a live context of this shim; the slices are valid for their lengths.
         let status = unsafe {
@@ -405,12 +405,7 @@ impl KeyedMac for ShimMac {
         Ok(())
     }
 
-    fn tag_chunks(
-        &mut self,
-        nonce: &[u8],
-        chunks: &[&[u8]],
-        tag: &mut [u8],
-    ) -> Result<(), Refused> {
+    fn tag_chunks(&mut self, nonce: &[u8], chunks: &[&[u8]], tag: &mut [u8]) -> TagResult {
         if !self.streams() {
             let joined: Vec<u8> = chunks.concat();
             return self.tag_into(nonce, &joined, tag);
@@ -441,7 +436,7 @@ impl KeyedMac for ShimMac {
         Ok(())
     }
 
-    fn stream_begin(&mut self, nonce: &[u8]) -> Result<(), Refused> {
+    fn stream_begin(&mut self, nonce: &[u8]) -> TagResult {
         if !self.streams() {
             return Err(Refused::no_stream());
         }
@@ -450,7 +445,7 @@ impl KeyedMac for ShimMac {
         self.stream_status(status, 0)
     }
 
-    fn stream_update(&mut self, chunks: &[&[u8]]) -> Result<(), Refused> {
+    fn stream_update(&mut self, chunks: &[&[u8]]) -> TagResult {
         for c in chunks {
             // SAFETY: handle is a live context with a message begun; c is valid for its length.
             let status = unsafe { (self.shim.update)(self.handle, c.as_ptr(), c.len()) };
@@ -464,7 +459,7 @@ impl KeyedMac for ShimMac {
         Ok(())
     }
 
-    fn stream_finish(&mut self, tag: &mut [u8]) -> Result<(), Refused> {
+    fn stream_finish(&mut self, tag: &mut [u8]) -> TagResult {
         // SAFETY: handle is a live context with a message begun; tag is writable for its length.
         let status = unsafe { (self.shim.finish)(self.handle, tag.as_mut_ptr(), tag.len()) };
         self.stream_status(status, 0)
@@ -507,7 +502,7 @@ impl KeyedMac for ShimMac {
     }
 
     /// The shim's own batch (a multi-buffer library fills its lanes), else one message at a time.
-    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_batch(&mut self, batch: &mut Batch<'_>) -> TagResult {
         match self.shim.tag_batch {
             Some(all) => self.tag_jobs(batch, Submit::All(all)),
             None => self.tag_each(batch),
@@ -516,14 +511,14 @@ impl KeyedMac for ShimMac {
 
     /// Descriptors built before, dispatched at once (`--dispatch all`), where the shim keeps them;
     /// else its batch.
-    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> Result<(), Refused> {
+    fn tag_prebuilt(&mut self, batch: &mut Batch<'_>) -> TagResult {
         match self.shim.tag_prebuilt {
             Some(prebuilt) => self.tag_jobs(batch, Submit::All(prebuilt)),
             None => self.tag_batch(batch),
         }
     }
 
-    fn rekey(&mut self, key: &[u8]) -> Option<Result<(), Refused>> {
+    fn rekey(&mut self, key: &[u8]) -> Option<TagResult> {
         let rekey = self.shim.rekey?;
         // SAFETY: handle is a live context of this shim; key is valid for its length.
         let status = unsafe { rekey(self.handle, key.as_ptr(), key.len()) };
@@ -549,7 +544,7 @@ impl KeyedMac for ShimMac {
     }
 
     /// At most `depth` messages in the library at a time (`--dispatch inflight:N`).
-    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> Result<(), Refused> {
+    fn tag_inflight(&mut self, batch: &mut Batch<'_>, depth: usize) -> TagResult {
         match self.shim.tag_inflight {
             Some(inflight) => self.tag_jobs(batch, Submit::Inflight(inflight, depth.max(1))),
             None => self.tag_each(batch),
@@ -573,20 +568,15 @@ pub fn keyed(
     availability: fn() -> Availability,
     algorithm: &'static str,
     key: &[u8],
-) -> Result<Box<dyn KeyedMac>, MacError> {
-    let error = |reason: String| MacError::Backend {
+) -> KeyedResult {
+    let Some(shim) = shim else {
+        return Err(super::not_built(backend, availability, algorithm));
+    };
+    let mac = create(shim, algorithm, 0, key).map_err(|f| MacError::Backend {
         backend,
         algorithm,
-        reason,
-    };
-    let Some(shim) = shim else {
-        return Err(error(match availability() {
-            Availability::Unavailable(why) => why,
-            Availability::Available => "not built".to_string(),
-        }));
-    };
-    let mac =
-        create(shim, algorithm, 0, key).map_err(|f| error(format!("key setup: {}", f.why)))?;
+        reason: format!("key setup: {}", f.why),
+    })?;
     Ok(Box::new(mac))
 }
 
@@ -671,7 +661,7 @@ macro_rules! c_backend {
             algorithm: &'static str,
             key: &[u8],
             _: $crate::mac::KeyParams<'_>,
-        ) -> Result<Box<dyn $crate::mac::KeyedMac>, $crate::mac::MacError> {
+        ) -> $crate::mac::KeyedResult {
             $crate::mac::shim::keyed(shim(), $name, availability, algorithm, key)
         }
     };

@@ -22,7 +22,7 @@
 //! A level a library keys in-process (ipsec-mb initialises a manager per level) needs no switch: its
 //! backend declares no [`ProcessSwitch`] for it, and its key function selects the path itself.
 
-use super::{Accel, Availability, Function, KeyFn, KeyParams, KeyedMac, MacError};
+use super::{Accel, Availability, Function, KeyFn, KeyParams, KeyedResult, MacError};
 use std::sync::OnceLock;
 
 /// How a backend switches instruction-set extensions off for a whole process: `sw` and each ISA
@@ -127,7 +127,7 @@ pub(super) fn key(
     own: KeyFn,
     key: &[u8],
     params: KeyParams<'_>,
-) -> Result<Box<dyn KeyedMac>, MacError> {
+) -> KeyedResult {
     match switched_process() {
         Some(here) if here == function.accel => own(key, params),
         here => Err(MacError::Backend {

@@ -653,36 +653,28 @@ fn baseline_section(files: &[Loaded]) -> Markup {
                      measuring both rows back to back on the same cores, with its paired 95 % interval; \
                      beside it the interval the two cells' own intervals give without pairing."
                 }
-                @for f in files {
-                    @let rows: Vec<&crate::results::ResultEntry> = f.doc.results.iter().filter(|r| r.baseline.is_some()).collect();
-                    @if !rows.is_empty() {
-                        h3 { (f.label) }
-                        div.wide {
-                            table.data {
-                                thead { tr {
-                                    th { "function" } th { "size" } th { "baseline" }
-                                    th { "ratio (paired 95 % interval)" } th { "pairs" }
-                                    th { "unpaired 95 % interval" } th { "note" }
-                                } }
-                                tbody {
-                                    @for r in rows {
-                                        @if let Some(b) = &r.baseline {
-                                            tr {
-                                                td { (r.label()) }
-                                                (size_cell(r))
-                                                td { (b.function.as_deref().unwrap_or("-")) }
-                                                td.n { (with_interval(b.ratio, b.low, b.high, 3)) }
-                                                td.n { (b.pairs) }
-                                                td.n { (interval_text(b.unpaired_low, b.unpaired_high)) }
-                                                td { (b.note.as_deref().unwrap_or("")) }
-                                            }
-                                        }
-                                    }
-                                }
+                (tables_per_file(
+                    files,
+                    |r| r.baseline.is_some(),
+                    html! {
+                        th { "function" } th { "size" } th { "baseline" }
+                        th { "ratio (paired 95 % interval)" } th { "pairs" }
+                        th { "unpaired 95 % interval" } th { "note" }
+                    },
+                    |r| html! {
+                        @if let Some(b) = &r.baseline {
+                            tr {
+                                td { (r.label()) }
+                                (size_cell(r))
+                                td { (b.function.as_deref().unwrap_or("-")) }
+                                td.n { (with_interval(b.ratio, b.low, b.high, 3)) }
+                                td.n { (b.pairs) }
+                                td.n { (interval_text(b.unpaired_low, b.unpaired_high)) }
+                                td { (b.note.as_deref().unwrap_or("")) }
                             }
                         }
-                    }
-                }
+                    },
+                ))
             }
         }
     }
@@ -703,37 +695,55 @@ fn offload_section(files: &[Loaded]) -> Markup {
                      account in the window (docs/benchmark.md); beside them the absolute cycles per \
                      message, the messages per second and the sampled latency."
                 }
-                @for f in files {
-                    @let rows: Vec<&crate::results::ResultEntry> = f.doc.results.iter().filter(|r| has(r)).collect();
-                    @if !rows.is_empty() {
-                        h3 { (f.label) }
-                        div.wide {
-                            table.data {
-                                thead { tr {
-                                    th { "function" } th { "size" } th { "build c/op" }
-                                    th { "enqueue c/op" } th { "dequeue c/op" } th { "empty polls/op" }
-                                    th { "abs. c/message" } th { "messages/s" }
-                                    th { "latency p50 (ns)" } th { "latency p99 (ns)" }
-                                } }
-                                tbody {
-                                    @for r in rows {
-                                        @let m = &r.metrics;
-                                        tr {
-                                            td { (r.label()) }
-                                            (size_cell(r))
-                                            (cell(m.offload_build_cycles_per_op))
-                                            (cell(m.offload_enqueue_cycles_per_op))
-                                            (cell(m.offload_dequeue_cycles_per_op))
-                                            (cell(m.offload_empty_polls_per_op))
-                                            (cell(m.absolute_cycles_per_message))
-                                            (cell(known(m.messages_per_second)))
-                                            (cell(m.latency_p50_ns))
-                                            (cell(m.latency_p99_ns))
-                                        }
-                                    }
-                                }
+                (tables_per_file(
+                    files,
+                    has,
+                    html! {
+                        th { "function" } th { "size" } th { "build c/op" }
+                        th { "enqueue c/op" } th { "dequeue c/op" } th { "empty polls/op" }
+                        th { "abs. c/message" } th { "messages/s" }
+                        th { "latency p50 (ns)" } th { "latency p99 (ns)" }
+                    },
+                    |r| {
+                        let m = &r.metrics;
+                        html! {
+                            tr {
+                                td { (r.label()) }
+                                (size_cell(r))
+                                (cell(m.offload_build_cycles_per_op))
+                                (cell(m.offload_enqueue_cycles_per_op))
+                                (cell(m.offload_dequeue_cycles_per_op))
+                                (cell(m.offload_empty_polls_per_op))
+                                (cell(m.absolute_cycles_per_message))
+                                (cell(known(m.messages_per_second)))
+                                (cell(m.latency_p50_ns))
+                                (cell(m.latency_p99_ns))
                             }
                         }
+                    },
+                ))
+            }
+        }
+    }
+}
+
+/// Under each file's label, a wide table of the results `keep` picks: `head` the header cells, `row`
+/// each row. A file with none of them gets no heading. What the baseline and offload sections share.
+fn tables_per_file(
+    files: &[Loaded],
+    keep: impl Fn(&crate::results::ResultEntry) -> bool,
+    head: Markup,
+    row: impl Fn(&crate::results::ResultEntry) -> Markup,
+) -> Markup {
+    html! {
+        @for f in files {
+            @let rows: Vec<&crate::results::ResultEntry> = f.doc.results.iter().filter(|r| keep(r)).collect();
+            @if !rows.is_empty() {
+                h3 { (f.label) }
+                div.wide {
+                    table.data {
+                        thead { tr { (head) } }
+                        tbody { @for r in rows { (row(r)) } }
                     }
                 }
             }

@@ -225,23 +225,20 @@ pub fn check(doc: &Document) -> Result<(), Invalid> {
 
 /// One result's typed invariants; the field is relative to the result.
 fn check_result(r: &ResultEntry) -> Result<(), Invalid> {
-    if crate::mac::algorithm(&r.algorithm).is_none() {
-        return Err(invalid(
-            "algorithm",
-            format!(
-                "{:?} is no algorithm this macbench knows (`macbench list` names them)",
-                r.algorithm
-            ),
-        ));
-    }
-    if crate::mac::backend(&r.backend).is_none() {
-        return Err(invalid(
-            "backend",
-            format!(
-                "{:?} is no backend this macbench knows (`macbench list` names them)",
-                r.backend
-            ),
-        ));
+    // Both names must be ones the registry lists; the error words differ only in the field.
+    let algorithm_known = crate::mac::algorithm(&r.algorithm).is_some();
+    let backend_known = crate::mac::backend(&r.backend).is_some();
+    let registered = [
+        ("algorithm", &r.algorithm, algorithm_known),
+        ("backend", &r.backend, backend_known),
+    ];
+    for (field, name, known) in registered {
+        if !known {
+            return Err(invalid(
+                field,
+                format!("{name:?} is no {field} this macbench knows (`macbench list` names them)"),
+            ));
+        }
     }
     if crate::mac::Accel::from_name(&r.accel).is_none() {
         let names: Vec<&str> = crate::mac::Accel::ALL.iter().map(|a| a.name()).collect();
