@@ -352,13 +352,24 @@ impl Pending {
     /// The budget cannot hold the rest of its planned repeats: the runs it has are all it gets
     /// (at least one), and its result says so (`adjustments`: "budget: 1 of 3 planned repeats").
     pub fn cap_planned_repeats(&mut self) {
-        let have = self.runs.raws.len().max(1);
-        if have < self.repeats && !self.is_done() {
-            self.adjustments.push(format!(
-                "budget: {have} of {} planned repeats",
-                self.repeats
-            ));
-            self.repeats = have;
+        self.cap_planned_repeats_at(self.runs.raws.len());
+    }
+
+    /// The budget holds `most` of its planned repeats (never fewer than it has, nor than one): its
+    /// result says how many of how many it got (one `adjustments` line, the last cap's).
+    pub fn cap_planned_repeats_at(&mut self, most: usize) {
+        let most = most.max(self.runs.raws.len()).max(1);
+        if most < self.repeats && !self.is_done() {
+            let planned = self
+                .adjustments
+                .iter()
+                .position(|a| a.starts_with("budget:"))
+                .map(|i| self.adjustments.remove(i))
+                .and_then(|a| a.split(" of ").nth(1)?.split(' ').next()?.parse().ok())
+                .unwrap_or(self.repeats);
+            self.adjustments
+                .push(format!("budget: {most} of {planned} planned repeats"));
+            self.repeats = most;
         }
     }
 

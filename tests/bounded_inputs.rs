@@ -94,7 +94,7 @@ fn run_says_what_it_will_cost_and_refuses_a_budget_with_a_duration() {
     let err = String::from_utf8_lossy(&out.stderr);
     common::exited_0(&out); // on the fake engine: the flags were taken
     assert!(
-        err.contains("≈ 0.1 s of runs; budget 50 s: what they leave goes to extra repeats (up to 3 a scenario) where the 95 % interval is widest against ±5 %"),
+        err.contains("≈ 0.1 s of runs; budget 52 s: what they leave goes to extra repeats (up to 3 a scenario) where the 95 % interval is widest against ±5 %"),
         "{err}"
     );
     common::fails_with(

@@ -52,7 +52,7 @@ pub struct RunArgs {
     #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub window: String,
     /// Repeats per scenario; the median is reported with min/max and a 95 % confidence interval.
-    /// Given without --target-ci, exactly this many run [default: as many as 80 % of the budget holds
+    /// Given without --target-ci, exactly this many run [default: as many as 75 % of the budget holds
     /// at the shortest run, at least 3, and extra repeats where the interval misses --target-ci while
     /// the budget lasts].
     #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
@@ -85,8 +85,9 @@ pub struct RunArgs {
     #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub tick: String,
     /// Time for the sweep's runs (`90`, `90s`, `10m`), extra repeats included: the planned repeats
-    /// are sized to take 80 % of it (shorter runs, down to a 20 ms window) and the rest goes to extra
-    /// repeats where intervals are widest [default: 50 s, or what the planned repeats need].
+    /// are sized to take 75 % of it (shorter runs, down to a 20 ms window) and the rest goes to windows
+    /// fitted to slow functions and extra repeats where intervals are widest [default: 52 s, or what
+    /// the planned repeats need].
     #[arg(long, allow_hyphen_values = true)]
     pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
