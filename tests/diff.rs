@@ -6,9 +6,17 @@
 
 mod common;
 
+use macbench::metrics::{
+    Headline, ABSOLUTE_CYCLES_PER_BYTE as ABSOLUTE, APPARENT_CYCLES_PER_BYTE as APPARENT,
+};
 use macbench::report::{diff, read};
 use predicates::prelude::*;
 use serde_json::{json, Value};
+
+/// `row`'s change in `metric`, which it has.
+fn change<'r>(row: &'r diff::DiffRow, metric: &Headline) -> &'r diff::Change {
+    row.change(metric).expect("a change")
+}
 
 /// A result with median `v` and repeats spread `v·(1 ± half_width)`, apparent = v / 2.
 fn result(function: &str, size: u64, v: f64, half_width: f64, repeats: usize) -> Value {
@@ -54,49 +62,17 @@ fn ratios_and_significance_from_the_spreads() {
     let rows = diff::diff(&old, &new);
     assert_eq!(rows.len(), 5);
     let faster = &rows[0];
-    let a = faster
-        .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-        .unwrap();
+    let a = change(faster, &ABSOLUTE);
     assert!((a.ratio - 0.8).abs() < 1e-12);
     assert_eq!(a.significant, Some(true));
-    assert!(
-        (faster
-            .change(&macbench::metrics::APPARENT_CYCLES_PER_BYTE)
-            .unwrap()
-            .ratio
-            - 0.8)
-            .abs()
-            < 1e-12
-    );
+    assert!((change(faster, &APPARENT).ratio - 0.8).abs() < 1e-12);
     assert_eq!(faster.verdict(), "faster");
     let noise = &rows[1];
-    assert!(
-        (noise
-            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-            .unwrap()
-            .ratio
-            - 1.02)
-            .abs()
-            < 1e-12
-    );
-    assert_eq!(
-        noise
-            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-            .unwrap()
-            .significant,
-        Some(false)
-    );
+    assert!((change(noise, &ABSOLUTE).ratio - 1.02).abs() < 1e-12);
+    assert_eq!(change(noise, &ABSOLUTE).significant, Some(false));
     assert_eq!(noise.verdict(), "within noise");
     assert_eq!(rows[2].verdict(), "slower");
-    assert!(
-        (rows[2]
-            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-            .unwrap()
-            .ratio
-            - 1.5)
-            .abs()
-            < 1e-12
-    );
+    assert!((change(&rows[2], &ABSOLUTE).ratio - 1.5).abs() < 1e-12);
     assert_eq!(
         (rows[3].function.as_str(), rows[3].note.as_str()),
         ("poly1305/openssl/hw", "only in OLD")
@@ -116,13 +92,7 @@ fn touching_intervals_overlap_and_single_repeats_are_flagged() {
         &read::parse("o", &old.to_string()).unwrap(),
         &read::parse("n", &new.to_string()).unwrap(),
     );
-    assert_eq!(
-        rows[0]
-            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-            .unwrap()
-            .significant,
-        Some(false)
-    );
+    assert_eq!(change(&rows[0], &ABSOLUTE).significant, Some(false));
     assert!(rows[0].note.contains("single repeat"));
 }
 
@@ -191,29 +161,14 @@ fn confidence_intervals_decide_significance_when_present() {
     let old = read::parse("old", &doc(vec![with_ci(10.0, 0.10, 1)]).to_string()).unwrap();
     let new = read::parse("new", &doc(vec![with_ci(10.5, 0.10, 1)]).to_string()).unwrap();
     let rows = diff::diff(&old, &new);
-    assert_eq!(
-        rows[0]
-            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-            .unwrap()
-            .significant,
-        Some(false)
-    );
-    assert_eq!(
-        rows[0]
-            .change(&macbench::metrics::APPARENT_CYCLES_PER_BYTE)
-            .unwrap()
-            .significant,
-        Some(false)
-    );
+    assert_eq!(change(&rows[0], &ABSOLUTE).significant, Some(false));
+    assert_eq!(change(&rows[0], &APPARENT).significant, Some(false));
     assert!(!rows[0].note.contains("single repeat"), "{}", rows[0].note);
     // Tight intervals: the same 5 % is significant.
     let old = read::parse("old", &doc(vec![with_ci(10.0, 0.01, 3)]).to_string()).unwrap();
     let new = read::parse("new", &doc(vec![with_ci(10.5, 0.01, 3)]).to_string()).unwrap();
     assert_eq!(
-        diff::diff(&old, &new)[0]
-            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-            .unwrap()
-            .significant,
+        change(&diff::diff(&old, &new)[0], &ABSOLUTE).significant,
         Some(true)
     );
 }
@@ -231,13 +186,7 @@ fn flagged_results_are_judged_by_their_intervals() {
     let new = read::parse("new", &new.to_string()).unwrap();
     let rows = diff::diff(&old, &new);
     // Row 0 is "faster" (20 % fewer cycles, tight spreads), flag or not.
-    assert_eq!(
-        rows[0]
-            .change(&macbench::metrics::ABSOLUTE_CYCLES_PER_BYTE)
-            .unwrap()
-            .significant,
-        Some(true)
-    );
+    assert_eq!(change(&rows[0], &ABSOLUTE).significant, Some(true));
     assert_eq!(rows[0].verdict(), "faster");
     assert!(
         rows[0]
