@@ -290,6 +290,8 @@ pub struct Pending {
     runner: &'static dyn isolate::Runner,
     ctx: Context,
     repeats: usize,
+    /// The repeats planned at the start, before any budget cap: what its `budget:` line names.
+    planned: usize,
     auto: AutoPolicy,
     runs: Repeats,
     adjustments: Vec<String>,
@@ -315,6 +317,7 @@ impl Pending {
             scenario,
             ctx,
             repeats: repeats.max(1),
+            planned: repeats.max(1),
             auto,
             runs: Repeats::empty(),
             adjustments: Vec::new(),
@@ -360,15 +363,11 @@ impl Pending {
     pub fn cap_planned_repeats_at(&mut self, most: usize) {
         let most = most.max(self.runs.raws.len()).max(1);
         if most < self.repeats && !self.is_done() {
-            let planned = self
-                .adjustments
-                .iter()
-                .position(|a| a.starts_with("budget:"))
-                .map(|i| self.adjustments.remove(i))
-                .and_then(|a| a.split(" of ").nth(1)?.split(' ').next()?.parse().ok())
-                .unwrap_or(self.repeats);
-            self.adjustments
-                .push(format!("budget: {most} of {planned} planned repeats"));
+            self.adjustments.retain(|a| !a.starts_with("budget:"));
+            self.adjustments.push(format!(
+                "budget: {most} of {} planned repeats",
+                self.planned
+            ));
             self.repeats = most;
         }
     }

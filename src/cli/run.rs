@@ -365,7 +365,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 /// A run from its options: `run`'s flags converted, or a reproduction step's value.
 pub(super) fn run_options(options: &RunOptions) -> Result<(), CliError> {
     // Check and plan everything before anything runs or any file is written.
-    let spec = sweep_spec(options)?;
+    let mut spec = sweep_spec(options)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
     let baseline = baseline_row(options, &plan)?;
     check_label(options.output.label.as_deref())?;
@@ -376,7 +376,8 @@ pub(super) fn run_options(options: &RunOptions) -> Result<(), CliError> {
         )?),
         false => None,
     };
-    let options = &into_output_dir(options)?;
+    // `-o DIR` made last, once every check passed; the sweep's options then name its files.
+    spec.options = into_output_dir(options)?;
     let mut terminal = Terminal {
         progress: super::progress_bar(plan.scenarios.len()),
         table: match energy {
@@ -385,14 +386,13 @@ pub(super) fn run_options(options: &RunOptions) -> Result<(), CliError> {
         },
     };
     let request = session::SweepRequest {
-        options,
         spec: &spec,
         plan,
         energy,
         baseline,
     };
     let (doc, interrupted) = session::run_sweep(request, &mut terminal)?;
-    summary(&doc, options, interrupted)
+    summary(&doc, &spec.options, interrupted)
 }
 
 /// `--baseline ROW` checked against the planned rows: it names at least one, and at most one in

@@ -18,7 +18,7 @@ use crate::net::bench::NetPlan;
 use crate::net::report::{NetDocument, NetResult};
 use crate::net::NetError;
 use crate::report::{self, csv_export, JsonExporter};
-use crate::results::{self, Document, Harness, Header, Planned, RunOptions, SweepOptions};
+use crate::results::{self, Document, Harness, Header, Planned, SweepOptions};
 use crate::sweep;
 use crate::system::conditions::{Probe, Recorder, RunConditions, BEFORE_SAMPLE, BUSY_SHARE};
 use std::path::{Path, PathBuf};
@@ -539,8 +539,8 @@ pub fn interrupt_flag() -> &'static AtomicBool {
 
 /// A sweep as its options describe it, checked and planned: what [`run_sweep`] runs.
 pub struct SweepRequest<'a> {
-    /// The run's options: recorded as the results header, and where the results go.
-    pub options: &'a RunOptions,
+    /// The sweep, with the run's options it was built from (`spec.options`): recorded as the
+    /// results header, and where the results go.
     pub spec: &'a sweep::SweepSpec,
     pub plan: sweep::Plan,
     /// The energy phase ([`energy_phase`]), when energy is measured.
@@ -553,7 +553,7 @@ pub struct SweepRequest<'a> {
 impl SweepRequest<'_> {
     /// The results header: the options as they are, with what the plan made of them.
     fn header(&self) -> Header {
-        let (options, plan) = (self.options, &self.plan);
+        let (options, plan) = (&self.spec.options, &self.plan);
         Header::Sweep(Box::new(SweepOptions {
             options: options.clone(),
             planned: Planned {
@@ -573,7 +573,7 @@ impl SweepRequest<'_> {
 
     /// `--auto` and `--target-ci`'s bounds.
     fn auto(&self) -> crate::bench::AutoPolicy {
-        let options = self.options;
+        let options = &self.spec.options;
         let target = options.target_ci_percent();
         crate::bench::AutoPolicy {
             enabled: options.auto,
@@ -588,7 +588,7 @@ impl SweepRequest<'_> {
     fn repetition(&self) -> sweep::Repetition {
         sweep::Repetition {
             repeats: self.plan.repeats,
-            order: self.options.order(self.plan.repeats),
+            order: self.spec.options.order(self.plan.repeats),
             span: sweep::INTERLEAVE_SPAN,
             budget: Some(self.plan.budget),
             paired: self.baseline.is_some(),
@@ -641,7 +641,7 @@ pub fn run_sweep(
     display: &mut dyn SweepDisplay,
 ) -> Result<(Document, bool), SessionError> {
     let cancel = &INTERRUPTED;
-    let output = &request.options.output;
+    let output = &request.spec.options.output;
     let (json, csv) = (output.json.as_deref(), output.csv.as_deref());
     let outputs = report::output::run_outputs(json, csv, true);
     // Set before the outputs are locked, so no signal finds a lock without its cleanup.
@@ -655,7 +655,7 @@ pub fn run_sweep(
     let files = ResultsFiles::new(json, csv, output.keep_previous)?;
     let clock = crate::engine::clock::clock_info();
     let (spec, plan) = (request.spec, &request.plan);
-    check_window(&request.options.timing.window, plan, &clock)?;
+    check_window(&request.spec.options.timing.window, plan, &clock)?;
     let mut conditions = machine_before(&spec.scenario.cores, output.quiet_check)?;
     for note in &plan.notes {
         crate::errln!("macbench: {note}");
