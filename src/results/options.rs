@@ -216,6 +216,11 @@ impl RunOptions {
         if self.rekey_every == Some(0) {
             return Err("--rekey must be at least 1 message".to_string());
         }
+        // A --max-repeat given is checked before the repeats its default would follow: `--max-repeat
+        // 0` is its own fault, not "--repeat must be at least 1".
+        if let Some(most) = self.timing.max_repeat {
+            count("--max-repeat", most, super::MAX_REPEAT)?;
+        }
         count("--repeat", self.repeats(), super::MAX_REPEAT)?;
         let target = self.target_ci_percent();
         if !(0.0..=100.0).contains(&target) {
@@ -521,6 +526,7 @@ mod tests {
             with(&|o| o.timing.target_ci = Some(101.0)),
             with(&|o| o.sessions = 0),
             with(&|o| o.dispatch.clear()),
+            with(&|o| o.timing.max_repeat = Some(0)),
         ];
         let words = [
             "--rekey",
@@ -531,6 +537,7 @@ mod tests {
             "--target-ci 101",
             "--sessions must be at least 1",
             "--dispatch",
+            "--max-repeat must be at least 1",
         ];
         for (outcome, words) in refused.iter().zip(words) {
             let e = outcome.as_ref().unwrap_err();
