@@ -393,15 +393,22 @@ fn why_none_runs(
     backends: Option<&[&str]>,
 ) -> String {
     // The rows' own reasons (a level this CPU lacks, a backend without the variant, a library not
-    // built), each once; the planned backend's when no row exists at all.
-    let mut reasons: Vec<String> = Vec::new();
-    for (_, a) in asked {
+    // built), each once with the backends it holds for (a library's display name is not the name
+    // `--backend` takes, and a reproduction step refused here must name its backend); the planned
+    // backend's when no row exists at all.
+    let mut reasons: Vec<(&String, Vec<&str>)> = Vec::new();
+    for (f, a) in asked {
         if let Availability::Unavailable(why) = a {
-            if !reasons.contains(why) {
-                reasons.push(why.clone());
+            match reasons.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, names)) => names.push(f.backend.name),
+                None => reasons.push((why, vec![f.backend.name])),
             }
         }
     }
+    let reasons: Vec<String> = reasons
+        .iter()
+        .map(|(why, names)| format!("{}: {why}", names.join(", ")))
+        .collect();
     mac::PLANNED
         .iter()
         .find(|(a, _, _)| *a == name)
