@@ -47,7 +47,8 @@ pub struct Plan {
     pub duration: Duration,
     /// The coordinator's tick of every scenario.
     pub tick: Duration,
-    /// The time for the sweep's runs, extra repeats included ([`SweepSpec::run_duration`]).
+    /// The time for the command, counted from its start (plan and pre-flight checks inside it),
+    /// extra repeats included ([`SweepSpec::run_duration`]).
     pub budget: Duration,
     pub window_start: Duration,
     pub window_end: Duration,
@@ -675,6 +676,12 @@ pub trait Observer {
     /// The energy phase of a scenario could not be measured (a meter read failed, the null
     /// function was refused): the result stands without energy.
     fn energy_not_measured(&mut self, _scenario: &Scenario, _reason: &str) {}
+    /// What closing the sweep will cost after its last run (the last write of the results files,
+    /// as long as the latest one took): a budget leaves it room, so the command, not only its
+    /// runs, ends within the budget.
+    fn closing_cost(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// Why a sweep stopped early.
@@ -725,6 +732,11 @@ pub struct Repetition {
     /// are widest against the target. `None`: extra repeats up to `--max-repeat` wherever the target
     /// is missed, whatever they cost.
     pub budget: Option<Duration>,
+    /// When the command began: a budget counts from it, so the plan, the pre-flight checks and the
+    /// machine check before the first run are inside it, as is the closing write after the last
+    /// ([`Observer::closing_cost`]). Issue 44: counted from the first run, `--budget 15m` ended
+    /// 37 s late.
+    pub started: std::time::Instant,
     /// `--baseline`: the rows of a pair group ([`results::baseline::PairGroup`]) run back to back
     /// within each round, in an order that turns round each round ([`round_order`]), and take their
     /// extra repeats together, so that repeat `j` of a row and of its baseline are neighbours.
@@ -737,6 +749,8 @@ pub struct Repetition {
 struct BudgetClock {
     started: std::time::Instant,
     budget: Option<Duration>,
+    /// What closing the sweep will cost after the last run ([`Observer::closing_cost`]).
+    closing: Duration,
     /// Runs made and their wall time, set-up included: the cost of the next run.
     runs: u32,
     run_time: Duration,
@@ -746,10 +760,11 @@ struct BudgetClock {
 }
 
 impl BudgetClock {
-    fn new(budget: Option<Duration>) -> BudgetClock {
+    fn new(budget: Option<Duration>, started: std::time::Instant) -> BudgetClock {
         BudgetClock {
-            started: std::time::Instant::now(),
+            started,
             budget,
+            closing: Duration::ZERO,
             runs: 0,
             run_time: Duration::ZERO,
             first_start: None,
@@ -781,10 +796,21 @@ impl BudgetClock {
         scenario.duration + setup
     }
 
+    /// The budget's time left for runs: what is not spent yet, less the closing write; `None`
+    /// without a budget.
+    fn left(&self) -> Option<Duration> {
+        let budget = self.budget?;
+        Some(
+            budget
+                .saturating_sub(self.started.elapsed())
+                .saturating_sub(self.closing),
+        )
+    }
+
     /// Whether the budget has room for one more run of each of `span`'s scenarios that still wants
     /// one, and then one run of each scenario of `later`; always without a budget.
     fn holds_another_round(&self, span: &[bench::Pending], later: &[bench::Pending]) -> bool {
-        let Some(budget) = self.budget else {
+        let Some(left) = self.left() else {
             return true;
         };
         let round: Duration = span
@@ -793,7 +819,7 @@ impl BudgetClock {
             .map(|p| self.expected(p.scenario()))
             .sum();
         let rest: Duration = later.iter().map(|p| self.expected(p.scenario())).sum();
-        self.started.elapsed() + round + rest <= budget
+        round + rest <= left
     }
 
     /// The most planned repeats every scenario of `span` can have, one level for all, with one run
@@ -801,11 +827,8 @@ impl BudgetClock {
     /// if fewer) at its expected cost. `None` without a budget, or when not even the repeats the
     /// span's scenarios have already run, plus [`MIN_PLANNED`], fit.
     fn level(&self, span: &[bench::Pending], later: &[bench::Pending]) -> Option<usize> {
-        let budget = self.budget?;
         let rest: Duration = later.iter().map(|p| self.expected(p.scenario())).sum();
-        let left = budget
-            .saturating_sub(self.started.elapsed())
-            .saturating_sub(rest);
+        let left = self.left()?.saturating_sub(rest);
         let wanted: Vec<(usize, usize, Duration)> = span
             .iter()
             .filter(|p| p.needs_base())
@@ -825,10 +848,7 @@ impl BudgetClock {
     /// The extra-repeat time of a span of `span` scenarios, when `later` is what the scenarios after
     /// it need for their planned repeats and `left` scenarios (the span's included) remain.
     fn share(&self, span: usize, left: usize, later: Duration) -> Option<Duration> {
-        let budget = self.budget?;
-        let spare = budget
-            .saturating_sub(self.started.elapsed())
-            .saturating_sub(later);
+        let spare = self.left()?.saturating_sub(later);
         Some(spare.mul_f64(span as f64 / left.max(1) as f64))
     }
 }
@@ -862,7 +882,8 @@ pub fn run(
         .into_iter()
         .map(|s| bench::Pending::new(s, repetition.repeats, auto, clock))
         .collect();
-    let mut budget = BudgetClock::new(repetition.budget);
+    let mut budget = BudgetClock::new(repetition.budget, repetition.started);
+    budget.closing = observer.closing_cost();
     // Every kept scenario's repeat values, pooled: the host's spread, a floor under each interval.
     let mut kept_spread = stats::HostSpread::default();
     let mut emitted = 0;
@@ -935,6 +956,7 @@ pub fn run(
             doc.results.push(result);
             emitted += 1;
             observer.finished(doc).map_err(SweepError::Observer)?;
+            budget.closing = observer.closing_cost();
         }
     }
     // Once, at the end: the session writes the file again after the sweep returns.

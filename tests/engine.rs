@@ -383,6 +383,7 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
             order,
             span,
             budget: None,
+            started: std::time::Instant::now(),
             paired: false,
         };
         let auto = macbench::bench::AutoPolicy::default();
@@ -423,4 +424,63 @@ fn interleaved_order_alternates_scenarios_and_keeps_results_in_order() {
         Order::or_default(Some(Order::Sequential), 3),
         Order::Sequential
     );
+}
+
+/// Issue 44: a budget is the command's, not only its runs': it counts from when the command began
+/// (its plan and pre-flight checks inside it) and leaves room for the closing write its observer
+/// announces. A budget spent before the first run, or taken by the closing write, leaves each
+/// scenario its one run; the same budget counted from now holds every planned repeat.
+#[test]
+fn a_budget_counts_from_the_commands_start_and_leaves_room_to_close() {
+    use macbench::sweep::{self, Observer, Order, Repetition};
+    struct Closing(Duration);
+    impl Observer for Closing {
+        fn finished(&mut self, _doc: &macbench::results::Document) -> Result<(), String> {
+            Ok(())
+        }
+        fn closing_cost(&self) -> Duration {
+            self.0
+        }
+    }
+    let null = macbench::mac::functions()
+        .into_iter()
+        .find(|f| f.algorithm.name == "null")
+        .unwrap();
+    let clock = macbench::engine::clock::clock_info();
+    let cancel = AtomicBool::new(false);
+    let budget = Duration::from_secs(60);
+    let repeats_with = |started: std::time::Instant, closing: Duration| -> Vec<usize> {
+        let scenarios = [64, 128]
+            .map(|size| common::scenario(null, size, macbench::engine::Dispatch::Single))
+            .to_vec();
+        let mut doc: macbench::results::Document = serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "tool": "macbench"
+        }))
+        .unwrap();
+        let policy = sweep::SweepPolicy {
+            repetition: Repetition {
+                repeats: 3,
+                order: Order::Interleaved,
+                span: Duration::from_secs(1),
+                budget: Some(budget),
+                started,
+                paired: false,
+            },
+            auto: macbench::bench::AutoPolicy::default(),
+            clock: &clock,
+            cancel: &cancel,
+        };
+        let mut observer = Closing(closing);
+        assert!(!sweep::run(scenarios, policy, &mut doc, &mut observer, None).unwrap());
+        doc.results.iter().map(|r| r.repeats).collect()
+    };
+    let now = std::time::Instant::now;
+    assert_eq!(repeats_with(now(), Duration::ZERO), [3, 3]);
+    // The plan and pre-flight took the whole budget (started 61 s ago): one run each.
+    let long_ago = now().checked_sub(Duration::from_secs(61));
+    if let Some(started) = long_ago {
+        assert_eq!(repeats_with(started, Duration::ZERO), [1, 1]);
+    }
+    // The closing write will take the budget: one run each, as well.
+    assert_eq!(repeats_with(now(), budget), [1, 1]);
 }

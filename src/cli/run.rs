@@ -84,7 +84,8 @@ pub struct RunArgs {
     /// 1–10 ms), or `10ms`, `1ms` … `1s`.
     #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub tick: String,
-    /// Time for the sweep's runs (`90`, `90s`, `10m`), extra repeats included: the planned repeats
+    /// Time for the command (`90`, `90s`, `10m`), from its start to its last write — plan,
+    /// pre-flight checks and extra repeats included: the planned repeats
     /// are sized to take 75 % of it (shorter runs, down to a 20 ms window) and the rest goes to windows
     /// fitted to slow functions and extra repeats where intervals are widest [default: 52 s, or what
     /// the planned repeats need].
@@ -364,6 +365,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
 /// A run from its options: `run`'s flags converted, or a reproduction step's value.
 pub(super) fn run_options(options: &RunOptions) -> Result<(), CliError> {
+    // The budget counts from here: the plan and its pre-flight checks are part of the command.
+    let started = std::time::Instant::now();
     // Check and plan everything before anything runs or any file is written.
     let mut spec = sweep_spec(options)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
@@ -390,6 +393,7 @@ pub(super) fn run_options(options: &RunOptions) -> Result<(), CliError> {
         plan,
         energy,
         baseline,
+        started,
     };
     let (doc, interrupted) = session::run_sweep(request, &mut terminal)?;
     summary(&doc, &spec.options, interrupted)

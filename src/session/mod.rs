@@ -548,6 +548,8 @@ pub struct SweepRequest<'a> {
     /// `--baseline ROW`, checked against the plan: each result gets its ratio to that row of its
     /// group once the sweep ends.
     pub baseline: Option<crate::results::baseline::BaselineRow>,
+    /// When the command began (before its plan and pre-flight checks): the budget counts from it.
+    pub started: Instant,
 }
 
 impl SweepRequest<'_> {
@@ -591,6 +593,7 @@ impl SweepRequest<'_> {
             order: self.spec.options.order(self.plan.repeats),
             span: sweep::INTERLEAVE_SPAN,
             budget: Some(self.plan.budget),
+            started: self.started,
             paired: self.baseline.is_some(),
         }
     }
@@ -630,6 +633,14 @@ impl sweep::Observer for Recording<'_> {
 
     fn energy_not_measured(&mut self, scenario: &crate::engine::Scenario, reason: &str) {
         self.display.energy_not_measured(scenario, reason);
+    }
+
+    /// Twice the latest write: the closing one writes the largest document, and may be a full one
+    /// after writes that were skipped as not yet due ([`REWRITE_SPACING`]).
+    fn closing_cost(&self) -> std::time::Duration {
+        self.files
+            .written
+            .map_or(std::time::Duration::ZERO, |(_, took)| took * 2)
     }
 }
 
