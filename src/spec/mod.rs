@@ -407,7 +407,11 @@ fn why_none_runs(
     }
     let reasons: Vec<String> = reasons
         .iter()
-        .map(|(why, names)| format!("{}: {why}", names.join(", ")))
+        .map(|(why, names)| match names.as_slice() {
+            // Some reasons name their backend already ("cryptopp: Crypto++ 8.x has no AVX-512 …").
+            [one] if why.starts_with(&format!("{one}: ")) => why.to_string(),
+            _ => format!("{}: {why}", names.join(", ")),
+        })
         .collect();
     mac::PLANNED
         .iter()
