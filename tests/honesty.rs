@@ -165,8 +165,9 @@ fn fake_run(
     series.window_first = first;
     series.window_last = last;
     let mid = (first + last) / 2;
+    // On the host's timeline, as a real run's marks are on the monotonic clock.
     let sample = |i: usize| Sample {
-        wall_ns: series.t_ns[i],
+        wall_ns: start + series.t_ns[i],
         cpu_ns: series.cpu_ns[i],
         messages: series.messages[i],
         bytes: series.bytes[i],
@@ -405,6 +406,47 @@ fn the_regression_gate_passes_at_least_95_percent_of_identical_pairs_and_fails_a
         slower.len() * 2 >= 144,
         "only {} of 144 cells 3 × slower were called regressions: {slower:?}",
         slower.len()
+    );
+}
+
+/// `tools/probe-eval` (docs/methodology.md, "The probe as a control variate") finds what the fake
+/// host put there: every cell's windows feel the same slow stretches, so the neighbouring windows
+/// explain most of a cell's repeat-to-repeat variance — far more than the same probe shuffled.
+#[test]
+fn the_probe_tool_finds_the_variance_neighbouring_windows_share() {
+    let doc = fake_sweep(60, 6, Placement::Spread, 4343);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fake.json");
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/probe-eval");
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(&path)
+        .output()
+        .expect("python3 runs tools/probe-eval");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The file's row: … rms d (raw, cell, pool), removed % (cell, pool, file, plac), …
+    let all: Vec<f64> = text
+        .lines()
+        .find(|l| l.starts_with("fake.json"))
+        .unwrap_or_else(|| panic!("no row for the file in:\n{text}"))
+        .split_whitespace()
+        .skip(1)
+        .map(|v| v.parse().unwrap_or(f64::NAN))
+        .collect();
+    let (removed, placebo) = (all[9], all[12]);
+    assert!(
+        removed > 50.0,
+        "the probe removed only {removed} %:\n{text}"
+    );
+    assert!(
+        removed > placebo + 30.0,
+        "the probe ({removed} %) did no better than shuffled ({placebo} %):\n{text}"
     );
 }
 
