@@ -409,27 +409,36 @@ fn the_regression_gate_passes_at_least_95_percent_of_identical_pairs_and_fails_a
     );
 }
 
+/// `python3 tools/NAME fake.json` on `doc`, written to a temporary file: its standard output, the
+/// run asserted successful.
+fn run_tool(name: &str, doc: &Document) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fake.json");
+    std::fs::write(&path, serde_json::to_string(doc).unwrap()).unwrap();
+    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tools")
+        .join(name);
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("python3 runs tools/{name}: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 /// `tools/probe-eval` (docs/methodology.md, "The probe as a control variate") finds what the fake
 /// host put there: every cell's windows feel the same slow stretches, so the neighbouring windows
 /// explain most of a cell's repeat-to-repeat variance — far more than the same probe shuffled.
 #[test]
 fn the_probe_tool_finds_the_variance_neighbouring_windows_share() {
     let doc = fake_sweep(60, 6, Placement::Spread, 4343);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fake.json");
-    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
-    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/probe-eval");
-    let out = std::process::Command::new("python3")
-        .arg(&tool)
-        .arg(&path)
-        .output()
-        .expect("python3 runs tools/probe-eval");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = run_tool("probe-eval", &doc);
     // The file's row: … rms d (raw, cell, pool), removed % (cell, pool, file, plac), …
     let all: Vec<f64> = text
         .lines()
@@ -456,21 +465,7 @@ fn the_probe_tool_finds_the_variance_neighbouring_windows_share() {
 #[test]
 fn the_wander_tool_finds_a_clock_that_explains_the_spread() {
     let doc = fake_sweep(60, 3, Placement::Spread, 4242);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("fake.json");
-    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
-    let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/wander");
-    let out = std::process::Command::new("python3")
-        .arg(&tool)
-        .arg(&path)
-        .output()
-        .expect("python3 runs tools/wander");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = run_tool("wander", &doc);
     let explains = |name: &str| -> f64 {
         let line = text
             .lines()
