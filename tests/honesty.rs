@@ -412,9 +412,10 @@ fn the_regression_gate_passes_at_least_95_percent_of_identical_pairs_and_fails_a
 /// `python3 tools/NAME fake.json` on `doc`, written to a temporary file: its standard output, the
 /// run asserted successful.
 fn run_tool(name: &str, doc: &Document) -> String {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("fake.json");
-    std::fs::write(&path, serde_json::to_string(doc).unwrap()).unwrap();
+    let json = serde_json::to_string(doc).expect("a fake document serialises");
+    std::fs::write(&path, json).expect("the fake document is written");
     let tool = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tools")
         .join(name);
