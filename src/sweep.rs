@@ -802,24 +802,20 @@ impl BudgetClock {
         p: &mut bench::Pending,
         cancel: &AtomicBool,
     ) -> Result<(), engine::EngineError> {
-        let opening = p.runs() == 0;
-        if opening && !self.opening.contains_key(&index) {
-            let guess = self.expected(p.scenario());
-            self.opening.insert(index, (guess, Duration::ZERO));
+        if p.runs() > 0 {
+            return self.timed(|| p.step(cancel));
         }
+        // Expected before the run that may fit its window: the estimate a later scenario gets.
+        let guess = self.expected(p.scenario());
         let t = std::time::Instant::now();
         let out = self.timed(|| p.step(cancel));
-        if opening {
-            let took = t.elapsed();
-            if let Some(entry) = self.opening.get_mut(&index) {
-                entry.1 += took;
-            }
-            if p.runs() > 0 || !p.needs_base() {
-                if let Some((guess, took)) = self.opening.remove(&index) {
-                    self.opened.0 += guess;
-                    self.opened.1 += took;
-                    self.opened_count += 1;
-                }
+        let entry = self.opening.entry(index).or_insert((guess, Duration::ZERO));
+        entry.1 += t.elapsed();
+        if p.runs() > 0 || !p.needs_base() {
+            if let Some((guess, took)) = self.opening.remove(&index) {
+                self.opened.0 += guess;
+                self.opened.1 += took;
+                self.opened_count += 1;
             }
         }
         out

@@ -85,10 +85,10 @@ pub struct RunArgs {
     #[arg(long, default_value = sweep::AUTO, allow_hyphen_values = true)]
     pub tick: String,
     /// Time for the command (`90`, `90s`, `10m`), from its start to its last write — plan,
-    /// pre-flight checks and extra repeats included: the planned repeats
-    /// are sized to take 75 % of it (shorter runs, down to a 20 ms window) and the rest goes to windows
-    /// fitted to slow functions and extra repeats where intervals are widest [default: 52 s, or what
-    /// the planned repeats need].
+    /// pre-flight checks and extra repeats included: the planned repeats are sized to take 75 % of
+    /// it (shorter runs, down to a 20 ms window) and the rest goes to windows fitted to slow
+    /// functions and extra repeats where intervals are widest [default: 52 s, or what the planned
+    /// repeats need].
     #[arg(long, allow_hyphen_values = true)]
     pub budget: Option<String>,
     /// Message data: `unique` (pool larger than L2) or `same` (one cache-hot buffer).
