@@ -381,6 +381,44 @@ fn sigterm_ends_every_command_without_leaving_locks() {
     terminated_once_locked(child, dir.path());
 }
 
+/// A SIGTERM at any moment of a command's start — before its handler is set, while it makes its
+/// lock, just after — leaves no lock behind: the handler's removal and the making of a lock cannot
+/// interleave (a SIGTERM just before `model` listed its new lock used to leave it). Each of 100 kills
+/// lands at a different point of the first ~30 ms; the exit is 130 or death by the signal, never a
+/// lock left.
+#[test]
+fn sigterm_at_any_moment_of_the_start_leaves_no_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..100u64 {
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("macbench"))
+            .current_dir(dir.path())
+            .args("model --measure --duration 5s --json out.json".split_whitespace())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(i * 300));
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+        let out = child.wait_with_output().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            out.status.code() == Some(130) || out.status.signal() == Some(libc::SIGTERM),
+            "kill {i}: {:?}",
+            out.status
+        );
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            left.is_empty(),
+            "kill {i} after {} µs left: {left:?}",
+            i * 300
+        );
+    }
+}
+
 /// The processes whose parent is `parent`, each with its command name and command line (from
 /// /proc/PID/stat and /proc/PID/cmdline).
 fn children_of(parent: u32) -> Vec<(u32, String)> {

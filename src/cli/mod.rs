@@ -209,14 +209,14 @@ fn exit_on_signal_unless_cooperative(command: &Option<Command>) {
     // lock and temporary files; `run`, `net` and `reproduce` replace this with their own stop once
     // they hold something to keep.
     crate::stdio::interrupt_on_closed_stdout(|| {
-        crate::report::output::remove_live_files();
+        crate::report::output::remove_live_files_before_exit();
         crate::stdio::closed_stdout();
     });
     if cooperative {
         return;
     }
     let _ = ctrlc::set_handler(|| {
-        crate::report::output::remove_live_files();
+        crate::report::output::remove_live_files_before_exit();
         let _ = writeln!(std::io::stderr(), "macbench: interrupted");
         std::process::exit(130);
     });
@@ -294,7 +294,7 @@ pub fn main() -> i32 {
                 cut_echoed_input(&e.message)
             );
         }
-        crate::report::output::remove_live_files();
+        crate::report::output::remove_live_files_before_exit();
         crate::stdio::closed_stdout();
     }
     // Printed output that could not be written (a full disk) is a failure, not exit 0 with it lost.

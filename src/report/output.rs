@@ -30,29 +30,35 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// The lock and temporary files this process has made and not yet removed: what a signal that ends
-/// the process must remove ([`remove_live_files`]).
+/// the process must remove ([`remove_live_files_before_exit`]).
 static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
+/// The list of live files. A thread that panicked while holding it left a list that is still right
+/// (each change is one push or one retain), so a poisoned lock is used as it is.
+fn live_files() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn live(path: &Path) {
-    if let Ok(mut live) = LIVE.lock() {
-        live.push(path.to_path_buf());
-    }
+    live_files().push(path.to_path_buf());
 }
 
 fn gone(path: &Path) {
-    if let Ok(mut live) = LIVE.lock() {
-        live.retain(|p| p != path);
-    }
+    live_files().retain(|p| p != path);
 }
 
-/// Remove every lock and temporary file this process holds: for a command ended by a signal before
-/// its guards drop (SIGINT, SIGTERM, SIGHUP), so it leaves nothing behind.
-pub fn remove_live_files() {
-    if let Ok(mut live) = LIVE.lock() {
-        for path in live.drain(..) {
-            let _ = std::fs::remove_file(path);
-        }
+/// Remove every lock and temporary file this process holds, for a process about to end before its
+/// guards drop (SIGINT, SIGTERM, SIGHUP, a closed standard output), so it leaves nothing behind. The
+/// list stays held until the process ends: a thread about to make a lock or temporary file waits
+/// for it rather than make one after this removal and before the exit (a SIGTERM while `model`
+/// locked its output left the lock behind that way).
+pub fn remove_live_files_before_exit() {
+    let mut listed = live_files();
+    for path in listed.drain(..) {
+        let _ = std::fs::remove_file(path);
     }
+    std::mem::forget(listed);
 }
 
 /// Why an output path is refused before anything runs. Each names the flag and the path.
@@ -354,9 +360,11 @@ pub struct OutputLock {
 impl Drop for OutputLock {
     fn drop(&mut self) {
         // Remove while still holding the lock; `lock` re-checks the inode, so a process that opened the
-        // old lock file just before this cannot believe it holds the new one.
+        // old lock file just before this cannot believe it holds the new one. The list is held across
+        // the removal so a signal's handler cannot remove the path again once another process owns it.
+        let mut listed = live_files();
         let _ = std::fs::remove_file(&self.path);
-        gone(&self.path);
+        listed.retain(|p| p != &self.path);
     }
 }
 
@@ -377,6 +385,10 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
         what: what.to_string(),
     };
     loop {
+        // The list of live files is held from before the lock file can exist until it is listed: a
+        // signal's handler (which removes what is listed) waits for it, so a signal between the open
+        // and the listing cannot leave the lock behind. Nothing below blocks (O_NONBLOCK, a try-lock).
+        let mut listed = live_files();
         // Looked at before opening: a FIFO there would block the open, a link would lock its target.
         match std::fs::symlink_metadata(&lock_path) {
             Ok(meta) => {
@@ -433,7 +445,7 @@ fn lock(flag: &str, target: &Path) -> Result<OutputLock, OutputError> {
                 }
                 mark_lock(&mut file).map_err(not_writable)?;
                 // Ours now: a signal that ends this process removes it.
-                live(&lock_path);
+                listed.push(lock_path.clone());
                 return Ok(OutputLock {
                     _held: file,
                     path: lock_path,
