@@ -459,3 +459,42 @@ fn a_switched_scenario_runs_in_its_child_and_hw_in_this_process() {
     };
     assert_eq!(isolate::runner_for(&scenario(Accel::Sw)).place(), expected);
 }
+
+/// One `sw` child serves every switched run of its acceleration (starting one per run spent ~60 ms
+/// of each run outside its window), and one that died between runs is replaced without losing the
+/// next run.
+#[test]
+fn one_child_serves_every_run_of_its_acceleration_and_a_dead_one_is_replaced() {
+    use isolate::Runner;
+    if common::skip_unless(has_switch(), "sw-switch", NO_SWITCH) {
+        return;
+    }
+    let function = common::registered("hmac-sha256", "openssl", Accel::Sw);
+    let scenario = common::scenario(function, 64, macbench::engine::Dispatch::default());
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let measured = |raw: &macbench::engine::RawRun| {
+        raw.threads
+            .iter()
+            .map(|t| t.window_end.messages - t.window_start.messages)
+            .sum::<u64>()
+    };
+    let first = isolate::InChild.run(&scenario, &cancel).expect("a sw run");
+    let pid = isolate::run::child_pid(Accel::Sw).expect("the sw child is kept");
+    let second = isolate::InChild
+        .run(&scenario, &cancel)
+        .expect("a second sw run");
+    assert_eq!(
+        isolate::run::child_pid(Accel::Sw),
+        Some(pid),
+        "a second child started"
+    );
+    assert!(measured(&first) > 0 && measured(&second) > 0);
+    // SAFETY: a signal to the child this process started.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    let third = isolate::InChild
+        .run(&scenario, &cancel)
+        .expect("a run after its child was killed goes to a new one");
+    assert!(measured(&third) > 0);
+    let new = isolate::run::child_pid(Accel::Sw).expect("the new child is kept");
+    assert_ne!(new, pid);
+}

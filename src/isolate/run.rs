@@ -10,7 +10,7 @@ use crate::engine::{self, EngineError, RawRun, Scenario, SizeSource};
 use crate::mac::{self, Accel};
 use crate::results::ScenarioSpec;
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Write};
+use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -116,60 +116,125 @@ impl ErrorWire {
     }
 }
 
-/// Run a switched scenario in its acceleration's child, in place of `engine::run`: start the child,
-/// send the scenario, wait (passing a cancel on as SIGINT, which the child turns into an interrupted
-/// run), read the counters back.
+/// The parent's end of one acceleration's `run` child: started on the first switched run of that
+/// acceleration and kept for every later one, so a run costs a pipe round trip, not a process start
+/// (exec, every library's initialisation, the switches applied and checked): ~60 ms a run, which
+/// kept a third of a switched sweep outside its windows. Replaced when it dies; it ends when this
+/// process does (its standard input closes).
+struct RunChild {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    /// One line per reply, from a reader thread; an error or a hang-up when the child's output ends.
+    replies: std::sync::mpsc::Receiver<std::io::Result<String>>,
+}
+
+impl RunChild {
+    fn start(accel: Accel) -> Result<RunChild, String> {
+        let mut child = command(super::ChildMode::Run, accel)?
+            .spawn()
+            .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
+        let input = child.stdin.take().expect("piped stdin");
+        let output = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+        let (tx, replies) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in output.lines() {
+                let end = line.is_err();
+                if tx.send(line).is_err() || end {
+                    return;
+                }
+            }
+        });
+        Ok(RunChild {
+            child,
+            input,
+            replies,
+        })
+    }
+}
+
+impl Drop for RunChild {
+    fn drop(&mut self) {
+        // Replaced after a failure: end it and reap it, so no zombie is left.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One slot per acceleration; a run holds its acceleration's slot for the run's length, so runs of
+/// different accelerations (tests in parallel) do not wait for each other.
+type Slot = std::sync::Arc<std::sync::Mutex<Option<RunChild>>>;
+
+fn slot(accel: Accel) -> Slot {
+    static SLOTS: std::sync::Mutex<std::collections::BTreeMap<Accel, Slot>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    let mut slots = SLOTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    slots.entry(accel).or_default().clone()
+}
+
+/// The process id of `accel`'s `run` child, if one is running (for tests: one child serves every
+/// run of its acceleration).
+pub fn child_pid(accel: Accel) -> Option<u32> {
+    let slot = slot(accel);
+    let held = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    held.as_ref().map(|c| c.child.id())
+}
+
+/// Run a switched scenario in its acceleration's child, in place of `engine::run`: send the scenario
+/// as one line, wait (passing a cancel on as SIGINT, which the child turns into an interrupted run),
+/// read the counters back as one line. The child is started on first use and kept.
 pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     engine::validate(s, &crate::system::online_cpus())?;
     let accel = s.function.accel;
     let fail = |reason: String| EngineError::Thread { session: 0, reason };
-    let request = serde_json::to_vec(&ChildRequest::from_scenario(s))
+    let mut request = serde_json::to_vec(&ChildRequest::from_scenario(s))
         .map_err(|e| fail(format!("{accel} child request: {e}")))?;
-    let mut child = command(super::ChildMode::Run, accel)
-        .map_err(fail)?
-        .spawn()
-        .map_err(|e| fail(format!("cannot start the {accel} child: {e}")))?;
-    let mut stdin = child.stdin.take().expect("piped stdin");
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let writer = std::thread::spawn(move || stdin.write_all(&request));
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let result = stdout.read_to_end(&mut out).map(|_| out);
-        let _ = tx.send(result);
-    });
-    let mut signalled = false;
-    let output = loop {
-        match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(result) => break result,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                if cancel.load(Ordering::Relaxed) && !signalled {
-                    crate::system::kernel::interrupt(child.id());
-                    signalled = true;
-                }
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                break Err(std::io::Error::other("child output reader vanished"))
-            }
+    request.push(b'\n');
+    let slot = slot(accel);
+    let mut held = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let line = loop {
+        let kept = held.is_some();
+        if !kept {
+            *held = Some(RunChild::start(accel).map_err(fail)?);
         }
-    };
-    let _ = writer.join();
-    let status = child
-        .wait()
-        .map_err(|e| fail(format!("{accel} child: {e}")))?;
-    let output = output.map_err(|e| fail(format!("{accel} child output: {e}")))?;
-    let reply: RunReply = serde_json::from_slice(&output).map_err(|e| {
-        let said = String::from_utf8_lossy(&output);
-        fail(match said.trim() {
+        let child = held.as_mut().expect("started above");
+        let e = match exchange(child, request.as_slice(), cancel) {
+            Ok(line) => break line,
+            Err(e) => e,
+        };
+        // The child died or its output broke: say how it ended, and start a new one next time.
+        let mut gone = held.take().expect("held above");
+        let status = ended(&mut gone.child);
+        // A kept child that had ended before this request (killed between runs) costs no result:
+        // the run goes to a new child, once. One that dies on a fresh start is this run's failure.
+        if kept && matches!(e, Exchange::NoReply) && !cancel.load(Ordering::Relaxed) {
+            continue;
+        }
+        let exe = super::executable().map_or_else(|e| e, |p| p.display().to_string());
+        return Err(fail(match e {
             // Nothing to quote: say what was expected rather than end the line in a dangling ": ".
-            "" => format!(
-                "{accel} child {} ({status}) printed nothing; expected a macbench executable's reply (${})",
-                super::executable().map_or_else(|e| e, |p| p.display().to_string()),
+            Exchange::NoReply => format!(
+                "{accel} child {exe} ({status}) printed nothing; expected a macbench executable's reply (${})",
                 super::EXE_ENV
             ),
-            said => format!("{accel} child ({status}) gave no result ({e}): {said}"),
-        })
-    })?;
+            Exchange::Failed(e) => format!("{accel} child {exe} ({status}): {e}"),
+        }));
+    };
+    let reply: RunReply = match serde_json::from_str(&line) {
+        Ok(reply) => reply,
+        Err(e) => {
+            held.take();
+            return Err(fail(format!(
+                "{accel} child gave no result ({e}): {}",
+                line.trim()
+            )));
+        }
+    };
     match (reply.ok, reply.error) {
         (Some(raw), _) => Ok(raw),
         (None, Some(e)) => Err(e.into_error(accel)),
@@ -177,28 +242,91 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     }
 }
 
+/// Why no reply line came.
+enum Exchange {
+    /// The child's output ended before a line (it exited, or is not macbench).
+    NoReply,
+    Failed(String),
+}
+
+/// How a child that stopped answering ended: its exit status once it has one (up to a second, as
+/// its output closing and its exit are not one event), else killed.
+fn ended(child: &mut std::process::Child) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.to_string(),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => return "still running; killed".to_string(),
+        }
+    }
+}
+
+/// Send one request line and wait for its reply line, passing a cancel on as SIGINT once.
+fn exchange(child: &mut RunChild, request: &[u8], cancel: &AtomicBool) -> Result<String, Exchange> {
+    if let Err(e) = child
+        .input
+        .write_all(request)
+        .and_then(|()| child.input.flush())
+    {
+        // A broken pipe: the child has already ended.
+        return Err(if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Exchange::NoReply
+        } else {
+            Exchange::Failed(format!("cannot send the scenario: {e}"))
+        });
+    }
+    let mut signalled = false;
+    loop {
+        match child.replies.recv_timeout(Duration::from_millis(20)) {
+            Ok(Ok(line)) => return Ok(line),
+            Ok(Err(e)) => return Err(Exchange::Failed(format!("its output: {e}"))),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if cancel.load(Ordering::Relaxed) && !signalled {
+                    crate::system::kernel::interrupt(child.child.id());
+                    signalled = true;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Err(Exchange::NoReply),
+        }
+    }
+}
+
 static CHILD_CANCEL: AtomicBool = AtomicBool::new(false);
 
+/// Child side: one scenario per line of standard input, each answered with one line, until the
+/// input closes (the parent ended or replaced this child).
 pub(super) fn child_run() -> Result<(), String> {
     let _ = ctrlc::set_handler(|| CHILD_CANCEL.store(true, Ordering::SeqCst));
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| e.to_string())?;
-    let wire: ChildRequest = serde_json::from_slice(&input).map_err(|e| e.to_string())?;
-    let reply = match wire.into_scenario() {
-        Err(message) => serde_json::json!({ "error": ErrorWire {
-            key: false,
-            refused: None,
-            wrong_tag: None,
-            message,
-        }}),
-        Ok(scenario) => match engine::run(&scenario, &CHILD_CANCEL) {
-            Ok(raw) => serde_json::json!({ "ok": raw }),
-            Err(e) => serde_json::json!({ "error": ErrorWire::from_error(&e) }),
-        },
-    };
-    println!("{reply}");
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        // A cancel belongs to the run it interrupted: the next request starts uncancelled.
+        CHILD_CANCEL.store(false, Ordering::SeqCst);
+        let reply = match serde_json::from_str::<ChildRequest>(&line)
+            .map_err(|e| e.to_string())
+            .and_then(ChildRequest::into_scenario)
+        {
+            Err(message) => serde_json::json!({ "error": ErrorWire {
+                key: false,
+                refused: None,
+                wrong_tag: None,
+                message,
+            }}),
+            Ok(scenario) => match engine::run(&scenario, &CHILD_CANCEL) {
+                Ok(raw) => serde_json::json!({ "ok": raw }),
+                Err(e) => serde_json::json!({ "error": ErrorWire::from_error(&e) }),
+            },
+        };
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{reply}")
+            .and_then(|()| out.flush())
+            .map_err(|e| e.to_string())?;
+    }
     Ok(())
 }
 
