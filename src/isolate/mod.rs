@@ -25,8 +25,9 @@
 //! registry refuses to key one there.
 //!
 //! Three modes, each per acceleration:
-//! - [`run`](run::run): one scenario as JSON on stdin, the `RawRun` as JSON on stdout. The child runs the very
-//!   same engine, so hw, sw and level numbers are comparable.
+//! - [`run`](run::run): scenarios as JSON lines on stdin, each `RawRun` as a JSON line on stdout, one
+//!   child per acceleration started on first use and kept, so a run costs a pipe round trip, not a
+//!   process start. The child runs the very same engine, so hw, sw and level numbers are comparable.
 //! - [`serve`]: keyed objects on request over a small binary pipe protocol. In the parent, [`key`] of
 //!   a switched function returns a [`Proxy`] to such an object in its acceleration's `serve` child
 //!   (started lazily, one per acceleration), so the self-test, `tag`, the known-answer and

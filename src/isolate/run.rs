@@ -1,7 +1,8 @@
 //! `run` mode: one scenario in its acceleration's child (`sw` or a masked level), run by the very engine the parent would use.
 //!
-//! The parent sends the scenario as JSON on the child's stdin and reads the [`RawRun`] back from its
-//! stdout; a cancel in the parent becomes SIGINT in the child, which ends the run as interrupted. The
+//! The parent sends each scenario as a line of JSON on the child's stdin and reads the [`RawRun`]
+//! back as a line from its stdout; a cancel in the parent becomes SIGINT in the child, which ends the
+//! run as interrupted. One child per acceleration serves every run of it. The
 //! scenario travels as the results schema records it (`results::ScenarioSpec`, no mirror of its own),
 //! with the function's id and a size model's drawn sequence beside it.
 
