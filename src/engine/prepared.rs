@@ -6,8 +6,9 @@
 //! the main job on the 2-core development VM (issue 44). So the first run of a scenario in this process
 //! does them and says so (`raw[].preflight`), and a later run of the same scenario — the same function
 //! and every setting but its timing (duration, window, tick, which `--auto` and the planner change) —
-//! reuses them. A switched child (`sw`, a masked ISA level) is a process of its own per run and so
-//! always does them.
+//! reuses them. A switched function (`sw`, a masked ISA level) runs in its acceleration's child, one
+//! process kept for every run of that acceleration, so the child's first run of a scenario does them
+//! and its later runs reuse them, as here.
 
 use super::Scenario;
 use std::collections::HashMap;
