@@ -371,14 +371,20 @@ fn terminated_once_locked(mut child: std::process::Child, dir: &std::path::Path)
 #[test]
 fn sigterm_ends_every_command_without_leaving_locks() {
     let dir = tempfile::tempdir().unwrap();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("macbench"))
-        .current_dir(dir.path())
+    let child = measuring_model(dir.path(), Stdio::piped());
+    terminated_once_locked(child, dir.path());
+}
+
+/// `model --measure` for seconds, writing `out.json` in `dir` (a command that ends on a signal
+/// rather than at a safe point), started with its standard error to `stderr`.
+fn measuring_model(dir: &std::path::Path, stderr: Stdio) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("macbench"))
+        .current_dir(dir)
         .args("model --measure --duration 5s --json out.json".split_whitespace())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
-    terminated_once_locked(child, dir.path());
+        .unwrap()
 }
 
 /// A SIGTERM at any moment of a command's start — before its handler is set, while it makes its
@@ -390,13 +396,7 @@ fn sigterm_ends_every_command_without_leaving_locks() {
 fn sigterm_at_any_moment_of_the_start_leaves_no_lock() {
     let dir = tempfile::tempdir().unwrap();
     for i in 0..100u64 {
-        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("macbench"))
-            .current_dir(dir.path())
-            .args("model --measure --duration 5s --json out.json".split_whitespace())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let child = measuring_model(dir.path(), Stdio::null());
         std::thread::sleep(std::time::Duration::from_micros(i * 300));
         // SAFETY: a signal to the child this test started.
         unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
