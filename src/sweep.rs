@@ -824,9 +824,9 @@ impl BudgetClock {
     /// What the first repeat of a scenario not yet run will cost: [`BudgetClock::expected`] times
     /// what first repeats have cost against it so far (once 8 have been made), and
     /// [`LATER_MARGIN`] more. Issue 44: a first repeat can be a calibration run and a repeat (a
-    /// window fitted to a slow function), and a switched function's runs start a child process
-    /// each; expected at a run's mean, the later scenarios of the full matrix took 10 % more than
-    /// the budget left them.
+    /// window fitted to a slow function), and a switched function's first run starts its
+    /// acceleration's child; expected at a run's mean, the later scenarios of the full matrix took
+    /// 10 % more than the budget left them.
     fn unopened(&self, scenario: &Scenario) -> Duration {
         let ratio = if self.opened_count >= 8 && !self.opened.0.is_zero() {
             self.opened.1.as_secs_f64() / self.opened.0.as_secs_f64()

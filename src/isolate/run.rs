@@ -208,14 +208,15 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             Ok(line) => break line,
             Err(e) => e,
         };
-        // The child died or its output broke: say how it ended, and start a new one next time.
+        // The child died or its output broke: it is dropped (killed and reaped), and a new one
+        // starts next time. A kept child that had ended before this request (killed between runs)
+        // costs no result: the run goes to a new child, once. One that dies on a fresh start is this
+        // run's failure, said with how it ended.
         let mut gone = held.take().expect("held above");
-        let status = ended(&mut gone.child);
-        // A kept child that had ended before this request (killed between runs) costs no result:
-        // the run goes to a new child, once. One that dies on a fresh start is this run's failure.
         if kept && matches!(e, Exchange::NoReply) && !cancel.load(Ordering::Relaxed) {
             continue;
         }
+        let status = ended(&mut gone.child);
         let exe = super::executable().map_or_else(|e| e, |p| p.display().to_string());
         return Err(fail(match e {
             // Nothing to quote: say what was expected rather than end the line in a dangling ": ".
