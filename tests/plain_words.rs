@@ -301,6 +301,83 @@ fn tag_of_a_directory_is_bad_input_like_a_missing_file() {
     }
 }
 
+/// A `$MACBENCH_EXE` that is not macbench and never stops printing (`/bin/yes`): `list` read the
+/// `caps` child's output without end, `selftest` took its bytes for a ~170 MB reply field and waited
+/// for them, and the run child's lines were read without bound. Each now ends with the child named
+/// and what was expected (the 300 s is a guard against the old hang, not a measurement).
+#[test]
+fn a_child_that_prints_without_end_is_refused_not_read_for_ever() {
+    let guard = std::time::Duration::from_secs(300);
+    let expected = "expected a macbench executable's reply ($MACBENCH_EXE)";
+    let list = common::macbench()
+        .env("MACBENCH_EXE", "/bin/yes")
+        .arg("list")
+        .timeout(guard)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert_eq!(list.status.code(), Some(0), "{}", stderr(&list));
+    assert!(
+        text.contains(&format!(
+            "sw child: /bin/yes printed more than 64 MiB; {expected}"
+        )),
+        "{text}"
+    );
+    let selftest = common::macbench()
+        .env("MACBENCH_EXE", "/bin/yes")
+        .args(["selftest", "--alg", "hmac-sha256", "--backend", "openssl"])
+        .timeout(guard)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&selftest.stdout);
+    assert_eq!(
+        selftest.status.code(),
+        Some(1),
+        "{text}{}",
+        stderr(&selftest)
+    );
+    assert!(
+        text.contains(&format!(
+            "sw child /bin/yes: not a macbench reply; {expected}"
+        )),
+        "{text}"
+    );
+    let run = common::macbench()
+        .env("MACBENCH_EXE", "/bin/yes")
+        .args("run --alg hmac-sha256 --backend openssl --accel sw".split_whitespace())
+        .args("--sizes 64 --sessions 1 --repeat 1 --duration 50ms".split_whitespace())
+        .args(["--no-harness", "--target-ci", "0"])
+        .timeout(guard)
+        .output()
+        .unwrap();
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    let last = err.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!(
+            "sw child /bin/yes gave no result (expected value at line 1 column 1): \"__child run sw\"; {expected}"
+        )),
+        "{err}"
+    );
+}
+
+/// `MACBENCH_EXE` naming no file failed each switched scenario in turn, "session 0: MACBENCH_EXE=…
+/// is not a file", exit 1: a user's input, refused before anything runs (exit 2, one line).
+#[test]
+fn a_macbench_exe_that_is_not_a_file_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = macbench()
+        .env("MACBENCH_EXE", "/nonexistent/macbench")
+        .args("run --alg hmac-sha256 --backend openssl --accel hw,sw".split_whitespace())
+        .args("--sizes 64 --sessions 1 --repeat 1 --duration 50ms".split_whitespace())
+        .args(["--no-harness", "--target-ci", "0", "--json", "never.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    one_line_error(&out, 2, "MACBENCH_EXE=/nonexistent/macbench is not a file");
+    assert!(!dir.path().join("never.json").exists());
+}
+
 /// `MACBENCH_EXE=/bin/true … --accel sw` ended its error in a dangling `: ` (the child's empty output
 /// quoted after a colon); it now says the child printed nothing and what was expected.
 #[test]

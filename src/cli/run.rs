@@ -370,6 +370,11 @@ pub(super) fn run_options(options: &RunOptions) -> Result<(), CliError> {
     // Check and plan everything before anything runs or any file is written.
     let mut spec = sweep_spec(options)?;
     let plan = spec.plan(&crate::system::online_cpus())?;
+    // A switched function runs in a child macbench: a `$MACBENCH_EXE` that is not a file is the
+    // user's input, refused before anything runs (it was each scenario's failure, exit 1).
+    if plan.scenarios.iter().any(crate::isolate::needed) {
+        crate::isolate::executable().map_err(CliError::usage)?;
+    }
     let baseline = baseline_row(options, &plan)?;
     check_label(options.output.label.as_deref())?;
     let energy = match options.energy {

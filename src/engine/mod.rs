@@ -398,6 +398,10 @@ pub enum EngineError {
     WrongTag { function: String, reason: String },
     #[error("session {session}: {reason}")]
     Thread { session: usize, reason: String },
+    /// A switched scenario's child process failed (started, answered, or ended wrongly): not one
+    /// session's failure, so no session is named.
+    #[error("{0}")]
+    Child(String),
     #[error("--sessions {sessions} is more than this process may run: {limit}")]
     Limit { sessions: usize, limit: String },
     #[error("--verify {verify}: --dispatch stream has one tag per stream, not one per message to check; use --verify none with it")]

@@ -46,6 +46,15 @@ impl Capabilities {
     }
 }
 
+/// How long a `caps` child may take: it starts, loads every library and prints a line (well under a
+/// second here, seconds under emulation).
+const CAPS_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The child's executable as the messages name it.
+fn exe() -> String {
+    super::executable().map_or_else(|e| e, |p| p.display().to_string())
+}
+
 /// The capabilities of `accel`'s child, asked once per process and acceleration (starts
 /// `macbench __child caps ACCEL`). `Err` for `hw`, which has no child.
 pub fn capabilities(accel: Accel) -> Result<Capabilities, String> {
@@ -56,20 +65,32 @@ pub fn capabilities(accel: Accel) -> Result<Capabilities, String> {
     };
     CAPS[rank]
         .get_or_init(|| {
-            let out = command(super::ChildMode::Caps, accel)?
-                .stdin(Stdio::null())
-                .stderr(Stdio::piped())
-                .output()
-                .map_err(|e| format!("cannot start the {accel} child: {e}"))?;
-            if !out.status.success() {
+            let mut cmd = command(super::ChildMode::Caps, accel)?;
+            cmd.stdin(Stdio::null());
+            // Bounded: a `$MACBENCH_EXE` that is not macbench may print without end, or never end.
+            let (status, stdout, stderr) =
+                super::bounded_output(cmd, CAPS_WITHIN).map_err(|e| {
+                    format!(
+                        "{} {e}; expected a macbench executable's reply (${})",
+                        exe(),
+                        super::EXE_ENV
+                    )
+                })?;
+            if !status.success() {
                 // Its words when it said any; never a line ending in a dangling ": ".
-                let said = String::from_utf8_lossy(&out.stderr);
+                let said = String::from_utf8_lossy(&stderr);
                 return Err(match said.trim() {
-                    "" => format!("{accel} child failed ({}) and said nothing", out.status),
-                    said => format!("{accel} child failed ({}): {said}", out.status),
+                    "" => format!("{} failed ({status}) and said nothing", exe()),
+                    said => format!("{} failed ({status}): {said}", exe()),
                 });
             }
-            serde_json::from_slice(&out.stdout).map_err(|e| format!("{accel} child caps: {e}"))
+            serde_json::from_slice(&stdout).map_err(|e| {
+                format!(
+                    "{} gave no capabilities ({e}); expected a macbench executable's reply (${})",
+                    exe(),
+                    super::EXE_ENV
+                )
+            })
         })
         .clone()
 }

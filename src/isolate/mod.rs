@@ -51,6 +51,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// The hidden subcommand (see `cli::Command::Child`).
 pub const SUBCOMMAND: &str = "__child";
@@ -199,6 +200,100 @@ pub fn executable() -> Result<PathBuf, String> {
             })
     })
     .clone()
+}
+
+/// The longest line a child's reply may be: a `RawRun` of 1,000 sessions and a 30 s series is well
+/// under a megabyte. Anything longer is not macbench answering (`MACBENCH_EXE=/bin/yes`-like output
+/// would otherwise be read without end).
+pub(crate) const REPLY_LIMIT: u64 = 64 << 20;
+
+/// One line of a child's output without its newline, at most [`REPLY_LIMIT`] bytes; `None` once
+/// the output has ended.
+fn bounded_line(r: &mut impl std::io::BufRead) -> std::io::Result<Option<String>> {
+    use std::io::{BufRead, Read};
+    let mut line = Vec::new();
+    Read::take(&mut *r, REPLY_LIMIT + 1).read_until(b'\n', &mut line)?;
+    if line.is_empty() {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    } else if line.len() as u64 > REPLY_LIMIT {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a line of more than {} MiB, not a reply", REPLY_LIMIT >> 20),
+        ));
+    }
+    String::from_utf8(line).map(Some).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "a line that is not UTF-8, not a reply",
+        )
+    })
+}
+
+/// Run `cmd` (its standard output and error piped) to its end, and give its status, output and
+/// error output; a child that prints more than [`REPLY_LIMIT`] bytes, or has not ended within
+/// `within`, is killed and its run is an error.
+fn bounded_output(
+    mut cmd: Command,
+    within: Duration,
+) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), String> {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(pipe) = pipe {
+                let _ = pipe.take(REPLY_LIMIT + 1).read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let mut out = Some(drain(child.stdout.take().map(|p| Box::new(p) as _)));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let join = |h: std::thread::JoinHandle<Vec<u8>>| h.join().unwrap_or_default();
+    let mut printed = None;
+    let deadline = std::time::Instant::now() + within;
+    let status = loop {
+        // Its output ended (at its exit, or at the limit): past the limit, it is not macbench.
+        if out.as_ref().is_some_and(|h| h.is_finished()) {
+            let bytes = join(out.take().expect("checked above"));
+            if bytes.len() as u64 > REPLY_LIMIT {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("printed more than {} MiB", REPLY_LIMIT >> 20));
+            }
+            printed = Some(bytes);
+        }
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(status) => break status,
+            None if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "had not ended after {} s (killed)",
+                    within.as_secs()
+                ));
+            }
+        }
+    };
+    let out = match (printed, out) {
+        (Some(bytes), _) => bytes,
+        (None, Some(h)) => join(h),
+        (None, None) => Vec::new(),
+    };
+    if out.len() as u64 > REPLY_LIMIT {
+        return Err(format!("printed more than {} MiB", REPLY_LIMIT >> 20));
+    }
+    Ok((status, out, join(err)))
 }
 
 /// What a switched child serves.

@@ -86,8 +86,8 @@ impl ErrorWire {
         }
     }
 
-    /// The error in the parent: a key, refusal or wrong-tag error as itself, anything else as a
-    /// session error naming the child.
+    /// The error in the parent: a key, refusal or wrong-tag error as itself, anything else as the
+    /// child's error, naming it.
     fn into_error(self, accel: Accel) -> EngineError {
         match self {
             ErrorWire {
@@ -109,10 +109,7 @@ impl ErrorWire {
                 function,
                 reason: message,
             },
-            ErrorWire { message, .. } => EngineError::Thread {
-                session: 0,
-                reason: format!("{accel} child: {message}"),
-            },
+            ErrorWire { message, .. } => EngineError::Child(format!("{accel} child: {message}")),
         }
     }
 }
@@ -138,10 +135,20 @@ impl RunChild {
         let output = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
         let (tx, replies) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            for line in output.lines() {
-                let end = line.is_err();
-                if tx.send(line).is_err() || end {
-                    return;
+            let mut output = output;
+            loop {
+                match super::bounded_line(&mut output) {
+                    // The output ended: the channel hangs up, which is "no reply".
+                    Ok(None) => return,
+                    Ok(Some(line)) => {
+                        if tx.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
                 }
             }
         });
@@ -190,7 +197,7 @@ pub fn child_pid(accel: Accel) -> Option<u32> {
 pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
     engine::validate(s, &crate::system::online_cpus())?;
     let accel = s.function.accel;
-    let fail = |reason: String| EngineError::Thread { session: 0, reason };
+    let fail = EngineError::Child;
     let mut request = serde_json::to_vec(&ChildRequest::from_scenario(s))
         .map_err(|e| fail(format!("{accel} child request: {e}")))?;
     request.push(b'\n');
@@ -204,7 +211,7 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             *held = Some(RunChild::start(accel).map_err(fail)?);
         }
         let child = held.as_mut().expect("started above");
-        let e = match exchange(child, request.as_slice(), cancel) {
+        let e = match exchange(child, request.as_slice(), s.spec.duration, cancel) {
             Ok(line) => break line,
             Err(e) => e,
         };
@@ -231,9 +238,11 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
         Ok(reply) => reply,
         Err(e) => {
             held.take();
+            let exe = super::executable().map_or_else(|e| e, |p| p.display().to_string());
             return Err(fail(format!(
-                "{accel} child gave no result ({e}): {}",
-                line.trim()
+                "{accel} child {exe} gave no result ({e}): {:?}; expected a macbench executable's reply (${})",
+                line.trim().chars().take(80).collect::<String>(),
+                super::EXE_ENV
             )));
         }
     };
@@ -266,8 +275,19 @@ fn ended(child: &mut std::process::Child) -> String {
     }
 }
 
-/// Send one request line and wait for its reply line, passing a cancel on as SIGINT once.
-fn exchange(child: &mut RunChild, request: &[u8], cancel: &AtomicBool) -> Result<String, Exchange> {
+/// How long a child may take beyond its run's duration to answer (starting, keying, threads, the
+/// checks; a 1,000-session run's set-up is about a second here) before it is taken for hung.
+const REPLY_GRACE: Duration = Duration::from_secs(120);
+
+/// Send one request line and wait for its reply line, passing a cancel on as SIGINT once; a child
+/// silent for `run` and [`REPLY_GRACE`] after it (hung, or a program that never answers) failed.
+fn exchange(
+    child: &mut RunChild,
+    request: &[u8],
+    run: Duration,
+    cancel: &AtomicBool,
+) -> Result<String, Exchange> {
+    let deadline = std::time::Instant::now() + run + REPLY_GRACE;
     if let Err(e) = child
         .input
         .write_all(request)
@@ -286,6 +306,13 @@ fn exchange(child: &mut RunChild, request: &[u8], cancel: &AtomicBool) -> Result
             Ok(Ok(line)) => return Ok(line),
             Ok(Err(e)) => return Err(Exchange::Failed(format!("its output: {e}"))),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if std::time::Instant::now() > deadline {
+                    return Err(Exchange::Failed(format!(
+                        "no reply {} s after a {} s run was sent",
+                        (run + REPLY_GRACE).as_secs(),
+                        crate::number::compact(run.as_secs_f64())
+                    )));
+                }
                 if cancel.load(Ordering::Relaxed) && !signalled {
                     crate::system::kernel::interrupt(child.child.id());
                     signalled = true;

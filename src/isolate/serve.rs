@@ -185,19 +185,39 @@ fn request(
         if op == OP_FREE {
             return Ok(None);
         }
+        // A reply is a status (0 or 1), one field, and that field no longer than a reply can be:
+        // anything else is not macbench answering (`MACBENCH_EXE=/bin/yes` would have been read as
+        // a field of ~170 MB, and the read waited on for ever).
         let mut status = [0u8; 1];
         server.output.read_exact(&mut status)?;
-        let _count = read_u32(&mut server.output)?;
-        Ok(Some((status[0], read_field(&mut server.output)?)))
+        let count = read_u32(&mut server.output)?;
+        let len = read_u32(&mut server.output)?;
+        if status[0] > 1 || count != 1 || u64::from(len) > super::REPLY_LIMIT {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "not a macbench reply",
+            ));
+        }
+        let mut field = vec![0u8; len as usize];
+        server.output.read_exact(&mut field)?;
+        Ok(Some((status[0], field)))
     })();
     match io {
         Ok(None) => Ok((current, None)),
         Ok(Some((0, data))) => Ok((current, Some(data))),
         Ok(Some((_, message))) => Err(String::from_utf8_lossy(&message).into_owned()),
         Err(e) => {
-            // The child died (it prints its reason on stderr); the next key starts a new one.
+            // The child died (it prints its reason on stderr), or is not macbench: it is ended,
+            // and the next key starts a new one.
             servers.remove(&accel);
-            Err(format!("{accel} child: {e}"))
+            let exe = super::executable().map_or_else(|e| e, |p| p.display().to_string());
+            Err(match e.kind() {
+                std::io::ErrorKind::InvalidData => format!(
+                    "{accel} child {exe}: {e}; expected a macbench executable's reply (${})",
+                    super::EXE_ENV
+                ),
+                _ => format!("{accel} child: {e}"),
+            })
         }
     }
 }
