@@ -400,3 +400,30 @@ fn a_child_that_printed_nothing_is_said_so() {
         "{err}"
     );
 }
+
+/// `list`'s "ISA levels …: not offered by mbedtls (52 rows in --json): mbedtls: only hw …" named the
+/// backend twice: where one backend gives the reason, its own name is not repeated after it.
+#[test]
+fn a_backend_without_isa_levels_is_named_once() {
+    let out = macbench().arg("list").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("ISA levels "))
+        .collect();
+    assert!(!lines.is_empty(), "no `ISA levels` line in:\n{text}");
+    for line in lines {
+        let Some((head, why)) = line.split_once(" rows in --json): ") else {
+            panic!("{line:?}");
+        };
+        let backends = head
+            .split_once("not offered by ")
+            .and_then(|(_, rest)| rest.rsplit_once(" ("))
+            .map(|(names, _)| names)
+            .unwrap_or_else(|| panic!("{line:?}"));
+        if !backends.contains(", ") {
+            assert!(!why.starts_with(&format!("{backends}: ")), "{line:?}");
+        }
+    }
+}

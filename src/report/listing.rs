@@ -315,14 +315,21 @@ pub fn levels_not_offered(rows: &[ListRow]) -> String {
     }
     let levels: Vec<&str> = mac::Accel::LEVELS.iter().map(|a| a.name()).collect();
     for (why, backends) in by_reason {
+        let rows_of = rows
+            .iter()
+            .filter(|r| r.reason.as_deref() == Some(why.as_str()))
+            .count();
+        // A backend's reason names it first ("mbedtls: only hw …"), as it must where it stands
+        // alone (a results row); after "not offered by mbedtls" that would say it twice.
+        let said = match backends.as_slice() {
+            [one] => why.strip_prefix(&format!("{one}: ")).unwrap_or(&why),
+            _ => &why,
+        };
         let _ = writeln!(
             out,
-            "ISA levels {}: not offered by {} ({} rows in --json): {why}",
+            "ISA levels {}: not offered by {} ({rows_of} rows in --json): {said}",
             levels.join(", "),
             backends.join(", "),
-            rows.iter()
-                .filter(|r| r.reason.as_deref() == Some(why.as_str()))
-                .count()
         );
     }
     out
