@@ -19,6 +19,21 @@ use crate::stats;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+/// The largest message a size source tags, bytes (a size model's largest draw).
+pub fn largest_of(size: &SizeSource) -> u32 {
+    match size {
+        SizeSource::Fixed { size } => *size,
+        SizeSource::Model { sequence, .. } => sequence.iter().copied().max().unwrap_or(0),
+    }
+}
+
+/// The reference rate `f` at which `--slowest`'s cycles become time: calibrated once per process
+/// (30 ms), as the plan needs it before the session's own clock measurement.
+pub fn reference_hz() -> f64 {
+    static HZ: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *HZ.get_or_init(|| crate::system::clock::calibrate_reference(Duration::from_millis(30)).0)
+}
+
 /// Default run duration per scenario when sessions do not outnumber cores.
 pub const DEFAULT_DURATION: Duration = Duration::from_millis(150);
 
@@ -157,14 +172,18 @@ impl SweepSpec {
                         continue;
                     }
                 }
+                // `--slowest`: a run of larger messages is lengthened so that its window holds
+                // them, the warm-up and the rest of the run as planned.
+                let (held_duration, held_window) =
+                    self.held_for(largest_of(size), duration, window_end - window_start);
                 for &dispatch in &self.options.dispatch {
                     let scenario = Scenario {
                         function,
                         spec: ScenarioSpec {
                             size: size.clone(),
-                            duration,
+                            duration: held_duration,
                             window_start,
-                            window_end,
+                            window_end: window_start + held_window,
                             dispatch,
                             tick,
                             ..self.scenario.clone()
@@ -272,7 +291,7 @@ impl SweepSpec {
         notes: &mut Vec<String>,
     ) -> Result<(Duration, Duration, usize), SpecError> {
         let scenarios = self.scenario_count().max(1) as u32;
-        let base_time = |d: Duration, repeats: usize| (d + RUN_SETUP) * scenarios * repeats as u32;
+        let base_time = |d: Duration, repeats: usize| self.runs_time(d, repeats);
         let fraction = self.window_fraction()?;
         let (fitted, why) = bench::fitted_duration(
             DEFAULT_DURATION,
@@ -324,11 +343,15 @@ impl SweepSpec {
         // stay at the shortest: stretching them to fill the share took the slack that the windows
         // fitted to slow functions' largest messages need, and the costliest cells lost repeats
         // (29 of the main job's 144 had 10 of 12). Only repeats capped at --max-repeat stretch.
+        // With `--slowest` the runs of large messages are already as long as their windows need:
+        // the others stay at the shortest, and what the budget cannot hold is said below.
+        let held = self.options.timing.slowest.is_some();
         let per = match as_many_as_fit {
             true => shortest,
+            false if held && base_time(shortest, repeats) <= budget => shortest,
             false => (share / scenarios / repeats as u32).saturating_sub(RUN_SETUP),
         };
-        let per = if per >= shortest {
+        let per = if per >= shortest || held {
             per
         } else {
             (budget / scenarios / repeats as u32).saturating_sub(RUN_SETUP)
@@ -373,9 +396,26 @@ impl SweepSpec {
         Ok((chosen, budget, repeats))
     }
 
+    /// The time `repeats` of every scenario take in runs of `base`, set-up included; with
+    /// `--slowest`, each run lengthened for its messages ([`SweepSpec::held_for`]).
+    fn runs_time(&self, base: Duration, repeats: usize) -> Duration {
+        if self.options.timing.slowest.is_none() {
+            return (base + RUN_SETUP) * self.scenario_count().max(1) as u32 * repeats as u32;
+        }
+        let window = self
+            .window_in(base)
+            .map_or(base, |(a, b)| b.saturating_sub(a));
+        let pass: Duration = self
+            .scenario_sizes()
+            .into_iter()
+            .map(|size| self.held_for(size, base, window).0 + RUN_SETUP)
+            .sum();
+        pass * repeats as u32
+    }
+
     /// The shortest run the planner chooses: [`SHORTEST_WINDOW`] of window after the warm-up (with
     /// a window in percent, a run whose window is that long).
-    fn shortest_run(&self) -> Result<Duration, SpecError> {
+    pub fn shortest_run(&self) -> Result<Duration, SpecError> {
         if self.options.timing.window == AUTO && !self.sessions_share_cores() {
             return Ok(WARM_UP + SHORTEST_WINDOW);
         }
@@ -390,14 +430,50 @@ impl SweepSpec {
 
     /// The largest message any scenario of the sweep tags, bytes (a size model's largest draw).
     pub fn largest_size(&self) -> u32 {
-        self.sizes
-            .iter()
-            .map(|s| match s {
-                SizeSource::Fixed { size } => *size,
-                SizeSource::Model { sequence, .. } => sequence.iter().copied().max().unwrap_or(0),
-            })
-            .max()
-            .unwrap_or(0)
+        self.sizes.iter().map(largest_of).max().unwrap_or(0)
+    }
+
+    /// With `--slowest C`: a run of `duration` whose window is `window` long, for messages of up to
+    /// `size` bytes — lengthened, when its window would hold fewer than
+    /// [`bench::MIN_MESSAGES_PER_SESSION`] of them per session at C reference cycles per byte, by
+    /// what the window lacks. Returns the run's duration and its window's length. Without
+    /// `--slowest`, as given (the planner fits a window after a first run instead).
+    pub fn held_for(
+        &self,
+        size: u32,
+        duration: Duration,
+        window: Duration,
+    ) -> (Duration, Duration) {
+        let Some(cycles_per_byte) = self.options.timing.slowest else {
+            return (duration, window);
+        };
+        let needed = bench::window_for_messages(
+            self.scenario.sessions,
+            self.scenario.cores.len(),
+            cycles_per_byte / reference_hz() * f64::from(size),
+        );
+        // Whole tenths of a millisecond, as the planner's runs are.
+        let lacking = needed.saturating_sub(window);
+        let lacking = Duration::from_micros(lacking.as_micros().div_ceil(100) as u64 * 100);
+        (duration + lacking, window + lacking)
+    }
+
+    /// Each scenario's largest message, bytes, in the order [`SweepSpec::plan`] makes them (a size
+    /// a function does not take left out).
+    pub fn scenario_sizes(&self) -> Vec<u32> {
+        let dispatches = self.options.dispatch.len().max(1);
+        let mut sizes = Vec::with_capacity(self.scenario_count());
+        for function in &self.functions {
+            for size in &self.sizes {
+                if let SizeSource::Fixed { size } = *size {
+                    if !function.accepts_bytes(size.into()) {
+                        continue;
+                    }
+                }
+                sizes.extend(std::iter::repeat_n(largest_of(size), dispatches));
+            }
+        }
+        sizes
     }
 
     /// The share of a run its window covers (the window may be in percent), over `--duration` when
@@ -411,35 +487,42 @@ impl SweepSpec {
 }
 
 /// A sweep's load as its options describe it: what [`plan_runs`] sizes.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunLoad {
-    /// Scenarios × repeats ([`SweepSpec::planned_runs`]).
-    pub runs: usize,
+    /// Each scenario's largest message, bytes, one entry per scenario ([`SweepSpec::scenario_sizes`]).
+    pub sizes: Vec<u32>,
+    /// The repeats every scenario runs at least.
+    pub repeats: usize,
     pub sessions: usize,
     pub cores: usize,
-    /// Its largest message, bytes.
-    pub largest_size: u32,
+    /// The sweep's shortest run ([`SweepSpec::shortest_run`]: its window [`SHORTEST_WINDOW`]).
+    pub shortest_run: Duration,
     /// The share of a run its window covers.
     pub window_fraction: f64,
 }
 
-/// A sweep's run length and time within a share of a budget, chosen by [`plan_runs`].
+/// A sweep's runs within a share of a budget, chosen by [`plan_runs`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunPlan {
-    /// Each run's duration, whole milliseconds (`run --duration`).
+    /// The run of the smallest messages, whole milliseconds (`run --duration`): the shortest that
+    /// holds the window every session needs. Runs of larger messages are longer (`run --slowest`).
     pub duration: Duration,
-    /// The shortest window its load allows, and the rule that set it.
+    /// The run of the largest messages.
+    pub longest: Duration,
+    /// Repeats of every scenario (`run --repeat`): as many as the share holds, at least the load's.
+    pub repeats: usize,
+    /// The window the largest messages need, and the rule that set it.
     pub minimum_window: Duration,
     pub why: String,
-    /// The time given to its runs, seconds: the share, or more when the share cannot hold the
-    /// minimum window.
+    /// The time its runs take, seconds: within the share, or more when the share cannot hold the
+    /// load's repeats.
     pub seconds: f64,
     /// The share it was given, seconds.
     pub share_s: f64,
 }
 
 impl RunPlan {
-    /// Whether it takes more than its share, to hold its minimum window.
+    /// Whether it takes more than its share, to hold its windows.
     pub fn lengthened(&self) -> bool {
         self.seconds > self.share_s * 1.001
     }
@@ -457,24 +540,29 @@ impl SweepSpec {
     /// Its load, for [`plan_runs`].
     pub fn load(&self) -> Result<RunLoad, SpecError> {
         Ok(RunLoad {
-            runs: self.planned_runs(),
+            sizes: self.scenario_sizes(),
+            repeats: self.repeats(),
             sessions: self.scenario.sessions,
             cores: self.scenario.cores.len(),
-            largest_size: self.largest_size(),
+            shortest_run: self.shortest_run()?,
             window_fraction: self.window_fraction()?,
         })
     }
 }
 
-/// The run length of a sweep of `load` within `share_s` seconds, when its slowest function takes
+/// The runs of a sweep of `load` within `share_s` seconds, when its slowest function takes
 /// `max_seconds_per_byte`, on a machine whose scheduler gives a runnable session `slice` at a time.
-/// The window is at least the larger of [`bench::minimum_window`] (every session scheduled
-/// [`bench::MIN_ROUNDS_PER_WINDOW`] times) and [`bench::window_for_messages`] at the largest message
-/// (every session [`bench::MIN_MESSAGES_PER_SESSION`] messages, so no result is `window-too-short`).
-/// Within that floor runs are as `--budget` makes them: the planned repeats take [`BASE_SHARE`] of
-/// the share, up to the load's fitted length. A share that cannot hold the floor is lengthened
-/// ([`RunPlan::seconds`]); a floor that needs runs longer than [`MAX_PLANNED_RUN`] is refused, with
-/// the reason in one line. `reproduce` plans each step with it.
+/// Every run is the shortest that holds its window: at least the sweep's shortest run and
+/// [`bench::minimum_window`] (every session scheduled [`bench::MIN_ROUNDS_PER_WINDOW`] times), and
+/// for a scenario of larger messages [`bench::window_for_messages`] at its own largest message (every
+/// session [`bench::MIN_MESSAGES_PER_SESSION`] messages, so no result is `window-too-short`), as
+/// `run --slowest` lengthens it. The share buys repeats, not longer runs (issue 44: the host, not
+/// the window, sets a repeat's spread): as many as it holds, at least the load's, at most
+/// [`DEFAULT_MAX_REPEAT`](crate::results::options::DEFAULT_MAX_REPEAT). A share that cannot hold the
+/// load's repeats is exceeded ([`RunPlan::seconds`]); a window that needs runs longer than
+/// [`MAX_PLANNED_RUN`] is refused, with the reason in one line. `reproduce` plans each step with it.
+/// (Each step's runs used to be sized for its largest message: 1 s runs of 16-byte messages, and
+/// 391 s for the size step of `rashwan-mobile` at the least.)
 pub fn plan_runs(
     share_s: f64,
     load: &RunLoad,
@@ -482,12 +570,12 @@ pub fn plan_runs(
     slice: Duration,
 ) -> Result<RunPlan, String> {
     let (sessions, cores) = (load.sessions, load.cores);
+    let largest = load.sizes.iter().copied().max().unwrap_or(0);
     let scheduled = bench::minimum_window(sessions, cores, slice);
-    let messages = bench::window_for_messages(
-        sessions,
-        cores,
-        max_seconds_per_byte * f64::from(load.largest_size),
-    );
+    let for_messages = |size: u32| {
+        bench::window_for_messages(sessions, cores, max_seconds_per_byte * f64::from(size))
+    };
+    let messages = for_messages(largest);
     let per_core = sessions.div_ceil(cores.max(1)).max(1);
     let (minimum_window, why) = if scheduled >= messages {
         (
@@ -502,9 +590,8 @@ pub fn plan_runs(
         (
             messages,
             format!(
-                "{} messages of {} B per session{}",
+                "{} messages of {largest} B per session{}",
                 bench::MIN_MESSAGES_PER_SESSION,
-                load.largest_size,
                 if per_core > 1 {
                     format!(", {per_core} sessions per core")
                 } else {
@@ -522,29 +609,34 @@ pub fn plan_runs(
             MAX_PLANNED_RUN.as_secs()
         ));
     }
-    let runs = load.runs.max(1);
-    let (fitted, _) = bench::fitted_duration(
-        DEFAULT_DURATION,
-        sessions,
-        cores,
-        load.window_fraction,
-        slice,
+    // The smallest messages' run, whole milliseconds; a larger message's run is that and what its
+    // window lacks (as `SweepSpec::held_for` lengthens it).
+    let base = load
+        .shortest_run
+        .max(bench::run_holding(scheduled, load.window_fraction));
+    let base = Duration::from_millis(
+        u64::try_from(base.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX),
     );
-    let from_share = Duration::try_from_secs_f64(share_s.max(0.0) * BASE_SHARE / runs as f64)
-        .unwrap_or(Duration::ZERO)
-        .saturating_sub(RUN_SETUP);
-    let chosen = from_share
-        .min(fitted)
-        .max(floor)
-        .max(Duration::from_millis(20));
-    let ms = u64::try_from(chosen.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
-    let duration = Duration::from_millis(ms);
-    let needed = runs as f64 * (duration + RUN_SETUP).as_secs_f64();
+    let base_window = base.mul_f64(load.window_fraction);
+    let run_of = |size: u32| base + for_messages(size).saturating_sub(base_window);
+    let pass: f64 = load
+        .sizes
+        .iter()
+        .map(|&size| (run_of(size) + RUN_SETUP).as_secs_f64())
+        .sum();
+    let least = load.repeats.max(1);
+    let fit = (share_s.max(0.0) / pass.max(1e-9)).floor() as usize;
+    let repeats = fit.clamp(
+        least,
+        crate::results::options::DEFAULT_MAX_REPEAT.max(least),
+    );
     Ok(RunPlan {
-        duration,
+        duration: base,
+        longest: run_of(largest),
+        repeats,
         minimum_window,
         why,
-        seconds: needed.max(share_s),
+        seconds: repeats as f64 * pass,
         share_s,
     })
 }

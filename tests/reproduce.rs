@@ -881,67 +881,92 @@ fn resume_refuses_step_files_it_cannot_read_and_leaves_them() {
 
 /// Issue 44: `--budget 120` gave the 100-session step 425 ms windows and most of its results starved,
 /// and the sizes step's 64 KiB results were `window-too-short`. A step's runs now hold the window its
-/// sessions and messages need, and a share too small for that is lengthened, never squeezed.
+/// sessions and messages need, and a share too small for that is exceeded, never squeezed. Each
+/// scenario's run holds its own messages (the sizes step's were all sized for 64 KiB: 1 s runs of
+/// 16-byte messages, 391 s at the least), and the share buys repeats, not longer runs.
 #[test]
 fn a_step_gets_the_window_its_sessions_and_messages_need() {
-    use macbench::sweep::{plan_runs, RunLoad, MAX_PLANNED_RUN};
+    use macbench::sweep::{plan_runs, RunLoad, MAX_PLANNED_RUN, RUN_SETUP};
     use std::time::Duration;
     let slice = Duration::from_millis(4);
     // 25 reference cycles per byte at 2.3 GHz (this VM's clock).
     let per_byte = 25.0 / 2.3e9;
-    // 100 sessions on one core, 9 functions × 3 repeats in 24 s (20 % of 120 s): the window must
-    // hold 5 rounds of 100 slices (2 s), which the share's 0.61 s runs cannot; 1,000 messages of
+    // 100 sessions on one core, 9 functions, 3 repeats at least, in 24 s (20 % of 120 s): the window
+    // must hold 5 rounds of 100 slices (2 s), which 24 s cannot give 27 runs of; 1,000 messages of
     // 1 KiB per session would need only 1.11 s.
     let one_core = RunLoad {
-        runs: 27,
+        sizes: vec![1024; 9],
+        repeats: 3,
         sessions: 100,
         cores: 1,
-        largest_size: 1024,
-        window_fraction: 0.7,
+        shortest_run: Duration::from_millis(25),
+        window_fraction: 0.8,
     };
     let plan = plan_runs(24.0, &one_core, per_byte, slice).unwrap();
     assert_eq!(plan.minimum_window, Duration::from_secs(2));
-    assert_eq!(plan.duration, Duration::from_millis(2858));
+    assert_eq!(plan.duration, Duration::from_millis(2500));
+    assert_eq!(plan.longest, plan.duration);
     assert!(plan.why.contains("5 scheduling rounds"), "{}", plan.why);
+    assert_eq!(plan.repeats, 3);
     assert!(plan.lengthened());
-    assert!(
-        (plan.seconds - 27.0 * (2.858 + macbench::sweep::RUN_SETUP.as_secs_f64())).abs() < 1e-9,
-        "{}",
-        plan.seconds
-    );
-    // The same step with a roomy share: runs as long as the fitted default (10 rounds), no longer.
-    let roomy = plan_runs(1000.0, &one_core, per_byte, slice).unwrap();
-    assert_eq!(roomy.duration, Duration::from_millis(5715));
+    let pass = 9.0 * (2.5 + RUN_SETUP.as_secs_f64());
+    assert!((plan.seconds - 3.0 * pass).abs() < 1e-9, "{}", plan.seconds);
+    // The same step with a roomy share: the same runs, more repeats, up to --max-repeat's default.
+    let roomy = plan_runs(200.0, &one_core, per_byte, slice).unwrap();
+    assert_eq!(roomy.duration, plan.duration);
+    assert_eq!(roomy.repeats, (200.0 / pass) as usize);
     assert!(!roomy.lengthened());
-    // One session on one core up to 64 KiB, 378 runs: the window holds 1,000 messages of 64 KiB at
-    // 25 cycles/byte (0.71 s), whatever the share.
-    let sizes = RunLoad {
-        runs: 378,
+    let huge_share = plan_runs(1e6, &one_core, per_byte, slice).unwrap();
+    assert_eq!(huge_share.repeats, 40);
+    // One session on one core, 18 functions × 16 B … 64 KiB: each run holds 1,000 messages of its
+    // own size at 25 cycles/byte (64 KiB: 0.71 s), the small ones the shortest run.
+    let sizes = [16u32, 64, 256, 1024, 4096, 16384, 65536];
+    let load = RunLoad {
+        sizes: sizes
+            .iter()
+            .copied()
+            .cycle()
+            .take(18 * sizes.len())
+            .collect(),
+        repeats: 3,
         sessions: 1,
         cores: 1,
-        largest_size: 65536,
-        window_fraction: 0.7,
+        shortest_run: Duration::from_millis(21),
+        window_fraction: 149.0 / 150.0,
     };
-    let plan = plan_runs(72.0, &sizes, per_byte, slice).unwrap();
+    let plan = plan_runs(72.0, &load, per_byte, slice).unwrap();
+    let window = |size: u32| 1000.0 * f64::from(size) * per_byte;
     assert!(
-        (plan.minimum_window.as_secs_f64() - 1000.0 * 65536.0 * per_byte).abs() < 1e-6,
+        (plan.minimum_window.as_secs_f64() - window(65536)).abs() < 1e-6,
         "{plan:?}"
     );
-    assert_eq!(plan.duration, Duration::from_millis(1018));
     assert!(
         plan.why.contains("1000 messages of 65536 B"),
         "{}",
         plan.why
     );
-    assert!(plan.lengthened());
-    // Small messages and a share to spare: the default 150 ms, the share kept.
-    let small = RunLoad {
-        largest_size: 64,
-        ..sizes
-    };
-    let plan = plan_runs(600.0, &small, per_byte, slice).unwrap();
-    assert_eq!(plan.duration, Duration::from_millis(150));
-    assert_eq!(plan.seconds, 600.0);
+    assert_eq!(plan.duration, Duration::from_millis(21));
+    // The longest run: the shortest and what its window lacks for 64 KiB.
+    let base_window = 0.021 * 149.0 / 150.0;
+    let run_of = |size: u32| 0.021 + (window(size) - base_window).max(0.0);
+    assert!(
+        (plan.longest.as_secs_f64() - run_of(65536)).abs() < 1e-6,
+        "{plan:?}"
+    );
+    let pass: f64 = load
+        .sizes
+        .iter()
+        .map(|&s| run_of(s) + RUN_SETUP.as_secs_f64())
+        .sum();
+    assert_eq!(plan.repeats, (72.0 / pass) as usize);
+    assert!((plan.seconds - plan.repeats as f64 * pass).abs() < 1e-6);
+    // The least it takes, against every run sized for 64 KiB as before: under a third.
+    let least = plan_runs(0.0, &load, per_byte, slice).unwrap();
+    assert_eq!(least.repeats, 3);
+    assert!(
+        least.seconds * 3.0 < 126.0 * 3.0 * run_of(65536),
+        "{least:?}"
+    );
     // A load whose minimum window needs runs over the cap is refused, saying why in one line.
     let huge = RunLoad {
         sessions: 10_000,

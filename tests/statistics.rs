@@ -547,3 +547,71 @@ fn an_interval_spans_the_medians_when_the_repeats_are_two_moded() {
     let ci = stats::confidence_interval(&runs).unwrap();
     assert_eq!((ci.low, ci.high), (2.0, 3.0));
 }
+
+/// `--slowest C` (what `reproduce` sets for each step): every scenario's window holds 1,000 messages
+/// a session of its own size at C reference cycles per byte, a run of larger messages lengthened by
+/// what its window lacked, the warm-up as planned; small messages keep the planner's run. The budget
+/// the plan takes counts each run at its own length.
+#[test]
+fn slowest_gives_each_size_the_window_its_messages_need() {
+    let functions = macbench::mac::functions()
+        .into_iter()
+        .filter(|f| f.algorithm.name == "hmac-sha256" && f.accel == macbench::mac::Accel::Hw)
+        .take(1)
+        .collect::<Vec<_>>();
+    let mut options = macbench::results::RunOptions {
+        sizes: "64,16384,65536".to_string(),
+        cores: vec![0],
+        sessions: 1,
+        ..macbench::results::RunOptions::default()
+    };
+    options.timing.repeat = Some(3);
+    options.timing.duration = Some(Duration::from_millis(21));
+    options.timing.slowest = Some(36.0);
+    let spec = macbench::sweep::SweepSpec::new(&options, functions).unwrap();
+    let plan = spec.plan(&[0]).unwrap();
+    assert_eq!(plan.scenarios.len(), 3);
+    let f = macbench::sweep::reference_hz();
+    let mut budget_runs = Duration::ZERO;
+    for s in &plan.scenarios {
+        let size = macbench::sweep::largest_of(&s.spec.size);
+        let window = s.spec.window_end - s.spec.window_start;
+        let needed = 1000.0 * 36.0 * f64::from(size) / f;
+        assert_eq!(
+            s.spec.window_start, plan.window_start,
+            "the warm-up is kept"
+        );
+        assert_eq!(
+            s.spec.duration - s.spec.window_end,
+            plan.duration - plan.window_end,
+            "the run's end after its window is kept"
+        );
+        if needed <= (plan.window_end - plan.window_start).as_secs_f64() {
+            assert_eq!(s.spec.duration, plan.duration, "{size} B");
+        } else {
+            // Lengthened by what it lacked, to the next tenth of a millisecond.
+            assert!(
+                window.as_secs_f64() >= needed,
+                "{size} B: {window:?} < {needed}"
+            );
+            assert!(window.as_secs_f64() < needed + 1e-4, "{size} B: {window:?}");
+        }
+        budget_runs += s.spec.duration + macbench::sweep::RUN_SETUP;
+    }
+    assert!(plan.scenarios[2].spec.duration > plan.scenarios[1].spec.duration);
+    // No budget given: the default, or the planned runs' time where that is more (3 × ~3.5 s).
+    assert!(
+        plan.budget >= budget_runs * 3,
+        "{:?} < {:?}",
+        plan.budget,
+        budget_runs * 3
+    );
+    // Not a cost: refused in one line.
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 2e6] {
+        options.timing.slowest = Some(bad);
+        let e = macbench::sweep::SweepSpec::new(&options, Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--slowest "), "{e}");
+    }
+}

@@ -116,7 +116,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             let line = line.as_ref().map_err(Clone::clone)?;
             let plan = planner.plan(line, *budget)?;
             let mut options = line.spec.options.clone();
+            // The smallest messages' run and the repeats the step's share holds; runs of larger
+            // messages are lengthened by the sweep (`--slowest`, set by the step).
             options.timing.duration = Some(plan.duration);
+            options.timing.repeat = Some(plan.repeats);
             Ok((options, plan))
         })
         .collect();
@@ -611,12 +614,21 @@ fn print_plan(
             ),
             Ok((_, p)) => {
                 total += p.seconds;
+                let runs = if p.longest > p.duration {
+                    format!(
+                        "{:.3}–{:.2} s",
+                        p.duration.as_secs_f64(),
+                        p.longest.as_secs_f64()
+                    )
+                } else {
+                    format!("{:.2} s", p.duration.as_secs_f64())
+                };
                 crate::errln!(
-                    "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core}); runs of {:.2} s, window ≥ {:.2} s: {}",
+                    "reproduce:   {:<14} ≈ {:>5.0} s  {} (one core = CPU {one_core}); {} repeats of runs of {runs}, the longest window ≥ {:.2} s: {}",
                     step.name,
                     p.seconds,
                     step.what,
-                    p.duration.as_secs_f64(),
+                    p.repeats,
                     p.minimum_window.as_secs_f64(),
                     p.why,
                 );

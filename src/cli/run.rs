@@ -67,6 +67,13 @@ pub struct RunArgs {
     /// when that is more].
     #[arg(long, allow_hyphen_values = true, value_parser = crate::spec::parse_count::<usize>)]
     pub max_repeat: Option<usize>,
+    /// The most reference cycles per byte a function of the sweep takes (a bound you know, with a
+    /// margin): each scenario's window then holds 1,000 messages a session of its own size at that
+    /// cost, a run of larger messages lengthened for them, so no result is `window-too-short` and no
+    /// first run goes to fitting a window. `reproduce` sizes its steps so [default: a window too
+    /// short for 1,000 messages is fitted after a first run, up to 60 ms; docs/methodology.md §2]
+    #[arg(long, value_name = "CYCLES_PER_BYTE", allow_hyphen_values = true)]
+    pub slowest: Option<f64>,
     /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
     /// a time), `burst:N` (N per call; multi-buffer backends compute them in SIMD lanes) or
     /// `inflight:N` (N kept queued), N from 1 to 16: `single,burst:16,inflight:16`; or `stream`
@@ -236,6 +243,7 @@ pub(super) fn options(args: &RunArgs) -> Result<RunOptions, CliError> {
             target_ci: args.target_ci,
             max_repeat: args.max_repeat,
             order: args.order,
+            slowest: args.slowest,
         },
         output: Output {
             json: args.json.clone(),

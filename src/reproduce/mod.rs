@@ -51,8 +51,9 @@ pub struct Step {
     /// Its share of the budget (the shares of a study sum to 1).
     pub share: f64,
     /// The most reference cycles per byte any of its functions is expected to take (the slowest
-    /// measured, with a margin): with its largest message it sizes the window so that every session
-    /// processes 1,000 messages in it (`sweep::plan_runs`, which the CLI calls).
+    /// measured, with a margin): with each scenario's message size it sizes that scenario's window
+    /// so that every session processes 1,000 messages in it (`run --slowest`; `sweep::plan_runs`,
+    /// which the CLI calls, plans the step's time with it).
     pub max_cycles_per_byte: f64,
 }
 
@@ -125,6 +126,12 @@ impl Step {
             verify: run.verify,
             rekey_every: run.rekey_every,
             dispatch: run.dispatch.to_vec(),
+            // Each scenario's window holds 1,000 messages of its own size at the step's slowest
+            // cost: no result `window-too-short`, and no 1 s runs of 16-byte messages.
+            timing: crate::results::options::Timing {
+                slowest: Some(self.max_cycles_per_byte),
+                ..Default::default()
+            },
             ..RunOptions::default()
         }
     }

@@ -24,6 +24,9 @@ use std::time::Duration;
 
 use super::Order;
 
+/// The largest `--slowest` taken, reference cycles per byte.
+pub const MAX_SLOWEST: f64 = 1e6;
+
 /// `--window`'s default: a short warm-up, then to the run's end.
 pub const AUTO: &str = "auto";
 
@@ -90,6 +93,10 @@ pub struct Timing {
     pub max_repeat: Option<usize>,
     /// `--order`; `None`: interleaved when there are repeats to interleave or rows to pair.
     pub order: Option<Order>,
+    /// `--slowest`: reference cycles per byte every scenario's window must hold 1,000 messages a
+    /// session of its own size at (a run of larger messages is lengthened for them); `None`: the
+    /// planner fits a window after a first run, up to its cap.
+    pub slowest: Option<f64>,
 }
 
 impl Default for Timing {
@@ -103,6 +110,7 @@ impl Default for Timing {
             target_ci: None,
             max_repeat: None,
             order: None,
+            slowest: None,
         }
     }
 }
@@ -259,6 +267,17 @@ impl RunOptions {
         if self.dispatch.is_empty() {
             return Err("--dispatch: no mode given".to_string());
         }
+        if let Some(c) = self.timing.slowest {
+            // A bound, not a measurement: beyond a million cycles a byte a 64 KiB window would be
+            // hours long, which no run may be.
+            if !(c > 0.0 && c <= MAX_SLOWEST) {
+                return Err(format!(
+                    "--slowest {}: give reference cycles per byte above 0 and at most {}",
+                    crate::number::compact(c),
+                    crate::number::compact(MAX_SLOWEST)
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -290,6 +309,11 @@ pub struct Planned {
     /// The span interleaved repeats are spread over: a constant of the build, recorded so that runs
     /// made with another span are told apart.
     pub interleave_span_s: f64,
+    /// `--slowest` as given: the cost each scenario's window was lengthened to hold 1,000 messages
+    /// of at its own size (each result's own duration and window say what it ran). Absent without
+    /// it, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowest_cycles_per_byte: Option<f64>,
 }
 
 /// The header of every results file a sweep writes: the run's options as they were, with what the
@@ -424,6 +448,7 @@ mod tests {
             budget_s: 50.0,
             order: Order::Interleaved,
             interleave_span_s: 20.0,
+            slowest_cycles_per_byte: Some(36.0),
         }
     }
 

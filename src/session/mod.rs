@@ -569,6 +569,7 @@ impl SweepRequest<'_> {
                 budget_s: plan.budget.as_secs_f64(),
                 order: options.order(plan.repeats),
                 interleave_span_s: sweep::INTERLEAVE_SPAN.as_secs_f64(),
+                slowest_cycles_per_byte: options.timing.slowest,
             },
         }))
     }
@@ -720,8 +721,17 @@ fn announce(
     auto: &crate::bench::AutoPolicy,
 ) {
     let repeats = repetition.repeats;
-    let runs = plan.scenarios.len() * repeats;
-    let seconds = |runs: usize| runs as f64 * plan.duration.as_secs_f64();
+    // Each scenario's own run (`--slowest` lengthens those of larger messages).
+    let durations = plan.scenarios.iter().map(|s| s.spec.duration.as_secs_f64());
+    let (shortest, longest) = durations
+        .clone()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), d| (a.min(d), b.max(d)));
+    let runs_s: f64 = durations.sum::<f64>() * repeats as f64;
+    let each = if longest > shortest * 1.0001 {
+        format!("{shortest:.3}–{longest:.3} s")
+    } else {
+        format!("{:.3} s", plan.duration.as_secs_f64())
+    };
     let extra = match auto.target_ci {
         Some(target) if auto.max_repeats > repeats => format!(
             "; budget {}: what they leave goes to extra repeats (up to {} a scenario) where the 95 % interval is widest against ±{}",
@@ -737,11 +747,10 @@ fn announce(
             .to_string(),
     };
     crate::errln!(
-        "macbench: plan: {} scenario(s) × {} repeat(s) × {:.3} s ≈ {} of runs{extra}",
+        "macbench: plan: {} scenario(s) × {} repeat(s) × {each} ≈ {} of runs{extra}",
         plan.scenarios.len(),
         repeats,
-        plan.duration.as_secs_f64(),
-        human_seconds(seconds(runs))
+        human_seconds(runs_s)
     );
     crate::errln!(
         "macbench: {} scenario(s) × {} repeat(s) ({}), {} session(s) on cores {}, f = {:.3} GHz ({}){}",
