@@ -487,7 +487,9 @@ fn the_wander_tool_finds_a_clock_that_explains_the_spread() {
 
 /// The planner's short runs (12 repeats of 144 cells, ~41 s) on hosts whose busy stretches last
 /// 0.1 s to the whole sweep, each cell feeling the host to the power 0.5–1.5: what the intervals
-/// and the gate do as the stretches grow (printed with --nocapture; docs/methodology.md quotes it).
+/// and the gate do as the stretches grow (printed with --nocapture; docs/methodology.md quotes it),
+/// and the bound no interval that narrows with one run's data can pass: the share of sweeps that lay
+/// wholly inside one busy stretch.
 #[test]
 fn short_runs_hold_the_calm_cost_while_stretches_are_shorter_than_the_sweep() {
     for busy_mean_s in [0.1, 1.0, 10.0, 40.0] {
