@@ -427,3 +427,22 @@ fn a_backend_without_isa_levels_is_named_once() {
         }
     }
 }
+
+/// `unavailable, skipped: hmac-sha256/cryptopp/avx512: cryptopp: Crypto++ 8.7 tests …`: the function's
+/// id names its backend, so a reason that opens with the backend's name does not repeat it.
+#[test]
+fn an_unavailable_function_names_its_backend_once() {
+    use macbench::mac::Accel;
+    let resolved = macbench::spec::resolve_functions(
+        "hmac-sha256,cmac-aes128",
+        Some("openssl,mbedtls,nettle,cryptopp"),
+        &[Accel::Hw, Accel::Sse, Accel::Avx512],
+    )
+    .unwrap();
+    for line in &resolved.unavailable {
+        let (id, why) = line.split_once(": ").unwrap_or_else(|| panic!("{line:?}"));
+        if let Some(backend) = id.split('/').nth(1) {
+            assert!(!why.starts_with(&format!("{backend}: ")), "{line:?}");
+        }
+    }
+}

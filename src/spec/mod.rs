@@ -346,6 +346,9 @@ pub fn resolve_functions(
             if named && !chosen.is_empty() {
                 for (f, a) in &asked {
                     if let Availability::Unavailable(why) = a {
+                        // The id names the backend; a reason that opens with it would say it twice.
+                        let prefix = format!("{}: ", f.backend.name);
+                        let why = why.strip_prefix(&prefix).unwrap_or(why);
                         unavailable.push(format!("{}: {why}", f.id()));
                     }
                 }
