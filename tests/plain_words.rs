@@ -307,49 +307,31 @@ fn tag_of_a_directory_is_bad_input_like_a_missing_file() {
 /// and what was expected (the 300 s is a guard against the old hang, not a measurement).
 #[test]
 fn a_child_that_prints_without_end_is_refused_not_read_for_ever() {
-    let guard = std::time::Duration::from_secs(300);
+    // `macbench ARGS` with `/bin/yes` as the child, ended by then or killed (the old hang).
+    let with_yes = |args: &[&str]| {
+        common::macbench()
+            .env("MACBENCH_EXE", "/bin/yes")
+            .args(args)
+            .timeout(std::time::Duration::from_secs(300))
+            .output()
+            .unwrap()
+    };
     let expected = "expected a macbench executable's reply ($MACBENCH_EXE)";
-    let list = common::macbench()
-        .env("MACBENCH_EXE", "/bin/yes")
-        .arg("list")
-        .timeout(guard)
-        .output()
-        .unwrap();
+    let list = with_yes(&["list"]);
     let text = String::from_utf8_lossy(&list.stdout);
     assert_eq!(list.status.code(), Some(0), "{}", stderr(&list));
-    assert!(
-        text.contains(&format!(
-            "sw child: /bin/yes printed more than 64 MiB; {expected}"
-        )),
-        "{text}"
-    );
-    let selftest = common::macbench()
-        .env("MACBENCH_EXE", "/bin/yes")
-        .args(["selftest", "--alg", "hmac-sha256", "--backend", "openssl"])
-        .timeout(guard)
-        .output()
-        .unwrap();
+    let said = format!("sw child: /bin/yes printed more than 64 MiB; {expected}");
+    assert!(text.contains(&said), "{text}");
+    let selftest = with_yes(&["selftest", "--alg", "hmac-sha256", "--backend", "openssl"]);
     let text = String::from_utf8_lossy(&selftest.stdout);
-    assert_eq!(
-        selftest.status.code(),
-        Some(1),
-        "{text}{}",
-        stderr(&selftest)
-    );
-    assert!(
-        text.contains(&format!(
-            "sw child /bin/yes: not a macbench reply; {expected}"
-        )),
-        "{text}"
-    );
-    let run = common::macbench()
-        .env("MACBENCH_EXE", "/bin/yes")
-        .args("run --alg hmac-sha256 --backend openssl --accel sw".split_whitespace())
-        .args("--sizes 64 --sessions 1 --repeat 1 --duration 50ms".split_whitespace())
-        .args(["--no-harness", "--target-ci", "0"])
-        .timeout(guard)
-        .output()
-        .unwrap();
+    let code = selftest.status.code();
+    assert_eq!(code, Some(1), "{text}{}", stderr(&selftest));
+    let said = format!("sw child /bin/yes: not a macbench reply; {expected}");
+    assert!(text.contains(&said), "{text}");
+    let line =
+        "run --alg hmac-sha256 --backend openssl --accel sw --sizes 64 --sessions 1 --repeat 1 \
+                --duration 50ms --no-harness --target-ci 0";
+    let run = with_yes(&line.split_whitespace().collect::<Vec<_>>());
     let err = stderr(&run);
     assert_eq!(run.status.code(), Some(1), "{err}");
     let last = err.trim_end().lines().last().unwrap_or_default();
