@@ -71,7 +71,7 @@ pub struct RunArgs {
     /// margin): each scenario's window then holds 1,000 messages a session of its own size at that
     /// cost, a run of larger messages lengthened for them, so no result is `window-too-short` and no
     /// first run goes to fitting a window. `reproduce` sizes its steps so [default: a window too
-    /// short for 1,000 messages is fitted after a first run, up to 60 ms; docs/methodology.md §2]
+    /// short for 1,000 messages is fitted after a first run, up to 60 ms; docs/methodology.md §4]
     #[arg(long, value_name = "CYCLES_PER_BYTE", allow_hyphen_values = true)]
     pub slowest: Option<f64>,
     /// How messages reach the backend, comma-separated, each a scenario of its own: `single` (one at
