@@ -176,6 +176,16 @@ impl SweepSpec {
                 // them, the warm-up and the rest of the run as planned.
                 let (held_duration, held_window) =
                     self.held_for(largest_of(size), duration, window_end - window_start);
+                // A bound that would hold runs for minutes or hours is a slip, not a plan.
+                if held_duration > duration && held_duration > MAX_PLANNED_RUN {
+                    return Err(SpecError::new(format!(
+                        "--slowest {}: messages of {} B would need runs of {} s (1,000 messages a session at that cost), longer than the {} s a run may be planned; give a lower bound, smaller sizes, or --duration",
+                        crate::number::compact(self.options.timing.slowest.unwrap_or_default()),
+                        largest_of(size),
+                        crate::number::compact(held_duration.as_secs_f64().round()),
+                        MAX_PLANNED_RUN.as_secs()
+                    )));
+                }
                 for &dispatch in &self.options.dispatch {
                     let scenario = Scenario {
                         function,

@@ -606,6 +606,23 @@ fn slowest_gives_each_size_the_window_its_messages_need() {
         plan.budget,
         budget_runs * 3
     );
+    // A bound that would plan runs of minutes: refused, naming the size and the run.
+    options.timing.slowest = Some(1e5);
+    let functions = macbench::mac::functions()
+        .into_iter()
+        .filter(|f| f.algorithm.name == "hmac-sha256" && f.accel == macbench::mac::Accel::Hw)
+        .take(1)
+        .collect::<Vec<_>>();
+    let e = macbench::sweep::SweepSpec::new(&options, functions)
+        .unwrap()
+        .plan(&[0])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("--slowest 100000: messages of 16384 B would need runs of ")
+            && e.contains("longer than the 30 s a run may be planned"),
+        "{e}"
+    );
     // Not a cost: refused in one line.
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 2e6] {
         options.timing.slowest = Some(bad);
