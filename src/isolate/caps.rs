@@ -50,11 +50,6 @@ impl Capabilities {
 /// second here, seconds under emulation).
 const CAPS_WITHIN: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// The child's executable as the messages name it.
-fn exe() -> String {
-    super::executable().map_or_else(|e| e, |p| p.display().to_string())
-}
-
 /// The capabilities of `accel`'s child, asked once per process and acceleration (starts
 /// `macbench __child caps ACCEL`). `Err` for `hw`, which has no child.
 pub fn capabilities(accel: Accel) -> Result<Capabilities, String> {
@@ -71,24 +66,27 @@ pub fn capabilities(accel: Accel) -> Result<Capabilities, String> {
             let (status, stdout, stderr) =
                 super::bounded_output(cmd, CAPS_WITHIN).map_err(|e| {
                     format!(
-                        "{} {e}; expected a macbench executable's reply (${})",
-                        exe(),
-                        super::EXE_ENV
+                        "{} {e}; {}",
+                        super::executable_name(),
+                        super::EXPECTED_REPLY
                     )
                 })?;
             if !status.success() {
                 // Its words when it said any; never a line ending in a dangling ": ".
                 let said = String::from_utf8_lossy(&stderr);
                 return Err(match said.trim() {
-                    "" => format!("{} failed ({status}) and said nothing", exe()),
-                    said => format!("{} failed ({status}): {said}", exe()),
+                    "" => format!(
+                        "{} failed ({status}) and said nothing",
+                        super::executable_name()
+                    ),
+                    said => format!("{} failed ({status}): {said}", super::executable_name()),
                 });
             }
             serde_json::from_slice(&stdout).map_err(|e| {
                 format!(
-                    "{} gave no capabilities ({e}); expected a macbench executable's reply (${})",
-                    exe(),
-                    super::EXE_ENV
+                    "{} gave no capabilities ({e}); {}",
+                    super::executable_name(),
+                    super::EXPECTED_REPLY
                 )
             })
         })

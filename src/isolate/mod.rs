@@ -202,6 +202,14 @@ pub fn executable() -> Result<PathBuf, String> {
     .clone()
 }
 
+/// The child's executable as messages name it (or why there is none).
+fn executable_name() -> String {
+    executable().map_or_else(|e| e, |p| p.display().to_string())
+}
+
+/// What every message about a child that did not answer as macbench ends with.
+const EXPECTED_REPLY: &str = "expected a macbench executable's reply ($MACBENCH_EXE)";
+
 /// The longest line a child's reply may be: a `RawRun` of 1,000 sessions and a 30 s series is well
 /// under a megabyte. Anything longer is not macbench answering (`MACBENCH_EXE=/bin/yes`-like output
 /// would otherwise be read without end).

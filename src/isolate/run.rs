@@ -224,12 +224,12 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
             continue;
         }
         let status = ended(&mut gone.child);
-        let exe = super::executable().map_or_else(|e| e, |p| p.display().to_string());
+        let exe = super::executable_name();
         return Err(fail(match e {
             // Nothing to quote: say what was expected rather than end the line in a dangling ": ".
             Exchange::NoReply => format!(
-                "{accel} child {exe} ({status}) printed nothing; expected a macbench executable's reply (${})",
-                super::EXE_ENV
+                "{accel} child {exe} ({status}) printed nothing; {}",
+                super::EXPECTED_REPLY
             ),
             Exchange::Failed(e) => format!("{accel} child {exe} ({status}): {e}"),
         }));
@@ -238,11 +238,11 @@ pub fn run(s: &Scenario, cancel: &AtomicBool) -> Result<RawRun, EngineError> {
         Ok(reply) => reply,
         Err(e) => {
             held.take();
-            let exe = super::executable().map_or_else(|e| e, |p| p.display().to_string());
+            let exe = super::executable_name();
             return Err(fail(format!(
-                "{accel} child {exe} gave no result ({e}): {:?}; expected a macbench executable's reply (${})",
+                "{accel} child {exe} gave no result ({e}): {:?}; {}",
                 line.trim().chars().take(80).collect::<String>(),
-                super::EXE_ENV
+                super::EXPECTED_REPLY
             )));
         }
     };

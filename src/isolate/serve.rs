@@ -210,12 +210,11 @@ fn request(
             // The child died (it prints its reason on stderr), or is not macbench: it is ended,
             // and the next key starts a new one.
             servers.remove(&accel);
-            let exe = super::executable().map_or_else(|e| e, |p| p.display().to_string());
+            let exe = super::executable_name();
             Err(match e.kind() {
-                std::io::ErrorKind::InvalidData => format!(
-                    "{accel} child {exe}: {e}; expected a macbench executable's reply (${})",
-                    super::EXE_ENV
-                ),
+                std::io::ErrorKind::InvalidData => {
+                    format!("{accel} child {exe}: {e}; {}", super::EXPECTED_REPLY)
+                }
                 _ => format!("{accel} child: {e}"),
             })
         }
