@@ -475,6 +475,15 @@ macro_rules! ring_api_hmac {
     };
 }
 
+/// A backend's reason for something it does not offer, where the backend is already named beside
+/// it (a function id, "not offered by mbedtls"): the reasons open with the backend's name so that
+/// they stand alone in a results row, which there would say it twice.
+pub fn reason_after_name<'a>(why: &'a str, backend: &str) -> &'a str {
+    why.strip_prefix(backend)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(why)
+}
+
 /// The availability of a backend a cargo feature builds: available when `built`, else `not_built`,
 /// the reason `list` shows.
 pub fn built_or(built: bool, not_built: &str) -> Availability {

@@ -322,7 +322,7 @@ pub fn levels_not_offered(rows: &[ListRow]) -> String {
         // A backend's reason names it first ("mbedtls: only hw …"), as it must where it stands
         // alone (a results row); after "not offered by mbedtls" that would say it twice.
         let said = match backends.as_slice() {
-            [one] => why.strip_prefix(&format!("{one}: ")).unwrap_or(&why),
+            [one] => mac::reason_after_name(&why, one),
             _ => &why,
         };
         let _ = writeln!(

@@ -347,8 +347,7 @@ pub fn resolve_functions(
                 for (f, a) in &asked {
                     if let Availability::Unavailable(why) = a {
                         // The id names the backend; a reason that opens with it would say it twice.
-                        let prefix = format!("{}: ", f.backend.name);
-                        let why = why.strip_prefix(&prefix).unwrap_or(why);
+                        let why = crate::mac::reason_after_name(why, f.backend.name);
                         unavailable.push(format!("{}: {why}", f.id()));
                     }
                 }
